@@ -1,0 +1,155 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestHeaderIs25Bytes(t *testing.T) {
+	f := AppendFrame(nil, Header{Code: CodePing, Corr: 7}, nil)
+	if len(f) != 25 { // spec: W-01
+		t.Fatalf("empty frame is %d bytes, want 25", len(f))
+	}
+	if HeaderSize != 25 { // spec: W-01
+		t.Fatalf("HeaderSize = %d", HeaderSize)
+	}
+}
+
+func TestFrameRoundTrip(t *testing.T) {
+	req := &PutRequest{Queue: "Q.ORDERS", MsgID: bytes.Repeat([]byte{1}, MsgIDLen), Payload: []byte("hello")}
+	var stream []byte
+	stream = AppendFrame(stream, Header{Code: CodePut, Corr: 1, TimeoutMs: 250}, req.Encode)
+	stream = AppendFrame(stream, Header{Code: CodeGet, Corr: 2, Flags: FlagNoReply}, (&GetRequest{Queue: "Q"}).Encode)
+	fr := NewFrameReader(bytes.NewReader(stream), DefaultMaxFrame)
+
+	h, body, err := fr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Code != CodePut || h.Corr != 1 || h.TimeoutMs != 250 || h.IsResponse() {
+		t.Fatalf("header %+v", h)
+	}
+	var got PutRequest
+	if err := Decode(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Queue != req.Queue || !bytes.Equal(got.MsgID, req.MsgID) || string(got.Payload) != "hello" {
+		t.Fatalf("decoded %+v", got)
+	}
+	h, _, err = fr.Next()
+	if err != nil || h.Corr != 2 || h.Flags&FlagNoReply == 0 {
+		t.Fatalf("second frame %+v %v", h, err)
+	}
+	if _, _, err := fr.Next(); err != io.EOF {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestFrameReaderRefusesOversize(t *testing.T) {
+	var hdr [HeaderSize]byte
+	PutHeader(hdr[:], Header{Length: MinMaxFrame + 1, Code: CodePut})
+	fr := NewFrameReader(bytes.NewReader(hdr[:]), MinMaxFrame)
+	_, _, err := fr.Next()
+	var big *FrameTooLargeError
+	if !errors.As(err, &big) || big.Length != MinMaxFrame+1 {
+		t.Fatalf("want FrameTooLargeError, got %v", err)
+	}
+	// The hard limit holds even when no cap is configured.
+	PutHeader(hdr[:], Header{Length: HardMaxFrame + 1})
+	fr = NewFrameReader(bytes.NewReader(hdr[:]), 0)
+	if _, _, err := fr.Next(); !errors.As(err, &big) {
+		t.Fatalf("frame above 999,999,999 accepted: %v", err)
+	}
+}
+
+func TestFrameCapRange(t *testing.T) {
+	if DefaultMaxFrame != 134217728 { // spec: W-04, W-05
+		t.Fatalf("default cap %d", DefaultMaxFrame)
+	}
+	for _, n := range []int{1048576, 999999999, DefaultMaxFrame} {
+		if err := ValidateMaxFrame(n); err != nil { // spec: W-07
+			t.Errorf("%d refused: %v", n, err)
+		}
+	}
+	for _, n := range []int{1048575, 1000000000, 0, -1} {
+		if err := ValidateMaxFrame(n); err == nil { // spec: W-07
+			t.Errorf("%d accepted", n)
+		}
+	}
+}
+
+func TestParseHeaderRejectsGarbage(t *testing.T) {
+	cases := map[string][]byte{
+		"short":    make([]byte, 10),
+		"magic":    []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+		"version":  func() []byte { b := AppendFrame(nil, Header{}, nil); b[6] = 9; return b }(),
+		"length":   func() []byte { b := AppendFrame(nil, Header{}, nil); b[3] = 3; return b }(),
+		"reserved": func() []byte { b := AppendFrame(nil, Header{}, nil); b[24] = 1; return b }(),
+	}
+	for name, b := range cases {
+		if _, err := ParseHeader(b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	_, err := ParseHeader([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	if err == nil || !strings.Contains(err.Error(), "not an iLink peer") {
+		t.Errorf("HTTP bytes: %v", err)
+	}
+}
+
+func TestTruncatedBody(t *testing.T) {
+	f := AppendFrame(nil, Header{Code: CodePut}, (&QueueRequest{Queue: "ABCDEFG"}).Encode)
+	fr := NewFrameReader(bytes.NewReader(f[:len(f)-2]), DefaultMaxFrame)
+	if _, _, err := fr.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("want unexpected EOF, got %v", err)
+	}
+}
+
+func TestCodeNames(t *testing.T) {
+	// spec: W-11
+	want := map[Code]uint16{
+		CodeShutdown: 3002, CodeViewLoad: 3204, CodeReloadQueue: 3315, CodePatch: 3335,
+		CodeDiagCluster: 3395, CodeTopicLeave: 3401, CodeViewClusterLeaders: 3423,
+		CodeViewQuarantine: 3425, CodeScanQuarantine: 3426, CodeReinject: 3427,
+	}
+	for c, n := range want {
+		if uint16(c) != n {
+			t.Errorf("%v = %d, want %d", c, uint16(c), n)
+		}
+	}
+	if CodeTopicLeave.String() != "MIMQ_TOPIC_LEAVE(3401)" {
+		t.Errorf("name %q", CodeTopicLeave.String())
+	}
+}
+
+func TestFrameReaderDoesNotTrustAnnouncedLength(t *testing.T) {
+	// A header announcing 100 MiB followed by 10 bytes must fail without the
+	// reader allocating the announced size.
+	var hdr [HeaderSize]byte
+	PutHeader(hdr[:], Header{Length: 100 << 20, Code: CodePut})
+	stream := append(hdr[:], make([]byte, 10)...)
+	fr := NewFrameReader(bytes.NewReader(stream), DefaultMaxFrame)
+	if _, _, err := fr.Next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("want unexpected EOF, got %v", err)
+	}
+	if cap(fr.buf) > 1<<20 {
+		t.Fatalf("reader allocated %d bytes for a 10-byte body", cap(fr.buf))
+	}
+}
+
+func TestFrameReaderLargeBody(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 50_000) // 500 kB: several growth steps
+	f := AppendFrame(nil, Header{Code: CodePut}, func(w *Writer) { w.Raw(body) })
+	f = AppendFrame(f, Header{Code: CodePing}, nil)
+	fr := NewFrameReader(bytes.NewReader(f), DefaultMaxFrame)
+	_, got, err := fr.Next()
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("large body: err %v, equal %v", err, bytes.Equal(got, body))
+	}
+	if h, _, err := fr.Next(); err != nil || h.Code != CodePing {
+		t.Fatalf("next frame after a large one: %+v %v", h, err)
+	}
+}
