@@ -1,0 +1,144 @@
+// Package config holds ilinkdash's connection contexts and resolves the
+// effective settings of a run.
+//
+// Settings come from four layers, and each field is taken from the highest
+// layer that sets it (DESIGN §6):
+//
+//	flags  >  environment (ILINKDASH_*)  >  config file  >  embedded default
+//
+// The config file is YAML at $XDG_CONFIG_HOME/ilinkdash/config.yaml (see
+// ExampleYAML for the format). It is decoded through yaml.Node rather than
+// into structs so that every error can name the file, the line, the column
+// and the field path, e.g.
+//
+//	config.yaml:7:5: contexts.prod.refresh.topics: invalid duration "2x"
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// Themes accepted by Context.Theme.
+const (
+	ThemeAuto  = "auto" // follow the terminal's background
+	ThemeDark  = "dark"
+	ThemeLight = "light"
+)
+
+// Limits and defaults of Context fields.
+const (
+	DefaultClientName = "ilinkdash"
+	DefaultTailBuffer = 10000
+	MinTailBuffer     = 100
+	MaxTailBuffer     = 1000000
+)
+
+// Refresh holds the polling interval of each dashboard resource. All values
+// are positive once loaded.
+type Refresh struct {
+	Overview    time.Duration
+	Topics      time.Duration
+	Groups      time.Duration
+	Cluster     time.Duration
+	Queues      time.Duration
+	Replication time.Duration
+}
+
+// DefaultRefresh returns the intervals used for every field a context leaves
+// out. Cluster membership changes rarely and its query touches every node,
+// so it is polled less often than the rest.
+func DefaultRefresh() Refresh {
+	return Refresh{
+		Overview:    2 * time.Second,
+		Topics:      2 * time.Second,
+		Groups:      2 * time.Second,
+		Cluster:     5 * time.Second,
+		Queues:      2 * time.Second,
+		Replication: 2 * time.Second,
+	}
+}
+
+// Context is one named iLink target plus the dashboard settings that go with
+// it.
+type Context struct {
+	// Name is the key of the context in the config file; empty when no file
+	// context was selected (flags/environment only, or the embedded default).
+	Name string
+	// Addresses are data (queue manager listener) addresses, host:port, in
+	// the order the client should try them.
+	Addresses []string
+	// Admin is the admin endpoint, host:port; empty when not configured.
+	Admin string
+	// QueueManager is the queue manager name, e.g. "QM1"; empty means the
+	// one the engine offers by default.
+	QueueManager string
+	// ClientName identifies the dashboard to the engine.
+	ClientName string
+	// EndpointCacheFile persists the candidate endpoint list across restarts
+	// (absolute path, "~" expanded); empty keeps the cache in memory only.
+	EndpointCacheFile string
+	// ReadOnly forbids every mutating admin and producer call.
+	ReadOnly bool
+	// Refresh holds the per-resource polling intervals.
+	Refresh Refresh
+	// Theme is ThemeAuto, ThemeDark or ThemeLight.
+	Theme string
+	// TailBuffer is the number of records the tail view keeps, in
+	// MinTailBuffer..MaxTailBuffer.
+	TailBuffer int
+}
+
+// DefaultContext returns a context with every field at its default: no
+// name, no addresses, no admin, writable.
+func DefaultContext() Context {
+	return Context{
+		ClientName: DefaultClientName,
+		Refresh:    DefaultRefresh(),
+		Theme:      ThemeAuto,
+		TailBuffer: DefaultTailBuffer,
+	}
+}
+
+// File is a loaded config file.
+type File struct {
+	// Path is the file the contexts were read from (or would have been read
+	// from, when the default file does not exist).
+	Path string
+	// Exists reports whether Path existed when it was loaded.
+	Exists bool
+	// CurrentContext is the context used when neither --context nor
+	// ILINKDASH_CONTEXT selects one; empty for none. Load guarantees it
+	// names one of Contexts.
+	CurrentContext string
+	// Contexts are in file order, so pickers list them as the user wrote
+	// them. Names are unique and non-empty.
+	Contexts []Context
+}
+
+// Lookup returns the context called name.
+func (f *File) Lookup(name string) (Context, bool) {
+	if f == nil {
+		return Context{}, false
+	}
+	for _, c := range f.Contexts {
+		if c.Name == name {
+			// Clone so that a caller editing the result cannot change the file.
+			c.Addresses = slices.Clone(c.Addresses)
+			return c, true
+		}
+	}
+	return Context{}, false
+}
+
+// Names returns the context names in file order.
+func (f *File) Names() []string {
+	if f == nil {
+		return nil
+	}
+	names := make([]string, len(f.Contexts))
+	for i, c := range f.Contexts {
+		names[i] = c.Name
+	}
+	return names
+}

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// exampleYAML is a complete, commented config file. A test loads it, so it
+// cannot drift from what Load accepts.
+const exampleYAML = `# ilinkdash configuration.
+#
+# Location: $XDG_CONFIG_HOME/ilinkdash/config.yaml (usually ~/.config/ilinkdash/),
+# or the file given by --config / ILINKDASH_CONFIG.
+#
+# Every setting can be overridden for one run, field by field:
+#   flags  >  environment (ILINKDASH_*)  >  this file  >  built-in defaults
+#   --context  ILINKDASH_CONTEXT    pick a context (default: current-context)
+#   --addr     ILINKDASH_ADDR       data addresses, comma-separated
+#   --admin    ILINKDASH_ADMIN      admin address
+#   --read-only ILINKDASH_READ_ONLY true/false/1/0
+#
+# With no context selected and no --addr/--admin, ilinkdash starts its
+# in-process demo engine instead of connecting anywhere.
+
+# Context used when neither --context nor ILINKDASH_CONTEXT picks one.
+# Remove the line to start the demo engine by default.
+current-context: prod
+
+# Named connection targets. They are listed in this order in the context picker.
+contexts:
+  prod:
+    # Data (queue manager listener) addresses, host:port, tried in order.
+    # Listing every node lets ilinkdash reach a new leader after a failover.
+    addresses: [10.0.0.1:5000, 10.0.0.2:5000]
+    # Admin endpoint, host:port (the engine's admin port, typically 9998).
+    admin: 10.0.0.1:9998
+    # Queue manager name.
+    queue-manager: QM1
+    # Name ilinkdash reports to the engine. Default: ilinkdash.
+    client-name: ilinkdash
+    # Keeps the cluster's endpoint list across restarts, so ilinkdash can start
+    # even when the first address is a dead old leader. "~" is expanded; a
+    # relative path is relative to this file. Default: none (memory only).
+    endpoint-cache-file: ~/.cache/ilinkdash/prod.endpoints
+    # Refuse every mutating action (create/delete/flush/produce/reset).
+    # Default: false.
+    read-only: true
+    # Colours: auto (follow the terminal), dark or light. Default: auto.
+    theme: auto
+    # Records kept by the tail view, 100..1000000. Default: 10000.
+    tail-buffer: 10000
+    # Polling interval per view, as Go durations ("500ms", "2s", "1m").
+    # Must be positive. Defaults: 2s, except cluster 5s.
+    refresh: {overview: 2s, topics: 2s, groups: 2s, cluster: 5s, queues: 2s, replication: 2s}
+
+  # A minimal context: every field left out takes its default.
+  local:
+    addresses: [localhost:19999]
+    admin: localhost:9998
+    queue-manager: QMGR1
+`
+
+// ExampleYAML returns a fully commented example config file.
+func ExampleYAML() string { return exampleYAML }
+
+// WriteExample writes ExampleYAML to path (DefaultPath() when empty),
+// creating missing directories with mode 0700 and the file with 0600,
+// because the file names internal hosts. An existing file is kept unless
+// force is set; the refusal wraps fs.ErrExist.
+func WriteExample(path string, force bool) error {
+	if path == "" {
+		path = DefaultPath()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write example config: %w", err)
+	}
+	if !force {
+		// O_EXCL makes the existence check and the creation one step.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return existsError{path}
+		}
+		if err != nil {
+			return fmt.Errorf("write example config: %w", err)
+		}
+		_, err = f.WriteString(exampleYAML)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write example config %s: %w", path, err)
+		}
+		return nil
+	}
+	// Overwrite through a temporary file and rename, so an interrupted
+	// write never leaves a truncated config, and the result is 0600 even if
+	// the old file was not.
+	tmp, err := os.CreateTemp(dir, ".config-*.yaml")
+	if err != nil {
+		return fmt.Errorf("write example config: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	_, err = tmp.WriteString(exampleYAML)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write example config %s: %w", path, err)
+	}
+	return nil
+}
+
+// existsError is WriteExample's refusal to overwrite. It matches
+// fs.ErrExist for errors.Is without repeating "file already exists" in the
+// message.
+type existsError struct{ path string }
+
+func (e existsError) Error() string {
+	return "config file " + e.path + " already exists; refusing to overwrite it"
+}
+
+func (e existsError) Is(target error) bool { return target == fs.ErrExist }

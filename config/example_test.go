@@ -1,0 +1,90 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExampleYAMLLoads(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	f, err := Parse("example.yaml", []byte(ExampleYAML()))
+	if err != nil {
+		t.Fatalf("the example config does not load:\n%v", err)
+	}
+	if f.CurrentContext != "prod" || strings.Join(f.Names(), ",") != "prod,local" {
+		t.Fatalf("example: current %q, contexts %v", f.CurrentContext, f.Names())
+	}
+	prod, _ := f.Lookup("prod")
+	if len(prod.Addresses) != 2 || prod.Admin != "10.0.0.1:9998" || prod.QueueManager != "QM1" ||
+		!prod.ReadOnly || prod.Refresh != DefaultRefresh() || prod.TailBuffer != DefaultTailBuffer ||
+		prod.EndpointCacheFile != filepath.Join(home, ".cache/ilinkdash/prod.endpoints") {
+		t.Errorf("example prod context = %+v", prod)
+	}
+	// Every key of a context appears in the example, so it documents them all.
+	for _, name := range fieldNames((&decoder{}).contextFields(&Context{})) {
+		if !strings.Contains(ExampleYAML(), "\n    "+name+":") {
+			t.Errorf("example does not show context field %q", name)
+		}
+	}
+}
+
+func TestWriteExample(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	path := filepath.Join(t.TempDir(), "new", "dir", "config.yaml")
+
+	if err := WriteExample(path, false); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode = %v, %v; want 0700", fi.Mode(), err)
+	}
+	if _, err := Load(path); err != nil {
+		t.Errorf("written example does not load: %v", err)
+	}
+
+	// An existing file is not overwritten.
+	const mine = "contexts: {}\n"
+	if err := os.WriteFile(path, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteExample(path, false)
+	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, fs.ErrExist) {
+		t.Errorf("WriteExample over an existing file: err = %v; want one naming %s, matching fs.ErrExist", err, path)
+	}
+	if b, _ := os.ReadFile(path); string(b) != mine {
+		t.Errorf("refused WriteExample still changed the file to %q", b)
+	}
+
+	// force replaces it, and fixes the mode.
+	if err := WriteExample(path, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != ExampleYAML() {
+		t.Error("WriteExample(force) did not replace the file")
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("forced file mode = %v, want 0600", fi.Mode())
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("directory holds %d entries after force, want 1 (temporary file left behind?)", len(entries))
+	}
+}
+
+func TestWriteExampleDefaultPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := WriteExample("", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ilinkdash", "config.yaml")); err != nil {
+		t.Errorf("WriteExample(\"\") did not write DefaultPath(): %v", err)
+	}
+}

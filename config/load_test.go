@@ -1,0 +1,416 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeConfig writes content to dir/config.yaml and returns the path.
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadValid(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	path := writeConfig(t, `current-context: prod
+contexts:
+  prod:
+    addresses: [10.0.0.1:5000, "[::1]:5001"]
+    admin: 10.0.0.1:9998
+    queue-manager: QM1
+    client-name: dash
+    endpoint-cache-file: ~/.cache/ilinkdash/prod.endpoints
+    read-only: true
+    theme: dark
+    tail-buffer: 500
+    refresh: {overview: 1s, topics: 500ms, cluster: 1m}
+  dev:
+    addresses: [localhost:19999]
+    endpoint-cache-file: cache/dev.endpoints
+  zeta:
+`)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Path != path || !f.Exists || f.CurrentContext != "prod" {
+		t.Errorf("file = %q exists=%v current=%q", f.Path, f.Exists, f.CurrentContext)
+	}
+	if got, want := f.Names(), []string{"prod", "dev", "zeta"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %v, want file order %v", got, want)
+	}
+
+	prod, _ := f.Lookup("prod")
+	want := Context{
+		Name:              "prod",
+		Addresses:         []string{"10.0.0.1:5000", "[::1]:5001"},
+		Admin:             "10.0.0.1:9998",
+		QueueManager:      "QM1",
+		ClientName:        "dash",
+		EndpointCacheFile: filepath.Join(home, ".cache/ilinkdash/prod.endpoints"),
+		ReadOnly:          true,
+		Refresh: Refresh{
+			Overview: time.Second, Topics: 500 * time.Millisecond, Cluster: time.Minute,
+			// Left out, so defaulted.
+			Groups: 2 * time.Second, Queues: 2 * time.Second, Replication: 2 * time.Second,
+		},
+		Theme:      ThemeDark,
+		TailBuffer: 500,
+	}
+	if !reflect.DeepEqual(prod, want) {
+		t.Errorf("prod =\n%+v\nwant\n%+v", prod, want)
+	}
+
+	dev, _ := f.Lookup("dev")
+	if got, want := dev.EndpointCacheFile, filepath.Join(filepath.Dir(path), "cache/dev.endpoints"); got != want {
+		t.Errorf("relative endpoint-cache-file = %q, want %q (relative to the config file)", got, want)
+	}
+	wantDev := DefaultContext()
+	wantDev.Name, wantDev.Addresses, wantDev.EndpointCacheFile = "dev", []string{"localhost:19999"}, dev.EndpointCacheFile
+	if !reflect.DeepEqual(dev, wantDev) {
+		t.Errorf("dev =\n%+v\nwant defaults\n%+v", dev, wantDev)
+	}
+
+	// A context with a null body is all defaults.
+	zeta, ok := f.Lookup("zeta")
+	wantZeta := DefaultContext()
+	wantZeta.Name = "zeta"
+	if !ok || !reflect.DeepEqual(zeta, wantZeta) {
+		t.Errorf("zeta = %+v, %v; want defaults", zeta, ok)
+	}
+
+	// Lookup hands out copies.
+	prod.Addresses[0] = "changed:1"
+	if again, _ := f.Lookup("prod"); again.Addresses[0] != "10.0.0.1:5000" {
+		t.Error("editing a Lookup result changed the File")
+	}
+}
+
+func TestLoadMergeKeys(t *testing.T) {
+	f, err := Parse("config.yaml", []byte(`contexts:
+  a: &base
+    admin: h:9998
+    theme: dark
+    refresh: {topics: 1s}
+  b:
+    <<: *base
+    theme: light
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := f.Lookup("b")
+	if b.Admin != "h:9998" || b.Theme != ThemeLight || b.Refresh.Topics != time.Second {
+		t.Errorf("b = %+v; want admin and refresh merged from a, theme overridden", b)
+	}
+}
+
+func TestLoadEmpty(t *testing.T) {
+	for _, content := range []string{"", "# just a comment\n", "---\n"} {
+		f, err := Load(writeConfig(t, content))
+		if err != nil || len(f.Contexts) != 0 || f.CurrentContext != "" {
+			t.Errorf("Load(%q) = %+v, %v; want an empty File", content, f, err)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		yaml   string
+		line   int
+		col    int    // 0: not checked (syntax errors have none)
+		field  string // "" for syntax errors
+		substr string
+	}{
+		{
+			name: "unknown field with suggestion",
+			yaml: "contexts:\n  prod:\n    adress: [h:1]\n",
+			line: 3, col: 5, field: "contexts.prod.adress",
+			substr: `unknown field; did you mean "addresses"?`,
+		},
+		{
+			name: "unknown field without close match lists the known ones",
+			yaml: "contexts:\n  prod:\n    refresh:\n      banana: 2s\n",
+			line: 4, col: 7, field: "contexts.prod.refresh.banana",
+			substr: "known fields: overview, topics, groups, cluster, queues, replication",
+		},
+		{
+			name: "context setting at the top level",
+			yaml: "admin: h:1\n",
+			line: 1, col: 1, field: "admin",
+			substr: "belong under contexts.<name>",
+		},
+		{
+			name: "wrong type: scalar for addresses",
+			yaml: "contexts:\n  prod:\n    admin: h:1\n    addresses: h:1\n",
+			line: 4, col: 16, field: "contexts.prod.addresses",
+			substr: `expected a list of host:port addresses, got string "h:1"`,
+		},
+		{
+			name: "wrong type: string for tail-buffer",
+			yaml: "contexts:\n  prod:\n    tail-buffer: lots\n",
+			line: 3, col: 18, field: "contexts.prod.tail-buffer",
+			substr: `expected an integer, got string "lots"`,
+		},
+		{
+			name: "wrong type: yes for read-only",
+			yaml: "contexts:\n  prod:\n    read-only: yes\n",
+			line: 3, col: 16, field: "contexts.prod.read-only",
+			substr: `expected true or false, got string "yes"`,
+		},
+		{
+			name: "wrong type: number for a string",
+			yaml: "contexts:\n  prod:\n    queue-manager: 12\n",
+			line: 3, col: 20, field: "contexts.prod.queue-manager",
+			substr: "expected a string, got integer 12",
+		},
+		{
+			name: "wrong type: contexts as a list",
+			yaml: "contexts:\n  - prod\n",
+			line: 2, col: 3, field: "contexts",
+			substr: "expected a mapping of context name to settings, got a list",
+		},
+		{
+			name: "bad duration",
+			yaml: "contexts:\n  prod:\n    admin: h:1\n    refresh:\n      overview: 2s\n      topics: 2x\n",
+			line: 6, col: 15, field: "contexts.prod.refresh.topics",
+			substr: `invalid duration "2x"`,
+		},
+		{
+			name: "zero duration",
+			yaml: "contexts:\n  prod:\n    refresh: {cluster: 0s}\n",
+			line: 3, col: 24, field: "contexts.prod.refresh.cluster",
+			substr: `duration must be positive, got "0s"`,
+		},
+		{
+			name: "negative duration",
+			yaml: "contexts:\n  prod:\n    refresh: {queues: -1s}\n",
+			line: 3, col: 23, field: "contexts.prod.refresh.queues",
+			substr: "must be positive",
+		},
+		{
+			name: "duration without unit",
+			yaml: "contexts:\n  prod:\n    refresh: {groups: 2}\n",
+			line: 3, col: 23, field: "contexts.prod.refresh.groups",
+			substr: "add a unit",
+		},
+		{
+			name: "bad address in list",
+			yaml: "contexts:\n  prod:\n    addresses:\n      - 10.0.0.1:5000\n      - 10.0.0.2\n",
+			line: 5, col: 9, field: "contexts.prod.addresses[1]",
+			substr: `invalid address "10.0.0.2"`,
+		},
+		{
+			name: "bad port",
+			yaml: "contexts:\n  prod:\n    addresses: [h:99999]\n",
+			line: 3, col: 17, field: "contexts.prod.addresses[0]",
+			substr: "port must be a number in 1..65535",
+		},
+		{
+			name: "bad admin address",
+			yaml: "contexts:\n  prod:\n    admin: :9998\n",
+			line: 3, col: 12, field: "contexts.prod.admin",
+			substr: "missing host",
+		},
+		{
+			name: "bad theme",
+			yaml: "contexts:\n  prod:\n    admin: h:1\n    theme: blue\n",
+			line: 4, col: 12, field: "contexts.prod.theme",
+			substr: `unknown theme "blue" (want auto, dark or light)`,
+		},
+		{
+			name: "tail-buffer too small",
+			yaml: "contexts:\n  prod:\n    tail-buffer: 99\n",
+			line: 3, col: 18, field: "contexts.prod.tail-buffer",
+			substr: "must be between 100 and 1000000, got 99",
+		},
+		{
+			name: "tail-buffer too large",
+			yaml: "contexts:\n  prod:\n    tail-buffer: 1000001\n",
+			line: 3, col: 18, field: "contexts.prod.tail-buffer",
+			substr: "must be between 100 and 1000000",
+		},
+		{
+			name: "unknown current-context",
+			yaml: "current-context: stage\ncontexts:\n  prod: {admin: 'h:1'}\n  dev: {admin: 'h:2'}\n",
+			line: 1, col: 18, field: "current-context",
+			substr: `context "stage" is not defined (known: prod, dev)`,
+		},
+		{
+			name: "empty context name",
+			yaml: "contexts:\n  prod: {admin: 'h:1'}\n  \"\": {admin: 'h:2'}\n",
+			line: 3, col: 3, field: "contexts",
+			substr: "context name must not be empty",
+		},
+		{
+			name: "duplicate context",
+			yaml: "contexts:\n  prod: {admin: 'h:1'}\n  prod: {admin: 'h:2'}\n",
+			line: 3, col: 3, field: "contexts.prod",
+			substr: "defined twice (first at line 2)",
+		},
+		{
+			name: "context name with a dot is quoted in the path",
+			yaml: "contexts:\n  eu.prod:\n    theme: x\n",
+			line: 3, col: 12, field: `contexts["eu.prod"].theme`,
+			substr: "unknown theme",
+		},
+		{
+			name: "syntax error",
+			yaml: "contexts:\n  prod:\n    admin: h:1\n    theme dark\n    read-only: true\n",
+			line: 4, substr: "syntax error: could not find expected ':'",
+		},
+		{
+			name: "syntax error: unclosed flow list",
+			yaml: "contexts:\n  prod:\n    addresses: [h:1, h:2\n    admin: h:3\n",
+			line: 3, substr: "syntax error: did not find expected ',' or ']'",
+		},
+		{
+			name: "syntax error: tab indentation",
+			yaml: "contexts:\n\tprod: {}\n",
+			line: 2, substr: "syntax error",
+		},
+		{
+			name: "syntax error on line 1",
+			yaml: "contexts: [\n",
+			line: 2, substr: "syntax error", // reported at the end of input
+		},
+		{
+			name: "syntax error: unknown anchor",
+			yaml: "contexts:\n  prod:\n    refresh: *common\n",
+			line: 3, substr: "unknown anchor 'common'",
+		},
+		{
+			name: "two documents",
+			yaml: "contexts: {}\n---\ncontexts: {}\n",
+			line: 3, col: 1, substr: "only one YAML document is allowed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.yaml)
+			f, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load succeeded with %+v; want an error", f)
+			}
+			msg := err.Error()
+			pos := path + ":" + strconv.Itoa(tt.line)
+			if tt.col > 0 {
+				pos += ":" + strconv.Itoa(tt.col)
+			}
+			pos += ": "
+			if tt.field != "" {
+				pos += tt.field + ": "
+			}
+			if !strings.HasPrefix(msg, pos) {
+				t.Errorf("error %q\ndoes not start with %q", msg, pos)
+			}
+			if !strings.Contains(msg, tt.substr) {
+				t.Errorf("error %q\ndoes not contain %q", msg, tt.substr)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T is not a *FieldError", err)
+			}
+			if fe.File != path || fe.Line != tt.line || fe.Field != tt.field {
+				t.Errorf("FieldError = %+v; want file %s line %d field %q", fe, path, tt.line, tt.field)
+			}
+		})
+	}
+}
+
+// All problems are reported at once, in file order.
+func TestLoadReportsEveryError(t *testing.T) {
+	_, err := Parse("c.yaml", []byte(`current-context: nope
+contexts:
+  a:
+    theme: blue
+    tail-buffer: 1
+  b:
+    refresh: {topics: 2x}
+`))
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	var lines []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		pos, _, _ := strings.Cut(line, ": ")
+		lines = append(lines, pos)
+	}
+	want := []string{"c.yaml:1:18", "c.yaml:4:12", "c.yaml:5:18", "c.yaml:7:23"}
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("error positions = %v, want %v\n%v", lines, want, err)
+	}
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 4 {
+		t.Errorf("%d wrapped errors, want 4", n)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+
+	// The default path may be absent: first run, no config yet.
+	f, err := Load("")
+	if err != nil {
+		t.Fatalf("Load(\"\") with no file: %v", err)
+	}
+	if want := filepath.Join(dir, "ilinkdash", "config.yaml"); f.Path != want || f.Exists || len(f.Contexts) != 0 {
+		t.Errorf("Load(\"\") = %+v; want empty File at %s", f, want)
+	}
+
+	// A path the user named must exist.
+	missing := filepath.Join(dir, "nope.yaml")
+	_, err = Load(missing)
+	if err == nil || !strings.Contains(err.Error(), missing) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load(missing) error = %v; want one naming %s and wrapping fs.ErrNotExist", err, missing)
+	}
+}
+
+func TestDefaultPathHonoursXDGConfigHome(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if got, want := DefaultPath(), filepath.Join(dir, "ilinkdash", "config.yaml"); got != want {
+		t.Errorf("DefaultPath() = %q, want %q", got, want)
+	}
+	t.Setenv("XDG_STATE_HOME", dir)
+	if got, want := DefaultLogFile(), filepath.Join(dir, "ilinkdash", "debug.log"); got != want {
+		t.Errorf("DefaultLogFile() = %q, want %q", got, want)
+	}
+	// The XDG spec says relative values are to be ignored.
+	t.Setenv("XDG_CONFIG_HOME", "relative/dir")
+	if got := DefaultPath(); strings.HasPrefix(got, "relative") {
+		t.Errorf("DefaultPath() = %q used a relative XDG_CONFIG_HOME", got)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"addresses", "admin", "queue-manager", "client-name", "read-only", "tail-buffer"}
+	for in, want := range map[string]string{
+		"adress":        "addresses",
+		"address":       "addresses",
+		"queue_manager": "queue-manager",
+		"readonly":      "read-only",
+		"ReadOnly":      "read-only",
+		"tailbuffer":    "tail-buffer",
+		"colour":        "",
+		"x":             "",
+	} {
+		if got := suggest(in, names); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/adrg/xdg"
+)
+
+const appDir = "ilinkdash"
+
+// DefaultPath returns $XDG_CONFIG_HOME/ilinkdash/config.yaml.
+func DefaultPath() string { return defaultPath(os.Getenv) }
+
+// DefaultLogFile returns $XDG_STATE_HOME/ilinkdash/debug.log, the debug log
+// used when --debug is given without --log-file.
+func DefaultLogFile() string { return defaultLogFile(os.Getenv) }
+
+func defaultPath(getenv func(string) string) string {
+	return filepath.Join(baseDir(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), appDir, "config.yaml")
+}
+
+func defaultLogFile(getenv func(string) string) string {
+	return filepath.Join(baseDir(getenv, "XDG_STATE_HOME", xdg.StateHome), appDir, "debug.log")
+}
+
+// baseDir reads the XDG variable at call time because the xdg package
+// snapshots the environment at init, which would ignore t.Setenv and any
+// caller-supplied getenv. Relative values are ignored, as the XDG base
+// directory spec requires.
+func baseDir(getenv func(string) string, env, fallback string) string {
+	if dir := getenv(env); dir != "" && filepath.IsAbs(dir) {
+		return dir
+	}
+	return fallback
+}
+
+// expandHome replaces a leading "~" or "~/" with the user's home directory.
+// "~user" is rejected rather than passed through, because a literal "~user"
+// directory is almost never what was meant.
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		if strings.HasPrefix(p, "~") {
+			return "", errors.New(`only "~" and "~/" are expanded, not "~user"`)
+		}
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, p[1:]), nil
+}
