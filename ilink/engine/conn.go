@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// maxPending bounds the replies one connection may owe. When it is reached
+// the reader stops reading, so a client that pipelines without reading gets
+// TCP back-pressure instead of unbounded engine memory.
+const maxPending = 256
+
+// conn is one client connection, kfake style: a reader goroutine reads
+// frames and runs handlers; a writer goroutine writes replies. Each request
+// gets a slot, queued in arrival order before its handler runs; the writer
+// takes slots in that order and waits for each to complete, so replies go
+// out strictly in request order even when a handler completes later from
+// another goroutine (a GET that waits). The reader is never blocked by such
+// a handler, only by a full slot queue.
+//
+// Ownership: sess is touched only by the reader goroutine (handlers run
+// there; async completions capture what they need), and after the reader
+// has exited, by run's cleanup. The network write side belongs to the
+// writer goroutine.
+type conn struct {
+	e  *Engine
+	ep *endpoint
+
+	nc         net.Conn
+	slots      chan *slot
+	closing    chan struct{} // closed once by close
+	closeOnce  sync.Once
+	writerDone chan struct{}
+	finished   chan struct{} // closed when run has cleaned up
+	async      sync.WaitGroup
+
+	sess *session // reader goroutine only
+}
+
+// session is what a successful HELLO established.
+type session struct {
+	id     uint64
+	mode   wire.SessionMode
+	client string
+	txn    *txn // queue sessions only
+}
+
+// slot is one reply owed by the connection, in request order.
+type slot struct {
+	done     chan struct{} // closed when frame and flags are final
+	complete atomic.Bool
+	frame    []byte
+
+	noReply    bool          // the request had FlagNoReply: handle, send nothing
+	closeAfter bool          // close the connection right after this reply
+	drop       bool          // control DropReply: close instead of replying
+	delay      time.Duration // control Delay: hold the completed reply this long
+}
+
+func newConn(ep *endpoint, nc net.Conn) *conn {
+	return &conn{
+		e:          ep.node.e,
+		ep:         ep,
+		nc:         nc,
+		slots:      make(chan *slot, maxPending),
+		closing:    make(chan struct{}),
+		writerDone: make(chan struct{}),
+		finished:   make(chan struct{}),
+	}
+}
+
+func (c *conn) nodeID() int { return c.ep.node.id }
+
+// close closes the connection at once; pending replies are lost.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		c.nc.Close()
+	})
+}
+
+func (c *conn) run() {
+	go c.writeLoop()
+	c.readLoop()
+	c.close()
+	<-c.writerDone
+	c.async.Wait()
+	// Connection loss rolls back the session's uncommitted work (spec Q-10).
+	if c.sess != nil && c.sess.txn != nil {
+		c.e.queues.endSession(c.sess.txn)
+	}
+	c.ep.forget(c)
+	close(c.finished)
+}
+
+func (c *conn) readLoop() {
+	fr := wire.NewFrameReader(c.nc, c.e.cfg.MaxFrame)
+	for {
+		h, body, err := fr.Next()
+		if err != nil {
+			// Oversize or malformed frames close the connection without a
+			// reply (spec W-02, W-03), exactly like EOF.
+			var tl *wire.FrameTooLargeError
+			switch {
+			case errors.As(err, &tl):
+				c.e.logf("engine: node %d %s: %v; closing without reply", c.nodeID(), c.ep.kind, err)
+			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
+				c.e.logf("engine: node %d %s: read: %v", c.nodeID(), c.ep.kind, err)
+			}
+			return
+		}
+		if h.IsResponse() || h.IsError() {
+			c.e.logf("engine: node %d %s: client sent a response frame; closing", c.nodeID(), c.ep.kind)
+			return
+		}
+		act := c.e.ctl.decide(c.nodeID(), h, body)
+		if act.CloseNow {
+			return
+		}
+		s := &slot{
+			done:    make(chan struct{}),
+			noReply: h.Flags&wire.FlagNoReply != 0,
+			drop:    act.DropReply,
+			delay:   act.Delay,
+		}
+		select {
+		case c.slots <- s:
+		case <-c.closing:
+			return
+		}
+		r := &request{c: c, hdr: h, body: body, slot: s}
+		if act.Reject != nil {
+			r.failReport(act.RejectReport, act.Reject)
+		} else {
+			dispatch(r)
+		}
+		if s.drop || s.closeAfter {
+			// Read nothing more: the writer closes the connection once it
+			// reaches this slot, and later requests must not be handled.
+			<-c.closing
+			return
+		}
+	}
+}
+
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	bw := bufio.NewWriterSize(c.nc, 64<<10)
+	flush := func() bool {
+		if bw.Buffered() == 0 {
+			return true
+		}
+		if err := bw.Flush(); err != nil {
+			c.close()
+			return false
+		}
+		return true
+	}
+	for {
+		var s *slot
+		select {
+		case s = <-c.slots:
+		default:
+			// Nothing queued: push out what we have before waiting.
+			if !flush() {
+				return
+			}
+			select {
+			case s = <-c.slots:
+			case <-c.closing:
+				return
+			}
+		}
+		select {
+		case <-s.done:
+		default:
+			if !flush() {
+				return
+			}
+			select {
+			case <-s.done:
+			case <-c.closing:
+				return
+			}
+		}
+		if s.delay > 0 {
+			if !flush() {
+				return
+			}
+			t := time.NewTimer(s.delay)
+			select {
+			case <-t.C:
+			case <-c.closing:
+				t.Stop()
+				return
+			}
+		}
+		if s.drop {
+			flush()
+			c.close()
+			return
+		}
+		if !s.noReply {
+			if _, err := bw.Write(s.frame); err != nil {
+				c.close()
+				return
+			}
+		}
+		if s.closeAfter {
+			flush()
+			c.close()
+			return
+		}
+	}
+}
+
+// request is one request being handled.
+type request struct {
+	c    *conn
+	hdr  wire.Header
+	body []byte // aliases the reader's buffer: valid only while the handler runs synchronously
+	slot *slot
+}
+
+// decode decodes the body into m. A body that does not decode makes the
+// frame malformed: the connection is closed without a reply (spec W-03),
+// and decode returns false.
+func (r *request) decode(m wire.Message) bool {
+	if err := wire.Decode(r.body, m); err != nil {
+		r.c.e.logf("engine: node %d %s: %v: %v; closing", r.c.nodeID(), r.c.ep.kind, r.hdr.Code, err)
+		r.c.close()
+		return false
+	}
+	return true
+}
+
+// reply completes the request with a response body (nil = empty body).
+func (r *request) reply(m wire.Message) {
+	h := wire.Header{Flags: wire.FlagResponse, Code: r.hdr.Code, Corr: r.hdr.Corr}
+	var enc func(*wire.Writer)
+	if m != nil {
+		enc = m.Encode
+	}
+	r.finish(wire.AppendFrame(nil, h, enc))
+}
+
+// fail completes the request with an error body and no REPORT code.
+func (r *request) fail(eb *wire.ErrorBody) { r.failReport(0, eb) }
+
+// failReport completes the request with an error body and a REPORT code.
+func (r *request) failReport(report uint16, eb *wire.ErrorBody) {
+	h := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: r.hdr.Code, Corr: r.hdr.Corr, Status: report}
+	r.finish(wire.AppendFrame(nil, h, eb.Encode))
+}
+
+// closeAfterReply makes the connection close right after this request's
+// reply is written (handshake refusals). Call it before replying, from the
+// handler's synchronous part.
+func (r *request) closeAfterReply() { r.slot.closeAfter = true }
+
+// async runs fn in a goroutine tracked by the connection; fn must complete
+// the request or return once the connection is closing. Use it for
+// handlers that wait; anything fn needs from the body must be copied first.
+func (r *request) async(fn func()) {
+	r.c.async.Add(1)
+	go func() {
+		defer r.c.async.Done()
+		fn()
+	}()
+}
+
+// closing is closed when the connection goes away.
+func (r *request) closing() <-chan struct{} { return r.c.closing }
+
+func (r *request) finish(frame []byte) {
+	s := r.slot
+	if !s.complete.CompareAndSwap(false, true) {
+		r.c.e.logf("engine: BUG: %v answered twice", r.hdr.Code)
+		return
+	}
+	s.frame = frame
+	close(s.done)
+}

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"bytes"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+func TestControlDropReply(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	mustCreate(t, e, "Q")
+	var seen atomic.Pointer[ControlEvent]
+	remove := e.Control(func(ev *ControlEvent) ControlAction {
+		if ev.Code != wire.CodePut {
+			return ControlAction{}
+		}
+		seen.Store(ev)
+		return ControlAction{DropReply: true}
+	})
+	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	corr := c.send(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(1), Payload: []byte("p")})
+	c.expectClosed()
+	// Handled before the close: the put is committed.
+	if d := depth(t, e, "Q"); d != 1 {
+		t.Fatalf("depth %d after a dropped reply, want 1 (the request is handled)", d)
+	}
+	ev := seen.Load()
+	var req wire.PutRequest
+	if ev == nil || ev.Node != 1 || ev.Corr != corr || wire.Decode(ev.Body, &req) != nil || !bytes.Equal(req.Payload, []byte("p")) {
+		t.Fatalf("control event %+v", ev)
+	}
+	remove()
+	remove() // idempotent
+	c = openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c.put("Q", 2, "q")
+}
+
+func TestControlDelayKeepsOrder(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	const delay = 150 * time.Millisecond
+	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	first := c.corr + 1
+	remove := e.Control(func(ev *ControlEvent) ControlAction {
+		if ev.Code == wire.CodePing && ev.Corr == first {
+			return ControlAction{Delay: delay}
+		}
+		return ControlAction{}
+	})
+	defer remove()
+	start := time.Now()
+	a := c.send(wire.CodePing, 0, &wire.Empty{})
+	b := c.send(wire.CodePing, 0, &wire.Empty{})
+	if a != first {
+		t.Fatalf("test setup: corr %d, want %d", a, first)
+	}
+	if eb := c.read(a, nil); eb != nil {
+		t.Fatal(errText(eb))
+	}
+	if el := time.Since(start); el < delay {
+		t.Fatalf("delayed reply after %v, want at least %v", el, delay)
+	}
+	if eb := c.read(b, nil); eb != nil { // read fails the test if b overtook a
+		t.Fatal(errText(eb))
+	}
+}
+
+func TestControlRejectAndCloseNow(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	mustCreate(t, e, "Q")
+	remove := e.Control(func(ev *ControlEvent) ControlAction {
+		if ev.Code == wire.CodePut {
+			return ControlAction{Reject: &wire.ErrorBody{Name: wire.ErrLoading, Tail: "injected"}, RejectReport: wire.ReportLoading}
+		}
+		return ControlAction{}
+	})
+	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	corr := c.send(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(1)})
+	f, err := c.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb := c.check(f, corr, nil)
+	if eb == nil || eb.Name != wire.ErrLoading || eb.Tail != "injected" || f.hdr.Status != wire.ReportLoading {
+		t.Fatalf("rejected PUT: %s status %d", errText(eb), f.hdr.Status)
+	}
+	if d := depth(t, e, "Q"); d != 0 {
+		t.Fatalf("depth %d: a rejected request was handled", d)
+	}
+	c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil) // connection kept
+	remove()
+	c.put("Q", 1, "ok")
+
+	// CloseNow: closed at once, the request is not handled.
+	remove = e.Control(func(ev *ControlEvent) ControlAction {
+		return ControlAction{CloseNow: ev.Code == wire.CodeGet}
+	})
+	defer remove()
+	c.send(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"})
+	c.expectClosed()
+	if d := depth(t, e, "Q"); d != 1 {
+		t.Fatalf("depth %d: the closed-now GET was handled", d)
+	}
+}
+
+func TestControlChainFirstActionWins(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	var calls [3]atomic.Int32
+	r1 := e.Control(func(*ControlEvent) ControlAction { calls[0].Add(1); return ControlAction{} })
+	r2 := e.Control(func(ev *ControlEvent) ControlAction {
+		calls[1].Add(1)
+		if ev.Code == wire.CodePing {
+			return ControlAction{Reject: &wire.ErrorBody{Name: wire.ErrInternal}}
+		}
+		return ControlAction{}
+	})
+	r3 := e.Control(func(*ControlEvent) ControlAction { calls[2].Add(1); return ControlAction{} })
+	defer r1()
+	defer r3()
+	c := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin) // HELLO: all three see it
+	if eb := c.call(wire.CodePing, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrInternal {
+		t.Fatalf("PING: %s", errText(eb))
+	}
+	if a, b, x := calls[0].Load(), calls[1].Load(), calls[2].Load(); a != 2 || b != 2 || x != 1 {
+		t.Fatalf("calls %d %d %d, want 2 2 1", a, b, x)
+	}
+	r2()
+	c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil)
+}

@@ -1,0 +1,305 @@
+// Package engine is an iLink cluster in one process: N nodes, each with a
+// data listener and an admin listener on loopback, a cluster leader that
+// accepts queue sessions, queues with transactions and synchronous
+// replication to the followers, and fault injection (kill, restart, stop,
+// start, sever, per-request control hooks). It is the embedded default of
+// the dashboard, the server of every integration test and the place where
+// faults are injected (DESIGN §3).
+//
+// The model is franz-go's kfake (one reader and one writer goroutine per
+// connection, replies strictly in request order, control hooks), with real
+// leadership and replication instead of kfake's "writes are immediate".
+//
+// # Ownership and lock order
+//
+// Every piece of state has one owner:
+//   - Engine.faultMu serialises the fault-injection API and Close, so two
+//     topology changes never interleave (they are rare and slow anyway).
+//   - cluster.mu owns membership (alive/running per node), the leader and
+//     the election timer (cluster.go).
+//   - queueStore.mu owns every node's queue replica, every session's
+//     transaction and every GET waiter (queues.go, replication.go). One lock
+//     for all replicas makes synchronous replication trivially ordered: the
+//     leader applies a change and ships it to its followers inside the same
+//     critical section, so no follower can see changes out of order.
+//   - endpoint.mu owns a listener and its set of connections (node.go).
+//   - A connection's session is touched only by its reader goroutine
+//     (handlers run there), and its write side only by its writer goroutine
+//     (conn.go).
+//
+// Locks are taken in the order faultMu → cluster.mu → queueStore.mu.
+// endpoint.mu and controls.mu are leaves: nothing else is taken while they
+// are held. Closing a connection never happens under cluster.mu or
+// queueStore.mu, because a closing connection rolls its transaction back
+// (queueStore.mu).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"ilinkdash/ilink/wire"
+)
+
+// EngineVersion is reported in every HELLO reply.
+const EngineVersion = "7.0.1.3512-ilinkdash"
+
+// Config configures an engine. The zero value is a usable three-node cluster
+// on ephemeral loopback ports.
+type Config struct {
+	Nodes         int           // default 3
+	Host          string        // default "127.0.0.1"
+	DataPort      int           // 0 = ephemeral; else node i listens on DataPort+i-1
+	AdminPort     int           // same rule for admin listeners
+	QueueManager  string        // default "QM1"
+	Cluster       string        // default "C1"
+	ElectionDelay time.Duration // default 3s; time with no leader after a leader dies
+	MaxFrame      int           // default wire.DefaultMaxFrame
+	Logf          func(format string, args ...any)
+}
+
+// maxNodes bounds Config.Nodes; node ids travel as u16 and a cluster of
+// more than a few nodes in one process is of no use.
+const maxNodes = 64
+
+func (c *Config) applyDefaults() error {
+	if c.Nodes == 0 {
+		c.Nodes = 3
+	}
+	if c.Nodes < 1 || c.Nodes > maxNodes {
+		return fmt.Errorf("engine: Nodes %d out of range 1..%d", c.Nodes, maxNodes)
+	}
+	if c.Host == "" {
+		c.Host = "127.0.0.1"
+	}
+	for _, p := range []struct {
+		name string
+		port int
+	}{{"DataPort", c.DataPort}, {"AdminPort", c.AdminPort}} {
+		if p.port < 0 || (p.port > 0 && p.port+c.Nodes-1 > 65535) {
+			return fmt.Errorf("engine: %s %d: ports %d..%d do not fit in 1..65535", p.name, p.port, p.port, p.port+c.Nodes-1)
+		}
+	}
+	if c.QueueManager == "" {
+		c.QueueManager = "QM1"
+	}
+	if c.Cluster == "" {
+		c.Cluster = "C1"
+	}
+	if c.ElectionDelay == 0 {
+		c.ElectionDelay = 3 * time.Second
+	}
+	if c.ElectionDelay < 0 {
+		return fmt.Errorf("engine: ElectionDelay %v must not be negative", c.ElectionDelay)
+	}
+	if c.MaxFrame == 0 {
+		c.MaxFrame = wire.DefaultMaxFrame
+	}
+	if err := wire.ValidateMaxFrame(c.MaxFrame); err != nil {
+		return fmt.Errorf("engine: MaxFrame: %w", err)
+	}
+	return nil
+}
+
+// NodeStatus describes one node as the engine sees it.
+type NodeStatus struct {
+	ID        int
+	DataAddr  string
+	AdminAddr string
+	Up        bool // the node's process is alive (not killed): its admin listener is open
+	Running   bool // its queue manager runs (Up and not stopped): its data listener is open
+	Leader    bool // it is the cluster leader
+	InSync    bool // its queue replica holds every committed change (the leader always does)
+}
+
+// Engine is a running in-process cluster. Its methods are safe for
+// concurrent use.
+type Engine struct {
+	cfg    Config
+	nodes  []*node // index id-1; fixed at Start, nodes are never added or removed
+	cl     *cluster
+	queues *queueStore
+	ctl    controls
+
+	faultMu sync.Mutex // serialises the fault API and Close (see package doc)
+	closed  bool       // guarded by faultMu
+
+	sessionIDs atomic.Uint64
+}
+
+// Start brings every node's listeners up; node 1 leads at once.
+func Start(cfg Config) (*Engine, error) {
+	if err := cfg.applyDefaults(); err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, queues: newQueueStore()}
+	e.cl = newCluster(e, cfg.Nodes)
+	e.nodes = make([]*node, cfg.Nodes)
+	for i := range e.nodes {
+		id := i + 1
+		n := newNode(e, id, portAddr(cfg.Host, cfg.DataPort, id), portAddr(cfg.Host, cfg.AdminPort, id))
+		if err := n.data.listen(); err != nil {
+			e.closeListeners()
+			return nil, fmt.Errorf("engine: node %d data listener: %w", id, err)
+		}
+		e.nodes[i] = n
+		if err := n.admin.listen(); err != nil {
+			e.closeListeners()
+			return nil, fmt.Errorf("engine: node %d admin listener: %w", id, err)
+		}
+	}
+	// State first, then accept: a HELLO can only arrive once the cluster
+	// knows its nodes and its leader.
+	e.cl.bootstrap()
+	for _, n := range e.nodes {
+		n.data.serve()
+		n.admin.serve()
+	}
+	e.logf("engine: %d nodes up, node 1 leads, queue manager %s, cluster %s", cfg.Nodes, cfg.QueueManager, cfg.Cluster)
+	return e, nil
+}
+
+func portAddr(host string, base, id int) string {
+	port := 0
+	if base > 0 {
+		port = base + id - 1
+	}
+	return joinHostPort(host, port)
+}
+
+func (e *Engine) closeListeners() {
+	for _, n := range e.nodes {
+		if n != nil {
+			n.data.close()
+			n.admin.close()
+		}
+	}
+}
+
+// Close stops every listener, closes every connection and stops the
+// election timer. It is idempotent.
+func (e *Engine) Close() error {
+	e.faultMu.Lock()
+	defer e.faultMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.cl.shutdown()
+	e.closeListeners()
+	e.logf("engine: closed")
+	return nil
+}
+
+// Config returns the effective configuration (defaults applied).
+func (e *Engine) Config() Config { return e.cfg }
+
+// Nodes returns every node's status in id order.
+func (e *Engine) Nodes() []NodeStatus { return e.cl.statuses() }
+
+// DataAddrs returns the data listener addresses in node order. They stay the
+// same across kills and restarts.
+func (e *Engine) DataAddrs() []string {
+	out := make([]string, len(e.nodes))
+	for i, n := range e.nodes {
+		out[i] = n.data.addr
+	}
+	return out
+}
+
+// AdminAddrs returns the admin listener addresses in node order.
+func (e *Engine) AdminAddrs() []string {
+	out := make([]string, len(e.nodes))
+	for i, n := range e.nodes {
+		out[i] = n.admin.addr
+	}
+	return out
+}
+
+// Leader returns the leading node's id, or 0 while no leader exists.
+func (e *Engine) Leader() int {
+	l, _ := e.cl.leaderNow()
+	return l
+}
+
+// WaitLeader blocks until a leader exists or ctx ends.
+func (e *Engine) WaitLeader(ctx context.Context) (int, error) {
+	for {
+		l, changed := e.cl.leaderNow()
+		if l != 0 {
+			return l, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// SessionCount is the number of open client connections (data and admin)
+// on node id; 0 for an unknown id.
+func (e *Engine) SessionCount(id int) int {
+	n, err := e.node(id)
+	if err != nil {
+		return 0
+	}
+	return n.data.count() + n.admin.count()
+}
+
+// CreateQueue creates a queue on every replica that holds the committed
+// state (the leader and its in-sync followers). Creating an existing queue
+// is a no-op.
+func (e *Engine) CreateQueue(name string) error {
+	if err := validQueueName(name); err != nil {
+		return err
+	}
+	return e.queues.createQueue(name)
+}
+
+// QueueDepth is the committed depth of a queue on the leader: committed
+// messages not yet removed by a committed get. Messages locked by an open
+// transaction still count; uncommitted puts do not.
+func (e *Engine) QueueDepth(name string) (int, error) {
+	return e.cl.leaderDepth(name)
+}
+
+// ErrNoLeader is returned by engine calls that need a leader while an
+// election is in progress.
+var ErrNoLeader = errors.New("engine: no cluster leader (election in progress)")
+
+func validQueueName(name string) error {
+	if name == "" {
+		return errors.New("engine: empty queue name")
+	}
+	if len(name) > 255 {
+		return fmt.Errorf("engine: queue name of %d bytes (max 255)", len(name))
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("engine: queue name %q is not valid UTF-8", name)
+	}
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; b < 0x20 || b == 0x7f {
+			return fmt.Errorf("engine: queue name %q: control byte 0x%02x not allowed", name, b)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) node(id int) (*node, error) {
+	if id < 1 || id > len(e.nodes) {
+		return nil, fmt.Errorf("engine: no node %d (cluster has %d)", id, len(e.nodes))
+	}
+	return e.nodes[id-1], nil
+}
+
+func (e *Engine) logf(format string, args ...any) {
+	if e.cfg.Logf != nil {
+		e.cfg.Logf(format, args...)
+	}
+}

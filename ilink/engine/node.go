@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"net"
+	"strconv"
+	"sync"
+)
+
+// listenerKind tells a data listener from an admin listener; the HELLO
+// handler accepts different session modes on each.
+type listenerKind uint8
+
+const (
+	dataListener listenerKind = iota
+	adminListener
+)
+
+func (k listenerKind) String() string {
+	if k == adminListener {
+		return "admin"
+	}
+	return "data"
+}
+
+// node is one cluster node's network side: its two listeners. Its
+// membership state lives in cluster, its queue state in queueStore.
+type node struct {
+	e     *Engine
+	id    int
+	data  *endpoint
+	admin *endpoint
+}
+
+func newNode(e *Engine, id int, dataAddr, adminAddr string) *node {
+	n := &node{e: e, id: id}
+	n.data = &endpoint{node: n, kind: dataListener, addr: dataAddr, conns: map[*conn]struct{}{}}
+	n.admin = &endpoint{node: n, kind: adminListener, addr: adminAddr, conns: map[*conn]struct{}{}}
+	return n
+}
+
+// endpoint is one listener and the connections it accepted. Its mutex is a
+// leaf lock: nothing else is taken while it is held, and connections are
+// closed only after it is released.
+type endpoint struct {
+	node *node
+	kind listenerKind
+	// addr is the listen address. The first listen (during Start, before
+	// any goroutine reads it) replaces it by the bound address, so a port 0
+	// becomes a real port and a restarted node reopens the SAME port. It is
+	// never written again, so it is read without a lock.
+	addr  string
+	bound bool // addr is final; touched only under Engine.faultMu or in Start
+
+	mu         sync.Mutex
+	ln         net.Listener // nil while closed
+	acceptDone chan struct{}
+	conns      map[*conn]struct{}
+}
+
+// listen binds the listener without accepting yet.
+func (ep *endpoint) listen() error {
+	ln, err := net.Listen("tcp", ep.addr)
+	if err != nil {
+		return err
+	}
+	if !ep.bound {
+		ep.addr, ep.bound = ln.Addr().String(), true
+	}
+	ep.mu.Lock()
+	ep.ln = ln
+	ep.acceptDone = nil // set by serve
+	ep.mu.Unlock()
+	return nil
+}
+
+// serve starts the accept loop of a bound listener.
+func (ep *endpoint) serve() {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if ep.ln == nil || ep.acceptDone != nil {
+		return
+	}
+	ep.acceptDone = make(chan struct{})
+	go ep.acceptLoop(ep.ln, ep.acceptDone)
+}
+
+func (ep *endpoint) acceptLoop(ln net.Listener, done chan struct{}) {
+	defer close(done)
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			return // listener closed
+		}
+		c := newConn(ep, nc)
+		ep.mu.Lock()
+		if ep.ln != ln { // closed while we accepted
+			ep.mu.Unlock()
+			nc.Close()
+			continue
+		}
+		ep.conns[c] = struct{}{}
+		ep.mu.Unlock()
+		go c.run()
+	}
+}
+
+// close closes the listener and every connection, and waits until the
+// accept loop and every connection goroutine have finished (so a killed
+// node's sessions are rolled back when KillNode returns).
+func (ep *endpoint) close() {
+	ep.mu.Lock()
+	ln, done := ep.ln, ep.acceptDone
+	ep.ln, ep.acceptDone = nil, nil
+	ep.mu.Unlock()
+	if ln != nil {
+		ln.Close()
+	}
+	if done != nil {
+		<-done
+	}
+	ep.sever()
+}
+
+// sever closes every connection, keeps the listener, and waits until the
+// connections' goroutines have finished.
+func (ep *endpoint) sever() {
+	ep.mu.Lock()
+	cs := make([]*conn, 0, len(ep.conns))
+	for c := range ep.conns {
+		cs = append(cs, c)
+	}
+	ep.mu.Unlock()
+	for _, c := range cs {
+		c.close()
+	}
+	for _, c := range cs {
+		<-c.finished
+	}
+}
+
+// forget removes a finished connection.
+func (ep *endpoint) forget(c *conn) {
+	ep.mu.Lock()
+	delete(ep.conns, c)
+	ep.mu.Unlock()
+}
+
+func (ep *endpoint) count() int {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return len(ep.conns)
+}
+
+func joinHostPort(host string, port int) string {
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
