@@ -1,0 +1,593 @@
+package wire
+
+// Topic request codes (docs/PROTOCOL.md §8).
+const (
+	CodeMetadata     Code = 1200
+	CodeProduce      Code = 1201
+	CodeFetch        Code = 1202
+	CodeListOffsets  Code = 1203
+	CodeAdminPublish Code = 1204
+	CodeCreateTopic  Code = 1205
+)
+
+func init() {
+	RegisterCodeName(CodeMetadata, "METADATA")
+	RegisterCodeName(CodeProduce, "PRODUCE")
+	RegisterCodeName(CodeFetch, "FETCH")
+	RegisterCodeName(CodeListOffsets, "LIST_OFFSETS")
+	RegisterCodeName(CodeAdminPublish, "PUBLISH")
+	RegisterCodeName(CodeCreateTopic, "CREATE TOPIC")
+}
+
+// Special timestamps of LIST_OFFSETS.
+const (
+	ListLatest   int64 = -1
+	ListEarliest int64 = -2
+)
+
+// PartError is the per-partition error pair used in topic replies; an empty
+// Name means success.
+type PartError struct {
+	Name string
+	Tail string
+}
+
+func (e *PartError) encode(w *Writer) { w.String(e.Name); w.String(e.Tail) }
+func (e *PartError) decode(r *Reader) { e.Name = r.String(); e.Tail = r.String() }
+
+// MetadataRequest asks for topics' partition-leader tables; nil Topics = all.
+type MetadataRequest struct {
+	Topics []string
+}
+
+func (m *MetadataRequest) Encode(w *Writer) {
+	w.Bool(m.Topics != nil)
+	if m.Topics != nil {
+		w.Strings(m.Topics)
+	}
+}
+
+func (m *MetadataRequest) Decode(r *Reader) {
+	if r.Bool() {
+		m.Topics = r.Strings()
+		if m.Topics == nil {
+			m.Topics = []string{}
+		}
+	}
+}
+
+// PartitionMeta is one row of the partition-leader table (spec K-22).
+type PartitionMeta struct {
+	ID          int32
+	Leader      uint16 // node id; 0 = no leader right now
+	LeaderEpoch int32
+	Replicas    []uint16
+	InSync      []uint16
+}
+
+// TopicMeta describes a topic; Err is set (MIMQE_UNKNOWN_TOPIC) for a
+// requested topic that does not exist.
+type TopicMeta struct {
+	Name       string
+	Err        PartError
+	Epoch      int32 // bumped by delete/recreate and by FLUSH
+	Partitions []PartitionMeta
+}
+
+// MetadataReply carries the node list and the partition-leader tables.
+type MetadataReply struct {
+	Nodes  []NodeInfo
+	Topics []TopicMeta
+}
+
+func (m *MetadataReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Nodes))
+	for i := range m.Nodes {
+		m.Nodes[i].Encode(w)
+	}
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Name)
+		t.Err.encode(w)
+		w.I32(t.Epoch)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.ID)
+			w.U16(p.Leader)
+			w.I32(p.LeaderEpoch)
+			writeNodeIDs(w, p.Replicas)
+			writeNodeIDs(w, p.InSync)
+		}
+	}
+}
+
+func (m *MetadataReply) Decode(r *Reader) {
+	if n := r.ArrayLen(6); n > 0 {
+		m.Nodes = make([]NodeInfo, n)
+		for i := range m.Nodes {
+			m.Nodes[i].Decode(r)
+		}
+	}
+	if n := r.ArrayLen(8); n > 0 {
+		m.Topics = make([]TopicMeta, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Name = r.String()
+			t.Err.decode(r)
+			t.Epoch = r.I32()
+			if k := r.ArrayLen(12); k > 0 {
+				t.Partitions = make([]PartitionMeta, k)
+				for j := range t.Partitions {
+					p := &t.Partitions[j]
+					p.ID = r.I32()
+					p.Leader = r.U16()
+					p.LeaderEpoch = r.I32()
+					p.Replicas = readNodeIDs(r)
+					p.InSync = readNodeIDs(r)
+				}
+			}
+		}
+	}
+}
+
+func writeNodeIDs(w *Writer, ids []uint16) {
+	w.ArrayLen(len(ids))
+	for _, id := range ids {
+		w.U16(id)
+	}
+}
+
+func readNodeIDs(r *Reader) []uint16 {
+	n := r.ArrayLen(2)
+	if n == 0 {
+		return nil
+	}
+	ids := make([]uint16, n)
+	for i := range ids {
+		ids[i] = r.U16()
+	}
+	return ids
+}
+
+// Acks values of a produce request.
+const (
+	AcksNone   int8 = 0
+	AcksLeader int8 = 1
+	AcksAll    int8 = -1
+)
+
+// ProducePartition carries the record batches of one partition (one or more
+// batches back to back, each in the batch format of §9).
+type ProducePartition struct {
+	Partition int32
+	Batches   []byte
+}
+
+// ProduceTopic groups partitions of one topic.
+type ProduceTopic struct {
+	Topic string
+	// Epoch is the topic epoch the producer learned from METADATA. A FLUSH
+	// or a delete/recreate bumps it; batches sent at an older epoch are
+	// refused with MIMQE_TOPIC_FLUSHED or MIMQE_TOPIC_EPOCH_MISMATCH.
+	Epoch      int32
+	Partitions []ProducePartition
+}
+
+// ProduceRequest is one envelope: batches for every ready partition that the
+// receiving node leads. The engine's wait for acks=all is the header's
+// timeout_ms. acks=0 requests are sent with FlagNoReply.
+type ProduceRequest struct {
+	Acks   int8
+	Topics []ProduceTopic
+}
+
+func (m *ProduceRequest) Encode(w *Writer) {
+	w.U8(uint8(m.Acks))
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.I32(t.Epoch)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			w.I32(t.Partitions[j].Partition)
+			w.Bytes(t.Partitions[j].Batches)
+		}
+	}
+}
+
+func (m *ProduceRequest) Decode(r *Reader) {
+	m.Acks = int8(r.U8())
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]ProduceTopic, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			t.Epoch = r.I32()
+			if k := r.ArrayLen(5); k > 0 {
+				t.Partitions = make([]ProducePartition, k)
+				for j := range t.Partitions {
+					t.Partitions[j].Partition = r.I32()
+					t.Partitions[j].Batches = r.Bytes()
+				}
+			}
+		}
+	}
+}
+
+// ProducePartitionResult answers one partition of a produce request.
+// BaseOffset is the offset of the first record of the first batch; for a
+// duplicate batch it is the original offset. LeaderHint is the node id of
+// the partition's leader when Err is MIMQE_FOLLOWER_NODE (0 if unknown).
+type ProducePartitionResult struct {
+	Partition     int32
+	Err           PartError
+	BaseOffset    int64
+	LogAppendTime int64
+	LeaderHint    uint16
+}
+
+// ProduceTopicResult groups partition results of one topic.
+type ProduceTopicResult struct {
+	Topic      string
+	Partitions []ProducePartitionResult
+}
+
+// ProduceReply answers a produce request partition by partition.
+type ProduceReply struct {
+	Topics []ProduceTopicResult
+}
+
+func (m *ProduceReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.Partition)
+			p.Err.encode(w)
+			w.I64(p.BaseOffset)
+			w.I64(p.LogAppendTime)
+			w.U16(p.LeaderHint)
+		}
+	}
+}
+
+func (m *ProduceReply) Decode(r *Reader) {
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]ProduceTopicResult, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			if k := r.ArrayLen(24); k > 0 {
+				t.Partitions = make([]ProducePartitionResult, k)
+				for j := range t.Partitions {
+					p := &t.Partitions[j]
+					p.Partition = r.I32()
+					p.Err.decode(r)
+					p.BaseOffset = r.I64()
+					p.LogAppendTime = r.I64()
+					p.LeaderHint = r.U16()
+				}
+			}
+		}
+	}
+}
+
+// FetchPartition asks for records of one partition from Offset on.
+type FetchPartition struct {
+	Partition int32
+	Offset    int64
+	MaxBytes  int32
+}
+
+// FetchTopic groups partitions of one topic.
+type FetchTopic struct {
+	Topic      string
+	Partitions []FetchPartition
+}
+
+// FetchRequest is a long-poll: the engine answers when MinBytes are
+// available or the header's timeout_ms passes.
+type FetchRequest struct {
+	MinBytes int32
+	MaxBytes int32
+	Topics   []FetchTopic
+}
+
+func (m *FetchRequest) Encode(w *Writer) {
+	w.I32(m.MinBytes)
+	w.I32(m.MaxBytes)
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.Partition)
+			w.I64(p.Offset)
+			w.I32(p.MaxBytes)
+		}
+	}
+}
+
+func (m *FetchRequest) Decode(r *Reader) {
+	m.MinBytes = r.I32()
+	m.MaxBytes = r.I32()
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]FetchTopic, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			if k := r.ArrayLen(16); k > 0 {
+				t.Partitions = make([]FetchPartition, k)
+				for j := range t.Partitions {
+					p := &t.Partitions[j]
+					p.Partition = r.I32()
+					p.Offset = r.I64()
+					p.MaxBytes = r.I32()
+				}
+			}
+		}
+	}
+}
+
+// FetchPartitionResult carries whole record batches (the first may start
+// before the requested offset; the client skips records below it).
+// Err MIMQE_OFFSET_OUT_OF_RANGE comes with LogStart and HighWatermark so the
+// client can reset; MIMQE_FOLLOWER_NODE comes with LeaderHint.
+type FetchPartitionResult struct {
+	Partition     int32
+	Err           PartError
+	HighWatermark int64
+	LogStart      int64
+	LeaderHint    uint16
+	Batches       []byte
+}
+
+// FetchTopicResult groups partition results.
+type FetchTopicResult struct {
+	Topic      string
+	Partitions []FetchPartitionResult
+}
+
+// FetchReply answers a fetch.
+type FetchReply struct {
+	Topics []FetchTopicResult
+}
+
+func (m *FetchReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.Partition)
+			p.Err.encode(w)
+			w.I64(p.HighWatermark)
+			w.I64(p.LogStart)
+			w.U16(p.LeaderHint)
+			w.Bytes(p.Batches)
+		}
+	}
+}
+
+func (m *FetchReply) Decode(r *Reader) {
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]FetchTopicResult, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			if k := r.ArrayLen(25); k > 0 {
+				t.Partitions = make([]FetchPartitionResult, k)
+				for j := range t.Partitions {
+					p := &t.Partitions[j]
+					p.Partition = r.I32()
+					p.Err.decode(r)
+					p.HighWatermark = r.I64()
+					p.LogStart = r.I64()
+					p.LeaderHint = r.U16()
+					p.Batches = r.Bytes()
+				}
+			}
+		}
+	}
+}
+
+// ListOffsetsPartition asks for the first offset whose timestamp is at or
+// after Timestamp (ms), or ListLatest / ListEarliest.
+type ListOffsetsPartition struct {
+	Partition int32
+	Timestamp int64
+}
+
+// ListOffsetsTopic groups partitions.
+type ListOffsetsTopic struct {
+	Topic      string
+	Partitions []ListOffsetsPartition
+}
+
+// ListOffsetsRequest is LIST_OFFSETS (time → offset).
+type ListOffsetsRequest struct {
+	Topics []ListOffsetsTopic
+}
+
+func (m *ListOffsetsRequest) Encode(w *Writer) {
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for _, p := range t.Partitions {
+			w.I32(p.Partition)
+			w.I64(p.Timestamp)
+		}
+	}
+}
+
+func (m *ListOffsetsRequest) Decode(r *Reader) {
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]ListOffsetsTopic, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			if k := r.ArrayLen(12); k > 0 {
+				t.Partitions = make([]ListOffsetsPartition, k)
+				for j := range t.Partitions {
+					t.Partitions[j].Partition = r.I32()
+					t.Partitions[j].Timestamp = r.I64()
+				}
+			}
+		}
+	}
+}
+
+// ListOffsetsPartitionResult: Offset is the end offset when no record is at
+// or after the time.
+type ListOffsetsPartitionResult struct {
+	Partition  int32
+	Err        PartError
+	Offset     int64
+	Timestamp  int64
+	LeaderHint uint16
+}
+
+// ListOffsetsTopicResult groups partition results.
+type ListOffsetsTopicResult struct {
+	Topic      string
+	Partitions []ListOffsetsPartitionResult
+}
+
+// ListOffsetsReply answers LIST_OFFSETS.
+type ListOffsetsReply struct {
+	Topics []ListOffsetsTopicResult
+}
+
+func (m *ListOffsetsReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.Partition)
+			p.Err.encode(w)
+			w.I64(p.Offset)
+			w.I64(p.Timestamp)
+			w.U16(p.LeaderHint)
+		}
+	}
+}
+
+func (m *ListOffsetsReply) Decode(r *Reader) {
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]ListOffsetsTopicResult, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			if k := r.ArrayLen(24); k > 0 {
+				t.Partitions = make([]ListOffsetsPartitionResult, k)
+				for j := range t.Partitions {
+					p := &t.Partitions[j]
+					p.Partition = r.I32()
+					p.Err.decode(r)
+					p.Offset = r.I64()
+					p.Timestamp = r.I64()
+					p.LeaderHint = r.U16()
+				}
+			}
+		}
+	}
+}
+
+// AdminPublishRequest publishes one record over an admin connection:
+// round-robin partition, acks=1, no idempotence (spec A-06..A-09).
+type AdminPublishRequest struct {
+	Topic   string
+	Key     []byte
+	Value   []byte
+	Headers []RecordHeader
+}
+
+func (m *AdminPublishRequest) Encode(w *Writer) {
+	w.String(m.Topic)
+	w.Bytes(m.Key)
+	w.Bytes(m.Value)
+	w.ArrayLen(len(m.Headers))
+	for _, h := range m.Headers {
+		w.String(h.Key)
+		w.Bytes(h.Value)
+	}
+}
+
+func (m *AdminPublishRequest) Decode(r *Reader) {
+	m.Topic = r.String()
+	m.Key = r.Bytes()
+	m.Value = r.Bytes()
+	if n := r.ArrayLen(2); n > 0 {
+		m.Headers = make([]RecordHeader, n)
+		for i := range m.Headers {
+			m.Headers[i].Key = r.String()
+			m.Headers[i].Value = r.Bytes()
+		}
+	}
+}
+
+// AdminPublishReply is (offset, timestamp, partition).
+type AdminPublishReply struct {
+	Offset      int64
+	TimestampMs int64
+	Partition   int32
+}
+
+func (m *AdminPublishReply) Encode(w *Writer) {
+	w.I64(m.Offset)
+	w.I64(m.TimestampMs)
+	w.I32(m.Partition)
+}
+
+func (m *AdminPublishReply) Decode(r *Reader) {
+	m.Offset = r.I64()
+	m.TimestampMs = r.I64()
+	m.Partition = r.I32()
+}
+
+// CreateTopicRequest creates a topic from a property string such as
+// "partitions=3,replicas=2,retention.ms=3600000,retention.bytes=1073741824"
+// (spec W-13, T-01).
+type CreateTopicRequest struct {
+	Topic      string
+	Properties string
+}
+
+func (m *CreateTopicRequest) Encode(w *Writer) { w.String(m.Topic); w.String(m.Properties) }
+func (m *CreateTopicRequest) Decode(r *Reader) { m.Topic = r.String(); m.Properties = r.String() }
+
+// CodeInitProducer asks the engine for a producer id (idempotent producers).
+const CodeInitProducer Code = 1206
+
+func init() { RegisterCodeName(CodeInitProducer, "INIT PRODUCER") }
+
+// InitProducerRequest asks for a fresh producer id.
+type InitProducerRequest struct{ ClientName string }
+
+func (m *InitProducerRequest) Encode(w *Writer) { w.String(m.ClientName) }
+func (m *InitProducerRequest) Decode(r *Reader) { m.ClientName = r.String() }
+
+// InitProducerReply carries the producer id and epoch; sequences of a new
+// producer id start at 0 in every partition.
+type InitProducerReply struct {
+	ProducerID int64
+	Epoch      int16
+}
+
+func (m *InitProducerReply) Encode(w *Writer) { w.I64(m.ProducerID); w.I16(m.Epoch) }
+func (m *InitProducerReply) Decode(r *Reader) { m.ProducerID = r.I64(); m.Epoch = r.I16() }
