@@ -1,0 +1,116 @@
+// Package common holds what the dashboard's root model, components and
+// views share: the program Context (size, configuration, styles, keys,
+// clock), the message types that carry asynchronous results to their owner,
+// the key map, the theme, and text helpers. It imports no view.
+package common
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/config"
+)
+
+// Context is the one value every part of the dashboard shares (gh-dash's
+// ProgramContext, soft-serve's Common). The root model owns it; views keep
+// the pointer and read it when they render, so a resize or a theme change
+// reaches everyone without being passed around.
+type Context struct {
+	// Width and Height are the terminal size in cells.
+	Width, Height int
+
+	// Config is the effective context configuration (refresh intervals,
+	// theme, tail buffer...).
+	Config config.Context
+	// Name is the context name shown in the status bar.
+	Name string
+	// Contexts are the names :ctx completes.
+	Contexts []string
+	// ReadOnly hides every mutating action (the client layer refuses them
+	// anyway; the dashboard just does not offer them).
+	ReadOnly bool
+	// Demo marks the embedded demo engine (DEMO badge).
+	Demo bool
+
+	// Now is the clock; tests fix it.
+	Now func() time.Time
+	// Tick arms a timer (tea.Tick in production). Tests replace it to run
+	// polling by hand.
+	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+
+	// ThemeName is config.ThemeAuto, ThemeDark or ThemeLight; Dark is the
+	// resolved background (auto starts dark until the terminal answers).
+	ThemeName string
+	Dark      bool
+	Mode      ColorMode
+	Styles    *Styles
+	Keys      *KeyMap
+}
+
+// NewContext builds a Context from the effective configuration. getenv is
+// used for NO_COLOR only (pass os.Getenv). demo marks the embedded engine.
+func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Context {
+	c := &Context{
+		Width:     80,
+		Height:    24,
+		Config:    cfg,
+		Name:      cfg.Name,
+		ReadOnly:  cfg.ReadOnly,
+		Demo:      demo,
+		Now:       time.Now,
+		Tick:      tea.Tick,
+		ThemeName: cfg.Theme,
+		Dark:      cfg.Theme != config.ThemeLight,
+	}
+	if c.Name == "" {
+		if demo {
+			c.Name = "demo"
+		} else {
+			c.Name = "default"
+		}
+	}
+	if getenv != nil && getenv("NO_COLOR") != "" {
+		c.Mode = NoColor
+	}
+	c.Rebuild()
+	return c
+}
+
+// Rebuild recomputes Styles and Keys after Dark, Mode or ReadOnly changed.
+func (c *Context) Rebuild() {
+	t := DarkTheme()
+	if !c.Dark {
+		t = LightTheme()
+	}
+	c.Styles = NewStyles(t, c.Mode)
+	c.Keys = NewKeyMap(c.ReadOnly)
+}
+
+// Interval returns the polling interval of a resource from the context's
+// refresh settings, with the defaults for anything unset.
+func (c *Context) Interval(r ResID) time.Duration {
+	ref := c.Config.Refresh
+	def := config.DefaultRefresh()
+	pick := func(v, d time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return d
+	}
+	switch r {
+	case ResSummary, ResStats:
+		return pick(ref.Overview, def.Overview)
+	case ResTopics:
+		return pick(ref.Topics, def.Topics)
+	case ResGroups:
+		return pick(ref.Groups, def.Groups)
+	case ResQueues:
+		return pick(ref.Queues, def.Queues)
+	case ResCluster, ResLeaders:
+		return pick(ref.Cluster, def.Cluster)
+	case ResReplication:
+		return pick(ref.Replication, def.Replication)
+	}
+	return 2 * time.Second
+}

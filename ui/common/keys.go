@@ -1,0 +1,112 @@
+package common
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key binding of the dashboard, in one place. The `?` help
+// is generated from it, so what help shows is what the keys do. Bindings of
+// mutating actions are disabled in read-only mode: a disabled binding is
+// left out of help and never matches (key.Matches checks Enabled), so the
+// action is neither offered nor reachable from the keyboard.
+type KeyMap struct {
+	// Global.
+	Quit, ForceQuit, Help, Command, Redraw, Refresh, NextTab, PrevTab, Back key.Binding
+	Tabs                                                                    [7]key.Binding
+	TabsHelp                                                                key.Binding // display only: "1-7"
+
+	// Tables.
+	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Top, Bottom key.Binding
+	Open, Filter, Sort, Reverse, Pane                         key.Binding
+
+	// Topics.
+	Tail, Publish, CreateTopic, DeleteTopic, FlushTopic, Internal key.Binding
+
+	// Groups.
+	Seek, DeleteGroup key.Binding
+
+	// Cluster.
+	EditCluster, AddNode, RemoveNode key.Binding
+
+	// Dialogs.
+	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
+}
+
+// NewKeyMap returns the bindings; readOnly disables the mutating ones.
+func NewKeyMap(readOnly bool) *KeyMap {
+	b := key.NewBinding
+	k := &KeyMap{
+		Quit:      b(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: b(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
+		Help:      b(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command:   b(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Redraw:    b(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "redraw")),
+		Refresh:   b(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh now")),
+		NextTab:   b(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:   b(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Back:      b(key.WithKeys("esc"), key.WithHelp("esc", "back / clear filter")),
+		TabsHelp:  b(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "go to tab")),
+
+		Up:       b(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     b(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   b(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: b(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		HalfUp:   b(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
+		HalfDown: b(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
+		Top:      b(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
+		Bottom:   b(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+		Open:     b(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Filter:   b(key.WithKeys("/"), key.WithHelp("/", "filter (!x excludes)")),
+		Sort:     b(key.WithKeys("s"), key.WithHelp("s", "sort column")),
+		Reverse:  b(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Pane:     b(key.WithKeys("v"), key.WithHelp("v", "switch pane")),
+
+		Tail:        b(key.WithKeys("t"), key.WithHelp("t", "tail topic")),
+		Publish:     b(key.WithKeys("p"), key.WithHelp("p", "publish to topic")),
+		CreateTopic: b(key.WithKeys("n"), key.WithHelp("n", "new topic")),
+		DeleteTopic: b(key.WithKeys("D"), key.WithHelp("D", "delete topic")),
+		FlushTopic:  b(key.WithKeys("F"), key.WithHelp("F", "flush topic")),
+		Internal:    b(key.WithKeys("i"), key.WithHelp("i", "show internal topics")),
+
+		Seek:        b(key.WithKeys("o"), key.WithHelp("o", "seek offsets")),
+		DeleteGroup: b(key.WithKeys("D"), key.WithHelp("D", "delete group")),
+
+		EditCluster: b(key.WithKeys("e"), key.WithHelp("e", "edit properties")),
+		AddNode:     b(key.WithKeys("a"), key.WithHelp("a", "add node")),
+		RemoveNode:  b(key.WithKeys("D"), key.WithHelp("D", "remove node")),
+
+		Confirm:   b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "confirm")),
+		Cancel:    b(key.WithKeys("esc", "n"), key.WithHelp("esc/n", "cancel")),
+		NextField: b(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
+		PrevField: b(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
+		Left:      b(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
+		Right:     b(key.WithKeys("right", "space"), key.WithHelp("→/space", "next choice")),
+		Resend:    b(key.WithKeys("r"), key.WithHelp("r", "resend same version")),
+	}
+	for i := range k.Tabs {
+		d := string(rune('1' + i))
+		k.Tabs[i] = b(key.WithKeys(d), key.WithHelp(d, "tab "+d))
+	}
+	if readOnly {
+		for _, m := range k.Mutating() {
+			m.SetEnabled(false)
+		}
+	}
+	return k
+}
+
+// Mutating returns the bindings of actions that change the cluster.
+func (k *KeyMap) Mutating() []*key.Binding {
+	return []*key.Binding{
+		&k.Publish, &k.CreateTopic, &k.DeleteTopic, &k.FlushTopic,
+		&k.Seek, &k.DeleteGroup, &k.EditCluster, &k.AddNode, &k.RemoveNode, &k.Resend,
+	}
+}
+
+// GlobalHelp is the help column of keys that work everywhere.
+func (k *KeyMap) GlobalHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Command, k.NextTab, k.PrevTab, k.TabsHelp, k.Back, k.Refresh, k.Redraw, k.Quit, k.ForceQuit}
+}
+
+// TableHelp is the help column of table navigation keys.
+func (k *KeyMap) TableHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.Filter, k.Sort, k.Reverse}
+}

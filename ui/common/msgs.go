@@ -1,0 +1,162 @@
+package common
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// ViewID names a tab. Async results are addressed to a view by its ID, so a
+// reply for a view that is not on screen still lands in it.
+type ViewID int
+
+// The tabs, in tab order.
+const (
+	ViewOverview ViewID = iota
+	ViewTopics
+	ViewGroups
+	ViewCluster
+	ViewQueues
+	ViewTail
+	ViewPublish
+	NumViews
+)
+
+func (v ViewID) String() string {
+	switch v {
+	case ViewOverview:
+		return "overview"
+	case ViewTopics:
+		return "topics"
+	case ViewGroups:
+		return "groups"
+	case ViewCluster:
+		return "cluster"
+	case ViewQueues:
+		return "queues"
+	case ViewTail:
+		return "tail"
+	case ViewPublish:
+		return "publish"
+	}
+	return "view?"
+}
+
+// ResID names a polled admin resource. The root polls each with its own
+// tick, re-armed only when its reply arrives, and fans the data out to every
+// view (a view ignores what it does not use), so a resource shown by two
+// views is still fetched once per interval.
+type ResID int
+
+// The polled resources.
+const (
+	ResSummary     ResID = iota // cluster name, engine version, nodes, leader
+	ResStats                    // queue-manager-wide StatSeries
+	ResTopics                   // topic list
+	ResGroups                   // group list
+	ResQueues                   // queue list
+	ResCluster                  // cluster definition (ClusterProperty)
+	ResReplication              // replication status
+	ResLeaders                  // leadership table
+	NumRes
+)
+
+func (r ResID) String() string {
+	switch r {
+	case ResSummary:
+		return "nodes"
+	case ResStats:
+		return "stats"
+	case ResTopics:
+		return "topics"
+	case ResGroups:
+		return "groups"
+	case ResQueues:
+		return "queues"
+	case ResCluster:
+		return "cluster"
+	case ResReplication:
+		return "replication"
+	case ResLeaders:
+		return "leaders"
+	}
+	return "resource?"
+}
+
+// DataMsg is a fresh, non-stale reply of a polled resource, fanned out to
+// every view. Data's type is fixed per resource (see the views' sources).
+type DataMsg struct {
+	Res ResID
+	// Sent is when the request went out, At when its reply arrived. A view
+	// waiting for a read made after some event (the re-read after
+	// MIMQE_CLUSTER_NOT_COMMITTED) compares Sent with the event's time.
+	Sent time.Time
+	At   time.Time
+	Data any
+}
+
+// PollErrMsg is a failed poll, fanned out like DataMsg; views keep their
+// last good data.
+type PollErrMsg struct {
+	Res ResID
+	At  time.Time
+	Err error
+}
+
+// ViewMsg is an asynchronous result addressed to one view (gh-dash's
+// section envelope). Gen is the view's own generation counter at the time
+// the command started: the view drops replies whose Gen is not current
+// (it left the detail, or opened another one meanwhile).
+type ViewMsg struct {
+	To  ViewID
+	Gen uint64
+	Msg any
+}
+
+// Address runs fn in a command and delivers its result to view `to`.
+func Address(to ViewID, gen uint64, fn func() any) tea.Cmd {
+	return func() tea.Msg { return ViewMsg{To: to, Gen: gen, Msg: fn()} }
+}
+
+// RefreshMsg asks the root to poll resources now (after a mutation, or
+// for the re-read after MIMQE_CLUSTER_NOT_COMMITTED).
+type RefreshMsg struct{ Res []ResID }
+
+// Refresh returns a command asking for an immediate poll of res.
+func Refresh(res ...ResID) tea.Cmd {
+	return func() tea.Msg { return RefreshMsg{Res: res} }
+}
+
+// OpenTailMsg asks the root to open the tail view on a topic or pattern.
+type OpenTailMsg struct{ Pattern string }
+
+// OpenPublishMsg asks the root to open the publish view (Topic may be "").
+type OpenPublishMsg struct{ Topic string }
+
+// SwitchViewMsg asks the root to show a tab.
+type SwitchViewMsg struct{ To ViewID }
+
+// Level grades a flash message.
+type Level int
+
+// Flash levels.
+const (
+	LevelInfo Level = iota
+	LevelOK
+	LevelWarn
+	LevelError
+)
+
+// FlashMsg shows a transient message on the hint line.
+type FlashMsg struct {
+	Text  string // already sanitized
+	Level Level
+}
+
+// Flash returns a command that shows a transient message.
+func Flash(level Level, text string) tea.Cmd {
+	return func() tea.Msg { return FlashMsg{Text: text, Level: level} }
+}
+
+// Send wraps a message in a command.
+func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }

@@ -1,0 +1,229 @@
+package ui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/fakes"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screens under testdata/golden")
+
+// tickReq is what the harness's Context.Tick returns instead of sleeping:
+// the harness runs a virtual clock and fires ticks when it passes them.
+type tickReq struct {
+	due time.Time
+	fn  func(time.Time) tea.Msg
+}
+
+type harness struct {
+	t       testing.TB
+	m       *Model
+	src     *fakes.Source
+	ctx     *Context
+	now     time.Time
+	pending []tickReq
+	quit    bool
+}
+
+type harnessOpt func(*config.Context, *Context)
+
+func readOnly() harnessOpt { return func(c *config.Context, _ *Context) { c.ReadOnly = true } }
+
+func newHarness(t testing.TB, w, h int, opts ...harnessOpt) *harness {
+	t.Helper()
+	return newHarnessWith(t, fakes.NewDemo(), w, h, opts...)
+}
+
+func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOpt) *harness {
+	t.Helper()
+	hs := &harness{t: t, src: src, now: src.Now()}
+	cfg := config.DefaultContext()
+	cfg.Theme = config.ThemeDark
+	for _, o := range opts {
+		o(&cfg, nil)
+	}
+	ctx := NewContext(cfg, true, func(string) string { return "" })
+	ctx.Mode = common.Plain
+	ctx.Rebuild()
+	ctx.Now = func() time.Time { return hs.now }
+	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		due := hs.now.Add(d)
+		return func() tea.Msg { return tickReq{due: due, fn: fn} }
+	}
+	for _, o := range opts {
+		o(&cfg, ctx)
+	}
+	hs.ctx = ctx
+	hs.m = New(ctx, src)
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.Init())
+	return hs
+}
+
+// run executes commands synchronously, breadth first, feeding their
+// messages back into the model; ticks are parked on the virtual clock.
+func (h *harness) run(cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tickReq:
+			h.pending = append(h.pending, msg)
+		case tea.QuitMsg:
+			h.quit = true
+		default:
+			_, next := h.m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+func (h *harness) send(msg tea.Msg) {
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+// advance moves the fake cluster and the clock by d, firing due ticks in
+// order.
+func (h *harness) advance(d time.Duration) {
+	h.src.Advance(d)
+	end := h.now.Add(d)
+	for {
+		slices.SortStableFunc(h.pending, func(a, b tickReq) int { return a.due.Compare(b.due) })
+		if len(h.pending) == 0 || h.pending[0].due.After(end) {
+			break
+		}
+		tr := h.pending[0]
+		h.pending = h.pending[1:]
+		if tr.due.After(h.now) {
+			h.now = tr.due
+		}
+		h.send(tr.fn(h.now))
+	}
+	h.now = end
+}
+
+// warm runs n polling rounds of 2 s so histories and health have data.
+func (h *harness) warm(n int) {
+	for i := 0; i < n; i++ {
+		h.advance(2 * time.Second)
+	}
+}
+
+func (h *harness) key(keys ...string) {
+	for _, k := range keys {
+		h.send(keyMsg(k))
+	}
+}
+
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(keyMsg(string(r)))
+	}
+}
+
+// keyMsg builds a key press from its string form ("enter", "ctrl+c", "G").
+func keyMsg(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	}
+	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(s)[0]
+	k := tea.KeyPressMsg{Code: r, Text: s}
+	if r >= 'A' && r <= 'Z' {
+		k.Code = r + 'a' - 'A'
+		k.ShiftedCode = r
+		k.Mod = tea.ModShift
+	}
+	return k
+}
+
+func (h *harness) screen() string { return ansi.Strip(h.m.View().Content) }
+
+// assertFrame checks the frame's geometry: exactly height lines, none
+// wider than width (under both width methods).
+func assertFrame(t testing.TB, content string, w, hgt int) {
+	t.Helper()
+	lines := strings.Split(content, "\n")
+	if len(lines) != hgt {
+		t.Fatalf("%dx%d: frame has %d lines", w, hgt, len(lines))
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidthWc(l); n > w {
+			t.Fatalf("%dx%d: line %d is %d cells wide (wc): %q", w, hgt, i, n, ansi.Strip(l))
+		}
+		if n := ansi.StringWidth(l); n > w {
+			t.Fatalf("%dx%d: line %d is %d cells wide (grapheme): %q", w, hgt, i, n, ansi.Strip(l))
+		}
+	}
+}
+
+// golden compares a screen with testdata/golden/name.golden (rewritten
+// with -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".golden")
+	// Trailing spaces are noise in diffs; the geometry is checked apart.
+	lines := strings.Split(got, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	got = strings.Join(lines, "\n") + "\n"
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run %s -update)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("screen %s differs from the golden file (go test ./ui -run '%s' -update to accept):\n--- got\n%s\n--- want\n%s", name, t.Name(), got, want)
+	}
+}

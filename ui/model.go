@@ -1,0 +1,447 @@
+// Package ui is ilinkdash's terminal dashboard: a Bubble Tea v2 root model
+// that routes messages to its tabs (package ui/views), owns the shared
+// Context, polls the admin resources, and draws the tab bar, the hint line
+// and the status bar.
+//
+// Running it:
+//
+//	ctx := ui.NewContext(resolved.Context, resolved.Embedded, os.Getenv)
+//	m := ui.New(ctx, sources, ui.WithSwitcher(switchFn))
+//	p := tea.NewProgram(m, tea.WithContext(cmdCtx))
+//	_, err := p.Run()
+//
+// No program option is needed for the alternate screen or the mouse: the
+// model's View sets AltScreen, MouseMode (cell motion) and the window title
+// (Bubble Tea v2 declarative view). Tests use tea.WithWindowSize and
+// tea.WithColorProfile. Nothing else may write to the terminal while the
+// program runs (log to a file with --debug).
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views"
+)
+
+// Context is the shared program context (see common.Context).
+type Context = common.Context
+
+// Sources is everything the dashboard reads and calls (see views.Sources).
+type Sources = views.Sources
+
+// NewContext builds the Context from the effective configuration; demo
+// marks the embedded demo engine; getenv is os.Getenv (NO_COLOR).
+func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Context {
+	return common.NewContext(cfg, demo, getenv)
+}
+
+// Switcher connects to another configured context for `:ctx NAME`. It runs
+// in a command (it may dial); the dashboard then drops everything it had
+// from the old context. Closing the old connections is the switcher's job.
+type Switcher func(ctx context.Context, name string) (Sources, config.Context, error)
+
+// Option configures the root model.
+type Option func(*Model)
+
+// WithSwitcher enables `:ctx NAME`.
+func WithSwitcher(s Switcher) Option { return func(m *Model) { m.switcher = s } }
+
+// flashFor is how long a flash message stays on the hint line.
+const flashFor = 6 * time.Second
+
+// Model is the root model.
+type Model struct {
+	ctx      *Context
+	src      Sources
+	views    [common.NumViews]common.View
+	overview *views.Overview
+	tail     *views.Placeholder
+	publish  *views.Placeholder
+	active   common.ViewID
+	poll     *poller
+	switcher Switcher
+
+	cmdOpen  bool
+	cmd      components.Input
+	cmdMatch []string
+	cmdSel   int
+
+	helpOpen   bool
+	helpScroll int
+
+	flash      string
+	flashLevel common.Level
+	flashAt    time.Time
+
+	topicNames []string // safe topic names for completion
+	switching  string
+}
+
+// New returns the dashboard's root model.
+func New(ctx *Context, src Sources, opts ...Option) *Model {
+	m := &Model{ctx: ctx, src: src, active: common.ViewOverview}
+	m.cmd = components.NewInput(":", "topics, groups, tail PATTERN, ctx NAME… (tab completes)")
+	for _, o := range opts {
+		o(m)
+	}
+	m.buildViews()
+	m.poll = newPoller(ctx, fetchers(src), m.wanted)
+	return m
+}
+
+func (m *Model) buildViews() {
+	ctx, src := m.ctx, m.src
+	m.overview = views.NewOverview(ctx)
+	m.tail = views.NewPlaceholder(ctx, common.ViewTail, "Tail")
+	m.publish = views.NewPlaceholder(ctx, common.ViewPublish, "Publish")
+	m.views = [common.NumViews]common.View{
+		common.ViewOverview: m.overview,
+		common.ViewTopics:   views.NewTopics(ctx, src),
+		common.ViewGroups:   views.NewGroups(ctx, src),
+		common.ViewCluster:  views.NewCluster(ctx, src),
+		common.ViewQueues:   views.NewQueues(ctx),
+		common.ViewTail:     m.tail,
+		common.ViewPublish:  m.publish,
+	}
+	m.resize()
+}
+
+// fetchers maps each polled resource to its source call.
+func fetchers(src Sources) map[common.ResID]fetchFunc {
+	return map[common.ResID]fetchFunc{
+		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
+		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
+		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },
+		common.ResGroups:      func(c context.Context) (any, error) { return src.ListGroups(c) },
+		common.ResQueues:      func(c context.Context) (any, error) { return src.ListQueues(c) },
+		common.ResCluster:     func(c context.Context) (any, error) { return src.ClusterProperty(c) },
+		common.ResReplication: func(c context.Context) (any, error) { return src.ReplicationStatus(c) },
+		common.ResLeaders:     func(c context.Context) (any, error) { return src.ClusterLeadTable(c) },
+	}
+}
+
+// wanted: the node summary, topics, groups and queues feed the overview's
+// counts and alerts and always poll; the rest only while a view that
+// shows them is active.
+func (m *Model) wanted(r common.ResID) bool {
+	switch r {
+	case common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues:
+		return true
+	}
+	for _, w := range m.views[m.active].Wants() {
+		if w == r {
+			return true
+		}
+	}
+	return false
+}
+
+// visible reports whether a tab is offered (publish is hidden read-only).
+func (m *Model) visible(id common.ViewID) bool {
+	return !(id == common.ViewPublish && m.ctx.ReadOnly)
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.poll.start()}
+	if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	for _, v := range m.views {
+		cmds = append(cmds, v.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) bodyHeight() int { return max(m.ctx.Height-3, 0) }
+
+func (m *Model) resize() {
+	for _, v := range m.views {
+		v.SetSize(m.ctx.Width, m.bodyHeight())
+	}
+	m.cmd.SetWidth(m.ctx.Width)
+}
+
+func (m *Model) setActive(id common.ViewID) tea.Cmd {
+	if id < 0 || id >= common.NumViews || !m.visible(id) {
+		return nil
+	}
+	m.active = id
+	return m.poll.wake()
+}
+
+func (m *Model) setFlash(level common.Level, text string) {
+	m.flash, m.flashLevel, m.flashAt = text, level, m.ctx.Now()
+}
+
+// ctxSwitchedMsg is the result of a :ctx switch.
+type ctxSwitchedMsg struct {
+	name string
+	src  Sources
+	cfg  config.Context
+	err  error
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
+			m.ctx.Dark = msg.IsDark()
+			m.ctx.Rebuild()
+		}
+		return m, nil
+	case pollTickMsg:
+		return m, m.poll.onTick(msg)
+	case pollResultMsg:
+		out, next := m.poll.onResult(msg)
+		if out == nil {
+			return m, nil
+		}
+		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResTopics {
+			m.noteTopics(d.Data)
+		}
+		return m, tea.Batch(next, m.fanOut(out))
+	case common.ViewMsg:
+		if msg.To >= 0 && msg.To < common.NumViews {
+			return m, m.views[msg.To].Update(msg)
+		}
+		return m, nil
+	case common.RefreshMsg:
+		var cmds []tea.Cmd
+		for _, r := range msg.Res {
+			cmds = append(cmds, m.poll.refresh(r))
+		}
+		return m, tea.Batch(cmds...)
+	case common.OpenTailMsg:
+		m.tail.SetTarget(msg.Pattern)
+		return m, m.setActive(common.ViewTail)
+	case common.OpenPublishMsg:
+		if m.ctx.ReadOnly {
+			m.setFlash(common.LevelError, "read-only context: publishing is disabled")
+			return m, nil
+		}
+		m.publish.SetTarget(msg.Topic)
+		return m, m.setActive(common.ViewPublish)
+	case common.SwitchViewMsg:
+		return m, m.setActive(msg.To)
+	case common.FlashMsg:
+		m.setFlash(msg.Level, msg.Text)
+		return m, nil
+	case ctxSwitchedMsg:
+		return m, m.applySwitch(msg)
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.cmdOpen {
+			m.cmd.Update(msg)
+			m.updateCompletion()
+			return m, nil
+		}
+		return m, m.views[m.active].Update(msg)
+	case tea.MouseClickMsg:
+		return m, m.handleClick(msg)
+	case tea.MouseWheelMsg:
+		if m.helpOpen {
+			if msg.Button == tea.MouseWheelDown {
+				m.helpScroll++
+			} else if msg.Button == tea.MouseWheelUp {
+				m.helpScroll = max(0, m.helpScroll-1)
+			}
+			return m, nil
+		}
+		mm := msg
+		mm.Y--
+		return m, m.views[m.active].Update(mm)
+	}
+	return m, nil
+}
+
+// fanOut sends a polled result to every view.
+func (m *Model) fanOut(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.views))
+	for _, v := range m.views {
+		cmds = append(cmds, v.Update(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) noteTopics(data any) {
+	m.topicNames = m.topicNames[:0]
+	for _, name := range topicNamesOf(data) {
+		// Only names that need no sanitizing are offered for completion:
+		// the command line then carries the real name.
+		if sanitize.String(name) == name && !strings.ContainsAny(name, " ") {
+			m.topicNames = append(m.topicNames, name)
+		}
+	}
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.ctx.Keys
+	if key.Matches(msg, k.ForceQuit) {
+		return m.quit()
+	}
+	if m.helpOpen {
+		switch {
+		case key.Matches(msg, k.Help, k.Back, k.Quit):
+			m.helpOpen = false
+		case key.Matches(msg, k.Down, k.PageDown):
+			m.helpScroll++
+		case key.Matches(msg, k.Up, k.PageUp):
+			m.helpScroll = max(0, m.helpScroll-1)
+		}
+		return nil
+	}
+	if m.cmdOpen {
+		return m.cmdKey(msg)
+	}
+	v := m.views[m.active]
+	if v.Capturing() {
+		return v.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.helpOpen, m.helpScroll = true, 0
+		return nil
+	case key.Matches(msg, k.Command):
+		m.openCmd()
+		return nil
+	case key.Matches(msg, k.Redraw):
+		return tea.ClearScreen
+	case key.Matches(msg, k.Refresh):
+		return m.refreshActive()
+	case key.Matches(msg, k.NextTab):
+		return m.cycleTab(1)
+	case key.Matches(msg, k.PrevTab):
+		return m.cycleTab(-1)
+	case key.Matches(msg, k.Back):
+		v.Back()
+		return nil
+	}
+	for i, b := range k.Tabs {
+		if key.Matches(msg, b) {
+			return m.setActive(common.ViewID(i))
+		}
+	}
+	return v.Update(msg)
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.poll.stop()
+	return tea.Quit
+}
+
+func (m *Model) cycleTab(d int) tea.Cmd {
+	id := m.active
+	for i := 0; i < int(common.NumViews); i++ {
+		id = (id + common.ViewID(d) + common.NumViews) % common.NumViews
+		if m.visible(id) {
+			return m.setActive(id)
+		}
+	}
+	return nil
+}
+
+func (m *Model) refreshActive() tea.Cmd {
+	v := m.views[m.active]
+	res := append([]common.ResID{common.ResSummary}, v.Wants()...)
+	if p := v.Primary(); p >= 0 {
+		res = append(res, p)
+	}
+	var cmds []tea.Cmd
+	seen := map[common.ResID]bool{}
+	for _, r := range res {
+		if !seen[r] {
+			seen[r] = true
+			cmds = append(cmds, m.poll.refresh(r))
+		}
+	}
+	m.setFlash(common.LevelInfo, "refreshing…")
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) handleClick(msg tea.MouseClickMsg) tea.Cmd {
+	if m.helpOpen || m.cmdOpen {
+		return nil
+	}
+	if msg.Y == 0 && msg.Button == tea.MouseLeft {
+		for _, t := range m.tabLayout(m.ctx.Width).tabs {
+			if msg.X >= t.x0 && msg.X < t.x1 {
+				return m.setActive(t.id)
+			}
+		}
+		return nil
+	}
+	if msg.Y >= 1 && msg.Y <= m.bodyHeight() {
+		mm := msg
+		mm.Y--
+		return m.views[m.active].Update(mm)
+	}
+	return nil
+}
+
+func (m *Model) switchContext(name string) tea.Cmd {
+	if m.switcher == nil {
+		m.setFlash(common.LevelError, "switching contexts is not available here")
+		return nil
+	}
+	m.switching = name
+	m.setFlash(common.LevelInfo, "connecting to context "+sanitize.String(name)+"…")
+	sw := m.switcher
+	return func() tea.Msg {
+		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		src, cfg, err := sw(c, name)
+		return ctxSwitchedMsg{name: name, src: src, cfg: cfg, err: err}
+	}
+}
+
+func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
+	if msg.name != m.switching {
+		return nil // superseded by a later :ctx
+	}
+	m.switching = ""
+	if msg.err != nil {
+		m.setFlash(common.LevelError, "context "+sanitize.String(msg.name)+": "+sanitize.Error(msg.err))
+		return nil
+	}
+	c := m.ctx
+	c.Config = msg.cfg
+	c.Name = msg.cfg.Name
+	if c.Name == "" {
+		c.Name = msg.name
+	}
+	c.ReadOnly = msg.cfg.ReadOnly
+	c.Demo = false
+	if msg.cfg.Theme != "" && msg.cfg.Theme != c.ThemeName {
+		c.ThemeName = msg.cfg.Theme
+		if c.ThemeName != config.ThemeAuto {
+			c.Dark = c.ThemeName != config.ThemeLight
+		}
+	}
+	c.Rebuild()
+	m.src = msg.src
+	m.buildViews()
+	if !m.visible(m.active) {
+		m.active = common.ViewOverview
+	}
+	m.topicNames = nil
+	m.setFlash(common.LevelOK, "switched to context "+sanitize.String(c.Name))
+	return m.poll.reset(fetchers(msg.src))
+}

@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui/common"
+)
+
+// Polling model (DESIGN §5):
+//
+//   - One state machine per resource (common.ResID), each with its own
+//     interval from the context's refresh settings.
+//   - A fetch runs in a tea.Cmd with a timeout; the next tick is armed only
+//     when its reply arrives, so a slow engine delays polls instead of
+//     stacking requests: at most one request per resource is ever in
+//     flight.
+//   - Every request and tick carries the resource's generation. A manual
+//     refresh or a context switch bumps it; replies and ticks of an older
+//     generation are dropped.
+//   - On failure the views keep their last good data; the poller records
+//     the error, when the failures started and when the data was last
+//     good (the status bar shows both), and retries with a backoff of
+//     up to 8 intervals (at most 30 s, never less than one interval).
+//   - Resources nobody shows (the cluster's definition while the cluster
+//     tab is hidden, the stat series while the overview is hidden) go idle
+//     after their reply and wake up when a view that wants them is shown.
+
+type fetchFunc func(ctx context.Context) (any, error)
+
+type pollTickMsg struct {
+	res common.ResID
+	gen uint64
+}
+
+type pollResultMsg struct {
+	res  common.ResID
+	gen  uint64
+	data any
+	err  error
+	sent time.Time
+	at   time.Time
+}
+
+type resState struct {
+	fetch    fetchFunc
+	gen      uint64
+	inFlight bool // a request is running
+	armed    bool // a tick for gen is pending
+	again    bool // a refresh was asked while in flight
+	okAt     time.Time
+	err      error
+	errAt    time.Time
+	errSince time.Time
+	fails    int
+	polls    int // replies accepted (tests, diagnostics)
+}
+
+// failing reports whether the latest reply was an error.
+func (s *resState) failing() bool { return s.err != nil }
+
+type poller struct {
+	ctx    *common.Context
+	res    [common.NumRes]*resState
+	base   context.Context
+	cancel context.CancelFunc
+	// wanted reports whether a resource should keep polling.
+	wanted func(common.ResID) bool
+}
+
+// pollTimeout bounds one request; a hung engine turns into an error.
+func pollTimeout(interval time.Duration) time.Duration { return 10*time.Second + interval }
+
+func newPoller(ctx *common.Context, fetch map[common.ResID]fetchFunc, wanted func(common.ResID) bool) *poller {
+	p := &poller{ctx: ctx, wanted: wanted}
+	p.base, p.cancel = context.WithCancel(context.Background())
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		p.res[id] = &resState{fetch: fetch[id]}
+	}
+	return p
+}
+
+// start fetches every wanted resource now.
+func (p *poller) start() tea.Cmd {
+	var cmds []tea.Cmd
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		if p.wanted(id) {
+			cmds = append(cmds, p.fetch(id))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// reset forgets everything (a context switch): in-flight replies and
+// pending ticks become stale, and the new fetchers start now.
+func (p *poller) reset(fetch map[common.ResID]fetchFunc) tea.Cmd {
+	p.cancel()
+	p.base, p.cancel = context.WithCancel(context.Background())
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		old := p.res[id]
+		p.res[id] = &resState{fetch: fetch[id], gen: old.gen + 1}
+	}
+	return p.start()
+}
+
+// stop cancels every request in flight.
+func (p *poller) stop() { p.cancel() }
+
+func (p *poller) fetch(id common.ResID) tea.Cmd {
+	s := p.res[id]
+	if s.fetch == nil || s.inFlight {
+		return nil
+	}
+	s.inFlight, s.armed = true, false
+	gen, fetch, base, now := s.gen, s.fetch, p.base, p.ctx.Now
+	timeout := pollTimeout(p.ctx.Interval(id))
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(base, timeout)
+		defer cancel()
+		sent := now()
+		data, err := fetch(ctx)
+		return pollResultMsg{res: id, gen: gen, data: data, err: err, sent: sent, at: now()}
+	}
+}
+
+func (p *poller) arm(id common.ResID) tea.Cmd {
+	s := p.res[id]
+	s.armed = true
+	d := p.ctx.Interval(id)
+	if s.fails > 0 {
+		back := d << min(s.fails-1, 3)
+		d = max(d, min(back, 30*time.Second))
+	}
+	gen := s.gen
+	return p.ctx.Tick(d, func(time.Time) tea.Msg { return pollTickMsg{res: id, gen: gen} })
+}
+
+// onTick starts the next fetch of a resource, unless the tick is stale or
+// nobody wants the resource any more (it then goes idle).
+func (p *poller) onTick(m pollTickMsg) tea.Cmd {
+	s := p.res[m.res]
+	if m.gen != s.gen || !s.armed {
+		return nil
+	}
+	s.armed = false
+	if !p.wanted(m.res) {
+		return nil
+	}
+	return p.fetch(m.res)
+}
+
+// onResult records a reply. It returns the message to fan out to the views
+// (nil for a stale reply) and the command that continues the polling.
+func (p *poller) onResult(m pollResultMsg) (tea.Msg, tea.Cmd) {
+	s := p.res[m.res]
+	if m.gen != s.gen || !s.inFlight {
+		return nil, nil // stale: a refresh or a context switch superseded it
+	}
+	s.inFlight = false
+	s.polls++
+	var out tea.Msg
+	if m.err != nil {
+		if s.err == nil {
+			s.errSince = m.at
+		}
+		s.err, s.errAt = m.err, m.at
+		s.fails++
+		out = common.PollErrMsg{Res: m.res, At: m.at, Err: m.err}
+	} else {
+		s.err, s.fails, s.okAt = nil, 0, m.at
+		out = common.DataMsg{Res: m.res, Sent: m.sent, At: m.at, Data: m.data}
+	}
+	switch {
+	case s.again:
+		s.again = false
+		return out, p.fetch(m.res)
+	case p.wanted(m.res):
+		return out, p.arm(m.res)
+	}
+	return out, nil // idle until a view wants it again
+}
+
+// refresh polls a resource now. With a request in flight it only asks for
+// another one when the reply arrives (still never two at once); with a
+// tick pending it invalidates the tick.
+func (p *poller) refresh(id common.ResID) tea.Cmd {
+	s := p.res[id]
+	if s.fetch == nil {
+		return nil
+	}
+	if s.inFlight {
+		s.again = true
+		return nil
+	}
+	s.gen++
+	return p.fetch(id)
+}
+
+// wake fetches the wanted resources that went idle (after a tab switch).
+func (p *poller) wake() tea.Cmd {
+	var cmds []tea.Cmd
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		s := p.res[id]
+		if !s.inFlight && !s.armed && p.wanted(id) {
+			cmds = append(cmds, p.fetch(id))
+		}
+	}
+	return tea.Batch(cmds...)
+}

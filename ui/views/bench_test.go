@@ -1,0 +1,90 @@
+package views_test
+
+import (
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/fakes"
+	. "ilinkdash/ui/views"
+)
+
+func benchCtx(mode common.ColorMode) *common.Context {
+	ctx := common.NewContext(config.DefaultContext(), false, nil)
+	ctx.Mode = mode
+	ctx.Rebuild()
+	ctx.Width, ctx.Height = 120, 40
+	ctx.Now = func() time.Time { return fakes.Epoch }
+	return ctx
+}
+
+// BenchmarkTopicsView10k is the cost of one frame of the topics table with
+// 10,000 topics (colours on): View only; sorting and filtering happen when
+// data arrives.
+func BenchmarkTopicsView10k(b *testing.B) {
+	ctx := benchCtx(common.FullColor)
+	topics, _ := fakes.Big(10_000, 1)
+	v := NewTopics(ctx, fakes.NewDemo())
+	v.SetSize(120, 37)
+	for i := 0; i < 5; i++ {
+		v.Update(common.DataMsg{Res: common.ResTopics, At: fakes.Epoch.Add(time.Duration(i) * 2 * time.Second), Data: topics})
+	}
+	for i := 0; i < 150; i++ { // move the cursor to the middle
+		v.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = v.View()
+	}
+}
+
+// BenchmarkGroupsView2k: one frame of the groups table with 2,000 groups.
+func BenchmarkGroupsView2k(b *testing.B) {
+	ctx := benchCtx(common.FullColor)
+	topics, groups := fakes.Big(10_000, 2_000)
+	v := NewGroups(ctx, fakes.NewDemo())
+	v.SetSize(120, 37)
+	for i := 0; i < 5; i++ {
+		at := fakes.Epoch.Add(time.Duration(i) * 2 * time.Second)
+		v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: topics})
+		v.Update(common.DataMsg{Res: common.ResGroups, At: at, Data: groups})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = v.View()
+	}
+}
+
+// BenchmarkTopicsArrival10k is the per-poll cost of taking in a list of
+// 10,000 topics (histories, cells, sort, filter).
+func BenchmarkTopicsArrival10k(b *testing.B) {
+	ctx := benchCtx(common.FullColor)
+	topics, _ := fakes.Big(10_000, 1)
+	v := NewTopics(ctx, fakes.NewDemo())
+	v.SetSize(120, 37)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v.Update(common.DataMsg{Res: common.ResTopics, At: fakes.Epoch.Add(time.Duration(i) * time.Second), Data: topics})
+	}
+}
+
+// BenchmarkGroupsArrival2k is the per-poll cost of 2,000 groups (health
+// evaluation included).
+func BenchmarkGroupsArrival2k(b *testing.B) {
+	ctx := benchCtx(common.FullColor)
+	topics, groups := fakes.Big(10_000, 2_000)
+	v := NewGroups(ctx, fakes.NewDemo())
+	v.SetSize(120, 37)
+	v.Update(common.DataMsg{Res: common.ResTopics, At: fakes.Epoch, Data: topics})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v.Update(common.DataMsg{Res: common.ResGroups, At: fakes.Epoch.Add(time.Duration(i) * time.Second), Data: groups})
+	}
+}

@@ -1,0 +1,919 @@
+package views
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// Groups is the consumer groups tab: every group with its lag, a lag-trend
+// sparkline and a health word computed from the history the view keeps;
+// Enter opens members and per-partition offsets with a time-to-drain
+// estimate; seek (with a preview) and delete are offered when writable.
+type Groups struct {
+	base
+	src GroupAdmin
+
+	table   *components.Table[*groupRow]
+	tracker *groupTracker
+	loaded  bool
+	counts  [HealthDead + 1]int
+
+	detail     *groupDetail
+	flow       groupFlow
+	flowTopics []string // raw topic names of the seek form's choices
+}
+
+// groupFlow is the multi-step dialog in progress.
+type groupFlow struct {
+	stage   int // flowNone...
+	group   string
+	members int
+	topic   string // "" = all
+	target  admin.SeekTarget
+	byTime  bool
+	at      time.Time
+	desc    string // "earliest", "offset 42", "time 10:00:00"
+}
+
+const (
+	flowNone = iota
+	flowSeekForm
+	flowSeekPreview
+	flowDelete
+	flowResult
+)
+
+type offRow struct {
+	o     admin.GroupOffset
+	rate  float64 // consumption, records/s; -1 unknown
+	prod  float64 // production, records/s; -1 unknown
+	drain string
+}
+
+type partSample struct {
+	at        time.Time
+	committed int64
+	end       int64
+	rate      float64 // EWMA consumption
+	prod      float64 // EWMA production
+	n         int
+}
+
+type groupDetail struct {
+	name     string
+	desc     admin.GroupDescription
+	loaded   bool
+	at       time.Time
+	err      error
+	errAt    time.Time
+	pane     int // 0 offsets, 1 members
+	offs     *components.Table[offRow]
+	mems     *components.Table[admin.GroupMember]
+	inFlight bool
+	prev     map[string]*partSample
+	rate     float64
+	prod     float64
+}
+
+type (
+	groupDetailMsg struct {
+		desc admin.GroupDescription
+		err  error
+		at   time.Time
+	}
+	groupDetailTick struct{}
+	seekPlanMsg     struct {
+		changes []admin.OffsetChange
+		err     error
+		apply   bool
+		dlgGen  uint64
+		group   string
+	}
+	groupDeleteMsg struct {
+		group  string
+		err    error
+		dlgGen uint64
+	}
+)
+
+// NewGroups returns the groups view.
+func NewGroups(ctx *common.Context, src GroupAdmin) *Groups {
+	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: newGroupTracker()}
+	type C = components.Column[*groupRow]
+	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.info.Name },
+		C{Title: "NAME", Width: 20, Min: 10, Flex: true,
+			Text: func(r *groupRow) string { return r.name },
+			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
+		C{Title: "STATE", Width: 11, Min: 6, Drop: 5,
+			Text:  func(r *groupRow) string { return common.S(string(r.info.State)) },
+			Cmp:   func(a, b *groupRow) int { return strings.Compare(string(a.info.State), string(b.info.State)) },
+			Paint: func(r *groupRow, st *common.Styles) common.Style { return stateStyle(st, r.info.State) }},
+		C{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
+			Text: func(r *groupRow) string { return itoa(int64(r.info.Members)) },
+			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.info.Members, b.info.Members) }},
+		C{Title: "TOPICS", Width: 16, Min: 8, Drop: 6,
+			Text: func(r *groupRow) string { return r.topics }},
+		C{Title: "LAG", Width: 7, Right: true,
+			Text: func(r *groupRow) string { return common.Count(r.info.TotalLag) },
+			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.info.TotalLag, b.info.TotalLag) }},
+		C{Title: "LAG TREND", Width: 12, Min: 8, Drop: 4, NoFilter: true,
+			Text:  func(r *groupRow) string { return r.spark },
+			Paint: func(r *groupRow, st *common.Styles) common.Style { return st.Spark }},
+		C{Title: "RATE/s", Width: 6, Right: true, Drop: 2,
+			Text: func(r *groupRow) string {
+				if r.rate < 0 {
+					return "-"
+				}
+				return common.Rate(r.rate)
+			},
+			Cmp: func(a, b *groupRow) int { return cmp.Compare(a.rate, b.rate) }},
+		C{Title: "HEALTH", Width: 11, Min: 7,
+			Text:  func(r *groupRow) string { return r.health.String() },
+			Cmp:   func(a, b *groupRow) int { return cmp.Compare(a.health, b.health) },
+			Paint: func(r *groupRow, st *common.Styles) common.Style { return healthStyle(st, r.health) }},
+	)
+	v.table.Empty = "no consumer group yet"
+	v.table.SetSort(0, false)
+	return v
+}
+
+func (v *Groups) Title() string         { return "Groups" }
+func (v *Groups) Primary() common.ResID { return common.ResGroups }
+func (v *Groups) Capturing() bool {
+	if v.dlg != nil {
+		return true
+	}
+	if v.detail != nil {
+		return v.detailTable().filtering()
+	}
+	return v.table.Filtering()
+}
+
+// SetSize implements common.View.
+func (v *Groups) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.table.SetSize(w, max(h-1, 0))
+	if v.detail != nil {
+		v.sizeDetail()
+	}
+}
+
+func (v *Groups) Status() string {
+	if v.detail != nil {
+		pane := "offsets"
+		if v.detail.pane == 1 {
+			pane = "members"
+		}
+		return "group " + common.S(v.detail.name) + " · " + pane
+	}
+	return words(v.table.Position(), v.table.SortInfo())
+}
+
+// ShortHelp implements common.View.
+func (v *Groups) ShortHelp() []key.Binding {
+	k := v.ctx.Keys
+	if v.detail != nil {
+		return []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.Filter}
+	}
+	return []key.Binding{k.Open, k.Filter, k.Sort, k.Seek, k.DeleteGroup}
+}
+
+// FullHelp implements common.View.
+func (v *Groups) FullHelp() [][]key.Binding {
+	k := v.ctx.Keys
+	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.Seek, k.DeleteGroup}}
+}
+
+// Back implements common.View.
+func (v *Groups) Back() bool {
+	if v.detail != nil {
+		if v.detailTable().clearFilter() {
+			return true
+		}
+		v.gen++
+		v.detail = nil
+		return true
+	}
+	return v.table.ClearFilter()
+}
+
+// Update implements common.View.
+func (v *Groups) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.DataMsg:
+		switch msg.Res {
+		case common.ResTopics:
+			if ts, ok := msg.Data.([]admin.TopicInfo); ok {
+				v.tracker.observeTopics(ts, msg.At)
+			}
+		case common.ResGroups:
+			if gs, ok := msg.Data.([]admin.GroupInfo); ok {
+				v.setGroups(gs, msg.At)
+			}
+		}
+		return nil
+	case common.ViewMsg:
+		return v.handleViewMsg(msg)
+	case tea.KeyPressMsg:
+		return v.handleKey(msg)
+	case tea.PasteMsg:
+		switch {
+		case v.dlg != nil:
+			v.dlg.Update(v.ctx, msg)
+		case v.detail != nil:
+			v.detailTable().update(msg)
+		default:
+			v.table.Update(msg)
+		}
+		return nil
+	case tea.MouseClickMsg:
+		if v.dlg != nil || msg.Button != tea.MouseLeft {
+			return nil
+		}
+		if v.detail != nil {
+			v.detailTable().click(msg.Y - v.detailTop())
+			return nil
+		}
+		if hit, again := v.table.Click(msg.Y - 1); hit && again {
+			if r, ok := v.table.Selected(); ok {
+				return v.openDetail(r.info.Name)
+			}
+		}
+		return nil
+	case tea.MouseWheelMsg:
+		switch {
+		case v.dlg != nil:
+		case v.detail != nil:
+			v.detailTable().update(msg)
+		default:
+			v.table.Update(msg)
+		}
+		return nil
+	}
+	return nil
+}
+
+func (v *Groups) setGroups(gs []admin.GroupInfo, at time.Time) {
+	rows := v.tracker.observe(gs, at)
+	v.counts = [HealthDead + 1]int{}
+	for _, r := range rows {
+		v.counts[r.health]++
+	}
+	v.loaded = true
+	v.table.SetItems(rows)
+}
+
+func (v *Groups) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	if v.dlg != nil {
+		return v.dialogKey(msg)
+	}
+	if v.detail != nil {
+		dt := v.detailTable()
+		if dt.filtering() {
+			dt.update(msg)
+			return nil
+		}
+		switch {
+		case key.Matches(msg, k.Pane):
+			v.detail.pane = 1 - v.detail.pane
+			return nil
+		case key.Matches(msg, k.Seek):
+			v.openSeek(v.detail.name)
+			return nil
+		case key.Matches(msg, k.DeleteGroup):
+			v.openDelete(v.detail.name)
+			return nil
+		}
+		dt.update(msg)
+		return nil
+	}
+	if v.table.Filtering() {
+		_, cmd := v.table.Update(msg)
+		return cmd
+	}
+	r, ok := v.table.Selected()
+	switch {
+	case key.Matches(msg, k.Open):
+		if ok {
+			return v.openDetail(r.info.Name)
+		}
+		return nil
+	case key.Matches(msg, k.Seek):
+		if ok {
+			v.openSeek(r.info.Name)
+		}
+		return nil
+	case key.Matches(msg, k.DeleteGroup):
+		if ok {
+			v.openDelete(r.info.Name)
+		}
+		return nil
+	}
+	_, cmd := v.table.Update(msg)
+	return cmd
+}
+
+// ---- detail ----
+
+func (v *Groups) detailTable() paneTable {
+	if v.detail.pane == 1 {
+		return tableOps(v.detail.mems)
+	}
+	return tableOps(v.detail.offs)
+}
+
+// detailHeader is the detail's title block (before the lag line).
+func (v *Groups) detailHeader(st *common.Styles) []string {
+	d := v.detail
+	title := st.Title.Render("Group " + common.S(d.name))
+	if !d.loaded {
+		return []string{title}
+	}
+	durable := "temporary"
+	if d.desc.Durable {
+		durable = "durable"
+	}
+	return titled(title, common.Pairs(st, v.w,
+		"", stateStyle(st, d.desc.State).Render(common.S(string(d.desc.State))),
+		"generation", itoa(int64(d.desc.Generation)),
+		"coordinator", "node "+itoa(int64(d.desc.Coordinator)),
+		"", durable,
+		"", plural(len(d.desc.Members), "member")), v.w)
+}
+
+func (v *Groups) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+
+func (v *Groups) sizeDetail() {
+	h := max(v.h-v.detailTop(), 0)
+	v.detail.offs.SetSize(v.w, h)
+	v.detail.mems.SetSize(v.w, h)
+}
+
+func offKey(topic string, p int32) string { return topic + "\x00" + strconv.Itoa(int(p)) }
+
+func (v *Groups) openDetail(name string) tea.Cmd {
+	v.gen++
+	d := &groupDetail{name: name, prev: map[string]*partSample{}}
+	type O = components.Column[offRow]
+	d.offs = components.NewTable(v.ctx, func(r offRow) string { return offKey(r.o.Topic, r.o.Partition) },
+		O{Title: "TOPIC", Width: 16, Min: 8, Flex: true,
+			Text: func(r offRow) string { return common.S(r.o.Topic) },
+			Cmp: func(a, b offRow) int {
+				if c := strings.Compare(a.o.Topic, b.o.Topic); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.o.Partition, b.o.Partition)
+			}},
+		O{Title: "P", Width: 3, Right: true,
+			Text: func(r offRow) string { return itoa(int64(r.o.Partition)) }},
+		O{Title: "COMMITTED", Width: 10, Min: 6, Right: true, Drop: 3,
+			Text: func(r offRow) string { return itoa(r.o.Committed) }},
+		O{Title: "END", Width: 10, Min: 6, Right: true, Drop: 2,
+			Text: func(r offRow) string { return itoa(r.o.EndOffset) }},
+		O{Title: "LAG", Width: 8, Min: 5, Right: true,
+			Text: func(r offRow) string { return itoa(r.o.Lag) },
+			Cmp:  func(a, b offRow) int { return cmp.Compare(a.o.Lag, b.o.Lag) }},
+		O{Title: "RATE/s", Width: 6, Right: true, Drop: 4,
+			Text: func(r offRow) string {
+				if r.rate < 0 {
+					return "-"
+				}
+				return common.Rate(r.rate)
+			}},
+		O{Title: "DRAIN", Width: 14, Min: 8,
+			Text: func(r offRow) string { return r.drain },
+			Paint: func(r offRow, st *common.Styles) common.Style {
+				switch r.drain {
+				case "stalled", "falling behind":
+					return st.Warn
+				case "caught up":
+					return st.OK
+				}
+				return common.Style{}
+			}},
+		O{Title: "MEMBER", Width: 14, Min: 6, Drop: 5,
+			Text: func(r offRow) string { return common.S(r.o.MemberID) }},
+	)
+	d.offs.Empty = "loading offsets…"
+	d.offs.SetSort(0, false)
+	type M = components.Column[admin.GroupMember]
+	d.mems = components.NewTable(v.ctx, func(m admin.GroupMember) string { return m.MemberID },
+		M{Title: "MEMBER", Width: 18, Min: 8, Flex: true,
+			Text: func(m admin.GroupMember) string { return common.S(m.MemberID) },
+			Cmp:  func(a, b admin.GroupMember) int { return strings.Compare(a.MemberID, b.MemberID) }},
+		M{Title: "CLIENT", Width: 14, Min: 6, Drop: 2,
+			Text: func(m admin.GroupMember) string { return common.S(m.ClientName) }},
+		M{Title: "HOST", Width: 15, Min: 6, Drop: 3,
+			Text: func(m admin.GroupMember) string { return common.S(m.Host) }},
+		M{Title: "ASSIGNMENT", Width: 24, Min: 10, Flex: true,
+			Text: func(m admin.GroupMember) string { return assignment(m.Assignment) }},
+		M{Title: "SEEN", Width: 8, Right: true, Drop: 1,
+			Text: func(m admin.GroupMember) string {
+				if m.LastSeen.IsZero() {
+					return "-"
+				}
+				return common.Dur(v.ctx.Now().Sub(m.LastSeen).Truncate(time.Second))
+			}},
+	)
+	d.mems.Empty = "no active member"
+	d.mems.SetSort(0, false)
+	v.detail = d
+	v.sizeDetail()
+	return v.fetchDetail()
+}
+
+func assignment(tps []admin.TopicPartitions) string {
+	var parts []string
+	for _, tp := range tps {
+		ps := make([]string, len(tp.Partitions))
+		for i, p := range tp.Partitions {
+			ps[i] = strconv.Itoa(int(p))
+		}
+		parts = append(parts, common.S(tp.Topic)+":"+strings.Join(ps, ","))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (v *Groups) fetchDetail() tea.Cmd {
+	d := v.detail
+	if d == nil || d.inFlight {
+		return nil
+	}
+	d.inFlight = true
+	src, name, now := v.src, d.name, v.ctx.Now
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		desc, err := src.DescribeGroup(ctx, name)
+		return groupDetailMsg{desc: desc, err: err, at: now()}
+	})
+}
+
+// applyDescribe stores a describe and updates the per-partition rate
+// estimates (EWMA of committed and end-offset progress between two
+// describes) that give the time to drain.
+func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
+	d.desc, d.at, d.loaded, d.err = desc, at, true, nil
+	rows := make([]offRow, 0, len(desc.Offsets))
+	d.rate, d.prod = 0, 0
+	rateKnown := false
+	seen := map[string]bool{}
+	for _, o := range desc.Offsets {
+		k := offKey(o.Topic, o.Partition)
+		seen[k] = true
+		r := offRow{o: o, rate: -1, prod: -1}
+		p := d.prev[k]
+		if p != nil && at.After(p.at) && o.Committed >= 0 && p.committed >= 0 {
+			dt := at.Sub(p.at).Seconds()
+			c := float64(o.Committed-p.committed) / dt
+			e := float64(o.EndOffset-p.end) / dt
+			if c < 0 { // rewound (a seek): restart the estimate
+				p.n = 0
+				c = 0
+			}
+			if p.n == 0 {
+				p.rate, p.prod = c, max(e, 0)
+			} else {
+				const alpha = 0.5
+				p.rate = alpha*c + (1-alpha)*p.rate
+				p.prod = alpha*max(e, 0) + (1-alpha)*p.prod
+			}
+			p.n++
+			r.rate, r.prod = p.rate, p.prod
+			d.rate += p.rate
+			d.prod += p.prod
+			rateKnown = true
+		}
+		if p == nil {
+			p = &partSample{}
+			d.prev[k] = p
+		}
+		p.at, p.committed, p.end = at, o.Committed, o.EndOffset
+		r.drain = drainText(o.Lag, r.rate, r.prod)
+		rows = append(rows, r)
+	}
+	for k := range d.prev {
+		if !seen[k] {
+			delete(d.prev, k)
+		}
+	}
+	if !rateKnown {
+		d.rate, d.prod = -1, -1
+	}
+	d.offs.SetItems(rows)
+	d.mems.SetItems(desc.Members)
+}
+
+// drainText estimates the time to drain lag at the net rate (consumption
+// minus production).
+func drainText(lag int64, rate, prod float64) string {
+	switch {
+	case lag < 0:
+		return "no commit"
+	case lag == 0:
+		return "caught up"
+	case rate < 0:
+		return "…"
+	case rate == 0:
+		return "stalled"
+	}
+	net := rate - prod
+	switch {
+	case rate > 0 && net > -0.05*rate && net < 0.05*rate:
+		return "steady" // keeping pace: the lag neither grows nor drains
+	case net <= 0:
+		return "falling behind"
+	}
+	secs := float64(lag) / net
+	if secs > 30*24*3600 || math.IsInf(secs, 0) {
+		return "> 30d"
+	}
+	return "≈ " + common.Dur(time.Duration(secs*float64(time.Second)).Round(time.Second))
+}
+
+func (v *Groups) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	switch m := msg.Msg.(type) {
+	case seekPlanMsg:
+		return v.seekReply(m)
+	case groupDeleteMsg:
+		return v.deleteReply(m)
+	}
+	if msg.Gen != v.gen || v.detail == nil {
+		return nil
+	}
+	d := v.detail
+	switch m := msg.Msg.(type) {
+	case groupDetailMsg:
+		d.inFlight = false
+		if m.err != nil {
+			d.err, d.errAt = m.err, m.at
+		} else {
+			d.applyDescribe(m.desc, m.at)
+			v.sizeDetail()
+		}
+		return v.after(v.ctx.Interval(common.ResGroups), v.gen, groupDetailTick{})
+	case groupDetailTick:
+		return v.fetchDetail()
+	}
+	return nil
+}
+
+// ---- seek and delete ----
+
+func (v *Groups) groupInfo(name string) (admin.GroupInfo, bool) {
+	if r, ok := v.tracker.rows[name]; ok {
+		return r.info, true
+	}
+	return admin.GroupInfo{}, false
+}
+
+func (v *Groups) activeMembers(name string) int {
+	if v.detail != nil && v.detail.name == name && v.detail.loaded {
+		return len(v.detail.desc.Members)
+	}
+	if g, ok := v.groupInfo(name); ok {
+		return g.Members
+	}
+	return 0
+}
+
+func (v *Groups) membersWarning(name string) string {
+	n := v.activeMembers(name)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("⚠ %s has %d active member(s). The engine moves or deletes a group's offsets only when it has no active member, and will refuse with MIMQE_GROUP_NOT_EMPTY until its consumers stop.", common.S(name), n)
+}
+
+func (v *Groups) openSeek(name string) {
+	topics := []string{"all topics"}
+	if g, ok := v.groupInfo(name); ok {
+		topics = append(topics, g.Topics...)
+	}
+	disp := make([]string, len(topics))
+	for i, t := range topics {
+		disp[i] = common.S(t)
+	}
+	body := []string{"Moves the committed offsets of " + common.S(name) + ". You will see every change before it is applied."}
+	if w := v.membersWarning(name); w != "" {
+		body = append(body, "", v.ctx.Styles.Warn.Render(w))
+	}
+	d := &components.Dialog{
+		Title:       "Seek group " + common.S(name),
+		Body:        body,
+		SubmitLabel: "preview",
+		Fields: []*components.Field{
+			components.ChoiceField("Topic", disp...),
+			components.ChoiceField("To", "earliest", "latest", "offset", "time"),
+			components.TextField("Offset/time", "", "offset, or 2026-11-30 10:00 / 10:00 / -15m"),
+		},
+	}
+	d.Fields[0].Hint = "←/→"
+	d.Fields[1].Hint = "←/→"
+	v.openDialog(d)
+	v.flow = groupFlow{stage: flowSeekForm, group: name, members: v.activeMembers(name)}
+	v.flowTopics = topics
+}
+
+func (v *Groups) openDelete(name string) {
+	disp := common.S(name)
+	confirm := disp
+	if disp != name || strings.Contains(name, " ") {
+		confirm = "DELETE"
+	}
+	body := []string{"Deletes " + disp + " and all its committed offsets. Its consumers would start over from their reset policy."}
+	if w := v.membersWarning(name); w != "" {
+		body = append(body, "", v.ctx.Styles.Warn.Render(w))
+	}
+	v.openDialog(&components.Dialog{
+		Title: "Delete group " + disp, Danger: true, Body: body,
+		ConfirmText: confirm, SubmitLabel: "delete",
+	})
+	v.flow = groupFlow{stage: flowDelete, group: name}
+}
+
+func (v *Groups) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+		v.flow = groupFlow{}
+	case components.Submit:
+		switch v.flow.stage {
+		case flowSeekForm:
+			return v.submitSeekForm()
+		case flowSeekPreview:
+			return v.runSeek(true)
+		case flowDelete:
+			return v.runDelete()
+		case flowResult:
+			v.closeDialog()
+			v.flow = groupFlow{}
+		}
+	}
+	return nil
+}
+
+func (v *Groups) submitSeekForm() tea.Cmd {
+	f := v.dlg.Fields
+	fl := &v.flow
+	fl.topic = ""
+	if f[0].Choice > 0 && f[0].Choice < len(v.flowTopics) {
+		fl.topic = v.flowTopics[f[0].Choice]
+	}
+	fl.byTime = false
+	fl.target = admin.SeekTarget{}
+	switch f[1].Value() {
+	case "earliest":
+		fl.target.Earliest = true
+		fl.desc = "earliest"
+	case "latest":
+		fl.target.Latest = true
+		fl.desc = "latest"
+	case "offset":
+		n, err := strconv.ParseInt(strings.ReplaceAll(f[2].Value(), ",", ""), 10, 64)
+		if err != nil || n < 0 {
+			v.dlg.Err = "give the offset as a whole number ≥ 0"
+			v.dlg.Focus(2)
+			return nil
+		}
+		fl.target.Offset = n
+		fl.desc = "offset " + itoa(n)
+	case "time":
+		t, err := parseSeekTime(f[2].Value(), v.ctx.Now())
+		if err != nil {
+			v.dlg.Err = err.Error()
+			v.dlg.Focus(2)
+			return nil
+		}
+		fl.byTime, fl.at = true, t
+		fl.desc = "time " + t.Format("2006-01-02 15:04:05")
+	}
+	v.dlg.Err = ""
+	v.dlg.Busy = "planning…"
+	return v.runSeek(false)
+}
+
+func (v *Groups) runSeek(apply bool) tea.Cmd {
+	fl := v.flow
+	if apply {
+		v.dlg.Busy = "applying…"
+	}
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		var ch []admin.OffsetChange
+		var err error
+		if fl.byTime {
+			ch, err = src.SeekGroupToTime(ctx, fl.group, fl.topic, fl.at, apply)
+		} else {
+			ch, err = src.SeekGroup(ctx, fl.group, fl.topic, fl.target, apply)
+		}
+		return seekPlanMsg{changes: ch, err: err, apply: apply, dlgGen: gen, group: fl.group}
+	})
+}
+
+// explainRefusal turns an engine refusal of a group operation into words.
+func explainRefusal(err error, group string) []string {
+	text := sanitize.Error(err)
+	if strings.Contains(text, "MIMQE_GROUP_NOT_EMPTY") {
+		return []string{
+			"The engine refused: " + text,
+			"",
+			"A group's offsets can be moved or deleted only while the group has no active member (ilink-spec §3.7). Stop the consumers of " + common.S(group) + ", or wait until their sessions expire, then retry.",
+		}
+	}
+	return []string{"The engine refused: " + text}
+}
+
+func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
+	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	if m.err != nil {
+		if !current {
+			return common.Flash(common.LevelError, "seek "+common.S(m.group)+" failed: "+sanitize.Error(m.err))
+		}
+		v.openDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
+		v.flow.stage = flowResult
+		return nil
+	}
+	if m.apply {
+		if current {
+			v.closeDialog()
+			v.flow = groupFlow{}
+		}
+		cmds := []tea.Cmd{
+			common.Flash(common.LevelOK, fmt.Sprintf("%s: %d offset(s) moved", common.S(m.group), len(m.changes))),
+			common.Refresh(common.ResGroups),
+		}
+		if v.detail != nil && v.detail.name == m.group && !v.detail.inFlight {
+			cmds = append(cmds, v.fetchDetail())
+		}
+		return tea.Batch(cmds...)
+	}
+	if !current {
+		return nil
+	}
+	// Preview.
+	st := v.ctx.Styles
+	scope := "all topics"
+	if v.flow.topic != "" {
+		scope = common.S(v.flow.topic)
+	}
+	body := []string{fmt.Sprintf("Seek %s on %s to %s. Planned changes (nothing is applied yet):", common.S(m.group), scope, v.flow.desc), ""}
+	if len(m.changes) == 0 {
+		body = append(body, st.Muted.Render("No offset would change."))
+	}
+	var delta int64
+	for _, c := range m.changes {
+		d := c.New - max(c.Old, 0)
+		delta += d
+		sign := "+"
+		if d < 0 {
+			sign = ""
+		}
+		old := itoa(c.Old)
+		if c.Old < 0 {
+			old = "none"
+		}
+		body = append(body, fmt.Sprintf("%s [%d]  %s → %s  (%s%s)", common.S(c.Topic), c.Partition, old, itoa(c.New), sign, itoa(d)))
+	}
+	if len(m.changes) > 0 {
+		var sum string
+		switch {
+		case delta > 0:
+			sum = fmt.Sprintf("%d partition(s); the group will skip %s records.", len(m.changes), common.Thousands(delta))
+		case delta < 0:
+			sum = fmt.Sprintf("%d partition(s); the group will re-read %s records.", len(m.changes), common.Thousands(-delta))
+		default:
+			sum = fmt.Sprintf("%d partition(s); no net change in records to read.", len(m.changes))
+		}
+		body = append(body, "", sum)
+	}
+	if w := v.membersWarning(m.group); w != "" {
+		body = append(body, "", st.Warn.Render(w))
+	}
+	d := &components.Dialog{Title: "Seek " + common.S(m.group) + " — preview", Body: body}
+	if len(m.changes) > 0 {
+		d.SubmitLabel = "apply"
+	}
+	v.openDialog(d)
+	v.flow.stage = flowSeekPreview
+	return nil
+}
+
+func (v *Groups) runDelete() tea.Cmd {
+	v.dlg.Busy = "deleting…"
+	src, gen, name := v.src, v.dlgGen, v.flow.group
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return groupDeleteMsg{group: name, err: src.DeleteGroup(ctx, name), dlgGen: gen}
+	})
+}
+
+func (v *Groups) deleteReply(m groupDeleteMsg) tea.Cmd {
+	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	if m.err != nil {
+		if !current {
+			return common.Flash(common.LevelError, "delete "+common.S(m.group)+" failed: "+sanitize.Error(m.err))
+		}
+		v.openDialog(&components.Dialog{Title: "Delete " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
+		v.flow.stage = flowResult
+		return nil
+	}
+	if current {
+		v.closeDialog()
+		v.flow = groupFlow{}
+	}
+	if v.detail != nil && v.detail.name == m.group {
+		v.gen++
+		v.detail = nil
+	}
+	return tea.Batch(common.Flash(common.LevelOK, "group "+common.S(m.group)+" deleted"), common.Refresh(common.ResGroups))
+}
+
+// ---- rendering ----
+
+// View implements common.View.
+func (v *Groups) View() string {
+	if v.dlg != nil {
+		return v.dialogView()
+	}
+	st := v.ctx.Styles
+	if v.detail != nil {
+		return v.detailView(st)
+	}
+	var summary string
+	if !v.loaded {
+		summary = st.Muted.Render("loading groups…")
+	} else {
+		parts := []string{itoa(int64(v.table.Total())) + " groups"}
+		for _, h := range []Health{HealthStalled, HealthLagging, HealthRebalancing, HealthDead, HealthEmpty} {
+			if n := v.counts[h]; n > 0 {
+				parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))
+			}
+		}
+		summary = strings.Join(parts, st.Faint.Render(" · "))
+	}
+	lines := append(make([]string, 0, v.h), summary)
+	lines = append(lines, v.table.Lines()...)
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Groups) detailView(st *common.Styles) string {
+	d := v.detail
+	lines := append(make([]string, 0, v.h), v.detailHeader(st)...)
+	switch {
+	case d.err != nil:
+		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.ctx.Now(), d.errAt)+")"))
+	case !d.loaded:
+		lines = append(lines, st.Muted.Render("loading…"))
+	default:
+		var lag int64
+		for _, o := range d.desc.Offsets {
+			if o.Lag > 0 {
+				lag += o.Lag
+			}
+		}
+		parts := []string{"lag " + common.Thousands(lag)}
+		if d.rate >= 0 {
+			parts = append(parts, "consuming "+common.Rate(d.rate)+"/s", "producing "+common.Rate(d.prod)+"/s")
+			parts = append(parts, "drain "+drainText(lag, d.rate, d.prod))
+		}
+		if r, ok := v.tracker.rows[d.name]; ok {
+			parts = append(parts, healthStyle(st, r.health).Render(r.health.String()))
+		}
+		lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
+	}
+	p0 := " Offsets (" + itoa(int64(len(d.desc.Offsets))) + ") "
+	p1 := " Members (" + itoa(int64(len(d.desc.Members))) + ") "
+	if d.pane == 0 {
+		p0, p1 = st.TabActive.Render(p0), st.Muted.Render(p1)
+	} else {
+		p0, p1 = st.Muted.Render(p0), st.TabActive.Render(p1)
+	}
+	lines = append(lines, p0+" "+p1+st.Faint.Render("  v switch"))
+	if d.pane == 0 {
+		lines = append(lines, d.offs.Lines()...)
+	} else {
+		lines = append(lines, d.mems.Lines()...)
+	}
+	return common.Frame(lines, v.w, v.h)
+}

@@ -1,0 +1,843 @@
+package views
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// rateHistory is how many rate samples a topic keeps for its sparkline.
+const rateHistory = 30
+
+// topicRow is one topic with the history the view keeps for it.
+type topicRow struct {
+	info     admin.TopicInfo
+	name     string // sanitized
+	rin      *common.Ring
+	rout     *common.Ring
+	internal bool
+
+	retention      string // cached: formatted when the retention changes
+	retMs, retByte int64
+}
+
+// Topics is the topics tab: a sortable, filterable table of every topic
+// with its rates and a rate sparkline; Enter opens a detail with the
+// partitions and the groups consuming the topic.
+type Topics struct {
+	base
+	src TopicAdmin
+
+	table        *components.Table[*topicRow]
+	rows         map[string]*topicRow
+	order        []string // topic names in list order, for deterministic rebuilds
+	showInternal bool
+	at           time.Time
+	loaded       bool
+	hiddenInt    int
+	underRepl    int
+	offline      int
+	sumIn        float64
+	sumOut       float64
+
+	detail  *topicDetail
+	pending pendingAction
+	scratch []float64
+}
+
+type topicDetail struct {
+	name     string // raw name
+	desc     admin.TopicDescription
+	subs     []admin.SubscriptionLine
+	series   admin.StatSeries
+	loaded   bool
+	at       time.Time
+	err      error
+	errAt    time.Time
+	pane     int // 0 partitions, 1 consumers
+	parts    *components.Table[admin.PartitionInfo]
+	cons     *components.Table[admin.SubscriptionLine]
+	inFlight bool
+}
+
+// Messages private to the topics view (carried in common.ViewMsg).
+type (
+	topicDetailMsg struct {
+		desc   admin.TopicDescription
+		subs   []admin.SubscriptionLine
+		series admin.StatSeries
+		err    error
+		at     time.Time
+	}
+	topicDetailTick struct{}
+	topicActionMsg  struct {
+		verb, name string
+		err        error
+		dlgGen     uint64
+	}
+)
+
+// NewTopics returns the topics view.
+func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
+	v := &Topics{base: base{ctx: ctx, id: common.ViewTopics}, src: src, rows: map[string]*topicRow{}}
+	cmpF := func(f func(a, b *topicRow) int) func(a, b *topicRow) int { return f }
+	v.table = components.NewTable(ctx, func(r *topicRow) string { return r.info.Name },
+		components.Column[*topicRow]{Title: "NAME", Width: 24, Min: 12, Flex: true,
+			Text: func(r *topicRow) string { return r.name },
+			Cmp:  cmpF(func(a, b *topicRow) int { return strings.Compare(a.info.Name, b.info.Name) })},
+		components.Column[*topicRow]{Title: "PART", Width: 4, Right: true, Drop: 2,
+			Text: func(r *topicRow) string { return itoa(int64(r.info.Partitions)) },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Partitions, b.info.Partitions) })},
+		components.Column[*topicRow]{Title: "REPL", Width: 4, Right: true, Drop: 6,
+			Text: func(r *topicRow) string { return itoa(int64(r.info.MinSync)) + "/" + itoa(int64(r.info.Replicas)) },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Replicas, b.info.Replicas) })},
+		components.Column[*topicRow]{Title: "IN-SYNC", Width: 9,
+			Text: func(r *topicRow) string { return inSyncText(r.info) },
+			Cmp: cmpF(func(a, b *topicRow) int {
+				return cmp.Compare(a.info.Offline*1000000+a.info.UnderReplicated, b.info.Offline*1000000+b.info.UnderReplicated)
+			}),
+			Paint: func(r *topicRow, st *common.Styles) common.Style {
+				switch {
+				case r.info.Offline > 0:
+					return st.Err
+				case r.info.UnderReplicated > 0:
+					return st.Warn
+				}
+				return st.OK
+			}},
+		components.Column[*topicRow]{Title: "END OFFSETS", Width: 11, Min: 7, Right: true, Drop: 3,
+			Text: func(r *topicRow) string { return common.Count(r.info.EndOffsetSum) },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.EndOffsetSum, b.info.EndOffsetSum) })},
+		components.Column[*topicRow]{Title: "IN/s", Width: 6, Right: true, Drop: 1,
+			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsInPerSec) },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsInPerSec, b.info.RecordsInPerSec) })},
+		components.Column[*topicRow]{Title: "OUT/s", Width: 6, Right: true, Drop: 4,
+			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsOutPerSec) },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsOutPerSec, b.info.RecordsOutPerSec) })},
+		components.Column[*topicRow]{Title: "IN TREND", Width: 12, Min: 8, Drop: 5, NoFilter: true,
+			Text: func(r *topicRow) string {
+				v.scratch = r.rin.Values(v.scratch[:0], 12)
+				return components.Sparkline(v.scratch, 12)
+			},
+			Paint: func(_ *topicRow, st *common.Styles) common.Style { return st.Spark }},
+		components.Column[*topicRow]{Title: "RETENTION", Width: 10, Drop: 7,
+			Text: func(r *topicRow) string { return r.retention },
+			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RetentionMs, b.info.RetentionMs) })},
+	)
+	v.table.Empty = "no topic yet"
+	v.table.SetSort(0, false)
+	return v
+}
+
+func inSyncText(t admin.TopicInfo) string {
+	switch {
+	case t.Offline > 0:
+		return itoa(int64(t.Offline)) + " offline"
+	case t.UnderReplicated > 0:
+		return itoa(int64(t.UnderReplicated)) + " under"
+	}
+	return "ok"
+}
+
+func (v *Topics) Title() string         { return "Topics" }
+func (v *Topics) Primary() common.ResID { return common.ResTopics }
+func (v *Topics) Capturing() bool       { return v.dlg != nil || v.activeFiltering() }
+func (v *Topics) activeFiltering() bool {
+	if v.detail != nil {
+		return v.detailTable().filtering()
+	}
+	return v.table.Filtering()
+}
+
+// SetSize implements common.View.
+func (v *Topics) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.table.SetSize(w, max(h-1, 0))
+	if v.detail != nil {
+		v.sizeDetail()
+	}
+}
+
+func (v *Topics) Status() string {
+	if v.detail != nil {
+		pane := "partitions"
+		if v.detail.pane == 1 {
+			pane = "consumers"
+		}
+		return "topic " + common.S(v.detail.name) + " · " + pane
+	}
+	return words(v.table.Position(), v.table.SortInfo())
+}
+
+// ShortHelp implements common.View.
+func (v *Topics) ShortHelp() []key.Binding {
+	k := v.ctx.Keys
+	if v.detail != nil {
+		return []key.Binding{k.Back, k.Pane, k.Tail, k.Publish, k.Filter}
+	}
+	return []key.Binding{k.Open, k.Filter, k.Sort, k.Tail, k.Publish, k.CreateTopic, k.DeleteTopic}
+}
+
+// FullHelp implements common.View.
+func (v *Topics) FullHelp() [][]key.Binding {
+	k := v.ctx.Keys
+	return [][]key.Binding{
+		k.TableHelp(),
+		{k.Open, k.Pane, k.Tail, k.Publish, k.CreateTopic, k.DeleteTopic, k.FlushTopic, k.Internal},
+	}
+}
+
+// Back implements common.View.
+func (v *Topics) Back() bool {
+	if v.detail != nil {
+		if v.detailTable().clearFilter() {
+			return true
+		}
+		v.closeDetail()
+		return true
+	}
+	return v.table.ClearFilter()
+}
+
+// Update implements common.View.
+func (v *Topics) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.DataMsg:
+		if msg.Res == common.ResTopics {
+			if ts, ok := msg.Data.([]admin.TopicInfo); ok {
+				v.setTopics(ts, msg.At)
+			}
+		}
+		return nil
+	case common.ViewMsg:
+		return v.handleViewMsg(msg)
+	case tea.KeyPressMsg:
+		return v.handleKey(msg)
+	case tea.PasteMsg:
+		if v.dlg != nil {
+			v.dlg.Update(v.ctx, msg)
+			return nil
+		}
+		if v.detail != nil {
+			v.detailTable().update(msg)
+			return nil
+		}
+		_, cmd := v.table.Update(msg)
+		return cmd
+	case tea.MouseClickMsg:
+		return v.handleClick(msg)
+	case tea.MouseWheelMsg:
+		if v.dlg != nil {
+			return nil
+		}
+		if v.detail != nil {
+			v.detailTable().update(msg)
+			return nil
+		}
+		_, cmd := v.table.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// setTopics takes a fresh topic list: pushes rates into each topic's
+// history, forgets deleted topics, and rebuilds the table (sort and filter
+// are applied here, once per poll, not per frame).
+func (v *Topics) setTopics(ts []admin.TopicInfo, at time.Time) {
+	v.at, v.loaded = at, true
+	seen := make(map[string]struct{}, len(ts))
+	items := make([]*topicRow, 0, len(ts))
+	v.hiddenInt, v.underRepl, v.offline, v.sumIn, v.sumOut = 0, 0, 0, 0, 0
+	for _, t := range ts {
+		r := v.rows[t.Name]
+		if r == nil {
+			r = &topicRow{rin: common.NewRing(rateHistory), rout: common.NewRing(rateHistory)}
+			v.rows[t.Name] = r
+		}
+		if r.retention == "" || r.retMs != t.RetentionMs || r.retByte != t.RetentionBytes {
+			r.retention, r.retMs, r.retByte = common.Retention(t.RetentionMs, t.RetentionBytes), t.RetentionMs, t.RetentionBytes
+		}
+		if r.info.Name != t.Name {
+			r.name = common.S(t.Name)
+		}
+		r.info = t
+		r.internal = t.Internal || strings.HasPrefix(t.Name, "SYSTEM.")
+		r.rin.Push(t.RecordsInPerSec)
+		r.rout.Push(t.RecordsOutPerSec)
+		seen[t.Name] = struct{}{}
+		v.underRepl += t.UnderReplicated
+		v.offline += t.Offline
+		v.sumIn += t.RecordsInPerSec
+		v.sumOut += t.RecordsOutPerSec
+		if r.internal && !v.showInternal {
+			v.hiddenInt++
+			continue
+		}
+		items = append(items, r)
+	}
+	for name := range v.rows {
+		if _, ok := seen[name]; !ok {
+			delete(v.rows, name)
+		}
+	}
+	v.table.SetItems(items)
+}
+
+func (v *Topics) rebuildItems() {
+	items := make([]*topicRow, 0, len(v.rows))
+	v.hiddenInt = 0
+	for _, r := range v.rows {
+		if r.internal && !v.showInternal {
+			v.hiddenInt++
+			continue
+		}
+		items = append(items, r)
+	}
+	// Map iteration order is random; the table sorts, and ties break on
+	// the row key, so the display is deterministic.
+	v.table.SetItems(items)
+}
+
+func (v *Topics) selectedName() (string, bool) {
+	if v.detail != nil {
+		return v.detail.name, true
+	}
+	r, ok := v.table.Selected()
+	if !ok {
+		return "", false
+	}
+	return r.info.Name, true
+}
+
+func (v *Topics) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	if v.dlg != nil {
+		return v.dialogKey(msg)
+	}
+	if v.detail != nil {
+		dt := v.detailTable()
+		if dt.filtering() {
+			dt.update(msg)
+			return nil
+		}
+		switch {
+		case key.Matches(msg, k.Pane):
+			v.detail.pane = 1 - v.detail.pane
+			return nil
+		case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic):
+			return v.action(msg)
+		}
+		dt.update(msg)
+		return nil
+	}
+	if v.table.Filtering() {
+		_, cmd := v.table.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		if name, ok := v.selectedName(); ok {
+			return v.openDetail(name)
+		}
+		return nil
+	case key.Matches(msg, k.Internal):
+		v.showInternal = !v.showInternal
+		v.rebuildItems()
+		return nil
+	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic):
+		return v.action(msg)
+	}
+	_, cmd := v.table.Update(msg)
+	return cmd
+}
+
+// action handles the topic action keys (list and detail alike).
+func (v *Topics) action(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	name, ok := v.selectedName()
+	switch {
+	case key.Matches(msg, k.CreateTopic):
+		v.openCreate()
+		return nil
+	case !ok:
+		return nil
+	case key.Matches(msg, k.Tail):
+		return common.Send(common.OpenTailMsg{Pattern: name})
+	case key.Matches(msg, k.Publish):
+		return common.Send(common.OpenPublishMsg{Topic: name})
+	case key.Matches(msg, k.DeleteTopic):
+		v.openDelete(name)
+	case key.Matches(msg, k.FlushTopic):
+		v.openFlush(name)
+	}
+	return nil
+}
+
+func (v *Topics) handleClick(msg tea.MouseClickMsg) tea.Cmd {
+	if v.dlg != nil || msg.Button != tea.MouseLeft {
+		return nil
+	}
+	if v.detail != nil {
+		dt := v.detailTable()
+		dt.click(msg.Y - v.detailTop())
+		return nil
+	}
+	if hit, again := v.table.Click(msg.Y - 1); hit && again {
+		if name, ok := v.selectedName(); ok {
+			return v.openDetail(name)
+		}
+	}
+	return nil
+}
+
+// ---- detail ----
+
+// detailTable gives uniform access to the active detail pane's table.
+type paneTable struct {
+	filtering   func() bool
+	clearFilter func() bool
+	update      func(tea.Msg)
+	click       func(y int)
+	position    func() string
+}
+
+func tableOps[T any](t *components.Table[T]) paneTable {
+	return paneTable{
+		filtering:   t.Filtering,
+		clearFilter: t.ClearFilter,
+		update:      func(m tea.Msg) { t.Update(m) },
+		click:       func(y int) { t.Click(y) },
+		position:    t.Position,
+	}
+}
+
+func (v *Topics) detailTable() paneTable {
+	if v.detail.pane == 1 {
+		return tableOps(v.detail.cons)
+	}
+	return tableOps(v.detail.parts)
+}
+
+// detailHeader is the detail's title block (before the rate line).
+func (v *Topics) detailHeader(st *common.Styles) []string {
+	d := v.detail
+	title := st.Title.Render("Topic " + common.S(d.name))
+	if !d.loaded {
+		return []string{title}
+	}
+	t := d.desc.TopicInfo
+	return titled(title, common.Pairs(st, v.w,
+		"", plural(t.Partitions, "partition"),
+		"replicas", itoa(int64(t.Replicas)),
+		"minSync", itoa(int64(t.MinSync)),
+		"retention", common.Retention(t.RetentionMs, t.RetentionBytes),
+		"epoch", itoa(int64(t.Epoch))), v.w)
+}
+
+// detailTop is the first line of the detail's pane table: the header, the
+// rate line and the pane selector come first.
+func (v *Topics) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+
+func (v *Topics) sizeDetail() {
+	h := max(v.h-v.detailTop(), 0)
+	v.detail.parts.SetSize(v.w, h)
+	v.detail.cons.SetSize(v.w, h)
+}
+
+func (v *Topics) openDetail(name string) tea.Cmd {
+	v.gen++
+	d := &topicDetail{name: name}
+	d.parts = components.NewTable(v.ctx, func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
+		components.Column[admin.PartitionInfo]{Title: "P", Width: 4, Right: true,
+			Text: func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
+			Cmp:  func(a, b admin.PartitionInfo) int { return cmp.Compare(a.Partition, b.Partition) }},
+		components.Column[admin.PartitionInfo]{Title: "LEADER", Width: 6, Right: true,
+			Text: func(p admin.PartitionInfo) string {
+				if p.Leader == 0 {
+					return "none"
+				}
+				return itoa(int64(p.Leader))
+			},
+			Cmp: func(a, b admin.PartitionInfo) int { return cmp.Compare(a.Leader, b.Leader) },
+			Paint: func(p admin.PartitionInfo, st *common.Styles) common.Style {
+				if p.Leader == 0 {
+					return st.Err
+				}
+				return common.Style{}
+			}},
+		components.Column[admin.PartitionInfo]{Title: "EPOCH", Width: 5, Right: true, Drop: 4,
+			Text: func(p admin.PartitionInfo) string { return itoa(int64(p.LeaderEpoch)) }},
+		components.Column[admin.PartitionInfo]{Title: "REPLICAS", Width: 8, Min: 5, Drop: 2,
+			Text: func(p admin.PartitionInfo) string { return ints(p.Replicas) }},
+		components.Column[admin.PartitionInfo]{Title: "IN-SYNC", Width: 8, Min: 5,
+			Text: func(p admin.PartitionInfo) string { return ints(p.InSync) },
+			Cmp:  func(a, b admin.PartitionInfo) int { return cmp.Compare(len(a.InSync), len(b.InSync)) },
+			Paint: func(p admin.PartitionInfo, st *common.Styles) common.Style {
+				if len(p.InSync) < len(p.Replicas) {
+					return st.Warn
+				}
+				return st.OK
+			}},
+		components.Column[admin.PartitionInfo]{Title: "START", Width: 10, Min: 6, Right: true, Drop: 3,
+			Text: func(p admin.PartitionInfo) string { return itoa(p.StartOffset) }},
+		components.Column[admin.PartitionInfo]{Title: "END", Width: 10, Min: 6, Right: true,
+			Text: func(p admin.PartitionInfo) string { return itoa(p.EndOffset) },
+			Cmp:  func(a, b admin.PartitionInfo) int { return cmp.Compare(a.EndOffset, b.EndOffset) }},
+		components.Column[admin.PartitionInfo]{Title: "HW", Width: 10, Min: 6, Right: true, Drop: 1,
+			Text: func(p admin.PartitionInfo) string { return itoa(p.HighWatermark) }},
+		components.Column[admin.PartitionInfo]{Title: "RECORDS", Width: 10, Min: 7, Right: true, Drop: 5,
+			Text: func(p admin.PartitionInfo) string { return common.Count(p.EndOffset - p.StartOffset) },
+			Cmp: func(a, b admin.PartitionInfo) int {
+				return cmp.Compare(a.EndOffset-a.StartOffset, b.EndOffset-b.StartOffset)
+			}},
+	)
+	d.parts.Empty = "loading partitions…"
+	d.parts.SetSort(0, false)
+	d.cons = components.NewTable(v.ctx, func(s admin.SubscriptionLine) string {
+		return s.Group + "\x00" + itoa(int64(s.Partition))
+	},
+		components.Column[admin.SubscriptionLine]{Title: "GROUP", Width: 20, Min: 10, Flex: true,
+			Text: func(s admin.SubscriptionLine) string { return common.S(s.Group) },
+			Cmp: func(a, b admin.SubscriptionLine) int {
+				if c := strings.Compare(a.Group, b.Group); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.Partition, b.Partition)
+			}},
+		components.Column[admin.SubscriptionLine]{Title: "STATE", Width: 11, Min: 6, Drop: 2,
+			Text:  func(s admin.SubscriptionLine) string { return common.S(string(s.State)) },
+			Paint: func(s admin.SubscriptionLine, st *common.Styles) common.Style { return stateStyle(st, s.State) }},
+		components.Column[admin.SubscriptionLine]{Title: "P", Width: 4, Right: true,
+			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Partition)) },
+			Cmp:  func(a, b admin.SubscriptionLine) int { return cmp.Compare(a.Partition, b.Partition) }},
+		components.Column[admin.SubscriptionLine]{Title: "COMMIT", Width: 10, Min: 6, Right: true, Drop: 1,
+			Text: func(s admin.SubscriptionLine) string { return itoa(s.Commit) }},
+		components.Column[admin.SubscriptionLine]{Title: "LAG", Width: 9, Min: 5, Right: true,
+			Text: func(s admin.SubscriptionLine) string {
+				if s.Lag < 0 {
+					return "-"
+				}
+				return itoa(s.Lag)
+			},
+			Cmp: func(a, b admin.SubscriptionLine) int { return cmp.Compare(a.Lag, b.Lag) }},
+		components.Column[admin.SubscriptionLine]{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
+			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Members)) }},
+	)
+	d.cons.Empty = "no group consumes this topic"
+	d.cons.SetSort(0, false)
+	v.detail = d
+	v.sizeDetail()
+	return v.fetchDetail()
+}
+
+func (v *Topics) closeDetail() {
+	v.gen++ // drops the in-flight reply and the pending tick
+	v.detail = nil
+}
+
+func (v *Topics) fetchDetail() tea.Cmd {
+	d := v.detail
+	if d == nil || d.inFlight {
+		return nil
+	}
+	d.inFlight = true
+	src, name, now := v.src, d.name, v.ctx.Now
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		var m topicDetailMsg
+		m.desc, m.err = src.DescribeTopic(ctx, name)
+		if m.err == nil {
+			m.subs, m.err = src.SubscriptionList(ctx, name)
+		}
+		if m.err == nil {
+			// The series is decoration: its failure does not fail the detail.
+			m.series, _ = src.StatSeries(ctx, name)
+		}
+		m.at = now()
+		return m
+	})
+}
+
+func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	switch m := msg.Msg.(type) {
+	case topicActionMsg:
+		return v.actionDone(m)
+	}
+	if msg.Gen != v.gen || v.detail == nil {
+		return nil // stale: the detail was closed or replaced
+	}
+	d := v.detail
+	switch m := msg.Msg.(type) {
+	case topicDetailMsg:
+		d.inFlight = false
+		if m.err != nil {
+			d.err, d.errAt = m.err, m.at
+		} else {
+			d.err = nil
+			d.desc, d.subs, d.series, d.at, d.loaded = m.desc, m.subs, m.series, m.at, true
+			d.parts.SetItems(m.desc.PartitionList)
+			d.cons.SetItems(m.subs)
+			v.sizeDetail() // the header's height may have changed
+		}
+		return v.after(v.ctx.Interval(common.ResTopics), v.gen, topicDetailTick{})
+	case topicDetailTick:
+		return v.fetchDetail()
+	}
+	return nil
+}
+
+// ---- dialogs ----
+
+func (v *Topics) openCreate() {
+	d := &components.Dialog{
+		Title:       "Create topic",
+		Body:        []string{"Blank fields take the cluster's defaults."},
+		SubmitLabel: "create",
+		Fields: []*components.Field{
+			components.TextField("Name", "", "e.g. ORDER.EVENT"),
+			components.TextField("Partitions", "3", ""),
+			components.TextField("Replicas", "", "cluster default"),
+			components.TextField("Retention", "", "default; 7d, 12h, forever"),
+			components.TextField("Retention bytes", "", "per partition; 1GiB"),
+		},
+	}
+	v.openDialog(d)
+	v.pending = pendingAction{verb: "create"}
+}
+
+func (v *Topics) openDelete(name string) {
+	disp := common.S(name)
+	confirm := disp
+	if disp != name || strings.ContainsAny(name, " ") {
+		confirm = "DELETE"
+	}
+	body := []string{
+		"Deletes every record of " + disp + " and every group commit on it. This cannot be undone.",
+	}
+	if v.detail != nil && v.detail.name == name && v.detail.loaded {
+		groups := map[string]bool{}
+		for _, s := range v.detail.subs {
+			groups[s.Group] = true
+		}
+		if len(groups) > 0 {
+			body = append(body, "", fmt.Sprintf("%d group(s) consume it and will lose their offsets.", len(groups)))
+		}
+	}
+	v.openDialog(&components.Dialog{
+		Title: "Delete topic " + disp, Danger: true, Body: body,
+		ConfirmText: confirm, SubmitLabel: "delete",
+	})
+	v.pending = pendingAction{verb: "delete", name: name}
+}
+
+func (v *Topics) openFlush(name string) {
+	disp := common.S(name)
+	v.openDialog(&components.Dialog{
+		Title: "Flush topic " + disp, Danger: true,
+		Body: []string{
+			"Removes every record of " + disp + " and wipes the group commits on it (ilink-spec §3.7).",
+			"", "Producers and consumers stay connected; consumers restart from the new start.",
+		},
+		SubmitLabel: "flush",
+	})
+	v.pending = pendingAction{verb: "flush", name: name}
+}
+
+// pendingAction is what the open confirmation dialog will do.
+type pendingAction struct {
+	verb, name string
+}
+
+func (v *Topics) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+	case components.Submit:
+		if v.pending.verb == "create" {
+			return v.submitCreate()
+		}
+		return v.submitPending()
+	}
+	return nil
+}
+
+func (v *Topics) submitCreate() tea.Cmd {
+	f := v.dlg.Fields
+	name := f[0].Value()
+	spec := TopicSpec{Name: name}
+	switch {
+	case name == "":
+		v.dlg.Err = "give the topic a name"
+		return nil
+	case sanitize.String(name) != name || strings.ContainsAny(name, " |,:;*?"):
+		v.dlg.Err = "a topic name has no spaces, control characters or | , : ; * ?"
+		return nil
+	}
+	p, err := parseOptInt("partitions", f[1].Value(), 1, 100000)
+	if err != nil || p == nil {
+		v.dlg.Err = "partitions must be a whole number from 1 to 100000"
+		return nil
+	}
+	spec.Partitions = *p
+	r, err := parseOptInt("replicas", f[2].Value(), 1, 64)
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	if r != nil {
+		spec.Replicas = *r
+	}
+	if spec.RetentionMs, err = parseRetention(f[3].Value()); err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	if spec.RetentionBytes, err = parseBytes(f[4].Value()); err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	v.dlg.Err = ""
+	v.dlg.Busy = "creating " + name + "…"
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return topicActionMsg{verb: "create", name: name, err: src.CreateTopic(ctx, spec), dlgGen: gen}
+	})
+}
+
+func (v *Topics) submitPending() tea.Cmd {
+	p := v.pending
+	v.dlg.Busy = map[string]string{"delete": "deleting ", "flush": "flushing "}[p.verb] + common.S(p.name) + "…"
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		var err error
+		switch p.verb {
+		case "delete":
+			err = src.DeleteTopic(ctx, p.name)
+		case "flush":
+			err = src.FlushTopic(ctx, p.name)
+		}
+		return topicActionMsg{verb: p.verb, name: p.name, err: err, dlgGen: gen}
+	})
+}
+
+// actionDone reports an action's outcome. It is never dropped as stale:
+// the action happened whether or not its dialog is still open.
+func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
+	past := map[string]string{"create": "created", "delete": "deleted", "flush": "flushed"}[m.verb]
+	if m.err != nil {
+		if v.dlg != nil && v.dlgGen == m.dlgGen {
+			v.dlg.Busy = ""
+			v.dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
+			return nil
+		}
+		return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
+	}
+	if v.dlg != nil && v.dlgGen == m.dlgGen {
+		v.closeDialog()
+	}
+	cmds := []tea.Cmd{common.Flash(common.LevelOK, "topic "+common.S(m.name)+" "+past), common.Refresh(common.ResTopics)}
+	if m.verb == "delete" && v.detail != nil && v.detail.name == m.name {
+		v.closeDetail()
+	} else if v.detail != nil && v.detail.name == m.name {
+		v.detail.inFlight = false
+		v.gen++
+		cmds = append(cmds, v.fetchDetail())
+	}
+	return tea.Batch(cmds...)
+}
+
+// ---- rendering ----
+
+// View implements common.View.
+func (v *Topics) View() string {
+	if v.dlg != nil {
+		return v.dialogView()
+	}
+	st := v.ctx.Styles
+	if v.detail != nil {
+		return v.detailView(st)
+	}
+	var summary string
+	if !v.loaded {
+		summary = st.Muted.Render("loading topics…")
+	} else {
+		parts := []string{itoa(int64(v.table.Total())) + " topics"}
+		if v.hiddenInt > 0 {
+			parts = append(parts, st.Muted.Render(itoa(int64(v.hiddenInt))+" internal hidden (i)"))
+		}
+		if v.offline > 0 {
+			parts = append(parts, st.Err.Render(itoa(int64(v.offline))+" partitions offline"))
+		}
+		if v.underRepl > 0 {
+			parts = append(parts, st.Warn.Render(itoa(int64(v.underRepl))+" under-replicated"))
+		}
+		parts = append(parts, "in "+common.Rate(v.sumIn)+"/s", "out "+common.Rate(v.sumOut)+"/s")
+		summary = strings.Join(parts, st.Faint.Render(" · "))
+	}
+	lines := make([]string, 0, v.h)
+	lines = append(lines, summary)
+	lines = append(lines, v.table.Lines()...)
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Topics) detailView(st *common.Styles) string {
+	d := v.detail
+	lines := append(make([]string, 0, v.h), v.detailHeader(st)...)
+	// Line 2: rates with sparklines, or the error.
+	switch {
+	case d.err != nil:
+		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.ctx.Now(), d.errAt)+"; showing data from "+common.Ago(v.ctx.Now(), d.at)+")"))
+	case !d.loaded:
+		lines = append(lines, st.Muted.Render("loading…"))
+	default:
+		lines = append(lines, v.rateLine(st, d))
+	}
+	// Line 3: pane selector.
+	groups := map[string]bool{}
+	for _, s := range d.subs {
+		groups[s.Group] = true
+	}
+	p0, p1 := " Partitions ("+itoa(int64(len(d.desc.PartitionList)))+") ", " Consumers ("+plural(len(groups), "group")+") "
+	if d.pane == 0 {
+		p0, p1 = st.TabActive.Render(p0), st.Muted.Render(p1)
+	} else {
+		p0, p1 = st.Muted.Render(p0), st.TabActive.Render(p1)
+	}
+	lines = append(lines, p0+" "+p1+st.Faint.Render("  v switch"))
+	if d.pane == 0 {
+		lines = append(lines, d.parts.Lines()...)
+	} else {
+		lines = append(lines, d.cons.Lines()...)
+	}
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Topics) rateLine(st *common.Styles, d *topicDetail) string {
+	var in, out []float64
+	for _, p := range d.series.Points {
+		in = append(in, p.RecordsIn)
+		out = append(out, p.RecordsOut)
+	}
+	t := d.desc.TopicInfo
+	label := func(name string, rate float64) string { return name + " " + common.Rate(rate) + "/s " }
+	li, lo := label("in", t.RecordsInPerSec), label("out", t.RecordsOutPerSec)
+	sw := (v.w - common.Width(li) - common.Width(lo) - 3) / 2
+	if sw < 4 || len(in) == 0 {
+		return li + st.Faint.Render("·") + " " + lo
+	}
+	return li + st.Spark.Render(components.Sparkline(in, sw)) + "   " + lo + st.SparkOut.Render(components.Sparkline(out, sw))
+}
