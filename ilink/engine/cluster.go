@@ -14,8 +14,10 @@ import (
 // one critical section (admit), so that leadership cannot change between
 // the check and the registration.
 //
-// Lock order: cluster.mu, then queueStore.mu (cluster calls into the store;
-// the store never calls back).
+// Lock order: cluster.mu, then queueStore.mu or topicStore.mu (cluster
+// calls into the stores; the stores never call back). Partition leadership
+// of topics is separate from cluster leadership: topics.go moves the
+// partitions of a lost node after ElectionDelay (nodeLost, nodeBack).
 //
 // Election rules (spec K-20, K-21, §3.8):
 //   - node 1 leads at start;
@@ -97,6 +99,7 @@ func (c *cluster) kill(id int) error {
 	}
 	*m = member{}
 	c.e.queues.dropReplica(id)
+	c.e.topics.nodeLost(id, true)
 	c.lostNodeLocked(id)
 	return nil
 }
@@ -115,12 +118,14 @@ func (c *cluster) stop(id int) error {
 	}
 	m.running = false
 	c.e.queues.suspendReplica(id)
+	c.e.topics.nodeLost(id, false)
 	c.lostNodeLocked(id)
 	return nil
 }
 
 // lostNodeLocked handles the loss of a node that may have led.
 func (c *cluster) lostNodeLocked(id int) {
+	c.e.adm.leads.nodeLost(id, c.leader == id)
 	if c.leader == id {
 		c.leader = 0
 		c.e.logf("engine: leader node %d lost; election in %v", id, c.e.cfg.ElectionDelay)
@@ -158,6 +163,7 @@ func (c *cluster) restarted(id int) {
 	defer c.mu.Unlock()
 	c.members[id-1] = member{alive: true, running: true}
 	c.e.queues.addReplica(id)
+	c.e.topics.nodeBack(id)
 	c.nodeBackLocked(id)
 }
 
@@ -167,10 +173,12 @@ func (c *cluster) started(id int) {
 	defer c.mu.Unlock()
 	c.members[id-1].running = true
 	c.e.queues.resumeReplica(id)
+	c.e.topics.nodeBack(id)
 	c.nodeBackLocked(id)
 }
 
 func (c *cluster) nodeBackLocked(id int) {
+	c.e.adm.leads.nodeBack(id)
 	switch {
 	case c.leader != 0:
 		c.e.queues.resync(id, c.leader)
@@ -232,6 +240,7 @@ func (c *cluster) elect(gen uint64) {
 		return
 	}
 	c.leader = best
+	c.e.adm.leads.elected(c.e.cfg.Cluster, best)
 	c.e.queues.promote(best)
 	c.e.logf("engine: node %d elected leader", best)
 	c.notifyLocked()

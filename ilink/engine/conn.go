@@ -49,7 +49,17 @@ type session struct {
 	id     uint64
 	mode   wire.SessionMode
 	client string
-	txn    *txn // queue sessions only
+	proto  uint8 // consumer protocol the client speaks (HELLO)
+	txn    *txn  // queue sessions only
+
+	// fenced: a produce on this connection got MIMQE_FOLLOWER_NODE, so
+	// every later produce on it is refused the same way (spec P-35). Set
+	// from the reader or an acks=all wait, hence atomic.
+	fenced atomic.Bool
+
+	// relay, once set (SPOKE SWITCH, admin_spoke.go), receives every later
+	// request of the connection instead of the dispatch table.
+	relay func(*request)
 }
 
 // slot is one reply owed by the connection, in request order.

@@ -44,6 +44,11 @@ func register(code wire.Code, rt route) {
 var queueModes = []wire.SessionMode{wire.ModeAutoCommit, wire.ModeTransacted}
 
 func dispatch(r *request) {
+	r.c.e.countRequest(r.c.nodeID())
+	if s := r.c.sess; s != nil && s.relay != nil {
+		s.relay(r) // the connection switched to a spoke (admin_spoke.go)
+		return
+	}
 	rt, ok := routes[r.hdr.Code]
 	if !ok {
 		// Unknown code (spec W-12).

@@ -22,14 +22,22 @@
 //     for all replicas makes synchronous replication trivially ordered: the
 //     leader applies a change and ships it to its followers inside the same
 //     critical section, so no follower can see changes out of order.
+//   - topicStore.mu owns the topic registry, the topic side's view of node
+//     liveness and partition elections (topics.go); partition.mu owns one
+//     partition: every replica's log of it, its leader, in-sync set, high
+//     watermark and waiters (partition_log.go, replication_topics.go). The
+//     produce and fetch paths take only partition.mu (topics are found in an
+//     immutable snapshot), so partitions never contend with each other.
 //   - endpoint.mu owns a listener and its set of connections (node.go).
 //   - A connection's session is touched only by its reader goroutine
 //     (handlers run there), and its write side only by its writer goroutine
 //     (conn.go).
 //
-// Locks are taken in the order faultMu → cluster.mu → queueStore.mu.
-// endpoint.mu and controls.mu are leaves: nothing else is taken while they
-// are held. Closing a connection never happens under cluster.mu or
+// Locks are taken in the order faultMu → cluster.mu → queueStore.mu, and
+// faultMu → cluster.mu → topicStore.mu → partition.mu (never two partitions
+// at once). endpoint.mu, controls.mu, the stats rings' mutexes and the
+// topic followers' dirty-list mutexes are leaves: nothing else is taken
+// while they are held. Closing a connection never happens under cluster.mu or
 // queueStore.mu, because a closing connection rolls its transaction back
 // (queueStore.mu).
 package engine
@@ -61,6 +69,16 @@ type Config struct {
 	ElectionDelay time.Duration // default 3s; time with no leader after a leader dies
 	MaxFrame      int           // default wire.DefaultMaxFrame
 	Logf          func(format string, args ...any)
+
+	// ReplicaLagMax (default 2s): a follower replica that has not reached
+	// its leader's log end for this long leaves the partition's in-sync set.
+	ReplicaLagMax time.Duration
+	// RetentionInterval (default 1s) is the period of the retention sweep.
+	RetentionInterval time.Duration
+
+	// Spokes makes this engine a hub and starts these spoke engines in this
+	// process; they dial the hub and close with it (admin_spoke.go).
+	Spokes []SpokeConfig
 }
 
 // maxNodes bounds Config.Nodes; node ids travel as u16 and a cluster of
@@ -100,6 +118,15 @@ func (c *Config) applyDefaults() error {
 	if c.MaxFrame == 0 {
 		c.MaxFrame = wire.DefaultMaxFrame
 	}
+	if c.ReplicaLagMax == 0 {
+		c.ReplicaLagMax = 2 * time.Second
+	}
+	if c.RetentionInterval == 0 {
+		c.RetentionInterval = time.Second
+	}
+	if c.ReplicaLagMax < 0 || c.RetentionInterval < 0 {
+		return fmt.Errorf("engine: ReplicaLagMax %v and RetentionInterval %v must not be negative", c.ReplicaLagMax, c.RetentionInterval)
+	}
 	if err := wire.ValidateMaxFrame(c.MaxFrame); err != nil {
 		return fmt.Errorf("engine: MaxFrame: %w", err)
 	}
@@ -124,7 +151,9 @@ type Engine struct {
 	nodes  []*node // index id-1; fixed at Start, nodes are never added or removed
 	cl     *cluster
 	queues *queueStore
+	topics *topicStore
 	ctl    controls
+	adm    adminState // admin surface (admin_*.go, clusterdef.go)
 
 	faultMu sync.Mutex // serialises the fault API and Close (see package doc)
 	closed  bool       // guarded by faultMu
@@ -138,6 +167,7 @@ func Start(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, queues: newQueueStore()}
+	e.topics = newTopicStore(e)
 	e.cl = newCluster(e, cfg.Nodes)
 	e.nodes = make([]*node, cfg.Nodes)
 	for i := range e.nodes {
@@ -155,12 +185,18 @@ func Start(cfg Config) (*Engine, error) {
 	}
 	// State first, then accept: a HELLO can only arrive once the cluster
 	// knows its nodes and its leader.
+	e.initAdmin()
 	e.cl.bootstrap()
+	e.topics.start()
 	for _, n := range e.nodes {
 		n.data.serve()
 		n.admin.serve()
 	}
 	e.logf("engine: %d nodes up, node 1 leads, queue manager %s, cluster %s", cfg.Nodes, cfg.QueueManager, cfg.Cluster)
+	if err := e.startAdmin(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -192,6 +228,8 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.cl.shutdown()
 	e.closeListeners()
+	e.topics.shutdown()
+	e.closeAdmin()
 	e.logf("engine: closed")
 	return nil
 }

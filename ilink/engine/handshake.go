@@ -59,7 +59,7 @@ func handleHello(r *request) {
 		refuse(adm.refuse)
 		return
 	}
-	c.sess = &session{id: sid, mode: req.Mode, client: req.ClientName, txn: adm.txn}
+	c.sess = &session{id: sid, mode: req.Mode, client: req.ClientName, proto: req.ConsumerProtocol, txn: adm.txn}
 	e.logf("engine: node %d %s: session %d (%s, %s) opened", c.nodeID(), c.ep.kind, sid, req.ClientName, modeName(req.Mode))
 	r.reply(&wire.HelloReply{
 		NodeID:        uint16(c.nodeID()),

@@ -47,6 +47,8 @@ type queue struct {
 	name    string
 	msgs    []*message // committed messages ordered by seq; locked ones stay in place
 	waiters []*waiter  // FIFO of waiting GETs (leader only)
+	puts    uint64     // leader: puts committed, gets taken (admin rates, admin_queues.go)
+	gets    uint64
 }
 
 type message struct {
@@ -429,6 +431,7 @@ func (s *queueStore) rollbackLocked(t *txn) {
 func (s *queueStore) appendLocked(r *replica, q *queue, m *message, op *commitOp) {
 	m.seq = r.nextSeq
 	r.nextSeq++
+	q.puts++
 	q.msgs = append(q.msgs, m)
 	op.puts = append(op.puts, replPut{queue: q.name, m: *m})
 }
@@ -441,6 +444,7 @@ func (s *queueStore) takeLocked(t *txn, q *queue, match []byte) *delivery {
 			continue
 		}
 		d := &delivery{id: m.id, payload: m.payload, putTimeMs: m.putTimeMs, redelivered: m.redelivered}
+		q.gets++
 		if t.mode == wire.ModeTransacted {
 			m.lockedBy = t
 			t.gets = append(t.gets, lockRef{q, m})

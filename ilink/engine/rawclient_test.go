@@ -348,3 +348,158 @@ func dialLeader(addrs []string, mode wire.SessionMode) *rawClient {
 type nopTB struct{ testing.TB }
 
 func (nopTB) Helper() {}
+
+// ---- topic helpers ----
+
+// batchOf builds one batch of values (no keys) with timestamps ts, ts+1,
+// ... for producer pid (-1 = not idempotent) starting at sequence seq.
+func batchOf(t testing.TB, pid int64, seq int32, codec wire.Codec, ts int64, values ...string) []byte {
+	t.Helper()
+	bb := wire.NewBatchBuilder(pid, 0, seq)
+	if pid < 0 {
+		bb = wire.NewBatchBuilder(-1, -1, -1)
+	}
+	for i, v := range values {
+		bb.Append(ts+int64(i), nil, []byte(v), nil)
+	}
+	b, err := bb.Finish(codec)
+	if err != nil {
+		t.Fatalf("build batch: %v", err)
+	}
+	return b
+}
+
+// plainBatch is a non-idempotent uncompressed batch stamped now.
+func plainBatch(t testing.TB, values ...string) []byte {
+	return batchOf(t, -1, -1, wire.CodecNone, time.Now().UnixMilli(), values...)
+}
+
+func mustCreateTopic(t testing.TB, e *Engine, name, props string) {
+	t.Helper()
+	if err := e.CreateTopic(name, props); err != nil {
+		t.Fatalf("CreateTopic(%s, %q): %v", name, props, err)
+	}
+}
+
+// topicEpoch reads a topic's epoch from the Go API.
+func topicEpoch(t testing.TB, e *Engine, name string) int32 {
+	t.Helper()
+	for _, ti := range e.Topics() {
+		if ti.Name == name {
+			return ti.Epoch
+		}
+	}
+	t.Fatalf("topic %s not listed", name)
+	return 0
+}
+
+// produceTo sends one produce for one partition and returns its result;
+// timeoutMs is the acks=all wait.
+func (c *rawClient) produceTo(topic string, epoch int32, acks int8, part int32, timeoutMs uint32, batches ...[]byte) wire.ProducePartitionResult {
+	c.t.Helper()
+	var blob []byte
+	for _, b := range batches {
+		blob = append(blob, b...)
+	}
+	req := &wire.ProduceRequest{Acks: acks, Topics: []wire.ProduceTopic{{Topic: topic, Epoch: epoch, Partitions: []wire.ProducePartition{{Partition: part, Batches: blob}}}}}
+	var rep wire.ProduceReply
+	c.mustCall(wire.CodeProduce, timeoutMs, req, &rep)
+	if len(rep.Topics) != 1 || rep.Topics[0].Topic != topic || len(rep.Topics[0].Partitions) != 1 {
+		c.t.Fatalf("produce reply shape: %+v", rep)
+	}
+	return rep.Topics[0].Partitions[0]
+}
+
+// mustProduce is produceTo (acks=1) that fails the test on a partition
+// error and returns the base offset.
+func (c *rawClient) mustProduce(topic string, epoch int32, part int32, batches ...[]byte) int64 {
+	c.t.Helper()
+	res := c.produceTo(topic, epoch, wire.AcksLeader, part, 0, batches...)
+	if res.Err.Name != "" {
+		c.t.Fatalf("produce %s/%d: %s (%s) hint %d", topic, part, res.Err.Name, res.Err.Tail, res.LeaderHint)
+	}
+	return res.BaseOffset
+}
+
+func (c *rawClient) initProducer() int64 {
+	c.t.Helper()
+	var rep wire.InitProducerReply
+	c.mustCall(wire.CodeInitProducer, 0, &wire.InitProducerRequest{ClientName: "rawtest"}, &rep)
+	return rep.ProducerID
+}
+
+func (c *rawClient) metadata(topics ...string) *wire.MetadataReply {
+	c.t.Helper()
+	req := &wire.MetadataRequest{}
+	if len(topics) > 0 {
+		req.Topics = topics
+	}
+	var rep wire.MetadataReply
+	c.mustCall(wire.CodeMetadata, 0, req, &rep)
+	return &rep
+}
+
+// fetchOne fetches one partition and returns its result.
+func (c *rawClient) fetchOne(topic string, part int32, offset int64, minBytes, maxBytes int32, waitMs uint32) wire.FetchPartitionResult {
+	c.t.Helper()
+	req := &wire.FetchRequest{MinBytes: minBytes, MaxBytes: maxBytes, Topics: []wire.FetchTopic{{Topic: topic, Partitions: []wire.FetchPartition{{Partition: part, Offset: offset, MaxBytes: maxBytes}}}}}
+	var rep wire.FetchReply
+	c.mustCall(wire.CodeFetch, waitMs, req, &rep)
+	if len(rep.Topics) != 1 || len(rep.Topics[0].Partitions) != 1 {
+		c.t.Fatalf("fetch reply shape: %+v", rep)
+	}
+	return rep.Topics[0].Partitions[0]
+}
+
+// recordsOf decodes fetched batches and returns the values of the records
+// at or after from, with their offsets.
+func recordsOf(t testing.TB, batches []byte, from int64) (offsets []int64, values []string) {
+	t.Helper()
+	bs, err := wire.SplitBatches(batches)
+	if err != nil {
+		t.Fatalf("split fetched batches: %v", err)
+	}
+	for _, b := range bs {
+		recs, err := wire.DecodeBatch(b, 0, nil)
+		if err != nil {
+			t.Fatalf("decode fetched batch: %v", err)
+		}
+		for _, r := range recs {
+			if r.Offset >= from {
+				offsets = append(offsets, r.Offset)
+				values = append(values, string(r.Value))
+			}
+		}
+	}
+	return offsets, values
+}
+
+// readValues reads a whole partition through the Go API, once the high
+// watermark has reached the leader's log end (ReadPartition reads only
+// committed records, and acks=1 answers before the followers pulled).
+func readValues(t testing.TB, e *Engine, topic string, p int) []string {
+	t.Helper()
+	eventually(t, "high watermark at the log end", func() bool {
+		pi := partitionInfo(t, e, topic, p)
+		return pi.Leader != 0 && pi.HighWatermark == pi.EndOffset
+	})
+	start, _ := e.TopicOffsets(topic)
+	recs, err := e.ReadPartition(topic, p, start[p], 0)
+	if err != nil {
+		t.Fatalf("ReadPartition(%s, %d): %v", topic, p, err)
+	}
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = string(r.Value)
+	}
+	return out
+}
+
+func partitionInfo(t testing.TB, e *Engine, topic string, p int) PartitionInfo {
+	t.Helper()
+	ps, err := e.TopicPartitions(topic)
+	if err != nil {
+		t.Fatalf("TopicPartitions(%s): %v", topic, err)
+	}
+	return ps[p]
+}
