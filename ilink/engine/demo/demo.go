@@ -1,0 +1,467 @@
+// Package demo drives live traffic through an in-process engine so that every
+// dashboard view has something to show: topics with steady producers, queues
+// whose depth moves, and consumer groups in each health state (caught up,
+// lagging, stalled, rebalancing, empty), plus an occasional partition leader
+// move for the overview's alert list.
+//
+// It uses the real client (producer, consumer v2, queue sessions) against the
+// engine's listeners, so the demo exercises the same paths as a real cluster.
+// It lives in its own package because the engine must not import the client:
+// the client's tests import the engine.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+// Options tune the demo. The zero value is the dashboard's default.
+type Options struct {
+	// Rate is the records per second spread over the demo topics (default 300).
+	// It is kept low on purpose: the demo runs under the dashboard and must
+	// leave the machine idle enough to be pleasant over SSH.
+	Rate int
+	// LeaderMoveEvery moves one partition leader periodically (default 4m;
+	// negative = never), so the overview shows leader changes.
+	LeaderMoveEvery time.Duration
+	// RebalanceEvery makes a member of the "fraud-check" group leave and come
+	// back (default 45s; negative = never).
+	RebalanceEvery time.Duration
+	Logf           func(format string, args ...any)
+}
+
+// Topics created by the demo, with their properties.
+var Topics = []struct{ Name, Props string }{
+	{"ORDER.EVENT", "partitions=6,replicas=3,minSync=2,retention.ms=3600000"},
+	{"ORDER.KR", "partitions=3,replicas=2,retention.ms=3600000"},
+	{"PAYMENT.RESULT", "partitions=3,replicas=3,minSync=2,retention.ms=3600000"},
+	{"AUDIT.LOG", "partitions=2,replicas=2,retention.bytes=33554432"},
+	{"INVENTORY.UPDATE", "partitions=4,replicas=2,retention.ms=1800000"},
+}
+
+// Queues created by the demo.
+var Queues = []string{"ORDER.Q", "PAYMENT.Q", "DLQ"}
+
+// Demo is running demo traffic. Close stops it.
+type Demo struct {
+	e      *engine.Engine
+	addrs  string
+	opt    Options
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	closers   []func() error
+}
+
+// Start creates the demo topics and queues and starts the traffic.
+func Start(e *engine.Engine, opt Options) (*Demo, error) {
+	if opt.Rate <= 0 {
+		opt.Rate = 300
+	}
+	if opt.LeaderMoveEvery == 0 {
+		opt.LeaderMoveEvery = 4 * time.Minute
+	}
+	if opt.RebalanceEvery == 0 {
+		opt.RebalanceEvery = 45 * time.Second
+	}
+	for _, t := range Topics {
+		if err := e.CreateTopic(t.Name, t.Props); err != nil && !isExists(err) {
+			return nil, fmt.Errorf("demo: create topic %s: %w", t.Name, err)
+		}
+	}
+	for _, q := range Queues {
+		if err := e.CreateQueue(q); err != nil {
+			return nil, fmt.Errorf("demo: create queue %s: %w", q, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Demo{e: e, addrs: strings.Join(e.DataAddrs(), ","), opt: opt, cancel: cancel}
+
+	prod, err := ilink.NewProducer(ctx, d.addrs, ilink.ProducerConfig{
+		ClientName:  "demo-producer",
+		Compression: wire.CodecLZ4,
+		LingerMs:    20,
+	})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("demo: producer: %w", err)
+	}
+	d.addCloser(prod.Close)
+
+	d.spawn(func() { d.produce(ctx, prod) })
+	d.spawn(func() { d.queues(ctx) })
+	d.spawn(func() { d.group(ctx, "billing", "ORDER.EVENT", 0, consumer.CommitAuto) })
+	d.spawn(func() { d.group(ctx, "analytics", "ORDER.*", 40*time.Millisecond, consumer.CommitAuto) })
+	d.spawn(func() { d.group(ctx, "shipping", "ORDER.KR", 0, consumer.CommitImmediate) })
+	d.spawn(func() { d.stalled(ctx, "archiver", "AUDIT.LOG") })
+	d.spawn(func() { d.rebalancing(ctx, "fraud-check", "PAYMENT.RESULT") })
+	d.spawn(func() { d.empty(ctx, "legacy-export", "INVENTORY.UPDATE") })
+	if opt.LeaderMoveEvery > 0 {
+		d.spawn(func() { d.moveLeaders(ctx) })
+	}
+	return d, nil
+}
+
+// Close stops every demo goroutine and closes its clients.
+func (d *Demo) Close() {
+	d.closeOnce.Do(func() {
+		d.cancel()
+		d.wg.Wait()
+		d.mu.Lock()
+		closers := d.closers
+		d.closers = nil
+		d.mu.Unlock()
+		for i := len(closers) - 1; i >= 0; i-- {
+			_ = closers[i]()
+		}
+	})
+}
+
+func (d *Demo) spawn(fn func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		fn()
+	}()
+}
+
+func (d *Demo) addCloser(fn func() error) {
+	d.mu.Lock()
+	d.closers = append(d.closers, fn)
+	d.mu.Unlock()
+}
+
+func (d *Demo) logf(format string, args ...any) {
+	if d.opt.Logf != nil {
+		d.opt.Logf("demo: "+format, args...)
+	}
+}
+
+func isExists(err error) bool {
+	var ee *engine.Error
+	return errors.As(err, &ee) && ee.Name == wire.ErrTopicExists
+}
+
+// sleep waits d or until ctx ends; false means stop.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// produce sends the demo records in 100 ms bursts, weighted per topic.
+func (d *Demo) produce(ctx context.Context, p *ilink.Producer) {
+	weights := map[string]int{"ORDER.EVENT": 40, "ORDER.KR": 10, "PAYMENT.RESULT": 20, "AUDIT.LOG": 20, "INVENTORY.UPDATE": 10}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	rng := rand.New(rand.NewPCG(1, 2))
+	seq := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		// A slow sine-like swell so the sparklines have a shape.
+		phase := float64(time.Now().Unix()%120) / 120
+		burst := d.opt.Rate / 10
+		burst += int(float64(burst) * 0.6 * wave(phase))
+		for i := 0; i < burst; i++ {
+			seq++
+			topic := pick(rng, weights)
+			key, value := record(rng, topic, seq)
+			p.Send(&ilink.ProducerRecord{
+				Topic:   topic,
+				Key:     key,
+				Value:   value,
+				Headers: []wire.RecordHeader{{Key: "trace-id", Value: fmt.Appendf(nil, "%016x", rng.Uint64())}, {Key: "source", Value: []byte("demo")}},
+			}, nil)
+		}
+	}
+}
+
+func wave(phase float64) float64 {
+	// A triangle wave in [-1, 1]: cheap and visibly periodic.
+	if phase < 0.5 {
+		return 4*phase - 1
+	}
+	return 3 - 4*phase
+}
+
+func pick(rng *rand.Rand, weights map[string]int) string {
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	n := rng.IntN(total)
+	for _, t := range Topics { // fixed order for determinism
+		n -= weights[t.Name]
+		if n < 0 {
+			return t.Name
+		}
+	}
+	return Topics[0].Name
+}
+
+var (
+	statuses = []string{"CREATED", "PAID", "PACKED", "SHIPPED", "DELIVERED", "CANCELLED"}
+	cities   = []string{"Seoul", "Busan", "Incheon", "Daegu", "Daejeon", "Gwangju"}
+)
+
+func record(rng *rand.Rand, topic string, seq int) (key, value []byte) {
+	order := fmt.Sprintf("order-%06d", rng.IntN(200000))
+	switch topic {
+	case "PAYMENT.RESULT":
+		ok := rng.IntN(20) != 0
+		return []byte(order), fmt.Appendf(nil, `{"order":%q,"amount":%d,"currency":"KRW","approved":%t,"seq":%d}`, order, 1000+rng.IntN(500000), ok, seq)
+	case "AUDIT.LOG":
+		return nil, fmt.Appendf(nil, `{"ts":%q,"user":"op-%02d","action":"view","object":%q}`, time.Now().UTC().Format(time.RFC3339Nano), rng.IntN(40), order)
+	case "INVENTORY.UPDATE":
+		sku := fmt.Sprintf("sku-%05d", rng.IntN(5000))
+		return []byte(sku), fmt.Appendf(nil, `{"sku":%q,"delta":%d,"warehouse":%q}`, sku, rng.IntN(21)-10, cities[rng.IntN(len(cities))])
+	default:
+		return []byte(order), fmt.Appendf(nil, `{"order":%q,"status":%q,"city":%q,"items":%d,"seq":%d}`, order, statuses[rng.IntN(len(statuses))], cities[rng.IntN(len(cities))], 1+rng.IntN(9), seq)
+	}
+}
+
+// subscribe retries until the group is joined or ctx ends: the demo starts
+// while the cluster may still be settling.
+func (d *Demo) subscribe(ctx context.Context, target string, opt consumer.Options) *consumer.Consumer {
+	for {
+		c, err := consumer.Subscribe(ctx, d.addrs, target, opt)
+		if err == nil {
+			return c
+		}
+		d.logf("subscribe %s as %s: %v", target, opt.Group, err)
+		if !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
+}
+
+// group runs one member that consumes target, pausing `pace` after every
+// record (0 = as fast as possible): billing keeps up, analytics lags.
+func (d *Demo) group(ctx context.Context, group, target string, pace time.Duration, mode consumer.CommitMode) {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.Commit = mode
+	opt.ClientName = "demo-" + group
+	opt.AutoCommitInterval = 2 * time.Second
+	c := d.subscribe(ctx, target, opt)
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	for ctx.Err() == nil {
+		recs, err := c.ReadBatch(ctx, 200, 500*time.Millisecond)
+		if err != nil && !ilink.IsNoMessage(err) {
+			if ctx.Err() == nil {
+				d.logf("%s: %v", group, err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if pace > 0 && len(recs) > 0 {
+			// Process at a fixed rate below the produce rate: lag grows.
+			if !sleep(ctx, pace*time.Duration(min(len(recs), 25))) {
+				return
+			}
+		}
+	}
+}
+
+// stalled reads and never commits, staying a member: its lag grows while
+// its committed offsets do not move (STALLED).
+func (d *Demo) stalled(ctx context.Context, group, topic string) {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.Commit = consumer.CommitManual
+	opt.ClientName = "demo-" + group
+	c := d.subscribe(ctx, topic, opt)
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	// Commit once early so the group has a commit that then stays put.
+	committed := false
+	for ctx.Err() == nil {
+		r, err := c.Read(ctx, time.Second)
+		if err != nil {
+			continue
+		}
+		if !committed {
+			if c.Commit(ctx, r) == nil {
+				committed = true
+			}
+		}
+		// Stop reading after the first commit: the member stays alive (its
+		// heartbeats continue) but consumes nothing.
+		if committed {
+			<-ctx.Done()
+			return
+		}
+	}
+}
+
+// rebalancing keeps one member and makes a second one join and leave
+// periodically, so the group is often seen rebalancing.
+func (d *Demo) rebalancing(ctx context.Context, group, topic string) {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.ClientName = "demo-" + group + "-a"
+	first := d.subscribe(ctx, topic, opt)
+	if first == nil {
+		return
+	}
+	defer first.Close()
+	d.spawn(func() { d.drain(ctx, first) })
+	if d.opt.RebalanceEvery < 0 {
+		<-ctx.Done()
+		return
+	}
+	for ctx.Err() == nil {
+		if !sleep(ctx, d.opt.RebalanceEvery) {
+			return
+		}
+		opt.ClientName = "demo-" + group + "-b"
+		second := d.subscribe(ctx, topic, opt)
+		if second == nil {
+			return
+		}
+		sctx, stop := context.WithTimeout(ctx, d.opt.RebalanceEvery/2)
+		d.drain(sctx, second)
+		stop()
+		second.Close()
+	}
+}
+
+func (d *Demo) drain(ctx context.Context, c *consumer.Consumer) {
+	for ctx.Err() == nil {
+		_, _ = c.ReadBatch(ctx, 500, 500*time.Millisecond)
+	}
+}
+
+// empty leaves a durable group with commits and no member (EMPTY).
+func (d *Demo) empty(ctx context.Context, group, topic string) {
+	if !sleep(ctx, 2*time.Second) { // let some records arrive first
+		return
+	}
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.Commit = consumer.CommitManual
+	for ctx.Err() == nil {
+		c, err := consumer.Assign(ctx, d.addrs, topic, nil, opt)
+		if err != nil {
+			d.logf("%s: %v", group, err)
+			if !sleep(ctx, time.Second) {
+				return
+			}
+			continue
+		}
+		recs, _ := c.ReadBatch(ctx, 50, 2*time.Second)
+		for _, r := range recs {
+			_ = c.Commit(ctx, r)
+		}
+		c.Close()
+		return
+	}
+}
+
+// queues keeps queue depths moving: a put loop slightly faster than a get
+// loop on ORDER.Q, a bursty PAYMENT.Q and a trickle into the DLQ.
+func (d *Demo) queues(ctx context.Context) {
+	var s *ilink.Session
+	for s == nil {
+		var err error
+		s, err = ilink.Dial(ctx, d.addrs, ilink.Options{ClientName: "demo-queues", AutoCommit: true})
+		if err != nil {
+			if !sleep(ctx, time.Second) {
+				return
+			}
+			s = nil
+		}
+	}
+	d.addCloser(s.Close)
+	handles := map[string]*ilink.Queue{}
+	for _, name := range Queues {
+		q, err := s.AccessQueue(ctx, name)
+		if err != nil {
+			d.logf("queue %s: %v", name, err)
+			return
+		}
+		handles[name] = q
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		// ORDER.Q: put 3, get 2 or 3 (grows slowly, drains when it passes 400).
+		for i := 0; i < 3; i++ {
+			_, _ = handles["ORDER.Q"].Put(ctx, fmt.Appendf(nil, `{"order":"order-%06d"}`, rng.IntN(200000)))
+		}
+		gets := 2
+		if depth, err := handles["ORDER.Q"].Depth(ctx); err == nil && depth > 400 {
+			gets = 6
+		}
+		for i := 0; i < gets; i++ {
+			_, _ = handles["ORDER.Q"].Get(ctx, 0)
+		}
+		// PAYMENT.Q: bursts of 40 every 10 s, drained 4 per tick.
+		if n%50 == 0 {
+			for i := 0; i < 40; i++ {
+				_, _ = handles["PAYMENT.Q"].Put(ctx, fmt.Appendf(nil, `{"payment":%d}`, rng.IntN(1e6)))
+			}
+		}
+		for i := 0; i < 4; i++ {
+			_, _ = handles["PAYMENT.Q"].Get(ctx, 0)
+		}
+		// DLQ: one message every ~20 s, never consumed.
+		if n%100 == 7 {
+			_, _ = handles["DLQ"].Put(ctx, []byte(`{"reason":"schema validation failed"}`))
+		}
+	}
+}
+
+// moveLeaders moves one ORDER.EVENT partition leader periodically.
+func (d *Demo) moveLeaders(ctx context.Context) {
+	for p := 0; ; p = (p + 1) % 6 {
+		if !sleep(ctx, d.opt.LeaderMoveEvery) {
+			return
+		}
+		parts, err := d.e.TopicPartitions("ORDER.EVENT")
+		if err != nil || p >= len(parts) {
+			continue
+		}
+		cur := parts[p]
+		for _, n := range cur.InSync {
+			if n != cur.Leader {
+				if err := d.e.MovePartitionLeader("ORDER.EVENT", p, n); err != nil {
+					d.logf("move leader: %v", err)
+				}
+				break
+			}
+		}
+	}
+}
