@@ -30,6 +30,8 @@ type harness struct {
 	t       testing.TB
 	m       *Model
 	src     *fakes.Source
+	tailer  *fakes.Tailer
+	pub     *fakes.Publisher
 	ctx     *Context
 	now     time.Time
 	pending []tickReq
@@ -39,6 +41,14 @@ type harness struct {
 type harnessOpt func(*config.Context, *Context)
 
 func readOnly() harnessOpt { return func(c *config.Context, _ *Context) { c.ReadOnly = true } }
+
+// noStreams starts the dashboard without a tailer and a publisher.
+func noStreams() harnessOpt {
+	return func(c *config.Context, _ *Context) { c.ClientName = "no-streams" }
+}
+
+// tailBuffer sets the tail's buffer bound.
+func tailBuffer(n int) harnessOpt { return func(c *config.Context, _ *Context) { c.TailBuffer = n } }
 
 func newHarness(t testing.TB, w, h int, opts ...harnessOpt) *harness {
 	t.Helper()
@@ -65,7 +75,13 @@ func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOp
 		o(&cfg, ctx)
 	}
 	hs.ctx = ctx
-	hs.m = New(ctx, src)
+	var mopts []Option
+	if cfg.ClientName != "no-streams" {
+		hs.tailer = fakes.NewTailer(fakes.TailerOptions{})
+		hs.pub = &fakes.Publisher{Manual: true}
+		mopts = append(mopts, WithTailer(hs.tailer), WithPublisher(hs.pub))
+	}
+	hs.m = New(ctx, src, mopts...)
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
 	return hs

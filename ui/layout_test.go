@@ -49,8 +49,8 @@ func TestLayoutColorFrames(t *testing.T) {
 					content := h.m.View().Content
 					assertFrame(t, content, size[0], size[1])
 					assertOnlySGR(t, content)
-					if mode == common.NoColor && strings.Contains(content, "38;") {
-						t.Fatalf("NO_COLOR frame holds a colour: %q", content)
+					if mode == common.NoColor {
+						assertNoColour(t, content)
 					}
 				}
 			})
@@ -74,6 +74,30 @@ func TestTinyTerminals(t *testing.T) {
 		}
 	}
 	_ = time.Second
+}
+
+// assertNoColour fails when an SGR sequence of the frame sets a colour
+// (38;…, 48;…, 30–37, 40–47, 90–97, 100–107). Only real escape sequences
+// count: a payload's sanitized "␛[38;5;46m" is text.
+func assertNoColour(t *testing.T, s string) {
+	t.Helper()
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b || i+1 >= len(s) || s[i+1] != '[' {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && s[j] != 'm' {
+			j++
+		}
+		for _, p := range strings.FieldsFunc(s[i+2:j], func(r rune) bool { return r == ';' || r == ':' }) {
+			n := 0
+			fmt.Sscan(p, &n)
+			if n == 38 || n == 48 || n >= 30 && n <= 37 || n >= 40 && n <= 47 || n >= 90 && n <= 97 || n >= 100 && n <= 107 {
+				t.Fatalf("NO_COLOR frame holds a colour: %q", s[i:j+1])
+			}
+		}
+		i = j
+	}
 }
 
 // assertOnlySGR fails when the frame holds an escape sequence other than

@@ -55,20 +55,32 @@ type Option func(*Model)
 // WithSwitcher enables `:ctx NAME`.
 func WithSwitcher(s Switcher) Option { return func(m *Model) { m.switcher = s } }
 
+// WithTailer enables the tail tab (records through a group consumer).
+// Without it the tab explains that tailing is unavailable, unless the
+// Sources also implement views.Tailer. After `:ctx NAME` the new Sources'
+// own Tailer (if any) is used.
+func WithTailer(t views.Tailer) Option { return func(m *Model) { m.tailer = t } }
+
+// WithPublisher enables the publish tab (hidden anyway in read-only
+// contexts). Same rules as WithTailer.
+func WithPublisher(p views.Publisher) Option { return func(m *Model) { m.publisher = p } }
+
 // flashFor is how long a flash message stays on the hint line.
 const flashFor = 6 * time.Second
 
 // Model is the root model.
 type Model struct {
-	ctx      *Context
-	src      Sources
-	views    [common.NumViews]common.View
-	overview *views.Overview
-	tail     *views.Placeholder
-	publish  *views.Placeholder
-	active   common.ViewID
-	poll     *poller
-	switcher Switcher
+	ctx       *Context
+	src       Sources
+	views     [common.NumViews]common.View
+	overview  *views.Overview
+	tail      *views.Tail
+	publish   *views.Publish
+	tailer    views.Tailer
+	publisher views.Publisher
+	active    common.ViewID
+	poll      *poller
+	switcher  Switcher
 
 	cmdOpen  bool
 	cmd      components.Input
@@ -93,6 +105,12 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 	for _, o := range opts {
 		o(m)
 	}
+	if m.tailer == nil {
+		m.tailer, _ = src.(views.Tailer)
+	}
+	if m.publisher == nil {
+		m.publisher, _ = src.(views.Publisher)
+	}
 	m.buildViews()
 	m.poll = newPoller(ctx, fetchers(src), m.wanted)
 	return m
@@ -101,8 +119,8 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
 	m.overview = views.NewOverview(ctx)
-	m.tail = views.NewPlaceholder(ctx, common.ViewTail, "Tail")
-	m.publish = views.NewPlaceholder(ctx, common.ViewPublish, "Publish")
+	m.tail = views.NewTail(ctx, m.tailer)
+	m.publish = views.NewPublish(ctx, m.publisher)
 	m.views = [common.NumViews]common.View{
 		common.ViewOverview: m.overview,
 		common.ViewTopics:   views.NewTopics(ctx, src),
@@ -175,8 +193,27 @@ func (m *Model) setActive(id common.ViewID) tea.Cmd {
 	if id < 0 || id >= common.NumViews || !m.visible(id) {
 		return nil
 	}
+	var cmds []tea.Cmd
+	if id != m.active {
+		if f, ok := m.views[m.active].(common.Focuser); ok {
+			cmds = append(cmds, f.Blur())
+		}
+		if f, ok := m.views[id].(common.Focuser); ok {
+			cmds = append(cmds, f.Focus())
+		}
+	}
 	m.active = id
-	return m.poll.wake()
+	return tea.Batch(append(cmds, m.poll.wake())...)
+}
+
+// shutdownViews releases what the views hold (the tail's stream, a
+// running publish) without blocking.
+func (m *Model) shutdownViews() {
+	for _, v := range m.views {
+		if c, ok := v.(common.Closer); ok {
+			c.Shutdown()
+		}
+	}
 }
 
 func (m *Model) setFlash(level common.Level, text string) {
@@ -227,8 +264,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	case common.OpenTailMsg:
-		m.tail.SetTarget(msg.Pattern)
-		return m, m.setActive(common.ViewTail)
+		cmd := m.setActive(common.ViewTail)
+		return m, tea.Batch(cmd, m.tail.Open(msg.Pattern))
 	case common.OpenPublishMsg:
 		if m.ctx.ReadOnly {
 			m.setFlash(common.LevelError, "read-only context: publishing is disabled")
@@ -344,6 +381,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) quit() tea.Cmd {
 	m.poll.stop()
+	m.shutdownViews()
 	return tea.Quit
 }
 
@@ -436,7 +474,10 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 		}
 	}
 	c.Rebuild()
+	m.shutdownViews()
 	m.src = msg.src
+	m.tailer, _ = msg.src.(views.Tailer)
+	m.publisher, _ = msg.src.(views.Publisher)
 	m.buildViews()
 	if !m.visible(m.active) {
 		m.active = common.ViewOverview

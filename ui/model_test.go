@@ -104,13 +104,18 @@ func TestCommandLine(t *testing.T) {
 	h.key(":")
 	h.typeText("tail ORDER.*")
 	h.key("enter")
-	h.mustShow("target: ORDER.*")
+	h.mustShow("Tail ORDER.*")
 	h.key(":")
 	h.typeText("publish ORDER.EVENT")
 	h.key("enter")
 	if h.m.active != common.ViewPublish || h.m.publish.Target() != "ORDER.EVENT" {
 		t.Fatal(":publish did not open the publish tab")
 	}
+	// The form opens in edit mode (keys go to it); esc leaves it.
+	if !h.m.publish.Capturing() {
+		t.Fatal(":publish did not focus the form")
+	}
+	h.key("esc")
 	h.key(":")
 	h.typeText("frobnicate")
 	h.key("enter")

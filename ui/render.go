@@ -320,10 +320,17 @@ func (m *Model) helpView(w, h int) string {
 		binds []key.Binding
 	}
 	cols := []col{{"Global", k.GlobalHelp()}}
+	var titles []string
+	if ht, ok := v.(common.HelpTitler); ok {
+		titles = ht.HelpTitles()
+	}
 	for i, g := range v.FullHelp() {
 		title := v.Title()
 		if i == 0 && len(v.FullHelp()) > 1 {
 			title = "Navigation"
+		}
+		if i < len(titles) && titles[i] != "" {
+			title = titles[i]
 		}
 		cols = append(cols, col{title, g})
 	}

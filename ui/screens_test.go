@@ -3,6 +3,10 @@ package ui
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/views"
 )
 
 type screenCase struct {
@@ -24,7 +28,37 @@ var screenCases = []screenCase{
 	{name: "cluster_leaders", steps: func(h *harness) { h.key("4", "v", "v") }},
 	{name: "queues", steps: func(h *harness) { h.key("5") }},
 	{name: "queue_detail", steps: func(h *harness) { h.key("5", "enter") }},
-	{name: "tail_placeholder", steps: func(h *harness) { h.key("2", "t") }},
+	{name: "tail", steps: func(h *harness) { openTail(h, 60) }},
+	{name: "tail_detail", steps: func(h *harness) { openTail(h, 60); h.key("k", "k", "enter") }},
+	{name: "tail_json", steps: func(h *harness) { openTail(h, 60); h.key("k", "enter", "f") }},
+	{name: "tail_hex", steps: func(h *harness) { openTail(h, 60); h.key("k", "enter", "f", "f") }},
+	{name: "tail_paused_filter", opts: []harnessOpt{tailBuffer(100)}, steps: func(h *harness) {
+		openTail(h, 60)
+		h.key("space")
+		h.tailer.Last().Emit(90)
+		h.advance(300 * time.Millisecond)
+		h.key("/")
+		h.typeText("v:paid")
+		h.key("enter")
+	}},
+	{name: "tail_hostile", steps: func(h *harness) { openHostileTail(h, 40); h.key("k", "enter") }},
+	{name: "tail_jump", steps: func(h *harness) { openTail(h, 10); h.key("o") }},
+	{name: "tail_save", steps: func(h *harness) { openTail(h, 10); h.key("w") }},
+	{name: "tail_new", steps: func(h *harness) { h.key("6", "t") }},
+	{name: "tail_unavailable", opts: []harnessOpt{noStreams()}, steps: func(h *harness) { h.key("6") }},
+	{name: "publish_form", steps: func(h *harness) {
+		h.key("2", "j", "j", "p")
+		h.typeText("order-{{seq}}")
+		h.key("tab")
+		h.typeText(`{"id":{{seq}},"at":"{{now}}"}`)
+	}},
+	{name: "publish_error", steps: func(h *harness) {
+		h.key("2", "j", "j", "p")
+		h.typeText("k-{{rand x}}")
+		h.key("enter")
+	}},
+	{name: "publish_results", steps: func(h *harness) { publishRun(h) }},
+	{name: "publish_unavailable", opts: []harnessOpt{noStreams()}, steps: func(h *harness) { h.key("7") }},
 	{name: "help", steps: func(h *harness) { h.key("2", "?") }},
 	{name: "help_readonly", opts: []harnessOpt{readOnly()}, steps: func(h *harness) { h.key("3", "?") }},
 	{name: "topics_readonly", opts: []harnessOpt{readOnly()}, steps: func(h *harness) { h.key("2") }},
@@ -52,4 +86,51 @@ func TestGoldenScreens(t *testing.T) {
 			})
 		}
 	}
+}
+
+// openTail tails ORDER.EVENT from the topics tab and lets n records in.
+func openTail(h *harness, n int) {
+	h.key("2", "j", "j", "t")
+	h.tailer.Last().Emit(n)
+	h.advance(300 * time.Millisecond)
+}
+
+// openHostileTail tails a pattern whose records are all hostile payloads.
+func openHostileTail(h *harness, n int) {
+	h.key(":")
+	h.typeText("tail EVIL.*")
+	h.key("enter")
+	s := h.tailer.Last()
+	for i, p := range fakes.HostilePayloads() {
+		if i >= n {
+			break
+		}
+		s.EmitRecords(views.TailRecord{
+			Topic: "EVIL." + string(p.Bytes), Partition: int32(i % 3), Offset: int64(100 + i),
+			Timestamp: fakes.Epoch.Add(time.Duration(i) * time.Second),
+			Key:       p.Bytes, Value: p.Bytes,
+			Headers: []views.HeaderKV{{Key: string(p.Bytes), Value: p.Bytes}, {Key: "name", Value: []byte(p.Name)}},
+		})
+	}
+	h.advance(300 * time.Millisecond)
+}
+
+// publishRun sends 1,000 templated records to ORDER.EVENT with the form
+// and lets the manual fake run acknowledge 400 of them (every 50th fails).
+func publishRun(h *harness) {
+	h.pub.FailEvery = 50
+	h.key("2", "j", "j", "p")
+	h.typeText("order-{{seq}}")
+	h.key("tab")
+	h.typeText(`{"id":{{seq}}}`)
+	h.key("tab", "tab")
+	h.typeText("source=ilinkdash, run={{seq}}")
+	h.key("tab", "ctrl+u")
+	h.typeText("1000")
+	h.key("tab", "ctrl+u")
+	h.typeText("100")
+	h.key("tab", "right", "tab", "right")
+	h.key("enter")
+	h.pub.Last().Step(400)
+	h.advance(250 * time.Millisecond)
 }

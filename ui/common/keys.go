@@ -28,6 +28,15 @@ type KeyMap struct {
 
 	// Dialogs.
 	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
+
+	// Tail.
+	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow key.Binding
+	// TailFilterSyntax documents the filter's prefixes in `?` (display
+	// only: their "keys" are no key a terminal sends).
+	TailFilterSyntax []key.Binding
+
+	// Publish.
+	PublishSend, PublishEdit, PublishLeave, PublishStop key.Binding
 }
 
 // NewKeyMap returns the bindings; readOnly disables the mutating ones.
@@ -80,6 +89,35 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		Left:      b(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
 		Right:     b(key.WithKeys("right", "space"), key.WithHelp("→/space", "next choice")),
 		Resend:    b(key.WithKeys("r"), key.WithHelp("r", "resend same version")),
+
+		TailDetail:  b(key.WithKeys("enter"), key.WithHelp("enter", "record detail")),
+		TailPause:   b(key.WithKeys("space"), key.WithHelp("space", "pause / resume")),
+		TailFormat:  b(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex")),
+		TailJump:    b(key.WithKeys("o"), key.WithHelp("o", "jump to offset or time")),
+		TailSave:    b(key.WithKeys("w"), key.WithHelp("w", "save buffer (JSON lines)")),
+		TailCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy value (OSC 52)")),
+		TailRestart: b(key.WithKeys("r"), key.WithHelp("r", "reopen the tail")),
+		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
+		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
+
+		PublishSend:  b(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		PublishEdit:  b(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the form")),
+		PublishLeave: b(key.WithKeys("esc"), key.WithHelp("esc", "leave the form")),
+		PublishStop:  b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x outside the form)")),
+	}
+	syntax := [][2]string{
+		{"TEXT", "key or value contains"},
+		{"k:TEXT", "key contains"},
+		{"v:TEXT", "value contains"},
+		{"h:NAME", "has header NAME"},
+		{"h:NAME=TEXT", "header value contains"},
+		{"re:EXPR", "key or value matches regexp"},
+		{"k:re: v:re:", "key / value matches regexp"},
+		{"p:N  t:TEXT", "partition N / topic contains"},
+		{"!TERM", "negates; terms are ANDed"},
+	}
+	for _, sx := range syntax {
+		k.TailFilterSyntax = append(k.TailFilterSyntax, b(key.WithKeys("\x00filter "+sx[0]), key.WithHelp(sx[0], sx[1])))
 	}
 	for i := range k.Tabs {
 		d := string(rune('1' + i))
@@ -98,6 +136,7 @@ func (k *KeyMap) Mutating() []*key.Binding {
 	return []*key.Binding{
 		&k.Publish, &k.CreateTopic, &k.DeleteTopic, &k.FlushTopic,
 		&k.Seek, &k.DeleteGroup, &k.EditCluster, &k.AddNode, &k.RemoveNode, &k.Resend,
+		&k.PublishSend,
 	}
 }
 

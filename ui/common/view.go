@@ -40,3 +40,25 @@ type View interface {
 	// is (a selected topic, rows shown, sort order) for the status bar.
 	Status() string
 }
+
+// Focuser is implemented by views that act when they become the active tab
+// or stop being it (the tail closes its stream when left). The root calls
+// Blur on the view it leaves, then Focus on the one it shows.
+type Focuser interface {
+	Focus() tea.Cmd
+	Blur() tea.Cmd
+}
+
+// Closer is implemented by views that hold resources beyond the program's
+// polling (the tail's stream, the publish run). The root calls Shutdown
+// when it quits or rebuilds its views after :ctx; Shutdown must not block.
+type Closer interface {
+	Shutdown()
+}
+
+// HelpTitler optionally names the columns of a view's FullHelp in the `?`
+// overlay (default: "Navigation" for the first of several, then the view's
+// title).
+type HelpTitler interface {
+	HelpTitles() []string
+}

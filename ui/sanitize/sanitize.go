@@ -261,6 +261,14 @@ func Truncate(s string, w int) string {
 		}
 		return s[:w-1] + "…"
 	}
+	if len(s) > w && printableASCIIString(s[:w+1]) {
+		// The first w+1 cells are plain ASCII: it is too wide, and the
+		// cut falls inside them (a long value preview).
+		if w == 1 {
+			return "…"
+		}
+		return s[:w-1] + "…"
+	}
 	if ansi.StringWidthWc(s) <= w {
 		return s
 	}

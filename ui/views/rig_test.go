@@ -2,6 +2,7 @@ package views_test
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +220,38 @@ func clusterView(ctx *common.Context, s *fakes.Source) common.View { return view
 func queuesView(ctx *common.Context, _ *fakes.Source) common.View  { return views.NewQueues(ctx) }
 func overviewView(ctx *common.Context, _ *fakes.Source) common.View {
 	return views.NewOverview(ctx)
+}
+
+// advance moves the clock by d, firing due ticks in order (without
+// polling or moving the fake cluster).
+func (r *rig) advance(d time.Duration) {
+	end := r.now.Add(d)
+	for {
+		sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
+		if len(r.ticks) == 0 || r.ticks[0].due.After(end) {
+			break
+		}
+		tk := r.ticks[0]
+		r.ticks = r.ticks[1:]
+		if tk.due.After(r.now) {
+			r.now = tk.due
+		}
+		r.send(tk.fn(r.now))
+	}
+	r.now = end
+}
+
+// fireOne fires the earliest pending tick (moving the clock to it).
+func (r *rig) fireOne() {
+	r.t.Helper()
+	if len(r.ticks) == 0 {
+		r.t.Fatal("no pending tick")
+	}
+	sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
+	tk := r.ticks[0]
+	r.ticks = r.ticks[1:]
+	if tk.due.After(r.now) {
+		r.now = tk.due
+	}
+	r.send(tk.fn(r.now))
 }

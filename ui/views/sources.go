@@ -137,3 +137,187 @@ const CallTimeout = 15 * time.Second
 func callCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), CallTimeout)
 }
+
+// ---- tail ----
+
+// HeaderKV is one record header (an iLink record property).
+type HeaderKV struct {
+	Key   string
+	Value []byte // nil = a header without a value
+}
+
+// TailRecord is one consumed record as the tail view receives it. The view
+// keeps the slices as they are (raw bytes are stored once, never copied),
+// so the stream must not modify or reuse them after sending the record.
+// ilink/consumer.Record satisfies this (its batch buffers are never
+// reused); converting its Headers to HeaderKV is the adapter's only
+// allocation per record.
+type TailRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Timestamp time.Time
+	Key       []byte // nil = null key
+	Value     []byte // nil = null value (tombstone)
+	Headers   []HeaderKV
+}
+
+// TailSpec is what the tail view asks a Tailer for.
+type TailSpec struct {
+	// Target is a topic name or a pattern (ORDER.*), with the consumer's
+	// pattern rules (SYSTEM. topics only when the pattern names them).
+	Target string
+	// Group is the consumer group; "" = a temporary group, so tailing never
+	// disturbs production groups. The view offers a named group only when
+	// the context is writable (a named group commits offsets).
+	Group string
+	// From is where reading starts in partitions without a committed
+	// offset (all of them for a temporary group), normalised by the view to
+	// one of: "latest" (default), "earliest", a decimal offset ("1234",
+	// applied to every partition, clamped to each partition's range), or
+	// an RFC 3339 time with nanoseconds ("2026-11-30T10:00:00Z": the first
+	// offset at or after it in every partition).
+	From string
+}
+
+// Tail seek targets (TailSeek.Offset).
+const (
+	TailLatest   int64 = -1
+	TailEarliest int64 = -2
+)
+
+// TailSeek is where the tail's "jump" moves the stream: to the first
+// offset at or after Time in every assigned partition when Time is set;
+// otherwise to Offset (TailLatest, TailEarliest or an offset, clamped to
+// each partition's range) in partition Partition (every assigned partition
+// when Partition < 0) of every tailed topic.
+type TailSeek struct {
+	Partition int32
+	Offset    int64
+	Time      time.Time
+}
+
+// TailStream is one running tail. The stream's goroutine (the consumer's
+// fetch loop) feeds a bounded channel; the view drains it without ever
+// blocking, at most every 50 ms while records flow (backing off to 250 ms
+// when idle), and renders one frame per drain, so the message rate and the
+// frame rate stay bounded however fast records arrive. A full channel
+// back-pressures the consumer; the view's ring buffer caps memory (the
+// oldest records are dropped, with a counter).
+type TailStream interface {
+	// Records is the bounded channel (a capacity of 4096 or more keeps up
+	// with 50,000 records/s). It is closed when the stream ends: after
+	// Close, when the StartTail context is cancelled, or on a fatal error
+	// (then Err says why).
+	Records() <-chan TailRecord
+	// Err is the error that ended the stream (nil while it runs and after
+	// a plain Close). Safe to call from any goroutine.
+	Err() error
+	// Seek moves every assigned partition (see TailSeek). When it returns
+	// nil, the records queued before it were discarded: everything
+	// received afterwards comes from the new position. The view stops
+	// draining while a seek runs. ctx bounds the call.
+	Seek(ctx context.Context, to TailSeek) error
+	// Close stops the consumer (leaving a temporary group deletes it) and
+	// closes Records. Idempotent; the view calls it in a command, never
+	// in Update.
+	Close() error
+}
+
+// Tailer starts tails. StartTail subscribes (joining the group, resolving
+// a pattern, positioning per spec.From) and returns once the stream is
+// running; it is called in a command, never in Update. ctx bounds the
+// stream's whole life: cancelling it ends the stream as Close does.
+type Tailer interface {
+	StartTail(ctx context.Context, spec TailSpec) (TailStream, error)
+}
+
+// ---- publish ----
+
+// PublishRecord is one record the publish form produced.
+type PublishRecord struct {
+	Key     []byte // nil = null key (uniform sticky partitioning)
+	Value   []byte
+	Headers []HeaderKV
+}
+
+// PublishSpec is what the publish form sends.
+type PublishSpec struct {
+	Topic string
+	// Count is the number of records, 1..MaxPublishCount.
+	Count int64
+	// Rate is the target records per second; 0 = as fast as the producer
+	// accepts.
+	Rate float64
+	// Compression is "none", "lz4" or "zstd"; Acks is "0", "1" or "all".
+	Compression string
+	Acks        string
+	// Record fills r with record seq (0 .. Count-1), templates expanded.
+	// It reuses r's slices between calls, so the sender must copy them
+	// before the next call (ilink.Producer.Send does). It is called from
+	// one goroutine, in seq order.
+	Record func(seq int64, r *PublishRecord)
+}
+
+// MaxPublishCount bounds PublishSpec.Count.
+const MaxPublishCount = 100_000_000
+
+// PublishError is one distinct error text of a run, with how many records
+// failed with it.
+type PublishError struct {
+	Text  string // raw (the view sanitizes it)
+	Count int64
+}
+
+// PublishedAt is where an acknowledged record was stored (Offset -1 with
+// acks 0).
+type PublishedAt struct {
+	Partition int32
+	Offset    int64
+}
+
+// PublishProgress is a snapshot of a run.
+type PublishProgress struct {
+	Count   int64 // records the run will send
+	Sent    int64 // handed to the producer
+	Acked   int64 // acknowledged
+	Failed  int64 // failed (Errors says why)
+	Elapsed time.Duration
+	// Rate is acknowledged records per second over the last seconds.
+	Rate float64
+	// LatencyP50 and LatencyP99 are send → acknowledgement, over the most
+	// recent records.
+	LatencyP50, LatencyP99 time.Duration
+	// Last is where the most recent acknowledged records went, newest
+	// first (up to 8).
+	Last []PublishedAt
+	// Connections is the producer's open connections per leader node id.
+	Connections map[int]int
+	// Errors are the distinct failure texts (MIMQE_* names), most frequent
+	// first.
+	Errors []PublishError
+	// Done: nothing is in flight any more and nothing more will be sent.
+	Done bool
+	// Stopped: the run was stopped (Stop or its context) before Count.
+	Stopped bool
+	// Err is a fatal error that ended the run early (the producer failed).
+	Err error
+}
+
+// PublishRun is one running publish. The view reads Progress every 250 ms
+// (never per record).
+type PublishRun interface {
+	// Progress returns a snapshot; cheap, safe from any goroutine.
+	Progress() PublishProgress
+	// Stop stops sending; records in flight are still awaited (bounded)
+	// before Progress reports Done. Idempotent, non-blocking.
+	Stop()
+}
+
+// Publisher starts publish runs through the multi-connection producer
+// (compression and acks from the spec). It is called in a command; ctx
+// bounds the run's whole life. A read-only context must refuse (the view
+// does not offer publishing there, and the producer layer refuses too).
+type Publisher interface {
+	StartPublish(ctx context.Context, spec PublishSpec) (PublishRun, error)
+}

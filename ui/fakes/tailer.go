@@ -1,0 +1,355 @@
+package fakes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"ilinkdash/ui/views"
+)
+
+// TailerOptions configure a fake Tailer.
+type TailerOptions struct {
+	// Rate is the records per second a stream generates by itself, in real
+	// time (demos, load tests). 0 = manual: records appear only when the
+	// test calls Emit, so tests and golden screens are deterministic.
+	Rate float64
+	// ValueSize pads each JSON value to about this many bytes.
+	ValueSize int
+	// Hostile makes every 5th record carry one of HostilePayloads in its
+	// key, value or a header.
+	Hostile bool
+	// Partitions per topic (default 6).
+	Partitions int
+	// Start is the timestamp of record 0 (default Epoch); manual records
+	// are 10 ms apart. Generated records carry the real time.
+	Start time.Time
+	// Buffer is the channel's capacity (default 65,536 manual, 8,192
+	// generated).
+	Buffer int
+	// Err makes StartTail fail.
+	Err error
+}
+
+// Tailer is a fake views.Tailer producing deterministic records.
+type Tailer struct {
+	opt     TailerOptions
+	mu      sync.Mutex
+	streams []*TailStream
+}
+
+// NewTailer returns a fake tailer.
+func NewTailer(opt TailerOptions) *Tailer {
+	if opt.Partitions <= 0 {
+		opt.Partitions = 6
+	}
+	if opt.Start.IsZero() {
+		opt.Start = Epoch
+	}
+	if opt.Buffer <= 0 {
+		opt.Buffer = 65536
+		if opt.Rate > 0 {
+			opt.Buffer = 8192
+		}
+	}
+	return &Tailer{opt: opt}
+}
+
+// SetErr makes the next StartTail calls fail (nil: succeed).
+func (t *Tailer) SetErr(err error) {
+	t.mu.Lock()
+	t.opt.Err = err
+	t.mu.Unlock()
+}
+
+// StartTail implements views.Tailer.
+func (t *Tailer) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.opt.Err != nil {
+		return nil, t.opt.Err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := &TailStream{
+		opt: t.opt, spec: spec, ch: make(chan views.TailRecord, t.opt.Buffer),
+		offs: make([]int64, t.opt.Partitions), done: make(chan struct{}),
+	}
+	for p := range s.offs {
+		s.offs[p] = 1000 * int64(p+1)
+	}
+	s.topics = topicsFor(spec.Target)
+	t.streams = append(t.streams, s)
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-s.done:
+		}
+	}()
+	if t.opt.Rate > 0 {
+		go s.generate(ctx)
+	}
+	return s, nil
+}
+
+// Streams returns every stream started so far.
+func (t *Tailer) Streams() []*TailStream {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]*TailStream(nil), t.streams...)
+}
+
+// Last returns the most recent stream (nil before the first).
+func (t *Tailer) Last() *TailStream {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.streams) == 0 {
+		return nil
+	}
+	return t.streams[len(t.streams)-1]
+}
+
+// topicsFor expands a pattern into a few topic names.
+func topicsFor(target string) []string {
+	if !strings.ContainsAny(target, "*?") {
+		return []string{target}
+	}
+	var out []string
+	for _, s := range []string{"EVENT", "RETRY", "AUDIT"} {
+		out = append(out, strings.NewReplacer("*", s, "?", "X").Replace(target))
+	}
+	return out
+}
+
+// TailStream is a fake views.TailStream.
+type TailStream struct {
+	opt    TailerOptions
+	spec   views.TailSpec
+	topics []string
+	ch     chan views.TailRecord
+
+	mu     sync.Mutex
+	next   int64   // index of the next generated record
+	offs   []int64 // next offset per partition
+	clock  time.Time
+	seeks  []views.TailSeek
+	closed bool
+	err    error
+	done   chan struct{}
+	emitMu sync.Mutex
+}
+
+// Spec returns the spec the stream was started with.
+func (s *TailStream) Spec() views.TailSpec { return s.spec }
+
+// Records implements views.TailStream.
+func (s *TailStream) Records() <-chan views.TailRecord { return s.ch }
+
+// Err implements views.TailStream.
+func (s *TailStream) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Closed reports whether Close ran (or the stream failed).
+func (s *TailStream) Closed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Seeks returns the seeks asked so far.
+func (s *TailStream) Seeks() []views.TailSeek {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]views.TailSeek(nil), s.seeks...)
+}
+
+// Seek implements views.TailStream: it discards the queued records and
+// moves the per-partition offsets.
+func (s *TailStream) Seek(ctx context.Context, to views.TailSeek) error {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("MIMQE_CONSUMER_CLOSED: the tail is closed")
+	}
+	s.seeks = append(s.seeks, to)
+	for len(s.ch) > 0 {
+		<-s.ch
+	}
+	for p := range s.offs {
+		if to.Partition >= 0 && int32(p) != to.Partition {
+			continue
+		}
+		switch {
+		case !to.Time.IsZero():
+			s.clock = to.Time
+		case to.Offset == views.TailEarliest:
+			s.offs[p] = 0
+		case to.Offset >= 0:
+			s.offs[p] = to.Offset
+		}
+	}
+	return nil
+}
+
+// Close implements views.TailStream.
+func (s *TailStream) Close() error {
+	s.end(nil)
+	return nil
+}
+
+// Fail ends the stream with err (a lost connection).
+func (s *TailStream) Fail(err error) { s.end(err) }
+
+func (s *TailStream) end(err error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed, s.err = true, err
+	close(s.done) // releases a put blocked on a full channel
+	s.mu.Unlock()
+	s.emitMu.Lock()
+	close(s.ch)
+	s.emitMu.Unlock()
+}
+
+// Emit generates the next n records into the channel (blocking while it
+// is full). It does nothing once the stream is closed.
+func (s *TailStream) Emit(n int) {
+	for i := 0; i < n; i++ {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		r := s.make(time.Time{})
+		s.mu.Unlock()
+		s.put(r)
+	}
+}
+
+// EmitRecords sends the given records as they are.
+func (s *TailStream) EmitRecords(recs ...views.TailRecord) {
+	for _, r := range recs {
+		s.put(r)
+	}
+}
+
+func (s *TailStream) put(r views.TailRecord) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if !closed {
+		select {
+		case s.ch <- r:
+		case <-s.done:
+		}
+	}
+}
+
+// generate emits records at opt.Rate until the stream ends.
+func (s *TailStream) generate(ctx context.Context) {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	start, sent := time.Now(), 0.0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case now := <-t.C:
+			due := now.Sub(start).Seconds() * s.opt.Rate
+			for sent < due {
+				s.mu.Lock()
+				if s.closed {
+					s.mu.Unlock()
+					return
+				}
+				r := s.make(now)
+				s.mu.Unlock()
+				s.put(r)
+				sent++
+			}
+		}
+	}
+}
+
+// make builds record s.next (s.mu held); at zero means the fake clock.
+func (s *TailStream) make(at time.Time) views.TailRecord {
+	i := s.next
+	s.next++
+	p := int32(i % int64(len(s.offs)))
+	off := s.offs[p]
+	s.offs[p]++
+	ts := at
+	if ts.IsZero() {
+		if !s.clock.IsZero() {
+			ts = s.clock.Add(time.Duration(i) * 10 * time.Millisecond)
+		} else {
+			ts = s.opt.Start.Add(time.Duration(i) * 10 * time.Millisecond)
+		}
+	}
+	statuses := []string{"NEW", "PAID", "SHIPPED", "CANCELLED", "REFUNDED"}
+	val := fmt.Sprintf(`{"id":%d,"status":"%s","amount":%d.%02d,"customer":"c-%03d"`,
+		i, statuses[i%int64(len(statuses))], 10+i*37%990, i%100, i*7%1000)
+	if pad := s.opt.ValueSize - len(val) - 12; pad > 0 {
+		val += `,"note":"` + strings.Repeat("x", pad) + `"`
+	}
+	val += "}"
+	r := views.TailRecord{
+		Topic:     s.topics[i%int64(len(s.topics))],
+		Partition: p,
+		Offset:    off,
+		Timestamp: ts,
+		Value:     []byte(val),
+		Headers: []views.HeaderKV{
+			{Key: "trace-id", Value: []byte(fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15))},
+			{Key: "source", Value: []byte("fake")},
+		},
+	}
+	if i%10 != 9 {
+		r.Key = []byte("order-" + pad5(i))
+	}
+	if s.opt.Hostile && i%5 == 3 {
+		hs := HostilePayloads()
+		h := hs[(i/5)%int64(len(hs))]
+		switch (i / 5) % 4 {
+		case 0:
+			r.Value = h.Bytes
+		case 1:
+			r.Key = h.Bytes
+		case 2:
+			r.Headers = append(r.Headers, views.HeaderKV{Key: "x-" + h.Name, Value: h.Bytes})
+		case 3:
+			r.Headers = append(r.Headers, views.HeaderKV{Key: string(h.Bytes), Value: h.Bytes})
+			r.Value = h.Bytes
+		}
+	}
+	return r
+}
+
+func pad5(i int64) string {
+	s := strconv.FormatInt(i, 10)
+	if len(s) < 5 {
+		s = strings.Repeat("0", 5-len(s)) + s
+	}
+	return s
+}
+
+var _ views.Tailer = (*Tailer)(nil)
+var _ views.TailStream = (*TailStream)(nil)

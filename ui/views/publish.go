@@ -1,0 +1,730 @@
+package views
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/publish"
+	"ilinkdash/ui/sanitize"
+)
+
+// Form fields of the publish view, in order.
+const (
+	pfTopic = iota
+	pfKey
+	pfValue
+	pfFile
+	pfHeaders
+	pfCount
+	pfRate
+	pfCompression
+	pfAcks
+	numPubFields
+)
+
+const (
+	// publishEvery is how often the view reads a run's progress.
+	publishEvery = 250 * time.Millisecond
+	// maxPublishFile bounds the value file.
+	maxPublishFile = 8 << 20
+	maxPublishRate = 1_000_000
+)
+
+var pubHints = [numPubFields]string{
+	pfKey:     "blank = null key · {{seq}} {{now}} {{uuid}} {{rand N}}",
+	pfValue:   "templates too",
+	pfFile:    "path; replaces Value",
+	pfHeaders: "NAME=VALUE, … (\\, for a comma)",
+	pfCount:   "1 to 100,000,000",
+	pfRate:    "records/s; 0 = as fast as possible",
+}
+
+// Messages private to the publish view.
+type (
+	pubStartedMsg struct {
+		run     PublishRun
+		err     error
+		summary string
+	}
+	pubTickMsg struct{}
+)
+
+// Publish is the publish tab: a form (topic, key, value or file, headers,
+// count, rate, compression, acks) that sends through a Publisher, and the
+// live results of the run, read every 250 ms: acknowledged, errors by
+// distinct text, rate, latency p50/p99, where the last records went and the
+// producer's connections per node. Keys, values and header values take
+// templates (package ui/publish), checked before anything is sent. Absent
+// in read-only contexts.
+type Publish struct {
+	base
+	pub Publisher
+
+	fields  []*components.Field
+	focus   int
+	editing bool
+	formErr string
+
+	run      PublishRun
+	cancel   context.CancelFunc
+	starting bool
+	stopping bool
+	summary  string
+	last     PublishProgress
+	runs     int
+}
+
+// NewPublish returns the publish view; p may be nil (the tab then explains
+// that publishing is unavailable).
+func NewPublish(ctx *common.Context, p Publisher) *Publish {
+	v := &Publish{base: base{ctx: ctx, id: common.ViewPublish}, pub: p}
+	v.fields = []*components.Field{
+		pfTopic:       components.TextField("Topic", "", "topic name"),
+		pfKey:         components.TextField("Key", "", "null"),
+		pfValue:       components.TextField("Value", "", "empty"),
+		pfFile:        components.TextField("File", "", "none"),
+		pfHeaders:     components.TextField("Headers", "", "none"),
+		pfCount:       components.TextField("Count", "1", ""),
+		pfRate:        components.TextField("Rate", "0", ""),
+		pfCompression: components.ChoiceField("Compression", "none", "lz4", "zstd"),
+		pfAcks:        components.ChoiceField("Acks", "all", "1", "0"),
+	}
+	for _, f := range v.fields {
+		f.Input.CharLimit = 4096
+	}
+	return v
+}
+
+func (v *Publish) Title() string         { return "Publish" }
+func (v *Publish) Primary() common.ResID { return -1 }
+func (v *Publish) Capturing() bool       { return v.editing && v.available() }
+func (v *Publish) SetSize(w, h int)      { v.w, v.h = w, h }
+func (v *Publish) available() bool       { return v.pub != nil && !v.ctx.ReadOnly }
+
+// Target returns the topic in the form.
+func (v *Publish) Target() string { return v.fields[pfTopic].Input.Value() }
+
+// Field returns the form field i (tests, prefill).
+func (v *Publish) Field(i int) *components.Field { return v.fields[i] }
+
+// Running reports whether a run is in progress.
+func (v *Publish) Running() bool { return v.starting || (v.run != nil && !v.last.Done) }
+
+// Progress returns the last progress read.
+func (v *Publish) Progress() PublishProgress { return v.last }
+
+// SetTarget prefills the topic (from `p` on a topic, `:publish TOPIC`) and
+// opens the form on the key.
+func (v *Publish) SetTarget(topic string) {
+	if topic != "" {
+		v.fields[pfTopic].Input.SetValue(topic)
+		v.focus = pfKey
+	} else {
+		v.focus = pfTopic
+	}
+	v.editing = true
+	v.formErr = ""
+}
+
+// Shutdown implements common.Closer: it stops a running publish.
+func (v *Publish) Shutdown() {
+	if v.run != nil {
+		v.run.Stop()
+	}
+	if v.cancel != nil {
+		v.cancel()
+	}
+}
+
+// ShortHelp implements common.View.
+func (v *Publish) ShortHelp() []key.Binding {
+	if !v.available() {
+		return nil
+	}
+	k := v.ctx.Keys
+	if v.editing {
+		b := []key.Binding{k.PublishSend, k.NextField, k.Right, k.PublishLeave}
+		if v.Running() {
+			b = append(b, k.PublishStop)
+		}
+		return b
+	}
+	if v.Running() {
+		return []key.Binding{k.PublishStop, k.PublishEdit}
+	}
+	return []key.Binding{k.PublishEdit}
+}
+
+// FullHelp implements common.View.
+func (v *Publish) FullHelp() [][]key.Binding {
+	k := v.ctx.Keys
+	return [][]key.Binding{{k.PublishEdit, k.PublishSend, k.NextField, k.PrevField, k.Left, k.Right, k.PublishLeave, k.PublishStop}}
+}
+
+// Back implements common.View.
+func (v *Publish) Back() bool {
+	if v.formErr != "" {
+		v.formErr = ""
+		return true
+	}
+	return false
+}
+
+// Status implements common.View.
+func (v *Publish) Status() string {
+	if v.run == nil {
+		return ""
+	}
+	p := v.last
+	switch {
+	case v.Running():
+		return "publishing " + common.Thousands(p.Acked+p.Failed) + "/" + common.Thousands(p.Count) + " · " + common.Rate(p.Rate) + " rec/s"
+	case p.Stopped:
+		return "stopped after " + common.Thousands(p.Acked) + " acknowledged"
+	}
+	return "published " + common.Thousands(p.Acked) + "/" + common.Thousands(p.Count)
+}
+
+// Update implements common.View.
+func (v *Publish) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.ViewMsg:
+		return v.handleViewMsg(msg)
+	case tea.KeyPressMsg:
+		return v.handleKey(msg)
+	case tea.PasteMsg:
+		if v.editing && v.fields[v.focus].Kind == components.FieldText {
+			v.syncFocus()
+			v.fields[v.focus].Input.Update(msg)
+			v.formErr = ""
+		}
+	case tea.MouseClickMsg:
+		if !v.available() || msg.Button != tea.MouseLeft {
+			return nil
+		}
+		if i := msg.Y - 1; i >= 0 && i < numPubFields && v.formShown() {
+			v.focus, v.editing = i, true
+		}
+	}
+	return nil
+}
+
+func (v *Publish) syncFocus() {
+	for i, f := range v.fields {
+		if i == v.focus && v.editing {
+			f.Input.Focus()
+		} else {
+			f.Input.Blur()
+		}
+	}
+}
+
+func (v *Publish) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if !v.available() {
+		return nil
+	}
+	k := v.ctx.Keys
+	if msg.String() == "ctrl+x" {
+		return v.stop()
+	}
+	if !v.editing {
+		switch {
+		case key.Matches(msg, k.PublishEdit):
+			v.editing = true
+		case key.Matches(msg, k.PublishStop):
+			return v.stop()
+		}
+		return nil
+	}
+	v.syncFocus()
+	f := v.fields[v.focus]
+	switch s := msg.String(); {
+	case s == "esc":
+		v.editing = false
+		v.syncFocus()
+		return nil
+	case s == "enter":
+		return v.submit()
+	case key.Matches(msg, k.NextField):
+		v.focus = (v.focus + 1) % numPubFields
+		return nil
+	case key.Matches(msg, k.PrevField):
+		v.focus = (v.focus - 1 + numPubFields) % numPubFields
+		return nil
+	}
+	if f.Kind == components.FieldChoice {
+		switch {
+		case key.Matches(msg, k.Left):
+			f.Choice = (f.Choice - 1 + len(f.Choices)) % len(f.Choices)
+		case key.Matches(msg, k.Right):
+			f.Choice = (f.Choice + 1) % len(f.Choices)
+		}
+		return nil
+	}
+	if f.Input.Update(msg) {
+		v.formErr = ""
+	}
+	return nil
+}
+
+func (v *Publish) stop() tea.Cmd {
+	if v.run == nil || !v.Running() || v.stopping {
+		return nil
+	}
+	v.stopping = true
+	v.run.Stop()
+	return common.Flash(common.LevelInfo, "stopping: waiting for the records in flight…")
+}
+
+// pubHeader is a parsed header: a name and a value template.
+type pubHeader struct {
+	key string
+	val *publish.Template
+}
+
+// parsePubHeaders reads "NAME=VALUE, NAME2=VALUE2" (\, is a literal comma).
+func parsePubHeaders(s string) ([]pubHeader, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var items []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == ',':
+			cur.WriteByte(',')
+			i++
+		case s[i] == ',':
+			items = append(items, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(s[i])
+		}
+	}
+	items = append(items, cur.String())
+	var out []pubHeader
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(it, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("headers: %q is not NAME=VALUE", it)
+		}
+		if sanitize.String(name) != name {
+			return nil, fmt.Errorf("headers: the name %q holds control characters", sanitize.String(name))
+		}
+		t, err := publish.Parse("header "+name, strings.TrimSpace(val))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pubHeader{key: name, val: t})
+	}
+	return out, nil
+}
+
+// pubForm is the validated form.
+type pubForm struct {
+	spec    PublishSpec
+	key     *publish.Template // nil = null key
+	value   *publish.Template
+	file    string
+	headers []pubHeader
+}
+
+// validate checks the form; it reports the first problem in words.
+func (v *Publish) validate() (pubForm, error) {
+	var pf pubForm
+	f := v.fields
+	topic := f[pfTopic].Value()
+	switch {
+	case topic == "":
+		return pf, fmt.Errorf("give the topic to publish to")
+	case sanitize.String(topic) != topic || strings.ContainsAny(topic, " *?,;|:"):
+		return pf, fmt.Errorf("a topic name has no spaces, control characters or * ? , ; | :")
+	}
+	pf.spec.Topic = topic
+	var err error
+	if k := f[pfKey].Input.Value(); k != "" {
+		if pf.key, err = publish.Parse("key", k); err != nil {
+			return pf, err
+		}
+	}
+	val := f[pfValue].Input.Value()
+	pf.file = f[pfFile].Value()
+	if val != "" && pf.file != "" {
+		return pf, fmt.Errorf("give a value or a file, not both")
+	}
+	if pf.value, err = publish.Parse("value", val); err != nil {
+		return pf, err
+	}
+	if pf.headers, err = parsePubHeaders(f[pfHeaders].Input.Value()); err != nil {
+		return pf, err
+	}
+	cs := strings.ReplaceAll(strings.ReplaceAll(f[pfCount].Value(), ",", ""), "_", "")
+	if cs == "" {
+		cs = "1"
+	}
+	n, err := strconv.ParseInt(cs, 10, 64)
+	if err != nil || n < 1 || n > MaxPublishCount {
+		return pf, fmt.Errorf("count must be a whole number from 1 to %s", common.Thousands(MaxPublishCount))
+	}
+	pf.spec.Count = n
+	rs := f[pfRate].Value()
+	if rs == "" {
+		rs = "0"
+	}
+	rate, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(rs, "/s"), " "), 64)
+	if err != nil || rate < 0 || rate > maxPublishRate || rate != rate {
+		return pf, fmt.Errorf("rate must be a number of records per second from 0 (as fast as possible) to %s", common.Thousands(maxPublishRate))
+	}
+	pf.spec.Rate = rate
+	pf.spec.Compression = f[pfCompression].Value()
+	pf.spec.Acks = f[pfAcks].Value()
+	return pf, nil
+}
+
+// loadFile reads the value file (in a command): at most maxPublishFile
+// bytes; a UTF-8 file with "{{" is a template.
+func loadFile(path string) (*publish.Template, error) {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = home + "/" + rest
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("file: %v", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("file: %s is a directory", path)
+	}
+	if st.Size() > maxPublishFile {
+		return nil, fmt.Errorf("file: %s is %s; the limit is %s", path, common.Bytes(st.Size()), common.Bytes(maxPublishFile))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("file: %v", err)
+	}
+	if utf8.Valid(b) && strings.Contains(string(b), "{{") {
+		return publish.Parse("file "+path, string(b))
+	}
+	return publish.Literal(b), nil
+}
+
+// recordFunc builds the PublishSpec.Record of a validated form.
+func recordFunc(pf pubForm, exp *publish.Expander) func(int64, *PublishRecord) {
+	hbufs := make([][]byte, len(pf.headers))
+	var keyBuf, valBuf []byte
+	var staticVal []byte
+	if pf.value.Static() {
+		staticVal = pf.value.Literal()
+		if staticVal == nil {
+			staticVal = []byte{}
+		}
+	}
+	return func(seq int64, r *PublishRecord) {
+		if pf.key == nil {
+			r.Key = nil
+		} else {
+			keyBuf = exp.Append(keyBuf[:0], pf.key, seq)
+			r.Key = keyBuf
+		}
+		if staticVal != nil {
+			r.Value = staticVal
+		} else {
+			valBuf = exp.Append(valBuf[:0], pf.value, seq)
+			r.Value = valBuf
+		}
+		r.Headers = r.Headers[:0]
+		for i, h := range pf.headers {
+			hbufs[i] = exp.Append(hbufs[i][:0], h.val, seq)
+			r.Headers = append(r.Headers, HeaderKV{Key: h.key, Value: hbufs[i]})
+		}
+	}
+}
+
+func (v *Publish) submit() tea.Cmd {
+	if v.Running() {
+		v.formErr = "a publish is running (ctrl+x stops it)"
+		return nil
+	}
+	pf, err := v.validate()
+	if err != nil {
+		v.formErr = err.Error()
+		return nil
+	}
+	v.formErr = ""
+	v.starting, v.stopping = true, false
+	v.editing = false
+	v.syncFocus()
+	v.gen++
+	v.runs++
+	ctx, cancel := context.WithCancel(context.Background())
+	if v.cancel != nil {
+		v.cancel()
+	}
+	v.cancel = cancel
+	pub := v.pub
+	summary := v.describe(pf)
+	return v.address(v.gen, func() any {
+		if pf.file != "" {
+			t, err := loadFile(pf.file)
+			if err != nil {
+				return pubStartedMsg{err: err}
+			}
+			pf.value = t
+		}
+		pf.spec.Record = recordFunc(pf, publish.NewExpander())
+		run, err := pub.StartPublish(ctx, pf.spec)
+		return pubStartedMsg{run: run, err: err, summary: summary}
+	})
+}
+
+func (v *Publish) describe(pf pubForm) string {
+	parts := []string{common.Thousands(pf.spec.Count) + " records"}
+	if pf.spec.Rate > 0 {
+		parts = append(parts, common.Rate(pf.spec.Rate)+"/s")
+	} else {
+		parts = append(parts, "full speed")
+	}
+	parts = append(parts, pf.spec.Compression, "acks "+pf.spec.Acks)
+	return "to " + common.S(pf.spec.Topic) + " · " + strings.Join(parts, " · ")
+}
+
+func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	if msg.Gen != v.gen {
+		if m, ok := msg.Msg.(pubStartedMsg); ok && m.run != nil {
+			m.run.Stop()
+		}
+		return nil
+	}
+	switch m := msg.Msg.(type) {
+	case pubStartedMsg:
+		v.starting = false
+		if m.err != nil {
+			v.formErr = "not sent: " + sanitize.Error(m.err)
+			v.editing = true
+			return nil
+		}
+		v.run, v.summary = m.run, m.summary
+		v.last = m.run.Progress()
+		return v.after(publishEvery, v.gen, pubTickMsg{})
+	case pubTickMsg:
+		if v.run == nil {
+			return nil
+		}
+		v.last = v.run.Progress()
+		if !v.last.Done {
+			return v.after(publishEvery, v.gen, pubTickMsg{})
+		}
+		v.stopping = false
+		p := v.last
+		text := "published " + common.Thousands(p.Acked) + " records in " + common.Dur(p.Elapsed)
+		level := common.LevelOK
+		if p.Stopped {
+			text = "stopped: " + common.Thousands(p.Acked) + " of " + common.Thousands(p.Count) + " records acknowledged"
+			level = common.LevelWarn
+		}
+		if p.Failed > 0 {
+			text += " · " + common.Thousands(p.Failed) + " failed"
+			level = common.LevelWarn
+		}
+		if p.Err != nil {
+			text += " · " + sanitize.Error(p.Err)
+			level = common.LevelError
+		}
+		return common.Flash(level, text)
+	}
+	return nil
+}
+
+// ---- rendering ----
+
+func (v *Publish) formShown() bool { return v.editing || v.run == nil }
+
+// View implements common.View.
+func (v *Publish) View() string {
+	st := v.ctx.Styles
+	switch {
+	case v.ctx.ReadOnly:
+		return common.Frame([]string{st.Title.Render("Publish"), "", "Publishing is disabled: this context is read-only."}, v.w, v.h)
+	case v.pub == nil:
+		lines := []string{st.Title.Render("Publish"), ""}
+		lines = append(lines, common.Wrap("Publishing is not available in this session: no producer is configured for this context.", v.w)...)
+		return common.Frame(lines, v.w, v.h)
+	}
+	var lines []string
+	if v.formShown() {
+		lines = v.formLines(st)
+	} else {
+		lines = v.summaryLines(st)
+	}
+	lines = append(lines, v.resultLines(st)...)
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Publish) formLines(st *common.Styles) []string {
+	v.syncFocus()
+	title := "Publish"
+	if t := v.fields[pfTopic].Input.Value(); t != "" {
+		title += " to " + common.S(t)
+	}
+	head := st.Title.Render(title)
+	if !v.editing {
+		head += st.Muted.Render("  e edits the form · enter sends")
+	}
+	lines := []string{head}
+	labelW := 12
+	for i, f := range v.fields {
+		marker := "  "
+		if v.editing && i == v.focus {
+			marker = st.DialogKey.Render("▸ ")
+		}
+		label := marker + st.DialogLabel.Render(common.Fit(f.Label, labelW)) + " "
+		avail := max(v.w-labelW-3, 4)
+		var val string
+		if f.Kind == components.FieldChoice {
+			val = "‹ " + f.Value() + " ›"
+			if v.editing && i == v.focus {
+				val = st.DialogFocus.Render(val)
+			}
+		} else {
+			f.Input.SetWidth(min(avail, max(avail-len(pubHints[i])-2, 24)))
+			val = f.Input.View(st)
+		}
+		line := label + val
+		if h := pubHints[i]; h != "" && common.Width(line)+2+common.Width(h) <= v.w {
+			line += "  " + st.Faint.Render(h)
+		}
+		lines = append(lines, line)
+	}
+	if v.formErr != "" {
+		for _, l := range common.Wrap(v.formErr, max(v.w-2, 1)) {
+			lines = append(lines, st.Err.Render(l))
+		}
+	} else if v.editing {
+		lines = append(lines, st.Faint.Render(common.Trunc("enter sends · tab/↓ next field · ←/→ changes a choice · esc leaves the form", v.w)))
+	}
+	// Too short: keep the focused field on screen.
+	if room := v.h - 4; len(lines) > room && room > 2 && v.editing {
+		first := min(max(v.focus+1-(room-2), 1), len(lines)-(room-1))
+		lines = append([]string{lines[0]}, lines[max(first, 1):]...)
+	}
+	return lines
+}
+
+func (v *Publish) summaryLines(st *common.Styles) []string {
+	head := st.Title.Render("Publish "+v.summary) + st.Muted.Render("  e edits")
+	return []string{common.ClipStyled(head, v.w)}
+}
+
+func (v *Publish) resultLines(st *common.Styles) []string {
+	if v.starting {
+		return []string{"", st.Info.Render("◌ starting the producer…")}
+	}
+	if v.run == nil {
+		return nil
+	}
+	p := v.last
+	out := []string{""}
+	state := st.OK.Render("● running " + common.Dur(p.Elapsed.Truncate(100*time.Millisecond)))
+	switch {
+	case p.Done && p.Stopped:
+		state = st.Warn.Render("■ stopped after " + common.Dur(p.Elapsed.Truncate(time.Millisecond)))
+	case p.Done:
+		state = st.OK.Render("✓ done in " + common.Dur(p.Elapsed.Truncate(time.Millisecond)))
+	case v.stopping:
+		state = st.Warn.Render("◌ stopping…")
+	}
+	out = append(out, st.Title.Render("Results")+"  "+state)
+
+	doneN := p.Acked + p.Failed
+	frac := 0.0
+	if p.Count > 0 {
+		frac = float64(doneN) / float64(p.Count)
+	}
+	counts := common.Thousands(p.Acked) + "/" + common.Thousands(p.Count) + " acknowledged"
+	barW := min(max(v.w-common.Width(counts)-30, 0), 40)
+	line := ""
+	if barW >= 8 {
+		fill := int(frac * float64(barW))
+		line = st.Accent.Render(strings.Repeat("█", fill)) + st.Faint.Render(strings.Repeat("░", barW-fill)) + " "
+	}
+	line += counts
+	if p.Failed > 0 {
+		line += st.Faint.Render(" · ") + st.Err.Render(common.Thousands(p.Failed)+" failed")
+	}
+	if inflight := p.Sent - doneN; inflight > 0 {
+		line += st.Faint.Render(" · ") + st.Muted.Render(common.Thousands(inflight)+" in flight")
+	}
+	out = append(out, line)
+	lat := "latency -"
+	if p.Acked > 0 {
+		lat = "latency p50 " + fmtLatency(p.LatencyP50) + " · p99 " + fmtLatency(p.LatencyP99)
+	}
+	out = append(out, common.Rate(p.Rate)+" rec/s"+st.Faint.Render(" · ")+lat)
+	if len(p.Last) > 0 {
+		var b strings.Builder
+		b.WriteString(st.Muted.Render("last "))
+		for i, at := range p.Last {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			off := "?"
+			if at.Offset >= 0 {
+				off = common.Thousands(at.Offset)
+			}
+			b.WriteString("P" + itoa(int64(at.Partition)) + "@" + off)
+		}
+		out = append(out, b.String())
+	}
+	if len(p.Connections) > 0 {
+		ids := make([]int, 0, len(p.Connections))
+		for id := range p.Connections {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids)
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, "node "+itoa(int64(id))+": "+itoa(int64(p.Connections[id])))
+		}
+		out = append(out, st.Muted.Render("connections ")+strings.Join(parts, st.Faint.Render(" · ")))
+	}
+	if p.Err != nil {
+		out = append(out, st.Err.Render("⚠ "+sanitize.Error(p.Err)))
+	}
+	if len(p.Errors) > 0 {
+		out = append(out, st.Err.Render("errors"))
+		for _, e := range p.Errors {
+			out = append(out, "  "+st.Err.Render(common.Thousands(e.Count)+"×")+" "+sanitize.String(e.Text))
+		}
+	}
+	return out
+}
+
+func fmtLatency(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return strconv.FormatInt(d.Microseconds(), 10) + "µs"
+	case d < 10*time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + "ms"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+}

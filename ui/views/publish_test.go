@@ -1,0 +1,379 @@
+package views_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/views"
+)
+
+type pubRig struct {
+	*rig
+	pub *fakes.Publisher
+	v   *views.Publish
+}
+
+func newPubRig(t *testing.T, readOnly bool, pub *fakes.Publisher) *pubRig {
+	t.Helper()
+	pr := &pubRig{pub: pub}
+	pr.rig = newRig(t, readOnly, func(ctx *common.Context, _ *fakes.Source) common.View {
+		if pub == nil {
+			pr.v = views.NewPublish(ctx, nil)
+		} else {
+			pr.v = views.NewPublish(ctx, pub)
+		}
+		return pr.v
+	})
+	return pr
+}
+
+// fill sets the form's text fields (by index) and leaves the focus on the
+// first field.
+func (r *pubRig) fill(vals map[int]string) {
+	r.v.SetTarget("")
+	for i, val := range vals {
+		r.v.Field(i).Input.SetValue(val)
+	}
+}
+
+func TestPublishFormValidation(t *testing.T) {
+	r := newPubRig(t, false, &fakes.Publisher{Manual: true})
+	const (
+		topic, key, value, file, headers, count, rate = 0, 1, 2, 3, 4, 5, 6
+	)
+	for _, c := range []struct {
+		vals map[int]string
+		want string
+	}{
+		{map[int]string{topic: ""}, "give the topic to publish to"},
+		{map[int]string{topic: "ORDER.*"}, "a topic name has no spaces"},
+		{map[int]string{topic: "A B"}, "a topic name has no spaces"},
+		{map[int]string{topic: "T", key: "k-{{rand x}}"}, `key: {{rand x}} at column 3: N must be a whole number from 1 to 1048576, not "x"`},
+		{map[int]string{topic: "T", value: "{{nope}}"}, `value: {{nope}} at column 1: unknown placeholder "nope"`},
+		{map[int]string{topic: "T", value: "{{seq"}, "value: unterminated"},
+		{map[int]string{topic: "T", value: "v", file: "/etc/hosts"}, "give a value or a file, not both"},
+		{map[int]string{topic: "T", headers: "novalue"}, `headers: "novalue" is not NAME=VALUE`},
+		{map[int]string{topic: "T", headers: "=v"}, `headers: "=v" is not NAME=VALUE`},
+		{map[int]string{topic: "T", headers: "a={{rand 0}}"}, "header a: {{rand 0}}"},
+		{map[int]string{topic: "T", count: "0"}, "count must be a whole number from 1 to 100,000,000"},
+		{map[int]string{topic: "T", count: "abc"}, "count must be a whole number"},
+		{map[int]string{topic: "T", count: "100000001"}, "count must be a whole number"},
+		{map[int]string{topic: "T", rate: "-1"}, "rate must be a number of records per second"},
+		{map[int]string{topic: "T", rate: "fast"}, "rate must be a number"},
+	} {
+		r.v.Field(count).Input.SetValue("1")
+		r.v.Field(rate).Input.SetValue("0")
+		for i := 0; i <= rate; i++ {
+			if i != count && i != rate {
+				r.v.Field(i).Input.SetValue("")
+			}
+		}
+		r.fill(c.vals)
+		r.key("enter")
+		s := strings.Join(strings.Fields(r.screen()), " ")
+		if !strings.Contains(s, strings.Join(strings.Fields(c.want), " ")) {
+			t.Errorf("%v: screen lacks %q:\n%s", c.vals, c.want, r.screen())
+		}
+		if r.pub.Runs() != 0 {
+			t.Fatalf("%v: a run started despite the error", c.vals)
+		}
+		if !r.v.Capturing() {
+			t.Fatalf("%v: the form lost the focus on an error", c.vals)
+		}
+	}
+}
+
+func TestPublishSendsTemplatedRecords(t *testing.T) {
+	r := newPubRig(t, false, &fakes.Publisher{})
+	r.v.SetTarget("ORDER.EVENT")
+	if !r.v.Capturing() {
+		t.Fatal("SetTarget did not open the form")
+	}
+	r.typeText("order-{{seq}}")
+	r.key("tab")
+	r.typeText(`{"id":{{seq}},"r":"{{rand 4}}","u":"{{uuid}}","at":"{{now}}"}`)
+	r.key("tab", "tab")
+	r.typeText(`source=ilinkdash, run=r{{seq}}, note=a\,b`)
+	r.key("tab", "backspace")
+	r.typeText("25")
+	r.key("tab", "tab", "right", "right", "tab", "right") // zstd, acks 1
+	r.key("enter")
+	run := r.pub.Last()
+	if run == nil {
+		t.Fatal("no run")
+	}
+	spec := run.Spec()
+	if spec.Topic != "ORDER.EVENT" || spec.Count != 25 || spec.Compression != "zstd" || spec.Acks != "1" || spec.Rate != 0 {
+		t.Fatalf("spec %+v", spec)
+	}
+	if !run.Wait(5 * time.Second) {
+		t.Fatal("run did not finish")
+	}
+	r.advance(250 * time.Millisecond)
+	recs := run.Records()
+	if len(recs) != 25 {
+		t.Fatalf("%d records", len(recs))
+	}
+	val := regexp.MustCompile(`^\{"id":(\d+),"r":"[0-9A-Za-z]{4}","u":"[0-9a-f-]{36}","at":"2\d{3}-\d\d-\d\dT[0-9:.]+Z"\}$`)
+	for i, rec := range recs {
+		if string(rec.Key) != "order-"+itoa(i) {
+			t.Fatalf("key %d: %q", i, rec.Key)
+		}
+		m := val.FindStringSubmatch(string(rec.Value))
+		if m == nil || m[1] != itoa(i) {
+			t.Fatalf("value %d: %q", i, rec.Value)
+		}
+		if len(rec.Headers) != 3 || rec.Headers[0].Key != "source" || string(rec.Headers[1].Value) != "r"+itoa(i) || string(rec.Headers[2].Value) != "a,b" {
+			t.Fatalf("headers %d: %+v", i, rec.Headers)
+		}
+	}
+	r.mustShow("done in", "25/25 acknowledged", "connections node 1: 1 · node 2: 1 · node 3: 1", "last P")
+	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "published 25 records") {
+		t.Fatalf("flash %+v", fl)
+	}
+	if r.v.Running() || !strings.Contains(r.v.Status(), "published 25/25") {
+		t.Fatalf("status %q", r.v.Status())
+	}
+	// A null key when Key is blank; a static value shared as is.
+	r.v.SetTarget("ORDER.EVENT") // focus on the key
+	r.key("ctrl+u", "down", "ctrl+u")
+	r.typeText("same")
+	r.key("enter")
+	run2 := r.pub.Last()
+	if run2 == run {
+		t.Fatalf("no second run:\n%s", r.screen())
+	}
+	run2.Wait(5 * time.Second)
+	for _, rec := range run2.Records() {
+		if rec.Key != nil || string(rec.Value) != "same" {
+			t.Fatalf("record %+v", rec)
+		}
+	}
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+	}
+	return string(b)
+}
+
+func TestPublishProgressErrorsAndStop(t *testing.T) {
+	pub := &fakes.Publisher{Manual: true, FailEvery: 10}
+	r := newPubRig(t, false, pub)
+	r.v.SetTarget("PAYMENT.RESULT")
+	r.key("down", "down", "down", "down", "ctrl+u")
+	r.typeText("1000")
+	r.key("enter")
+	if r.v.Capturing() {
+		t.Fatal("the form kept the focus after sending")
+	}
+	run := pub.Last()
+	run.Step(100)
+	r.advance(250 * time.Millisecond)
+	r.mustShow("● running", "90/1,000 acknowledged", "10 failed", "90 rec/s", "latency p50", "10× MIMQE_NOT_LEADER: partition 2 is led by node 3")
+	if !strings.Contains(r.v.Status(), "publishing 100/1,000") {
+		t.Fatalf("status %q", r.v.Status())
+	}
+	// Progress is read every 250 ms, not per record.
+	run.Step(50)
+	r.mustShow("90/1,000 acknowledged")
+	r.advance(250 * time.Millisecond)
+	r.mustShow("135/1,000 acknowledged")
+	// Sending again while running is refused.
+	r.key("e", "enter")
+	r.mustShow("a publish is running (ctrl+x stops it)")
+	r.key("esc")
+	r.key("x")
+	r.advance(250 * time.Millisecond)
+	r.mustShow("■ stopped", "135/1,000 acknowledged")
+	if fl := took[common.FlashMsg](r.rig); len(fl) < 2 || !strings.Contains(fl[len(fl)-1].Text, "stopped: 135 of 1,000 records acknowledged · 15 failed") {
+		t.Fatalf("flashes %+v", fl)
+	}
+	if r.v.Running() {
+		t.Fatal("still running after stop")
+	}
+}
+
+func TestPublishFileValue(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "blob.bin")
+	os.WriteFile(bin, []byte{0, 1, 2, '{', '{', 0xff}, 0o644)
+	tmpl := filepath.Join(dir, "t.json")
+	os.WriteFile(tmpl, []byte(`{"n":{{seq}}}`), 0o644)
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"n":{{seqq}}}`), 0o644)
+
+	pub := &fakes.Publisher{}
+	r := newPubRig(t, false, pub)
+	send := func(path string, count string) {
+		r.v.SetTarget("T")
+		r.v.Field(3).Input.SetValue(path)
+		r.v.Field(5).Input.SetValue(count)
+		r.key("enter")
+		if run := pub.Last(); run != nil {
+			run.Wait(5 * time.Second)
+			r.advance(250 * time.Millisecond) // the view learns that the run is done
+		}
+	}
+	send(bin, "2")
+	pub.Last().Wait(5 * time.Second)
+	if recs := pub.Last().Records(); len(recs) != 2 || string(recs[1].Value) != "\x00\x01\x02{{\xff" {
+		t.Fatalf("binary file: %+v", recs)
+	}
+	send(tmpl, "3")
+	pub.Last().Wait(5 * time.Second)
+	if recs := pub.Last().Records(); len(recs) != 3 || string(recs[2].Value) != `{"n":2}` {
+		t.Fatalf("template file: %+v", recs)
+	}
+	runs := pub.Runs()
+	send(bad, "1")
+	r.mustShow("not sent:", `unknown placeholder "seqq"`)
+	send(filepath.Join(dir, "missing"), "1")
+	r.mustShow("not sent: file:", "no such file")
+	if pub.Runs() != runs {
+		t.Fatal("a bad file started a run")
+	}
+}
+
+func TestPublishStartError(t *testing.T) {
+	pub := &fakes.Publisher{Err: errors.New("MIMQE_READ_ONLY: \x1b]0;x\x07refused")}
+	r := newPubRig(t, false, pub)
+	r.v.SetTarget("T")
+	r.key("enter")
+	r.mustShow("not sent: MIMQE_READ_ONLY: ␛]0;x␇refused")
+	r.mustNotShow("\x1b")
+}
+
+func TestPublishReadOnlyAndUnavailable(t *testing.T) {
+	ro := newPubRig(t, true, &fakes.Publisher{})
+	ro.mustShow("Publishing is disabled: this context is read-only")
+	ro.v.SetTarget("T")
+	ro.key("enter")
+	if ro.pub.Runs() != 0 || ro.v.Capturing() || len(ro.v.ShortHelp()) != 0 {
+		t.Fatal("read-only publish view acts")
+	}
+	for _, b := range ro.ctx.Keys.Mutating() {
+		if b == &ro.ctx.Keys.PublishSend && b.Enabled() {
+			t.Fatal("PublishSend enabled read-only")
+		}
+	}
+	na := newPubRig(t, false, nil)
+	na.mustShow("Publishing is not available")
+}
+
+func TestPublishShutdownStops(t *testing.T) {
+	pub := &fakes.Publisher{Manual: true}
+	r := newPubRig(t, false, pub)
+	r.v.SetTarget("T")
+	r.key("down", "down", "down", "down", "ctrl+u")
+	r.typeText("50")
+	r.key("enter")
+	pub.Last().Step(5)
+	r.v.Shutdown()
+	if p := pub.Last().Progress(); !p.Done || !p.Stopped {
+		t.Fatalf("shutdown did not stop the run: %+v", p)
+	}
+}
+
+// recSender is a PublishSender that records what it got.
+type recSender struct {
+	mu      sync.Mutex
+	n       int
+	fail    func(seq int) error
+	latency time.Duration
+	closed  bool
+	conns   map[int]int
+}
+
+func (s *recSender) Send(topic string, r *views.PublishRecord, done func(int32, int64, error)) {
+	s.mu.Lock()
+	seq := s.n
+	s.n++
+	s.mu.Unlock()
+	var err error
+	if s.fail != nil {
+		err = s.fail(seq)
+	}
+	go func() {
+		time.Sleep(s.latency)
+		done(int32(seq%2), int64(seq), err)
+	}()
+}
+func (s *recSender) Connections() map[int]int { return s.conns }
+func (s *recSender) Close(ctx context.Context) error {
+	time.Sleep(2*s.latency + 5*time.Millisecond)
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return nil
+}
+
+func TestRunPublishDriver(t *testing.T) {
+	s := &recSender{latency: 2 * time.Millisecond, conns: map[int]int{2: 3}, fail: func(seq int) error {
+		switch {
+		case seq%7 == 6:
+			return errors.New("MIMQE_NOT_LEADER: moved")
+		case seq%11 == 10:
+			return errors.New("MIMQE_RECORD_TOO_LARGE")
+		}
+		return nil
+	}}
+	spec := views.PublishSpec{Topic: "T", Count: 60, Rate: 600, Record: func(seq int64, r *views.PublishRecord) { r.Value = []byte("v") }}
+	start := time.Now()
+	run := views.RunPublish(context.Background(), spec, s)
+	deadline := time.Now().Add(10 * time.Second)
+	var p views.PublishProgress
+	for p = run.Progress(); !p.Done && time.Now().Before(deadline); p = run.Progress() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !p.Done || p.Stopped {
+		t.Fatalf("progress %+v", p)
+	}
+	if el := time.Since(start); el < 80*time.Millisecond {
+		t.Fatalf("60 records at 600/s took %v: the rate is not applied", el)
+	}
+	if p.Sent != 60 || p.Acked+p.Failed != 60 || p.Failed != 13 {
+		t.Fatalf("counts %+v", p)
+	}
+	if len(p.Errors) != 2 || p.Errors[0].Text != "MIMQE_NOT_LEADER: moved" || p.Errors[0].Count != 8 || p.Errors[1].Count != 5 {
+		t.Fatalf("errors %+v", p.Errors)
+	}
+	if p.LatencyP50 < 2*time.Millisecond || p.LatencyP99 < p.LatencyP50 || len(p.Last) != 8 || p.Connections[2] != 3 {
+		t.Fatalf("latency/last/conns %+v", p)
+	}
+	if !s.closed {
+		t.Fatal("the sender was not closed")
+	}
+
+	// Stop halts sending; what was sent is awaited.
+	s2 := &recSender{latency: time.Millisecond}
+	run2 := views.RunPublish(context.Background(), views.PublishSpec{Topic: "T", Count: 1_000_000, Rate: 1000,
+		Record: func(int64, *views.PublishRecord) {}}, s2)
+	time.Sleep(30 * time.Millisecond)
+	run2.Stop()
+	run2.Stop() // idempotent
+	deadline = time.Now().Add(10 * time.Second)
+	for p = run2.Progress(); !p.Done && time.Now().Before(deadline); p = run2.Progress() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !p.Done || !p.Stopped || p.Sent >= 1_000_000 || p.Acked != p.Sent {
+		t.Fatalf("stopped run %+v", p)
+	}
+}

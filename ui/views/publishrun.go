@@ -1,0 +1,248 @@
+package views
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// PublishSender is what RunPublish drives: a thin adapter over the
+// multi-connection producer (ilink.Producer), created by the Publisher
+// with the spec's compression and acks.
+type PublishSender interface {
+	// Send hands one record to the producer and returns without waiting
+	// for its acknowledgement (it may block while the producer's buffer is
+	// full: that is the run's back-pressure). done is called exactly once,
+	// from any goroutine, with the partition and offset (offset -1 with
+	// acks 0) or the error. r's slices are reused after Send returns.
+	Send(topic string, r *PublishRecord, done func(partition int32, offset int64, err error))
+	// Connections returns the producer's open connections per node id.
+	Connections() map[int]int
+	// Close flushes (every done called, or ctx ends) and closes.
+	Close(ctx context.Context) error
+}
+
+// RunPublish runs spec through s in its own goroutine: Count records at
+// Rate (0 = as fast as s accepts), each built by spec.Record, with the
+// progress a PublishMeter keeps. Stop, or cancelling ctx, stops sending;
+// the records in flight are then awaited for up to 10 s. The Publisher's
+// StartPublish can be: make a producer, wrap it, return RunPublish.
+func RunPublish(ctx context.Context, spec PublishSpec, s PublishSender) PublishRun {
+	r := &publishRun{spec: spec, s: s, meter: NewPublishMeter(spec.Count, nil), stop: make(chan struct{})}
+	r.meter.SetConnections(s.Connections)
+	go r.loop(ctx)
+	return r
+}
+
+type publishRun struct {
+	spec     PublishSpec
+	s        PublishSender
+	meter    *PublishMeter
+	stopOnce sync.Once
+	stop     chan struct{}
+	stopped  atomic.Bool
+}
+
+func (r *publishRun) Progress() PublishProgress { return r.meter.Snapshot() }
+
+func (r *publishRun) Stop() {
+	r.stopOnce.Do(func() {
+		r.stopped.Store(true)
+		close(r.stop)
+	})
+}
+
+func (r *publishRun) loop(ctx context.Context) {
+	var rec PublishRecord
+	start := time.Now()
+	stopped := false
+	var timer *time.Timer
+	for seq := int64(0); seq < r.spec.Count; seq++ {
+		if r.stopped.Load() || ctx.Err() != nil {
+			stopped = true
+			break
+		}
+		if r.spec.Rate > 0 {
+			due := start.Add(time.Duration(float64(seq) / r.spec.Rate * float64(time.Second)))
+			if wait := time.Until(due); wait > time.Millisecond {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				select {
+				case <-timer.C:
+				case <-r.stop:
+				case <-ctx.Done():
+				}
+				if r.stopped.Load() || ctx.Err() != nil {
+					stopped = true
+					break
+				}
+			}
+		}
+		r.spec.Record(seq, &rec)
+		r.meter.Sent()
+		t0 := time.Now()
+		r.s.Send(r.spec.Topic, &rec, func(p int32, o int64, err error) {
+			r.meter.Done(p, o, err, time.Since(t0))
+		})
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+	wait := 30 * time.Second
+	if stopped {
+		wait = 10 * time.Second
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), wait)
+	err := r.s.Close(cctx)
+	cancel()
+	// Records the producer never completed count as failed.
+	text := "not acknowledged before the producer closed"
+	if err != nil {
+		text += ": " + err.Error()
+	}
+	r.meter.abandon(text)
+	r.meter.Finish(stopped, nil)
+}
+
+// PublishMeter keeps a run's progress: counts, distinct errors, recent
+// latencies (p50/p99 over the last 8,192 acknowledgements), the rate over
+// the last seconds and where the last records went. Safe for concurrent
+// use; Snapshot is what PublishRun.Progress returns.
+type PublishMeter struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	start time.Time
+	end   time.Time
+
+	count, sent, acked, failed int64
+	lat                        [latWindow]time.Duration
+	latN                       int64
+	last                       [8]PublishedAt
+	lastN                      int64
+	errs                       map[string]int64
+	rate                       rateWindow
+	conns                      func() map[int]int
+
+	done, stopped bool
+	err           error
+}
+
+const latWindow = 8192
+
+// maxDistinctErrors bounds the distinct error texts kept; the rest are
+// counted under "other errors".
+const maxDistinctErrors = 32
+
+// NewPublishMeter returns a meter for count records; now is the clock
+// (time.Now when nil).
+func NewPublishMeter(count int64, now func() time.Time) *PublishMeter {
+	if now == nil {
+		now = time.Now
+	}
+	return &PublishMeter{now: now, start: now(), count: count, errs: map[string]int64{}}
+}
+
+// SetConnections sets where Snapshot reads the open connections.
+func (m *PublishMeter) SetConnections(f func() map[int]int) {
+	m.mu.Lock()
+	m.conns = f
+	m.mu.Unlock()
+}
+
+// Sent counts a record handed to the producer.
+func (m *PublishMeter) Sent() {
+	m.mu.Lock()
+	m.sent++
+	m.mu.Unlock()
+}
+
+// Done records a record's outcome and its send → acknowledgement latency.
+func (m *PublishMeter) Done(partition int32, offset int64, err error, latency time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		m.failed++
+		text := err.Error()
+		if _, ok := m.errs[text]; !ok && len(m.errs) >= maxDistinctErrors {
+			text = "(other errors)"
+		}
+		m.errs[text]++
+		return
+	}
+	m.acked++
+	m.lat[m.latN%latWindow] = latency
+	m.latN++
+	m.last[m.lastN%int64(len(m.last))] = PublishedAt{Partition: partition, Offset: offset}
+	m.lastN++
+}
+
+// abandon counts the records still in flight as failed with text.
+func (m *PublishMeter) abandon(text string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := m.sent - m.acked - m.failed; n > 0 {
+		m.failed += n
+		m.errs[text] += n
+	}
+}
+
+// Finish marks the run over.
+func (m *PublishMeter) Finish(stopped bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.done, m.stopped, m.err, m.end = true, stopped, err, m.now()
+}
+
+// Snapshot returns the progress so far.
+func (m *PublishMeter) Snapshot() PublishProgress {
+	m.mu.Lock()
+	now := m.now()
+	p := PublishProgress{
+		Count: m.count, Sent: m.sent, Acked: m.acked, Failed: m.failed,
+		Done: m.done, Stopped: m.stopped, Err: m.err,
+	}
+	end := now
+	if m.done {
+		end = m.end
+	}
+	p.Elapsed = end.Sub(m.start)
+	m.rate.add(now, m.acked)
+	if !m.done {
+		p.Rate = m.rate.rate(now, m.acked)
+	} else if s := p.Elapsed.Seconds(); s > 0 {
+		p.Rate = float64(m.acked) / s
+	}
+	n := min(m.latN, latWindow)
+	lats := make([]time.Duration, n)
+	copy(lats, m.lat[:n])
+	for i := int64(0); i < min(m.lastN, int64(len(m.last))); i++ {
+		p.Last = append(p.Last, m.last[(m.lastN-1-i)%int64(len(m.last))])
+	}
+	for text, c := range m.errs {
+		p.Errors = append(p.Errors, PublishError{Text: text, Count: c})
+	}
+	conns := m.conns
+	m.mu.Unlock()
+
+	if len(lats) > 0 {
+		slices.Sort(lats)
+		p.LatencyP50 = lats[(len(lats)-1)*50/100]
+		p.LatencyP99 = lats[(len(lats)-1)*99/100]
+	}
+	slices.SortFunc(p.Errors, func(a, b PublishError) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Text, b.Text)
+	})
+	if conns != nil {
+		p.Connections = conns()
+	}
+	return p
+}

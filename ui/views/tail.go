@@ -1,0 +1,1429 @@
+package views
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// Drain cadence: every 50 ms while records flow, backing off to 250 ms
+// when the stream is idle. Each drain takes at most tailMaxBatch records
+// (a full channel back-pressures the consumer) and is one frame.
+const (
+	tailFast     = 50 * time.Millisecond
+	tailSlow     = 250 * time.Millisecond
+	tailMaxBatch = 8192
+	// copyMax bounds an OSC 52 copy (terminals cap the sequence).
+	copyMax = 1 << 20
+)
+
+type tailState int
+
+const (
+	tailIdle     tailState = iota // nothing tailed yet
+	tailStarting                  // StartTail running
+	tailLive                      // draining
+	tailSeeking                   // Seek running; not draining
+	tailClosed                    // stream closed (kept buffer)
+)
+
+// Messages private to the tail view (carried in common.ViewMsg).
+type (
+	tailStartedMsg struct {
+		stream TailStream
+		err    error
+	}
+	tailTickMsg struct{ seq uint64 }
+	tailSeekMsg struct {
+		err    error
+		label  string
+		dlgGen uint64
+	}
+	tailSavedMsg struct {
+		path   string
+		n      int
+		bytes  int64
+		err    error
+		dlgGen uint64
+	}
+)
+
+// Tail is the tail tab: live records of a topic or a pattern through a
+// group consumer (a temporary group unless a named one is given). Records
+// are drained from the stream in batches into a bounded ring buffer; the
+// filter runs once per record as it arrives; only the visible rows are
+// rendered, and a row's sanitized preview is computed the first time it is
+// drawn. Pausing freezes the screen while the buffer keeps filling.
+type Tail struct {
+	base
+	tailer   Tailer
+	capacity int
+
+	spec   TailSpec
+	stream TailStream
+	cancel context.CancelFunc
+	state  tailState
+	note   string // why the stream closed, or what the last action did
+	err    error  // the error that ended the stream
+	every  time.Duration
+	ticks  uint64 // the armed tick's number: one drain chain at a time
+
+	ring    tailRing
+	intern  interner
+	total   int64 // records received since the tail opened
+	dropped int64 // records dropped from the buffer (the oldest first)
+	rate    rateWindow
+	topics  int // distinct topics seen (interned)
+	topicW  int
+	offW    int
+
+	filter    *tailFilter
+	matches   seqList
+	filterIn  components.Input
+	filtering bool
+	filterErr string
+
+	paused   bool
+	pauseEnd uint64 // while paused, rows are the seqs below pauseEnd
+	follow   bool
+	cur, top uint64 // cursor and first-row seqs when not following
+
+	detail  bool
+	format  int
+	dscroll int
+	dcache  detailCache
+
+	dlgKind  string
+	saveSeqs []uint64 // what the save dialog will write
+
+	listTop, listRows int // body line of the first row, rows shown (mouse)
+}
+
+type detailCache struct {
+	ok            bool
+	seq           uint64
+	format, width int
+	lines         []string
+}
+
+// NewTail returns the tail view; t may be nil (the tab then explains that
+// tailing is unavailable).
+func NewTail(ctx *common.Context, t Tailer) *Tail {
+	capacity := ctx.Config.TailBuffer
+	if capacity <= 0 {
+		capacity = config.DefaultTailBuffer
+	}
+	v := &Tail{
+		base:     base{ctx: ctx, id: common.ViewTail},
+		tailer:   t,
+		capacity: capacity,
+		ring:     newTailRing(capacity),
+		intern:   interner{},
+		follow:   true,
+		offW:     6,
+		topicW:   5,
+	}
+	v.filterIn = components.NewInput("/", FilterHelp)
+	v.filterIn.CharLimit = 1024
+	return v
+}
+
+func (v *Tail) Title() string         { return "Tail" }
+func (v *Tail) Primary() common.ResID { return -1 }
+func (v *Tail) Capturing() bool       { return v.dlg != nil || v.filtering }
+func (v *Tail) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.filterIn.SetWidth(max(w-24, 10))
+}
+
+// Target returns the topic or pattern being tailed.
+func (v *Tail) Target() string { return v.spec.Target }
+
+// Spec returns the spec of the current (or last) stream.
+func (v *Tail) Spec() TailSpec { return v.spec }
+
+// Running reports whether a stream is open (starting, live or seeking).
+func (v *Tail) Running() bool {
+	return v.state == tailStarting || v.state == tailLive || v.state == tailSeeking
+}
+
+// Counts returns what the view holds: records buffered, received in total,
+// dropped at the bound, and received while paused.
+func (v *Tail) Counts() (buffered int, total, dropped, newWhilePaused int64) {
+	return v.ring.n, v.total, v.dropped, v.newWhilePaused()
+}
+
+// Shown returns the number of rows the view offers (after the filter and
+// the pause).
+func (v *Tail) Shown() int { return v.rowCount() }
+
+// Open starts tailing target from the latest records (from `t` on a
+// topic, `:tail PATTERN`); it replaces any running tail and empties the
+// buffer.
+func (v *Tail) Open(target string) tea.Cmd {
+	return v.start(TailSpec{Target: target, From: "latest"}, false)
+}
+
+// Focus implements common.Focuser.
+func (v *Tail) Focus() tea.Cmd { return nil }
+
+// Blur implements common.Focuser: leaving the tab closes the stream (the
+// buffer stays; r reopens).
+func (v *Tail) Blur() tea.Cmd {
+	if v.Running() {
+		return v.stop("closed when you left the tab · r reopens it")
+	}
+	return nil
+}
+
+// Shutdown implements common.Closer.
+func (v *Tail) Shutdown() {
+	if cmd := v.stop("closed"); cmd != nil {
+		go cmd()
+	}
+}
+
+// start opens a stream for spec; keep keeps the buffer (reopen).
+func (v *Tail) start(spec TailSpec, keep bool) tea.Cmd {
+	if v.tailer == nil {
+		return nil
+	}
+	closeOld := v.stop("")
+	if !keep {
+		v.clearBuffer()
+		v.total = 0
+		v.rate = rateWindow{}
+		v.paused = false
+	}
+	v.gen++
+	v.spec = spec
+	v.state, v.note, v.err = tailStarting, "", nil
+	v.every = tailFast
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel = cancel
+	t := v.tailer
+	return tea.Batch(closeOld, v.address(v.gen, func() any {
+		s, err := t.StartTail(ctx, spec)
+		return tailStartedMsg{stream: s, err: err}
+	}))
+}
+
+// stop closes the stream (in a command) and records why.
+func (v *Tail) stop(note string) tea.Cmd {
+	if !v.Running() {
+		return nil
+	}
+	v.gen++ // pending ticks and a late start reply are now stale
+	v.state, v.note = tailClosed, note
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+	s := v.stream
+	v.stream = nil
+	if s == nil {
+		return nil
+	}
+	return closeStream(s)
+}
+
+func closeStream(s TailStream) tea.Cmd {
+	return func() tea.Msg {
+		_ = s.Close()
+		return nil
+	}
+}
+
+func (v *Tail) clearBuffer() {
+	v.ring.clear()
+	v.matches.reset()
+	v.dropped = 0
+	v.follow = true
+	v.detail = false
+	v.dcache.ok = false
+	v.pauseEnd = v.ring.next
+}
+
+// ---- ingest ----
+
+func (v *Tail) ingest(r *TailRecord) {
+	if _, seen := v.intern[r.Topic]; !seen {
+		v.topics++
+		v.topicW = max(v.topicW, min(sanitize.Width(sanitize.String(r.Topic)), 24))
+	}
+	if v.ring.push(newEntry(r, v.intern)) {
+		v.dropped++
+	}
+	v.total++
+	seq := v.ring.next - 1
+	if v.filter != nil && v.filter.match(v.ring.at(seq)) {
+		v.matches.add(seq)
+	}
+	if r.Offset >= 1_000_000 && v.offW < 12 {
+		v.offW = max(v.offW, min(len(strconv.FormatInt(r.Offset, 10)), 12))
+	}
+}
+
+// drain takes what the stream has, without blocking.
+func (v *Tail) drain() (n int, ended bool) {
+	ch := v.stream.Records()
+	for n < tailMaxBatch {
+		select {
+		case r, ok := <-ch:
+			if !ok {
+				return n, true
+			}
+			v.ingest(&r)
+			n++
+		default:
+			return n, false
+		}
+	}
+	return n, false
+}
+
+func (v *Tail) tick() tea.Cmd {
+	v.ticks++
+	return v.after(v.every, v.gen, tailTickMsg{seq: v.ticks})
+}
+
+// spaces returns n spaces.
+func spaces(n int) string {
+	const s = "                                "
+	if n <= len(s) {
+		return s[:max(n, 0)]
+	}
+	return strings.Repeat(" ", n)
+}
+
+// ---- rows ----
+
+// limit is the exclusive upper bound of the seqs shown.
+func (v *Tail) limit() uint64 {
+	if v.paused {
+		return min(v.pauseEnd, v.ring.next)
+	}
+	return v.ring.next
+}
+
+func (v *Tail) rowCount() int {
+	if v.filter != nil {
+		return v.matches.search(v.limit())
+	}
+	lo, hi := v.ring.first(), v.limit()
+	if hi <= lo {
+		return 0
+	}
+	return int(hi - lo)
+}
+
+func (v *Tail) rowSeq(i int) uint64 {
+	if v.filter != nil {
+		return v.matches.at(i)
+	}
+	return v.ring.first() + uint64(i)
+}
+
+// rowOf is the index of the first row whose seq is ≥ seq.
+func (v *Tail) rowOf(seq uint64) int {
+	if v.filter != nil {
+		return v.matches.search(seq)
+	}
+	if f := v.ring.first(); seq > f {
+		return int(seq - f)
+	}
+	return 0
+}
+
+func (v *Tail) newWhilePaused() int64 {
+	if !v.paused || v.ring.next <= v.pauseEnd {
+		return 0
+	}
+	return int64(v.ring.next - v.pauseEnd)
+}
+
+// settle computes the cursor and first row for rows lines, from the
+// follow flag or the remembered seqs, and remembers them again.
+func (v *Tail) settle(rows int) (top, cur, n int) {
+	n = v.rowCount()
+	if n == 0 {
+		return 0, -1, 0
+	}
+	rows = max(rows, 1)
+	if v.follow {
+		cur = n - 1
+		top = max(0, n-rows)
+	} else {
+		cur = min(v.rowOf(v.cur), n-1)
+		top = min(v.rowOf(v.top), n-1)
+		if cur < top {
+			top = cur
+		}
+		if cur >= top+rows {
+			top = cur - rows + 1
+		}
+		top = max(0, min(top, n-rows))
+	}
+	v.cur, v.top = v.rowSeq(cur), v.rowSeq(top)
+	return top, cur, n
+}
+
+func (v *Tail) move(d int) {
+	_, cur, n := v.settle(v.listRowsFor())
+	if n == 0 {
+		return
+	}
+	cur = max(0, min(cur+d, n-1))
+	v.follow = cur == n-1 && d > 0
+	v.cur = v.rowSeq(cur)
+	v.dscroll = 0
+}
+
+// selected returns the entry under the cursor.
+func (v *Tail) selected() (*tailEntry, uint64, bool) {
+	_, cur, n := v.settle(v.listRowsFor())
+	if n == 0 || cur < 0 {
+		return nil, 0, false
+	}
+	seq := v.rowSeq(cur)
+	return v.ring.at(seq), seq, true
+}
+
+// ---- filter ----
+
+func (v *Tail) setFilter(f *tailFilter) {
+	v.filter = f
+	v.matches.reset()
+	if f == nil {
+		return
+	}
+	for seq := v.ring.first(); seq < v.ring.next; seq++ {
+		if f.match(v.ring.at(seq)) {
+			v.matches.add(seq)
+		}
+	}
+}
+
+func (v *Tail) filterKey(msg tea.Msg) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "enter":
+			v.filtering = false
+			v.filterIn.Blur()
+			if v.filterErr != "" {
+				// Keep the last valid filter; show what is in force.
+				v.filterErr = ""
+			}
+			return
+		case "esc":
+			v.filtering = false
+			v.filterIn.Blur()
+			v.filterErr = ""
+			v.setFilter(nil)
+			return
+		}
+	}
+	if !v.filterIn.Update(msg) {
+		return
+	}
+	f, err := parseTailFilter(v.filterIn.Value())
+	if err != nil {
+		v.filterErr = err.Error()
+		return
+	}
+	v.filterErr = ""
+	v.setFilter(f)
+}
+
+// ---- update ----
+
+// ShortHelp implements common.View.
+func (v *Tail) ShortHelp() []key.Binding {
+	k := v.ctx.Keys
+	if v.tailer == nil {
+		return nil
+	}
+	if v.spec.Target == "" {
+		return []key.Binding{k.Tail}
+	}
+	if v.detail {
+		return []key.Binding{k.Back, k.TailFormat, k.TailCopy, k.Up, k.Down, k.TailPause}
+	}
+	return []key.Binding{k.TailPause, k.Filter, k.TailDetail, k.TailJump, k.TailSave, k.TailCopy, k.Tail}
+}
+
+// FullHelp implements common.View.
+func (v *Tail) FullHelp() [][]key.Binding {
+	k := v.ctx.Keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.TailFollow},
+		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop},
+		k.TailFilterSyntax,
+	}
+}
+
+// HelpTitles implements common.HelpTitler.
+func (v *Tail) HelpTitles() []string { return []string{"Navigation", "Tail", "Tail filter (/)"} }
+
+// Back implements common.View.
+func (v *Tail) Back() bool {
+	switch {
+	case v.detail:
+		v.detail = false
+		return true
+	case v.filter != nil || v.filterErr != "":
+		v.filterErr = ""
+		v.setFilter(nil)
+		v.filterIn.Reset()
+		return true
+	}
+	return false
+}
+
+// Status implements common.View.
+func (v *Tail) Status() string {
+	if v.spec.Target == "" {
+		return ""
+	}
+	parts := []string{common.S(v.spec.Target)}
+	if v.state == tailLive {
+		parts = append(parts, common.Rate(v.rate.rate(v.ctx.Now(), v.total))+" rec/s")
+	}
+	parts = append(parts, common.Count(v.total)+" total")
+	if v.paused {
+		parts = append(parts, "paused")
+	}
+	return words(parts...)
+}
+
+// Update implements common.View.
+func (v *Tail) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.ViewMsg:
+		return v.handleViewMsg(msg)
+	case tea.KeyPressMsg:
+		return v.handleKey(msg)
+	case tea.PasteMsg:
+		switch {
+		case v.dlg != nil:
+			v.dlg.Update(v.ctx, msg)
+		case v.filtering:
+			v.filterKey(msg)
+		}
+		return nil
+	case tea.MouseWheelMsg:
+		if v.dlg != nil {
+			return nil
+		}
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			v.move(-3)
+		case tea.MouseWheelDown:
+			v.move(3)
+		}
+		return nil
+	case tea.MouseClickMsg:
+		if v.dlg != nil || msg.Button != tea.MouseLeft || v.listRows == 0 {
+			return nil
+		}
+		if y := msg.Y - v.listTop; y >= 0 && y < v.listRows {
+			top, cur, n := v.settle(v.listRows)
+			if i := top + y; i < n {
+				if i == cur {
+					v.detail = !v.detail
+				}
+				v.follow = false
+				v.cur = v.rowSeq(i)
+				v.dscroll = 0
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	switch m := msg.Msg.(type) {
+	case tailSavedMsg:
+		return v.saved(m)
+	case tailStartedMsg:
+		if msg.Gen != v.gen || v.state != tailStarting {
+			if m.stream != nil {
+				return closeStream(m.stream) // superseded
+			}
+			return nil
+		}
+		if m.err != nil {
+			v.state, v.err, v.note = tailClosed, m.err, ""
+			if v.cancel != nil {
+				v.cancel()
+				v.cancel = nil
+			}
+			return nil
+		}
+		v.stream, v.state = m.stream, tailLive
+		v.rate.add(v.ctx.Now(), v.total)
+		return v.tick()
+	}
+	if msg.Gen != v.gen {
+		return nil
+	}
+	switch m := msg.Msg.(type) {
+	case tailTickMsg:
+		if m.seq != v.ticks || v.state != tailLive || v.stream == nil {
+			return nil
+		}
+		n, ended := v.drain()
+		v.matches.dropBefore(v.ring.first())
+		now := v.ctx.Now()
+		v.rate.add(now, v.total)
+		if ended {
+			s := v.stream
+			v.stream = nil
+			v.state, v.err = tailClosed, s.Err()
+			if v.err == nil {
+				v.note = "the stream ended"
+			}
+			if v.cancel != nil {
+				v.cancel()
+				v.cancel = nil
+			}
+			return closeStream(s)
+		}
+		if n > 0 {
+			v.every = tailFast
+		} else {
+			v.every = min(v.every*2, tailSlow)
+		}
+		return v.tick()
+	case tailSeekMsg:
+		if v.state != tailSeeking {
+			return nil
+		}
+		v.state = tailLive
+		v.every = tailFast
+		if m.err != nil {
+			if v.dlg != nil && v.dlgGen == m.dlgGen {
+				v.dlg.Busy = ""
+				v.dlg.Err = "jump failed: " + sanitize.Error(m.err)
+			}
+			return v.tick()
+		}
+		if v.dlg != nil && v.dlgGen == m.dlgGen {
+			v.closeDialog()
+		}
+		v.clearBuffer()
+		v.paused = false
+		v.note = "jumped to " + m.label
+		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared)"))
+	}
+	return nil
+}
+
+func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	if v.dlg != nil {
+		return v.dialogKey(msg)
+	}
+	if v.filtering {
+		v.filterKey(msg)
+		return nil
+	}
+	if v.tailer == nil {
+		return nil
+	}
+	rows := max(v.listRowsFor(), 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		v.move(-1)
+	case key.Matches(msg, k.Down):
+		v.move(1)
+	case key.Matches(msg, k.PageUp):
+		if v.detail {
+			v.dscroll = max(0, v.dscroll-max(v.detailRows()-1, 1))
+		} else {
+			v.move(-rows)
+		}
+	case key.Matches(msg, k.PageDown):
+		if v.detail {
+			v.dscroll += max(v.detailRows()-1, 1)
+		} else {
+			v.move(rows)
+		}
+	case key.Matches(msg, k.HalfUp):
+		if v.detail {
+			v.dscroll = max(0, v.dscroll-max(v.detailRows()/2, 1))
+		} else {
+			v.move(-max(rows/2, 1))
+		}
+	case key.Matches(msg, k.HalfDown):
+		if v.detail {
+			v.dscroll += max(v.detailRows()/2, 1)
+		} else {
+			v.move(max(rows/2, 1))
+		}
+	case key.Matches(msg, k.Top):
+		v.follow = false
+		if v.rowCount() > 0 {
+			v.cur, v.top = v.rowSeq(0), v.rowSeq(0)
+		}
+	case key.Matches(msg, k.TailFollow):
+		v.follow = true
+	case key.Matches(msg, k.TailDetail):
+		if v.rowCount() > 0 {
+			v.detail = !v.detail
+			v.dscroll = 0
+		}
+	case key.Matches(msg, k.TailPause):
+		v.togglePause()
+	case key.Matches(msg, k.TailFormat):
+		v.format = (v.format + 1) % numFormats
+		v.dscroll = 0
+		if !v.detail && v.rowCount() > 0 {
+			v.detail = true
+		}
+	case key.Matches(msg, k.Filter):
+		v.filtering = true
+		v.filterIn.SetValue(v.filterText())
+		v.filterIn.Focus()
+	case key.Matches(msg, k.TailJump):
+		v.openJump()
+	case key.Matches(msg, k.TailSave):
+		v.openSave()
+	case key.Matches(msg, k.TailCopy):
+		return v.copyValue()
+	case key.Matches(msg, k.Tail):
+		v.openNew()
+	case key.Matches(msg, k.TailRestart):
+		if v.spec.Target != "" && !v.Running() {
+			spec := v.spec
+			if spec.From != "latest" {
+				spec.From = "latest"
+			}
+			return tea.Batch(v.start(spec, true), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
+		}
+	case key.Matches(msg, k.TailStop):
+		return v.stop("closed · r reopens it")
+	}
+	return nil
+}
+
+func (v *Tail) filterText() string {
+	if v.filter == nil {
+		return ""
+	}
+	return v.filter.src
+}
+
+func (v *Tail) togglePause() {
+	if v.paused {
+		v.paused = false
+		return
+	}
+	v.paused, v.pauseEnd = true, v.ring.next
+}
+
+func (v *Tail) copyValue() tea.Cmd {
+	e, _, ok := v.selected()
+	if !ok {
+		return nil
+	}
+	val := e.value()
+	where := "P" + itoa(int64(e.part)) + "@" + itoa(e.off)
+	switch {
+	case val == nil:
+		return common.Flash(common.LevelWarn, "nothing to copy: the value of "+where+" is null")
+	case len(val) > copyMax:
+		return common.Flash(common.LevelError, "the value of "+where+" is "+common.Bytes(int64(len(val)))+"; OSC 52 copies at most "+common.Bytes(copyMax)+" (w saves the buffer)")
+	}
+	return tea.Batch(
+		tea.SetClipboard(string(val)),
+		common.Flash(common.LevelOK, "copied the raw value of "+where+" ("+common.Bytes(int64(len(val)))+") to the clipboard (OSC 52)"),
+	)
+}
+
+// ---- dialogs ----
+
+func (v *Tail) openNew() {
+	d := &components.Dialog{
+		Title:       "Tail a topic or a pattern",
+		Body:        []string{"A pattern such as ORDER.* tails every matching topic (SYSTEM. topics only when named)."},
+		SubmitLabel: "tail",
+		Fields: []*components.Field{
+			components.TextField("Topic or pattern", v.spec.Target, "e.g. ORDER.EVENT or ORDER.*"),
+			components.TextField("From", "latest", "latest · earliest · 1234 · 2026-11-30 10:00 · -15m"),
+		},
+	}
+	if !v.ctx.ReadOnly {
+		d.Fields = append(d.Fields, components.TextField("Group", "", "blank = temporary group (recommended)"))
+		d.Body = append(d.Body, "A named group commits its offsets as it reads; leave it blank to tail without touching any group.")
+	} else {
+		d.Body = append(d.Body, "Read-only context: the tail uses a temporary group.")
+	}
+	v.openDialog(d)
+	v.dlgKind = "new"
+}
+
+func (v *Tail) openJump() {
+	if !v.Running() || v.state == tailStarting {
+		v.openDialog(&components.Dialog{Title: "Jump", Body: []string{"The tail is not running: r reopens it, t starts another."}})
+		v.dlgKind = "info"
+		return
+	}
+	v.openDialog(&components.Dialog{
+		Title: "Jump to an offset or a time",
+		Body: []string{
+			"Moves every partition of the tail; the buffer is cleared.",
+			"1234 (every partition) · 3@1234 (partition 3) · earliest · latest · 2026-11-30 10:00 · 10:00 · -15m",
+		},
+		SubmitLabel: "jump",
+		Fields:      []*components.Field{components.TextField("To", "", "offset, P@offset, earliest, latest or a time")},
+	})
+	v.dlgKind = "jump"
+}
+
+func (v *Tail) defaultSavePath() string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, v.spec.Target)
+	if name == "" {
+		name = "records"
+	}
+	return "./ilinkdash-tail-" + name + "-" + v.ctx.Now().Format("20060102-150405") + ".jsonl"
+}
+
+func (v *Tail) openSave() {
+	n := v.ring.n
+	if n == 0 {
+		v.openDialog(&components.Dialog{Title: "Save", Body: []string{"The buffer is empty: nothing to save."}})
+		v.dlgKind = "info"
+		return
+	}
+	body := []string{"Writes the records as JSON lines, the format of `ilinkdash tail --format json` (binary keys and values in base64). An existing file is not overwritten."}
+	fields := []*components.Field{components.TextField("File", v.defaultSavePath(), "")}
+	if v.filter != nil {
+		f := components.ChoiceField("Records",
+			"matching the filter ("+common.Thousands(int64(v.matches.len()))+")",
+			"the whole buffer ("+common.Thousands(int64(n))+")")
+		fields = append(fields, f)
+	} else {
+		body = append(body, common.Thousands(int64(n))+" records.")
+	}
+	v.openDialog(&components.Dialog{Title: "Save the tail buffer", Body: body, Fields: fields, SubmitLabel: "save"})
+	v.dlgKind = "save"
+}
+
+func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+	case components.Submit:
+		switch v.dlgKind {
+		case "new":
+			return v.submitNew()
+		case "jump":
+			return v.submitJump()
+		case "save":
+			return v.submitSave()
+		default:
+			v.closeDialog()
+		}
+	}
+	return nil
+}
+
+func (v *Tail) submitNew() tea.Cmd {
+	f := v.dlg.Fields
+	target := f[0].Value()
+	switch {
+	case target == "":
+		v.dlg.Err = "give a topic name or a pattern"
+		return nil
+	case sanitize.String(target) != target || strings.ContainsAny(target, " ,;|"):
+		v.dlg.Err = "a topic or pattern has no spaces, control characters or , ; |"
+		return nil
+	}
+	from, _, err := parseTailFrom(f[1].Value(), v.ctx.Now())
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	spec := TailSpec{Target: target, From: from}
+	if len(f) > 2 {
+		spec.Group = f[2].Value()
+		if spec.Group != "" && (sanitize.String(spec.Group) != spec.Group || strings.ContainsAny(spec.Group, " ")) {
+			v.dlg.Err = "a group name has no spaces or control characters"
+			return nil
+		}
+	}
+	v.closeDialog()
+	return v.start(spec, false)
+}
+
+// parseTailFrom normalises the From of a TailSpec.
+func parseTailFrom(s string, now time.Time) (norm, label string, err error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "", "latest", "end", "now":
+		return "latest", "latest", nil
+	case "earliest", "beginning", "start", "oldest":
+		return "earliest", "earliest", nil
+	}
+	if isDigits(s) {
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+			return "", "", fmt.Errorf("offset %q is too large", s)
+		}
+		return s, "offset " + s, nil
+	}
+	t, err := parseSeekTime(s, now)
+	if err != nil {
+		return "", "", fmt.Errorf("from: %v (or latest, earliest, an offset)", err)
+	}
+	return t.UTC().Format(time.RFC3339Nano), t.Format("2006-01-02 15:04:05"), nil
+}
+
+// parseTailSeek reads the jump prompt.
+func parseTailSeek(s string, now time.Time) (TailSeek, string, error) {
+	s = strings.TrimSpace(s)
+	to := TailSeek{Partition: -1}
+	switch strings.ToLower(s) {
+	case "":
+		return to, "", fmt.Errorf("give an offset, P@offset, earliest, latest or a time")
+	case "earliest", "beginning", "start", "oldest":
+		to.Offset = TailEarliest
+		return to, "the earliest records", nil
+	case "latest", "end", "now":
+		to.Offset = TailLatest
+		return to, "the latest records", nil
+	}
+	if p, o, ok := strings.Cut(s, "@"); ok {
+		pn, err1 := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
+		on, err2 := strconv.ParseInt(strings.TrimSpace(o), 10, 64)
+		if err1 != nil || err2 != nil || pn < 0 || on < 0 {
+			return to, "", fmt.Errorf("write P@OFFSET with whole numbers, e.g. 3@1234")
+		}
+		to.Partition, to.Offset = int32(pn), on
+		return to, "offset " + common.Thousands(on) + " of partition " + itoa(pn), nil
+	}
+	if isDigits(s) {
+		on, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return to, "", fmt.Errorf("offset %q is too large", s)
+		}
+		to.Offset = on
+		return to, "offset " + common.Thousands(on) + " in every partition", nil
+	}
+	t, err := parseSeekTime(s, now)
+	if err != nil {
+		return to, "", err
+	}
+	to.Time = t
+	return to, t.Format("2006-01-02 15:04:05"), nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *Tail) submitJump() tea.Cmd {
+	to, label, err := parseTailSeek(v.dlg.Fields[0].Value(), v.ctx.Now())
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	if v.state != tailLive || v.stream == nil {
+		v.dlg.Err = "the tail is not running"
+		return nil
+	}
+	v.state = tailSeeking
+	v.dlg.Busy = "jumping to " + label + "…"
+	s, gen := v.stream, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return tailSeekMsg{err: s.Seek(ctx, to), label: label, dlgGen: gen}
+	})
+}
+
+func (v *Tail) submitSave() tea.Cmd {
+	f := v.dlg.Fields
+	path := f[0].Value()
+	if path == "" {
+		v.dlg.Err = "give a file name"
+		return nil
+	}
+	all := v.filter == nil || (len(f) > 1 && f[1].Choice == 1)
+	var entries []tailEntry
+	if all {
+		entries = make([]tailEntry, 0, v.ring.n)
+		for seq := v.ring.first(); seq < v.ring.next; seq++ {
+			entries = append(entries, *v.ring.at(seq))
+		}
+	} else {
+		entries = make([]tailEntry, 0, v.matches.len())
+		for _, seq := range v.matches.items() {
+			entries = append(entries, *v.ring.at(seq))
+		}
+	}
+	v.dlg.Err = ""
+	v.dlg.Busy = "saving " + common.Thousands(int64(len(entries))) + " records…"
+	gen := v.dlgGen
+	return v.address(v.gen, func() any {
+		p, n, err := saveJSONL(path, entries)
+		return tailSavedMsg{path: p, n: len(entries), bytes: n, err: err, dlgGen: gen}
+	})
+}
+
+// saveJSONL writes entries as JSON lines to a new file (never
+// overwriting); a leading ~/ is the home directory. A partial file is
+// removed on error.
+func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return path, 0, fmt.Errorf("%s already exists (choose another name)", path)
+		}
+		return path, 0, err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	var n int64
+	buf := make([]byte, 0, 4096)
+	for i := range entries {
+		r := entries[i].record()
+		buf = AppendTailJSON(buf[:0], &r)
+		m, err := w.Write(buf)
+		n += int64(m)
+		if err != nil {
+			f.Close()
+			os.Remove(path)
+			return path, n, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return path, n, err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return path, n, err
+	}
+	return path, n, nil
+}
+
+func (v *Tail) saved(m tailSavedMsg) tea.Cmd {
+	if m.err != nil {
+		if v.dlg != nil && v.dlgGen == m.dlgGen {
+			v.dlg.Busy = ""
+			v.dlg.Err = "save failed: " + sanitize.Error(m.err)
+			return nil
+		}
+		return common.Flash(common.LevelError, "save failed: "+sanitize.Error(m.err))
+	}
+	if v.dlg != nil && v.dlgGen == m.dlgGen {
+		v.closeDialog()
+	}
+	return common.Flash(common.LevelOK, "saved "+common.Thousands(int64(m.n))+" records ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))
+}
+
+// ---- rendering ----
+
+type tailCols struct {
+	gap, time, topic, part, off, key, val int
+}
+
+func (v *Tail) columns(w int) tailCols {
+	gap := 1
+	if w >= 100 {
+		gap = 2
+	}
+	c := tailCols{gap: gap, time: 12, topic: v.topicW, part: 3, off: v.offW, key: min(16, max(8, w/5))}
+	if w >= 140 {
+		c.key = 24
+	}
+	multi := v.topics > 1 || strings.ContainsAny(v.spec.Target, "*?")
+	if !multi && w < 120 {
+		c.topic = 0
+	}
+	valW := func() int {
+		n := 0
+		for _, x := range []int{c.time, c.topic, c.part, c.off, c.key} {
+			if x > 0 {
+				n += x + gap
+			}
+		}
+		return w - n
+	}
+	for _, drop := range []*int{&c.topic, &c.time, &c.part} {
+		if valW() >= 24 {
+			break
+		}
+		*drop = 0
+	}
+	if valW() < 16 {
+		c.key = 8
+	}
+	c.val = max(valW(), 1)
+	return c
+}
+
+// header lines above the list: title, state, optional filter line(s).
+func (v *Tail) headLines(st *common.Styles) []string {
+	title := st.Title.Render("Tail " + common.S(v.spec.Target))
+	group := "temporary group"
+	if v.spec.Group != "" {
+		group = "group " + common.S(v.spec.Group)
+	}
+	from := "from " + v.spec.From
+	if isDigits(v.spec.From) {
+		from = "from offset " + v.spec.From
+	} else if t, err := time.Parse(time.RFC3339Nano, v.spec.From); err == nil {
+		from = "from " + t.In(v.ctx.Now().Location()).Format("2006-01-02 15:04:05")
+	}
+	lines := []string{title + st.Muted.Render("  "+group+" · "+from)}
+
+	now := v.ctx.Now()
+	var parts []string
+	switch v.state {
+	case tailStarting:
+		parts = append(parts, st.Info.Render("◌ connecting…"))
+	case tailLive:
+		if !v.paused {
+			parts = append(parts, st.OK.Render("● live"))
+		}
+	case tailSeeking:
+		parts = append(parts, st.Info.Render("◌ jumping…"))
+	case tailClosed:
+		if v.err != nil {
+			parts = append(parts, st.Err.Render("■ stopped: "+sanitize.Error(v.err)))
+		} else {
+			parts = append(parts, st.Warn.Render("■ "+v.note))
+		}
+	}
+	if v.paused {
+		parts = append(parts, st.Warn.Render("⏸ PAUSED · "+common.Thousands(v.newWhilePaused())+" new while paused"))
+	}
+	rate := 0.0
+	if v.state == tailLive {
+		rate = v.rate.rate(now, v.total)
+	}
+	parts = append(parts, common.Rate(rate)+" rec/s", common.Thousands(v.total)+" total")
+	if v.dropped > 0 {
+		parts = append(parts, st.Warn.Render("dropped "+common.Thousands(v.dropped)))
+	}
+	parts = append(parts, "buffer "+common.Thousands(int64(v.ring.n))+"/"+common.Thousands(int64(v.capacity)))
+	if !v.follow && v.rowCount() > 0 {
+		parts = append(parts, st.Muted.Render("scrolled (G follows)"))
+	}
+	lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
+
+	switch {
+	case v.filtering:
+		count := st.Muted.Render("  " + common.Thousands(int64(v.matches.len())) + " match")
+		if v.filter == nil {
+			count = ""
+		}
+		lines = append(lines, v.filterIn.View(st)+count)
+		if v.filterErr != "" {
+			lines = append(lines, st.Err.Render(common.Trunc(sanitize.String(v.filterErr), v.w)))
+		} else {
+			lines = append(lines, st.Faint.Render(common.Trunc(FilterHelp+" · enter keeps · esc clears", v.w)))
+		}
+	case v.filter != nil:
+		shown := ""
+		if v.paused {
+			shown = " (" + common.Thousands(int64(v.rowCount())) + " before the pause)"
+		}
+		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.w-30, 8)))+
+			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" match"+shown+" · esc clears"))
+	}
+	return lines
+}
+
+// listRowsFor is the number of record rows the current layout shows.
+func (v *Tail) listRowsFor() int {
+	rows, _ := v.split(len(v.headLines(v.ctx.Styles)))
+	return rows
+}
+
+// split divides the body below the head lines between the list (rows,
+// table header excluded) and the detail pane (its lines, title included).
+func (v *Tail) split(head int) (rows, detail int) {
+	avail := max(v.h-head, 0)
+	if !v.detail {
+		return max(avail-1, 0), 0
+	}
+	if avail < 14 {
+		return 0, avail
+	}
+	detail = avail / 2
+	return max(avail-detail-1, 0), detail
+}
+
+func (v *Tail) detailRows() int {
+	_, d := v.split(len(v.headLines(v.ctx.Styles)))
+	return max(d-1, 1)
+}
+
+// View implements common.View.
+func (v *Tail) View() string {
+	if v.dlg != nil {
+		return v.dialogView()
+	}
+	st := v.ctx.Styles
+	if v.tailer == nil {
+		lines := []string{st.Title.Render("Tail"), ""}
+		lines = append(lines, common.Wrap("Tailing is not available in this session: no consumer is configured for this context. The other tabs work as usual.", v.w)...)
+		return common.Frame(lines, v.w, v.h)
+	}
+	if v.spec.Target == "" {
+		return common.Frame([]string{
+			st.Title.Render("Tail"),
+			"",
+			"Nothing tailed yet.",
+			st.Muted.Render("t here, t on a topic (tab 2) or :tail PATTERN starts a tail;"),
+			st.Muted.Render("a pattern such as ORDER.* tails every matching topic."),
+		}, v.w, v.h)
+	}
+	lines := make([]string, 0, v.h)
+	lines = append(lines, v.headLines(st)...)
+	rows, detailH := v.split(len(lines))
+	v.listTop, v.listRows = len(lines)+1, rows
+	top, cur, n := v.settle(max(rows, 1))
+	if rows > 0 || detailH == 0 {
+		cols := v.columns(v.w)
+		lines = append(lines, v.tableHeader(st, cols))
+		if n == 0 {
+			msg := "waiting for records…"
+			switch {
+			case v.filter != nil && v.ring.n > 0:
+				msg = "no record in the buffer matches the filter"
+			case v.paused && v.ring.n > 0:
+				msg = "the records shown when you paused were dropped from the buffer"
+			case v.state == tailClosed:
+				msg = "no record"
+			}
+			lines = append(lines, st.Muted.Render(common.Trunc("  "+msg, v.w)))
+		}
+		loc := v.ctx.Now().Location()
+		for r := 0; r < rows && top+r < n; r++ {
+			seq := v.rowSeq(top + r)
+			lines = append(lines, v.row(st, cols, v.ring.at(seq), top+r == cur, loc))
+		}
+		for len(lines) < v.h-detailH {
+			lines = append(lines, "")
+		}
+	}
+	if detailH > 0 && cur >= 0 && n > 0 {
+		lines = append(lines, v.detailView(st, v.rowSeq(cur), detailH)...)
+	}
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Tail) tableHeader(st *common.Styles, c tailCols) string {
+	var b strings.Builder
+	cell := func(title string, w int, right bool) {
+		if w <= 0 {
+			return
+		}
+		if right {
+			b.WriteString(st.Header.Render(common.FitRight(title, w)))
+		} else {
+			b.WriteString(st.Header.Render(common.Fit(title, w)))
+		}
+		b.WriteString(spaces(c.gap))
+	}
+	cell("TIME", c.time, false)
+	cell("TOPIC", c.topic, false)
+	cell("P", c.part, true)
+	cell("OFFSET", c.off, true)
+	cell("KEY", c.key, false)
+	b.WriteString(st.Header.Render(common.Trunc("VALUE", c.val)))
+	return b.String()
+}
+
+func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, loc *time.Location) string {
+	e.ensurePreview()
+	var b strings.Builder
+	b.Grow(v.w + 64)
+	paint := func(s common.Style, text string) {
+		if selected {
+			b.WriteString(text)
+		} else {
+			b.WriteString(s.Render(text))
+		}
+	}
+	gap := spaces(c.gap)
+	if c.time > 0 {
+		ts := "-"
+		if e.ts != 0 {
+			ts = time.Unix(0, e.ts).In(loc).Format("15:04:05.000")
+		}
+		paint(st.Muted, common.Fit(ts, c.time))
+		b.WriteString(gap)
+	}
+	if c.topic > 0 {
+		paint(st.Accent2, common.Fit(sanitize.String(e.topic), c.topic))
+		b.WriteString(gap)
+	}
+	if c.part > 0 {
+		paint(st.Muted, common.FitRight(itoa(int64(e.part)), c.part))
+		b.WriteString(gap)
+	}
+	paint(st.Text, common.FitRight(itoa(e.off), c.off))
+	b.WriteString(gap)
+	keyStyle := st.Accent
+	if e.k == nil {
+		keyStyle = st.Faint
+	}
+	paint(keyStyle, common.Fit(e.keyS, c.key))
+	b.WriteString(gap)
+	valStyle := st.Text
+	if e.v == nil {
+		valStyle = st.Faint
+	}
+	paint(valStyle, common.Trunc(e.valS, c.val))
+	line := b.String()
+	if selected {
+		return st.Selected.Render(common.PadStyled(line, v.w))
+	}
+	return line
+}
+
+// detailView renders the detail pane (h lines, title included).
+func (v *Tail) detailView(st *common.Styles, seq uint64, h int) []string {
+	e := v.ring.at(seq)
+	w := v.w
+	if !v.dcache.ok || v.dcache.seq != seq || v.dcache.format != v.format || v.dcache.width != w {
+		v.dcache = detailCache{ok: true, seq: seq, format: v.format, width: w, lines: v.detailLines(st, e, w)}
+	}
+	loc := v.ctx.Now().Location()
+	when := "no timestamp"
+	if e.ts != 0 {
+		when = time.Unix(0, e.ts).In(loc).Format("2006-01-02 15:04:05.000 MST")
+	}
+	title := " " + common.Trunc(common.S(e.topic), max(w/3, 12)) + " · P" + itoa(int64(e.part)) + " @ " + common.Thousands(e.off) + " · " + when + " "
+	title = common.Trunc(title, max(w-4, 1))
+	fill := max(w-2-common.Width(title), 0)
+	out := []string{st.Faint.Render("──") + st.Title.Render(title) + st.Faint.Render(strings.Repeat("─", fill))}
+	body := v.dcache.lines
+	room := max(h-1, 0)
+	v.dscroll = max(0, min(v.dscroll, len(body)-room))
+	end := min(len(body), v.dscroll+room)
+	out = append(out, body[v.dscroll:end]...)
+	if end < len(body) && room > 1 {
+		out[len(out)-1] = st.Faint.Render(common.Trunc("… "+itoa(int64(len(body)-end+1))+" more lines (pgdn)", w))
+	}
+	return out
+}
+
+func (v *Tail) detailLines(st *common.Styles, e *tailEntry, w int) []string {
+	label := func(s string) string { return st.Muted.Render(common.Fit(s, 8)) }
+	vw := max(w-8, 1)
+	var out []string
+	k := e.key()
+	switch {
+	case k == nil:
+		out = append(out, label("key")+st.Faint.Render("null"))
+	default:
+		ks := sanitize.Bytes(k)
+		out = append(out, label("key")+common.Trunc(ks, max(vw-12, 1))+st.Muted.Render("  "+common.Bytes(int64(len(k)))))
+	}
+	hs := e.headers()
+	if len(hs) == 0 {
+		out = append(out, label("headers")+st.Faint.Render("none"))
+	}
+	for i, h := range hs {
+		l := label("")
+		if i == 0 {
+			l = label("headers")
+		}
+		val := st.Faint.Render("null")
+		if h.Value != nil {
+			val = sanitize.Bytes(h.Value)
+		}
+		out = append(out, common.ClipStyled(l+st.Accent.Render(sanitize.String(h.Key))+st.Muted.Render(" = ")+val, w))
+	}
+	var fm []string
+	for i, n := range formatNames {
+		if i == v.format {
+			fm = append(fm, st.TabActive.Render("["+n+"]"))
+		} else {
+			fm = append(fm, st.Muted.Render(" "+n+" "))
+		}
+	}
+	size := "null"
+	if val := e.value(); val != nil {
+		size = common.Bytes(int64(len(val)))
+	}
+	out = append(out, label("value")+size+"  "+strings.Join(fm, "")+st.Faint.Render("  f switches · c copies"))
+	out = append(out, valueLines(st, e.value(), v.format, w)...)
+	return out
+}
+
+// ---- rate ----
+
+// rateWindow estimates records per second over the last few seconds from
+// (time, total) samples taken at most every 250 ms.
+type rateWindow struct {
+	ts []time.Time
+	ns []int64
+}
+
+func (r *rateWindow) add(now time.Time, total int64) {
+	if n := len(r.ts); n > 0 && now.Sub(r.ts[n-1]) < 250*time.Millisecond {
+		return
+	}
+	r.ts = append(r.ts, now)
+	r.ns = append(r.ns, total)
+	drop := 0
+	for len(r.ts)-drop > 2 && now.Sub(r.ts[drop]) > 3*time.Second {
+		drop++
+	}
+	if drop > 0 {
+		r.ts = append(r.ts[:0], r.ts[drop:]...)
+		r.ns = append(r.ns[:0], r.ns[drop:]...)
+	}
+}
+
+func (r *rateWindow) rate(now time.Time, total int64) float64 {
+	if len(r.ts) == 0 {
+		return 0
+	}
+	dt := now.Sub(r.ts[0]).Seconds()
+	if dt < 0.1 {
+		return 0
+	}
+	return float64(total-r.ns[0]) / dt
+}

@@ -1,0 +1,736 @@
+package views_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/views"
+)
+
+// tailRig is a rig on a tail view with a manual fake tailer.
+type tailRig struct {
+	*rig
+	tl *fakes.Tailer
+	v  *views.Tail
+}
+
+func newTailRig(t *testing.T, buffer int, opt fakes.TailerOptions) *tailRig {
+	t.Helper()
+	tr := &tailRig{tl: fakes.NewTailer(opt)}
+	tr.rig = newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		if buffer > 0 {
+			ctx.Config.TailBuffer = buffer
+		}
+		tr.v = views.NewTail(ctx, tr.tl)
+		return tr.v
+	})
+	return tr
+}
+
+// open tails target and lets n records in.
+func (r *tailRig) open(target string, n int) *fakes.TailStream {
+	r.t.Helper()
+	r.run(r.v.Open(target))
+	s := r.tl.Last()
+	if s == nil {
+		r.t.Fatal("no stream started")
+	}
+	r.emit(n)
+	return s
+}
+
+func (r *tailRig) emit(n int) {
+	r.tl.Last().Emit(n)
+	r.advance(300 * time.Millisecond)
+}
+
+func TestTailBatchesFollowAndRate(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	r.mustShow("Nothing tailed yet")
+	s := r.open("ORDER.EVENT", 100)
+	if got := s.Spec(); got.Target != "ORDER.EVENT" || got.Group != "" || got.From != "latest" {
+		t.Fatalf("spec %+v", got)
+	}
+	// Following: the newest record is on screen, the oldest is not.
+	r.mustShow("● live", "100 total", "buffer 100/10,000", `"id":98`, "2016")
+	r.mustNotShow(`"id":0,`)
+	if b, total, dropped, _ := r.v.Counts(); b != 100 || total != 100 || dropped != 0 {
+		t.Fatalf("counts %d %d %d", b, total, dropped)
+	}
+	// One drain per tick, of at most 8,192 records (the rest waits in
+	// the bounded channel).
+	s.Emit(20000)
+	for _, want := range []int64{100 + 8192, 100 + 2*8192, 20100, 20100} {
+		r.fireOne()
+		if _, total, _, _ := r.v.Counts(); total != want {
+			t.Fatalf("after one tick: %d, want %d", total, want)
+		}
+	}
+	s.Emit(5000)
+	r.advance(300 * time.Millisecond)
+	r.mustShow("25,100 total", `"id":25098`)
+	if !strings.Contains(r.v.Status(), "rec/s") {
+		t.Fatalf("status %q", r.v.Status())
+	}
+	// Scrolling up stops following; new records then do not move the view.
+	r.key("k", "k")
+	before := r.screen()
+	s.Emit(10)
+	r.advance(300 * time.Millisecond)
+	after := r.screen()
+	if rowsOf(before) != rowsOf(after) {
+		t.Fatalf("the view moved while scrolled up:\n%s\n---\n%s", before, after)
+	}
+	r.mustShow("scrolled (G follows)")
+	r.key("G")
+	r.mustShow(`"id":25108`)
+	r.mustNotShow("scrolled")
+}
+
+// rowsOf keeps the record rows of a tail screen (drops the status lines).
+func rowsOf(screen string) string {
+	var out []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "10:") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestTailPauseResumeLosesNothing(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 40)
+	r.key("space")
+	frozen := rowsOf(r.screen())
+	s.Emit(25)
+	r.advance(300 * time.Millisecond)
+	r.mustShow("⏸ PAUSED · 25 new while paused", "65 total")
+	if got := rowsOf(r.screen()); got != frozen {
+		t.Fatalf("paused screen changed:\n%s\n---\n%s", frozen, got)
+	}
+	if b, _, _, paused := r.v.Counts(); b != 65 || paused != 25 {
+		t.Fatalf("buffered %d, new while paused %d", b, paused)
+	}
+	if r.v.Shown() != 40 {
+		t.Fatalf("shown while paused: %d", r.v.Shown())
+	}
+	r.key("space")
+	r.mustNotShow("PAUSED")
+	r.mustShow(`"id":64`)
+	if r.v.Shown() != 65 {
+		t.Fatalf("shown after resume: %d", r.v.Shown())
+	}
+}
+
+func TestTailDropsOldestAtTheBound(t *testing.T) {
+	r := newTailRig(t, 100, fakes.TailerOptions{})
+	r.open("ORDER.EVENT", 250)
+	b, total, dropped, _ := r.v.Counts()
+	if b != 100 || total != 250 || dropped != 150 {
+		t.Fatalf("buffered %d total %d dropped %d", b, total, dropped)
+	}
+	r.mustShow("dropped 150", "buffer 100/100")
+	r.key("g") // top: the oldest kept record is #150
+	r.mustShow(`"id":150,`)
+	r.mustNotShow(`"id":149,`)
+	// Paused rows dropped from the buffer leave a note, not a crash.
+	r.key("space")
+	r.emit(300)
+	r.mustShow("300 new while paused", "dropped 450")
+	r.mustShow("the records shown when you paused were dropped")
+}
+
+func TestTailFilterKinds(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 0)
+	s.EmitRecords(
+		views.TailRecord{Topic: "ORDER.EVENT", Partition: 0, Offset: 1, Key: []byte("alpha"), Value: []byte(`{"status":"PAID"}`),
+			Headers: []views.HeaderKV{{Key: "Trace-Id", Value: []byte("t-1")}}},
+		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 2, Key: []byte("beta"), Value: []byte(`{"status":"NEW"}`),
+			Headers: []views.HeaderKV{{Key: "source", Value: []byte("billing")}}},
+		views.TailRecord{Topic: "ORDER.RETRY", Partition: 2, Offset: 3, Key: nil, Value: []byte("payment failed: card declined")},
+		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 4, Key: []byte("Gamma-7"), Value: []byte{0, 1, 2, 0xff}},
+	)
+	r.advance(300 * time.Millisecond)
+	for _, c := range []struct {
+		filter string
+		want   int
+	}{
+		{"", 4},
+		{"paid", 1},     // smart case: lower matches PAID
+		{"PAID", 1},     // exact
+		{"Paid", 0},     // a capital: case-sensitive
+		{"k:alpha", 1},  // key
+		{"k:status", 0}, // not in any key
+		{"v:status", 2}, // value
+		{`v:'card declined'`, 1},
+		{`v:"status":"NEW"`, 1},  // double quotes are literal (JSON)
+		{"re:^(alpha|beta)$", 2}, // key or value regexp
+		{`v:re:"status":"(NEW|PAID)"`, 2},
+		{"k:re:^g", 0}, // regexp is case-sensitive
+		{"k:re:(?i)^g", 1},
+		{"h:trace-id", 1}, // header names fold case
+		{"h:source=bill", 1},
+		{"h:source=card", 0},
+		{"h:=t-1", 1}, // any header's value
+		{"p:1", 2},
+		{"t:retry", 1},
+		{"!p:1", 2},
+		{"p:1 v:status", 1}, // terms AND
+		{"!k:e", 3},         // alpha, the null key and Gamma-7 hold no "e"
+	} {
+		r.key("/")
+		r.key("ctrl+u")
+		r.typeText(c.filter)
+		r.key("enter")
+		if got := r.v.Shown(); got != c.want {
+			t.Errorf("filter %q: %d rows, want %d\n%s", c.filter, got, c.want, r.screen())
+		}
+	}
+	// A bad regexp keeps the previous filter and says why.
+	r.key("/", "ctrl+u")
+	r.typeText("p:2")
+	r.typeText(" re:(")
+	r.mustShow("bad regexp", "missing closing )")
+	if r.v.Shown() != 1 {
+		t.Fatalf("bad regexp changed the rows: %d", r.v.Shown())
+	}
+	r.key("esc")
+	if r.v.Shown() != 4 || r.v.Capturing() {
+		t.Fatal("esc did not clear the filter")
+	}
+	// The filter runs incrementally on arriving records.
+	r.key("/")
+	r.typeText("v:status")
+	r.key("enter")
+	s.Emit(30) // fake JSON values all hold "status"
+	r.advance(300 * time.Millisecond)
+	if r.v.Shown() != 32 {
+		t.Fatalf("incremental filter: %d rows", r.v.Shown())
+	}
+	r.mustShow("32 of 34 match")
+	r.key("esc") // Back clears the filter
+	if r.v.Shown() != 34 {
+		t.Fatalf("Back did not clear the filter: %d", r.v.Shown())
+	}
+}
+
+func TestTailDetailFormats(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 0)
+	s.EmitRecords(views.TailRecord{
+		Topic: "ORDER.EVENT", Partition: 3, Offset: 4242, Timestamp: fakes.Epoch,
+		Key: []byte("k-1"), Value: []byte(`{"id":1,"items":[1,2]}`),
+		Headers: []views.HeaderKV{{Key: "trace-id", Value: []byte("abc")}, {Key: "empty", Value: nil}},
+	})
+	r.advance(300 * time.Millisecond)
+	r.key("enter")
+	r.mustShow("ORDER.EVENT · P3 @ 4,242 · 2026-11-30 10:00:00.000 UTC", "key     k-1", "trace-id = abc", "empty = null",
+		"[text]", `{"id":1,"items":[1,2]}`)
+	r.key("f")
+	r.mustShow("[json]", `"id": 1,`, `"items": [`)
+	r.key("f")
+	r.mustShow("[hex]", "00000000  7b 22 69 64 22 3a 31 2c  22 69 74 65 6d 73 22 3a  |{\"id\":1,\"items\":|")
+	r.key("f")
+	r.mustShow("[text]")
+	// Not JSON: said so, shown as text.
+	s.EmitRecords(views.TailRecord{Topic: "ORDER.EVENT", Offset: 4243, Value: []byte("plain words")})
+	r.advance(300 * time.Millisecond)
+	r.key("G", "f")
+	r.mustShow("not JSON", "plain words")
+	r.key("esc")
+	r.mustNotShow("[json]")
+}
+
+func TestTailSaveJSONLRoundTrip(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{Hostile: true})
+	s := r.open("ORDER.EVENT", 0)
+	extra := []views.TailRecord{
+		{Topic: "ORDER.EVENT", Partition: 1, Offset: 7, Timestamp: fakes.Epoch.Add(123 * time.Millisecond),
+			Key: nil, Value: []byte{0, 1, 0xfe, 0xff}, Headers: []views.HeaderKV{{Key: "bin", Value: []byte{0x9b, 0}}, {Key: "nil", Value: nil}}},
+		{Topic: "ORDER.EVENT", Partition: 2, Offset: 8, Key: []byte(""), Value: nil},
+		{Topic: "ORDER.EVENT", Partition: 2, Offset: 9, Timestamp: fakes.Epoch, Key: []byte("k\u202e"), Value: []byte("\x1b]52;c;eA==\x07 \u2028 \U000E0041 é")},
+	}
+	s.EmitRecords(extra...)
+	s.Emit(60) // every 5th carries a hostile payload
+	r.advance(300 * time.Millisecond)
+
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	r.key("w")
+	r.mustShow("Save the tail buffer", "63 records", "./ilinkdash-tail-ORDER.EVENT-20261130-100000.jsonl")
+	r.key("ctrl+u")
+	r.typeText(path)
+	r.key("enter")
+	flashes := took[common.FlashMsg](r.rig)
+	if len(flashes) != 1 || !strings.Contains(flashes[0].Text, "saved 63 records") {
+		t.Fatalf("flashes %+v", flashes)
+	}
+	if r.v.Capturing() {
+		t.Fatal("the dialog stayed open")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []views.TailRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		for _, c := range line {
+			if c < 0x20 || c == 0x7f {
+				t.Fatalf("control byte %#x in saved line %q", c, line)
+			}
+		}
+		if bytes.Contains(line, []byte("\u202e")) || bytes.Contains(line, []byte{0xc2, 0x9b}) {
+			t.Fatalf("unescaped format/C1 character in %q", line)
+		}
+		rec, err := views.ParseTailJSON(line)
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		got = append(got, rec)
+	}
+	if len(got) != 63 {
+		t.Fatalf("%d records saved", len(got))
+	}
+	for i, want := range extra {
+		assertSameRecord(t, got[i], want)
+	}
+	// The fake's hostile records survive byte for byte.
+	hostile := 0
+	for _, g := range got[3:] {
+		for _, p := range fakes.HostilePayloads() {
+			if bytes.Equal(g.Value, p.Bytes) || bytes.Equal(g.Key, p.Bytes) {
+				hostile++
+			}
+		}
+	}
+	if hostile == 0 {
+		t.Fatal("no hostile payload round-tripped")
+	}
+	if !strings.Contains(readLine(t, path, 0), `"value":"AAH+/w==","value_encoding":"base64"`) {
+		t.Fatalf("binary value not base64: %s", readLine(t, path, 0))
+	}
+	if !strings.Contains(readLine(t, path, 0), `"key":null`) || !strings.Contains(readLine(t, path, 1), `"value":null`) {
+		t.Fatal("null key/value not null")
+	}
+
+	// Saving over an existing file fails clearly and keeps the dialog.
+	r.key("w", "ctrl+u")
+	r.typeText(path)
+	r.key("enter")
+	r.mustShow("save failed", "already exists")
+	r.key("ctrl+u")
+	r.typeText(filepath.Join(t.TempDir(), "no", "such", "dir.jsonl"))
+	r.key("enter")
+	r.mustShow("save failed", "no such")
+	r.key("esc")
+	if r.v.Capturing() {
+		t.Fatal("esc did not close the save dialog")
+	}
+}
+
+func readLine(t *testing.T, path string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")[n]
+}
+
+func assertSameRecord(t *testing.T, got, want views.TailRecord) {
+	t.Helper()
+	if got.Topic != want.Topic || got.Partition != want.Partition || got.Offset != want.Offset ||
+		!got.Timestamp.Equal(want.Timestamp) ||
+		!bytes.Equal(got.Key, want.Key) || (got.Key == nil) != (want.Key == nil) ||
+		!bytes.Equal(got.Value, want.Value) || (got.Value == nil) != (want.Value == nil) ||
+		len(got.Headers) != len(want.Headers) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	for i := range got.Headers {
+		if got.Headers[i].Key != want.Headers[i].Key || !bytes.Equal(got.Headers[i].Value, want.Headers[i].Value) ||
+			(got.Headers[i].Value == nil) != (want.Headers[i].Value == nil) {
+			t.Fatalf("header %d: %+v, want %+v", i, got.Headers[i], want.Headers[i])
+		}
+	}
+}
+
+func TestTailJSONFormat(t *testing.T) {
+	r := views.TailRecord{
+		Topic: "T", Partition: 2, Offset: 99, Timestamp: time.Date(2026, 11, 30, 11, 0, 0, 123_000_000, time.FixedZone("CET", 3600)),
+		Key: []byte(`k"\<&>`), Value: []byte("line\nnext\ttab\x1b[2J\u202e"), Headers: []views.HeaderKV{{Key: "h", Value: []byte("v")}},
+	}
+	got := string(views.AppendTailJSON(nil, &r))
+	want := `{"topic":"T","partition":2,"offset":99,"timestamp":"2026-11-30T10:00:00.123Z","key":"k\"\\\u003c\u0026\u003e","value":"line\nnext\ttab\u001b[2J\u202e","headers":[{"key":"h","value":"v"}]}` + "\n"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	empty := views.TailRecord{Topic: "T"}
+	got = string(views.AppendTailJSON(nil, &empty))
+	if got != `{"topic":"T","partition":0,"offset":0,"timestamp":"0001-01-01T00:00:00Z","key":null,"value":null,"headers":[]}`+"\n" {
+		t.Fatalf("empty: %s", got)
+	}
+	if back, err := views.ParseTailJSON([]byte(got)); err != nil || !back.Timestamp.IsZero() {
+		t.Fatalf("zero timestamp round trip: %v %v", back.Timestamp, err)
+	}
+	if _, err := views.ParseTailJSON([]byte(`{"topic":"T","value":"!!","value_encoding":"base64"}`)); err == nil {
+		t.Fatal("bad base64 accepted")
+	}
+	if _, err := views.ParseTailJSON([]byte(`{"topic":"T","value":"x","value_encoding":"hex"}`)); err == nil {
+		t.Fatal("unknown encoding accepted")
+	}
+}
+
+// marshalReference encodes a record the way `ilinkdash tail --format json`
+// does: encoding/json over a struct, then the terminal-unsafe runes
+// (DEL, C1, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069, U+FEFF) as
+// \uxxxx.
+func marshalReference(r *views.TailRecord) string {
+	type hdr struct {
+		Key           string  `json:"key"`
+		Value         *string `json:"value"`
+		ValueEncoding string  `json:"value_encoding,omitempty"`
+	}
+	type rec struct {
+		Topic         string  `json:"topic"`
+		Partition     int32   `json:"partition"`
+		Offset        int64   `json:"offset"`
+		Timestamp     string  `json:"timestamp"`
+		Key           *string `json:"key"`
+		KeyEncoding   string  `json:"key_encoding,omitempty"`
+		Value         *string `json:"value"`
+		ValueEncoding string  `json:"value_encoding,omitempty"`
+		Headers       []hdr   `json:"headers"`
+	}
+	enc := func(b []byte) (*string, string) {
+		if b == nil {
+			return nil, ""
+		}
+		if utf8.Valid(b) {
+			s := string(b)
+			return &s, ""
+		}
+		s := base64.StdEncoding.EncodeToString(b)
+		return &s, "base64"
+	}
+	j := rec{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UTC().Format(time.RFC3339Nano), Headers: []hdr{}}
+	j.Key, j.KeyEncoding = enc(r.Key)
+	j.Value, j.ValueEncoding = enc(r.Value)
+	for _, h := range r.Headers {
+		x := hdr{Key: h.Key}
+		x.Value, x.ValueEncoding = enc(h.Value)
+		j.Headers = append(j.Headers, x)
+	}
+	b, _ := json.Marshal(j)
+	var out strings.Builder
+	for _, c := range string(b) {
+		if c == 0x7f || c >= 0x80 && c <= 0x9f || c >= 0x200b && c <= 0x200f || c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069 || c == 0xfeff {
+			fmt.Fprintf(&out, `\u%04x`, c)
+		} else {
+			out.WriteRune(c)
+		}
+	}
+	return out.String() + "\n"
+}
+
+// TestTailJSONMatchesHeadlessFormat: for every input the headless tail's
+// escaping covers, the saved lines are byte-identical to it.
+func TestTailJSONMatchesHeadlessFormat(t *testing.T) {
+	alphabet := []rune("aZ09 \"\\/<>&{}\n\r\t\b\f\x00\x01\x1b\x7f\u0080\u009b\u009f\u00e9\u200b\u200f\u202a\u202e\u2066\u2069\ufeff\u2028\u2029東🙂")
+	rng := rand.New(rand.NewPCG(1, 2))
+	str := func() string {
+		n := rng.IntN(12)
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	bin := func() []byte {
+		switch rng.IntN(4) {
+		case 0:
+			return nil
+		case 1:
+			b := make([]byte, rng.IntN(9))
+			for i := range b {
+				b[i] = byte(rng.IntN(256))
+			}
+			return b
+		}
+		return []byte(str())
+	}
+	n := 3000
+	if raceEnabled {
+		n = 500
+	}
+	for i := 0; i < n; i++ {
+		r := views.TailRecord{
+			Topic: str(), Partition: int32(rng.IntN(100)), Offset: rng.Int64N(1 << 40),
+			Timestamp: time.Unix(0, rng.Int64N(1<<62)), Key: bin(), Value: bin(),
+		}
+		for j := rng.IntN(3); j > 0; j-- {
+			r.Headers = append(r.Headers, views.HeaderKV{Key: str(), Value: bin()})
+		}
+		got, want := string(views.AppendTailJSON(nil, &r)), marshalReference(&r)
+		if got != want {
+			t.Fatalf("record %+v\n got  %q\nwant %q", r, got, want)
+		}
+		back, err := views.ParseTailJSON([]byte(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameRecord(t, back, r)
+	}
+}
+
+func TestTailJumpToOffsetAndTime(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 30)
+	r.key("o")
+	r.mustShow("Jump to an offset or a time")
+	r.typeText("3@x")
+	r.key("enter")
+	r.mustShow("write P@OFFSET")
+	r.key("ctrl+u")
+	r.typeText("3@1234")
+	r.key("enter")
+	seeks := s.Seeks()
+	if len(seeks) != 1 || seeks[0].Partition != 3 || seeks[0].Offset != 1234 || !seeks[0].Time.IsZero() {
+		t.Fatalf("seeks %+v", seeks)
+	}
+	if b, _, _, _ := r.v.Counts(); b != 0 {
+		t.Fatalf("buffer not cleared after the jump: %d", b)
+	}
+	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "offset 1,234 of partition 3") {
+		t.Fatalf("flash %+v", fl)
+	}
+	r.emit(6)
+	r.mustShow("1234") // partition 3 continues at 1234
+	for _, c := range []struct {
+		in    string
+		check func(views.TailSeek) bool
+	}{
+		{"earliest", func(s views.TailSeek) bool { return s.Offset == views.TailEarliest && s.Partition == -1 }},
+		{"latest", func(s views.TailSeek) bool { return s.Offset == views.TailLatest }},
+		{"500", func(s views.TailSeek) bool { return s.Offset == 500 && s.Partition == -1 }},
+		{"-15m", func(s views.TailSeek) bool { return s.Time.Equal(r.now.Add(-15 * time.Minute)) }},
+		{"2026-11-30T09:00:00Z", func(s views.TailSeek) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
+	} {
+		r.key("o")
+		r.typeText(c.in)
+		r.key("enter")
+		all := s.Seeks()
+		if last := all[len(all)-1]; !c.check(last) {
+			t.Errorf("%q → %+v", c.in, last)
+		}
+	}
+	// A failed seek keeps the dialog with the reason and the stream live.
+	s.Close()
+	r.advance(300 * time.Millisecond)
+	r.mustShow("the stream ended")
+	r.key("o")
+	r.mustShow("not running")
+	r.key("esc")
+}
+
+func TestTailCopyValueOSC52(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 0)
+	val := []byte("\x1b]52;c;ZXZpbA==\x07 raw value")
+	s.EmitRecords(views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 77, Value: val},
+		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 78, Value: nil})
+	r.advance(300 * time.Millisecond)
+	r.key("k", "c")
+	want := tea.SetClipboard(string(val))()
+	found := false
+	for _, m := range r.out {
+		if m == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no OSC 52 clipboard command among %#v", r.out)
+	}
+	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "copied the raw value of P1@77 (26B)") {
+		t.Fatalf("flash %+v", fl)
+	}
+	r.out = nil
+	r.key("j", "y")
+	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "nothing to copy") {
+		t.Fatalf("null value flash %+v", fl)
+	}
+}
+
+func TestTailStreamLifecycle(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 10)
+	// Leaving the tab closes the stream; the buffer stays; r reopens.
+	r.run(r.v.Blur())
+	if !s.Closed() || r.v.Running() {
+		t.Fatal("blur did not close the stream")
+	}
+	r.mustShow("closed when you left the tab", "10 total")
+	r.key("r")
+	s2 := r.tl.Last()
+	if s2 == s || s2.Closed() || s2.Spec().From != "latest" {
+		t.Fatal("r did not reopen")
+	}
+	r.emit(5)
+	if b, total, _, _ := r.v.Counts(); b != 15 || total != 15 {
+		t.Fatalf("reopen lost the buffer: %d/%d", b, total)
+	}
+	// x closes the tail.
+	r.key("x")
+	if !s2.Closed() {
+		t.Fatal("x did not close the stream")
+	}
+	r.mustShow("closed · r reopens it")
+	// A failing stream shows its (sanitized) error.
+	r.key("r")
+	s3 := r.tl.Last()
+	s3.Fail(errors.New("MIMQE_NOT_AVAILABLE: coordinator gone \x1b[2J"))
+	r.advance(300 * time.Millisecond)
+	r.mustShow("■ stopped: MIMQE_NOT_AVAILABLE: coordinator gone ␛[2J")
+	// A failing start.
+	r.tl.SetErr(errors.New("MIMQE_UNKNOWN_TOPIC: NOPE"))
+	r.run(r.v.Open("NOPE"))
+	r.mustShow("stopped: MIMQE_UNKNOWN_TOPIC: NOPE")
+	r.tl.SetErr(nil)
+	// Shutdown closes a live stream.
+	s4 := r.open("ORDER.EVENT", 1)
+	r.v.Shutdown()
+	deadline := time.Now().Add(2 * time.Second)
+	for !s4.Closed() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !s4.Closed() {
+		t.Fatal("Shutdown did not close the stream")
+	}
+}
+
+// slowTailer returns streams even when the start was cancelled meanwhile
+// (a StartTail that completed just as the user moved on).
+type slowTailer struct{ *fakes.Tailer }
+
+func (s slowTailer) StartTail(_ context.Context, spec views.TailSpec) (views.TailStream, error) {
+	return s.Tailer.StartTail(context.Background(), spec)
+}
+
+func TestTailSupersededStartIsClosed(t *testing.T) {
+	tr := &tailRig{tl: fakes.NewTailer(fakes.TailerOptions{})}
+	tr.rig = newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		tr.v = views.NewTail(ctx, slowTailer{tr.tl})
+		return tr.v
+	})
+	r := tr
+	first := r.v.Open("A") // not run yet: StartTail happens when the command runs
+	r.run(r.v.Open("B"))
+	b := r.tl.Last()
+	r.run(first) // the late reply of A
+	a := r.tl.Last()
+	if a == b || !a.Closed() || b.Closed() {
+		t.Fatalf("stale stream not closed (a closed %v, b closed %v)", a.Closed(), b.Closed())
+	}
+	if r.v.Target() != "B" {
+		t.Fatalf("target %q", r.v.Target())
+	}
+}
+
+func TestTailNewDialog(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	r.key("t")
+	r.mustShow("Tail a topic or a pattern", "Group")
+	r.key("enter")
+	r.mustShow("give a topic name or a pattern")
+	r.typeText("ORDER.*")
+	r.key("tab", "ctrl+u")
+	r.typeText("soon")
+	r.key("enter")
+	r.mustShow("cannot read time")
+	r.key("ctrl+u")
+	r.typeText("earliest")
+	r.key("tab")
+	r.typeText("audit-replay")
+	r.key("enter")
+	spec := r.tl.Last().Spec()
+	if spec.Target != "ORDER.*" || spec.From != "earliest" || spec.Group != "audit-replay" {
+		t.Fatalf("spec %+v", spec)
+	}
+	r.emit(9) // a pattern shows the topic column
+	r.mustShow("TOPIC", "ORDER.RETRY", "group audit-replay · from earliest")
+
+	// Read-only: no group field (a named group commits offsets).
+	ro := newRig(t, true, func(ctx *common.Context, _ *fakes.Source) common.View {
+		return views.NewTail(ctx, fakes.NewTailer(fakes.TailerOptions{}))
+	})
+	ro.key("t")
+	ro.mustShow("temporary group")
+	ro.mustNotShow("Group  ")
+
+	// From a time is normalised to RFC 3339.
+	r.key("t", "tab", "ctrl+u")
+	r.typeText("2026-11-30 09:30")
+	r.key("enter")
+	if got := r.tl.Last().Spec().From; got != "2026-11-30T09:30:00Z" {
+		t.Fatalf("from %q", got)
+	}
+}
+
+func TestTailUnavailable(t *testing.T) {
+	r := newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View { return views.NewTail(ctx, nil) })
+	r.mustShow("Tailing is not available")
+	r.key("t", "space", "/")
+	r.mustShow("Tailing is not available")
+	if r.v.Capturing() {
+		t.Fatal("unavailable tail captures keys")
+	}
+}
+
+func TestTailMouse(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	r.open("ORDER.EVENT", 50)
+	r.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	r.mustShow("scrolled")
+	// Rows start below the two status lines and the header.
+	r.send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
+	r.send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
+	r.mustShow("[text]")
+}
+
+func TestTailStreamContextEndsStream(t *testing.T) {
+	tl := fakes.NewTailer(fakes.TailerOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := tl.StartTail(ctx, views.TailSpec{Target: "X"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case _, ok := <-s.Records():
+		if ok {
+			t.Fatal("record after cancel")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("cancelling the context did not end the stream")
+	}
+}
