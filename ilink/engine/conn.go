@@ -60,6 +60,11 @@ type session struct {
 	// relay, once set (SPOKE SWITCH, admin_spoke.go), receives every later
 	// request of the connection instead of the dispatch table.
 	relay func(*request)
+
+	// reads are the topics of the long-poll fetches pending on this
+	// connection: MIMQ_TOPIC_LEAVE for one of them is refused with
+	// MIMQE_READ_IN_PROGRESS (spec T-22, coordinator.go).
+	reads pendingReads
 }
 
 // slot is one reply owed by the connection, in request order.

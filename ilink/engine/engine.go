@@ -28,6 +28,10 @@
 //     watermark and waiters (partition_log.go, replication_topics.go). The
 //     produce and fetch paths take only partition.mu (topics are found in an
 //     immutable snapshot), so partitions never contend with each other.
+//   - groupShard.mu owns the group coordinator state of one SYSTEM.GROUPS
+//     partition: its groups, members, assignments and commits (groups.go).
+//     It is taken before partition.mu (the coordinator appends commit
+//     records and reads end offsets under it), never under a topic lock.
 //   - endpoint.mu owns a listener and its set of connections (node.go).
 //   - A connection's session is touched only by its reader goroutine
 //     (handlers run there), and its write side only by its writer goroutine
@@ -35,7 +39,7 @@
 //
 // Locks are taken in the order faultMu → cluster.mu → queueStore.mu, and
 // faultMu → cluster.mu → topicStore.mu → partition.mu (never two partitions
-// at once). endpoint.mu, controls.mu, the stats rings' mutexes and the
+// at once), and groupShard.mu → partition.mu (one shard at a time). endpoint.mu, controls.mu, the stats rings' mutexes and the
 // topic followers' dirty-list mutexes are leaves: nothing else is taken
 // while they are held. Closing a connection never happens under cluster.mu or
 // queueStore.mu, because a closing connection rolls its transaction back
@@ -79,6 +83,16 @@ type Config struct {
 	// Spokes makes this engine a hub and starts these spoke engines in this
 	// process; they dial the hub and close with it (admin_spoke.go).
 	Spokes []SpokeConfig
+
+	// GroupPartitions (default 3) is the partition count of SYSTEM.GROUPS,
+	// the internal topic holding group commits (groups.go).
+	GroupPartitions int
+	// CoordinatorLoadTime (default 1s) is the LOADING window of a new group
+	// coordinator: it answers REPORT 4176 while it replays its partition.
+	CoordinatorLoadTime time.Duration
+	// HeartbeatInterval (default 1s) is the heartbeat period the coordinator
+	// gives group members in the JOIN reply.
+	HeartbeatInterval time.Duration
 }
 
 // maxNodes bounds Config.Nodes; node ids travel as u16 and a cluster of
@@ -130,6 +144,21 @@ func (c *Config) applyDefaults() error {
 	if err := wire.ValidateMaxFrame(c.MaxFrame); err != nil {
 		return fmt.Errorf("engine: MaxFrame: %w", err)
 	}
+	if c.GroupPartitions == 0 {
+		c.GroupPartitions = 3
+	}
+	if c.GroupPartitions < 1 || c.GroupPartitions > maxPartitions {
+		return fmt.Errorf("engine: GroupPartitions %d out of range 1..%d", c.GroupPartitions, maxPartitions)
+	}
+	if c.CoordinatorLoadTime == 0 {
+		c.CoordinatorLoadTime = time.Second
+	}
+	if c.HeartbeatInterval == 0 {
+		c.HeartbeatInterval = time.Second
+	}
+	if c.CoordinatorLoadTime < 0 || c.HeartbeatInterval < 0 {
+		return fmt.Errorf("engine: CoordinatorLoadTime %v and HeartbeatInterval %v must not be negative", c.CoordinatorLoadTime, c.HeartbeatInterval)
+	}
 	return nil
 }
 
@@ -152,6 +181,7 @@ type Engine struct {
 	cl     *cluster
 	queues *queueStore
 	topics *topicStore
+	groups *groupCoord // groups.go
 	ctl    controls
 	adm    adminState // admin surface (admin_*.go, clusterdef.go)
 
@@ -188,6 +218,10 @@ func Start(cfg Config) (*Engine, error) {
 	e.initAdmin()
 	e.cl.bootstrap()
 	e.topics.start()
+	if err := e.startGroups(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	for _, n := range e.nodes {
 		n.data.serve()
 		n.admin.serve()
@@ -228,6 +262,7 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.cl.shutdown()
 	e.closeListeners()
+	e.groups.shutdown()
 	e.topics.shutdown()
 	e.closeAdmin()
 	e.logf("engine: closed")

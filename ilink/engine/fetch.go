@@ -51,24 +51,33 @@ func handleFetch(r *request) {
 		ts.replyFetch(r, out)
 		return
 	}
+	// The read is pending until its reply is final; a LEAVE of one of its
+	// topics on this connection meanwhile is refused (spec T-22).
+	reads := &r.c.sess.reads
+	reads.add(&req)
 	r.async(func() {
 		w := newPWaiter()
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		defer ts.unwatch(&req, w)
+		reply := func(out *fetchReply) {
+			reads.remove(&req)
+			ts.replyFetch(r, out)
+		}
 		for {
 			out, total, errs := ts.fetchOnce(node, forwarded, &req, w)
 			if errs || total >= int(req.MinBytes) {
-				ts.replyFetch(r, out)
+				reply(out)
 				return
 			}
 			select {
 			case <-w.ch:
 			case <-t.C:
 				out, _, _ := ts.fetchOnce(node, forwarded, &req, nil)
-				ts.replyFetch(r, out)
+				reply(out)
 				return
 			case <-r.closing():
+				reads.remove(&req)
 				return
 			}
 		}

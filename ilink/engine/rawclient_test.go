@@ -25,6 +25,8 @@ type rawClient struct {
 	nc   net.Conn
 	fr   *wire.FrameReader
 	corr uint32
+	// report is the REPORT code (header status) of the last error reply.
+	report uint16
 }
 
 type frame struct {
@@ -101,6 +103,7 @@ func (c *rawClient) check(f frame, corr uint32, resp wire.Message) *wire.ErrorBo
 		c.t.Fatalf("reply corr %d (%v), want %d", f.hdr.Corr, f.hdr.Code, corr)
 	}
 	if f.hdr.IsError() {
+		c.report = f.hdr.Status
 		var eb wire.ErrorBody
 		if err := wire.Decode(f.body, &eb); err != nil {
 			c.t.Fatalf("decode error body: %v", err)
@@ -305,6 +308,7 @@ func (c *rawClient) tryCall(code wire.Code, timeoutMs uint32, req, resp wire.Mes
 		return nil, fmt.Errorf("corr %d, want %d", f.hdr.Corr, c.corr)
 	}
 	if f.hdr.IsError() {
+		c.report = f.hdr.Status
 		var eb wire.ErrorBody
 		if err := wire.Decode(f.body, &eb); err != nil {
 			return nil, err
@@ -502,4 +506,168 @@ func partitionInfo(t testing.TB, e *Engine, topic string, p int) PartitionInfo {
 		t.Fatalf("TopicPartitions(%s): %v", topic, err)
 	}
 	return ps[p]
+}
+
+// ---- group helpers ----
+
+// groupConfig is a cluster with fast group timings.
+func groupConfig() Config {
+	return Config{HeartbeatInterval: 50 * time.Millisecond, CoordinatorLoadTime: 150 * time.Millisecond, ElectionDelay: 150 * time.Millisecond}
+}
+
+// groupOn returns a group name starting with prefix whose coordinator is
+// node.
+func groupOn(t testing.TB, e *Engine, node int, prefix string) string {
+	t.Helper()
+	for i := 0; i < 10000; i++ {
+		g := fmt.Sprintf("%s-%d", prefix, i)
+		if e.CoordinatorOf(g) == node {
+			return g
+		}
+	}
+	t.Fatalf("no group %s-* coordinated by node %d", prefix, node)
+	return ""
+}
+
+// coordSession opens a consumer session on group's coordinator.
+func coordSession(t testing.TB, e *Engine, group string) *rawClient {
+	t.Helper()
+	n := e.CoordinatorOf(group)
+	if n == 0 {
+		t.Fatalf("group %s has no coordinator", group)
+	}
+	return openSession(t, e.DataAddrs()[n-1], wire.ModeConsumer)
+}
+
+// failure is an error reply with its REPORT code, for comparisons.
+type failure struct {
+	report uint16
+	text   string // NAME (tail)
+}
+
+func (c *rawClient) failure(eb *wire.ErrorBody) *failure {
+	if eb == nil {
+		return nil
+	}
+	text := eb.Name
+	if eb.Tail != "" {
+		text += " (" + eb.Tail + ")"
+	}
+	return &failure{c.report, text}
+}
+
+func (f *failure) String() string {
+	if f == nil {
+		return "<ok>"
+	}
+	return fmt.Sprintf("REPORT %d %s", f.report, f.text)
+}
+
+// join joins (member "" = new member) and returns the reply or the failure.
+func (c *rawClient) join(group, member string, durable bool, topics ...string) (*wire.JoinGroupReply, *failure) {
+	c.t.Helper()
+	var rep wire.JoinGroupReply
+	eb := c.call(wire.CodeJoinGroup, 0, &wire.JoinGroupRequest{Group: group, MemberID: member, ClientName: "rawtest", Host: "testhost", Topics: topics, Durable: durable}, &rep)
+	if eb != nil {
+		return nil, c.failure(eb)
+	}
+	return &rep, nil
+}
+
+func (c *rawClient) mustJoin(group, member string, durable bool, topics ...string) *wire.JoinGroupReply {
+	c.t.Helper()
+	rep, f := c.join(group, member, durable, topics...)
+	if f != nil {
+		c.t.Fatalf("JOIN %s as %q: %v", group, member, f)
+	}
+	return rep
+}
+
+func (c *rawClient) heartbeat(group string, j *wire.JoinGroupReply) *failure {
+	c.t.Helper()
+	return c.failure(c.call(wire.CodeHeartbeat, 0, &wire.MemberRequest{Group: group, MemberID: j.MemberID, Generation: j.Generation}, nil))
+}
+
+func (c *rawClient) leave(group string, j *wire.JoinGroupReply) *failure {
+	c.t.Helper()
+	return c.failure(c.call(wire.CodeLeaveGroup, 0, &wire.MemberRequest{Group: group, MemberID: j.MemberID, Generation: j.Generation}, nil))
+}
+
+// commitAs commits next-offsets as a member (j nil: outside membership).
+func (c *rawClient) commitAs(group string, j *wire.JoinGroupReply, offs ...wire.OffsetEntry) (*wire.OffsetsReply, *failure) {
+	c.t.Helper()
+	req := &wire.OffsetCommitRequest{Group: group, Generation: -1, Offsets: offs}
+	if j != nil {
+		req.MemberID, req.Generation = j.MemberID, j.Generation
+	}
+	var rep wire.OffsetsReply
+	if eb := c.call(wire.CodeOffsetCommit, 0, req, &rep); eb != nil {
+		return nil, c.failure(eb)
+	}
+	return &rep, nil
+}
+
+func off(topic string, p int32, o int64) wire.OffsetEntry {
+	return wire.OffsetEntry{Topic: topic, Partition: p, Offset: o}
+}
+
+// committed reads one commit with OFFSET FETCH (-1 = none).
+func (c *rawClient) committed(group, topic string, p int32) int64 {
+	c.t.Helper()
+	var rep wire.OffsetsReply
+	c.mustCall(wire.CodeOffsetFetch, 0, &wire.OffsetFetchRequest{Group: group, Topics: []wire.TopicPartitions{{Topic: topic, Partitions: []int32{p}}}}, &rep)
+	if len(rep.Offsets) != 1 {
+		c.t.Fatalf("OFFSET FETCH reply %+v", rep)
+	}
+	return rep.Offsets[0].Offset
+}
+
+// assigned returns the partitions of topic in an assignment.
+func assigned(a []wire.TopicPartitions, topic string) []int32 {
+	for _, tp := range a {
+		if tp.Topic == topic {
+			return tp.Partitions
+		}
+	}
+	return nil
+}
+
+// describe reads a group through the Go API.
+func describe(t testing.TB, e *Engine, group string) wire.GroupDescriptionReply {
+	t.Helper()
+	d, err := e.DescribeGroup(group)
+	if err != nil {
+		t.Fatalf("DescribeGroup(%s): %v", group, err)
+	}
+	return d
+}
+
+// groupRecords reads the records of a group's SYSTEM.GROUPS partition as
+// "key=value" ("key=<nil>" for tombstones).
+func groupRecords(t testing.TB, e *Engine, group string) []string {
+	t.Helper()
+	p := groupPartition(group, e.Config().GroupPartitions)
+	var out []string
+	for _, r := range readRecords(t, e, wire.GroupsTopic, p) {
+		v := "<nil>"
+		if r.Value != nil {
+			v = string(r.Value)
+		}
+		out = append(out, string(r.Key)+"="+v)
+	}
+	return out
+}
+
+func readRecords(t testing.TB, e *Engine, topic string, p int) []wire.Record {
+	t.Helper()
+	eventually(t, "high watermark at the log end", func() bool {
+		pi := partitionInfo(t, e, topic, p)
+		return pi.Leader != 0 && pi.HighWatermark == pi.EndOffset
+	})
+	start, _ := e.TopicOffsets(topic)
+	recs, err := e.ReadPartition(topic, p, start[p], 0)
+	if err != nil {
+		t.Fatalf("ReadPartition(%s, %d): %v", topic, p, err)
+	}
+	return recs
 }

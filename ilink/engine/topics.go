@@ -217,9 +217,12 @@ type topic struct {
 	internal bool
 	parts    []*partition
 	epoch    atomic.Int32 // written under topicStore.mu; each partition keeps a copy under its own mutex
-	rr       atomic.Uint32
-	stats    *statRing
-	created  time.Time
+	// wipeEpoch is the topic epoch of its creation or latest FLUSH: group
+	// commits made at an older epoch are void (groups.go).
+	wipeEpoch atomic.Int32
+	rr        atomic.Uint32
+	stats     *statRing
+	created   time.Time
 }
 
 // partition is one partition with all its replicas.
@@ -451,6 +454,7 @@ func (ts *topicStore) create(name, props string, internal bool) error {
 	ts.epochs[name] = epoch
 	t := &topic{name: name, cfg: cfg, internal: strings.HasPrefix(name, systemTopicPrefix), stats: newStatRing(), created: time.Now()}
 	t.epoch.Store(epoch)
+	t.wipeEpoch.Store(epoch)
 	n := len(ts.running)
 	running := ts.runningMask()
 	now := ts.mono()
@@ -486,6 +490,16 @@ func (ts *topicStore) create(name, props string, internal bool) error {
 // topic epoch, so producers still sending at the old epoch are refused
 // with MIMQE_TOPIC_EPOCH_MISMATCH.
 func (e *Engine) DeleteTopic(name string) error {
+	if err := e.deleteTopic(name); err != nil {
+		return err
+	}
+	// Every group's commits on it go too (spec T-08, T-09); outside
+	// topicStore.mu, which the coordinator never takes.
+	e.groups.topicWiped(name)
+	return nil
+}
+
+func (e *Engine) deleteTopic(name string) error {
 	ts := e.topics
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -514,7 +528,13 @@ func (e *Engine) DeleteTopic(name string) error {
 // FlushTopic empties a topic on every replica and bumps its epoch (spec
 // T-07): producers at the older epoch get MIMQE_TOPIC_FLUSHED. Offsets are
 // not reused: every partition's log restarts empty at its old end.
-func (e *Engine) FlushTopic(name string) error { return e.topics.bumpEpoch(name, true) }
+func (e *Engine) FlushTopic(name string) error {
+	if err := e.topics.bumpEpoch(name, true); err != nil {
+		return err
+	}
+	e.groups.topicWiped(name) // spec T-08
+	return nil
+}
 
 // BumpTopicEpoch bumps a topic's epoch without flushing it: producers at
 // the older epoch get MIMQE_TOPIC_EPOCH_MISMATCH.
@@ -530,6 +550,9 @@ func (ts *topicStore) bumpEpoch(name string, flush bool) error {
 	epoch := t.epoch.Load() + 1
 	t.epoch.Store(epoch)
 	ts.epochs[name] = epoch
+	if flush {
+		t.wipeEpoch.Store(epoch)
+	}
 	for _, p := range t.parts {
 		p.mu.Lock()
 		p.tEpoch = epoch

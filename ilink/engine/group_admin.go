@@ -1,0 +1,543 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// Group administration (spec §3.7, A-10..A-20): GROUP LIST, DESCRIBE
+// GROUP, SEEK GROUP, ADMIN DELETE GROUP and SUBSCRIPTION LIST. The admin
+// client sends the first four over a short consumer-mode connection to a
+// data listener and SUBSCRIPTION LIST on its admin connection; the
+// engine accepts all five on both, from any node: the node forwards to the
+// group's coordinator state in-process. Describe, seek and delete answer
+// REPORT 4176 while that coordinator loads and 4175 while it has none; the
+// list calls show what the coordinators hold and never fail for that.
+func init() {
+	for code, fn := range map[wire.Code]handlerFunc{
+		wire.CodeGroupList:        handleGroupList,
+		wire.CodeDescribeGroup:    handleDescribeGroup,
+		wire.CodeSeekGroup:        handleSeekGroup,
+		wire.CodeAdminDeleteGroup: handleAdminDeleteGroup,
+		wire.CodeSubscriptionList: handleSubscriptionList,
+	} {
+		register(code, route{fn: fn, modes: groupModes})
+	}
+}
+
+// GroupInfo is one group of Engine.Groups (a row of GROUP LIST).
+type GroupInfo struct {
+	Name        string
+	State       string // Stable, PreparingRebalance, CompletingRebalance, Empty
+	Members     int
+	Topics      []string // topics it has commits on or its members subscribe to
+	TotalLag    int64    // sum over committed partitions of end offset − commit; -1 without commits
+	Durable     bool
+	Generation  int32
+	Coordinator int // node
+}
+
+// endCache reads each topic's high watermarks once per call.
+type endCache struct {
+	ts   *topicStore
+	ends map[string][]int64 // nil slice: unknown topic
+}
+
+func newEndCache(ts *topicStore) *endCache { return &endCache{ts: ts, ends: map[string][]int64{}} }
+
+func (c *endCache) of(topic string) []int64 {
+	if ends, ok := c.ends[topic]; ok {
+		return ends
+	}
+	var ends []int64
+	if t := c.ts.lookup(topic); t != nil {
+		ends = make([]int64, len(t.parts))
+		for i, p := range t.parts {
+			p.mu.Lock()
+			ends[i] = p.hw
+			p.mu.Unlock()
+		}
+	}
+	c.ends[topic] = ends
+	return ends
+}
+
+// end returns the high watermark of a partition, -1 if unknown.
+func (c *endCache) end(topic string, part int32) int64 {
+	ends := c.of(topic)
+	if part < 0 || int(part) >= len(ends) {
+		return -1
+	}
+	return ends[part]
+}
+
+func lagOf(end, commit int64) int64 {
+	if commit < 0 || end < 0 {
+		return -1
+	}
+	return max(end-commit, 0)
+}
+
+// topicsLocked is every topic of the group: commits and subscriptions.
+func (g *group) topicsLocked() []string {
+	var out []string
+	for t := range g.commits {
+		out = append(out, t)
+	}
+	for _, m := range g.members {
+		out = append(out, m.topics...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (gc *groupCoord) infoLocked(s *groupShard, g *group, ec *endCache) GroupInfo {
+	gc.refreshLocked(g)
+	gi := GroupInfo{Name: g.name, State: g.state(), Members: len(g.members), Topics: g.topicsLocked(),
+		TotalLag: -1, Durable: g.durable, Generation: g.gen, Coordinator: s.node}
+	for topic, parts := range g.commits {
+		for part, c := range parts {
+			if l := lagOf(ec.end(topic, part), c.off); l >= 0 {
+				gi.TotalLag = max(gi.TotalLag, 0) + l
+			}
+		}
+	}
+	return gi
+}
+
+// Groups lists every group the coordinators hold, sorted by name (groups
+// of a SYSTEM.GROUPS partition without a leader are missing until a new
+// coordinator loaded them).
+func (e *Engine) Groups() []GroupInfo {
+	gc := e.groups
+	ec := newEndCache(e.topics)
+	var out []GroupInfo
+	for _, s := range gc.shards {
+		s.mu.Lock()
+		gc.syncLocked(s, true)
+		for _, g := range s.groups {
+			out = append(out, gc.infoLocked(s, g, ec))
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func handleGroupList(r *request) {
+	if !r.decode(&wire.Empty{}) || !topicSessionOK(r, false) {
+		return
+	}
+	gs := r.c.e.Groups()
+	rep := &wire.GroupListReply{Groups: make([]wire.GroupEntry, len(gs))}
+	for i, g := range gs {
+		rep.Groups[i] = wire.GroupEntry{Name: g.Name, State: g.State, Members: g.Members, Topics: g.Topics,
+			TotalLag: g.TotalLag, Durable: g.Durable, Generation: g.Generation}
+	}
+	r.reply(rep)
+}
+
+// describeLocked describes g (nil = unknown: state Dead, spec A-11). The
+// offsets cover every partition of every topic the group has commits on,
+// subscribes to or holds.
+func (gc *groupCoord) describeLocked(s *groupShard, name string, g *group) wire.GroupDescriptionReply {
+	d := wire.GroupDescriptionReply{Name: name, State: GroupDead, Coordinator: s.node}
+	if g == nil {
+		return d
+	}
+	gc.refreshLocked(g)
+	d.State, d.Generation, d.Durable = g.state(), g.gen, g.durable
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		m := g.members[id]
+		d.Members = append(d.Members, wire.GroupMemberEntry{MemberID: id, ClientName: m.client, Host: m.host,
+			Assignment: g.owned(id), LastSeenMs: m.lastSeen.UnixMilli()})
+	}
+	topics := g.topicsLocked()
+	for k := range g.owner {
+		topics = append(topics, k.topic)
+	}
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
+	ec := newEndCache(gc.e.topics)
+	for _, topic := range topics {
+		for _, part := range partsOf(ec, g, topic) {
+			o := wire.GroupOffsetEntry{Topic: topic, Partition: part, Committed: -1, EndOffset: ec.end(topic, part), Lag: -1,
+				MemberID: g.owner[gtp{topic, part}]}
+			if c, ok := g.commit(topic, part); ok {
+				o.Committed, o.Lag = c.off, lagOf(o.EndOffset, c.off)
+			}
+			d.Offsets = append(d.Offsets, o)
+		}
+	}
+	return d
+}
+
+// partsOf lists the partitions of topic a group's rows cover: every
+// partition of the topic, plus any committed or held one beyond them.
+func partsOf(ec *endCache, g *group, topic string) []int32 {
+	n := int32(len(ec.of(topic)))
+	parts := make([]int32, 0, n)
+	for p := int32(0); p < n; p++ {
+		parts = append(parts, p)
+	}
+	extra := false
+	for p := range g.commits[topic] {
+		if p >= n {
+			parts, extra = append(parts, p), true
+		}
+	}
+	for k := range g.owner {
+		if k.topic == topic && k.part >= n && !slices.Contains(parts, k.part) {
+			parts, extra = append(parts, k.part), true
+		}
+	}
+	if extra {
+		slices.Sort(parts)
+		parts = slices.Compact(parts)
+	}
+	return parts
+}
+
+// adminShard locks the group's shard for an admin call after the shared
+// checks: valid name, a coordinator (REPORT 4175 while the partition has
+// no leader) that is not loading (4176) unless anyLoad.
+func adminShard(gc *groupCoord, group string, anyLoad bool) (*groupShard, *gfail) {
+	if eb := validGroupName(group); eb != nil {
+		return nil, &gfail{eb: eb}
+	}
+	s := gc.shardOf(group)
+	s.mu.Lock()
+	gc.syncLocked(s, true)
+	now := time.Now()
+	switch {
+	case s.node == 0:
+		s.mu.Unlock()
+		return nil, &gfail{report: wire.ReportNotCoordinator, eb: &wire.ErrorBody{Name: wire.ErrNotCoordinator,
+			Tail: fmt.Sprintf("no coordinator for group %s: %s/%d has no leader", group, wire.GroupsTopic, s.idx)}}
+	case !anyLoad && now.Before(s.loadUntil):
+		s.mu.Unlock()
+		return nil, failLoading(s)
+	}
+	if g := s.groups[group]; g != nil {
+		if recs := gc.expireLocked(s, g, now); len(recs) > 0 {
+			gc.appendLocked(s, recs)
+		}
+	}
+	return s, nil
+}
+
+// DescribeGroup describes a group as its coordinator holds it: members
+// (client name, host, assignment) and per partition the commit, the end
+// offset (high watermark) and the lag. An unknown group is state Dead,
+// not an error (spec A-11).
+func (e *Engine) DescribeGroup(group string) (wire.GroupDescriptionReply, error) {
+	s, f := adminShard(e.groups, group, true)
+	if f != nil {
+		return wire.GroupDescriptionReply{}, f.err()
+	}
+	defer s.mu.Unlock()
+	return e.groups.describeLocked(s, group, s.groups[group]), nil
+}
+
+func handleDescribeGroup(r *request) {
+	var req wire.GroupRequest
+	if !r.decode(&req) || !topicSessionOK(r, false) {
+		return
+	}
+	gc := r.c.e.groups
+	s, f := adminShard(gc, req.Group, false)
+	if f != nil {
+		r.failWith(f)
+		return
+	}
+	d := gc.describeLocked(s, req.Group, s.groups[req.Group])
+	s.mu.Unlock()
+	r.reply(&d)
+}
+
+// seekLocked computes a SEEK GROUP and, unless it is a dry run, applies it
+// to the state and returns the records to append. Applying is refused,
+// changing nothing, while the group has an active member (spec A-15).
+func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, []grec, *gfail) {
+	g := s.groups[req.Group]
+	if !req.DryRun && g != nil && len(g.members) > 0 {
+		return nil, nil, failGroupNotEmpty(len(g.members))
+	}
+	if req.Mode == wire.SeekToTime && req.TimeMs < 0 {
+		return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to time %d", req.TimeMs)}}
+	}
+	if req.Mode == wire.SeekToOffset && req.Offset < 0 {
+		return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to offset %d", req.Offset)}}
+	}
+	ts := gc.e.topics
+	var topics []string
+	switch {
+	case req.Topic != "":
+		if ts.lookup(req.Topic) == nil {
+			return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: req.Topic}}
+		}
+		topics = []string{req.Topic}
+	case g != nil:
+		// Every topic the group has commits on or holds partitions of.
+		for t := range g.commits {
+			topics = append(topics, t)
+		}
+		for k := range g.owner {
+			topics = append(topics, k.topic)
+		}
+		slices.Sort(topics)
+		topics = slices.Compact(topics)
+	}
+	var changes []wire.OffsetChangeEntry
+	var epochs []int32
+	for _, name := range topics {
+		t := ts.lookup(name)
+		if t == nil {
+			continue
+		}
+		for _, p := range t.parts {
+			to, f := gc.seekTarget(p, req)
+			if f != nil {
+				return nil, nil, f
+			}
+			old := int64(-1)
+			if g != nil {
+				if c, ok := g.commit(name, p.id); ok {
+					old = c.off
+				}
+			}
+			changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to})
+			epochs = append(epochs, t.epoch.Load())
+		}
+	}
+	if req.DryRun || len(changes) == 0 {
+		return changes, nil, nil
+	}
+	var recs []grec
+	if g == nil {
+		g = s.newGroupLocked(req.Group, true)
+		recs = append(recs, groupMetaRec(g))
+	}
+	for i, c := range changes {
+		v := commitVal{off: c.New, epoch: epochs[i]}
+		g.setCommit(c.Topic, c.Partition, v)
+		recs = append(recs, commitRec(g.name, c.Topic, c.Partition, v))
+	}
+	return changes, recs, nil
+}
+
+// seekTarget resolves a seek mode for one partition: an offset (clamped to
+// the log start and the high watermark), the earliest or latest offset,
+// or the first offset at or after a time (LIST_OFFSETS rules, spec A-13).
+func (gc *groupCoord) seekTarget(p *partition, req *wire.SeekGroupRequest) (int64, *gfail) {
+	if req.Mode == wire.SeekToTime {
+		var res wire.ListOffsetsPartitionResult
+		gc.e.topics.listOffset(p, 0, true, req.TimeMs, gc.e.cfg.MaxFrame, &res)
+		if res.Err.Name != "" {
+			return 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrNoLeader, Tail: res.Err.Tail}}
+		}
+		return res.Offset, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.leaderLogLocked()
+	if l == nil || p.deleted {
+		return 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrNoLeader, Tail: fmt.Sprintf("%s/%d has no leader", p.t.name, p.id)}}
+	}
+	switch req.Mode {
+	case wire.SeekToEarliest:
+		return l.start, nil
+	case wire.SeekToLatest:
+		return p.hw, nil
+	}
+	return min(max(req.Offset, l.start), p.hw), nil
+}
+
+// SeekGroup moves a group's commits (see wire.SeekGroupRequest) and returns
+// the changes; a dry run changes nothing. Refused with
+// MIMQE_GROUP_NOT_EMPTY (N active members) while the group has an active
+// member (spec ).
+func (e *Engine) SeekGroup(req wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, error) {
+	gc := e.groups
+	s, f := adminShard(gc, req.Group, true)
+	if f != nil {
+		return nil, f.err()
+	}
+	changes, recs, f := gc.seekLocked(s, &req)
+	if f != nil || len(recs) == 0 {
+		s.mu.Unlock()
+		if f != nil {
+			return nil, f.err()
+		}
+		return changes, nil
+	}
+	end, f := gc.appendLocked(s, recs)
+	epoch := s.epoch
+	s.mu.Unlock()
+	if f == nil {
+		f = gc.waitReplicated(s.p, end, epoch, gc.done)
+	}
+	if f != nil {
+		return nil, f.err()
+	}
+	return changes, nil
+}
+
+func handleSeekGroup(r *request) {
+	var req wire.SeekGroupRequest
+	if !r.decode(&req) || !topicSessionOK(r, false) {
+		return
+	}
+	gc := r.c.e.groups
+	s, f := adminShard(gc, req.Group, false)
+	if f != nil {
+		r.failWith(f)
+		return
+	}
+	changes, recs, f := gc.seekLocked(s, &req)
+	if f != nil {
+		s.mu.Unlock()
+		r.failWith(f)
+		return
+	}
+	if len(recs) > 0 {
+		gc.e.logf("engine: group %s: %d commits moved by SEEK GROUP", req.Group, len(changes))
+	}
+	gc.finishWrite(r, s, recs, &wire.SeekGroupReply{Changes: changes})
+}
+
+// deleteLocked is the admin delete: refused while the group has an
+// active member (spec A-15); an unknown group is not an error.
+func (gc *groupCoord) adminDeleteLocked(s *groupShard, group string) ([]grec, *gfail) {
+	g := s.groups[group]
+	switch {
+	case g == nil:
+		return nil, nil
+	case len(g.members) > 0:
+		return nil, failGroupNotEmpty(len(g.members))
+	}
+	gc.e.logf("engine: group %s deleted by the admin", group)
+	return gc.deleteGroupLocked(s, g), nil
+}
+
+// DeleteGroup deletes a group and its commits (spec A-14); refused with
+// MIMQE_GROUP_NOT_EMPTY (N active members) while it has an active member
+//
+func (e *Engine) DeleteGroup(group string) error {
+	gc := e.groups
+	s, f := adminShard(gc, group, true)
+	if f != nil {
+		return f.err()
+	}
+	recs, f := gc.adminDeleteLocked(s, group)
+	if f != nil || len(recs) == 0 {
+		s.mu.Unlock()
+		if f != nil {
+			return f.err()
+		}
+		return nil
+	}
+	end, f := gc.appendLocked(s, recs)
+	epoch := s.epoch
+	s.mu.Unlock()
+	if f == nil {
+		f = gc.waitReplicated(s.p, end, epoch, gc.done)
+	}
+	if f != nil {
+		return f.err()
+	}
+	return nil
+}
+
+func handleAdminDeleteGroup(r *request) {
+	var req wire.GroupRequest
+	if !r.decode(&req) || !topicSessionOK(r, false) {
+		return
+	}
+	gc := r.c.e.groups
+	s, f := adminShard(gc, req.Group, false)
+	if f != nil {
+		r.failWith(f)
+		return
+	}
+	recs, f := gc.adminDeleteLocked(s, req.Group)
+	if f != nil {
+		s.mu.Unlock()
+		r.failWith(f)
+		return
+	}
+	gc.finishWrite(r, s, recs, &wire.Empty{})
+}
+
+// SubscriptionList is getSubscriptionList(topic): one line
+// group|state|partition|commit|lag|members=N per partition of the topic
+// for each group that has a commit on it or a member holding one of its
+// partitions (spec ); commit and lag are -1 for a partition
+// without a commit; lines sorted by group then partition, joined by
+// "\n"; the empty string when no group qualifies.
+func (e *Engine) SubscriptionList(topic string) string {
+	gc := e.groups
+	ec := newEndCache(e.topics)
+	type block struct {
+		group string
+		lines []byte
+	}
+	var blocks []block
+	for _, s := range gc.shards {
+		s.mu.Lock()
+		gc.syncLocked(s, true)
+		for _, g := range s.groups {
+			held := false
+			for k := range g.owner {
+				if k.topic == topic {
+					held = true
+					break
+				}
+			}
+			if !held && len(g.commits[topic]) == 0 {
+				continue
+			}
+			gc.refreshLocked(g)
+			state, members := g.state(), len(g.members)
+			var lines []byte
+			for _, part := range partsOf(ec, g, topic) {
+				commit, lag := int64(-1), int64(-1)
+				if c, ok := g.commit(topic, part); ok {
+					commit, lag = c.off, lagOf(ec.end(topic, part), c.off)
+				}
+				if len(lines) > 0 {
+					lines = append(lines, '\n')
+				}
+				lines = wire.AppendSubscriptionLine(lines, g.name, state, part, commit, lag, members)
+			}
+			blocks = append(blocks, block{g.name, lines})
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i].group < blocks[j].group })
+	var out []byte
+	for _, b := range blocks {
+		if len(out) > 0 && len(b.lines) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, b.lines...)
+	}
+	return string(out)
+}
+
+func handleSubscriptionList(r *request) {
+	var req wire.SubscriptionListRequest
+	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+		return
+	}
+	r.reply(&wire.TextReply{Text: r.c.e.SubscriptionList(req.Topic)})
+}
