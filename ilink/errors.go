@@ -171,3 +171,9 @@ func ctxError(ctx context.Context) error {
 	}
 	return ctx.Err()
 }
+
+// ReadOnlyError is the refusal of a mutating call in read-only mode, made
+// locally before anything is sent: MIMQE_READ_ONLY (<call> refused: read-only mode).
+func ReadOnlyError(call string) *Error {
+	return &Error{Name: wire.ErrReadOnly, Tail: call + " refused: read-only mode", Kind: KindRejected}
+}

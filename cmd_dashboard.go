@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ui"
+	"ilinkdash/ui/live"
+)
+
+// resolve applies flags > environment > config file > default.
+func (a *app) resolve(cmd *cobra.Command) (config.Resolved, error) {
+	r, err := config.Resolve(cmd.Flags(), &a.flags, os.Getenv)
+	if err != nil {
+		return r, &exitError{code: 2, err: err}
+	}
+	return r, nil
+}
+
+// debugLogger returns a logger writing to the debug log file, or nil when
+// --debug is off. Nothing may write to the terminal while the TUI runs, so
+// the file is the only sink.
+func debugLogger(r config.Resolved) (func(string, ...any), io.Closer, error) {
+	if !r.Debug {
+		return nil, io.NopCloser(nil), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(r.LogFile), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("debug log: %w", err)
+	}
+	f, err := os.OpenFile(r.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("debug log: %w", err)
+	}
+	l := log.New(f, "", log.LstdFlags|log.Lmicroseconds)
+	return l.Printf, f, nil
+}
+
+// runDashboard is the default command: the TUI on the configured context,
+// or on an in-process demo cluster when none is configured.
+func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return &exitError{code: 2, err: errors.New("the dashboard needs a terminal (stdin and stdout); for scripts use the headless commands: get, describe, tail, publish, group, node")}
+	}
+	logf, logCloser, err := debugLogger(r)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer logCloser.Close()
+
+	src, cleanup, err := startSources(cmd.Context(), r, logf)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	uctx := ui.NewContext(r.Context, r.Embedded, os.Getenv)
+	var opts []ui.Option
+	if r.File != nil {
+		uctx.Contexts = r.File.Names()
+		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))
+	}
+	m := ui.New(uctx, src, opts...)
+	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context())).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && cmd.Context().Err() != nil {
+		return nil // SIGINT/SIGTERM
+	}
+	return err
+}
+
+// startSources connects the dashboard's adapters: to the context's cluster,
+// or to a fresh in-process engine with demo traffic (the embedded default).
+func startSources(ctx context.Context, r config.Resolved, logf func(string, ...any)) (*live.Sources, func(), error) {
+	c := r.Context
+	if !r.Embedded {
+		admins := []string{}
+		if c.Admin != "" {
+			admins = append(admins, c.Admin)
+		}
+		src, err := live.New(live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
+		if err != nil {
+			return nil, nil, &exitError{code: 2, err: err}
+		}
+		return src, func() { src.Close() }, nil
+	}
+	e, err := engine.Start(engine.Config{ElectionDelay: 5 * time.Second, Logf: logf})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := demo.Start(e, demo.Options{Logf: logf})
+	if err != nil {
+		e.Close()
+		return nil, nil, err
+	}
+	src, err := live.New(live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
+	if err != nil {
+		d.Close()
+		e.Close()
+		return nil, nil, err
+	}
+	return src, func() { src.Close(); d.Close(); e.Close() }, nil
+}
+
+// switcher connects `:ctx NAME` to another context of the config file.
+func (a *app) switcher(r config.Resolved, logf func(string, ...any)) ui.Switcher {
+	var current *live.Sources
+	return func(ctx context.Context, name string) (ui.Sources, config.Context, error) {
+		c, ok := r.File.Lookup(name)
+		if !ok {
+			return nil, config.Context{}, fmt.Errorf("no context %q in %s", name, r.File.Path)
+		}
+		if r.Sources.ReadOnly == config.FromFlag || r.Sources.ReadOnly == config.FromEnv {
+			c.ReadOnly = c.ReadOnly || r.Context.ReadOnly // --read-only holds for every context
+		}
+		admins := []string{}
+		if c.Admin != "" {
+			admins = append(admins, c.Admin)
+		}
+		src, err := live.New(live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
+		if err != nil {
+			return nil, config.Context{}, err
+		}
+		if _, err := src.ClusterSummary(ctx); err != nil {
+			src.Close()
+			return nil, config.Context{}, fmt.Errorf("context %s: %w", name, err)
+		}
+		if current != nil {
+			current.Close()
+		}
+		current = src
+		return src, c, nil
+	}
+}

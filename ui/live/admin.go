@@ -1,0 +1,331 @@
+// Package live adapts the real iLink client to the dashboard's view
+// interfaces (ui/views): the admin client for the polled lists and actions,
+// consumer v2 for the tail, the multi-connection producer for publish. The
+// views never see a connection; this package is the only place that does.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/views"
+)
+
+// Config says where the cluster is.
+type Config struct {
+	AdminAddrs   []string // admin listeners, tried in order
+	DataAddrs    []string // data listeners (tail, publish, group calls)
+	QueueManager string   // "" = the one the admin service reports
+	ClientName   string
+	ReadOnly     bool
+	Logf         func(format string, args ...any)
+}
+
+// Sources implements views.Sources, views.Tailer and views.Publisher over
+// one admin service connection that it re-opens by itself after a failure.
+type Sources struct {
+	cfg Config
+
+	mu  sync.Mutex
+	svc *admin.Service
+	// known are every admin address learned so far (configured first, then
+	// the node list of the handshake), so a dead node is not the end.
+	known []string
+}
+
+var (
+	_ views.Sources   = (*Sources)(nil)
+	_ views.Tailer    = (*Sources)(nil)
+	_ views.Publisher = (*Sources)(nil)
+)
+
+// New returns adapters for cfg; nothing is dialled until the first call.
+func New(cfg Config) (*Sources, error) {
+	if len(cfg.AdminAddrs) == 0 {
+		return nil, errors.New("live: no admin address configured (set --admin or the context's admin)")
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName = "ilinkdash"
+	}
+	return &Sources{cfg: cfg, known: append([]string(nil), cfg.AdminAddrs...)}, nil
+}
+
+// Close closes the admin connection.
+func (s *Sources) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.svc != nil {
+		err := s.svc.Close()
+		s.svc = nil
+		return err
+	}
+	return nil
+}
+
+func (s *Sources) logf(format string, args ...any) {
+	if s.cfg.Logf != nil {
+		s.cfg.Logf(format, args...)
+	}
+}
+
+// service returns the open admin connection, dialling the known addresses
+// in turn when there is none.
+func (s *Sources) service(ctx context.Context) (*admin.Service, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.svc != nil {
+		return s.svc, nil
+	}
+	var errs []error
+	for _, addr := range s.known {
+		svc, err := admin.Connect(ctx, addr, admin.Options{
+			ClientName: s.cfg.ClientName,
+			ReadOnly:   s.cfg.ReadOnly,
+			DataAddrs:  s.cfg.DataAddrs,
+			Logf:       s.cfg.Logf,
+		})
+		if err != nil {
+			errs = append(errs, err)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		for _, n := range svc.Hello().Nodes {
+			if n.Admin != "" && !contains(s.known, n.Admin) {
+				s.known = append(s.known, n.Admin)
+			}
+		}
+		s.logf("live: admin connected to %s", addr)
+		s.svc = svc
+		return svc, nil
+	}
+	return nil, fmt.Errorf("no admin address answered: %w", errors.Join(errs...))
+}
+
+// qmgr returns the per-queue-manager handle.
+func (s *Sources) qmgr(ctx context.Context) (*admin.Qmgr, error) {
+	svc, err := s.service(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := s.cfg.QueueManager
+	if name == "" {
+		name = svc.QueueManager()
+	}
+	return svc.AccessAdminQmgr(name), nil
+}
+
+// check drops the connection after a session failure, so the next poll
+// redials (possibly another node): the dashboard recovers by itself.
+func (s *Sources) check(err error) error {
+	if err != nil && ilink.IsSessionError(err) {
+		s.mu.Lock()
+		if s.svc != nil {
+			_ = s.svc.Close()
+			s.svc = nil
+		}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withQmgr runs fn on the queue manager handle and checks its error.
+func withQmgr[T any](s *Sources, ctx context.Context, fn func(*admin.Qmgr) (T, error)) (T, error) {
+	q, err := s.qmgr(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := fn(q)
+	return v, s.check(err)
+}
+
+// withService runs fn on the service connection and checks its error.
+func withService[T any](s *Sources, ctx context.Context, fn func(*admin.Service) (T, error)) (T, error) {
+	svc, err := s.service(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := fn(svc)
+	return v, s.check(err)
+}
+
+// ClusterSummary implements views.SummarySource.
+func (s *Sources) ClusterSummary(ctx context.Context) (views.ClusterSummary, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (views.ClusterSummary, error) {
+		nodes, err := q.Nodes(ctx)
+		if err != nil {
+			return views.ClusterSummary{}, err
+		}
+		svc := q.Service()
+		sum := views.ClusterSummary{
+			Cluster:       svc.Cluster(),
+			QueueManager:  q.Name(),
+			EngineVersion: svc.EngineVersion(),
+			Nodes:         nodes,
+		}
+		for _, n := range nodes {
+			if n.Role == admin.RoleLeader {
+				sum.Leader = n.ID
+			}
+		}
+		return sum, nil
+	})
+}
+
+// StatSeries implements views.StatsSource.
+func (s *Sources) StatSeries(ctx context.Context, scope string) (admin.StatSeries, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.StatSeries, error) { return q.StatSeries(ctx, scope) })
+}
+
+// ListTopics implements views.TopicLister.
+func (s *Sources) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.TopicInfo, error) { return q.Topics(ctx) })
+}
+
+// DescribeTopic implements views.TopicAdmin.
+func (s *Sources) DescribeTopic(ctx context.Context, topic string) (admin.TopicDescription, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.TopicDescription, error) { return q.DescribeTopic(ctx, topic) })
+}
+
+// SubscriptionList implements views.TopicAdmin.
+func (s *Sources) SubscriptionList(ctx context.Context, topic string) ([]admin.SubscriptionLine, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.SubscriptionLine, error) { return q.SubscriptionList(ctx, topic) })
+}
+
+// topicProps renders a create-topic spec as iLink's property string.
+func topicProps(spec views.TopicSpec) string {
+	var props []string
+	if spec.Partitions > 0 {
+		props = append(props, fmt.Sprintf("partitions=%d", spec.Partitions))
+	}
+	if spec.Replicas > 0 {
+		props = append(props, fmt.Sprintf("replicas=%d", spec.Replicas))
+	}
+	switch {
+	case spec.RetentionMs < 0:
+		props = append(props, "retention.ms=0") // 0 = keep forever
+	case spec.RetentionMs > 0:
+		props = append(props, fmt.Sprintf("retention.ms=%d", spec.RetentionMs))
+	}
+	if spec.RetentionBytes > 0 {
+		props = append(props, fmt.Sprintf("retention.bytes=%d", spec.RetentionBytes))
+	}
+	return strings.Join(props, ",")
+}
+
+// CreateTopic implements views.TopicAdmin.
+func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
+		return struct{}{}, q.CreateTopic(ctx, spec.Name, topicProps(spec))
+	})
+	return err
+}
+
+// DeleteTopic implements views.TopicAdmin.
+func (s *Sources) DeleteTopic(ctx context.Context, topic string) error {
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteTopic(ctx, topic) })
+	return err
+}
+
+// FlushTopic implements views.TopicAdmin.
+func (s *Sources) FlushTopic(ctx context.Context, topic string) error {
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.FlushTopic(ctx, topic) })
+	return err
+}
+
+// ListGroups implements views.GroupLister.
+func (s *Sources) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.GroupInfo, error) { return q.GroupList(ctx) })
+}
+
+// DescribeGroup implements views.GroupAdmin.
+func (s *Sources) DescribeGroup(ctx context.Context, group string) (admin.GroupDescription, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.GroupDescription, error) { return q.DescribeGroup(ctx, group) })
+}
+
+// SeekGroup implements views.GroupAdmin: apply=false plans only.
+func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
+		if !apply {
+			return q.PlanSeekGroup(ctx, group, topic, to)
+		}
+		return q.SeekGroup(ctx, group, topic, to)
+	})
+}
+
+// SeekGroupToTime implements views.GroupAdmin: the plan is the engine's
+// dry run of the same time seek, so the preview shows what applying does.
+func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t time.Time, apply bool) ([]admin.OffsetChange, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
+		if !apply {
+			return q.PlanSeekGroup(ctx, group, topic, admin.SeekTarget{Time: t})
+		}
+		return q.SeekGroupToTime(ctx, group, topic, t)
+	})
+}
+
+// DeleteGroup implements views.GroupAdmin.
+func (s *Sources) DeleteGroup(ctx context.Context, group string) error {
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteGroup(ctx, group) })
+	return err
+}
+
+// ClusterProperty implements views.ClusterAdmin.
+func (s *Sources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, error) {
+	return withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.ClusterProperty(ctx, "") })
+}
+
+// SetClusterProperty implements views.ClusterAdmin.
+func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {
+	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) {
+		return svc.SetClusterProperty(ctx, "", change)
+	})
+	return err
+}
+
+// AddNode implements views.ClusterAdmin.
+func (s *Sources) AddNode(ctx context.Context, node admin.ClusterNode) error {
+	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.AddNode(ctx, "", node) })
+	return err
+}
+
+// RemoveNode implements views.ClusterAdmin.
+func (s *Sources) RemoveNode(ctx context.Context, n int) error {
+	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.RemoveNode(ctx, "", n) })
+	return err
+}
+
+// ReplicationStatus implements views.ClusterAdmin.
+func (s *Sources) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.ReplicationStatus, error) { return q.ReplicationStatus(ctx) })
+}
+
+// ClusterLeadTable implements views.ClusterAdmin.
+func (s *Sources) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error) {
+	return withService(s, ctx, func(svc *admin.Service) (admin.ClusterLeadTable, error) {
+		return svc.ClusterLeadTableParsed(ctx, "")
+	})
+}
+
+// ListQueues implements views.QueueLister.
+func (s *Sources) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.QueueInfo, error) { return q.Queues(ctx) })
+}
