@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+)
+
+// runAdminCLI runs the root command with args, no config file and no
+// ILINKDASH_* environment.
+func runAdminCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG"} {
+		t.Setenv(v, "")
+	}
+	a := newRootCommand()
+	var out, errb bytes.Buffer
+	a.root.SetOut(&out)
+	a.root.SetErr(&errb)
+	a.root.SetArgs(append(args, "--config", ""))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := a.root.ExecuteContext(ctx)
+	return out.String(), errb.String(), err
+}
+
+// jsonOf runs a command with -o json and decodes its output.
+func jsonOf[T any](t *testing.T, args ...string) T {
+	t.Helper()
+	out, stderr, err := runAdminCLI(t, append(args, "-o", "json")...)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stderr)
+	}
+	var v T
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v: output does not decode: %v\n%s", args, err, out)
+	}
+	return v
+}
+
+func TestGetEmbeddedJSON(t *testing.T) {
+	topics := jsonOf[[]topicJSON](t, "get", "topics", "--embedded")
+	if len(topics) != 3 || topics[0].Name != "AUDIT.LOG" || topics[1].Name != "ORDER.EVENT" || topics[1].EndOffsetSum != 12 || topics[1].Partitions != 3 {
+		t.Fatalf("topics %+v", topics)
+	}
+	all := jsonOf[[]topicJSON](t, "get", "topics", "--embedded", "--all")
+	if len(all) <= len(topics) {
+		t.Fatalf("--all lists %d topics, want the SYSTEM.* ones too", len(all))
+	}
+	queues := jsonOf[[]queueJSON](t, "get", "queues", "--embedded")
+	if len(queues) != 2 || queues[0].Name != "ORDER.IN" || queues[0].Depth != 5 || !queues[0].PutEnabled {
+		t.Fatalf("queues %+v", queues)
+	}
+	nodes := jsonOf[[]nodeJSON](t, "get", "nodes", "--embedded")
+	if len(nodes) != 3 || nodes[0].Role != "leader" || nodes[0].State != "running" || nodes[1].DataAddr == "" {
+		t.Fatalf("nodes %+v", nodes)
+	}
+	cl := jsonOf[clusterJSON](t, "get", "cluster", "--embedded")
+	if cl.Name != "C1" || cl.Version != 1 || len(cl.Nodes) != 3 || !cl.Placement {
+		t.Fatalf("cluster %+v", cl)
+	}
+	rep := jsonOf[replicationJSON](t, "get", "replication", "--embedded")
+	if rep.Leader != 1 || len(rep.Nodes) != 3 || len(rep.Partitions) < 6 || rep.Partitions[0].Topic != "AUDIT.LOG" {
+		t.Fatalf("replication %+v", rep)
+	}
+	groups := jsonOf[[]groupJSON](t, "get", "groups", "--embedded")
+	if groups == nil {
+		t.Fatal("groups: null, want []")
+	}
+	// Field names are the documented ones (docs/CLI.md).
+	out, _, err := runAdminCLI(t, "get", "nodes", "--embedded", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"id"`, `"queue_manager"`, `"data_addr"`, `"admin_addr"`, `"role"`, `"state"`, `"partitions_led"`, `"lag_records"`, `"lag_ms"`} {
+		if !strings.Contains(out, k) {
+			t.Fatalf("get nodes -o json lacks %s:\n%s", k, out)
+		}
+	}
+	// The table form has a header row.
+	out, _, err = runAdminCLI(t, "get", "topics", "--embedded")
+	if err != nil || !strings.HasPrefix(out, "NAME") || !strings.Contains(out, "ORDER.EVENT") {
+		t.Fatalf("table: %v\n%s", err, out)
+	}
+}
+
+func TestDescribeEmbeddedJSON(t *testing.T) {
+	d := jsonOf[topicDescJSON](t, "describe", "topic", "ORDER.EVENT", "--embedded")
+	if d.Name != "ORDER.EVENT" || len(d.PartitionList) != 3 || d.PartitionList[0].EndOffset != 4 || len(d.PartitionList[0].Replicas) != 3 {
+		t.Fatalf("describe topic %+v", d)
+	}
+	g := jsonOf[groupDescJSON](t, "describe", "group", "nobody", "--embedded")
+	if g.Name != "nobody" || g.State != "Dead" || g.Members == nil || g.Offsets == nil {
+		t.Fatalf("describe unknown group %+v", g)
+	}
+	_, _, err := runAdminCLI(t, "describe", "topic", "NOPE", "--embedded")
+	if err == nil || !strings.Contains(err.Error(), "MIMQE_UNKNOWN_TOPIC (NOPE)") {
+		t.Fatalf("unknown topic: %v", err)
+	}
+	_, _, err = runAdminCLI(t, "describe", "queue", "X", "--embedded")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 {
+		t.Fatalf("describe queue: %v, want a usage error", err)
+	}
+}
+
+func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
+	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMCLI", Cluster: "CCLI"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	adm := e.AdminAddrs()[0]
+
+	// --read-only refuses before anything is sent.
+	_, _, err = runAdminCLI(t, "node", "stop", "2", "--admin", adm, "--read-only")
+	if err == nil || !strings.Contains(err.Error(), "MIMQE_READ_ONLY (StopNode refused: read-only mode)") || !e.Nodes()[1].Running {
+		t.Fatalf("read-only node stop: %v (node 2 running %v)", err, e.Nodes()[1].Running)
+	}
+	res := jsonOf[nodeActionJSON](t, "node", "stop", "2", "--admin", adm)
+	if res != (nodeActionJSON{2, "stop", true}) || e.Nodes()[1].Running {
+		t.Fatalf("node stop: %+v, node 2 %+v", res, e.Nodes()[1])
+	}
+	jsonOf[nodeActionJSON](t, "node", "start", "2", "--admin", adm)
+	jsonOf[nodeActionJSON](t, "node", "kill", "3", "--admin", adm)
+	if st := e.Nodes(); !st[1].Running || st[2].Up {
+		t.Fatalf("after start 2, kill 3: %+v", st)
+	}
+	// Without any target the commands run against a fresh in-process engine, and say so.
+	if _, stderr, err := runAdminCLI(t, "node", "stop", "2"); err != nil || !strings.Contains(stderr, "fresh in-process engine") {
+		t.Fatalf("node stop without a target: %v, stderr %q", err, stderr)
+	}
+
+	// A group with a commit and no member: seek plans, then executes.
+	ctx := context.Background()
+	s, err := admin.Connect(ctx, adm, admin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := s.AccessAdminQmgr("")
+	if err := q.CreateTopic(ctx, "CLI.T", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := q.Publish(ctx, "CLI.T", nil, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.SeekGroup(ctx, "g1", "CLI.T", admin.SeekTarget{Offset: 4}); err != nil {
+		t.Fatal(err)
+	}
+	plan := jsonOf[seekJSON](t, "group", "seek", "g1", "--to", "earliest", "--topic", "CLI.T", "--admin", adm)
+	if plan.Executed || len(plan.Changes) != 1 || plan.Changes[0] != (offsetChangeJSON{"CLI.T", 0, 4, 0}) {
+		t.Fatalf("plan %+v", plan)
+	}
+	d, _ := q.DescribeGroup(ctx, "g1")
+	if len(d.Offsets) != 1 || d.Offsets[0].Committed != 4 {
+		t.Fatalf("the plan changed the group: %+v", d.Offsets)
+	}
+	out, _, err := runAdminCLI(t, "group", "seek", "g1", "--to", "2", "--admin", adm)
+	if err != nil || !strings.Contains(out, "planned (nothing changed; add --execute to apply)") || !strings.Contains(out, "CLI.T  0          4    ->  2") {
+		t.Fatalf("table plan: %v\n%s", err, out)
+	}
+	done := jsonOf[seekJSON](t, "group", "seek", "g1", "--to", "latest", "--execute", "--admin", adm)
+	if !done.Executed || done.Changes[0].New != 5 {
+		t.Fatalf("execute %+v", done)
+	}
+	d, _ = q.DescribeGroup(ctx, "g1")
+	if d.Offsets[0].Committed != 5 {
+		t.Fatalf("after --execute: %+v", d.Offsets)
+	}
+	del := jsonOf[groupDeleteJSON](t, "group", "delete", "g1", "--admin", adm)
+	if !del.Deleted {
+		t.Fatalf("delete %+v", del)
+	}
+	if d, _ := q.DescribeGroup(ctx, "g1"); d.State != admin.GroupDead {
+		t.Fatalf("after group delete: %+v", d)
+	}
+	_, _, err = runAdminCLI(t, "group", "seek", "g1", "--to", "yesterday", "--admin", adm)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 2 {
+		t.Fatalf("--to yesterday: %v, want a usage error", err)
+	}
+}
+
+func TestParseSeekTarget(t *testing.T) {
+	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	for in, want := range map[string]admin.SeekTarget{
+		"earliest":             {Earliest: true},
+		"LATEST":               {Latest: true},
+		"42":                   {Offset: 42},
+		"2026-01-02T15:04:05Z": {Time: at},
+	} {
+		got, err := parseSeekTarget(in)
+		if err != nil || got.Earliest != want.Earliest || got.Latest != want.Latest || got.Offset != want.Offset || !got.Time.Equal(want.Time) {
+			t.Errorf("parseSeekTarget(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "-1", "soon", "2026-01-02"} {
+		if _, err := parseSeekTarget(bad); err == nil {
+			t.Errorf("parseSeekTarget(%q) accepted", bad)
+		}
+	}
+}

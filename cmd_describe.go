@@ -1,0 +1,170 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink/admin"
+)
+
+type partitionJSON struct {
+	Partition     int32 `json:"partition"`
+	Leader        int   `json:"leader"`
+	LeaderEpoch   int32 `json:"leader_epoch"`
+	Replicas      []int `json:"replicas"`
+	InSync        []int `json:"in_sync"`
+	StartOffset   int64 `json:"start_offset"`
+	EndOffset     int64 `json:"end_offset"`
+	HighWatermark int64 `json:"high_watermark"`
+}
+
+type topicDescJSON struct {
+	topicJSON
+	PartitionList []partitionJSON `json:"partition_list"`
+}
+
+type memberJSON struct {
+	MemberID   string               `json:"member_id"`
+	ClientName string               `json:"client_name"`
+	Host       string               `json:"host"`
+	Assignment []topicPartitionJSON `json:"assignment"`
+	LastSeen   string               `json:"last_seen"`
+}
+
+type topicPartitionJSON struct {
+	Topic      string  `json:"topic"`
+	Partitions []int32 `json:"partitions"`
+}
+
+type groupOffsetJSON struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Committed int64  `json:"committed"`
+	EndOffset int64  `json:"end_offset"`
+	Lag       int64  `json:"lag"`
+	MemberID  string `json:"member_id"`
+}
+
+type groupDescJSON struct {
+	Name        string            `json:"name"`
+	State       string            `json:"state"`
+	Generation  int32             `json:"generation"`
+	Coordinator int               `json:"coordinator"`
+	Durable     bool              `json:"durable"`
+	Members     []memberJSON      `json:"members"`
+	Offsets     []groupOffsetJSON `json:"offsets"`
+}
+
+func (a *app) describeCommand() *cobra.Command {
+	var f adminFlags
+	cmd := &cobra.Command{
+		Use:   "describe topic|group NAME",
+		Short: "Describe a topic (per partition) or a consumer group (members and offsets)",
+		Example: "  ilinkdash describe topic ORDER.EVENT --admin host:9998\n" +
+			"  ilinkdash describe group billing -o json",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "topic" && args[0] != "group" {
+				return adminUsage("describe %q: want topic or group", args[0])
+			}
+			t, err := a.openAdmin(cmd, &f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
+			if args[0] == "topic" {
+				return t.describeTopic(args[1])
+			}
+			return t.describeGroup(args[1])
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func (t *adminTarget) describeTopic(name string) error {
+	d, err := t.qm.DescribeTopic(t.ctx, name)
+	if err != nil {
+		return err
+	}
+	out := topicDescJSON{topicJSON: topicToJSON(d.TopicInfo), PartitionList: []partitionJSON{}}
+	for _, p := range d.PartitionList {
+		out.PartitionList = append(out.PartitionList, partitionJSON{p.Partition, p.Leader, p.LeaderEpoch,
+			nonNilInts(p.Replicas), nonNilInts(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark})
+	}
+	return t.emit(out, func(w io.Writer) {
+		row(w, "TOPIC", out.Name)
+		row(w, "PARTITIONS", out.Partitions)
+		row(w, "REPLICAS", out.Replicas)
+		row(w, "MIN-SYNC", out.MinSync)
+		row(w, "EPOCH", out.Epoch)
+		row(w, "RETENTION-MS", out.RetentionMs)
+		row(w, "RETENTION-BYTES", out.RetentionBytes)
+		row(w, "IN/S", rate(out.RecordsInPerSec))
+		row(w, "OUT/S", rate(out.RecordsOutPerSec))
+		row(w)
+		row(w, "PARTITION", "LEADER", "EPOCH", "REPLICAS", "IN-SYNC", "START", "END", "HW")
+		for _, p := range out.PartitionList {
+			row(w, p.Partition, p.Leader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
+		}
+	})
+}
+
+func groupToJSON(d admin.GroupDescription) groupDescJSON {
+	out := groupDescJSON{Name: d.Name, State: string(d.State), Generation: d.Generation, Coordinator: d.Coordinator,
+		Durable: d.Durable, Members: []memberJSON{}, Offsets: []groupOffsetJSON{}}
+	for _, m := range d.Members {
+		mj := memberJSON{MemberID: m.MemberID, ClientName: m.ClientName, Host: m.Host, Assignment: []topicPartitionJSON{}}
+		if !m.LastSeen.IsZero() {
+			mj.LastSeen = m.LastSeen.UTC().Format(time.RFC3339Nano)
+		}
+		for _, a := range m.Assignment {
+			ps := a.Partitions
+			if ps == nil {
+				ps = []int32{}
+			}
+			mj.Assignment = append(mj.Assignment, topicPartitionJSON{a.Topic, ps})
+		}
+		out.Members = append(out.Members, mj)
+	}
+	for _, o := range d.Offsets {
+		out.Offsets = append(out.Offsets, groupOffsetJSON{o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID})
+	}
+	return out
+}
+
+func (t *adminTarget) describeGroup(name string) error {
+	d, err := t.qm.DescribeGroup(t.ctx, name)
+	if err != nil {
+		return err
+	}
+	out := groupToJSON(d)
+	return t.emit(out, func(w io.Writer) {
+		row(w, "GROUP", out.Name)
+		row(w, "STATE", out.State)
+		row(w, "GENERATION", out.Generation)
+		row(w, "COORDINATOR", out.Coordinator)
+		row(w, "DURABLE", out.Durable)
+		row(w)
+		row(w, "MEMBER", "CLIENT", "HOST", "ASSIGNMENT")
+		for _, m := range out.Members {
+			as := make([]string, len(m.Assignment))
+			for i, a := range m.Assignment {
+				ps := make([]int, len(a.Partitions))
+				for j, p := range a.Partitions {
+					ps[j] = int(p)
+				}
+				as[i] = a.Topic + ":" + ids(ps)
+			}
+			row(w, m.MemberID, m.ClientName, m.Host, strings.Join(as, " "))
+		}
+		row(w)
+		row(w, "TOPIC", "PARTITION", "COMMITTED", "END", "LAG", "MEMBER")
+		for _, o := range out.Offsets {
+			row(w, o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID)
+		}
+	})
+}

@@ -1,0 +1,486 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+)
+
+// Headless admin commands: get, describe, group, node. They share the
+// global --addr/--admin/--context/--read-only flags (a.resolve), plus
+// --embedded (a fresh in-process engine with a little demo data) and
+// -o table|json. JSON field names are documented in docs/CLI.md and kept
+// stable.
+
+// adminFlags are the flags of every admin command.
+type adminFlags struct {
+	output   string
+	embedded bool
+	timeout  time.Duration
+}
+
+func (f *adminFlags) register(cmd *cobra.Command) {
+	pf := cmd.PersistentFlags()
+	pf.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
+	pf.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and queues, and run against it")
+	pf.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit of the command")
+}
+
+func adminUsage(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// adminTarget is an open admin connection for one command.
+type adminTarget struct {
+	svc    *admin.Service
+	qm     *admin.Qmgr
+	json   bool
+	out    io.Writer
+	eng    *engine.Engine // embedded only
+	cancel context.CancelFunc
+	ctx    context.Context
+}
+
+func (t *adminTarget) close() {
+	t.svc.Close()
+	if t.eng != nil {
+		t.eng.Close()
+	}
+	t.cancel()
+}
+
+// openAdmin resolves the target and connects. Without any configured
+// target, or with --embedded, it starts an in-process engine.
+func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error) {
+	switch f.output {
+	case "table", "json":
+	default:
+		return nil, adminUsage("-o %q: want table or json", f.output)
+	}
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel}
+	c := r.Context
+	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses}
+	addr := c.Admin
+	if f.embedded || r.Embedded {
+		if r.Embedded && !f.embedded {
+			fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: no address configured: using a fresh in-process engine (--embedded)")
+		}
+		e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		if err := seedDemo(e); err != nil {
+			e.Close()
+			cancel()
+			return nil, err
+		}
+		t.eng, addr, opt.DataAddrs = e, e.AdminAddrs()[0], nil
+	}
+	if addr == "" {
+		cancel()
+		return nil, adminUsage("no admin address: give --admin, a context with an admin address, or --embedded")
+	}
+	svc, err := admin.Connect(ctx, addr, opt)
+	if err != nil {
+		if t.eng != nil {
+			t.eng.Close()
+		}
+		cancel()
+		return nil, err
+	}
+	t.svc, t.qm = svc, svc.AccessAdminQmgr(c.QueueManager)
+	return t, nil
+}
+
+// seedDemo gives an embedded engine a few topics with records and queues
+// with messages, so every command has something to show.
+func seedDemo(e *engine.Engine) error {
+	for _, tp := range []struct{ name, props string }{
+		{"ORDER.EVENT", "partitions=3"},
+		{"PAYMENT.RESULT", "partitions=2"},
+		{"AUDIT.LOG", "partitions=1,replicas=2"},
+	} {
+		if err := e.CreateTopic(tp.name, tp.props); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{"ORDER.IN", "PAYMENT.OUT"} {
+		if err := e.CreateQueue(q); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	svc, err := admin.Connect(ctx, e.AdminAddrs()[0], admin.Options{ClientName: "ilinkdash-demo"})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	qm := svc.AccessAdminQmgr("")
+	for i := 0; i < 12; i++ {
+		if _, err := qm.Publish(ctx, "ORDER.EVENT", []byte("order-"+strconv.Itoa(i)), []byte(`{"id":`+strconv.Itoa(i)+`}`)); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if _, err := qm.Publish(ctx, "PAYMENT.RESULT", nil, []byte("ok")); err != nil {
+			return err
+		}
+	}
+	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{ClientName: "ilinkdash-demo", AutoCommit: true})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	q, err := sess.AccessQueue(ctx, "ORDER.IN")
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := q.Put(ctx, []byte("order "+strconv.Itoa(i))); err != nil {
+			return err
+		}
+	}
+	return e.AddQuarantine(engine.QuarantineEntry{Dir: "q1", Queue: "ORDER.IN", Payload: []byte("poison")})
+}
+
+// emit writes v as indented JSON, or calls table with a tab writer.
+func (t *adminTarget) emit(v any, table func(w io.Writer)) error {
+	if t.json {
+		enc := json.NewEncoder(t.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(t.out, 2, 4, 2, ' ', 0)
+	table(tw)
+	return tw.Flush()
+}
+
+func row(w io.Writer, cols ...any) {
+	for i, c := range cols {
+		if i > 0 {
+			fmt.Fprint(w, "\t")
+		}
+		fmt.Fprint(w, c)
+	}
+	fmt.Fprintln(w)
+}
+
+func rate(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func ids(v []int) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	s := make([]string, len(v))
+	for i, id := range v {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ",")
+}
+
+func nonNilInts(v []int) []int {
+	if v == nil {
+		return []int{}
+	}
+	return v
+}
+
+// ---- JSON shapes (docs/CLI.md) ----
+
+type topicJSON struct {
+	Name             string  `json:"name"`
+	Internal         bool    `json:"internal"`
+	Partitions       int     `json:"partitions"`
+	Replicas         int     `json:"replicas"`
+	MinSync          int     `json:"min_sync"`
+	RetentionMs      int64   `json:"retention_ms"`
+	RetentionBytes   int64   `json:"retention_bytes"`
+	Epoch            int32   `json:"epoch"`
+	UnderReplicated  int     `json:"under_replicated"`
+	Offline          int     `json:"offline"`
+	StartOffsetSum   int64   `json:"start_offset_sum"`
+	EndOffsetSum     int64   `json:"end_offset_sum"`
+	RecordsInPerSec  float64 `json:"records_in_per_sec"`
+	RecordsOutPerSec float64 `json:"records_out_per_sec"`
+	BytesInPerSec    float64 `json:"bytes_in_per_sec"`
+	BytesOutPerSec   float64 `json:"bytes_out_per_sec"`
+}
+
+func topicToJSON(t admin.TopicInfo) topicJSON {
+	return topicJSON{t.Name, t.Internal, t.Partitions, t.Replicas, t.MinSync, t.RetentionMs, t.RetentionBytes, t.Epoch,
+		t.UnderReplicated, t.Offline, t.StartOffsetSum, t.EndOffsetSum, t.RecordsInPerSec, t.RecordsOutPerSec, t.BytesInPerSec, t.BytesOutPerSec}
+}
+
+type queueJSON struct {
+	Name        string  `json:"name"`
+	Depth       int64   `json:"depth"`
+	InFlight    int64   `json:"in_flight"`
+	PutRate     float64 `json:"put_per_sec"`
+	GetRate     float64 `json:"get_per_sec"`
+	Description string  `json:"description"`
+	MaxDepth    int64   `json:"max_depth"`
+	MaxMsgSize  int     `json:"max_msg_size"`
+	PutEnabled  bool    `json:"put_enabled"`
+	GetEnabled  bool    `json:"get_enabled"`
+	Persistent  bool    `json:"persistent"`
+	Created     string  `json:"created"`
+}
+
+type groupJSON struct {
+	Name       string   `json:"name"`
+	State      string   `json:"state"`
+	Members    int      `json:"members"`
+	Topics     []string `json:"topics"`
+	TotalLag   int64    `json:"total_lag"`
+	Durable    bool     `json:"durable"`
+	Generation int32    `json:"generation"`
+}
+
+type nodeJSON struct {
+	ID           int    `json:"id"`
+	QueueManager string `json:"queue_manager"`
+	DataAddr     string `json:"data_addr"`
+	AdminAddr    string `json:"admin_addr"`
+	Role         string `json:"role"`
+	State        string `json:"state"`
+	Partitions   int    `json:"partitions_led"`
+	LagRecords   int64  `json:"lag_records"`
+	LagMs        int64  `json:"lag_ms"`
+}
+
+type clusterNodeJSON struct {
+	Number       int    `json:"number"`
+	QueueManager string `json:"queue_manager"`
+	Host         string `json:"host"`
+	Port         int    `json:"port"`
+	IlccPort     int    `json:"ilcc_port"`
+}
+
+type clusterJSON struct {
+	Name      string            `json:"name"`
+	IlccPort  int               `json:"ilcc_port"`
+	Version   int64             `json:"version"`
+	Replicas  int               `json:"replicas"`
+	MinSync   int               `json:"min_sync"`
+	Placement bool              `json:"placement"`
+	AutoStart bool              `json:"auto_start"`
+	Nodes     []clusterNodeJSON `json:"nodes"`
+}
+
+type followerJSON struct {
+	Node       int   `json:"node"`
+	InSync     bool  `json:"in_sync"`
+	LagRecords int64 `json:"lag_records"`
+	LagMs      int64 `json:"lag_ms"`
+}
+
+type partReplJSON struct {
+	Topic     string         `json:"topic"`
+	Partition int32          `json:"partition"`
+	Leader    int            `json:"leader"`
+	InSync    []int          `json:"in_sync"`
+	Followers []followerJSON `json:"followers"`
+}
+
+type nodeReplJSON struct {
+	ID           int    `json:"id"`
+	QueueManager string `json:"queue_manager"`
+	Role         string `json:"role"`
+	State        string `json:"state"`
+	LagRecords   int64  `json:"lag_records"`
+	LagMs        int64  `json:"lag_ms"`
+}
+
+type replicationJSON struct {
+	Cluster    string         `json:"cluster"`
+	Leader     int            `json:"leader"`
+	Nodes      []nodeReplJSON `json:"nodes"`
+	Partitions []partReplJSON `json:"partitions"`
+}
+
+// ---- get ----
+
+func (a *app) getCommand() *cobra.Command {
+	var f adminFlags
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "get topics|queues|groups|nodes|cluster|replication",
+		Short: "List topics, queues, groups, nodes, the cluster definition or the replication status",
+		Example: "  ilinkdash get topics --admin host:9998\n" +
+			"  ilinkdash get replication --context prod -o json\n" +
+			"  ilinkdash get nodes --embedded",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"topics", "queues", "groups", "nodes", "cluster", "replication"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			what := args[0]
+			switch what {
+			case "topics", "queues", "groups", "nodes", "cluster", "replication":
+			default:
+				return adminUsage("get %q: want topics, queues, groups, nodes, cluster or replication", what)
+			}
+			t, err := a.openAdmin(cmd, &f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
+			return t.get(what, all)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&all, "all", false, "topics: include internal SYSTEM.* topics")
+	return cmd
+}
+
+func (t *adminTarget) get(what string, all bool) error {
+	ctx := t.ctx
+	switch what {
+	case "topics":
+		ts, err := t.qm.Topics(ctx)
+		if err != nil {
+			return err
+		}
+		out := []topicJSON{}
+		for _, x := range ts {
+			if !x.Internal || all {
+				out = append(out, topicToJSON(x))
+			}
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION-MS")
+			for _, x := range out {
+				row(w, x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
+					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), x.RetentionMs)
+			}
+		})
+	case "queues":
+		qs, err := t.qm.Queues(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]queueJSON, len(qs))
+		for i, q := range qs {
+			p := q.Property
+			out[i] = queueJSON{q.Name, q.Depth, q.InFlight, q.PutRate, q.GetRate, p.Description, p.MaxDepth, p.MaxMsgSize,
+				p.PutEnabled, p.GetEnabled, p.Persistent, p.Created.UTC().Format(time.RFC3339)}
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "PUT", "GET")
+			for _, q := range out {
+				row(w, q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), q.MaxDepth, q.PutEnabled, q.GetEnabled)
+			}
+		})
+	case "groups":
+		gs, err := t.qm.GroupList(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]groupJSON, len(gs))
+		for i, g := range gs {
+			topics := g.Topics
+			if topics == nil {
+				topics = []string{}
+			}
+			out[i] = groupJSON{g.Name, string(g.State), g.Members, topics, g.TotalLag, g.Durable, g.Generation}
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "NAME", "STATE", "MEMBERS", "TOPICS", "LAG", "DURABLE")
+			for _, g := range out {
+				row(w, g.Name, g.State, g.Members, strings.Join(g.Topics, ","), g.TotalLag, g.Durable)
+			}
+		})
+	case "nodes":
+		ns, err := t.qm.Nodes(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]nodeJSON, len(ns))
+		for i, n := range ns {
+			out[i] = nodeJSON{n.ID, n.QueueManager, n.DataAddr, n.AdminAddr, string(n.Role), string(n.State), n.Partitions, n.LagRecords, n.Lag.Milliseconds()}
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "ID", "QMGR", "ROLE", "STATE", "DATA", "ADMIN", "LED", "LAG", "LAG-MS")
+			for _, n := range out {
+				row(w, n.ID, n.QueueManager, n.Role, n.State, n.DataAddr, n.AdminAddr, n.Partitions, n.LagRecords, n.LagMs)
+			}
+		})
+	case "cluster":
+		p, err := t.svc.ClusterProperty(ctx, "")
+		if err != nil {
+			return err
+		}
+		out := clusterJSON{p.Name, p.IlccPort, p.Version, p.Replicas, p.MinSync, p.Placement, p.AutoStart, []clusterNodeJSON{}}
+		for _, n := range p.Nodes {
+			out.Nodes = append(out.Nodes, clusterNodeJSON{n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort})
+		}
+		unset := func(v int) string {
+			if v == 0 {
+				return "unset"
+			}
+			return strconv.Itoa(v)
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "CLUSTER", out.Name)
+			row(w, "VERSION", out.Version)
+			row(w, "REPLICAS", unset(out.Replicas))
+			row(w, "MIN-SYNC", unset(out.MinSync))
+			row(w, "PLACEMENT", out.Placement)
+			row(w, "AUTO-START", out.AutoStart)
+			row(w, "ILCC-PORT", out.IlccPort)
+			row(w)
+			row(w, "NODE", "QMGR", "HOST", "PORT", "ILCC-PORT")
+			for _, n := range out.Nodes {
+				row(w, n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort)
+			}
+		})
+	case "replication":
+		rs, err := t.qm.ReplicationStatus(ctx)
+		if err != nil {
+			return err
+		}
+		out := replicationJSON{Cluster: rs.Cluster, Leader: rs.Leader, Nodes: []nodeReplJSON{}, Partitions: []partReplJSON{}}
+		for _, n := range rs.Nodes {
+			out.Nodes = append(out.Nodes, nodeReplJSON{n.ID, n.QueueManager, string(n.Role), string(n.State), n.LagRecords, n.Lag.Milliseconds()})
+		}
+		for _, p := range rs.Partitions {
+			pj := partReplJSON{p.Topic, p.Partition, p.Leader, nonNilInts(p.InSync), []followerJSON{}}
+			for _, f := range p.Followers {
+				pj.Followers = append(pj.Followers, followerJSON{f.Node, f.InSync, f.LagRecords, f.Lag.Milliseconds()})
+			}
+			out.Partitions = append(out.Partitions, pj)
+		}
+		return t.emit(out, func(w io.Writer) {
+			row(w, "NODE", "ROLE", "STATE", "LAG", "LAG-MS")
+			for _, n := range out.Nodes {
+				row(w, n.ID, n.Role, n.State, n.LagRecords, n.LagMs)
+			}
+			row(w)
+			row(w, "TOPIC", "PARTITION", "LEADER", "IN-SYNC", "FOLLOWERS (node:lag records/ms)")
+			for _, p := range out.Partitions {
+				fs := make([]string, len(p.Followers))
+				for i, f := range p.Followers {
+					fs[i] = fmt.Sprintf("%d:%d/%d", f.Node, f.LagRecords, f.LagMs)
+				}
+				row(w, p.Topic, p.Partition, p.Leader, ids(p.InSync), strings.Join(fs, " "))
+			}
+		})
+	}
+	return nil
+}

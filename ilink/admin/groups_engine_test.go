@@ -1,0 +1,164 @@
+package admin
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+// Group administration against the engine's group coordinator.
+
+func groupEngine(t *testing.T) (*engine.Engine, *Service, *Qmgr) {
+	e := startEngine(t, engine.Config{CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond})
+	s := connect(t, e, 1, Options{})
+	return e, s, s.AccessAdminQmgr("")
+}
+
+func subscribe(t *testing.T, e *engine.Engine, group, topic string) *consumer.Consumer {
+	t.Helper()
+	opt := consumer.NewOptions()
+	opt.Group, opt.Commit, opt.ClientName = group, consumer.CommitManual, "svc-"+group
+	c, err := consumer.Subscribe(testCtx(t), strings.Join(e.DataAddrs(), ","), topic, opt)
+	if err != nil {
+		t.Fatalf("Subscribe %s: %v", group, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// assigned waits until c owns n partitions.
+func assigned(t *testing.T, c *consumer.Consumer, n int) {
+	t.Helper()
+	eventually(t, "the assignment", func() bool {
+		k := 0
+		for _, tp := range c.Assignment() {
+			k += len(tp.Partitions)
+		}
+		return k == n
+	})
+}
+
+func TestGroupAdminAgainstEngine(t *testing.T) {
+	t.Parallel()
+	e, _, q := groupEngine(t)
+	ctx := testCtx(t)
+	if err := q.CreateTopic(ctx, "G.T", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CreateTopic(ctx, "G.IDLE", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		must[PublishResult](t)(q.Publish(ctx, "G.T", nil, []byte("x")))
+	}
+	// spec: A-20 — no group qualifies: the empty string.
+	if text := must[string](t)(q.SubscriptionListText(ctx, "G.T")); text != "" {
+		t.Fatalf("subscription list before any group: %q", text)
+	}
+
+	c := subscribe(t, e, "billing", "G.T")
+	assigned(t, c, 2)
+	if err := c.CommitOffset(ctx, "G.T", 0, 2); err != nil { // stores 3
+		t.Fatal(err)
+	}
+	// A second group, subscribed elsewhere, must not show on G.T.
+	other := subscribe(t, e, "audit", "G.IDLE")
+	assigned(t, other, 1)
+
+	gs := must[[]GroupInfo](t)(q.GroupList(ctx))
+	var billing *GroupInfo
+	for i := range gs {
+		if gs[i].Name == "billing" {
+			billing = &gs[i]
+		}
+	}
+	if billing == nil || billing.Members != 1 || billing.State != GroupStable || !billing.Durable || billing.TotalLag != 2 { // spec: A-16
+		t.Fatalf("GroupList %+v", gs)
+	}
+	d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing"))
+	if d.State != GroupStable || len(d.Members) != 1 || d.Members[0].ClientName != "svc-billing" || d.Members[0].Host == "" ||
+		len(d.Members[0].Assignment) != 1 || len(d.Members[0].Assignment[0].Partitions) != 2 {
+		t.Fatalf("DescribeGroup members %+v", d)
+	}
+	offs := map[int32]GroupOffset{}
+	for _, o := range d.Offsets {
+		offs[o.Partition] = o
+	}
+	if o := offs[0]; o.Committed != 3 || o.EndOffset != 5 || o.Lag != 2 {
+		t.Fatalf("offset of partition 0: %+v", o)
+	}
+
+	// spec: — one line per group × partition, -1/-1 for
+	// the assigned partition without a commit, other groups left out.
+	text := must[string](t)(q.SubscriptionListText(ctx, "G.T"))
+	want := "billing|Stable|0|3|2|members=1\nbilling|Stable|1|-1|-1|members=1"
+	if text != want {
+		t.Fatalf("subscription list:\n%s\nwant:\n%s", text, want)
+	}
+	lines := must[[]SubscriptionLine](t)(q.SubscriptionList(ctx, "G.T"))
+	if len(lines) != 2 || lines[1].Commit != -1 || lines[1].Lag != -1 {
+		t.Fatalf("parsed %+v", lines)
+	}
+
+	// spec: A-15 — refused with an active member, nothing changes.
+	_, err := q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true})
+	wantErr(t, err, wire.ErrGroupNotEmpty, "1 active members")
+	wantErr(t, q.DeleteGroup(ctx, "billing"), wire.ErrGroupNotEmpty, "1 active members")
+	plan := must[[]OffsetChange](t)(q.PlanSeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true}))
+	if len(plan) == 0 || plan[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 0}) {
+		t.Fatalf("plan %+v", plan)
+	}
+	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")); d.Offsets[0].Committed != 3 {
+		t.Fatalf("a refused seek or a plan moved the commit: %+v", d.Offsets)
+	}
+
+	// Without members: seek works, and a member joining starts there.
+	c.Close()
+	eventually(t, "billing to have no member", func() bool {
+		return must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")).State == GroupEmpty
+	})
+	ch := must[[]OffsetChange](t)(q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Offset: 1}))
+	if len(ch) != 2 || ch[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 1}) || ch[1].Old != -1 || ch[1].New != 1 {
+		t.Fatalf("seek to 1: %+v", ch)
+	}
+	c2 := subscribe(t, e, "billing", "G.T") // spec: A-12
+	r, err := c2.Read(ctx, 5*time.Second)
+	if err != nil || r.Offset != 1 {
+		t.Fatalf("first record after the seek: %+v, %v", r, err)
+	}
+	c2.Close()
+	eventually(t, "billing to have no member", func() bool {
+		return must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")).State == GroupEmpty
+	})
+
+	// spec: A-13 — to a time: the offsets of the first records at or after it.
+	time.Sleep(20 * time.Millisecond)
+	at := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	for i := 0; i < 2; i++ {
+		must[PublishResult](t)(q.Publish(ctx, "G.T", nil, []byte("late")))
+	}
+	ch = must[[]OffsetChange](t)(q.SeekGroupToTime(ctx, "billing", "G.T", at))
+	if len(ch) != 2 || ch[0].New != 5 || ch[1].New != 5 {
+		t.Fatalf("seek to time: %+v", ch)
+	}
+
+	// spec: A-14 — delete, then Dead.
+	if err := q.DeleteGroup(ctx, "billing"); err != nil {
+		t.Fatal(err)
+	}
+	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")); d.State != GroupDead || len(d.Offsets) != 0 {
+		t.Fatalf("after delete: %+v", d)
+	}
+	// spec: A-11 — an unknown group is Dead, not an error.
+	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "never-seen")); d.State != GroupDead {
+		t.Fatalf("unknown group: %+v", d)
+	}
+	if text := must[string](t)(q.SubscriptionListText(ctx, "G.T")); text != "" {
+		t.Fatalf("after delete: %q", text)
+	}
+}

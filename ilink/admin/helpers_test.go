@@ -1,0 +1,129 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+// The integration tests run the admin client against the in-process
+// engine over loopback TCP.
+
+var engineSeq atomic.Int64
+
+// startEngine starts an engine with unique queue manager and cluster
+// names (a port freed by a killed node may be reused by another test's
+// engine; the names make such a foreign listener refuse us).
+func startEngine(t testing.TB, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	if cfg.ElectionDelay == 0 {
+		cfg.ElectionDelay = 200 * time.Millisecond
+	}
+	n := engineSeq.Add(1)
+	if cfg.QueueManager == "" {
+		cfg.QueueManager = fmt.Sprintf("QMA%d", n)
+	}
+	if cfg.Cluster == "" {
+		cfg.Cluster = fmt.Sprintf("CA%d", n)
+	}
+	if testing.Verbose() {
+		var over atomic.Bool
+		if tt, ok := t.(*testing.T); ok {
+			tt.Cleanup(func() { over.Store(true) })
+		}
+		cfg.Logf = func(format string, args ...any) {
+			if !over.Load() {
+				t.Logf(format, args...)
+			}
+		}
+	}
+	e, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatalf("engine.Start: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// connect opens a service on node id's admin listener.
+func connect(t testing.TB, e *engine.Engine, id int, opt Options) *Service {
+	t.Helper()
+	s, err := Connect(testCtx(t), e.AdminAddrs()[id-1], opt)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// wantErr checks that err is an *ilink.Error named name whose tail
+// contains tail.
+func wantErr(t testing.TB, err error, name, tail string) *ilink.Error {
+	t.Helper()
+	e := ilink.AsError(err)
+	if e == nil {
+		t.Fatalf("error %v (%T), want %s (%s)", err, err, name, tail)
+	}
+	if e.Name != name || !strings.Contains(e.Tail, tail) {
+		t.Fatalf("error %q, want %s (...%s...)", e.Error(), name, tail)
+	}
+	return e
+}
+
+func must[T any](t testing.TB) func(v T, err error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// codeCounter counts requests per code with an engine control.
+type codeCounter struct {
+	counts [4096]atomic.Int32
+}
+
+func countCodes(t testing.TB, e *engine.Engine) *codeCounter {
+	c := &codeCounter{}
+	remove := e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if int(ev.Code) < len(c.counts) {
+			c.counts[ev.Code].Add(1)
+		}
+		return engine.ControlAction{}
+	})
+	t.Cleanup(remove)
+	return c
+}
+
+func (c *codeCounter) n(code wire.Code) int { return int(c.counts[code].Load()) }
+
+func isCtx(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}

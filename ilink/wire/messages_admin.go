@@ -1,0 +1,1482 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+)
+
+// Admin request codes (docs/PROTOCOL.md, "Admin"). 2000–2999 are ours; the
+// documented iLink codes SHUTDOWN 3002, VIEW LOAD 3204, RELOAD QUEUE 3315,
+// PATCH 3335, DIAG CLUSTER 3395, VIEW CLUSTER LEADERS 3423, VIEW QUARANTINE
+// 3425, SCAN QUARANTINE 3426 and REINJECT 3427 are declared in codes.go and
+// their bodies are defined here. Every admin request is sent on an admin
+// connection (HELLO mode 4) except the group admin requests 1310–1314.
+const (
+	CodeQmgrList      Code = 2000
+	CodeNodeList      Code = 2001
+	CodeNodeControl   Code = 2002
+	CodeForceElection Code = 2003
+
+	CodeTopicList        Code = 2010
+	CodeDescribeTopic    Code = 2011
+	CodeAdminCreateTopic Code = 2012
+	CodeDeleteTopic      Code = 2013
+	CodeFlushTopic       Code = 2014
+	CodeAlterTopic       Code = 2015
+
+	CodeQueueList     Code = 2020
+	CodeQueueProperty Code = 2021
+
+	CodeClusterProperty    Code = 2030
+	CodeSetClusterProperty Code = 2031
+	CodeAddNode            Code = 2032
+	CodeRemoveNode         Code = 2033
+	CodeCreateCluster      Code = 2034
+	CodeJoinCluster        Code = 2035
+
+	CodeQmgrProperty    Code = 2040
+	CodeSetQmgrProperty Code = 2041
+
+	CodeReplicationStatus Code = 2050
+	CodeStatSeries        Code = 2051
+
+	CodeSpokeList   Code = 2060
+	CodeSpokeSwitch Code = 2061
+
+	// Hub link: sent by a spoke engine to its hub's spoke listener only.
+	CodeSpokeRegister Code = 2070
+	CodeSpokeWait     Code = 2071
+	CodeSpokeAttach   Code = 2072
+)
+
+// Group admin request codes. They go to a queue manager's DATA listener
+// over a short connection (HELLO mode 3, spec A-10), except SUBSCRIPTION
+// LIST which the admin client sends on its admin connection; an engine
+// accepts all five on both listeners.
+const (
+	CodeGroupList        Code = 1310
+	CodeDescribeGroup    Code = 1311
+	CodeSeekGroup        Code = 1312
+	CodeAdminDeleteGroup Code = 1313
+	CodeSubscriptionList Code = 1314
+)
+
+func init() {
+	for c, n := range map[Code]string{
+		CodeQmgrList: "QMGR LIST", CodeNodeList: "NODE LIST", CodeNodeControl: "NODE CONTROL",
+		CodeForceElection: "FORCE ELECTION",
+		CodeTopicList:     "TOPIC LIST", CodeDescribeTopic: "DESCRIBE TOPIC", CodeAdminCreateTopic: "ADMIN CREATE TOPIC",
+		CodeDeleteTopic: "DELETE TOPIC", CodeFlushTopic: "FLUSH TOPIC", CodeAlterTopic: "ALTER TOPIC",
+		CodeQueueList: "QUEUE LIST", CodeQueueProperty: "QUEUE PROPERTY",
+		CodeClusterProperty: "CLUSTER PROPERTY", CodeSetClusterProperty: "SET CLUSTER PROPERTY",
+		CodeAddNode: "ADD NODE", CodeRemoveNode: "REMOVE NODE", CodeCreateCluster: "CREATE CLUSTER",
+		CodeJoinCluster: "JOIN CLUSTER", CodeQmgrProperty: "QMGR PROPERTY", CodeSetQmgrProperty: "SET QMGR PROPERTY",
+		CodeReplicationStatus: "REPLICATION STATUS", CodeStatSeries: "STAT SERIES",
+		CodeSpokeList: "SPOKE LIST", CodeSpokeSwitch: "SPOKE SWITCH",
+		CodeSpokeRegister: "SPOKE REGISTER", CodeSpokeWait: "SPOKE WAIT", CodeSpokeAttach: "SPOKE ATTACH",
+		CodeGroupList: "GROUP LIST", CodeDescribeGroup: "DESCRIBE GROUP", CodeSeekGroup: "SEEK GROUP",
+		CodeAdminDeleteGroup: "ADMIN DELETE GROUP", CodeSubscriptionList: "SUBSCRIPTION LIST",
+	} {
+		RegisterCodeName(c, n)
+	}
+}
+
+// Error names of the admin surface that are ours (the documented ones,
+// MIMQE_INVALID_PROPERTY, MIMQE_CLUSTER_NOT_COMMITTED, MIMQE_CLUSTER_DEF_MOVED,
+// MIMQE_CLUSTER_UNREACHABLE and MIMQE_QMGR_NOT_RUNNING, are in errors.go).
+const (
+	ErrUnknownQmgr    = "MIMQE_UNKNOWN_QMGR"    // ours: queue manager not hosted by this service
+	ErrUnknownCluster = "MIMQE_UNKNOWN_CLUSTER" // ours: no such cluster definition
+	ErrUnknownSpoke   = "MIMQE_UNKNOWN_SPOKE"   // ours: no spoke of that name or key is attached
+	ErrSpokeSwitched  = "MIMQE_SPOKE_SWITCHED"  // ours: the connection already switched once
+	ErrUnknownNode    = "MIMQE_UNKNOWN_NODE"    // ours: no node with that id
+	ErrNodeState      = "MIMQE_NODE_STATE"      // ours: node control not possible in the node's state
+)
+
+// Tails of MIMQE_CLUSTER_NOT_COMMITTED (spec K-12..K-14), exactly as iLink
+// prints them.
+const (
+	TailNotCommittedRetry = "not committed - retry"
+	TailOutcomeUnknown    = "outcome unknown - check VIEW CLUSTER"
+	TailEarlierPending    = "earlier change still pending - retry"
+)
+
+// QMGR property keys (engine keys).
+const (
+	PropSubGroupTimeout = "SUBGROUPTIMEOUT" // subGroupTimeoutSec: 1..300, default 30
+)
+
+// LeadTableFormat is the only format version of VIEW CLUSTER LEADERS text.
+const LeadTableFormat = "ILLT1"
+
+// ---- compact primitives (docs/PROTOCOL.md "Admin", §A.1) ----
+
+// Varint writes a signed zigzag LEB128 varint (at most 10 bytes).
+func (w *Writer) Varint(v int64) { w.B = binary.AppendVarint(w.B, v) }
+
+// Varint reads a signed zigzag varint.
+func (r *Reader) Varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.off:])
+	if n <= 0 {
+		if n == 0 {
+			r.err = ErrShortBody
+		} else {
+			r.err = errors.New("varint overflows 64 bits")
+		}
+		return 0
+	}
+	if n > 1 && r.b[r.off+n-1] == 0 {
+		r.err = errors.New("varint is not minimally encoded")
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// F32 writes a float as IEEE-754 binary32 bits, big-endian (rates).
+func (w *Writer) F32(v float64) { w.U32(math.Float32bits(float32(v))) }
+
+// F32 reads a binary32 float.
+func (r *Reader) F32() float64 { return float64(math.Float32frombits(r.U32())) }
+
+// smallInt reads a varint that must fit an int32 (counts, ids, ports).
+func (r *Reader) smallInt() int {
+	v := r.Varint()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		r.Fail(errors.New("integer out of range"))
+		return 0
+	}
+	return int(v)
+}
+
+func writeInts(w *Writer, ids []int) {
+	w.ArrayLen(len(ids))
+	for _, id := range ids {
+		w.Varint(int64(id))
+	}
+}
+
+func readInts(r *Reader) []int {
+	n := r.ArrayLen(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = r.smallInt()
+	}
+	return out
+}
+
+// ---- generic bodies ----
+
+// QmgrRequest names the queue manager a per-queue-manager request is for.
+// Every per-queue-manager request is answered MIMQE_QMGR_NOT_RUNNING
+// (<qmgr>) while that queue manager is stopped on the answering node.
+type QmgrRequest struct{ Qmgr string }
+
+func (m *QmgrRequest) Encode(w *Writer) { w.String(m.Qmgr) }
+func (m *QmgrRequest) Decode(r *Reader) { m.Qmgr = r.String() }
+
+// TextReply carries engine text as is (lead table, DIAG CLUSTER,
+// quarantine list and scan, subscription list).
+type TextReply struct{ Text string }
+
+func (m *TextReply) Encode(w *Writer) { w.String(m.Text) }
+func (m *TextReply) Decode(r *Reader) { m.Text = r.String() }
+
+// ---- service ----
+
+// QmgrEntry is one queue manager of QMGR LIST.
+type QmgrEntry struct {
+	Name      string
+	Running   bool
+	DataAddr  string
+	Clustered bool
+	Cluster   string
+}
+
+// QmgrListReply answers QMGR LIST (request body empty).
+type QmgrListReply struct{ Qmgrs []QmgrEntry }
+
+func (m *QmgrListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Qmgrs))
+	for _, q := range m.Qmgrs {
+		w.String(q.Name)
+		w.Bool(q.Running)
+		w.String(q.DataAddr)
+		w.Bool(q.Clustered)
+		w.String(q.Cluster)
+	}
+}
+
+func (m *QmgrListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(5); n > 0 {
+		m.Qmgrs = make([]QmgrEntry, n)
+		for i := range m.Qmgrs {
+			q := &m.Qmgrs[i]
+			q.Name = r.String()
+			q.Running = r.Bool()
+			q.DataAddr = r.String()
+			q.Clustered = r.Bool()
+			q.Cluster = r.String()
+		}
+	}
+}
+
+// NodeEntry is one node of NODE LIST. Role is "leader", "follower" or
+// "none"; State "running", "stopped", "down" or "syncing".
+type NodeEntry struct {
+	ID           int
+	QueueManager string
+	DataAddr     string
+	AdminAddr    string
+	Role         string
+	State        string
+	Partitions   int
+	LagRecords   int64
+	LagMs        int64
+}
+
+// NodeListReply answers NODE LIST (QmgrRequest).
+type NodeListReply struct{ Nodes []NodeEntry }
+
+func (m *NodeListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Nodes))
+	for _, n := range m.Nodes {
+		w.Varint(int64(n.ID))
+		w.String(n.QueueManager)
+		w.String(n.DataAddr)
+		w.String(n.AdminAddr)
+		w.String(n.Role)
+		w.String(n.State)
+		w.Varint(int64(n.Partitions))
+		w.Varint(n.LagRecords)
+		w.Varint(n.LagMs)
+	}
+}
+
+func (m *NodeListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(9); n > 0 {
+		m.Nodes = make([]NodeEntry, n)
+		for i := range m.Nodes {
+			e := &m.Nodes[i]
+			e.ID = r.smallInt()
+			e.QueueManager = r.String()
+			e.DataAddr = r.String()
+			e.AdminAddr = r.String()
+			e.Role = r.String()
+			e.State = r.String()
+			e.Partitions = r.smallInt()
+			e.LagRecords = r.Varint()
+			e.LagMs = r.Varint()
+		}
+	}
+}
+
+// Node control actions.
+const (
+	NodeActionStop    uint8 = 1 // stop the node's queue manager (admin listener stays)
+	NodeActionStart   uint8 = 2 // start a stopped queue manager, or restart a killed node
+	NodeActionKill    uint8 = 3 // kill the node (memory state lost)
+	NodeActionRestart uint8 = 4 // restart a killed node
+)
+
+// NodeControlRequest stops, starts or kills a node (fault injection).
+type NodeControlRequest struct {
+	Qmgr   string
+	Node   int
+	Action uint8
+}
+
+func (m *NodeControlRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.Varint(int64(m.Node))
+	w.U8(m.Action)
+}
+
+func (m *NodeControlRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Node = r.smallInt()
+	m.Action = r.U8()
+}
+
+// ForceElectionRequest moves the leadership of one partition to Node
+// (0 = the engine picks another in-sync replica).
+type ForceElectionRequest struct {
+	Qmgr      string
+	Topic     string
+	Partition int32
+	Node      int
+}
+
+func (m *ForceElectionRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Topic)
+	w.I32(m.Partition)
+	w.Varint(int64(m.Node))
+}
+
+func (m *ForceElectionRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Topic = r.String()
+	m.Partition = r.I32()
+	m.Node = r.smallInt()
+}
+
+// ---- topics ----
+
+// TopicListRequest asks for the topic list; Internal includes SYSTEM.*.
+type TopicListRequest struct {
+	Qmgr     string
+	Internal bool
+}
+
+func (m *TopicListRequest) Encode(w *Writer) { w.String(m.Qmgr); w.Bool(m.Internal) }
+func (m *TopicListRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Internal = r.Bool() }
+
+// TopicEntry is one row of TOPIC LIST.
+type TopicEntry struct {
+	Name             string
+	Internal         bool
+	Partitions       int
+	Replicas         int
+	MinSync          int
+	RetentionMs      int64
+	RetentionBytes   int64
+	Epoch            int32
+	UnderReplicated  int
+	Offline          int
+	StartOffsetSum   int64
+	EndOffsetSum     int64
+	RecordsInPerSec  float64
+	RecordsOutPerSec float64
+	BytesInPerSec    float64
+	BytesOutPerSec   float64
+}
+
+func (t *TopicEntry) encode(w *Writer) {
+	w.String(t.Name)
+	w.Bool(t.Internal)
+	w.Varint(int64(t.Partitions))
+	w.Varint(int64(t.Replicas))
+	w.Varint(int64(t.MinSync))
+	w.Varint(t.RetentionMs)
+	w.Varint(t.RetentionBytes)
+	w.Varint(int64(t.Epoch))
+	w.Varint(int64(t.UnderReplicated))
+	w.Varint(int64(t.Offline))
+	w.Varint(t.StartOffsetSum)
+	w.Varint(t.EndOffsetSum)
+	w.F32(t.RecordsInPerSec)
+	w.F32(t.RecordsOutPerSec)
+	w.F32(t.BytesInPerSec)
+	w.F32(t.BytesOutPerSec)
+}
+
+func (t *TopicEntry) decode(r *Reader) {
+	t.Name = r.String()
+	t.Internal = r.Bool()
+	t.Partitions = r.smallInt()
+	t.Replicas = r.smallInt()
+	t.MinSync = r.smallInt()
+	t.RetentionMs = r.Varint()
+	t.RetentionBytes = r.Varint()
+	t.Epoch = int32(r.smallInt())
+	t.UnderReplicated = r.smallInt()
+	t.Offline = r.smallInt()
+	t.StartOffsetSum = r.Varint()
+	t.EndOffsetSum = r.Varint()
+	t.RecordsInPerSec = r.F32()
+	t.RecordsOutPerSec = r.F32()
+	t.BytesInPerSec = r.F32()
+	t.BytesOutPerSec = r.F32()
+}
+
+// TopicListReply answers TOPIC LIST.
+type TopicListReply struct{ Topics []TopicEntry }
+
+func (m *TopicListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		m.Topics[i].encode(w)
+	}
+}
+
+func (m *TopicListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(28); n > 0 {
+		m.Topics = make([]TopicEntry, n)
+		for i := range m.Topics {
+			m.Topics[i].decode(r)
+		}
+	}
+}
+
+// TopicRequest names a topic (DESCRIBE, DELETE, FLUSH TOPIC).
+type TopicRequest struct {
+	Qmgr  string
+	Topic string
+}
+
+func (m *TopicRequest) Encode(w *Writer) { w.String(m.Qmgr); w.String(m.Topic) }
+func (m *TopicRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Topic = r.String() }
+
+// TopicPropsRequest creates or alters a topic with key=value properties
+// ("partitions=3,retention.ms=60000", spec W-13).
+type TopicPropsRequest struct {
+	Qmgr       string
+	Topic      string
+	Properties string
+}
+
+func (m *TopicPropsRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Topic)
+	w.String(m.Properties)
+}
+
+func (m *TopicPropsRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Topic = r.String()
+	m.Properties = r.String()
+}
+
+// PartitionEntry is one partition of DESCRIBE TOPIC.
+type PartitionEntry struct {
+	Partition     int32
+	Leader        int
+	LeaderEpoch   int32
+	Replicas      []int
+	InSync        []int
+	StartOffset   int64
+	EndOffset     int64
+	HighWatermark int64
+}
+
+// TopicDescriptionReply answers DESCRIBE TOPIC.
+type TopicDescriptionReply struct {
+	Topic      TopicEntry
+	Partitions []PartitionEntry
+}
+
+func (m *TopicDescriptionReply) Encode(w *Writer) {
+	m.Topic.encode(w)
+	w.ArrayLen(len(m.Partitions))
+	for _, p := range m.Partitions {
+		w.I32(p.Partition)
+		w.Varint(int64(p.Leader))
+		w.Varint(int64(p.LeaderEpoch))
+		writeInts(w, p.Replicas)
+		writeInts(w, p.InSync)
+		w.Varint(p.StartOffset)
+		w.Varint(p.EndOffset)
+		w.Varint(p.HighWatermark)
+	}
+}
+
+func (m *TopicDescriptionReply) Decode(r *Reader) {
+	m.Topic.decode(r)
+	if n := r.ArrayLen(11); n > 0 {
+		m.Partitions = make([]PartitionEntry, n)
+		for i := range m.Partitions {
+			p := &m.Partitions[i]
+			p.Partition = r.I32()
+			p.Leader = r.smallInt()
+			p.LeaderEpoch = int32(r.smallInt())
+			p.Replicas = readInts(r)
+			p.InSync = readInts(r)
+			p.StartOffset = r.Varint()
+			p.EndOffset = r.Varint()
+			p.HighWatermark = r.Varint()
+		}
+	}
+}
+
+// ---- queues ----
+
+// QueueNameRequest names a queue (QUEUE PROPERTY, RELOAD QUEUE).
+type QueueNameRequest struct {
+	Qmgr  string
+	Queue string
+}
+
+func (m *QueueNameRequest) Encode(w *Writer) { w.String(m.Qmgr); w.String(m.Queue) }
+func (m *QueueNameRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Queue = r.String() }
+
+// QueuePropertyEntry is ILQueueProperty (field list ours).
+type QueuePropertyEntry struct {
+	Name        string
+	Description string
+	MaxDepth    int64
+	MaxMsgSize  int
+	PutEnabled  bool
+	GetEnabled  bool
+	Persistent  bool
+	CreatedMs   int64
+}
+
+func (p *QueuePropertyEntry) encode(w *Writer) {
+	w.String(p.Name)
+	w.String(p.Description)
+	w.Varint(p.MaxDepth)
+	w.Varint(int64(p.MaxMsgSize))
+	w.Bool(p.PutEnabled)
+	w.Bool(p.GetEnabled)
+	w.Bool(p.Persistent)
+	w.Varint(p.CreatedMs)
+}
+
+func (p *QueuePropertyEntry) decode(r *Reader) {
+	p.Name = r.String()
+	p.Description = r.String()
+	p.MaxDepth = r.Varint()
+	p.MaxMsgSize = r.smallInt()
+	p.PutEnabled = r.Bool()
+	p.GetEnabled = r.Bool()
+	p.Persistent = r.Bool()
+	p.CreatedMs = r.Varint()
+}
+
+// QueuePropertyReply answers QUEUE PROPERTY.
+type QueuePropertyReply struct{ Property QueuePropertyEntry }
+
+func (m *QueuePropertyReply) Encode(w *Writer) { m.Property.encode(w) }
+func (m *QueuePropertyReply) Decode(r *Reader) { m.Property.decode(r) }
+
+// QueueEntry is one row of QUEUE LIST.
+type QueueEntry struct {
+	Depth    int64
+	InFlight int64
+	PutRate  float64
+	GetRate  float64
+	Property QueuePropertyEntry // Property.Name is the queue name
+}
+
+// QueueListReply answers QUEUE LIST (QmgrRequest).
+type QueueListReply struct{ Queues []QueueEntry }
+
+func (m *QueueListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Queues))
+	for i := range m.Queues {
+		q := &m.Queues[i]
+		q.Property.encode(w)
+		w.Varint(q.Depth)
+		w.Varint(q.InFlight)
+		w.F32(q.PutRate)
+		w.F32(q.GetRate)
+	}
+}
+
+func (m *QueueListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(18); n > 0 {
+		m.Queues = make([]QueueEntry, n)
+		for i := range m.Queues {
+			q := &m.Queues[i]
+			q.Property.decode(r)
+			q.Depth = r.Varint()
+			q.InFlight = r.Varint()
+			q.PutRate = r.F32()
+			q.GetRate = r.F32()
+		}
+	}
+}
+
+// ReloadQueueReply answers RELOAD QUEUE (3315) with the depth after it.
+type ReloadQueueReply struct{ Depth int64 }
+
+func (m *ReloadQueueReply) Encode(w *Writer) { w.Varint(m.Depth) }
+func (m *ReloadQueueReply) Decode(r *Reader) { m.Depth = r.Varint() }
+
+// ---- cluster definition ----
+
+// ClusterRequest names a cluster ("" = the answering node's cluster):
+// CLUSTER PROPERTY, DIAG CLUSTER, VIEW CLUSTER LEADERS.
+type ClusterRequest struct{ Cluster string }
+
+func (m *ClusterRequest) Encode(w *Writer) { w.String(m.Cluster) }
+func (m *ClusterRequest) Decode(r *Reader) { m.Cluster = r.String() }
+
+// ClusterNodeEntry is ILClusterNode: (qmgr, host, listener port, ilcc port)
+// plus its number in the definition.
+type ClusterNodeEntry struct {
+	Number       int
+	QueueManager string
+	Host         string
+	Port         int
+	IlccPort     int
+}
+
+func (n *ClusterNodeEntry) encode(w *Writer) {
+	w.Varint(int64(n.Number))
+	w.String(n.QueueManager)
+	w.String(n.Host)
+	w.Varint(int64(n.Port))
+	w.Varint(int64(n.IlccPort))
+}
+
+func (n *ClusterNodeEntry) decode(r *Reader) {
+	n.Number = r.smallInt()
+	n.QueueManager = r.String()
+	n.Host = r.String()
+	n.Port = r.smallInt()
+	n.IlccPort = r.smallInt()
+}
+
+// ClusterPropertyReply is a committed cluster definition. Replicas and
+// MinSync are 0 when unset.
+type ClusterPropertyReply struct {
+	Name      string
+	IlccPort  int
+	Version   int64
+	Replicas  int
+	MinSync   int
+	Placement bool
+	AutoStart bool
+	Nodes     []ClusterNodeEntry
+}
+
+func (m *ClusterPropertyReply) Encode(w *Writer) {
+	w.String(m.Name)
+	w.Varint(int64(m.IlccPort))
+	w.Varint(m.Version)
+	w.Varint(int64(m.Replicas))
+	w.Varint(int64(m.MinSync))
+	w.Bool(m.Placement)
+	w.Bool(m.AutoStart)
+	w.ArrayLen(len(m.Nodes))
+	for i := range m.Nodes {
+		m.Nodes[i].encode(w)
+	}
+}
+
+func (m *ClusterPropertyReply) Decode(r *Reader) {
+	m.Name = r.String()
+	m.IlccPort = r.smallInt()
+	m.Version = r.Varint()
+	m.Replicas = r.smallInt()
+	m.MinSync = r.smallInt()
+	m.Placement = r.Bool()
+	m.AutoStart = r.Bool()
+	if n := r.ArrayLen(5); n > 0 {
+		m.Nodes = make([]ClusterNodeEntry, n)
+		for i := range m.Nodes {
+			m.Nodes[i].decode(r)
+		}
+	}
+}
+
+// Tri-state values of SET CLUSTER PROPERTY: IntBlank leaves an integer
+// property as is (0 clears it); FlagBlank leaves a flag as is.
+const (
+	IntBlank  int32 = -1
+	FlagBlank uint8 = 0
+	FlagOff   uint8 = 1
+	FlagOn    uint8 = 2
+)
+
+// SetClusterPropertyRequest changes the definition read at BaseVersion.
+type SetClusterPropertyRequest struct {
+	Cluster     string
+	BaseVersion int64
+	Replicas    int32 // IntBlank, 0 = clear, else the value
+	MinSync     int32
+	Placement   uint8 // FlagBlank, FlagOff, FlagOn
+	AutoStart   uint8
+}
+
+func (m *SetClusterPropertyRequest) Encode(w *Writer) {
+	w.String(m.Cluster)
+	w.Varint(m.BaseVersion)
+	w.Varint(int64(m.Replicas))
+	w.Varint(int64(m.MinSync))
+	w.U8(m.Placement)
+	w.U8(m.AutoStart)
+}
+
+func (m *SetClusterPropertyRequest) Decode(r *Reader) {
+	m.Cluster = r.String()
+	m.BaseVersion = r.Varint()
+	m.Replicas = int32(r.smallInt())
+	m.MinSync = int32(r.smallInt())
+	m.Placement = r.U8()
+	m.AutoStart = r.U8()
+	if r.Err() == nil && (m.Placement > FlagOn || m.AutoStart > FlagOn) {
+		r.Fail(errors.New("bad tri-state flag"))
+	}
+}
+
+// ClusterNodeRequest adds a node to the definition read at BaseVersion
+// (ADD NODE), or joins one to a cluster (JOIN CLUSTER, BaseVersion unused).
+// Node.Number 0 = the next free number.
+type ClusterNodeRequest struct {
+	Cluster     string
+	BaseVersion int64
+	Node        ClusterNodeEntry
+}
+
+func (m *ClusterNodeRequest) Encode(w *Writer) {
+	w.String(m.Cluster)
+	w.Varint(m.BaseVersion)
+	m.Node.encode(w)
+}
+
+func (m *ClusterNodeRequest) Decode(r *Reader) {
+	m.Cluster = r.String()
+	m.BaseVersion = r.Varint()
+	m.Node.decode(r)
+}
+
+// RemoveNodeRequest removes node Number from the definition read at
+// BaseVersion.
+type RemoveNodeRequest struct {
+	Cluster     string
+	BaseVersion int64
+	Number      int
+}
+
+func (m *RemoveNodeRequest) Encode(w *Writer) {
+	w.String(m.Cluster)
+	w.Varint(m.BaseVersion)
+	w.Varint(int64(m.Number))
+}
+
+func (m *RemoveNodeRequest) Decode(r *Reader) {
+	m.Cluster = r.String()
+	m.BaseVersion = r.Varint()
+	m.Number = r.smallInt()
+}
+
+// CreateClusterRequest creates a new cluster definition (CREATE CLUSTER);
+// Version is ignored.
+type CreateClusterRequest struct{ Definition ClusterPropertyReply }
+
+func (m *CreateClusterRequest) Encode(w *Writer) { m.Definition.Encode(w) }
+func (m *CreateClusterRequest) Decode(r *Reader) { m.Definition.Decode(r) }
+
+// ---- queue-manager properties ----
+
+// QmgrPropertyRequest reads (QMGR PROPERTY, Value ignored) or writes (SET
+// QMGR PROPERTY) one queue-manager property by engine key.
+type QmgrPropertyRequest struct {
+	Qmgr  string
+	Key   string
+	Value string
+}
+
+func (m *QmgrPropertyRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Key)
+	w.String(m.Value)
+}
+
+func (m *QmgrPropertyRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Key = r.String()
+	m.Value = r.String()
+}
+
+// QmgrPropertyReply carries the property's value after the request.
+type QmgrPropertyReply struct {
+	Key   string
+	Value string
+}
+
+func (m *QmgrPropertyReply) Encode(w *Writer) { w.String(m.Key); w.String(m.Value) }
+func (m *QmgrPropertyReply) Decode(r *Reader) { m.Key = r.String(); m.Value = r.String() }
+
+// ---- replication, stats, load ----
+
+// NodeReplicationEntry is one node of REPLICATION STATUS.
+type NodeReplicationEntry struct {
+	ID           int
+	QueueManager string
+	Role         string
+	State        string
+	LagRecords   int64
+	LagMs        int64
+}
+
+// FollowerEntry is one follower replica of a partition.
+type FollowerEntry struct {
+	Node       int
+	InSync     bool
+	LagRecords int64
+	LagMs      int64
+}
+
+// PartitionReplicationEntry is one partition of REPLICATION STATUS.
+type PartitionReplicationEntry struct {
+	Partition int32
+	Leader    int
+	InSync    []int
+	Followers []FollowerEntry
+}
+
+// TopicReplicationEntry groups the partitions of one topic, so a topic
+// name travels once.
+type TopicReplicationEntry struct {
+	Topic      string
+	Partitions []PartitionReplicationEntry
+}
+
+// ReplicationStatusReply answers REPLICATION STATUS (QmgrRequest).
+type ReplicationStatusReply struct {
+	Cluster string
+	Leader  int
+	Nodes   []NodeReplicationEntry
+	Topics  []TopicReplicationEntry
+}
+
+func (m *ReplicationStatusReply) Encode(w *Writer) {
+	w.String(m.Cluster)
+	w.Varint(int64(m.Leader))
+	w.ArrayLen(len(m.Nodes))
+	for _, n := range m.Nodes {
+		w.Varint(int64(n.ID))
+		w.String(n.QueueManager)
+		w.String(n.Role)
+		w.String(n.State)
+		w.Varint(n.LagRecords)
+		w.Varint(n.LagMs)
+	}
+	w.ArrayLen(len(m.Topics))
+	for i := range m.Topics {
+		t := &m.Topics[i]
+		w.String(t.Topic)
+		w.ArrayLen(len(t.Partitions))
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			w.I32(p.Partition)
+			w.Varint(int64(p.Leader))
+			writeInts(w, p.InSync)
+			w.ArrayLen(len(p.Followers))
+			for _, f := range p.Followers {
+				w.Varint(int64(f.Node))
+				w.Bool(f.InSync)
+				w.Varint(f.LagRecords)
+				w.Varint(f.LagMs)
+			}
+		}
+	}
+}
+
+func (m *ReplicationStatusReply) Decode(r *Reader) {
+	m.Cluster = r.String()
+	m.Leader = r.smallInt()
+	if n := r.ArrayLen(6); n > 0 {
+		m.Nodes = make([]NodeReplicationEntry, n)
+		for i := range m.Nodes {
+			e := &m.Nodes[i]
+			e.ID = r.smallInt()
+			e.QueueManager = r.String()
+			e.Role = r.String()
+			e.State = r.String()
+			e.LagRecords = r.Varint()
+			e.LagMs = r.Varint()
+		}
+	}
+	// Partitions, in-sync lists and followers are carved out of shared
+	// backing arrays (a poll of 10,000 topics would otherwise allocate
+	// several small slices per partition). A slice keeps pointing at the
+	// array it was cut from when a later append moves the buffer.
+	var pbuf []PartitionReplicationEntry
+	var ibuf []int
+	var fbuf []FollowerEntry
+	if n := r.ArrayLen(2); n > 0 {
+		m.Topics = make([]TopicReplicationEntry, n)
+		for i := range m.Topics {
+			t := &m.Topics[i]
+			t.Topic = r.String()
+			k := r.ArrayLen(7)
+			if k == 0 {
+				continue
+			}
+			if cap(pbuf)-len(pbuf) < k {
+				pbuf = make([]PartitionReplicationEntry, 0, max(k, 2*cap(pbuf), 64))
+			}
+			p0 := len(pbuf)
+			pbuf = pbuf[:p0+k]
+			t.Partitions = pbuf[p0 : p0+k : p0+k]
+			for j := range t.Partitions {
+				p := &t.Partitions[j]
+				p.Partition = r.I32()
+				p.Leader = r.smallInt()
+				if c := r.ArrayLen(1); c > 0 {
+					i0 := len(ibuf)
+					for x := 0; x < c; x++ {
+						ibuf = append(ibuf, r.smallInt())
+					}
+					p.InSync = ibuf[i0:len(ibuf):len(ibuf)]
+				}
+				if f := r.ArrayLen(4); f > 0 {
+					f0 := len(fbuf)
+					for x := 0; x < f; x++ {
+						fbuf = append(fbuf, FollowerEntry{Node: r.smallInt(), InSync: r.Bool(), LagRecords: r.Varint(), LagMs: r.Varint()})
+					}
+					p.Followers = fbuf[f0:len(fbuf):len(fbuf)]
+				}
+			}
+		}
+	}
+}
+
+// StatSeriesRequest asks for a topic's series, or the queue manager's when
+// Topic is empty.
+type StatSeriesRequest struct {
+	Qmgr  string
+	Topic string
+}
+
+func (m *StatSeriesRequest) Encode(w *Writer) { w.String(m.Qmgr); w.String(m.Topic) }
+func (m *StatSeriesRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Topic = r.String() }
+
+// StatPointEntry is one interval of a series (per-second rates).
+type StatPointEntry struct {
+	RecordsIn  float64
+	RecordsOut float64
+	BytesIn    float64
+	BytesOut   float64
+}
+
+// StatSeriesReply is a series of consecutive intervals, oldest first:
+// point i covers [StartMs + i*ResolutionMs, StartMs + (i+1)*ResolutionMs).
+type StatSeriesReply struct {
+	Scope        string
+	ResolutionMs int64
+	StartMs      int64
+	Points       []StatPointEntry
+}
+
+func (m *StatSeriesReply) Encode(w *Writer) {
+	w.String(m.Scope)
+	w.Varint(m.ResolutionMs)
+	w.Varint(m.StartMs)
+	w.ArrayLen(len(m.Points))
+	for _, p := range m.Points {
+		w.F32(p.RecordsIn)
+		w.F32(p.RecordsOut)
+		w.F32(p.BytesIn)
+		w.F32(p.BytesOut)
+	}
+}
+
+func (m *StatSeriesReply) Decode(r *Reader) {
+	m.Scope = r.String()
+	m.ResolutionMs = r.Varint()
+	m.StartMs = r.Varint()
+	if n := r.ArrayLen(16); n > 0 {
+		m.Points = make([]StatPointEntry, n)
+		for i := range m.Points {
+			p := &m.Points[i]
+			p.RecordsIn = r.F32()
+			p.RecordsOut = r.F32()
+			p.BytesIn = r.F32()
+			p.BytesOut = r.F32()
+		}
+	}
+}
+
+// ViewLoadRequest is VIEW LOAD (3204): Level 0 = service totals, 1 = also
+// per node, 2 = also per queue.
+type ViewLoadRequest struct {
+	Qmgr  string
+	Level uint8
+}
+
+func (m *ViewLoadRequest) Encode(w *Writer) { w.String(m.Qmgr); w.U8(m.Level) }
+func (m *ViewLoadRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Level = r.U8() }
+
+// NodeLoadEntry is one node of VIEW LOAD.
+type NodeLoadEntry struct {
+	ID             int
+	Up             bool
+	Running        bool
+	Leader         bool
+	DataSessions   int
+	AdminSessions  int
+	Requests       int64   // handled since start
+	RequestsPerSec float64 // over the last interval
+	PartitionsLed  int
+}
+
+// QueueLoadEntry is one queue of VIEW LOAD level 2.
+type QueueLoadEntry struct {
+	Name     string
+	Depth    int64
+	InFlight int64
+	PutRate  float64
+	GetRate  float64
+}
+
+// ViewLoadReply answers VIEW LOAD.
+type ViewLoadReply struct {
+	Level          uint8
+	AtMs           int64
+	Sessions       int
+	Requests       int64
+	RequestsPerSec float64
+	Topics         int
+	Partitions     int
+	Queues         int
+	QueueDepth     int64
+	Nodes          []NodeLoadEntry
+	QueueLoad      []QueueLoadEntry
+}
+
+func (m *ViewLoadReply) Encode(w *Writer) {
+	w.U8(m.Level)
+	w.Varint(m.AtMs)
+	w.Varint(int64(m.Sessions))
+	w.Varint(m.Requests)
+	w.F32(m.RequestsPerSec)
+	w.Varint(int64(m.Topics))
+	w.Varint(int64(m.Partitions))
+	w.Varint(int64(m.Queues))
+	w.Varint(m.QueueDepth)
+	w.ArrayLen(len(m.Nodes))
+	for _, n := range m.Nodes {
+		w.Varint(int64(n.ID))
+		w.Bool(n.Up)
+		w.Bool(n.Running)
+		w.Bool(n.Leader)
+		w.Varint(int64(n.DataSessions))
+		w.Varint(int64(n.AdminSessions))
+		w.Varint(n.Requests)
+		w.F32(n.RequestsPerSec)
+		w.Varint(int64(n.PartitionsLed))
+	}
+	w.ArrayLen(len(m.QueueLoad))
+	for _, q := range m.QueueLoad {
+		w.String(q.Name)
+		w.Varint(q.Depth)
+		w.Varint(q.InFlight)
+		w.F32(q.PutRate)
+		w.F32(q.GetRate)
+	}
+}
+
+func (m *ViewLoadReply) Decode(r *Reader) {
+	m.Level = r.U8()
+	m.AtMs = r.Varint()
+	m.Sessions = r.smallInt()
+	m.Requests = r.Varint()
+	m.RequestsPerSec = r.F32()
+	m.Topics = r.smallInt()
+	m.Partitions = r.smallInt()
+	m.Queues = r.smallInt()
+	m.QueueDepth = r.Varint()
+	if n := r.ArrayLen(12); n > 0 {
+		m.Nodes = make([]NodeLoadEntry, n)
+		for i := range m.Nodes {
+			e := &m.Nodes[i]
+			e.ID = r.smallInt()
+			e.Up = r.Bool()
+			e.Running = r.Bool()
+			e.Leader = r.Bool()
+			e.DataSessions = r.smallInt()
+			e.AdminSessions = r.smallInt()
+			e.Requests = r.Varint()
+			e.RequestsPerSec = r.F32()
+			e.PartitionsLed = r.smallInt()
+		}
+	}
+	if n := r.ArrayLen(11); n > 0 {
+		m.QueueLoad = make([]QueueLoadEntry, n)
+		for i := range m.QueueLoad {
+			q := &m.QueueLoad[i]
+			q.Name = r.String()
+			q.Depth = r.Varint()
+			q.InFlight = r.Varint()
+			q.PutRate = r.F32()
+			q.GetRate = r.F32()
+		}
+	}
+}
+
+// ---- service control ----
+
+// ShutdownRequest is SHUTDOWN (3002).
+type ShutdownRequest struct{ ClusterWide bool }
+
+func (m *ShutdownRequest) Encode(w *Writer) { w.Bool(m.ClusterWide) }
+func (m *ShutdownRequest) Decode(r *Reader) { m.ClusterWide = r.Bool() }
+
+// PatchRequest is PATCH (3335).
+type PatchRequest struct {
+	FileName string
+	Data     []byte
+}
+
+func (m *PatchRequest) Encode(w *Writer) { w.String(m.FileName); w.Bytes(m.Data) }
+func (m *PatchRequest) Decode(r *Reader) { m.FileName = r.String(); m.Data = r.Bytes() }
+
+// ---- quarantine ----
+
+// QuarantineRequest is SCAN QUARANTINE (3426) and REINJECT (3427): the
+// entries of directory Dir for Queue stored at or after SinceMs (0 = all).
+// IncludeOld also takes entries of messages the queue already delivered
+// ("OLD"), which can duplicate them (spec Q-23).
+type QuarantineRequest struct {
+	Qmgr       string
+	Dir        string
+	Queue      string
+	SinceMs    int64
+	IncludeOld bool
+}
+
+func (m *QuarantineRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Dir)
+	w.String(m.Queue)
+	w.Varint(m.SinceMs)
+	w.Bool(m.IncludeOld)
+}
+
+func (m *QuarantineRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Dir = r.String()
+	m.Queue = r.String()
+	m.SinceMs = r.Varint()
+	m.IncludeOld = r.Bool()
+}
+
+// ReinjectReply is ILQuarantineReinjectResult: how many messages were
+// appended to the queue's tail, the node that led the queue state, and why
+// reinjection stopped ("" when every selected entry was reinjected).
+type ReinjectReply struct {
+	Count      int64
+	Leader     int
+	StopReason string
+}
+
+func (m *ReinjectReply) Encode(w *Writer) {
+	w.Varint(m.Count)
+	w.Varint(int64(m.Leader))
+	w.String(m.StopReason)
+}
+
+func (m *ReinjectReply) Decode(r *Reader) {
+	m.Count = r.Varint()
+	m.Leader = r.smallInt()
+	m.StopReason = r.String()
+}
+
+// ---- hub / spoke ----
+
+// SpokeEntry is ILSpokeProperty.
+type SpokeEntry struct {
+	Name    string
+	Key     string
+	Running bool // its link to the hub is up
+	Qmgrs   []string
+}
+
+// SpokeListReply answers SPOKE LIST.
+type SpokeListReply struct{ Spokes []SpokeEntry }
+
+func (m *SpokeListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Spokes))
+	for _, s := range m.Spokes {
+		w.String(s.Name)
+		w.String(s.Key)
+		w.Bool(s.Running)
+		w.Strings(s.Qmgrs)
+	}
+}
+
+func (m *SpokeListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(4); n > 0 {
+		m.Spokes = make([]SpokeEntry, n)
+		for i := range m.Spokes {
+			s := &m.Spokes[i]
+			s.Name = r.String()
+			s.Key = r.String()
+			s.Running = r.Bool()
+			s.Qmgrs = r.Strings()
+		}
+	}
+}
+
+// SpokeSwitchRequest switches an admin connection to a spoke, by Name or,
+// when Key is set, by key (no lookup by name).
+type SpokeSwitchRequest struct {
+	Name string
+	Key  string
+}
+
+func (m *SpokeSwitchRequest) Encode(w *Writer) { w.String(m.Name); w.String(m.Key) }
+func (m *SpokeSwitchRequest) Decode(r *Reader) { m.Name = r.String(); m.Key = r.String() }
+
+// SpokeRegisterRequest opens a spoke's control link to its hub.
+type SpokeRegisterRequest struct {
+	Name  string
+	Key   string
+	Qmgrs []string
+}
+
+func (m *SpokeRegisterRequest) Encode(w *Writer) {
+	w.String(m.Name)
+	w.String(m.Key)
+	w.Strings(m.Qmgrs)
+}
+
+func (m *SpokeRegisterRequest) Decode(r *Reader) {
+	m.Name = r.String()
+	m.Key = r.String()
+	m.Qmgrs = r.Strings()
+}
+
+// SpokeTunnel names a tunnel: the answer to SPOKE WAIT (a client wants a
+// tunnel) and the body of SPOKE ATTACH (the spoke's new connection for it).
+type SpokeTunnel struct{ Tunnel uint64 }
+
+func (m *SpokeTunnel) Encode(w *Writer) { w.U64(m.Tunnel) }
+func (m *SpokeTunnel) Decode(r *Reader) { m.Tunnel = r.U64() }
+
+// ---- group admin (1310–1314) ----
+
+// GroupEntry is ILGroupInfo, one row of GROUP LIST (request body empty).
+type GroupEntry struct {
+	Name       string
+	State      string
+	Members    int
+	Topics     []string
+	TotalLag   int64 // -1 when no partition has a commit
+	Durable    bool
+	Generation int32
+}
+
+// GroupListReply answers GROUP LIST.
+type GroupListReply struct{ Groups []GroupEntry }
+
+func (m *GroupListReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Groups))
+	for _, g := range m.Groups {
+		w.String(g.Name)
+		w.String(g.State)
+		w.Varint(int64(g.Members))
+		w.Strings(g.Topics)
+		w.Varint(g.TotalLag)
+		w.Bool(g.Durable)
+		w.Varint(int64(g.Generation))
+	}
+}
+
+func (m *GroupListReply) Decode(r *Reader) {
+	if n := r.ArrayLen(7); n > 0 {
+		m.Groups = make([]GroupEntry, n)
+		for i := range m.Groups {
+			g := &m.Groups[i]
+			g.Name = r.String()
+			g.State = r.String()
+			g.Members = r.smallInt()
+			g.Topics = r.Strings()
+			g.TotalLag = r.Varint()
+			g.Durable = r.Bool()
+			g.Generation = int32(r.smallInt())
+		}
+	}
+}
+
+// GroupMemberEntry is ILGroupMember.
+type GroupMemberEntry struct {
+	MemberID   string
+	ClientName string
+	Host       string
+	Assignment []TopicPartitions
+	LastSeenMs int64
+}
+
+// GroupOffsetEntry is ILGroupOffset. Committed and Lag are -1 when the
+// partition has no commit.
+type GroupOffsetEntry struct {
+	Topic     string
+	Partition int32
+	Committed int64
+	EndOffset int64
+	Lag       int64
+	MemberID  string
+}
+
+// GroupDescriptionReply answers DESCRIBE GROUP (GroupRequest). An unknown
+// group is state "Dead" with no members and no offsets, not an error
+// (spec A-11).
+type GroupDescriptionReply struct {
+	Name        string
+	State       string
+	Generation  int32
+	Coordinator int
+	Durable     bool
+	Members     []GroupMemberEntry
+	Offsets     []GroupOffsetEntry
+}
+
+func (m *GroupDescriptionReply) Encode(w *Writer) {
+	w.String(m.Name)
+	w.String(m.State)
+	w.Varint(int64(m.Generation))
+	w.Varint(int64(m.Coordinator))
+	w.Bool(m.Durable)
+	w.ArrayLen(len(m.Members))
+	for i := range m.Members {
+		mb := &m.Members[i]
+		w.String(mb.MemberID)
+		w.String(mb.ClientName)
+		w.String(mb.Host)
+		writeTopicPartitions(w, mb.Assignment)
+		w.Varint(mb.LastSeenMs)
+	}
+	w.ArrayLen(len(m.Offsets))
+	for _, o := range m.Offsets {
+		w.String(o.Topic)
+		w.I32(o.Partition)
+		w.Varint(o.Committed)
+		w.Varint(o.EndOffset)
+		w.Varint(o.Lag)
+		w.String(o.MemberID)
+	}
+}
+
+func (m *GroupDescriptionReply) Decode(r *Reader) {
+	m.Name = r.String()
+	m.State = r.String()
+	m.Generation = int32(r.smallInt())
+	m.Coordinator = r.smallInt()
+	m.Durable = r.Bool()
+	if n := r.ArrayLen(5); n > 0 {
+		m.Members = make([]GroupMemberEntry, n)
+		for i := range m.Members {
+			mb := &m.Members[i]
+			mb.MemberID = r.String()
+			mb.ClientName = r.String()
+			mb.Host = r.String()
+			mb.Assignment = readTopicPartitions(r)
+			mb.LastSeenMs = r.Varint()
+		}
+	}
+	if n := r.ArrayLen(9); n > 0 {
+		m.Offsets = make([]GroupOffsetEntry, n)
+		for i := range m.Offsets {
+			o := &m.Offsets[i]
+			o.Topic = r.String()
+			o.Partition = r.I32()
+			o.Committed = r.Varint()
+			o.EndOffset = r.Varint()
+			o.Lag = r.Varint()
+			o.MemberID = r.String()
+		}
+	}
+}
+
+// Seek modes of SEEK GROUP.
+const (
+	SeekToOffset   uint8 = 0
+	SeekToEarliest uint8 = 1
+	SeekToLatest   uint8 = 2
+	SeekToTime     uint8 = 3
+)
+
+// SeekGroupRequest moves a group's committed offsets on Topic ("" = every
+// topic the group has commits on) to an offset, the earliest or latest
+// offset, or the first offset at or after TimeMs (LIST_OFFSETS rules).
+// DryRun computes the changes and changes nothing. Applying is refused
+// with MIMQE_GROUP_NOT_EMPTY (N active members) while the group has an
+// active member (spec A-15); a dry run is never refused for that.
+type SeekGroupRequest struct {
+	Group  string
+	Topic  string
+	Mode   uint8
+	Offset int64
+	TimeMs int64
+	DryRun bool
+}
+
+func (m *SeekGroupRequest) Encode(w *Writer) {
+	w.String(m.Group)
+	w.String(m.Topic)
+	w.U8(m.Mode)
+	w.Varint(m.Offset)
+	w.Varint(m.TimeMs)
+	w.Bool(m.DryRun)
+}
+
+func (m *SeekGroupRequest) Decode(r *Reader) {
+	m.Group = r.String()
+	m.Topic = r.String()
+	m.Mode = r.U8()
+	m.Offset = r.Varint()
+	m.TimeMs = r.Varint()
+	m.DryRun = r.Bool()
+	if r.Err() == nil && m.Mode > SeekToTime {
+		r.Fail(errors.New("bad seek mode"))
+	}
+}
+
+// OffsetChangeEntry is one planned or applied change of a committed offset
+// (Old -1 = no commit).
+type OffsetChangeEntry struct {
+	Topic     string
+	Partition int32
+	Old       int64
+	New       int64
+}
+
+// SeekGroupReply lists the changes made (or planned, for a dry run).
+type SeekGroupReply struct{ Changes []OffsetChangeEntry }
+
+func (m *SeekGroupReply) Encode(w *Writer) {
+	w.ArrayLen(len(m.Changes))
+	for _, c := range m.Changes {
+		w.String(c.Topic)
+		w.I32(c.Partition)
+		w.Varint(c.Old)
+		w.Varint(c.New)
+	}
+}
+
+func (m *SeekGroupReply) Decode(r *Reader) {
+	if n := r.ArrayLen(7); n > 0 {
+		m.Changes = make([]OffsetChangeEntry, n)
+		for i := range m.Changes {
+			c := &m.Changes[i]
+			c.Topic = r.String()
+			c.Partition = r.I32()
+			c.Old = r.Varint()
+			c.New = r.Varint()
+		}
+	}
+}
+
+// SubscriptionListRequest is SUBSCRIPTION LIST (getSubscriptionList); the
+// reply is a TextReply in the spec's line format.
+type SubscriptionListRequest struct {
+	Qmgr  string
+	Topic string
+}
+
+func (m *SubscriptionListRequest) Encode(w *Writer) { w.String(m.Qmgr); w.String(m.Topic) }
+func (m *SubscriptionListRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Topic = r.String() }
+
+// AppendSubscriptionLine appends one line of getSubscriptionList, without
+// a newline: group|state|partition|commit|lag|members=N, where commit and
+// lag are -1 for a partition assigned but never committed (spec A-17,
+// A list joins its lines with "\n" (no trailing newline), sorted by
+// group then partition; no line at all is the empty string.
+func AppendSubscriptionLine(b []byte, group, state string, partition int32, commit, lag int64, members int) []byte {
+	b = append(b, group...)
+	b = append(b, '|')
+	b = append(b, state...)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, int64(partition), 10)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, commit, 10)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, lag, 10)
+	b = append(b, "|members="...)
+	return strconv.AppendInt(b, int64(members), 10)
+}
