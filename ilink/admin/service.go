@@ -184,7 +184,7 @@ func (s *Service) NodeID() int           { return int(s.Hello().NodeID) }
 // first, so in read-only mode it fails before anything is sent.
 func (s *Service) mutate(call string) error {
 	if s.opt.ReadOnly {
-		return &ilink.Error{Name: wire.ErrReadOnly, Tail: call + " refused: read-only mode", Kind: ilink.KindRejected}
+		return ilink.ReadOnlyError(call)
 	}
 	return nil
 }
