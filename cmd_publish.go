@@ -1,0 +1,709 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+type publishFlags struct {
+	key         string
+	value       string
+	file        string
+	headers     []string
+	count       int
+	size        int
+	rate        int
+	compression string
+	acks        string
+	partitions  int
+	replicas    int
+	embedded    bool
+	json        bool
+	lingerMs    int
+	batchSize   int
+	timeout     time.Duration
+}
+
+func (a *app) publishCommand() *cobra.Command {
+	var f publishFlags
+	cmd := &cobra.Command{
+		Use:   "publish TOPIC",
+		Short: "Publish records to a topic (and measure throughput and latency)",
+		Long: "Publishes records with the iLink producer: one --value (repeated --count times), one\n" +
+			"record per line of --file (- = stdin), or --count generated values of --size bytes.\n" +
+			"Prints records acknowledged, errors, records/s, MB/s and ack latency p50/p99\n" +
+			"(--json: one JSON object). --embedded starts a fresh in-process 3-node engine first.",
+		Example: "  ilinkdash publish ORDER.EVENT --value '{\"id\":1}' --key order-1 --header trace-id=abc\n" +
+			"  ilinkdash publish bench --embedded --count 1000000 --size 100 --compression lz4 --json",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runPublish(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.key, "key", "", "record key (default: none, records spread uniform-sticky)")
+	fl.StringVar(&f.value, "value", "", "record value")
+	fl.StringVar(&f.file, "file", "", "read one record value per line from this file (- = stdin)")
+	fl.StringArrayVar(&f.headers, "header", nil, "record header key=value (repeatable)")
+	fl.IntVar(&f.count, "count", 0, "records to send (default 1 with --value; with --file: 0 = every line)")
+	fl.IntVar(&f.size, "size", 0, "generate values of this many bytes (pre-generated pool)")
+	fl.IntVar(&f.rate, "rate", 0, "records per second (0 = as fast as possible)")
+	fl.StringVar(&f.compression, "compression", "none", "batch compression: none, lz4 or zstd")
+	fl.StringVar(&f.acks, "acks", "1", "acknowledgement: 0, 1 or all")
+	fl.IntVar(&f.partitions, "partitions", 0, "create the topic with this many partitions if it is missing (--embedded: default 6)")
+	fl.IntVar(&f.replicas, "replicas", 0, "replicas of a topic created here (0 = engine default)")
+	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process 3-node engine and publish to it")
+	fl.BoolVar(&f.json, "json", false, "print the summary as one JSON object")
+	fl.IntVar(&f.lingerMs, "linger-ms", 0, "producer linger in ms (0 = default 5, -1 = none)")
+	fl.IntVar(&f.batchSize, "batch-size", 0, "producer batch size in bytes (0 = default 262144)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "give up waiting for acknowledgements after this long (0 = the delivery timeout)")
+	return cmd
+}
+
+// publishSummary is the --json output.
+type publishSummary struct {
+	Topic           string   `json:"topic"`
+	Records         int64    `json:"records"`
+	Errors          int64    `json:"errors"`
+	RecordsPerSec   float64  `json:"records_per_sec"`
+	MBPerSec        float64  `json:"mb_per_sec"`
+	P50Ms           float64  `json:"p50_ms"`
+	P99Ms           float64  `json:"p99_ms"`
+	MaxMs           float64  `json:"max_ms"`
+	ElapsedSec      float64  `json:"elapsed_sec"`
+	Bytes           int64    `json:"bytes"`
+	Compression     string   `json:"compression"`
+	Acks            string   `json:"acks"`
+	Embedded        bool     `json:"embedded"`
+	AllocsPerRecord float64  `json:"allocs_per_record"`
+	CPUUsPerRecord  float64  `json:"cpu_us_per_record"`
+	PeakRSSMB       float64  `json:"peak_rss_mb"`
+	FirstErrors     []string `json:"first_errors,omitempty"`
+	Batches         int64    `json:"batches"`
+	Retries         int64    `json:"retries"`
+}
+
+func parseAcks(s string) (int, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "0":
+		return ilink.AcksNone, nil
+	case "1":
+		return ilink.AcksLeader, nil
+	case "all", "-1":
+		return ilink.AcksAll, nil
+	}
+	return 0, fmt.Errorf("--acks %q: want 0, 1 or all", s)
+}
+
+func parseHeaders(hs []string) ([]wire.RecordHeader, error) {
+	var out []wire.RecordHeader
+	for _, h := range hs {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--header %q: want key=value with a non-empty key", h)
+		}
+		out = append(out, wire.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	return out, nil
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	stderr := cmd.ErrOrStderr()
+	acks, err := parseAcks(f.acks)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	codec, err := wire.ParseCodec(f.compression)
+	if err != nil {
+		return usageErr("--compression: %v", err)
+	}
+	headers, err := parseHeaders(f.headers)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	sources := 0
+	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0} {
+		if set {
+			sources++
+		}
+	}
+	switch {
+	case sources == 0:
+		return usageErr("nothing to publish: give --value, --file or --size")
+	case sources > 1:
+		return usageErr("--value, --file and --size are exclusive")
+	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
+		return usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
+	}
+	count := f.count
+	if count == 0 && f.file == "" {
+		count = 1
+	}
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	readOnly := r.Context.ReadOnly
+	embedded := f.embedded
+
+	var addrs []string
+	if embedded {
+		if readOnly {
+			return fmt.Errorf("publish --embedded: creating topic %s is refused in read-only mode", topic)
+		}
+		e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		parts := f.partitions
+		if parts == 0 {
+			parts = 6
+		}
+		props := "partitions=" + strconv.Itoa(parts)
+		if f.replicas > 0 {
+			props += ",replicas=" + strconv.Itoa(f.replicas)
+		}
+		if err := e.CreateTopic(topic, props); err != nil {
+			return fmt.Errorf("create topic %s (%s): %w", topic, props, err)
+		}
+		addrs = e.DataAddrs()
+	} else {
+		addrs = r.Context.Addresses
+		if len(addrs) == 0 {
+			return usageErr("no data address: give --addr, --context or --embedded")
+		}
+		if f.partitions > 0 {
+			if readOnly {
+				return fmt.Errorf("--partitions: creating topic %s is refused in read-only mode", topic)
+			}
+			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, topic, f.partitions, f.replicas, stderr); err != nil {
+				return err
+			}
+		}
+	}
+
+	p, err := ilink.NewProducer(ctx, strings.Join(addrs, ","), ilink.ProducerConfig{
+		ClientName:  r.Context.ClientName,
+		Acks:        acks,
+		Compression: codec,
+		ReadOnly:    readOnly,
+		LingerMs:    f.lingerMs,
+		BatchSize:   f.batchSize,
+	})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if readOnly {
+		// Nothing is sent: the producer refuses locally (MIMQE_READ_ONLY).
+		_, err := p.SendSync(ctx, &ilink.ProducerRecord{Topic: topic, Value: []byte(f.value)})
+		return fmt.Errorf("publish refused: %w", err)
+	}
+
+	src, err := newRecordSource(f, cmd.InOrStdin(), count)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+
+	st := &pubStats{}
+	cb := st.callback // one callback for every record: no closure per record
+	var key []byte
+	if cmd.Flags().Changed("key") {
+		key = []byte(f.key)
+	}
+	progress := isTerminal(stderr)
+	stopProgress := make(chan struct{})
+	var progressDone sync.WaitGroup
+	if progress {
+		progressDone.Add(1)
+		go func() {
+			defer progressDone.Done()
+			st.progressLoop(stderr, stopProgress)
+		}()
+	}
+
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0 := processCPU()
+	st.start = time.Now()
+	rec := ilink.ProducerRecord{Topic: topic, Key: key, Headers: headers}
+	var sent int64
+	pace := newPacer(f.rate, st.start)
+	interrupted := false
+	for {
+		if n := pace.allowed(sent); n == 0 {
+			if !pace.wait(ctx) {
+				interrupted = true
+				break
+			}
+			continue
+		}
+		v, ok, err := src.next()
+		if err != nil {
+			close(stopProgress)
+			return err
+		}
+		if !ok {
+			break
+		}
+		rec.Value = v
+		st.sentBytes.Add(int64(len(v) + len(key)))
+		p.Send(&rec, cb)
+		sent++
+		st.sent.Store(sent)
+		if sent&1023 == 0 && ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+	}
+	wait := f.timeout
+	if wait <= 0 {
+		wait = time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
+	}
+	fctx, cancel := context.WithTimeout(context.Background(), wait)
+	ferr := p.Flush(fctx)
+	cancel()
+	end := time.Now()
+	cpu := processCPU() - cpu0
+	runtime.ReadMemStats(&m1)
+	close(stopProgress)
+	progressDone.Wait()
+	if progress {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	pst := p.Stats()
+
+	elapsed := end.Sub(st.start)
+	acked, failed := st.acked.Load(), st.failed.Load()
+	sum := publishSummary{
+		Topic:       topic,
+		Records:     acked,
+		Errors:      failed,
+		ElapsedSec:  elapsed.Seconds(),
+		Bytes:       ackedBytes(st.sentBytes.Load(), sent, acked),
+		Compression: codec.String(),
+		Acks:        f.acks,
+		Embedded:    embedded,
+		P50Ms:       st.lat.quantile(0.50).Seconds() * 1e3,
+		P99Ms:       st.lat.quantile(0.99).Seconds() * 1e3,
+		MaxMs:       st.lat.max().Seconds() * 1e3,
+		FirstErrors: st.firstErrors(),
+		PeakRSSMB:   peakRSSMB(),
+		Batches:     pst.BatchesSent,
+		Retries:     pst.Retries,
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		sum.RecordsPerSec = float64(acked) / secs
+		sum.MBPerSec = float64(sum.Bytes) / secs / 1e6
+	}
+	if sent > 0 {
+		sum.AllocsPerRecord = float64(m1.Mallocs-m0.Mallocs) / float64(sent)
+		sum.CPUUsPerRecord = float64(cpu.Microseconds()) / float64(sent)
+	}
+	out := cmd.OutOrStdout()
+	if f.json {
+		enc := json.NewEncoder(out)
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(out, &sum)
+	}
+	switch {
+	case ferr != nil:
+		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", int64(sent)-acked-failed, sent, wait)
+	case failed > 0:
+		return &exitError{code: 1, err: fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))}
+	case interrupted:
+		return &exitError{code: 130, err: errors.New("publish: interrupted")}
+	}
+	return nil
+}
+
+// ackedBytes estimates the key and value bytes of the acknowledged records
+// (every record of a run has the same size, except with --file).
+func ackedBytes(sentBytes, sent, acked int64) int64 {
+	if sent == 0 {
+		return 0
+	}
+	return int64(float64(sentBytes) * float64(acked) / float64(sent))
+}
+
+func printSummary(w io.Writer, s *publishSummary) {
+	fmt.Fprintf(w, "topic %s: %d records acknowledged, %d errors in %.3fs\n", s.Topic, s.Records, s.Errors, s.ElapsedSec)
+	fmt.Fprintf(w, "throughput: %.0f records/s, %.2f MB/s (keys+values)\n", s.RecordsPerSec, s.MBPerSec)
+	fmt.Fprintf(w, "ack latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", s.P50Ms, s.P99Ms, s.MaxMs)
+	fmt.Fprintf(w, "compression %s, acks %s, %d batches, %d resends, %.2f allocs/record, %.2f CPU-us/record, peak RSS %.0f MB\n",
+		s.Compression, s.Acks, s.Batches, s.Retries, s.AllocsPerRecord, s.CPUUsPerRecord, s.PeakRSSMB)
+	for _, e := range s.FirstErrors {
+		fmt.Fprintf(w, "error: %s\n", e)
+	}
+}
+
+// createTopicIfMissing sends CREATE TOPIC on a data connection; an existing
+// topic is fine.
+func createTopicIfMissing(ctx context.Context, addrs []string, client, topic string, parts, replicas int, stderr io.Writer) error {
+	props := "partitions=" + strconv.Itoa(parts)
+	if replicas > 0 {
+		props += ",replicas=" + strconv.Itoa(replicas)
+	}
+	var last error
+	for _, addr := range addrs {
+		c, err := ilink.DialConn(ctx, addr, ilink.ConnConfig{ClientName: client, Mode: wire.ModeProducer})
+		if err != nil {
+			last = err
+			continue
+		}
+		err = c.Do(ctx, wire.CodeCreateTopic, 0, &wire.CreateTopicRequest{Topic: topic, Properties: props}, nil)
+		c.Close()
+		switch {
+		case err == nil:
+			fmt.Fprintf(stderr, "ilinkdash: created topic %s (%s)\n", topic, props)
+			return nil
+		case ilink.HasName(err, wire.ErrTopicExists):
+			return nil
+		case ilink.IsSessionError(err):
+			last = err
+			continue
+		}
+		return fmt.Errorf("create topic %s (%s): %w", topic, props, err)
+	}
+	return fmt.Errorf("create topic %s: %w", topic, last)
+}
+
+// recordSource yields record values.
+type recordSource struct {
+	pool  [][]byte // generated or single value
+	left  int      // records left; -1 = until the file ends
+	i     int
+	sc    *bufio.Scanner
+	close func()
+}
+
+func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource, error) {
+	s := &recordSource{left: count, close: func() {}}
+	switch {
+	case f.file != "":
+		var r io.Reader = stdin
+		if f.file != "-" {
+			fh, err := os.Open(f.file)
+			if err != nil {
+				return nil, err
+			}
+			r = fh
+			s.close = func() { fh.Close() }
+		}
+		s.sc = bufio.NewScanner(r)
+		s.sc.Buffer(make([]byte, 64<<10), wire.DefaultMaxFrame)
+		if count == 0 {
+			s.left = -1
+		}
+	case f.size > 0:
+		s.pool = valuePool(f.size, 8192)
+	default:
+		s.pool = [][]byte{[]byte(f.value)}
+	}
+	return s, nil
+}
+
+// next returns the next value; the slice is valid until the following call
+// (the producer copies it in Send).
+func (s *recordSource) next() ([]byte, bool, error) {
+	if s.left == 0 {
+		return nil, false, nil
+	}
+	if s.left > 0 {
+		s.left--
+	}
+	if s.sc != nil {
+		if !s.sc.Scan() {
+			return nil, false, s.sc.Err()
+		}
+		return s.sc.Bytes(), true, nil
+	}
+	v := s.pool[s.i]
+	s.i++
+	if s.i == len(s.pool) {
+		s.i = 0
+	}
+	return v, true, nil
+}
+
+// valuePool pre-generates n JSON-ish values of exactly size bytes, so that
+// value generation is not measured (compressible like real payloads).
+func valuePool(size, n int) [][]byte {
+	words := []string{"order", "payment", "status", "created", "amount", "currency", "KRW", "USD", "customer", "region", "seoul", "busan", "item", "qty", "price", "ok", "pending", "shipped"}
+	rng := uint64(0x9e3779b97f4a7c15)
+	next := func() uint64 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return rng
+	}
+	pool := make([][]byte, n)
+	buf := make([]byte, 0, size*n)
+	for i := range pool {
+		start := len(buf)
+		v := fmt.Appendf(nil, `{"id":%d,"seq":%d`, next()%1_000_000, i)
+		for len(v) < size {
+			w := words[next()%uint64(len(words))]
+			v = fmt.Appendf(v, `,"%s":"%s-%d"`, w, words[next()%uint64(len(words))], next()%1000)
+		}
+		v = v[:size]
+		if size >= 2 {
+			v[size-1] = '}'
+		}
+		buf = append(buf, v...)
+		pool[i] = buf[start:len(buf):len(buf)]
+	}
+	return pool
+}
+
+// pubStats collects results from the producer's callbacks.
+type pubStats struct {
+	start     time.Time
+	sent      atomic.Int64
+	sentBytes atomic.Int64
+	acked     atomic.Int64
+	failed    atomic.Int64
+	lat       latencyHist
+
+	errMu  sync.Mutex
+	errors []string
+}
+
+func (s *pubStats) callback(md ilink.RecordMetadata, err error) {
+	if err != nil {
+		s.failed.Add(1)
+		s.noteError(err)
+		return
+	}
+	s.acked.Add(1)
+	s.lat.record(time.Since(md.Timestamp))
+}
+
+const maxDistinctErrors = 5
+
+func (s *pubStats) noteError(err error) {
+	txt := err.Error()
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if len(s.errors) >= maxDistinctErrors {
+		return
+	}
+	for _, e := range s.errors {
+		if e == txt {
+			return
+		}
+	}
+	s.errors = append(s.errors, txt)
+}
+
+func (s *pubStats) firstErrors() []string {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return append([]string(nil), s.errors...)
+}
+
+func (s *pubStats) progressLoop(w io.Writer, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			el := time.Since(s.start).Seconds()
+			acked := s.acked.Load()
+			fmt.Fprintf(w, "\r\033[Ksent %d, acknowledged %d, errors %d, %.0f records/s", s.sent.Load(), acked, s.failed.Load(), float64(acked)/el)
+		}
+	}
+}
+
+// latencyHist is a bounded log-linear histogram of durations: 16 linear
+// sub-buckets per power of two (about 6% resolution), from 1 ns to hours.
+type latencyHist struct {
+	buckets [64 * 16]atomic.Int64
+	maxNs   atomic.Int64
+}
+
+func (h *latencyHist) record(d time.Duration) {
+	v := max(int64(d), 1)
+	h.buckets[latBucket(uint64(v))].Add(1)
+	for {
+		m := h.maxNs.Load()
+		if v <= m || h.maxNs.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
+func latBucket(v uint64) int {
+	if v < 16 {
+		return int(v)
+	}
+	e := bits.Len64(v) - 1 // >= 4
+	sub := (v >> (e - 4)) & 15
+	return (e-3)*16 + int(sub)
+}
+
+// latBucketLow is the smallest value of bucket i.
+func latBucketLow(i int) uint64 {
+	if i < 16 {
+		return uint64(i)
+	}
+	e := i/16 + 3
+	sub := uint64(i % 16)
+	return (16 + sub) << (e - 4)
+}
+
+func (h *latencyHist) quantile(q float64) time.Duration {
+	var total int64
+	for i := range h.buckets {
+		total += h.buckets[i].Load()
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := int64(math.Ceil(q * float64(total)))
+	var seen int64
+	for i := range h.buckets {
+		seen += h.buckets[i].Load()
+		if seen >= rank {
+			lo, hi := latBucketLow(i), latBucketLow(i+1)
+			return min(time.Duration((lo+hi)/2), h.max())
+		}
+	}
+	return h.max()
+}
+
+func (h *latencyHist) max() time.Duration { return time.Duration(h.maxNs.Load()) }
+
+// pacer spreads --rate records/s over ticks of a timer, sending the records
+// due at each tick in a burst (no spinning).
+type pacer struct {
+	rate  int
+	start time.Time
+	tick  time.Duration
+	t     *time.Timer
+}
+
+func newPacer(rate int, start time.Time) *pacer {
+	p := &pacer{rate: rate, start: start}
+	if rate > 0 {
+		p.tick = time.Millisecond
+		if rate < 1000 {
+			p.tick = max(time.Second/time.Duration(rate), time.Millisecond)
+		}
+	}
+	return p
+}
+
+// allowed is how many more records may be sent now (1<<62 without a rate).
+func (p *pacer) allowed(sent int64) int64 {
+	if p.rate <= 0 {
+		return 1 << 62
+	}
+	due := int64(time.Since(p.start).Seconds()*float64(p.rate)) + 1
+	return max(due-sent, 0)
+}
+
+// wait sleeps until the next tick; false when ctx ended.
+func (p *pacer) wait(ctx context.Context) bool {
+	if p.t == nil {
+		p.t = time.NewTimer(p.tick)
+	} else {
+		p.t.Reset(p.tick)
+	}
+	select {
+	case <-p.t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// processCPU is the user+system CPU time of this process from
+// /proc/self/stat (clock ticks of 10ms; 0 where unavailable).
+func processCPU() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	// After "pid (comm)": state is field 3; utime and stime are 14 and 15.
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	const clockTick = 10 * time.Millisecond // USER_HZ = 100 on Linux
+	return time.Duration(ut+st) * clockTick
+}
+
+// peakRSSMB reads VmHWM from /proc/self/status (0 where unavailable).
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) > 0 {
+				kb, err := strconv.ParseFloat(fields[0], 64)
+				if err == nil {
+					return kb / 1024
+				}
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,498 @@
+package ilink
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sync"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// The accumulator: one partBuf per (topic, partition) holding its
+// unacknowledged batches, oldest first (franz-go's recBuf).
+//
+// Batch life: open (records are appended under partBuf.mu) → closed (full,
+// or frozen by the sink) → frozen (sequence assigned, compressed once into
+// wire bytes that every resend reuses) → in flight → acknowledged (removed,
+// callbacks run, recycled) or back to "frozen, not in flight" for a resend.
+// In-flight batches are always a prefix of partBuf.batches: a partition
+// sends in order, and any failure stops it (rewinding) until every
+// in-flight batch has come back; then it resends from its oldest batch.
+
+// recEntry is the completion state of one record (no closure per record).
+type recEntry struct {
+	cb  func(RecordMetadata, error)
+	fut *Future
+	ts  int64 // Unix nanoseconds
+}
+
+// batch is one partition batch.
+type batch struct {
+	pb       *partBuf
+	bb       wire.BatchBuilder
+	recs     []recEntry
+	bytes    int64 // buffer memory held
+	created  time.Time
+	deadline time.Time
+
+	closed bool // no more appends
+	urgent bool // sendable without linger (SendSync)
+	large  bool // a single record over 1 MiB: travels alone (spec P-32)
+
+	frozen   []byte // wire bytes once frozen
+	seq      int32  // base sequence (idempotent), assigned at freeze
+	epoch    int32  // topic epoch it travels with, fixed at freeze (idempotent)
+	newEpoch bool   // refused for its epoch, idempotence off: resend at the current one
+	inflight bool
+	sent     bool  // was handed to a connection at least once
+	maybe    bool  // an attempt's outcome is unknown (the engine may have it)
+	tries    int   // counted retries (spec: Retries)
+	drops    int   // connection drops in a row while in flight (retry protection)
+	lastErr  error // last failure, for the delivery-timeout error
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+func (p *Producer) newBatch(pb *partBuf, now time.Time) *batch {
+	b := batchPool.Get().(*batch)
+	b.pb = pb
+	if p.cfg.idempotent {
+		b.bb.Reset(p.pid, p.epoch, -1) // the sequence is stamped at freeze
+	} else {
+		b.bb.Reset(-1, -1, -1)
+	}
+	b.created = now
+	b.deadline = now.Add(p.cfg.deliveryTimeout)
+	b.seq = -1
+	return b
+}
+
+func (b *batch) recycle() {
+	clear(b.recs)
+	*b = batch{bb: b.bb, recs: b.recs[:0], frozen: b.frozen[:0]}
+	batchPool.Put(b)
+}
+
+// wireSize bounds the batch's size in a request: its frozen bytes, or its
+// uncompressed size (freeze never produces more).
+func (b *batch) wireSize() int {
+	if len(b.frozen) > 0 {
+		return len(b.frozen)
+	}
+	return b.bb.EncodedSize()
+}
+
+// freeze encodes the batch once: compressed with codec unless that does not
+// shrink it, and stamped with its sequence.
+func (b *batch) freeze(codec wire.Codec, idempotent bool) error {
+	out, err := b.bb.AppendTo(b.frozen[:0], codec)
+	if err != nil {
+		return err
+	}
+	if codec != wire.CodecNone && len(out) > b.bb.EncodedSize() {
+		if out, err = b.bb.AppendTo(out[:0], wire.CodecNone); err != nil {
+			return err
+		}
+	}
+	if idempotent {
+		stampBatchSequence(out, b.seq)
+	}
+	b.frozen = out
+	return nil
+}
+
+func (b *batch) timeoutError(d time.Duration) error {
+	tail := fmt.Sprintf("%d records of %s[%d] not acknowledged within %v", len(b.recs), b.pb.t.name, b.pb.id, d)
+	if b.lastErr != nil {
+		tail += "; last error: " + b.lastErr.Error()
+	} else if !b.sent {
+		tail += " (never sent: no leader or no connection)"
+	}
+	return &Error{Name: NameDeliveryTimeout, Tail: tail, Kind: KindSession, cause: b.lastErr}
+}
+
+// Batch header fields a producer re-stamps (docs/protocol-batch.md): the
+// base sequence lives outside the compressed region, so it is patched in
+// place and the CRC-32C (bytes 21..end) recomputed.
+const (
+	batchOffCRC          = 17
+	batchOffCRCStart     = 21
+	batchOffBaseSequence = 53
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func stampBatchSequence(b []byte, seq int32) {
+	binary.BigEndian.PutUint32(b[batchOffBaseSequence:], uint32(seq))
+	binary.BigEndian.PutUint32(b[batchOffCRC:], crc32.Checksum(b[batchOffCRCStart:], castagnoli))
+}
+
+// partBuf is the buffer of one partition.
+type partBuf struct {
+	p  *Producer
+	t  *topicState
+	id int32
+
+	mu           sync.Mutex
+	batches      []*batch // unacknowledged, oldest first; the last may be open
+	sink         *sink    // the leader's sink; nil while the leader is unknown
+	leader       uint16
+	inflight     int   // batches in flight (a prefix of batches)
+	inflightOn   *sink // the sink they are in flight on
+	accepted     bool  // a batch was accepted (spec P-34)
+	rewinding    bool  // a batch failed: no sends until in-flight batches are back
+	reseq        bool  // renumber the frozen batches from seqUnsure when the rewind ends
+	seqEpoch     int32 // topic epoch of the sequence space: the engine restarts at 0 in a new one
+	nextSeq      int32
+	seqUnsure    int32 // >= 0: a batch at this sequence (of seqEpoch) failed without a known outcome
+	backoffUntil time.Time
+	linger       *time.Timer
+}
+
+func (pb *partBuf) currentSink() *sink {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	return pb.sink
+}
+
+// append adds one record whose buffer memory (size bytes) is reserved.
+func (pb *partBuf) append(key, value []byte, headers []wire.RecordHeader, ts int64, size int, cb func(RecordMetadata, error), fut *Future, urgent bool) {
+	p := pb.p
+	limit := pb.t.batchLimit
+	large := size > largeRecordBytes
+	wake := false
+	tsMs := ts / int64(time.Millisecond)
+
+	pb.mu.Lock()
+	if p.stopped.Load() {
+		// Close has swept the buffers (under this lock): fail here.
+		pb.mu.Unlock()
+		p.release(int64(size))
+		md := RecordMetadata{Topic: pb.t.name, Partition: pb.id, Offset: -1, Timestamp: time.Unix(0, ts)}
+		p.stErrors.Add(1)
+		if cb != nil {
+			cb(md, producerClosedError())
+		}
+		if fut != nil {
+			fut.complete(md, producerClosedError())
+		}
+		return
+	}
+	var b *batch
+	if n := len(pb.batches); n > 0 && !pb.batches[n-1].closed {
+		b = pb.batches[n-1]
+		if large || !b.fits(tsMs, key, value, headers, size, limit) {
+			b.closed = true // spec P-10: the next record would overflow it
+			wake = true
+			b = nil
+		}
+	}
+	fresh := b == nil
+	if fresh {
+		b = p.newBatch(pb, time.Now()) // the clock is read once per batch, not per record
+		pb.batches = append(pb.batches, b)
+	}
+	b.bb.Append(tsMs, key, value, headers)
+	b.recs = append(b.recs, recEntry{cb: cb, fut: fut, ts: ts})
+	b.bytes += int64(size)
+	if large {
+		b.large, b.closed = true, true // alone in its batch (spec P-32)
+	} else if b.bb.EncodedSize() >= limit {
+		b.closed = true
+	}
+	if urgent {
+		b.urgent = true
+	}
+	if b.closed || b.urgent || p.cfg.linger <= 0 || p.forceDrain() {
+		wake = true
+	} else if fresh {
+		if pb.linger == nil {
+			pb.linger = time.AfterFunc(p.cfg.linger, pb.lingerFired)
+		} else {
+			pb.linger.Reset(p.cfg.linger)
+		}
+	}
+	s := pb.sink
+	pb.mu.Unlock()
+	if wake && s != nil {
+		s.wake()
+	}
+}
+
+// fits reports whether a record fits in b under limit. The estimate
+// assumes 3-byte deltas; near the limit the exact size decides.
+func (b *batch) fits(tsMs int64, key, value []byte, headers []wire.RecordHeader, est, limit int) bool {
+	cur := b.bb.EncodedSize()
+	if cur+est+16 <= limit {
+		return true
+	}
+	return cur+b.bb.RecordSize(tsMs, key, value, headers) <= limit
+}
+
+// lingerFired wakes the sink when the open batch has lingered long enough.
+func (pb *partBuf) lingerFired() {
+	pb.mu.Lock()
+	var again time.Duration
+	if n := len(pb.batches); n > 0 {
+		if b := pb.batches[n-1]; !b.closed && !b.urgent {
+			again = pb.p.cfg.linger - time.Since(b.created)
+		}
+	}
+	s := pb.sink
+	if again > 0 {
+		pb.linger.Reset(again)
+	}
+	pb.mu.Unlock()
+	if again <= 0 && s != nil {
+		s.wake()
+	}
+}
+
+// take picks the next batch to send on s, or nil. It marks it in flight and
+// assigns its sequence at its first freeze; the caller freezes it (outside
+// the lock) when frozen is nil. room is what is left of the request; first
+// says whether the request is still empty. wakeAt is set when the partition
+// waits for a backoff.
+func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool) (b *batch, wakeAt time.Time) {
+	p := pb.p
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	switch {
+	case pb.sink != s, pb.rewinding, len(pb.batches) <= pb.inflight:
+		return nil, wakeAt
+	case pb.inflight > 0 && pb.inflightOn != s:
+		return nil, wakeAt // still in flight on the previous leader's connection
+	case p.cfg.idempotent && !pb.accepted && pb.inflight > 0:
+		return nil, wakeAt // spec P-34: one batch until the first acceptance
+	case pb.inflight >= p.cfg.maxInFlight:
+		return nil, wakeAt
+	case pb.t.staleEpoch.Load() >= 0:
+		return nil, wakeAt // waiting for the topic's new epoch
+	case now.Before(pb.backoffUntil):
+		return nil, pb.backoffUntil
+	}
+	b = pb.batches[pb.inflight]
+	if len(b.frozen) == 0 && !(b.closed || b.urgent || force || now.Sub(b.created) >= p.cfg.linger) {
+		return nil, wakeAt
+	}
+	if !first && (b.large || room < envelopePerTopic+len(pb.t.name)+envelopePerPartition+b.wireSize()) {
+		return nil, wakeAt
+	}
+	if len(b.frozen) == 0 {
+		b.closed = true
+		b.epoch = pb.t.epoch.Load()
+		if p.cfg.idempotent && b.seq < 0 {
+			if b.epoch != pb.seqEpoch {
+				// A new topic epoch (FLUSH, recreate): the engine expects
+				// sequence 0 again.
+				pb.seqEpoch, pb.nextSeq, pb.seqUnsure, pb.reseq = b.epoch, 0, -1, false
+			}
+			b.seq = pb.nextSeq // spec P-24: assigned when frozen, kept afterwards
+			pb.nextSeq += int32(len(b.recs))
+		}
+	} else if b.newEpoch {
+		b.epoch, b.newEpoch = pb.t.epoch.Load(), false // spec P-30
+	}
+	if b.sent {
+		p.stRetries.Add(1)
+	}
+	b.inflight, b.sent = true, true
+	pb.inflight++
+	pb.inflightOn = s
+	return b, wakeAt
+}
+
+// outcome classifies the answer to one batch.
+type outcome uint8
+
+const (
+	outOK        outcome = iota // accepted, or a duplicate (original offset)
+	outNotSent                  // never reached the engine: resend, nothing counted
+	outAmbiguous                // connection lost or no reply: the engine may have it
+	outMoved                    // MIMQE_FOLLOWER_NODE: not appended; go to the leader
+	outRoute                    // no leader / node stopped: not appended; resend after metadata
+	outRetry                    // retriable rejection, counted in Retries
+	outUnsure                   // retriable, counted, and the engine may have appended it
+	outSequence                 // MIMQE_OUT_OF_ORDER_SEQUENCE
+	outEpoch                    // MIMQE_TOPIC_FLUSHED / MIMQE_TOPIC_EPOCH_MISMATCH
+	outFatal                    // rejection: fail the batch
+)
+
+// result applies the answer for the in-flight batch b and returns whether
+// the batch is finished (ok, or failed with failErr), for the caller to
+// complete outside the lock.
+func (pb *partBuf) result(b *batch, o outcome, err error) (finished bool, failErr error) {
+	p := pb.p
+	idem := p.cfg.idempotent
+	now := time.Now()
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	b.inflight = false
+	pb.inflight--
+	ok := false
+	backoff := false
+	if err != nil {
+		b.lastErr = err
+	}
+	switch o {
+	case outOK:
+		if idem && pb.rewinding {
+			b.maybe = true // an earlier batch failed: resend (the engine answers as duplicate)
+			break
+		}
+		ok = true
+		pb.accepted = true
+		b.drops = 0
+		if pb.seqUnsure >= 0 && b.epoch == pb.seqEpoch && b.seq > pb.seqUnsure {
+			pb.seqUnsure = -1 // the unsure batch was appended after all
+		}
+	case outNotSent:
+	case outAmbiguous:
+		b.maybe = true
+		if b.large {
+			b.drops++
+			if b.drops >= retryProtectionDrops { // spec P-31
+				failErr = &Error{Name: wire.ErrMsgSizeOver, Kind: KindRejected,
+					Tail: fmt.Sprintf("the connection dropped %d times in a row without a reply after a record of over 1 MiB (%d bytes of batch): the engine's frame cap is smaller than the client's", b.drops, b.wireSize())}
+			}
+		}
+	case outMoved, outRoute:
+		if o == outRoute {
+			backoff = true
+		}
+	case outRetry, outUnsure:
+		if o == outUnsure {
+			b.maybe = true
+		}
+		b.tries++
+		backoff = true
+		if b.tries > p.cfg.retries {
+			failErr = err
+		}
+	case outSequence:
+		switch {
+		case pb.rewinding && pb.batches[0] != b:
+			// An earlier batch failed in this round: expected.
+		case pb.seqUnsure >= 0 && b.epoch == pb.seqEpoch && b.seq > pb.seqUnsure:
+			pb.reseq = true // the unsure batch was not appended: renumber from it
+		default:
+			b.tries++
+			backoff = true
+			if b.tries > p.cfg.retries {
+				failErr = err
+			}
+		}
+	case outEpoch:
+		if idem {
+			failErr = err // spec P-28, P-29: failed, not resent
+		} else {
+			b.newEpoch = true
+		}
+	case outFatal:
+		failErr = err
+	}
+	if !ok && failErr == nil {
+		if p.isDone() {
+			failErr = producerClosedError()
+		} else if now.After(b.deadline) {
+			failErr = b.timeoutError(p.cfg.deliveryTimeout) // spec P-16
+		}
+	}
+	if ok || failErr != nil {
+		pb.remove(b)
+		if failErr != nil && idem && b.seq >= 0 && b.epoch == pb.seqEpoch && (pb.seqUnsure < 0 || b.seq < pb.seqUnsure) {
+			// Later batches keep their numbers; if the engine says they are
+			// out of order, this batch was not appended and they are
+			// renumbered from here.
+			pb.seqUnsure = b.seq
+		}
+	}
+	if !ok {
+		pb.rewinding = true
+		if backoff {
+			pb.backoffUntil = now.Add(p.cfg.retryBackoff)
+		}
+	}
+	if pb.rewinding && pb.inflight == 0 {
+		pb.endRewind()
+	}
+	return ok || failErr != nil, failErr
+}
+
+// endRewind lets the partition send again, from its oldest batch, after
+// renumbering its frozen batches when the engine showed that a failed batch
+// was not appended.
+func (pb *partBuf) endRewind() {
+	pb.rewinding = false
+	if !pb.reseq || pb.seqUnsure < 0 {
+		pb.reseq = false
+		return
+	}
+	seq := pb.seqUnsure
+	for _, b := range pb.batches {
+		if b.seq < 0 {
+			break // not frozen yet: numbered at freeze
+		}
+		if b.epoch != pb.seqEpoch {
+			continue // an older epoch's batch: the engine refuses it anyway
+		}
+		if b.seq != seq {
+			b.seq = seq
+			if len(b.frozen) > 0 {
+				stampBatchSequence(b.frozen, seq)
+			}
+		}
+		seq += int32(len(b.recs))
+	}
+	pb.p.cfg.logf("ilink: producer: %s[%d] renumbered from sequence %d (a failed batch was not stored)", pb.t.name, pb.id, pb.seqUnsure)
+	pb.nextSeq = seq
+	pb.seqUnsure = -1
+	pb.reseq = false
+}
+
+func (pb *partBuf) remove(b *batch) {
+	for i, x := range pb.batches {
+		if x == b {
+			copy(pb.batches[i:], pb.batches[i+1:])
+			pb.batches[len(pb.batches)-1] = nil
+			pb.batches = pb.batches[:len(pb.batches)-1]
+			return
+		}
+	}
+}
+
+// expire removes the batches whose delivery timeout passed while the
+// partition has nothing in flight (in-flight batches wait for their answer).
+func (pb *partBuf) expire(now time.Time) []*batch {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	var out []*batch
+	if pb.inflight > 0 || pb.rewinding {
+		return nil
+	}
+	for len(pb.batches) > 0 && now.After(pb.batches[0].deadline) {
+		b := pb.batches[0]
+		pb.remove(b)
+		if b.seq >= 0 && b.epoch == pb.seqEpoch && (pb.seqUnsure < 0 || b.seq < pb.seqUnsure) {
+			pb.seqUnsure = b.seq
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// takeAll removes every batch that is not in flight (Close).
+func (pb *partBuf) takeAll() []*batch {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	out := append([]*batch(nil), pb.batches[pb.inflight:]...)
+	for _, b := range out {
+		pb.remove(b)
+	}
+	if pb.linger != nil {
+		pb.linger.Stop()
+	}
+	return out
+}
