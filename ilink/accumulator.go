@@ -1,9 +1,7 @@
 package ilink
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"sync"
 	"time"
 
@@ -97,7 +95,7 @@ func (b *batch) freeze(codec wire.Codec, idempotent bool) error {
 		}
 	}
 	if idempotent {
-		stampBatchSequence(out, b.seq)
+		wire.SetBatchBaseSequence(out, b.seq)
 	}
 	b.frozen = out
 	return nil
@@ -111,22 +109,6 @@ func (b *batch) timeoutError(d time.Duration) error {
 		tail += " (never sent: no leader or no connection)"
 	}
 	return &Error{Name: NameDeliveryTimeout, Tail: tail, Kind: KindSession, cause: b.lastErr}
-}
-
-// Batch header fields a producer re-stamps (docs/protocol-batch.md): the
-// base sequence lives outside the compressed region, so it is patched in
-// place and the CRC-32C (bytes 21..end) recomputed.
-const (
-	batchOffCRC          = 17
-	batchOffCRCStart     = 21
-	batchOffBaseSequence = 53
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func stampBatchSequence(b []byte, seq int32) {
-	binary.BigEndian.PutUint32(b[batchOffBaseSequence:], uint32(seq))
-	binary.BigEndian.PutUint32(b[batchOffCRC:], crc32.Checksum(b[batchOffCRCStart:], castagnoli))
 }
 
 // partBuf is the buffer of one partition.
@@ -441,7 +423,7 @@ func (pb *partBuf) endRewind() {
 		if b.seq != seq {
 			b.seq = seq
 			if len(b.frozen) > 0 {
-				stampBatchSequence(b.frozen, seq)
+				wire.SetBatchBaseSequence(b.frozen, seq)
 			}
 		}
 		seq += int32(len(b.recs))

@@ -152,29 +152,6 @@ func TestStickyPartitionAtomic(t *testing.T) {
 	}
 }
 
-func TestStampBatchSequence(t *testing.T) {
-	for _, codec := range []wire.Codec{wire.CodecNone, wire.CodecLZ4, wire.CodecZstd} {
-		bb := wire.NewBatchBuilder(42, 0, -1)
-		bb.Append(1000, []byte("k"), []byte("value"), nil)
-		out, err := bb.Finish(codec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stampBatchSequence(out, 77)
-		if err := wire.VerifyBatchCRC(out); err != nil {
-			t.Fatalf("%v: %v", codec, err)
-		}
-		h, _ := wire.ParseBatchHeader(out)
-		if h.BaseSequence != 77 || h.ProducerID != 42 {
-			t.Fatalf("%v: header %+v", codec, h)
-		}
-		recs, err := wire.DecodeBatch(out, 0, nil)
-		if err != nil || len(recs) != 1 || string(recs[0].Value) != "value" {
-			t.Fatalf("%v: decode %v %v", codec, recs, err)
-		}
-	}
-}
-
 func TestLoneEnvelopeMatchesEncoding(t *testing.T) {
 	// The overhead constants bound the real encoding.
 	batch := make([]byte, 300)

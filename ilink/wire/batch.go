@@ -227,6 +227,17 @@ func SetBatchLeaderEpoch(b []byte, epoch int32) {
 	}
 }
 
+// SetBatchBaseSequence stamps the idempotent base sequence of the whole
+// batch b in place and recomputes its CRC (the sequence is covered by it).
+// Producers assign sequences when a batch is frozen for sending, after it
+// was built. A b shorter than a batch header is left alone.
+func SetBatchBaseSequence(b []byte, seq int32) {
+	if len(b) >= BatchHeaderSize {
+		binary.BigEndian.PutUint32(b[batchOffBaseSequence:], uint32(seq))
+		binary.BigEndian.PutUint32(b[batchOffCRC:], batchComputeCRC(b))
+	}
+}
+
 // NextBatch splits the first batch off a concatenation of batches, as carried
 // by fetch responses and stored in logs. It returns the batch and the rest.
 // An empty b returns (nil, nil, nil). If b ends inside the first batch the

@@ -935,3 +935,26 @@ func benchmarkDecodeBatch(b *testing.B, codec Codec) {
 func BenchmarkDecodeBatch100B_LZ4(b *testing.B)  { benchmarkDecodeBatch(b, CodecLZ4) }
 func BenchmarkDecodeBatch100B_None(b *testing.B) { benchmarkDecodeBatch(b, CodecNone) }
 func BenchmarkDecodeBatch100B_Zstd(b *testing.B) { benchmarkDecodeBatch(b, CodecZstd) }
+
+func TestSetBatchBaseSequence(t *testing.T) {
+	for _, codec := range []Codec{CodecNone, CodecLZ4, CodecZstd} {
+		bb := NewBatchBuilder(42, 0, -1)
+		bb.Append(1000, []byte("k"), []byte("value"), nil)
+		out, err := bb.Finish(codec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		SetBatchBaseSequence(out, 77)
+		if err := VerifyBatchCRC(out); err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		h, _ := ParseBatchHeader(out)
+		if h.BaseSequence != 77 || h.ProducerID != 42 {
+			t.Fatalf("%v: header %+v", codec, h)
+		}
+		recs, err := DecodeBatch(out, 0, nil)
+		if err != nil || len(recs) != 1 || string(recs[0].Value) != "value" {
+			t.Fatalf("%v: decode %v %v", codec, recs, err)
+		}
+	}
+}
