@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/wire"
+)
+
+func TestTailFromParsing(t *testing.T) {
+	for in, want := range map[string]consumer.StartMode{
+		"earliest":                    consumer.StartEarliest,
+		"LATEST":                      consumer.StartLatest,
+		"1200":                        consumer.StartOffset,
+		"0":                           consumer.StartOffset,
+		"2026-01-02T15:04:05Z":        consumer.StartTime,
+		"2026-01-02T15:04:05.5+09:00": consumer.StartTime,
+	} {
+		got, err := parseTailFrom(in)
+		if err != nil || got.mode != want {
+			t.Errorf("--from %s: %v %v", in, got.mode, err)
+		}
+	}
+	if f, _ := parseTailFrom("1200"); f.offset != 1200 {
+		t.Errorf("offset %d", f.offset)
+	}
+	for _, bad := range []string{"", "yesterday", "-5", "2026-01-02", "12x"} {
+		if _, err := parseTailFrom(bad); err == nil || !strings.Contains(err.Error(), "want earliest, latest, an offset") {
+			t.Errorf("--from %q: %v", bad, err)
+		}
+	}
+}
+
+func TestTailBadFlagsAreUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"tail", "T", "--from", "yesterday"},
+		{"tail", "T", "--format", "xml"},
+		{"tail", "T", "--commit", "sometimes"},
+		{"tail", "T", "--count", "-1"},
+	} {
+		_, _, err := runCLI(t, "", args...)
+		var ee *exitError
+		if err == nil || !errors.As(err, &ee) || ee.code != 2 {
+			t.Errorf("%v: %v, want a usage error (exit 2)", args, err)
+		}
+	}
+	_, _, err := runCLI(t, "", "tail", "T", "--from", "yesterday")
+	if err == nil || !strings.Contains(err.Error(), `--from "yesterday": want earliest, latest, an offset (e.g. 1200) or an RFC 3339 time`) {
+		t.Errorf("message: %v", err)
+	}
+}
+
+func tailTestRecord() *consumer.Record {
+	return &consumer.Record{
+		Topic:     "ORDER.EVENT",
+		Partition: 2,
+		Offset:    41,
+		Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC),
+		Key:       nil,
+		Value:     []byte{0x00, 0xff, 0x1b, '[', '2', 'J'},
+		Headers: []wire.RecordHeader{
+			{Key: "trace-id", Value: []byte("abc")},
+			{Key: "bin", Value: []byte{0xfe}},
+			{Key: "none", Value: nil},
+		},
+	}
+}
+
+func TestTailJSONFormat(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeTailJSON(&b, tailTestRecord()); err != nil {
+		t.Fatal(err)
+	}
+	r := tailTestRecord()
+	r.Key = []byte("order-1")
+	r.Value = []byte("caf\u00e9 \u202e\u009b evil")
+	if err := writeTailJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines: %q", len(lines), b.String())
+	}
+	var m1, m2 map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &m1); err != nil {
+		t.Fatal(err)
+	}
+	if m1["topic"] != "ORDER.EVENT" || m1["partition"] != float64(2) || m1["offset"] != float64(41) ||
+		m1["timestamp"] != "2026-01-02T03:04:05.006Z" || m1["key"] != nil || m1["value_encoding"] != "base64" ||
+		m1["value"] != "AP8bWzJK" {
+		t.Fatalf("binary record: %s", lines[0])
+	}
+	if _, ok := m1["key_encoding"]; ok {
+		t.Fatalf("key_encoding on a null key: %s", lines[0])
+	}
+	hs := m1["headers"].([]any)
+	if len(hs) != 3 || hs[0].(map[string]any)["value"] != "abc" || hs[1].(map[string]any)["value_encoding"] != "base64" || hs[2].(map[string]any)["value"] != nil {
+		t.Fatalf("headers: %s", lines[0])
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &m2); err != nil {
+		t.Fatal(err)
+	}
+	if m2["key"] != "order-1" || m2["value"] != "caf\u00e9 \u202e\u009b evil" || m2["value_encoding"] != nil {
+		t.Fatalf("text record: %s", lines[1])
+	}
+	// Bidi overrides and C1 controls are escaped on the line itself.
+	if strings.ContainsRune(lines[1], '\u202e') || strings.ContainsRune(lines[1], '\u009b') || !strings.Contains(lines[1], `\u202e`) {
+		t.Fatalf("raw terminal controls in %q", lines[1])
+	}
+}
+
+func TestTailTextAndHexFormats(t *testing.T) {
+	var b bytes.Buffer
+	r := tailTestRecord()
+	r.Key = []byte("k\x1b]0;title\x07")
+	if err := writeTailText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	line := b.String()
+	if strings.ContainsAny(line, "\x1b\x07\x00") || strings.Count(line, "\n") != 1 {
+		t.Fatalf("unsanitized text line %q", line)
+	}
+	if !strings.HasPrefix(line, "2026-01-02T03:04:05.006Z ORDER.EVENT/2@41 key=") || !strings.Contains(line, "h:trace-id=abc") {
+		t.Fatalf("text line %q", line)
+	}
+	b.Reset()
+	if err := writeTailHex(&b, tailTestRecord()); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "2026-01-02T03:04:05.006Z ORDER.EVENT/2@41 h:trace-id=616263 h:bin=fe h:none= value=00ff1b5b324a\n" {
+		t.Fatalf("hex line %q", got)
+	}
+}

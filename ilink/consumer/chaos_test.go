@@ -1,0 +1,316 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
+)
+
+// chaosCluster is what the coordinator-move test needs from a cluster: the
+// fake here, the engine in the engine tests.
+type chaosCluster interface {
+	Addrs() string
+	CreateTopic(t testing.TB, topic string, partitions int)
+	Produce(t testing.TB, topic string, p int32, n int)
+	EndOffsets(t testing.TB, topic string) []int64
+	Commit(t testing.TB, group, topic string, p int32) (int64, bool)
+	MoveCoordinator(t testing.TB, group string)
+	// Faults adds coordinator error bursts if the cluster can; it returns
+	// a function that removes them.
+	Faults(t testing.TB) func()
+	// Owners returns the coordinator's current owner of each partition
+	// that some member holds; an error when it shows one partition held by
+	// two members.
+	Owners(t testing.TB, group string) (map[tp]string, error)
+}
+
+type fakeChaos struct {
+	fc   *fakeCluster
+	next atomic.Int32
+}
+
+func (f *fakeChaos) Addrs() string { return f.fc.addrs() }
+func (f *fakeChaos) CreateTopic(_ testing.TB, topic string, n int) {
+	f.fc.createTopic(topic, n)
+}
+func (f *fakeChaos) Produce(_ testing.TB, topic string, p int32, n int) {
+	f.fc.produce(topic, p, n, wire.CodecLZ4)
+}
+func (f *fakeChaos) EndOffsets(_ testing.TB, topic string) []int64 {
+	f.fc.mu.Lock()
+	defer f.fc.mu.Unlock()
+	var out []int64
+	for _, p := range f.fc.topics[topic].parts {
+		out = append(out, p.end)
+	}
+	return out
+}
+func (f *fakeChaos) Commit(_ testing.TB, group, topic string, p int32) (int64, bool) {
+	return f.fc.commit(group, topic, p)
+}
+func (f *fakeChaos) MoveCoordinator(_ testing.TB, _ string) {
+	to := uint16(f.next.Add(1)%int32(len(f.fc.nodes)) + 1)
+	f.fc.moveCoordinator(to, 200*time.Millisecond)
+}
+func (f *fakeChaos) Faults(t testing.TB) func() {
+	var n atomic.Int64
+	return f.fc.hook(func(ev *fakeEvent) *fakeAction {
+		switch ev.Code {
+		case wire.CodeHeartbeat, wire.CodeOffsetCommit, wire.CodeOffsetFetch:
+			switch n.Add(1) % 11 {
+			case 3:
+				return &fakeAction{Report: wire.ReportNotCoordinator, Name: wire.ErrNotCoordinator, Tail: "this node follows"}
+			case 7:
+				return &fakeAction{Report: wire.ReportLoading, Name: wire.ErrLoading}
+			}
+		}
+		return nil
+	})
+}
+
+func (f *fakeChaos) Owners(_ testing.TB, group string) (map[tp]string, error) {
+	f.fc.mu.Lock()
+	defer f.fc.mu.Unlock()
+	out := map[tp]string{}
+	if g := f.fc.groups[group]; g != nil {
+		for k, m := range g.owner {
+			out[k] = m
+		}
+	}
+	return out, nil
+}
+
+func TestCoordinatorMoveDuringGroupConsume(t *testing.T) {
+	fc := newFakeCluster(t, 3)
+	runCoordinatorMoveChaos(t, &fakeChaos{fc: fc}, 3*time.Second)
+	fc.checkOwners(t)
+	if t.Failed() {
+		for _, e := range fc.eventLog() {
+			if !strings.HasPrefix(e, "fetch-") {
+				t.Log(e)
+			}
+		}
+	}
+}
+
+// runCoordinatorMoveChaos is anchors §4.2 item 4: a group of 3 members on
+// 6 partitions consumes a continuous stream while the coordinator moves
+// (plus coordinator error bursts and a member leaving and joining). It
+// checks that the group converges, commits never go backwards, the
+// coordinator never gives one partition to two members, every record is
+// processed at least once, and the final commits are the end offsets.
+func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.Duration) {
+	const topic, group, parts = "CHAOS", "chaos", 6
+	cl.CreateTopic(t, topic, parts)
+	stopProduce := make(chan struct{})
+	var produced sync.WaitGroup
+	produced.Add(1)
+	go func() {
+		defer produced.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stopProduce:
+				return
+			default:
+			}
+			cl.Produce(t, topic, int32(i%parts), 10)
+			time.Sleep(500 * time.Microsecond)
+		}
+	}()
+
+	var mu sync.Mutex
+	processed := map[tp]map[int64]int{}
+	var violations []string
+	type runner struct {
+		c    *Consumer
+		done chan struct{}
+		stop chan struct{}
+	}
+	start := func(name string) *runner {
+		o := NewOptions()
+		o.Group = group
+		o.Logf = testLogf(t)
+		o.AutoCommitInterval = 100 * time.Millisecond
+		o.fetchMaxWait = 100 * time.Millisecond
+		c, err := Subscribe(testCtx(t, 30*time.Second), cl.Addrs(), topic, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r := &runner{c: c, done: make(chan struct{}), stop: make(chan struct{})}
+		go func() {
+			defer close(r.done)
+			for {
+				select {
+				case <-r.stop:
+					return
+				default:
+				}
+				rs, err := c.ReadBatch(context.Background(), 500, 50*time.Millisecond)
+				if err != nil {
+					if !ilink.IsNoMessage(err) {
+						t.Errorf("%s: read: %v", name, err)
+					}
+					continue
+				}
+				mu.Lock()
+				for _, rec := range rs {
+					k := tp{rec.Topic, rec.Partition}
+					if processed[k] == nil {
+						processed[k] = map[int64]int{}
+					}
+					processed[k][rec.Offset]++
+				}
+				mu.Unlock()
+			}
+		}()
+		return r
+	}
+	stopRunner := func(r *runner) {
+		close(r.stop)
+		<-r.done
+	}
+
+	// Commits never go backwards, and the coordinator never shows one
+	// partition owned by two members: poll both.
+	stopWatch := make(chan struct{})
+	var watched sync.WaitGroup
+	watched.Add(1)
+	go func() {
+		defer watched.Done()
+		last := map[int32]int64{}
+		for {
+			select {
+			case <-stopWatch:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			for p := int32(0); p < parts; p++ {
+				if o, ok := cl.Commit(t, group, topic, p); ok {
+					if o < last[p] {
+						mu.Lock()
+						violations = append(violations, fmt.Sprintf("commit of partition %d went back %d -> %d", p, last[p], o))
+						mu.Unlock()
+					}
+					last[p] = o
+				}
+			}
+			if _, err := cl.Owners(t, group); err != nil {
+				mu.Lock()
+				violations = append(violations, err.Error())
+				mu.Unlock()
+			}
+		}
+	}()
+
+	members := []*runner{start("m1"), start("m2"), start("m3")}
+	time.Sleep(300 * time.Millisecond)
+	removeFaults := cl.Faults(t)
+	cl.MoveCoordinator(t, group)
+	time.Sleep(300 * time.Millisecond)
+	// A member leaves and another joins.
+	stopRunner(members[1])
+	members[1].c.Close()
+	members[1] = start("m4")
+	time.Sleep(300 * time.Millisecond)
+	cl.MoveCoordinator(t, group)
+	time.Sleep(300 * time.Millisecond)
+	removeFaults()
+	close(stopProduce)
+	produced.Wait()
+	ends := cl.EndOffsets(t, topic)
+
+	// Convergence: within the session timeout + 2 s every record has been
+	// processed and the members hold all partitions, disjointly.
+	deadline := time.Now().Add(sessionTimeout + 2*time.Second)
+	for {
+		done := true
+		mu.Lock()
+		for p := int32(0); p < parts; p++ {
+			got := processed[tp{topic, p}]
+			for o := int64(0); o < ends[p]; o++ {
+				if got[o] == 0 {
+					done = false
+					break
+				}
+			}
+		}
+		mu.Unlock()
+		held := map[int32]int{}
+		for _, m := range members {
+			for _, a := range m.c.Assignment() {
+				for _, p := range a.Partitions {
+					held[p]++
+					if m.c.Position(topic, p) != ends[p] {
+						done = false // the holder has not caught up yet
+					}
+				}
+			}
+		}
+		for p := int32(0); p < parts; p++ {
+			if held[p] != 1 {
+				done = false
+			}
+		}
+		// The coordinator agrees: each partition is owned by the member id
+		// of the consumer reading it (a member that has not noticed a
+		// coordinator move yet still reads partitions it lost).
+		if owners, err := cl.Owners(t, group); done && err == nil {
+			for _, m := range members {
+				id, _ := m.c.MemberID()
+				for _, a := range m.c.Assignment() {
+					for _, p := range a.Partitions {
+						if owners[tp{topic, p}] != id {
+							done = false
+						}
+					}
+				}
+			}
+		} else if err != nil {
+			done = false
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group did not converge: held %v", held)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, m := range members {
+		stopRunner(m)
+	}
+	for _, m := range members {
+		m.c.Close()
+	}
+	close(stopWatch)
+	watched.Wait()
+	for p := int32(0); p < parts; p++ {
+		// Final commits are the end offsets (commit = next offset).
+		if o, _ := cl.Commit(t, group, topic, p); o != ends[p] {
+			t.Errorf("partition %d: final commit %d, end offset %d", p, o, ends[p])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	dups := 0
+	for _, m := range processed {
+		for _, n := range m {
+			dups += n - 1
+		}
+	}
+	total := int64(0)
+	for _, e := range ends {
+		total += e
+	}
+	t.Logf("%d records, %d processed twice or more", total, dups)
+	for _, v := range violations {
+		t.Error(v)
+	}
+}

@@ -1,0 +1,119 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
+)
+
+func TestMatchPattern(t *testing.T) {
+	cases := []struct {
+		pattern, topic string
+		want           bool
+		spec           string
+	}{
+		// spec: T-13 — '*' also matches the separator '.'.
+		{"ORDER.*", "ORDER.KR", true, "T-13"},
+		{"ORDER.*", "ORDER.KR.SUB", true, "T-13"},
+		{"*.EVENT", "ORDER.KR.EVENT", true, "T-13"},
+		{"ORDER*", "ORDER.KR", true, "T-13"},
+		// spec: T-14 — '.' is literal.
+		{"ORDER.*", "ORDERING", false, "T-14"},
+		{"ORDER.*", "ORDERXKR", false, "T-14"},
+		{"A.B", "AXB", false, "T-14"},
+		{"ORDER.*", "ORDER.", true, "T-14"},
+		// spec: T-15 — '*' alone matches no SYSTEM. topic.
+		{"*", "SYSTEM.GROUPS", false, "T-15"},
+		{"*GROUPS", "SYSTEM.GROUPS", false, "T-15"},
+		{"S*", "SYSTEM.GROUPS", false, "T-15"},
+		{"*", "ORDER.EVENT", true, "T-15"},
+		// spec: T-16 — a pattern starting with SYSTEM. matches SYSTEM. topics.
+		{"SYSTEM.*", "SYSTEM.GROUPS", true, "T-16"},
+		{"SYSTEM.G*", "SYSTEM.GROUPS", true, "T-16"},
+		{"SYSTEM.*", "ORDER.EVENT", false, "T-16"},
+		// glob, not regex
+		{"ORDER.?R", "ORDER.KR", true, "glob"},
+		{"ORDER.[K]R", "ORDER.KR", false, "glob"},
+		{"ORDER.K+", "ORDER.KK", false, "glob"},
+		{"", "", true, "glob"},
+		{"*", "", true, "glob"},
+		{"a*b*c", "axxbyyc", true, "glob"},
+		{"a*b*c", "axxbyy", false, "glob"},
+	}
+	for _, tc := range cases {
+		if got := MatchPattern(tc.pattern, tc.topic); got != tc.want {
+			t.Errorf("%s: MatchPattern(%q, %q) = %v, want %v", tc.spec, tc.pattern, tc.topic, got, tc.want)
+		}
+	}
+	if !IsPattern("ORDER.*") || IsPattern("ORDER.EVENT") {
+		t.Error("IsPattern")
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	o, err := Options{}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// spec: C-06 — auto-commit every 5 s by default.
+	if o.AutoCommitInterval != 5*time.Second || NewOptions().AutoCommitInterval != 5*time.Second {
+		t.Errorf("AutoCommitInterval default %v", o.AutoCommitInterval)
+	}
+	// spec: C-20 — Expiry 0 means 5 minutes; other values as given.
+	if o.Expiry != 5*time.Minute {
+		t.Errorf("Expiry default %v", o.Expiry)
+	}
+	o2, _ := Options{Expiry: 600000 * time.Millisecond}.withDefaults()
+	if o2.Expiry != 10*time.Minute {
+		t.Errorf("Expiry 600000ms became %v", o2.Expiry)
+	}
+	// spec: C-33, C-34 — the coordinator retry schedule's real defaults.
+	if CoordinatorBackoffMin != 100*time.Millisecond || CoordinatorBackoffMax != time.Second || CoordinatorBudget != 10*time.Second || o.coordBudget != 10*time.Second {
+		t.Error("coordinator retry defaults changed")
+	}
+	if !NewOptions().Durable || o.MaxBufferedBytes != 64<<20 || o.PatternRefresh != 10*time.Second {
+		t.Error("defaults")
+	}
+	for _, bad := range []Options{
+		{Start: StartTime},
+		{Start: StartOffset, StartOffset: -1},
+		{Commit: 7},
+		{Expiry: -1},
+		{Prefetch: -1},
+	} {
+		if _, err := bad.withDefaults(); !ilink.IsConfigError(err) {
+			t.Errorf("%+v: %v, want a config error", bad, err)
+		}
+	}
+}
+
+func TestAssignReadsOnlyListedPartitions(t *testing.T) {
+	fc := newFakeCluster(t, 3)
+	fc.createTopic("T", 3)
+	for p := int32(0); p < 3; p++ {
+		fc.produce("T", p, 10, wire.CodecNone)
+	}
+	c := mustAssign(t, fc.addr(), "T", []int32{1}, testOptions(t, ""))
+	recs := readN(t, c, 10, 5*time.Second)
+	for i, r := range recs {
+		// spec: C-55 — only the listed partition is read.
+		if r.Partition != 1 || r.Offset != int64(i) || r.Topic != "T" {
+			t.Fatalf("record %d: %s/%d@%d", i, r.Topic, r.Partition, r.Offset)
+		}
+		// spec: C-52 — offset, key, data and topic of each record.
+		if string(r.Value) != fmt.Sprintf("T/1/%d", i) || string(r.Key) != fmt.Sprintf("k%d", i) || len(r.Headers) != 1 {
+			t.Fatalf("record %d: key %q value %q headers %v", i, r.Key, r.Value, r.Headers)
+		}
+	}
+	if _, err := c.Read(context.Background(), 200*time.Millisecond); !ilink.IsNoMessage(err) {
+		t.Fatalf("extra read: %v", err)
+	}
+	if got := c.Assignment(); len(got) != 1 || !slices.Equal(got[0].Partitions, []int32{1}) {
+		t.Fatalf("Assignment %v", got)
+	}
+}

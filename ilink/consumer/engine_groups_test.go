@@ -1,0 +1,348 @@
+// Group tests against the engine's coordinator (issue 4 contract).
+
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+func startGroupEngine(t testing.TB) *engine.Engine {
+	t.Helper()
+	e, err := engine.Start(engine.Config{
+		Nodes:               3,
+		ElectionDelay:       300 * time.Millisecond,
+		HeartbeatInterval:   50 * time.Millisecond,
+		CoordinatorLoadTime: 200 * time.Millisecond,
+		Logf:                testLogf(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// engineCommit reads a group's commit through OFFSET FETCH at the
+// engine's coordinator: what the engine stored.
+func engineCommit(t testing.TB, addrs, group, topic string, p int32) (int64, bool) {
+	t.Helper()
+	o, _ := NewOptions().withDefaults()
+	o.Group = group
+	seeds, _ := ilink.ParseAddrs(addrs)
+	cl := newCluster(&o, seeds)
+	defer cl.close()
+	co := newCoordinator(cl, &o)
+	var rep wire.OffsetsReply
+	req := &wire.OffsetFetchRequest{Group: group, Topics: []wire.TopicPartitions{{Topic: topic, Partitions: []int32{p}}}}
+	if err := co.do(testCtx(t, 15*time.Second), wire.CodeOffsetFetch, 0, req, &rep); err != nil {
+		t.Fatalf("OFFSET FETCH %s: %v", group, err)
+	}
+	for _, e := range rep.Offsets {
+		if e.Topic == topic && e.Partition == p && e.Offset >= 0 {
+			return e.Offset, true
+		}
+	}
+	return -1, false
+}
+
+func TestEngineGroupCommitSemantics(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{Compression: wire.CodecLZ4})
+	produceN(t, p, "T", 0, 100)
+	o := testOptions(t, "billing")
+	o.Commit = CommitManual
+	c := mustSubscribe(t, engineAddrs(e), "T", o)
+	recs := readN(t, c, 10, 10*time.Second)
+	ctx := testCtx(t, 15*time.Second)
+	if err := c.Commit(ctx, recs[4]); err != nil {
+		t.Fatal(err)
+	}
+	// spec: C-05 — the engine stores msg.offset + 1.
+	if got, _ := engineCommit(t, engineAddrs(e), "billing", "T", 0); got != 5 {
+		t.Fatalf("engine stored %d, want 5", got)
+	}
+	if err := c.CommitOffset(ctx, "T", 0, 50); err != nil {
+		t.Fatal(err)
+	}
+	// spec: C-04 — commit_offset(p, 50) stores 51 in the engine.
+	if got, _ := engineCommit(t, engineAddrs(e), "billing", "T", 0); got != 51 {
+		t.Fatalf("engine stored %d, want 51", got)
+	}
+	c.Close()
+	o = testOptions(t, "billing")
+	c2 := mustSubscribe(t, engineAddrs(e), "T", o)
+	// spec: C-14 — the commit wins.
+	if r := readN(t, c2, 1, 10*time.Second)[0]; r.Offset != 51 {
+		t.Fatalf("resumed at %d", r.Offset)
+	}
+	o2 := testOptions(t, "auto")
+	o2.AutoCommitInterval = 100 * time.Millisecond
+	c3 := mustSubscribe(t, engineAddrs(e), "T", o2)
+	readN(t, c3, 30, 10*time.Second)
+	// spec: C-07 — periodic AUTO commit through the engine.
+	eventually(t, 5*time.Second, "auto commit 30", func() bool {
+		got, _ := engineCommit(t, engineAddrs(e), "auto", "T", 0)
+		return got == 30
+	})
+	readN(t, c3, 10, 10*time.Second)
+	c3.Close()
+	// spec: C-09 — commit at close.
+	if got, _ := engineCommit(t, engineAddrs(e), "auto", "T", 0); got != 40 {
+		t.Fatalf("commit at close %d", got)
+	}
+}
+
+func TestEngineSecondMemberAfterRejoin(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=4"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{})
+	produceN(t, p, "T", 0, 400)
+	oa := testOptions(t, "g")
+	oa.AutoCommitInterval = time.Hour
+	a := mustSubscribe(t, engineAddrs(e), "T", oa)
+	if countParts(a.Assignment()) != 4 {
+		t.Fatalf("A: %v", a.Assignment())
+	}
+	readN(t, a, 100, 10*time.Second)
+	pos := map[int32]int64{}
+	for q := int32(0); q < 4; q++ {
+		pos[q] = a.Position("T", q)
+	}
+	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "g"))
+	// spec: C-26 — nothing for B until A rejoins.
+	if n := countParts(b.Assignment()); n != 0 {
+		t.Fatalf("B got %d partitions at its first join", n)
+	}
+	eventually(t, 10*time.Second, "B gets its share", func() bool { return countParts(b.Assignment()) == 2 })
+	// spec: C-08 — A committed before its partitions moved: B starts there.
+	for _, tps := range b.Assignment() {
+		for _, q := range tps.Partitions {
+			if got := b.Position("T", q); got != pos[q] {
+				t.Errorf("partition %d: B starts at %d, A was at %d", q, got, pos[q])
+			}
+		}
+	}
+}
+
+func TestEngineManualCommitAfterReassignment(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{})
+	produceN(t, p, "T", 0, 100)
+	oa := testOptions(t, "g")
+	oa.Commit = CommitManual
+	a := mustSubscribe(t, engineAddrs(e), "T", oa)
+	recs := readN(t, a, 100, 10*time.Second)
+	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "g"))
+	eventually(t, 10*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
+	lost := b.Assignment()[0].Partitions[0]
+	var r *Record
+	for _, x := range recs {
+		if x.Partition == lost {
+			r = x
+		}
+	}
+	err := a.Commit(testCtx(t, 15*time.Second), r)
+	// spec: C-31 — MIMQE_TOPIC_REBALANCED on a manual commit.
+	if !ilink.HasName(err, wire.ErrTopicRebalanced) {
+		t.Fatalf("commit of a reassigned partition: %v", err)
+	}
+}
+
+func TestEngineTemporaryGroupGoneAfterClose(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{})
+	produceN(t, p, "T", 0, 10)
+	o := testOptions(t, "tmp")
+	o.Durable = false
+	c := mustSubscribe(t, engineAddrs(e), "T", o)
+	readN(t, c, 10, 10*time.Second)
+	c.Close()
+	// spec: C-16 — the temporary group and its commits are gone.
+	if got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0); ok {
+		t.Fatalf("temporary group still has commit %d", got)
+	}
+}
+
+func TestEngineInvalidGroupNames(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ group, want string }{
+		// spec: C-39
+		{"", "MIMQE_INVALID_ARGUMENT (Group : empty name not allowed)"},
+		// spec: C-40
+		{"a\x01b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x01 not allowed (|,:; ctrl))"},
+		// spec: C-41
+		{"a|b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x7c not allowed (|,:; ctrl))"},
+		{"a,b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x2c not allowed (|,:; ctrl))"},
+		{"a:b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x3a not allowed (|,:; ctrl))"},
+		{"a;b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x3b not allowed (|,:; ctrl))"},
+	} {
+		_, err := Subscribe(testCtx(t, 15*time.Second), engineAddrs(e), "T", testOptions(t, tc.group))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("group %q: %v, want %s", tc.group, err, tc.want)
+		}
+	}
+	// spec: C-42 — Hangul is accepted.
+	c := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "주문-그룹"))
+	c.Close()
+}
+
+func TestEngineUnsubscribe(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	a := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "u"))
+	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "u"))
+	err := a.Unsubscribe(testCtx(t, 15*time.Second))
+	// spec: C-25
+	if err == nil || err.Error() != "MIMQE_GROUP_NOT_EMPTY (1 active members)" {
+		t.Fatalf("Unsubscribe with another member: %v", err)
+	}
+	b.Close()
+	// spec: C-24
+	if err := a.Unsubscribe(testCtx(t, 15*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// engineChaos drives runCoordinatorMoveChaos against the engine.
+type engineChaos struct {
+	e *engine.Engine
+	p *ilink.Producer
+}
+
+func (x *engineChaos) Addrs() string { return engineAddrs(x.e) }
+func (x *engineChaos) CreateTopic(t testing.TB, topic string, n int) {
+	if err := x.e.CreateTopic(topic, "partitions="+strconv.Itoa(n)); err != nil {
+		t.Fatal(err)
+	}
+}
+func (x *engineChaos) Produce(t testing.TB, topic string, p int32, n int) {
+	for i := 0; i < n; i++ {
+		x.p.Send(&ilink.ProducerRecord{Topic: topic, Value: []byte(strings.Repeat("x", 50))}, nil)
+	}
+	if err := x.p.Flush(context.Background()); err != nil {
+		t.Errorf("flush: %v", err)
+	}
+}
+func (x *engineChaos) EndOffsets(t testing.TB, topic string) []int64 {
+	_, end := x.e.TopicOffsets(topic)
+	return end
+}
+func (x *engineChaos) Commit(t testing.TB, group, topic string, p int32) (int64, bool) {
+	o, ok := x.e.GroupCommits(group)[topic][p]
+	return o, ok
+}
+func (x *engineChaos) Owners(t testing.TB, group string) (map[tp]string, error) {
+	d, err := x.e.DescribeGroup(group)
+	if err != nil {
+		return nil, nil // coordinator offline (loading): nothing to check
+	}
+	out := map[tp]string{}
+	for _, m := range d.Members {
+		for _, a := range m.Assignment {
+			for _, p := range a.Partitions {
+				k := tp{a.Topic, p}
+				if prev, ok := out[k]; ok {
+					return nil, fmt.Errorf("%v owned by %s and %s in generation %d", k, prev, m.MemberID, d.Generation)
+				}
+				out[k] = m.MemberID
+			}
+		}
+	}
+	return out, nil
+}
+func (x *engineChaos) MoveCoordinator(t testing.TB, group string) {
+	if _, err := x.e.MoveCoordinator(group); err != nil {
+		t.Fatal(err)
+	}
+}
+func (x *engineChaos) Faults(t testing.TB) func() {
+	var n atomic.Int64
+	return x.e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		switch ev.Code {
+		case wire.CodeHeartbeat, wire.CodeOffsetCommit, wire.CodeOffsetFetch:
+			switch n.Add(1) % 11 {
+			case 3:
+				return engine.ControlAction{Reject: &wire.ErrorBody{Name: wire.ErrNotCoordinator, Tail: "this node follows"}, RejectReport: wire.ReportNotCoordinator}
+			case 7:
+				return engine.ControlAction{Reject: &wire.ErrorBody{Name: wire.ErrLoading}, RejectReport: wire.ReportLoading}
+			}
+		}
+		return engine.ControlAction{}
+	})
+}
+
+func TestEngineCoordinatorMoveDuringGroupConsume(t *testing.T) {
+	e := startGroupEngine(t)
+	p := newTestProducer(t, e, ilink.ProducerConfig{LingerMs: 1})
+	runCoordinatorMoveChaos(t, &engineChaos{e: e, p: p}, 30*time.Second)
+}
+
+func TestEngineCommitsSurviveCoordinatorFailover(t *testing.T) {
+	e := startGroupEngine(t)
+	if err := e.CreateTopic("T", "partitions=3,replicas=3"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{Acks: ilink.AcksAll})
+	produceN(t, p, "T", 0, 300)
+	o := testOptions(t, "survivor")
+	o.Commit = CommitManual
+	c := mustSubscribe(t, engineAddrs(e), "T", o)
+	recs := readN(t, c, 300, 10*time.Second)
+	ctx := testCtx(t, 30*time.Second)
+	for _, r := range recs {
+		if err := c.Commit(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := e.CoordinatorOf("survivor")
+	if err := e.KillNode(victim); err != nil {
+		t.Fatal(err)
+	}
+	produceN(t, p, "T", 300, 300)
+	// spec: C-49 — the member finds the new coordinator and the partition
+	// leaders by itself; reads and manual commits go on without an error.
+	more := readN(t, c, 300, 20*time.Second)
+	for _, r := range more {
+		if err := c.Commit(ctx, r); err != nil {
+			t.Fatalf("commit after the coordinator's node died: %v", err)
+		}
+	}
+	c.Close()
+	// spec: C-48 — the commits survived: a new member resumes from them.
+	c2 := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "survivor"))
+	if _, err := c2.Read(context.Background(), 500*time.Millisecond); !ilink.IsNoMessage(err) {
+		t.Fatalf("a new member after the failover read again: %v", err)
+	}
+	_, end := e.TopicOffsets("T")
+	for q := range end {
+		if got, _ := engineCommit(t, engineAddrs(e), "survivor", "T", int32(q)); got != end[q] {
+			t.Errorf("partition %d: commit %d, end %d", q, got, end[q])
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package consumer
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+)
+
+// testLogf returns a Logf that writes to the test log while the test runs
+// (and is silent afterwards, so a late goroutine cannot panic the test).
+func testLogf(t testing.TB) func(string, ...any) {
+	var mu sync.Mutex
+	done := false
+	t.Cleanup(func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	})
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done && testing.Verbose() {
+			t.Logf(format, args...)
+		}
+	}
+}
+
+func testOptions(t testing.TB, group string) Options {
+	o := NewOptions()
+	o.Group = group
+	o.Logf = testLogf(t)
+	o.fetchMaxWait = 100 * time.Millisecond
+	return o
+}
+
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func mustSubscribe(t testing.TB, addrs, topic string, o Options) *Consumer {
+	t.Helper()
+	c, err := Subscribe(testCtx(t, 20*time.Second), addrs, topic, o)
+	if err != nil {
+		t.Fatalf("Subscribe(%s, %s): %v", o.Group, topic, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func mustAssign(t testing.TB, addrs, topic string, parts []int32, o Options) *Consumer {
+	t.Helper()
+	c, err := Assign(testCtx(t, 20*time.Second), addrs, topic, parts, o)
+	if err != nil {
+		t.Fatalf("Assign(%s): %v", topic, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// readN reads exactly n records (failing the test after d).
+func readN(t testing.TB, c *Consumer, n int, d time.Duration) []*Record {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	var out []*Record
+	for len(out) < n {
+		left := time.Until(deadline)
+		if left <= 0 {
+			t.Fatalf("read %d of %d records within %v", len(out), n, d)
+		}
+		rs, err := c.ReadBatch(context.Background(), n-len(out), left)
+		if err != nil {
+			if ilink.IsNoMessage(err) {
+				continue
+			}
+			t.Fatalf("ReadBatch after %d of %d records: %v", len(out), n, err)
+		}
+		out = append(out, rs...)
+	}
+	return out
+}
+
+// eventually polls cond until it holds or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
