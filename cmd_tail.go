@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +20,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui"
+	"ilinkdash/ui/views"
 )
 
 type tailFlags struct {
@@ -248,33 +246,18 @@ func tailStamp(r *consumer.Record) string {
 // goes through the dashboard's sanitizer, so no escape sequence, control
 // character or bidi override reaches the terminal.
 func writeTailText(w io.Writer, r *consumer.Record) error {
-	var b strings.Builder
-	b.WriteString(tailStamp(r))
-	b.WriteByte(' ')
-	b.WriteString(ui.SanitizeString(r.Topic))
-	fmt.Fprintf(&b, "/%d@%d", r.Partition, r.Offset)
-	if r.Key != nil {
-		b.WriteString(" key=")
-		b.WriteString(ui.Sanitize(r.Key))
-	}
-	for _, h := range r.Headers {
-		b.WriteString(" h:")
-		b.WriteString(ui.SanitizeString(h.Key))
-		b.WriteByte('=')
-		b.WriteString(ui.Sanitize(h.Value))
-	}
-	b.WriteByte(' ')
-	if r.Value == nil {
-		b.WriteString("<null>")
-	} else {
-		b.WriteString(ui.Sanitize(r.Value))
-	}
-	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeTailLine(w, r, "", ui.Sanitize)
 }
 
+// writeTailHex prints keys, header values and values as hex.
 func writeTailHex(w io.Writer, r *consumer.Record) error {
+	return writeTailLine(w, r, "value=", hex.EncodeToString)
+}
+
+// writeTailLine prints `time topic/partition@offset key=… h:k=… value`,
+// with the record's bytes rendered by enc (the topic and header names are
+// always sanitized).
+func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func([]byte) string) error {
 	var b strings.Builder
 	b.WriteString(tailStamp(r))
 	b.WriteByte(' ')
@@ -282,116 +265,40 @@ func writeTailHex(w io.Writer, r *consumer.Record) error {
 	fmt.Fprintf(&b, "/%d@%d", r.Partition, r.Offset)
 	if r.Key != nil {
 		b.WriteString(" key=")
-		b.WriteString(hex.EncodeToString(r.Key))
+		b.WriteString(enc(r.Key))
 	}
 	for _, h := range r.Headers {
 		b.WriteString(" h:")
 		b.WriteString(ui.SanitizeString(h.Key))
 		b.WriteByte('=')
-		b.WriteString(hex.EncodeToString(h.Value))
+		b.WriteString(enc(h.Value))
 	}
-	b.WriteString(" value=")
+	b.WriteByte(' ')
+	b.WriteString(valueLabel)
 	if r.Value == nil {
 		b.WriteString("<null>")
 	} else {
-		b.WriteString(hex.EncodeToString(r.Value))
+		b.WriteString(enc(r.Value))
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// tailJSON is one --format json line. A key or value that is not valid
-// UTF-8 is base64 with key_encoding / value_encoding "base64"; a null one
-// is JSON null.
-type tailJSON struct {
-	Topic         string       `json:"topic"`
-	Partition     int32        `json:"partition"`
-	Offset        int64        `json:"offset"`
-	Timestamp     string       `json:"timestamp"`
-	Key           *string      `json:"key"`
-	KeyEncoding   string       `json:"key_encoding,omitempty"`
-	Value         *string      `json:"value"`
-	ValueEncoding string       `json:"value_encoding,omitempty"`
-	Headers       []tailHeader `json:"headers"`
-}
-
-type tailHeader struct {
-	Key           string  `json:"key"`
-	Value         *string `json:"value"`
-	ValueEncoding string  `json:"value_encoding,omitempty"`
-}
-
-// jsonBytes encodes b as text when it is UTF-8, else base64.
-func jsonBytes(b []byte) (*string, string) {
-	if b == nil {
-		return nil, ""
-	}
-	if utf8.Valid(b) {
-		s := string(b)
-		return &s, ""
-	}
-	s := base64.StdEncoding.EncodeToString(b)
-	return &s, "base64"
-}
-
+// writeTailJSON prints one JSON object per line, in the format the
+// dashboard's tail saves (views.AppendTailJSON): binary keys and values in
+// base64 with key_encoding / value_encoding, and characters a terminal may
+// act on escaped.
 func writeTailJSON(w io.Writer, r *consumer.Record) error {
-	j := tailJSON{
-		Topic:     r.Topic,
-		Partition: r.Partition,
-		Offset:    r.Offset,
-		Timestamp: r.Timestamp.UTC().Format(time.RFC3339Nano),
-		Headers:   make([]tailHeader, 0, len(r.Headers)),
-	}
-	j.Key, j.KeyEncoding = jsonBytes(r.Key)
-	j.Value, j.ValueEncoding = jsonBytes(r.Value)
-	for _, h := range r.Headers {
-		th := tailHeader{Key: h.Key}
-		th.Value, th.ValueEncoding = jsonBytes(h.Value)
-		j.Headers = append(j.Headers, th)
-	}
-	b, err := json.Marshal(j)
-	if err != nil {
-		return err
-	}
-	b = append(escapeTerminalRunes(b), '\n')
-	_, err = w.Write(b)
-	return err
-}
-
-// escapeTerminalRunes rewrites, inside JSON text, the characters that
-// encoding/json leaves raw but a terminal may act on or that reorder text:
-// DEL, C1 controls, bidi overrides and isolates, zero-width characters
-// and the BOM. They can only occur inside JSON strings, where \uXXXX is
-// the same value, so the output stays equivalent JSON.
-func escapeTerminalRunes(b []byte) []byte {
-	var out []byte
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if terminalUnsafe(r) {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)+16), b[:i]...)
-			}
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else if out != nil {
-			out = append(out, b[i:i+n]...)
+	tr := views.TailRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
+	if len(r.Headers) > 0 {
+		tr.Headers = make([]views.HeaderKV, len(r.Headers))
+		for i, h := range r.Headers {
+			tr.Headers[i] = views.HeaderKV{Key: h.Key, Value: h.Value}
 		}
-		i += n
 	}
-	if out == nil {
-		return b
-	}
-	return out
-}
-
-func terminalUnsafe(r rune) bool {
-	switch {
-	case r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
-		return true
-	}
-	return false
+	_, err := w.Write(views.AppendTailJSON(nil, &tr))
+	return err
 }
 
 // startTailDemo starts a fresh 3-node engine with demo topics (and target,

@@ -2,23 +2,6 @@ package ilink
 
 import "testing"
 
-func TestMurmur2MatchesKafka(t *testing.T) {
-	// Vectors from Kafka's UtilsTest and the spec.
-	cases := map[string]int32{
-		"21":                         -973932308,
-		"foobar":                     -790332482,
-		"abc":                        479470107,
-		"a-little-bit-long-string":   -985981536,
-		"a-little-bit-longer-string": -1486304829,
-		"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
-	}
-	for k, want := range cases {
-		if got := murmur2([]byte(k)); got != want { // spec: P-17
-			t.Errorf("murmur2(%q) = %d, want %d", k, got, want)
-		}
-	}
-}
-
 func TestKeyPartitionTable(t *testing.T) {
 	// Fixed key table: partition = toPositive(murmur2(key)) % n, as Kafka.
 	if p := KeyPartition([]byte("order-1"), 3); p != 1 { // spec: P-17

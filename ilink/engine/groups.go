@@ -270,44 +270,9 @@ func (s *groupShard) groupList() []*group {
 
 // ---- placement ----
 
-// murmur2 is Kafka's murmur2 (the client's partitioner, ilink.KeyPartition).
-func murmur2(data []byte) int32 {
-	const (
-		seed uint32 = 0x9747b28c
-		m    uint32 = 0x5bd1e995
-		r           = 24
-	)
-	n := len(data)
-	h := seed ^ uint32(n)
-	i := 0
-	for ; n-i >= 4; i += 4 {
-		k := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24
-		k *= m
-		k ^= k >> r
-		k *= m
-		h *= m
-		h ^= k
-	}
-	switch n - i {
-	case 3:
-		h ^= uint32(data[i+2]) << 16
-		fallthrough
-	case 2:
-		h ^= uint32(data[i+1]) << 8
-		fallthrough
-	case 1:
-		h ^= uint32(data[i])
-		h *= m
-	}
-	h ^= h >> 13
-	h *= m
-	h ^= h >> 15
-	return int32(h)
-}
-
 // groupPartition is the SYSTEM.GROUPS partition of a group.
 func groupPartition(group string, n int) int {
-	return int(uint32(murmur2([]byte(group)))&0x7fffffff) % n
+	return wire.KeyPartition([]byte(group), n)
 }
 
 func (gc *groupCoord) shardOf(group string) *groupShard {
