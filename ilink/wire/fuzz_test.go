@@ -57,6 +57,12 @@ func FuzzDecodeMessages(f *testing.F) {
 	f.Add(uint8(2), Encode(nil, &PutRequest{Queue: "Q", MsgID: make([]byte, MsgIDLen), Payload: []byte("x")}))
 	f.Add(uint8(3), Encode(nil, &GetReply{MsgID: make([]byte, MsgIDLen), Payload: []byte("y")}))
 	f.Add(uint8(4), Encode(nil, &ErrorBody{Name: ErrNoMessage}))
+	f.Add(uint8(9), Encode(nil, &MetadataRequest{Topics: []string{"A"}}))
+	f.Add(uint8(10), Encode(nil, &MetadataReply{Topics: []TopicMeta{{Name: "T", Epoch: 1, Partitions: []PartitionMeta{{ID: 0, Leader: 1, Replicas: []uint16{1, 2}, InSync: []uint16{1}}}}}}))
+	f.Add(uint8(11), Encode(nil, &ProduceRequest{Acks: -1, Topics: []ProduceTopic{{Topic: "T", Epoch: 1, Partitions: []ProducePartition{{Partition: 0, Batches: []byte{1, 2, 3}}}}}}))
+	f.Add(uint8(14), Encode(nil, &FetchReply{Topics: []FetchTopicResult{{Topic: "T", Partitions: []FetchPartitionResult{{Partition: 1, HighWatermark: 9, Batches: []byte{}}}}}}))
+	f.Add(uint8(22), Encode(nil, &JoinGroupReply{MemberID: "m", Generation: 3, Assignment: []TopicPartitions{{Topic: "T", Partitions: []int32{0, 1}}}}))
+	f.Add(uint8(24), Encode(nil, &OffsetCommitRequest{Group: "g", Offsets: []OffsetEntry{{Topic: "T", Partition: 0, Offset: 51}}}))
 	f.Add(uint8(5), []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, kind uint8, body []byte) {
 		ctors := []func() Message{
@@ -69,6 +75,27 @@ func FuzzDecodeMessages(f *testing.F) {
 			func() Message { return &PutReply{} },
 			func() Message { return &QueueRequest{} },
 			func() Message { return &DepthReply{} },
+			func() Message { return &MetadataRequest{} },
+			func() Message { return &MetadataReply{} },
+			func() Message { return &ProduceRequest{} },
+			func() Message { return &ProduceReply{} },
+			func() Message { return &FetchRequest{} },
+			func() Message { return &FetchReply{} },
+			func() Message { return &ListOffsetsRequest{} },
+			func() Message { return &ListOffsetsReply{} },
+			func() Message { return &AdminPublishRequest{} },
+			func() Message { return &AdminPublishReply{} },
+			func() Message { return &CreateTopicRequest{} },
+			func() Message { return &InitProducerReply{} },
+			func() Message { return &JoinGroupRequest{} },
+			func() Message { return &JoinGroupReply{} },
+			func() Message { return &MemberRequest{} },
+			func() Message { return &OffsetCommitRequest{} },
+			func() Message { return &OffsetsReply{} },
+			func() Message { return &OffsetFetchRequest{} },
+			func() Message { return &DeleteGroupRequest{} },
+			func() Message { return &TopicLeaveRequest{} },
+			func() Message { return &CoordinatorReply{} },
 		}
 		m := ctors[int(kind)%len(ctors)]()
 		if err := Decode(body, m); err != nil {
