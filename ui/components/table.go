@@ -17,6 +17,10 @@ type Column[T any] struct {
 	Width int  // preferred width in cells
 	Min   int  // narrowest it shrinks to before being dropped (default Width)
 	Flex  bool // takes the free space (the name column)
+	// Max caps how wide a flex column grows (0 = no cap), so on a wide
+	// terminal a name column does not push the numbers to the far edge;
+	// space no column can take is left blank at the right.
+	Max   int
 	Right bool // right-aligned (numbers)
 	// Drop orders columns for removal when the table is too narrow: 0 is
 	// never dropped, higher numbers go first.
@@ -397,23 +401,25 @@ func (t *Table[T]) relayout() {
 		widths[j]--
 		total--
 	}
-	// Free space goes to the flex columns.
-	if total < w {
-		var flex []int
+	// Free space goes to the flex columns, evenly, each up to its Max.
+	for total < w {
+		var open []int
 		for j, i := range vis {
-			if t.cols[i].Flex {
-				flex = append(flex, j)
+			if c := t.cols[i]; c.Flex && (c.Max == 0 || widths[j] < c.Max) {
+				open = append(open, j)
 			}
 		}
-		if len(flex) > 0 {
-			extra := w - total
-			for k, j := range flex {
-				share := extra / len(flex)
-				if k == len(flex)-1 {
-					share = extra - share*(len(flex)-1)
-				}
-				widths[j] += share
+		if len(open) == 0 {
+			break
+		}
+		share := max((w-total)/len(open), 1)
+		for _, j := range open {
+			add := min(share, w-total)
+			if c := t.cols[vis[j]]; c.Max > 0 {
+				add = min(add, c.Max-widths[j])
 			}
+			widths[j] += add
+			total += add
 		}
 	}
 	t.layout = t.layout[:0]

@@ -154,7 +154,7 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 		N{Title: "NODE", Width: 5, Right: true,
 			Text: func(r nodeRow) string { return strconv.Itoa(r.id()) },
 			Cmp:  func(a, b nodeRow) int { return cmp.Compare(a.id(), b.id()) }},
-		N{Title: "QMGR", Width: 10, Min: 5, Flex: true,
+		N{Title: "QMGR", Width: 10, Min: 5, Flex: true, Max: 16,
 			Text: func(r nodeRow) string {
 				if r.hasDef {
 					return common.S(r.n.QueueManager)
@@ -201,7 +201,7 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 	v.nodes.SetSort(0, false)
 	type P = components.Column[admin.PartitionReplication]
 	v.parts = components.NewTable(ctx, func(p admin.PartitionReplication) string { return offKey(p.Topic, p.Partition) },
-		P{Title: "TOPIC", Width: 18, Min: 8, Flex: true,
+		P{Title: "TOPIC", Width: 18, Min: 8, Flex: true, Max: 48,
 			Text: func(p admin.PartitionReplication) string { return common.S(p.Topic) },
 			Cmp: func(a, b admin.PartitionReplication) int {
 				if c := strings.Compare(a.Topic, b.Topic); c != 0 {

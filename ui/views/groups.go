@@ -113,7 +113,7 @@ func NewGroups(ctx *common.Context, src GroupAdmin) *Groups {
 	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: newGroupTracker()}
 	type C = components.Column[*groupRow]
 	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.info.Name },
-		C{Title: "NAME", Width: 20, Min: 10, Flex: true,
+		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
 			Text: func(r *groupRow) string { return r.name },
 			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
 		C{Title: "STATE", Width: 11, Min: 6, Drop: 5,
@@ -369,7 +369,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 	d := &groupDetail{name: name, prev: map[string]*partSample{}}
 	type O = components.Column[offRow]
 	d.offs = components.NewTable(v.ctx, func(r offRow) string { return offKey(r.o.Topic, r.o.Partition) },
-		O{Title: "TOPIC", Width: 16, Min: 8, Flex: true,
+		O{Title: "TOPIC", Width: 16, Min: 8, Flex: true, Max: 48,
 			Text: func(r offRow) string { return common.S(r.o.Topic) },
 			Cmp: func(a, b offRow) int {
 				if c := strings.Compare(a.o.Topic, b.o.Topic); c != 0 {
@@ -411,7 +411,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 	d.offs.SetSort(0, false)
 	type M = components.Column[admin.GroupMember]
 	d.mems = components.NewTable(v.ctx, func(m admin.GroupMember) string { return m.MemberID },
-		M{Title: "MEMBER", Width: 18, Min: 8, Flex: true,
+		M{Title: "MEMBER", Width: 18, Min: 8, Flex: true, Max: 40,
 			Text: func(m admin.GroupMember) string { return common.S(m.MemberID) },
 			Cmp:  func(a, b admin.GroupMember) int { return strings.Compare(a.MemberID, b.MemberID) }},
 		M{Title: "CLIENT", Width: 14, Min: 6, Drop: 2,

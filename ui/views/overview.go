@@ -88,7 +88,7 @@ func NewOverview(ctx *common.Context) *Overview {
 		N{Title: "NODE", Width: 5, Right: true,
 			Text: func(n admin.NodeInfo) string { return strconv.Itoa(n.ID) },
 			Cmp:  func(a, b admin.NodeInfo) int { return cmp.Compare(a.ID, b.ID) }},
-		N{Title: "QMGR", Width: 10, Min: 5, Flex: true,
+		N{Title: "QMGR", Width: 10, Min: 5, Flex: true, Max: 16,
 			Text: func(n admin.NodeInfo) string { return common.S(n.QueueManager) }},
 		N{Title: "ADDRESS", Width: 21, Min: 10, Drop: 3,
 			Text: func(n admin.NodeInfo) string { return common.S(n.DataAddr) }},

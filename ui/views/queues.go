@@ -37,7 +37,7 @@ func NewQueues(ctx *common.Context) *Queues {
 	v := &Queues{base: base{ctx: ctx, id: common.ViewQueues}, rows: map[string]*queueRow{}}
 	type C = components.Column[*queueRow]
 	v.table = components.NewTable(ctx, func(r *queueRow) string { return r.info.Name },
-		C{Title: "NAME", Width: 22, Min: 10, Flex: true,
+		C{Title: "NAME", Width: 22, Min: 10, Flex: true, Max: 48,
 			Text: func(r *queueRow) string { return r.name },
 			Cmp:  func(a, b *queueRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
 		C{Title: "DEPTH", Width: 8, Right: true,

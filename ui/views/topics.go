@@ -91,7 +91,7 @@ func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
 	v := &Topics{base: base{ctx: ctx, id: common.ViewTopics}, src: src, rows: map[string]*topicRow{}}
 	cmpF := func(f func(a, b *topicRow) int) func(a, b *topicRow) int { return f }
 	v.table = components.NewTable(ctx, func(r *topicRow) string { return r.info.Name },
-		components.Column[*topicRow]{Title: "NAME", Width: 24, Min: 12, Flex: true,
+		components.Column[*topicRow]{Title: "NAME", Width: 24, Min: 12, Flex: true, Max: 48,
 			Text: func(r *topicRow) string { return r.name },
 			Cmp:  cmpF(func(a, b *topicRow) int { return strings.Compare(a.info.Name, b.info.Name) })},
 		components.Column[*topicRow]{Title: "PART", Width: 4, Right: true, Drop: 2,
@@ -505,7 +505,7 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 	d.cons = components.NewTable(v.ctx, func(s admin.SubscriptionLine) string {
 		return s.Group + "\x00" + itoa(int64(s.Partition))
 	},
-		components.Column[admin.SubscriptionLine]{Title: "GROUP", Width: 20, Min: 10, Flex: true,
+		components.Column[admin.SubscriptionLine]{Title: "GROUP", Width: 20, Min: 10, Flex: true, Max: 40,
 			Text: func(s admin.SubscriptionLine) string { return common.S(s.Group) },
 			Cmp: func(a, b admin.SubscriptionLine) int {
 				if c := strings.Compare(a.Group, b.Group); c != 0 {
