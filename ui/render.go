@@ -250,8 +250,14 @@ func (m *Model) statusBar(w int) string {
 		if !s.okAt.IsZero() {
 			data = "data " + common.Ago(now, s.okAt)
 		}
-		errs = append(errs, st.StatusErr.Render("⚠ "+id.String()+": "+sanitize.Error(s.err))+
-			st.StatusMuted.Render(" (failing for "+common.Dur(now.Sub(s.errSince).Truncate(1e9))+", "+data+")"))
+		msg := "⚠ " + id.String() + ": " + sanitize.Error(s.err)
+		age := " (failing for " + common.Dur(now.Sub(s.errSince).Truncate(1e9)) + ", " + data + ")"
+		if len(errs) == 0 {
+			// The age must stay visible: a long error text gives way.
+			room := w - common.Width(strings.Join(left, " ")) - 2 - common.Width(age)
+			msg = common.Trunc(msg, max(room, 12))
+		}
+		errs = append(errs, st.StatusErr.Render(msg)+st.StatusMuted.Render(age))
 	}
 	var right string
 	switch {

@@ -106,8 +106,28 @@ func (s *Sources) service(ctx context.Context) (*admin.Service, error) {
 		s.svc = svc
 		return svc, nil
 	}
-	return nil, fmt.Errorf("no admin address answered: %w", errors.Join(errs...))
+	for _, err := range errs {
+		s.logf("live: admin: %v", err)
+	}
+	return nil, fmt.Errorf("no admin address answered: %w", dialErrors(errs))
 }
+
+// dialErrors are the failures of one round of admin dials. Its text is one
+// line (it ends up in the status bar): the first failure and how many
+// more; errors.Is/As see every one of them.
+type dialErrors []error
+
+func (e dialErrors) Error() string {
+	switch len(e) {
+	case 0:
+		return "no admin address configured"
+	case 1:
+		return e[0].Error()
+	}
+	return fmt.Sprintf("%v (and %d more)", e[0], len(e)-1)
+}
+
+func (e dialErrors) Unwrap() []error { return e }
 
 // qmgr returns the per-queue-manager handle.
 func (s *Sources) qmgr(ctx context.Context) (*admin.Qmgr, error) {
@@ -143,6 +163,17 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// refuseReadOnly refuses a mutating call of a read-only context before
+// anything is dialled. The admin client refuses it too, but only once it
+// holds a connection: a fresh adapter would otherwise open one (a HELLO
+// reaching the engine) just to say no.
+func (s *Sources) refuseReadOnly(call string) error {
+	if s.cfg.ReadOnly {
+		return ilink.ReadOnlyError(call)
+	}
+	return nil
 }
 
 // withQmgr runs fn on the queue manager handle and checks its error.
@@ -233,6 +264,9 @@ func topicProps(spec views.TopicSpec) string {
 
 // CreateTopic implements views.TopicAdmin.
 func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+	if err := s.refuseReadOnly("CreateTopic"); err != nil {
+		return err
+	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
 		return struct{}{}, q.CreateTopic(ctx, spec.Name, topicProps(spec))
 	})
@@ -241,12 +275,18 @@ func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
 
 // DeleteTopic implements views.TopicAdmin.
 func (s *Sources) DeleteTopic(ctx context.Context, topic string) error {
+	if err := s.refuseReadOnly("DeleteTopic"); err != nil {
+		return err
+	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteTopic(ctx, topic) })
 	return err
 }
 
 // FlushTopic implements views.TopicAdmin.
 func (s *Sources) FlushTopic(ctx context.Context, topic string) error {
+	if err := s.refuseReadOnly("FlushTopic"); err != nil {
+		return err
+	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.FlushTopic(ctx, topic) })
 	return err
 }
@@ -263,6 +303,11 @@ func (s *Sources) DescribeGroup(ctx context.Context, group string) (admin.GroupD
 
 // SeekGroup implements views.GroupAdmin: apply=false plans only.
 func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
+	if apply {
+		if err := s.refuseReadOnly("SeekGroup"); err != nil {
+			return nil, err
+		}
+	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
 		if !apply {
 			return q.PlanSeekGroup(ctx, group, topic, to)
@@ -274,6 +319,11 @@ func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.S
 // SeekGroupToTime implements views.GroupAdmin: the plan is the engine's
 // dry run of the same time seek, so the preview shows what applying does.
 func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t time.Time, apply bool) ([]admin.OffsetChange, error) {
+	if apply {
+		if err := s.refuseReadOnly("SeekGroupToTime"); err != nil {
+			return nil, err
+		}
+	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
 		if !apply {
 			return q.PlanSeekGroup(ctx, group, topic, admin.SeekTarget{Time: t})
@@ -284,6 +334,9 @@ func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t ti
 
 // DeleteGroup implements views.GroupAdmin.
 func (s *Sources) DeleteGroup(ctx context.Context, group string) error {
+	if err := s.refuseReadOnly("DeleteGroup"); err != nil {
+		return err
+	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteGroup(ctx, group) })
 	return err
 }
@@ -295,6 +348,9 @@ func (s *Sources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, e
 
 // SetClusterProperty implements views.ClusterAdmin.
 func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {
+	if err := s.refuseReadOnly("SetClusterProperty"); err != nil {
+		return err
+	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) {
 		return svc.SetClusterProperty(ctx, "", change)
 	})
@@ -303,12 +359,18 @@ func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPr
 
 // AddNode implements views.ClusterAdmin.
 func (s *Sources) AddNode(ctx context.Context, node admin.ClusterNode) error {
+	if err := s.refuseReadOnly("AddNode"); err != nil {
+		return err
+	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.AddNode(ctx, "", node) })
 	return err
 }
 
 // RemoveNode implements views.ClusterAdmin.
 func (s *Sources) RemoveNode(ctx context.Context, n int) error {
+	if err := s.refuseReadOnly("RemoveNode"); err != nil {
+		return err
+	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.RemoveNode(ctx, "", n) })
 	return err
 }

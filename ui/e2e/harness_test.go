@@ -1,0 +1,361 @@
+// Package e2e drives the real dashboard end to end: the root model
+// (ui.New) with the real adapters (ui/live) against a real in-process
+// engine (engine.Start) over loopback TCP, run by a real tea.Program
+// through teatest v2. That is the program `ilinkdash` runs, minus the
+// terminal: input is sent as key messages, and the output is read twice,
+//
+//   - as frames: every View() the program hands its renderer, recorded by
+//     a thin wrapper around the root model (waitFor matches them with the
+//     ANSI sequences stripped), and
+//   - as the raw bytes the renderer wrote to its "terminal" (teatest's
+//     output buffer), for the hostile-payload test.
+//
+// Nothing sleeps a fixed time to let things happen: every step polls the
+// frames with a generous deadline. (The one sleep, in the hostile-payload
+// test, only gives the 60 frames/s renderer time to write each state
+// before the next key replaces it.)
+//
+// The frames a test waits for come from the model; the engine, the
+// client and the adapters are the real ones, so a step that waits for
+// "lag 0" waits for a real commit to be moved and polled back.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ui"
+	"ilinkdash/ui/live"
+)
+
+// deadline is how long a step may take before the test gives up: generous,
+// because -race on two cores is slow, and a step normally takes well under
+// a second.
+const deadline = 20 * time.Second
+
+// ---- the engine ----
+
+type engineOpts struct {
+	nodes    int
+	election time.Duration
+}
+
+// startEngine starts an in-process cluster closed at the end of the test.
+func startEngine(t testing.TB, o engineOpts) *engine.Engine {
+	t.Helper()
+	if o.election == 0 {
+		o.election = 300 * time.Millisecond
+	}
+	e, err := engine.Start(engine.Config{
+		Nodes:               o.nodes,
+		ElectionDelay:       o.election,
+		CoordinatorLoadTime: 50 * time.Millisecond,
+		HeartbeatInterval:   200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+// adminQmgr opens a separate admin connection for the test's own setup
+// (creating records from "outside" the dashboard).
+func adminQmgr(t testing.TB, e *engine.Engine) *admin.Qmgr {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	svc, err := admin.Connect(ctx, e.AdminAddrs()[0], admin.Options{ClientName: "e2e-setup"})
+	if err != nil {
+		t.Fatalf("admin connect: %v", err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	return svc.AccessAdminQmgr(svc.QueueManager())
+}
+
+func createTopic(t testing.TB, e *engine.Engine, name, props string) {
+	t.Helper()
+	if err := e.CreateTopic(name, props); err != nil {
+		t.Fatalf("create topic %s: %v", name, err)
+	}
+}
+
+// ---- frames ----
+
+type frame struct {
+	seq   int
+	raw   string // View().Content as handed to the renderer
+	plain string // raw without its ANSI sequences
+}
+
+// frames records every distinct frame the program renders. It keeps the
+// last maxFrames; waiters scan from their own cursor, so a frame shown
+// only briefly (an error between two polls) is still seen.
+type frames struct {
+	mu   sync.Mutex
+	list []frame
+	seq  int
+	last string
+}
+
+const maxFrames = 4096
+
+func (f *frames) add(raw string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if raw == f.last {
+		return
+	}
+	f.last = raw
+	f.seq++
+	if len(f.list) == maxFrames {
+		f.list = append(f.list[:0], f.list[maxFrames/2:]...)
+	}
+	f.list = append(f.list, frame{seq: f.seq, raw: raw, plain: ansi.Strip(raw)})
+}
+
+// since returns the frames after seq.
+func (f *frames) since(seq int) []frame {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := len(f.list)
+	for i > 0 && f.list[i-1].seq > seq {
+		i--
+	}
+	return append([]frame(nil), f.list[i:]...)
+}
+
+func (f *frames) latest() frame {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.list) == 0 {
+		return frame{}
+	}
+	return f.list[len(f.list)-1]
+}
+
+// recModel is the root model with its frames recorded: Init and Update are
+// the root model's, View is the root model's View, noted on its way to the
+// renderer.
+type recModel struct {
+	root *ui.Model
+	fr   *frames
+}
+
+func (r recModel) Init() tea.Cmd { return r.root.Init() }
+
+func (r recModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.root.Update(msg)
+	return r, cmd
+}
+
+func (r recModel) View() tea.View {
+	v := r.root.View()
+	r.fr.add(v.Content)
+	return v
+}
+
+// ---- the dashboard ----
+
+type dashOpts struct {
+	w, h     int
+	readOnly bool
+	demo     bool          // the DEMO badge, as on the embedded demo
+	refresh  time.Duration // polling interval of every resource (default 400 ms)
+}
+
+type dash struct {
+	t    testing.TB
+	e    *engine.Engine
+	src  *live.Sources
+	tm   *teatest.TestModel
+	fr   *frames
+	mark int // frames before this are not matched by waitFor
+	done bool
+}
+
+// refreshEvery is the polling interval of every resource in the tests.
+func refreshEvery(d time.Duration) config.Refresh {
+	return config.Refresh{Overview: d, Topics: d, Groups: d, Queues: d, Cluster: d, Replication: d}
+}
+
+// liveSources are the adapters main builds for the embedded engine.
+func liveSources(t testing.TB, e *engine.Engine, readOnly bool) *live.Sources {
+	t.Helper()
+	src, err := live.New(live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: "ilinkdash-e2e", ReadOnly: readOnly})
+	if err != nil {
+		t.Fatalf("live: %v", err)
+	}
+	return src
+}
+
+// startDash runs the dashboard on e the way cmd_dashboard.go does (ui.New
+// on live.Sources, tea.NewProgram), with a true-colour profile so the
+// output carries the program's real styling sequences.
+func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
+	t.Helper()
+	if o.w == 0 {
+		o.w, o.h = 120, 40
+	}
+	if o.refresh == 0 {
+		o.refresh = 400 * time.Millisecond
+	}
+	src := liveSources(t, e, o.readOnly)
+	cfg := config.DefaultContext()
+	cfg.Name = "e2e"
+	cfg.ReadOnly = o.readOnly
+	cfg.Refresh = refreshEvery(o.refresh)
+	uctx := ui.NewContext(cfg, o.demo, func(string) string { return "" })
+	d := &dash{t: t, e: e, src: src, fr: &frames{}}
+	m := ui.New(uctx, src)
+	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr},
+		teatest.WithInitialTermSize(o.w, o.h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor)))
+	t.Cleanup(d.quit)
+	return d
+}
+
+// quit ends the program the way a user does (ctrl+c: the root model stops
+// polling and closes the tail), waits for it, then closes the adapters.
+func (d *dash) quit() {
+	if d.done {
+		return
+	}
+	d.done = true
+	d.tm.Send(key("ctrl+c"))
+	d.tm.WaitFinished(d.t, teatest.WithFinalTimeout(deadline))
+	_ = d.src.Close()
+}
+
+// rawOutput ends the program and returns every byte it wrote.
+func (d *dash) rawOutput() []byte {
+	d.quit()
+	b, err := io.ReadAll(d.tm.Output())
+	if err != nil {
+		d.t.Fatalf("reading the output: %v", err)
+	}
+	return b
+}
+
+func (d *dash) keys(ks ...string) {
+	for _, k := range ks {
+		d.tm.Send(key(k))
+	}
+}
+
+func (d *dash) typeText(s string) {
+	for _, r := range s {
+		d.tm.Send(key(string(r)))
+	}
+}
+
+// command runs a `:` command line.
+func (d *dash) command(s string) {
+	d.keys(":")
+	d.typeText(s)
+	d.keys("enter")
+}
+
+// markNow makes the next waitFor look only at frames rendered from now on.
+func (d *dash) markNow() { d.mark = d.fr.latest().seq }
+
+// waitFor polls the frames (ANSI stripped) until pred holds for one of
+// them, and returns it. Frames before the last markNow are ignored.
+func (d *dash) waitFor(what string, pred func(screen string) bool) string {
+	d.t.Helper()
+	f, ok := d.tryWait(deadline, pred)
+	if !ok {
+		d.t.Fatalf("timed out after %v waiting for %s; last frame:\n%s", deadline, what, d.fr.latest().plain)
+	}
+	return f.plain
+}
+
+func (d *dash) tryWait(limit time.Duration, pred func(screen string) bool) (frame, bool) {
+	end := time.Now().Add(limit)
+	seen := d.mark
+	for {
+		for _, f := range d.fr.since(seen) {
+			seen = f.seq
+			if pred(f.plain) {
+				return f, true
+			}
+		}
+		if time.Now().After(end) {
+			return frame{}, false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitText waits for a frame containing every one of texts.
+func (d *dash) waitText(texts ...string) string {
+	d.t.Helper()
+	return d.waitFor(fmt.Sprintf("%q", texts), func(s string) bool { return containsAll(s, texts...) })
+}
+
+func containsAll(s string, texts ...string) bool {
+	for _, x := range texts {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// line returns the first line of screen containing text.
+func line(screen, text string) (string, bool) {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, text) {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// key builds a key press from its string form ("enter", "ctrl+c", "G").
+func key(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	}
+	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(s)[0]
+	k := tea.KeyPressMsg{Code: r, Text: s}
+	if r >= 'A' && r <= 'Z' {
+		k.Code = r + 'a' - 'A'
+		k.ShiftedCode = r
+		k.Mod = tea.ModShift
+	}
+	return k
+}
