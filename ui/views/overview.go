@@ -426,15 +426,16 @@ func (v *Overview) rateLines(st *common.Styles, w int) []string {
 	if !v.statsOK || len(v.stats.Points) == 0 {
 		return []string{st.Muted.Render("records in/out: waiting for statistics…")}
 	}
-	in := make([]float64, len(v.stats.Points))
-	out := make([]float64, len(v.stats.Points))
+	points := recentActivity(v.stats.Points, 60)
+	in := make([]float64, len(points))
+	out := make([]float64, len(points))
 	var pin, pout float64
-	for i, p := range v.stats.Points {
+	for i, p := range points {
 		in[i], out[i] = p.RecordsIn, p.RecordsOut
 		pin, pout = max(pin, p.RecordsIn), max(pout, p.RecordsOut)
 	}
-	last := v.stats.Points[len(v.stats.Points)-1]
-	span := common.Dur(v.stats.Points[len(v.stats.Points)-1].Time.Sub(v.stats.Points[0].Time).Round(time.Second))
+	last := points[len(points)-1]
+	span := common.Dur(last.Time.Sub(points[0].Time).Round(time.Second))
 	line := func(label string, now, peak float64, vals []float64, sty common.Style) string {
 		left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(now))
 		right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
@@ -453,6 +454,21 @@ func (v *Overview) rateLines(st *common.Styles, w int) []string {
 		line("records out", last.RecordsOut, pout, out, st.SparkOut),
 		st.Faint.Render("last " + span + ", oldest left"),
 	}
+}
+
+// recentActivity drops the leading seconds in which nothing moved (an engine
+// that started a minute ago reports 15 minutes of zeros), keeping at least
+// the last minSeconds, so a young cluster's sparkline is not a flat line
+// with a blip at its right end.
+func recentActivity(points []admin.StatPoint, minSeconds int) []admin.StatPoint {
+	first := len(points)
+	for i, p := range points {
+		if p.RecordsIn != 0 || p.RecordsOut != 0 {
+			first = i
+			break
+		}
+	}
+	return points[max(min(first, len(points)-minSeconds), 0):]
 }
 
 // resample averages vals into at most w buckets.
