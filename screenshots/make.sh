@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# Regenerates the dashboard screenshots in this directory from the real
+# program on its embedded demo cluster.
+#
+#   screenshots/make.sh            # all PNGs, about 65 s
+#   KEEP=1 screenshots/make.sh     # also keep the captured .ansi screens (path printed)
+#   RENDERER=freeze screenshots/make.sh   # render with freeze v0.2.2 instead (see README: it misdraws)
+#
+# Needs: go, tmux (>= 3.1). Nothing is installed; render/ is a separate module
+# (its own go.mod), so the main module gains no dependency.
+#
+# How: build ./ilinkdash and ./screenshots/render, start ilinkdash in a
+# private tmux server (its own socket and config) at 120x40 with an empty
+# XDG_CONFIG_HOME (so no user config or context applies: the embedded demo
+# starts), let the demo run for WARMUP seconds, drive every view with
+# send-keys, capture each screen with `tmux capture-pane -e -p -N` (colours
+# and trailing cells kept) and render it to PNG. Two views are taken again at
+# 80x24 after resizing the window.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=${OUT:-$here}
+warmup=${WARMUP:-15}
+renderer=${RENDERER:-render}
+
+for tool in go tmux; do
+	command -v "$tool" >/dev/null || { echo "make.sh: $tool is needed" >&2; exit 1; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ilinkdash-shots.XXXXXX")
+sock="ilinkdash-shots-$$"
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	if [[ -n ${KEEP:-} ]]; then
+		echo "make.sh: kept $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+echo "make.sh: building ilinkdash and the renderer"
+(cd "$root" && go build -o "$work/ilinkdash" .)
+if [[ $renderer == render ]]; then
+	(cd "$here/render" && go build -o "$work/render" .)
+fi
+
+mkdir -p "$work/xdg/config" "$work/xdg/state" "$work/xdg/cache" "$work/xdg/data" "$out"
+cat >"$work/tmux.conf" <<'EOF'
+set -g status off
+set -g default-terminal tmux-256color
+set -g remain-on-exit on
+set -g history-limit 0
+EOF
+
+T() { tmux -L "$sock" "$@"; }
+now_ms() { date +%s%3N; }
+plain() { T capture-pane -p -t shots; }
+
+die() {
+	echo "make.sh: $*" >&2
+	echo "---- screen ----" >&2
+	plain >&2 || true
+	exit 1
+}
+
+# wait_for TEXT [SECONDS]: poll the screen until it shows TEXT.
+wait_for() {
+	local text=$1 deadline=$(($(now_ms) + ${2:-10} * 1000))
+	until plain | grep -qF -- "$text"; do
+		(($(now_ms) < deadline)) || die "timed out waiting for '$text'"
+		sleep 0.1
+	done
+}
+
+# keys K...: send named keys (Enter, Escape, Tab, BSpace, Right, j, 2, ...)
+# one at a time. The pause matters: an Escape followed at once by another
+# byte reads as alt+<key>.
+keys() {
+	local k
+	for k in "$@"; do
+		T send-keys -t shots "$k"
+		if [[ $k == Escape ]]; then sleep 0.6; else sleep 0.25; fi
+	done
+}
+
+# text STRING: type a string literally.
+text() {
+	T send-keys -t shots -l -- "$1"
+	sleep 0.25
+}
+
+# shot NAME: capture the screen with colours and render it to $out/NAME.png.
+shot() {
+	local name=$1 cols rows cflag cx cy
+	read -r cols rows cflag cx cy < <(T display -p -t shots '#{pane_width} #{pane_height} #{cursor_flag} #{cursor_x} #{cursor_y}')
+	T capture-pane -e -p -N -t shots >"$work/$name.ansi"
+	local args=()
+	if [[ $cflag == 1 ]]; then
+		args=(-cursor "$cx,$cy") # only if the terminal cursor is shown; the inputs draw their own
+	fi
+	case $renderer in
+	render) "$work/render" -cols "$cols" -rows "$rows" "${args[@]}" -o "$out/$name.png" "$work/$name.ansi" ;;
+	freeze) (cd "$work" && go run github.com/charmbracelet/freeze@v0.2.2 --language ansi -o "$out/$name.png" "$work/$name.ansi" >/dev/null) ;;
+	*) die "RENDERER=$renderer: want render or freeze" ;;
+	esac
+	printf '  %-28s %4sx%-3s %6s bytes\n' "$name.png" "$cols" "$rows" "$(stat -c %s "$out/$name.png")"
+}
+
+echo "make.sh: starting the dashboard on the embedded demo (120x40)"
+start=$(now_ms)
+# sh writes the exit status (tmux's pane_dead_status is sometimes left empty)
+T -f "$work/tmux.conf" new-session -d -s shots -x 120 -y 40 \
+	sh -c 'f=$1; shift; "$@"; echo $? >"$f"' sh "$work/exit" \
+	env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT \
+	-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG \
+	XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state" \
+	XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
+	TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
+	"$work/ilinkdash"
+# TERM/COLORTERM: under TERM=tmux-* the colour profile is read from `tmux
+# info`, which has no client here, and falls back to 256 colours.
+
+wait_for "follower" 20
+wait_for "DEMO" 5
+left=$((warmup * 1000 - ($(now_ms) - start)))
+if ((left > 0)); then
+	echo "make.sh: letting the demo run for ${warmup}s"
+	sleep "$((left / 1000)).$(printf '%03d' $((left % 1000)))"
+fi
+
+echo "make.sh: capturing"
+# 1 Overview
+wait_for "Alerts"
+shot 01-overview
+
+# 2 Topics, then the detail of ORDER.EVENT (third by name) and its consumers
+keys 2
+wait_for "IN TREND"
+sleep 1
+shot 02-topics
+keys g j j Enter # g: top (the cursor follows its row when the list changes)
+wait_for "Topic ORDER.EVENT"
+wait_for "LEADER"
+sleep 1
+shot 03-topic-detail
+keys v
+wait_for "MEMBERS"
+sleep 0.5
+shot 04-topic-consumers
+keys Escape
+
+# 3 Groups, the detail of analytics (first by name), a seek preview
+keys 3
+wait_for "HEALTH"
+sleep 1
+keys g
+shot 05-groups
+keys Enter
+wait_for "Group analytics"
+wait_for "COMMITTED"
+sleep 2
+shot 06-group-detail
+keys o
+wait_for "Seek group analytics"
+sleep 0.3
+keys Enter
+wait_for "preview"
+sleep 0.3
+shot 07-group-seek-preview
+keys Escape Escape
+
+# 4 Cluster, 5 Queues
+keys 4
+wait_for "Cluster C1"
+sleep 1
+shot 08-cluster
+keys 5
+wait_for "DEPTH TREND"
+sleep 1
+shot 09-queues
+
+# 6 Tail ORDER.* with the detail pane open, value as pretty JSON
+keys 6
+wait_for "Nothing tailed yet"
+keys :
+text 'tail ORDER.*'
+keys Enter
+wait_for "● live" 15
+sleep 3
+keys Enter
+wait_for "headers"
+keys f
+wait_for "[json]"
+sleep 0.5
+shot 10-tail
+
+# ? help (on Topics: the longest key list), : command line with completion
+keys 2
+wait_for "IN TREND"
+keys '?'
+wait_for "Keys — Topics"
+sleep 0.3
+shot 11-help
+keys Escape
+keys :
+text 'tail ORD'
+wait_for "tail ORDER.KR"
+sleep 0.3
+shot 12-command-line
+keys Escape
+
+# 7 Publish: a filled form, then a finished run
+keys 7
+wait_for "Acks"
+keys e
+wait_for "▸ Topic"
+text 'ORDER.EVENT'
+keys Tab
+text 'order-{{seq}}'
+keys Tab
+text '{"id":{{seq}},"at":"{{now}}","sku":"SKU-{{rand 500}}"}'
+keys Tab Tab
+text 'source=dashboard, run={{uuid}}'
+keys Tab BSpace
+text '3000'
+keys Tab BSpace
+text '1000'
+keys Tab Right
+keys Up Up # back on Count: the form's own cursor sits in a filled field
+sleep 0.5
+shot 13-publish-form
+keys Enter
+wait_for "done in" 60
+sleep 0.5
+shot 14-publish-done
+# its flash message ("published N records in …") stays on the hint line for 6 s
+sleep 6.5
+
+# 80x24: Overview and a live tail
+echo "make.sh: resizing to 80x24"
+T resize-window -t shots -x 80 -y 24
+keys 1
+sleep 1.5
+wait_for "Alerts"
+shot 15-overview-80x24
+keys 6
+keys :
+text 'tail ORDER.*'
+keys Enter
+wait_for "● live" 15
+sleep 3
+shot 16-tail-80x24
+
+keys q
+for _ in $(seq 50); do
+	[[ -s $work/exit ]] && break
+	sleep 0.1
+done
+[[ -s $work/exit ]] || die "the dashboard did not quit on q"
+status=$(<"$work/exit")
+[[ $status == 0 ]] || die "the dashboard exited with status $status"
+echo "make.sh: done in $((($(now_ms) - start) / 1000))s; PNGs in $out"
