@@ -37,8 +37,9 @@ func (e *Engine) replicationScan(parts bool) (nodeAgg, []wire.TopicReplicationEn
 	if parts {
 		np, nr := 0, 0
 		for _, t := range list {
-			np += len(t.parts)
-			for _, p := range t.parts {
+			ps := t.partitions()
+			np += len(ps)
+			for _, p := range ps {
 				nr += len(p.reps)
 			}
 		}
@@ -50,11 +51,16 @@ func (e *Engine) replicationScan(parts bool) (nodeAgg, []wire.TopicReplicationEn
 	now := ts.mono()
 	for ti, t := range list {
 		var tparts []wire.PartitionReplicationEntry
+		ps := t.partitions() // one load per topic (topicLayout)
 		if parts {
-			tparts, pbuf = pbuf[:len(t.parts):len(t.parts)], pbuf[len(t.parts):]
+			if len(ps) > len(pbuf) {
+				// AlterTopic grew a topic since the sizing pass.
+				pbuf = make([]wire.PartitionReplicationEntry, len(ps))
+			}
+			tparts, pbuf = pbuf[:len(ps):len(ps)], pbuf[len(ps):]
 			out[ti] = wire.TopicReplicationEntry{Topic: t.name, Partitions: tparts}
 		}
-		for pi, p := range t.parts {
+		for pi, p := range ps {
 			p.mu.Lock()
 			leader := p.leader
 			var lend int64
@@ -317,7 +323,7 @@ func handleViewLoad(r *request) {
 	rep := &wire.ViewLoadReply{Level: req.Level, AtMs: now.UnixMilli()}
 	for _, t := range e.topics.snap.Load().list {
 		rep.Topics++
-		rep.Partitions += len(t.parts)
+		rep.Partitions += len(t.partitions())
 	}
 	for i, s := range st {
 		n := e.nodes[i]

@@ -7,12 +7,12 @@ import (
 )
 
 // Topic administration over the admin listener. Writes go through the
-// topic side's Go API (CreateTopic, DeleteTopic, FlushTopic, AlterTopic
-// when it exists). Reads walk the topic snapshot directly, one partition
-// lock at a time and without per-partition allocations, because a
-// dashboard polls the whole list every few seconds (10,000 topics in the
-// benchmark). The fields read here are the topic side's (topics.go,
-// stats.go): topic.{name,internal,cfg,epoch,parts,stats},
+// topic side's Go API (CreateTopic, DeleteTopic, FlushTopic, AlterTopic).
+// Reads walk the topic snapshot directly, one partition lock at a time and
+// without per-partition allocations, because a dashboard polls the whole
+// list every few seconds (10,000 topics in the benchmark). The fields read here are the topic side's (topics.go,
+// stats.go): topic.{name,internal,layout(),epoch,stats} (one layout load
+// per topic, so its properties and partitions agree: topicLayout),
 // partition.{mu,id,leader,leaderEpoch,isr,hw,reps}, replicaState.{node,
 // log,caughtUp}, partLog.{start,end}, statRing buckets.
 
@@ -36,15 +36,15 @@ func (s *statRing) recentRates(now time.Time, n int64) (recIn, recOut, bytesIn, 
 	return float64(ri) / d, float64(ro) / d, float64(bi) / d, float64(bo) / d
 }
 
-// topicEntry summarises one topic.
-func topicEntry(t *topic, now time.Time) wire.TopicEntry {
+// topicEntry summarises one topic as of layout lay.
+func topicEntry(t *topic, lay *topicLayout, now time.Time) wire.TopicEntry {
 	te := wire.TopicEntry{
-		Name: t.name, Internal: t.internal, Partitions: len(t.parts),
-		Replicas: t.cfg.replicas, MinSync: t.cfg.minSync,
-		RetentionMs: t.cfg.retentionMs, RetentionBytes: t.cfg.retentionBytes,
+		Name: t.name, Internal: t.internal, Partitions: len(lay.parts),
+		Replicas: lay.cfg.replicas, MinSync: lay.cfg.minSync,
+		RetentionMs: lay.cfg.retentionMs, RetentionBytes: lay.cfg.retentionBytes,
 		Epoch: t.epoch.Load(),
 	}
-	for _, p := range t.parts {
+	for _, p := range lay.parts {
 		p.mu.Lock()
 		if p.leader == 0 {
 			te.Offline++
@@ -75,7 +75,7 @@ func handleTopicList(r *request) {
 		if t.internal && !req.Internal {
 			continue
 		}
-		rep.Topics = append(rep.Topics, topicEntry(t, now))
+		rep.Topics = append(rep.Topics, topicEntry(t, t.layout(), now))
 	}
 	r.reply(rep)
 }
@@ -91,8 +91,9 @@ func handleDescribeTopic(r *request) {
 		r.fail(errUnknownTopic(req.Topic).body())
 		return
 	}
-	rep := &wire.TopicDescriptionReply{Topic: topicEntry(t, time.Now())}
-	for _, pi := range e.topics.partitionInfos(t) {
+	lay := t.layout() // the summary and the partition list agree
+	rep := &wire.TopicDescriptionReply{Topic: topicEntry(t, lay, time.Now())}
+	for _, pi := range e.topics.partitionInfos(lay.parts) {
 		rep.Partitions = append(rep.Partitions, wire.PartitionEntry{
 			Partition: pi.Partition, Leader: pi.Leader, LeaderEpoch: pi.LeaderEpoch,
 			Replicas: pi.Replicas, InSync: pi.InSync,
@@ -135,25 +136,11 @@ func handleFlushTopic(r *request) {
 	}
 }
 
-// topicAlterer is the topic side's alter API, used as soon as it exists.
-type topicAlterer interface {
-	AlterTopic(name, props string) error
-}
-
 func handleAlterTopic(r *request) {
 	var req wire.TopicPropsRequest
-	if !r.decode(&req) {
-		return
+	if r.decode(&req) {
+		topicWrite(r, req.Qmgr, func() error { return r.c.e.AlterTopic(req.Topic, req.Properties) })
 	}
-	topicWrite(r, req.Qmgr, func() error {
-		if a, ok := any(r.c.e).(topicAlterer); ok {
-			return a.AlterTopic(req.Topic, req.Properties)
-		}
-		if r.c.e.topics.lookup(req.Topic) == nil {
-			return errUnknownTopic(req.Topic)
-		}
-		return &Error{Name: wire.ErrNotSupported, Tail: "ALTER TOPIC: this engine cannot alter topics yet"}
-	})
 }
 
 func handleStatSeries(r *request) {
@@ -202,11 +189,12 @@ func handleForceElection(r *request) {
 		r.fail(errUnknownTopic(req.Topic).body())
 		return
 	}
-	if req.Partition < 0 || int(req.Partition) >= len(t.parts) {
+	parts := t.partitions()
+	if req.Partition < 0 || int(req.Partition) >= len(parts) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "no partition " + itoa(int(req.Partition)) + " in " + req.Topic})
 		return
 	}
-	p := t.parts[req.Partition]
+	p := parts[req.Partition]
 	p.mu.Lock()
 	from, target := p.leader, req.Node
 	if target == 0 {
@@ -245,7 +233,7 @@ func handleForceElection(r *request) {
 func (e *Engine) adminPartitionLeads(fn func(partLead)) {
 	var reps, isr []int
 	for _, t := range e.topics.snap.Load().list {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			reps, isr = reps[:0], isr[:0]
 			for _, rs := range p.reps {

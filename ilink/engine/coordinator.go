@@ -280,7 +280,7 @@ func (gc *groupCoord) commitLocked(s *groupShard, req *wire.OffsetCommitRequest,
 		switch {
 		case t == nil:
 			res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: o.Topic}
-		case o.Partition < 0 || int(o.Partition) >= len(t.parts):
+		case o.Partition < 0 || int(o.Partition) >= len(t.partitions()):
 			res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", o.Topic, o.Partition)}
 		case o.Offset < 0:
 			res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("offset %d", o.Offset)}

@@ -102,11 +102,11 @@ func (ts *topicStore) fetchOnce(node int, forwarded bool, req *wire.FetchRequest
 			switch {
 			case t == nil:
 				po.err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: ft.Topic}
-			case fp.Partition < 0 || int(fp.Partition) >= len(t.parts):
+			case fp.Partition < 0 || int(fp.Partition) >= len(t.partitions()):
 				po.err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", ft.Topic, fp.Partition)}
 			default:
 				po.t = t
-				p := t.parts[fp.Partition]
+				p := t.partitions()[fp.Partition] // partitions only grow: still in range
 				p.mu.Lock()
 				ts.readLocked(p, node, forwarded, fp, po, maxTotal, &total)
 				if w != nil && po.err.Name == "" {
@@ -179,8 +179,8 @@ func (ts *topicStore) unwatch(req *wire.FetchRequest, w *pwaiter) {
 			continue
 		}
 		for _, fp := range req.Topics[i].Partitions {
-			if fp.Partition >= 0 && int(fp.Partition) < len(t.parts) {
-				t.parts[fp.Partition].removeWaiter(w)
+			if ps := t.partitions(); fp.Partition >= 0 && int(fp.Partition) < len(ps) {
+				ps[fp.Partition].removeWaiter(w)
 			}
 		}
 	}

@@ -55,8 +55,9 @@ func (c *endCache) of(topic string) []int64 {
 	}
 	var ends []int64
 	if t := c.ts.lookup(topic); t != nil {
-		ends = make([]int64, len(t.parts))
-		for i, p := range t.parts {
+		ps := t.partitions() // one load: ends has one slot per partition
+		ends = make([]int64, len(ps))
+		for i, p := range ps {
 			p.mu.Lock()
 			ends[i] = p.hw
 			p.mu.Unlock()
@@ -304,7 +305,7 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		if t == nil {
 			continue
 		}
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			to, f := gc.seekTarget(p, req)
 			if f != nil {
 				return nil, nil, f

@@ -202,7 +202,7 @@ func (e *Engine) startGroups() error {
 		return fmt.Errorf("engine: %s: %w", wire.GroupsTopic, err)
 	}
 	gc := &groupCoord{e: e, t: e.topics.lookup(wire.GroupsTopic), done: make(chan struct{})}
-	for i, p := range gc.t.parts {
+	for i, p := range gc.t.partitions() {
 		s := &groupShard{gc: gc, p: p, idx: i, epoch: -1}
 		s.mu.Lock()
 		gc.syncLocked(s, false)
@@ -374,7 +374,7 @@ func (gc *groupCoord) replay(batches [][]byte) (map[string]*group, map[string]in
 		for topic, parts := range g.commits {
 			t := ts.lookup(topic)
 			for part, c := range parts {
-				if t == nil || int(part) >= len(t.parts) || c.epoch < t.wipeEpoch.Load() {
+				if t == nil || int(part) >= len(t.partitions()) || c.epoch < t.wipeEpoch.Load() {
 					delete(parts, part)
 					stale = append(stale, grec{key: commitKey(name, topic, part)})
 				}

@@ -45,7 +45,7 @@ func (gc *groupCoord) targetLocked(g *group) map[string]map[gtp]bool {
 				subs = append(subs, id)
 			}
 		}
-		for p := range t.parts {
+		for p := range t.partitions() {
 			target[subs[i%len(subs)]][gtp{name, int32(p)}] = true
 			i++
 		}

@@ -42,12 +42,12 @@ func handleListOffsets(r *request) {
 			switch {
 			case t == nil:
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: lt.Topic}
-			case lp.Partition < 0 || int(lp.Partition) >= len(t.parts):
+			case lp.Partition < 0 || int(lp.Partition) >= len(t.partitions()):
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", lt.Topic, lp.Partition)}
 			case lp.Timestamp < 0 && lp.Timestamp != wire.ListLatest && lp.Timestamp != wire.ListEarliest:
 				res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("timestamp %d", lp.Timestamp)}
 			default:
-				ts.listOffset(t.parts[lp.Partition], node, forwarded, lp.Timestamp, r.c.e.cfg.MaxFrame, res)
+				ts.listOffset(t.partitions()[lp.Partition], node, forwarded, lp.Timestamp, r.c.e.cfg.MaxFrame, res)
 			}
 		}
 	}

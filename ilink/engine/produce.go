@@ -81,14 +81,14 @@ func handleProduce(r *request) {
 			switch {
 			case t == nil:
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: pt.Topic}
-			case pp.Partition < 0 || int(pp.Partition) >= len(t.parts):
+			case pp.Partition < 0 || int(pp.Partition) >= len(t.partitions()):
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", pt.Topic, pp.Partition)}
 			case fenced:
 				// spec P-35: once refused, always refused on this connection.
 				res.Err = wire.PartError{Name: wire.ErrFollowerNode, Tail: "connection received a follower rejection; reopen it"}
-				res.LeaderHint = uint16(leaderOf(t.parts[pp.Partition]))
+				res.LeaderHint = uint16(leaderOf(t.partitions()[pp.Partition]))
 			default:
-				p := t.parts[pp.Partition]
+				p := t.partitions()[pp.Partition] // partitions only grow: still in range
 				out := ts.produceTo(p, node, pt.Epoch, false, pp.Batches, nowMs, sec)
 				res.Err, res.LeaderHint = out.err, out.hint
 				if out.follower {
@@ -192,7 +192,7 @@ func (ts *topicStore) acksSettledWait(sess *session, pend []pendingAck, w *pwait
 // settleLocked decides one pending partition and marks it settled.
 func (ts *topicStore) settleLocked(sess *session, pa *pendingAck, final bool) bool {
 	p := pa.p
-	minSync := p.t.cfg.minSync
+	minSync := p.t.config().minSync // re-read at every check: AlterTopic may change it
 	inSync := bits.OnesCount64(p.isr)
 	switch {
 	case p.deleted:
@@ -316,7 +316,7 @@ func (ts *topicStore) produceTo(p *partition, node int, epoch int32, forwarded b
 				ts.kickFollowersLocked(p)
 			}
 			ts.advanceHWLocked(p)
-			if rb := p.t.cfg.retentionBytes; rb > 0 {
+			if rb := p.t.config().retentionBytes; rb > 0 {
 				trimBytes(L, p.hw, rb)
 			}
 		}

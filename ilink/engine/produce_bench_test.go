@@ -105,7 +105,7 @@ func benchProduce(b *testing.B, nodes, replicas int, idempotent bool) {
 	c.sess = &session{id: 1, mode: wire.ModeProducer, client: "bench"}
 	hdr := wire.Header{Code: wire.CodeProduce}
 	resetSequences := func() {
-		for _, p := range e.topics.lookup("bench").parts {
+		for _, p := range e.topics.lookup("bench").partitions() {
 			p.mu.Lock()
 			for _, r := range p.reps {
 				r.log.producers = nil

@@ -51,8 +51,9 @@ func handleMetadata(r *request) {
 }
 
 func topicMeta(t *topic) wire.TopicMeta {
-	tm := wire.TopicMeta{Name: t.name, Epoch: t.epoch.Load(), Partitions: make([]wire.PartitionMeta, len(t.parts))}
-	for i, p := range t.parts {
+	ps := t.partitions() // one load: the current count (it grows with AlterTopic)
+	tm := wire.TopicMeta{Name: t.name, Epoch: t.epoch.Load(), Partitions: make([]wire.PartitionMeta, len(ps))}
+	for i, p := range ps {
 		p.mu.Lock()
 		pm := wire.PartitionMeta{ID: p.id, Leader: uint16(p.leader), LeaderEpoch: p.leaderEpoch}
 		for _, r := range p.reps {
@@ -108,10 +109,11 @@ func handleAdminPublish(r *request) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: err.Error()})
 		return
 	}
-	n := uint32(len(t.parts))
+	ps := t.partitions()
+	n := uint32(len(ps))
 	start := t.rr.Add(1) - 1
 	for k := uint32(0); k < n; k++ {
-		p := t.parts[(start+k)%n]
+		p := ps[(start+k)%n]
 		out := ts.produceTo(p, r.c.nodeID(), 0, true, batch, nowMs, now.Unix())
 		if out.err.Name == wire.ErrNoLeader {
 			continue // offline: try the next partition

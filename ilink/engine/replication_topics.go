@@ -113,7 +113,7 @@ func (f *follower) run() {
 			// takes only what is old enough.
 			cutoffMs := time.Now().Add(-d).UnixMilli()
 			for _, t := range f.ts.snap.Load().list {
-				for _, p := range t.parts {
+				for _, p := range t.partitions() {
 					if p.mask&b != 0 {
 						f.pull(p, cutoffMs)
 					}
@@ -188,8 +188,8 @@ func (ts *topicStore) pullLocked(p *partition, node int, cutoffMs int64) {
 		}
 	}
 	ts.advanceHWLocked(p)
-	if p.t.cfg.retentionBytes > 0 {
-		trimBytes(F, p.hw, p.t.cfg.retentionBytes)
+	if rb := p.t.config().retentionBytes; rb > 0 {
+		trimBytes(F, p.hw, rb)
 	}
 }
 
@@ -273,7 +273,7 @@ func (ts *topicStore) checkInSync() {
 	now := ts.mono()
 	lagMax := ts.e.cfg.ReplicaLagMax
 	for _, t := range ts.snap.Load().list {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			if l := p.leaderLogLocked(); l != nil {
 				for _, r := range p.reps {
@@ -307,7 +307,7 @@ func (e *Engine) SetReplicaDelay(node int, d time.Duration) error {
 	// Delayed rounds consume the marks; whatever the new delay, every
 	// partition the node replicates is looked at again.
 	for _, t := range e.topics.snap.Load().list {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			if p.mask&bit(node) != 0 {
 				e.topics.markSync(p, node)
 			}

@@ -11,14 +11,16 @@ import "ilinkdash/ilink/wire"
 // own log. The byte bound is also applied right after every append, so a
 // partition's memory stays bounded between sweeps.
 
-// sweepRetention runs one retention pass over every running replica.
+// sweepRetention runs one retention pass over every running replica, with
+// each topic's current bounds (AlterTopic takes effect at the next pass).
 func (ts *topicStore) sweepRetention(nowMs int64) {
 	for _, t := range ts.snap.Load().list {
-		cfg := t.cfg
+		lay := t.layout()
+		cfg := lay.cfg
 		if cfg.retentionMs == 0 && cfg.retentionBytes == 0 {
 			continue
 		}
-		for _, p := range t.parts {
+		for _, p := range lay.parts {
 			p.mu.Lock()
 			for _, r := range p.reps {
 				if ts.isRunning(r.node) {

@@ -97,56 +97,29 @@ func (c topicConfig) String() string {
 func parseTopicProps(props string, nodes int) (topicConfig, error) {
 	cfg := topicConfig{partitions: 1, minSync: 1, retentionMs: defaultRetentionMs}
 	var replicasSet, minSyncSet bool
-	if strings.TrimSpace(props) != "" {
-		seen := map[string]bool{}
-		for _, kv := range strings.Split(props, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-			if !ok || k == "" {
-				return cfg, errorf(wire.ErrInvalidArgument, "topic property %q is not key=value", strings.TrimSpace(kv))
+	err := eachTopicProp(props, func(key, k string, n int64) error {
+		switch key {
+		case "partitions":
+			cfg.partitions = int(n)
+		case "replicas":
+			if n < 1 || n > int64(nodes) {
+				return errorf(wire.ErrInvalidArgument, "replicas %d out of range 1..%d (data nodes)", n, nodes)
 			}
-			key := strings.ToLower(k)
-			if seen[key] {
-				return cfg, errorf(wire.ErrInvalidArgument, "topic property %s given twice", k)
+			cfg.replicas, replicasSet = int(n), true
+		case "minsync":
+			if n < 1 || n > int64(nodes) {
+				return errorf(wire.ErrInvalidArgument, "minSync %d out of range 1..%d", n, nodes)
 			}
-			seen[key] = true
-			switch key {
-			case "partitions", "replicas", "minsync", "retention.ms", "retention.bytes":
-			default:
-				return cfg, errorf(wire.ErrInvalidArgument, "unknown topic property %s (known: partitions, replicas, minSync, retention.ms, retention.bytes)", k)
-			}
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return cfg, errorf(wire.ErrInvalidArgument, "topic property %s: %q is not an integer", k, v)
-			}
-			switch key {
-			case "partitions":
-				if n < 1 || n > maxPartitions {
-					return cfg, errorf(wire.ErrInvalidArgument, "partitions %d out of range 1..%d", n, maxPartitions)
-				}
-				cfg.partitions = int(n)
-			case "replicas":
-				if n < 1 || n > int64(nodes) {
-					return cfg, errorf(wire.ErrInvalidArgument, "replicas %d out of range 1..%d (data nodes)", n, nodes)
-				}
-				cfg.replicas, replicasSet = int(n), true
-			case "minsync":
-				if n < 1 || n > int64(nodes) {
-					return cfg, errorf(wire.ErrInvalidArgument, "minSync %d out of range 1..%d", n, nodes)
-				}
-				cfg.minSync, minSyncSet = int(n), true
-			case "retention.ms":
-				if n < 0 {
-					return cfg, errorf(wire.ErrInvalidArgument, "retention.ms %d is negative (0 = keep forever)", n)
-				}
-				cfg.retentionMs = n
-			case "retention.bytes":
-				if n < 0 {
-					return cfg, errorf(wire.ErrInvalidArgument, "retention.bytes %d is negative (0 = unlimited)", n)
-				}
-				cfg.retentionBytes = n
-			}
+			cfg.minSync, minSyncSet = int(n), true
+		case "retention.ms":
+			cfg.retentionMs = n
+		case "retention.bytes":
+			cfg.retentionBytes = n
 		}
+		return nil
+	})
+	if err != nil {
+		return cfg, err
 	}
 	if !replicasSet {
 		// The cluster property replicas would come first; the engine has no
@@ -160,6 +133,53 @@ func parseTopicProps(props string, nodes int) (topicConfig, error) {
 		cfg.minSync = cfg.replicas
 	}
 	return cfg, nil
+}
+
+// eachTopicProp splits topic properties (spec W-13) and calls fn with each
+// lower-cased key, the key as given and its integer value, in order. It
+// refuses what is wrong whatever the topic: not key=value, a key given
+// twice, an unknown key, a value that is not an integer, partitions outside
+// 1..1024 and a negative retention. The bounds of replicas and minSync
+// depend on the caller (CreateTopic: the data nodes; AlterTopic: the
+// topic's replicas), so fn checks them.
+func eachTopicProp(props string, fn func(key, k string, n int64) error) error {
+	if strings.TrimSpace(props) == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(props, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return errorf(wire.ErrInvalidArgument, "topic property %q is not key=value", strings.TrimSpace(kv))
+		}
+		key := strings.ToLower(k)
+		if seen[key] {
+			return errorf(wire.ErrInvalidArgument, "topic property %s given twice", k)
+		}
+		seen[key] = true
+		switch key {
+		case "partitions", "replicas", "minsync", "retention.ms", "retention.bytes":
+		default:
+			return errorf(wire.ErrInvalidArgument, "unknown topic property %s (known: partitions, replicas, minSync, retention.ms, retention.bytes)", k)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return errorf(wire.ErrInvalidArgument, "topic property %s: %q is not an integer", k, v)
+		}
+		switch {
+		case key == "partitions" && (n < 1 || n > maxPartitions):
+			return errorf(wire.ErrInvalidArgument, "partitions %d out of range 1..%d", n, maxPartitions)
+		case key == "retention.ms" && n < 0:
+			return errorf(wire.ErrInvalidArgument, "retention.ms %d is negative (0 = keep forever)", n)
+		case key == "retention.bytes" && n < 0:
+			return errorf(wire.ErrInvalidArgument, "retention.bytes %d is negative (0 = unlimited)", n)
+		}
+		if err := fn(key, k, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // validTopicName checks 1..249 characters of [A-Za-z0-9._-]; the SYSTEM.
@@ -206,17 +226,18 @@ type topicStore struct {
 	t0        time.Time // monotonic base of mono()
 }
 
-// topicSnap is an immutable view of the topic set.
+// topicSnap is an immutable view of the topic set. A new one is published
+// whenever the set changes, and when AlterTopic grows a topic: group
+// coordinators compare snapshots to notice that assignments are stale.
 type topicSnap struct {
 	list []*topic // sorted by name
 }
 
 type topic struct {
 	name     string
-	cfg      topicConfig
 	internal bool
-	parts    []*partition
-	epoch    atomic.Int32 // written under topicStore.mu; each partition keeps a copy under its own mutex
+	lay      atomic.Pointer[topicLayout] // properties and partitions; see topicLayout
+	epoch    atomic.Int32                // written under topicStore.mu; each partition keeps a copy under its own mutex
 	// wipeEpoch is the topic epoch of its creation or latest FLUSH: group
 	// commits made at an older epoch are void (groups.go).
 	wipeEpoch atomic.Int32
@@ -224,6 +245,34 @@ type topic struct {
 	stats     *statRing
 	created   time.Time
 }
+
+// topicLayout is the alterable part of a topic: its properties and its
+// partitions, as one immutable value. AlterTopic (topics_alter.go) builds a
+// new layout under topicStore.mu and publishes it with one atomic store;
+// everything else (produce, fetch, retention, replication, metadata, admin)
+// reads it with one atomic load and no lock, so a reader never sees a torn
+// or half-grown topic and never contends with an alter. Partitions are only
+// ever appended: every partition of an older layout is at the same index
+// in every newer one, so an index checked against one load stays valid in
+// a later load. Code that sizes something by the partition count and then
+// walks the partitions takes a single load (t.partitions() once, or
+// t.layout()). A reader holding an older layout is only a moment behind:
+// retention uses the new bounds at its next sweep, acks=all re-reads
+// minSync at each check, metadata reports the new partition count at the
+// next request.
+type topicLayout struct {
+	cfg   topicConfig
+	parts []*partition // len(parts) == cfg.partitions
+}
+
+// layout is the topic's current layout (never nil once published).
+func (t *topic) layout() *topicLayout { return t.lay.Load() }
+
+// partitions is the topic's current partition list (do not modify).
+func (t *topic) partitions() []*partition { return t.lay.Load().parts }
+
+// config is the topic's current properties.
+func (t *topic) config() topicConfig { return t.lay.Load().cfg }
 
 // partition is one partition with all its replicas.
 type partition struct {
@@ -452,38 +501,49 @@ func (ts *topicStore) create(name, props string, internal bool) error {
 	}
 	epoch := ts.epochs[name] + 1
 	ts.epochs[name] = epoch
-	t := &topic{name: name, cfg: cfg, internal: strings.HasPrefix(name, systemTopicPrefix), stats: newStatRing(), created: time.Now()}
+	t := &topic{name: name, internal: strings.HasPrefix(name, systemTopicPrefix), stats: newStatRing(), created: time.Now()}
 	t.epoch.Store(epoch)
 	t.wipeEpoch.Store(epoch)
-	n := len(ts.running)
 	running := ts.runningMask()
 	now := ts.mono()
-	for i := 0; i < cfg.partitions; i++ {
-		p := &partition{t: t, id: int32(i), tEpoch: epoch}
-		for k := 0; k < cfg.replicas; k++ {
-			node := (i+k)%n + 1
-			p.reps = append(p.reps, &replicaState{node: node, log: newPartLog(0), caughtUp: now})
-			p.mask |= bit(node)
-		}
-		// The first running replica leads; every running replica starts in
-		// sync (all logs are empty).
-		p.isr = p.mask & running
-		for _, r := range p.reps {
-			if running&bit(r.node) != 0 {
-				p.leader = r.node
-				break
-			}
-		}
-		if p.leader == 0 {
-			p.lostAt = time.Now()
-		} else {
-			p.leaderEpoch = 1
-		}
-		t.parts = append(t.parts, p)
+	parts := make([]*partition, cfg.partitions)
+	for i := range parts {
+		parts[i] = ts.newPartitionLocked(t, i, cfg.replicas, epoch, running, now)
 	}
+	t.lay.Store(&topicLayout{cfg: cfg, parts: parts})
 	ts.addLocked(t)
 	ts.e.logf("engine: topic %s created (%s, epoch %d)", name, cfg, epoch)
 	return nil
+}
+
+// newPartitionLocked builds partition i of t, empty (its logs start at
+// offset 0) and at topic epoch epoch. It is placed on the nodes (i+k) mod
+// N, k = 0..replicas-1, and its first running replica leads (leader epoch
+// 1); every running replica starts in sync (all logs are empty). With no
+// running replica it starts offline, and the next node that comes back
+// triggers its election. CreateTopic and AlterTopic (growth) place
+// partitions with it, under topicStore.mu.
+func (ts *topicStore) newPartitionLocked(t *topic, i, replicas int, epoch int32, running uint64, now time.Duration) *partition {
+	n := len(ts.running)
+	p := &partition{t: t, id: int32(i), tEpoch: epoch}
+	for k := 0; k < replicas; k++ {
+		node := (i+k)%n + 1
+		p.reps = append(p.reps, &replicaState{node: node, log: newPartLog(0), caughtUp: now})
+		p.mask |= bit(node)
+	}
+	p.isr = p.mask & running
+	for _, r := range p.reps {
+		if running&bit(r.node) != 0 {
+			p.leader = r.node
+			break
+		}
+	}
+	if p.leader == 0 {
+		p.lostAt = time.Now()
+	} else {
+		p.leaderEpoch = 1
+	}
+	return p
 }
 
 // DeleteTopic deletes a topic and its data. Recreating the name bumps the
@@ -511,7 +571,7 @@ func (e *Engine) deleteTopic(name string) error {
 		return errorf(wire.ErrInvalidArgument, "topic %s is internal", name)
 	}
 	ts.removeLocked(t)
-	for _, p := range t.parts {
+	for _, p := range t.partitions() {
 		p.mu.Lock()
 		p.deleted = true
 		p.leader = 0
@@ -553,7 +613,7 @@ func (ts *topicStore) bumpEpoch(name string, flush bool) error {
 	if flush {
 		t.wipeEpoch.Store(epoch)
 	}
-	for _, p := range t.parts {
+	for _, p := range t.partitions() {
 		p.mu.Lock()
 		p.tEpoch = epoch
 		if flush {
@@ -595,10 +655,11 @@ func (e *Engine) MovePartitionLeader(topicName string, p int, node int) error {
 	if t == nil {
 		return errUnknownTopic(topicName)
 	}
-	if p < 0 || p >= len(t.parts) {
+	parts := t.partitions()
+	if p < 0 || p >= len(parts) {
 		return errorf(wire.ErrInvalidArgument, "topic %s has no partition %d", topicName, p)
 	}
-	part := t.parts[p]
+	part := parts[p]
 	part.mu.Lock()
 	defer part.mu.Unlock()
 	r := part.rep(node)
@@ -626,10 +687,14 @@ func (e *Engine) MovePartitionLeader(topicName string, p int, node int) error {
 // the partition is offline or unknown.
 func (e *Engine) PartitionLeader(topicName string, p int) int {
 	t := e.topics.lookup(topicName)
-	if t == nil || p < 0 || p >= len(t.parts) {
+	if t == nil {
 		return 0
 	}
-	part := t.parts[p]
+	parts := t.partitions()
+	if p < 0 || p >= len(parts) {
+		return 0
+	}
+	part := parts[p]
 	part.mu.Lock()
 	defer part.mu.Unlock()
 	return part.leader
@@ -643,9 +708,10 @@ func (e *Engine) TopicOffsets(topicName string) (start, end []int64) {
 	if t == nil {
 		return nil, nil
 	}
-	start = make([]int64, len(t.parts))
-	end = make([]int64, len(t.parts))
-	for i, p := range t.parts {
+	parts := t.partitions()
+	start = make([]int64, len(parts))
+	end = make([]int64, len(parts))
+	for i, p := range parts {
 		p.mu.Lock()
 		l := p.leaderLogLocked()
 		if l == nil {
@@ -671,10 +737,11 @@ func (e *Engine) ReadPartition(topicName string, p int, from int64, max int) ([]
 	if t == nil {
 		return nil, errUnknownTopic(topicName)
 	}
-	if p < 0 || p >= len(t.parts) {
+	parts := t.partitions()
+	if p < 0 || p >= len(parts) {
 		return nil, errorf(wire.ErrInvalidArgument, "topic %s has no partition %d", topicName, p)
 	}
-	part := t.parts[p]
+	part := parts[p]
 	part.mu.Lock()
 	l := part.leaderLogLocked()
 	if l == nil {
@@ -753,12 +820,13 @@ func (e *Engine) Topics() []TopicInfo {
 	snap := e.topics.snap.Load()
 	out := make([]TopicInfo, 0, len(snap.list))
 	for _, t := range snap.list {
+		lay := t.layout() // one load: the properties and partitions agree
 		ti := TopicInfo{
 			Name: t.name, Internal: t.internal, Epoch: t.epoch.Load(),
-			Partitions: t.cfg.partitions, Replicas: t.cfg.replicas, MinSync: t.cfg.minSync,
-			RetentionMs: t.cfg.retentionMs, RetentionBytes: t.cfg.retentionBytes, Created: t.created,
+			Partitions: len(lay.parts), Replicas: lay.cfg.replicas, MinSync: lay.cfg.minSync,
+			RetentionMs: lay.cfg.retentionMs, RetentionBytes: lay.cfg.retentionBytes, Created: t.created,
 		}
-		for _, pi := range e.topics.partitionInfos(t) {
+		for _, pi := range e.topics.partitionInfos(lay.parts) {
 			if pi.Leader == 0 {
 				ti.Offline++
 			}
@@ -781,12 +849,13 @@ func (e *Engine) TopicPartitions(topicName string) ([]PartitionInfo, error) {
 	if t == nil {
 		return nil, errUnknownTopic(topicName)
 	}
-	return e.topics.partitionInfos(t), nil
+	return e.topics.partitionInfos(t.partitions()), nil
 }
 
-func (ts *topicStore) partitionInfos(t *topic) []PartitionInfo {
-	out := make([]PartitionInfo, len(t.parts))
-	for i, p := range t.parts {
+// partitionInfos describes parts (one layout's partitions of a topic).
+func (ts *topicStore) partitionInfos(parts []*partition) []PartitionInfo {
+	out := make([]PartitionInfo, len(parts))
+	for i, p := range parts {
 		p.mu.Lock()
 		pi := PartitionInfo{Partition: p.id, Leader: p.leader, LeaderEpoch: p.leaderEpoch, HighWatermark: p.hw}
 		for _, r := range p.reps {
@@ -821,7 +890,7 @@ func (ts *topicStore) nodeLost(id int, killed bool) {
 	b := bit(id)
 	orphans := false
 	for _, t := range ts.byName {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			if p.mask&b == 0 {
 				continue
 			}
@@ -862,7 +931,7 @@ func (ts *topicStore) nodeBack(id int) {
 	b := bit(id)
 	orphans := false
 	for _, t := range ts.byName {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			if p.mask&b == 0 {
 				continue
 			}
@@ -908,7 +977,7 @@ func (ts *topicStore) elect(tok *electionTimer) {
 	delay := ts.e.cfg.ElectionDelay
 	running := ts.runningMask()
 	for _, t := range ts.byName {
-		for _, p := range t.parts {
+		for _, p := range t.partitions() {
 			p.mu.Lock()
 			if p.leader == 0 && !p.deleted && time.Since(p.lostAt) >= delay {
 				if node := p.candidateLocked(running); node != 0 {
