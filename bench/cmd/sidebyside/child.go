@@ -102,7 +102,12 @@ func runHereResult(s *spec) childResult {
 	}
 	ctx, cancel := ctxFor(s)
 	defer cancel()
-	phases, err := measure(ctx, st, s, srv.Addrs(), srv, noMark)
+	var phases []phaseResult
+	if s.E2E {
+		phases, err = measureE2E(ctx, st, s, srv.Addrs())
+	} else {
+		phases, err = measure(ctx, st, s, srv.Addrs(), srv, noMark)
+	}
 	if cerr := srv.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close engine: %w", cerr)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -68,6 +69,8 @@ type franzProducer struct {
 	partitions int
 	cur        atomic.Pointer[acker]
 	cb         func(*kgo.Record, error)
+	curE       atomic.Pointer[e2eAcker]
+	cbE        func(*kgo.Record, error)
 	ctx        context.Context
 }
 
@@ -98,6 +101,9 @@ func newFranzProducer(ctx context.Context, s *spec, addrs []string) (producer, e
 	p := &franzProducer{cl: cl, partitions: s.Partitions, ctx: ctx}
 	// One callback for the client's life: no closure per record.
 	p.cb = func(_ *kgo.Record, err error) { p.cur.Load().ack(err) }
+	// e2e: the scheduled time is in the value prefix (kgo truncates
+	// Record.Timestamp to milliseconds).
+	p.cbE = func(r *kgo.Record, err error) { p.curE.Load().ack(e2eSched(r.Value), err) }
 	return p, nil
 }
 
@@ -106,6 +112,13 @@ func (p *franzProducer) send(topic string, v []byte, a *acker) {
 		p.cur.Store(a)
 	}
 	p.cl.Produce(p.ctx, &kgo.Record{Topic: topic, Value: v}, p.cb)
+}
+
+func (p *franzProducer) sendTimed(topic string, v []byte, ts time.Time, a *e2eAcker) {
+	if p.curE.Load() != a {
+		p.curE.Store(a)
+	}
+	p.cl.Produce(p.ctx, &kgo.Record{Topic: topic, Value: v, Timestamp: ts}, p.cbE)
 }
 
 func (p *franzProducer) flush(ctx context.Context) error { return p.cl.Flush(ctx) }

@@ -28,7 +28,7 @@ func init() {
 func ilinkNotes(s *spec) []string {
 	return []string{
 		"ilink: the engine replicates (followers pull from the leader); rows are labelled with the topic's replicas; acks=all waits for the high watermark (in-sync set)",
-		"ilink: ProducerConfig{Acks, LingerMs, BatchSize, BufferMemory, Compression, EnableIdempotence} set from the flags; everything else default (MaxInFlight 5)",
+		"ilink: ProducerConfig{Acks, LingerMs, BatchSize, BufferMemory, Compression, EnableIdempotence} set from the flags (--linger 0 -> LingerMs ilink.NoLinger; LingerMs 0 would mean the 5 ms default); everything else default (MaxInFlight 5)",
 	}
 }
 
@@ -90,9 +90,11 @@ func (v *ilinkServer) Verify(topic string, want int) (string, bool, error) {
 func (v *ilinkServer) Close() error { return v.e.Close() }
 
 type ilinkProducer struct {
-	p   *ilink.Producer
-	cur atomic.Pointer[acker]
-	cb  func(ilink.RecordMetadata, error)
+	p    *ilink.Producer
+	cur  atomic.Pointer[acker]
+	cb   func(ilink.RecordMetadata, error)
+	curE atomic.Pointer[e2eAcker]
+	cbE  func(ilink.RecordMetadata, error)
 }
 
 func newIlinkProducer(ctx context.Context, s *spec, addrs []string) (producer, error) {
@@ -107,10 +109,7 @@ func newIlinkProducer(ctx context.Context, s *spec, addrs []string) (producer, e
 	if !s.idempotent() {
 		acks = ilink.AcksLeader
 	}
-	linger := int(s.Linger / time.Millisecond)
-	if linger == 0 {
-		linger = ilink.NoLinger // LingerMs 0 means the default (5)
-	}
+	linger := ilinkLingerMs(s.Linger)
 	idem := s.idempotent()
 	p, err := ilink.NewProducer(ctx, strings.Join(addrs, ","), ilink.ProducerConfig{
 		ClientName:        "sidebyside",
@@ -127,7 +126,27 @@ func newIlinkProducer(ctx context.Context, s *spec, addrs []string) (producer, e
 	ip := &ilinkProducer{p: p}
 	// One callback for the producer's life: no closure per record.
 	ip.cb = func(_ ilink.RecordMetadata, err error) { ip.cur.Load().ack(err) }
+	// e2e: RecordMetadata.Timestamp is the record's timestamp as given to
+	// Send (nanoseconds), which is the scheduled send time.
+	ip.cbE = func(md ilink.RecordMetadata, err error) { ip.curE.Load().ack(md.Timestamp.UnixNano(), err) }
 	return ip, nil
+}
+
+// ilinkLingerMs maps the --linger flag to ProducerConfig.LingerMs. The
+// config's 0 means the default (5 ms), so a flag of 0 (no linger, as for
+// kgo.ProducerLinger(0)) becomes ilink.NoLinger.
+func ilinkLingerMs(d time.Duration) int {
+	if d <= 0 {
+		return ilink.NoLinger
+	}
+	return int(d / time.Millisecond)
+}
+
+func (p *ilinkProducer) sendTimed(topic string, v []byte, ts time.Time, a *e2eAcker) {
+	if p.curE.Load() != a {
+		p.curE.Store(a)
+	}
+	p.p.Send(&ilink.ProducerRecord{Topic: topic, Value: v, Timestamp: ts}, p.cbE)
 }
 
 func (p *ilinkProducer) send(topic string, v []byte, a *acker) {

@@ -187,6 +187,8 @@ type phaseResult struct {
 	// OtherCPU is the share of all CPUs used by processes other than the
 	// measured ones during the phase: noise from the rest of the machine.
 	OtherCPU float64 `json:"other_cpu_share"`
+	// E2E holds the latency results of an e2e phase (--mode e2e).
+	E2E *e2eResult `json:"e2e,omitempty"`
 }
 
 // setOtherCPU computes OtherCPU from the host counters.

@@ -28,6 +28,14 @@ type spec struct {
 	Consume     bool          `json:"consume"`
 	Timeout     time.Duration `json:"timeout_ns"`
 	Addrs       []string      `json:"addrs,omitempty"` // client role: the server child's addresses
+
+	// e2e mode (e2e.go).
+	E2E       bool          `json:"e2e,omitempty"`
+	Rate      int           `json:"rate,omitempty"`
+	Duration  time.Duration `json:"duration_ns,omitempty"`
+	E2EWarmup time.Duration `json:"e2e_warmup_ns,omitempty"`
+	Drain     time.Duration `json:"drain_ns,omitempty"`
+	Pacer     string        `json:"pacer,omitempty"` // ticker | sleep
 }
 
 func (s *spec) idempotent() bool { return s.Acks == "all" }
@@ -51,6 +59,10 @@ type server interface {
 // call a.ack exactly once per record; it may block for back-pressure.
 type producer interface {
 	send(topic string, v []byte, a *acker)
+	// sendTimed sends v with record timestamp ts (the scheduled send time)
+	// and calls a.ack with that time (unix nanos) when the record completes.
+	// v must not be reused by the caller.
+	sendTimed(topic string, v []byte, ts time.Time, a *e2eAcker)
 	flush(ctx context.Context) error
 	// endOffsets sums the end offsets of topic through the client
 	// (ok=false when the client has no API for it).
