@@ -77,7 +77,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))
 	}
 	m := ui.New(uctx, src, opts...)
-	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context())).Run()
+	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context()), tea.WithFPS(ui.FPS)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && cmd.Context().Err() != nil {
 		return nil // SIGINT/SIGTERM
 	}

@@ -7,7 +7,7 @@
 //
 //	ctx := ui.NewContext(resolved.Context, resolved.Embedded, os.Getenv)
 //	m := ui.New(ctx, sources, ui.WithSwitcher(switchFn))
-//	p := tea.NewProgram(m, tea.WithContext(cmdCtx))
+//	p := tea.NewProgram(m, tea.WithContext(cmdCtx), tea.WithFPS(ui.FPS))
 //	_, err := p.Run()
 //
 // No program option is needed for the alternate screen or the mouse: the
@@ -65,6 +65,16 @@ func WithTailer(t views.Tailer) Option { return func(m *Model) { m.tailer = t } 
 // contexts). Same rules as WithTailer.
 func WithPublisher(p views.Publisher) Option { return func(m *Model) { m.publisher = p } }
 
+// FPS is the frame rate to give the program (tea.WithFPS(ui.FPS)).
+// Bubble Tea's renderer ticks at its frame rate (60/s by default) even when
+// nothing changes, and those wake-ups were most of an idle dashboard's CPU.
+// 20 frames/s matches the fastest thing the dashboard redraws by itself,
+// the tail's 50 ms drain (so a flooded tail still gets 20 frames/s, twice
+// the 10 it needs), and a key still shows within 50 ms. Measured attached
+// to an engine without traffic (screenshots/measure.sh idle, part c):
+// 1.6–1.8 % of a core at 60 frames/s, about 1.0 % at 30, 0.8 % at 20.
+const FPS = 20
+
 // flashFor is how long a flash message stays on the hint line.
 const flashFor = 6 * time.Second
 
@@ -74,6 +84,7 @@ type Model struct {
 	src       Sources
 	views     [common.NumViews]common.View
 	overview  *views.Overview
+	health    *views.GroupHealth // one group health evaluation: groups view and overview
 	tail      *views.Tail
 	publish   *views.Publish
 	tailer    views.Tailer
@@ -118,13 +129,14 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 
 func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
-	m.overview = views.NewOverview(ctx)
+	m.health = views.NewGroupHealth()
+	m.overview = views.NewOverview(ctx, m.health)
 	m.tail = views.NewTail(ctx, m.tailer)
 	m.publish = views.NewPublish(ctx, m.publisher)
 	m.views = [common.NumViews]common.View{
 		common.ViewOverview: m.overview,
 		common.ViewTopics:   views.NewTopics(ctx, src),
-		common.ViewGroups:   views.NewGroups(ctx, src),
+		common.ViewGroups:   views.NewGroups(ctx, src, m.health),
 		common.ViewCluster:  views.NewCluster(ctx, src),
 		common.ViewQueues:   views.NewQueues(ctx),
 		common.ViewTail:     m.tail,

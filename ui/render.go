@@ -217,15 +217,19 @@ func shortHelp(st *common.Styles, bs []key.Binding, w int) string {
 }
 
 // statusBar: context · view status · age of the view's data, or the
-// polling error with its age and the age of the last good data.
+// polling error with its age and the age of the last good data. The view's
+// status gets the width the other parts leave (at least a third of the
+// line, as errors give way to it up to there).
 func (m *Model) statusBar(w int) string {
 	st := m.ctx.Styles
 	now := m.ctx.Now()
 	v := m.views[m.active]
-	var left []string
-	left = append(left, st.StatusBar.Render(" "+sanitize.String(m.ctx.Name)+" "))
-	if s := v.Status(); s != "" {
-		left = append(left, st.StatusMuted.Render(common.Trunc(s, max(w/3, 10))))
+	name := st.StatusBar.Render(" " + sanitize.String(m.ctx.Name) + " ")
+	status := v.Status()
+	// What the status may take at least; an error text gives way to it.
+	statusMin := 0
+	if status != "" {
+		statusMin = min(common.Width(status), max(w/3, 10)) + 1
 	}
 	// Errors: the active view's resources first.
 	var errs []string
@@ -251,10 +255,10 @@ func (m *Model) statusBar(w int) string {
 			data = "data " + common.Ago(now, s.okAt)
 		}
 		msg := "⚠ " + id.String() + ": " + sanitize.Error(s.err)
-		age := " (failing for " + common.Dur(now.Sub(s.errSince).Truncate(1e9)) + ", " + data + ")"
+		age := " (failing for " + common.Dur(now.Sub(s.errSince)) + ", " + data + ")"
 		if len(errs) == 0 {
 			// The age must stay visible: a long error text gives way.
-			room := w - common.Width(strings.Join(left, " ")) - 2 - common.Width(age)
+			room := w - common.Width(name) - statusMin - 2 - common.Width(age)
 			msg = common.Trunc(msg, max(room, 12))
 		}
 		errs = append(errs, st.StatusErr.Render(msg)+st.StatusMuted.Render(age))
@@ -277,7 +281,15 @@ func (m *Model) statusBar(w int) string {
 			}
 		}
 	}
-	line := strings.Join(left, st.StatusBar.Render(" "))
+	line := name
+	if status != "" {
+		room := w - common.Width(name) - 1
+		if right != "" {
+			room -= 2 + common.Width(right)
+		}
+		room = max(room, statusMin-1)
+		line += st.StatusBar.Render(" ") + st.StatusMuted.Render(common.Trunc(status, room))
+	}
 	if right != "" {
 		line += st.StatusBar.Render("  ") + right
 	}

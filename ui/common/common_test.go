@@ -11,6 +11,7 @@ import (
 )
 
 func TestFormats(t *testing.T) {
+	now0 := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
 	for in, want := range map[int64]string{-1: "-", 0: "0", 999: "999", 1000: "1.00k", 1234: "1.23k", 45_600: "45.6k", 999_499: "999k", 999_500: "1.00M", 12_345_678: "12.3M"} {
 		if got := Count(in); got != want {
 			t.Errorf("Count(%d) = %q, want %q", in, got, want)
@@ -30,6 +31,28 @@ func TestFormats(t *testing.T) {
 		if got := Dur(in); got != want {
 			t.Errorf("Dur(%v) = %q, want %q", in, got, want)
 		}
+	}
+	// Rounded to the unit shown, never truncated.
+	for in, want := range map[time.Duration]string{
+		3990 * time.Millisecond:                        "4s",
+		1750 * time.Millisecond:                        "2s",
+		1499 * time.Millisecond:                        "1s",
+		999_600 * time.Microsecond:                     "1s",
+		1_400 * time.Microsecond:                       "1ms",
+		59_500 * time.Millisecond:                      "1m",
+		89_500 * time.Millisecond:                      "1m30s",
+		59*time.Minute + 59_700*time.Millisecond:       "1h",
+		2*time.Hour + 4*time.Minute + 31*time.Second:   "2h5m",
+		23*time.Hour + 59*time.Minute + 45*time.Second: "1d",
+		35*time.Hour + 59*time.Minute:                  "1d12h",
+		-2500 * time.Millisecond:                       "3s",
+	} {
+		if got := Dur(in); got != want {
+			t.Errorf("Dur(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Ago(now0, now0.Add(-2900*time.Millisecond)); got != "3s ago" {
+		t.Errorf("Ago(2.9s) = %q", got)
 	}
 	if got := Bytes(1 << 30); got != "1.0GiB" {
 		t.Errorf("Bytes = %q", got)
@@ -121,6 +144,27 @@ func TestContextDefaults(t *testing.T) {
 	for _, b := range ro.Keys.Mutating() {
 		if b.Enabled() {
 			t.Fatalf("read-only key %q enabled", b.Help().Key)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Plural(0, "topic"), "0 topics"},
+		{Plural(1, "topic"), "1 topic"},
+		{Plural(2, "queue"), "2 queues"},
+		{Plural(int64(12_000), "record"), "12,000 records"},
+		{Plural(uint64(1), "alert"), "1 alert"},
+		{PluralOf(1, "entry", "entries"), "1 entry"},
+		{PluralOf(3, "entry", "entries"), "3 entries"},
+		{Agree(1, "needs", "need"), "needs"},
+		{Agree(4, "needs", "need"), "need"},
+		{Agree(0, "needs", "need"), "need"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
 }

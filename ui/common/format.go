@@ -95,15 +95,35 @@ func Bytes(n int64) string {
 }
 
 // Dur formats a duration in its two largest units: 45s, 3m20s, 2h5m, 7d,
-// 1d12h. Zero gives "0s".
+// 1d12h; under a second in milliseconds (800ms). Zero gives "0s". The
+// duration is rounded (half away from zero) to the smallest unit shown,
+// never truncated: 3.99s is "4s", 59m59.7s is "1h", 1d11h59m is "1d12h".
 func Dur(d time.Duration) string {
 	if d < 0 {
 		d = -d
 	}
-	if d < time.Second {
-		if d == 0 {
-			return "0s"
+	if d == 0 {
+		return "0s"
+	}
+	// Round to the precision the result will have: milliseconds below a
+	// second, then seconds below an hour (…m…s), minutes below a day
+	// (…h…m), hours beyond. Rounding may carry into the next range (59.6s
+	// → 1m0s), which only ever moves to a coarser unit, so a second pass
+	// settles it.
+	for _, p := range []struct{ below, unit time.Duration }{
+		{time.Second, time.Millisecond},
+		{time.Hour, time.Second},
+		{24 * time.Hour, time.Minute},
+		{1 << 62, time.Hour},
+	} {
+		if d < p.below {
+			if r := d.Round(p.unit); r < p.below || p.unit == time.Hour {
+				d = r
+				break
+			}
 		}
+	}
+	if d < time.Second {
 		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 	}
 	s := int64(d / time.Second)
@@ -138,7 +158,7 @@ func Ago(now, t time.Time) string {
 	if d < time.Second {
 		return "now"
 	}
-	return Dur(d.Truncate(time.Second)) + " ago"
+	return Dur(d) + " ago"
 }
 
 // Retention formats a topic's retention: "7d", "forever", "7d/1GiB".
@@ -158,3 +178,30 @@ func Retention(ms, bytes int64) string {
 
 // Clock formats a time of day for alert lists and events.
 func Clock(t time.Time) string { return t.Format("15:04:05") }
+
+// Integer is any integer type a count comes in.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// Plural formats a count (with Thousands) and its noun, singular for
+// exactly one: "1 topic", "0 topics", "12,000 records". Nouns with an
+// irregular plural use PluralOf.
+func Plural[N Integer](n N, noun string) string {
+	return PluralOf(n, noun, noun+"s")
+}
+
+// PluralOf is Plural with an explicit plural form: PluralOf(n, "entry",
+// "entries").
+func PluralOf[N Integer](n N, one, many string) string {
+	return Thousands(int64(n)) + " " + Agree(n, one, many)
+}
+
+// Agree returns one when n is exactly 1, else many; for the words that
+// follow a count: "1 group needs attention", "2 groups need attention".
+func Agree[N Integer](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

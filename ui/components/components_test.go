@@ -74,6 +74,7 @@ func TestTableLayoutSortFilterCursor(t *testing.T) {
 			t.Fatalf("line too wide: %q", l)
 		}
 	}
+	tb.SetCursor(0) // an explicit choice of charlie: it follows its row from now on
 	tb.SetSort(0, false)
 	if r, _ := tb.Selected(); r.name != "charlie" {
 		t.Fatalf("cursor moved with the sort: %v", r)
@@ -125,6 +126,41 @@ func TestTableLayoutSortFilterCursor(t *testing.T) {
 	tb.SetItems(nil)
 	if !strings.Contains(strings.Join(tb.Lines(), ""), "nothing to show") {
 		t.Fatal("empty message")
+	}
+}
+
+// TestTableCursorStaysOnTopUntilMoved: before any explicit move the cursor
+// is on the first row whatever arrives, even when the first list held only
+// rows that later sort below new ones (the groups tab once opened on row 3
+// because its first list arrived before the other groups existed).
+func TestTableCursorStaysOnTopUntilMoved(t *testing.T) {
+	ctx := testCtx()
+	tb := newTestTable(ctx)
+	tb.SetSize(40, 8)
+	tb.SetSort(0, false)
+	tb.SetItems([]row{{"delta", 4}})
+	tb.SetItems([]row{{"delta", 4}, {"bravo", 2}, {"alpha", 1}, {"charlie", 3}})
+	if r, _ := tb.Selected(); tb.Cursor() != 0 || r.name != "alpha" {
+		t.Fatalf("rows inserted above moved the cursor to %d (%v)", tb.Cursor(), r)
+	}
+	tb.SetItems([]row{{"delta", 4}, {"aaa", 0}, {"bravo", 2}, {"alpha", 1}})
+	if r, _ := tb.Selected(); r.name != "aaa" {
+		t.Fatalf("cursor left the top row: %v", r)
+	}
+	tb.ReverseSort()
+	if r, _ := tb.Selected(); r.name != "delta" {
+		t.Fatalf("unmoved cursor after reversing the sort: %v, want the top row", r)
+	}
+	tb.ReverseSort()
+	// The first move by the user pins the row: new rows above it no
+	// longer matter.
+	tb.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	if r, _ := tb.Selected(); r.name != "alpha" {
+		t.Fatalf("j → %v", r)
+	}
+	tb.SetItems([]row{{"delta", 4}, {"aaa", 0}, {"a", 9}, {"bravo", 2}, {"alpha", 1}})
+	if r, _ := tb.Selected(); r.name != "alpha" || tb.Cursor() != 2 {
+		t.Fatalf("moved cursor lost its row: %d %v", tb.Cursor(), r)
 	}
 }
 

@@ -64,9 +64,14 @@ type Table[T any] struct {
 	filtering bool
 
 	cursor, offset int
-	width, height  int
-	layout         []colLayout
-	gap, gapUsed   int
+	// moved is set by the first explicit cursor move (keys, wheel, click,
+	// SetCursor). Until then the cursor stays on the top row whatever the
+	// data, sort or filter do: rows that arrive sorted above the first
+	// row do not push the cursor down.
+	moved         bool
+	width, height int
+	layout        []colLayout
+	gap, gapUsed  int
 
 	// Empty is shown when there is no row (before the filter).
 	Empty string
@@ -80,7 +85,8 @@ func NewTable[T any](ctx *common.Context, key func(T) string, cols ...Column[T])
 	return t
 }
 
-// SetItems replaces the rows, keeping the cursor on the same row key.
+// SetItems replaces the rows, keeping the cursor on the same row key once
+// the user has moved it (before that, on the top row).
 func (t *Table[T]) SetItems(items []T) {
 	sel, hadSel := t.selectedKey()
 	t.items = items
@@ -160,7 +166,9 @@ func (t *Table[T]) rebuild(sel string, hadSel bool) {
 			return c
 		})
 	}
-	if hadSel {
+	if !t.moved {
+		t.cursor = 0
+	} else if hadSel {
 		for i, idx := range t.order {
 			if t.keys[idx] == sel {
 				t.cursor = i
@@ -258,8 +266,10 @@ func (t *Table[T]) Selected() (T, bool) {
 // Cursor is the cursor's index among the rows shown.
 func (t *Table[T]) Cursor() int { return t.cursor }
 
-// SetCursor moves the cursor.
+// SetCursor moves the cursor (an explicit move: from now on the cursor
+// follows its row across refreshes).
 func (t *Table[T]) SetCursor(i int) {
+	t.moved = true
 	t.cursor = i
 	t.clamp()
 }
@@ -474,9 +484,11 @@ func (t *Table[T]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		case key.Matches(msg, k.HalfDown):
 			t.move(max(rows/2, 1))
 		case key.Matches(msg, k.Top):
+			t.moved = true
 			t.cursor = 0
 			t.clamp()
 		case key.Matches(msg, k.Bottom):
+			t.moved = true
 			t.cursor = len(t.order) - 1
 			t.clamp()
 		case key.Matches(msg, k.Filter):
@@ -504,12 +516,14 @@ func (t *Table[T]) Update(msg tea.Msg) (bool, tea.Cmd) {
 }
 
 func (t *Table[T]) move(d int) {
+	t.moved = true
 	t.cursor += d
 	t.clamp()
 }
 
 // scroll moves the viewport (and the cursor with it).
 func (t *Table[T]) scroll(d int) {
+	t.moved = true
 	t.cursor += d
 	t.offset += d
 	t.clamp()
@@ -528,6 +542,7 @@ func (t *Table[T]) Click(y int) (hit, again bool) {
 		return false, false
 	}
 	again = i == t.cursor
+	t.moved = true
 	t.cursor = i
 	t.clamp()
 	return true, again

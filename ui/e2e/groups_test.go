@@ -141,7 +141,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	// Apply, go back to the table: the next poll shows lag 0.
 	d.markNow()
 	d.keys("enter")
-	d.waitText("e2e-idle: 2 offset(s) moved")
+	d.waitText("e2e-idle: 2 offsets moved")
 	d.keys("esc")
 	d.markNow()
 	d.waitFor("lag 0 for e2e-idle", func(s string) bool {
@@ -186,7 +186,7 @@ func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
 		return groupRow(s, "e2e-busy") != nil && strings.Contains(s, "/e2e-busy")
 	})
 	d.keys("o")
-	d.waitText("Seek group e2e-busy", "has 1 active member(s)", wire.ErrGroupNotEmpty)
+	d.waitText("Seek group e2e-busy", "has 1 active member.", wire.ErrGroupNotEmpty)
 	d.keys("tab", "right")
 	d.waitText("‹ latest ›")
 	d.markNow()

@@ -12,7 +12,7 @@
 //
 // Nothing sleeps a fixed time to let things happen: every step polls the
 // frames with a generous deadline. (The one sleep, in the hostile-payload
-// test, only gives the 60 frames/s renderer time to write each state
+// test, only gives the renderer (ui.FPS frames/s, as in the program) time to write each state
 // before the next key replaces it.)
 //
 // The frames a test waits for come from the model; the engine, the
@@ -223,7 +223,7 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	m := ui.New(uctx, src)
 	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr},
 		teatest.WithInitialTermSize(o.w, o.h),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor)))
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
 	t.Cleanup(d.quit)
 	return d
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui"
 	"ilinkdash/ui/fakes"
 )
 
@@ -173,9 +174,10 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 	t.Logf("%d records × 3 formats, %d frames checked, %d bytes of output checked", n, len(frames), len(raw))
 }
 
-// settle lets the renderer (60 frames/s) write the frame just reached
-// before the next key replaces it, so the raw output holds every state.
-func settle() { time.Sleep(50 * time.Millisecond) }
+// settle lets the renderer (ui.FPS frames/s) write the frame just reached
+// before the next key replaces it, so the raw output holds every state:
+// two frame periods and a margin.
+func settle() { time.Sleep(2*time.Second/ui.FPS + 10*time.Millisecond) }
 
 // frameProblem checks a frame (View().Content): SGR is its only escape
 // sequence, LF its only control; no C1, no format character, valid UTF-8.

@@ -142,14 +142,6 @@ func healthStyle(st *common.Styles, h Health) common.Style {
 // extra import).
 func sparkline(vals []float64, w int) string { return components.Sparkline(vals, w) }
 
-// plural formats a count with a noun: "1 group", "3 groups".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return itoa(int64(n)) + " " + noun + "s"
-}
-
 // titled puts a title before wrapped "label value" lines: on the first
 // line when it fits, else on its own line. At most three lines.
 func titled(title string, pairs []string, w int) []string {

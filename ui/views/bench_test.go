@@ -46,7 +46,7 @@ func BenchmarkTopicsView10k(b *testing.B) {
 func BenchmarkGroupsView2k(b *testing.B) {
 	ctx := benchCtx(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
-	v := NewGroups(ctx, fakes.NewDemo())
+	v := NewGroups(ctx, fakes.NewDemo(), nil)
 	v.SetSize(120, 37)
 	for i := 0; i < 5; i++ {
 		at := fakes.Epoch.Add(time.Duration(i) * 2 * time.Second)
@@ -79,7 +79,7 @@ func BenchmarkTopicsArrival10k(b *testing.B) {
 func BenchmarkGroupsArrival2k(b *testing.B) {
 	ctx := benchCtx(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
-	v := NewGroups(ctx, fakes.NewDemo())
+	v := NewGroups(ctx, fakes.NewDemo(), nil)
 	v.SetSize(120, 37)
 	v.Update(common.DataMsg{Res: common.ResTopics, At: fakes.Epoch, Data: topics})
 	b.ReportAllocs()

@@ -653,7 +653,7 @@ func (v *Cluster) submitEdit() {
 	}
 	body := append([]string{"Sent with base version " + itoa(v.flow.op.base) + ":"}, what...)
 	if ch.Replicas != nil && *ch.Replicas > 0 && len(p.Nodes) > 0 && *ch.Replicas > len(p.Nodes) {
-		body = append(body, "", v.ctx.Styles.Warn.Render(fmt.Sprintf("replicas %d exceeds the %d data nodes: the engine will refuse it (MIMQE_INVALID_PROPERTY).", *ch.Replicas, len(p.Nodes))))
+		body = append(body, "", v.ctx.Styles.Warn.Render(fmt.Sprintf("replicas %d exceeds the %s: the engine will refuse it (MIMQE_INVALID_PROPERTY).", *ch.Replicas, common.Plural(len(p.Nodes), "data node"))))
 	}
 	v.flow.op.change = ch
 	v.flow.op.what = what

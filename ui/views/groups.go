@@ -26,7 +26,7 @@ type Groups struct {
 	src GroupAdmin
 
 	table   *components.Table[*groupRow]
-	tracker *groupTracker
+	tracker *GroupHealth
 	loaded  bool
 	counts  [HealthDead + 1]int
 
@@ -108,9 +108,13 @@ type (
 	}
 )
 
-// NewGroups returns the groups view.
-func NewGroups(ctx *common.Context, src GroupAdmin) *Groups {
-	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: newGroupTracker()}
+// NewGroups returns the groups view. health is the dashboard's one group
+// health tracker, shared with the overview (nil: a tracker of its own).
+func NewGroups(ctx *common.Context, src GroupAdmin, health *GroupHealth) *Groups {
+	if health == nil {
+		health = NewGroupHealth()
+	}
+	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: health}
 	type C = components.Column[*groupRow]
 	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.info.Name },
 		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
@@ -351,7 +355,7 @@ func (v *Groups) detailHeader(st *common.Styles) []string {
 		"generation", itoa(int64(d.desc.Generation)),
 		"coordinator", "node "+itoa(int64(d.desc.Coordinator)),
 		"", durable,
-		"", plural(len(d.desc.Members), "member")), v.w)
+		"", common.Plural(len(d.desc.Members), "member")), v.w)
 }
 
 func (v *Groups) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
@@ -425,7 +429,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 				if m.LastSeen.IsZero() {
 					return "-"
 				}
-				return common.Dur(v.ctx.Now().Sub(m.LastSeen).Truncate(time.Second))
+				return common.Dur(v.ctx.Now().Sub(m.LastSeen))
 			}},
 	)
 	d.mems.Empty = "no active member"
@@ -598,7 +602,7 @@ func (v *Groups) membersWarning(name string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("⚠ %s has %d active member(s). The engine moves or deletes a group's offsets only when it has no active member, and will refuse with MIMQE_GROUP_NOT_EMPTY until its consumers stop.", common.S(name), n)
+	return fmt.Sprintf("⚠ %s has %s. The engine moves or deletes a group's offsets only when it has no active member, and will refuse with MIMQE_GROUP_NOT_EMPTY until its consumers stop.", common.S(name), common.Plural(n, "active member"))
 }
 
 func (v *Groups) openSeek(name string) {
@@ -759,7 +763,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 			v.flow = groupFlow{}
 		}
 		cmds := []tea.Cmd{
-			common.Flash(common.LevelOK, fmt.Sprintf("%s: %d offset(s) moved", common.S(m.group), len(m.changes))),
+			common.Flash(common.LevelOK, common.S(m.group)+": "+common.Plural(len(m.changes), "offset")+" moved"),
 			common.Refresh(common.ResGroups),
 		}
 		if v.detail != nil && v.detail.name == m.group && !v.detail.inFlight {
@@ -798,11 +802,11 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 		var sum string
 		switch {
 		case delta > 0:
-			sum = fmt.Sprintf("%d partition(s); the group will skip %s records.", len(m.changes), common.Thousands(delta))
+			sum = fmt.Sprintf("%s; the group will skip %s.", common.Plural(len(m.changes), "partition"), common.Plural(delta, "record"))
 		case delta < 0:
-			sum = fmt.Sprintf("%d partition(s); the group will re-read %s records.", len(m.changes), common.Thousands(-delta))
+			sum = fmt.Sprintf("%s; the group will re-read %s.", common.Plural(len(m.changes), "partition"), common.Plural(-delta, "record"))
 		default:
-			sum = fmt.Sprintf("%d partition(s); no net change in records to read.", len(m.changes))
+			sum = common.Plural(len(m.changes), "partition") + "; no net change in records to read."
 		}
 		body = append(body, "", sum)
 	}
@@ -864,7 +868,7 @@ func (v *Groups) View() string {
 	if !v.loaded {
 		summary = st.Muted.Render("loading groups…")
 	} else {
-		parts := []string{itoa(int64(v.table.Total())) + " groups"}
+		parts := []string{common.Plural(v.table.Total(), "group")}
 		for _, h := range []Health{HealthStalled, HealthLagging, HealthRebalancing, HealthDead, HealthEmpty} {
 			if n := v.counts[h]; n > 0 {
 				parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))

@@ -71,7 +71,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r := newRig(t, false, groupsView)
 	r.poll()
 	r.key("o") // audit-archiver, 2 active members
-	r.mustShow("Seek group audit-archiver", "2 active member(s)", "MIMQE_GROUP_NOT_EMPTY")
+	r.mustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
 	r.key("tab", "right", "right") // To: offset
 	r.key("tab")
 	r.typeText("abc")
@@ -95,10 +95,10 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.key("o")
 	r.mustNotShow("active member")
 	r.key("enter")
-	r.mustShow("12 partition(s)")
+	r.mustShow("12 partitions")
 	r.key("y")
 	f := took[common.FlashMsg](r)
-	if len(f) != 1 || !strings.Contains(f[0].Text, "12 offset(s) moved") {
+	if len(f) != 1 || !strings.Contains(f[0].Text, "12 offsets moved") {
 		t.Fatalf("flash %+v", f)
 	}
 	if r.v.Capturing() {
@@ -116,7 +116,7 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 	r := newRig(t, false, groupsView)
 	r.poll()
 	r.key("D")
-	r.mustShow("Delete group audit-archiver", "2 active member(s)")
+	r.mustShow("Delete group audit-archiver", "2 active members")
 	r.typeText("audit-archiver")
 	r.key("enter")
 	r.mustShow("MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers")

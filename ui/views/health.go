@@ -103,12 +103,7 @@ func EvaluateHealth(state admin.GroupState, members int, hist []lagSample, now t
 	if len(hist) == 0 || hist[len(hist)-1].Lag <= 0 {
 		return HealthOK
 	}
-	// The window: samples within healthWindow of now.
-	start := len(hist)
-	for start > 0 && now.Sub(hist[start-1].At) <= healthWindow {
-		start--
-	}
-	win := hist[start:]
+	win := healthWindowOf(hist, now)
 	if len(win) < healthMinSamples || win[len(win)-1].At.Sub(win[0].At) < healthMinSpan {
 		return HealthOK
 	}
@@ -147,4 +142,16 @@ func EvaluateHealth(state admin.GroupState, members int, hist []lagSample, now t
 		return HealthLagging
 	}
 	return HealthOK
+}
+
+// healthWindowOf returns the samples of hist (oldest first) within
+// healthWindow of now: the window EvaluateHealth judges on, and the one
+// every figure shown with a verdict (the overview's lag growth, the
+// consumption rate) is computed over.
+func healthWindowOf(hist []lagSample, now time.Time) []lagSample {
+	start := len(hist)
+	for start > 0 && now.Sub(hist[start-1].At) <= healthWindow {
+		start--
+	}
+	return hist[start:]
 }

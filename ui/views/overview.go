@@ -54,7 +54,7 @@ type Overview struct {
 	groupsOK                 bool
 	groupCount               int
 
-	tracker     *groupTracker
+	tracker     *GroupHealth
 	groupSince  map[string]groupAlertState
 	downSince   map[int]time.Time
 	noLeader    time.Time
@@ -68,18 +68,32 @@ type Overview struct {
 	scroll int
 }
 
+// groupAlertState is a group the shared GroupHealth judges LAGGING or
+// STALLED, with the figures its alert shows.
 type groupAlertState struct {
-	h     Health
+	h    Health
+	seen time.Time // when this verdict was first given (orders the alerts)
+	// since is when a STALLED group's progress stopped, as far as the
+	// dashboard can tell: the start of the window it was first judged on.
 	since time.Time
 	lag   int64
-	lag0  int64
+	// growth and span: a LAGGING group's lag growth over the window it is
+	// judged on (positive: LAGGING requires the newest lag above the
+	// oldest) and that window's length.
+	growth int64
+	span   time.Duration
 }
 
-// NewOverview returns the overview.
-func NewOverview(ctx *common.Context) *Overview {
+// NewOverview returns the overview. health is the dashboard's one group
+// health tracker, shared with the groups view, whose verdicts the group
+// alerts report (nil: a tracker of its own).
+func NewOverview(ctx *common.Context, health *GroupHealth) *Overview {
+	if health == nil {
+		health = NewGroupHealth()
+	}
 	v := &Overview{
 		base:       base{ctx: ctx, id: common.ViewOverview},
-		tracker:    newGroupTracker(),
+		tracker:    health,
 		groupSince: map[string]groupAlertState{},
 		downSince:  map[int]time.Time{},
 	}
@@ -135,7 +149,7 @@ func (v *Overview) FullHelp() [][]key.Binding {
 
 func (v *Overview) Status() string {
 	if n := len(v.alerts); n > 0 {
-		return strconv.Itoa(n) + " alerts"
+		return common.Plural(n, "alert")
 	}
 	return ""
 }
@@ -194,6 +208,7 @@ func (v *Overview) setData(msg common.DataMsg) {
 		slices.Sort(v.urTopics)
 		slices.Sort(v.offTopics)
 	case []admin.GroupInfo:
+		// The verdicts are the groups view's: one GroupHealth, shared.
 		rows := v.tracker.observe(d, msg.At)
 		v.groupsOK, v.groupCount = true, len(d)
 		seen := map[string]bool{}
@@ -204,9 +219,10 @@ func (v *Overview) setData(msg common.DataMsg) {
 			seen[r.info.Name] = true
 			s, ok := v.groupSince[r.info.Name]
 			if !ok || s.h != r.health {
-				s = groupAlertState{h: r.health, since: msg.At, lag0: r.info.TotalLag}
+				s = groupAlertState{h: r.health, seen: msg.At, since: r.from}
 			}
 			s.lag = r.info.TotalLag
+			s.growth, s.span = r.info.TotalLag-max(r.lag0, 0), msg.At.Sub(r.from) // lag0 -1: no commit yet
 			v.groupSince[r.info.Name] = s
 		}
 		for name := range v.groupSince {
@@ -267,7 +283,7 @@ func (v *Overview) buildAlerts(now time.Time) {
 			if since, ok := v.downSince[n.ID]; ok {
 				add(common.LevelError, since, "node %d (%s) %s since %s", n.ID, common.S(n.QueueManager), n.State, common.Clock(since))
 			} else if n.State == admin.NodeSyncing {
-				add(common.LevelWarn, now, "node %d (%s) syncing, %s records behind", n.ID, common.S(n.QueueManager), common.Thousands(n.LagRecords))
+				add(common.LevelWarn, now, "node %d (%s) syncing, %s behind", n.ID, common.S(n.QueueManager), common.Plural(n.LagRecords, "record"))
 			}
 		}
 		if !v.noLeader.IsZero() && len(v.summary.Nodes) > 1 {
@@ -275,10 +291,10 @@ func (v *Overview) buildAlerts(now time.Time) {
 		}
 	}
 	if v.offline > 0 {
-		add(common.LevelError, now, "%s offline (no leader) in %s", plural(v.offline, "partition"), listSome(v.offTopics, 3))
+		add(common.LevelError, now, "%s offline (no leader) in %s", common.Plural(v.offline, "partition"), listSome(v.offTopics, 3))
 	}
 	if v.underRepl > 0 {
-		add(common.LevelWarn, now, "%s under-replicated in %s", plural(v.underRepl, "partition"), listSome(v.urTopics, 3))
+		add(common.LevelWarn, now, "%s under-replicated in %s", common.Plural(v.underRepl, "partition"), listSome(v.urTopics, 3))
 	}
 	names := make([]string, 0, len(v.groupSince))
 	for n := range v.groupSince {
@@ -287,11 +303,15 @@ func (v *Overview) buildAlerts(now time.Time) {
 	slices.Sort(names)
 	for _, n := range names {
 		s := v.groupSince[n]
-		switch s.h {
-		case HealthStalled:
-			add(common.LevelError, s.since, "group %s stalled at lag %s (no progress since %s)", common.S(n), common.Thousands(s.lag), common.Clock(s.since))
-		case HealthLagging:
-			add(common.LevelWarn, s.since, "group %s lag growing: %s (%+d since %s)", common.S(n), common.Thousands(s.lag), s.lag-s.lag0, common.Clock(s.since))
+		switch {
+		case s.h == HealthStalled:
+			add(common.LevelError, s.seen, "group %s stalled at lag %s (no progress since %s)", common.S(n), common.Thousands(s.lag), common.Clock(s.since))
+		case s.h == HealthLagging && s.growth > 0:
+			add(common.LevelWarn, s.seen, "group %s lag growing: %s (+%s in %s)", common.S(n), common.Thousands(s.lag), common.Thousands(s.growth), common.Dur(s.span))
+		case s.h == HealthLagging:
+			// Not reached (LAGGING means the lag grew over the window);
+			// worded so that it cannot contradict itself if it were.
+			add(common.LevelWarn, s.seen, "group %s lagging: lag %s", common.S(n), common.Thousands(s.lag))
 		}
 	}
 	// Leader changes in the last 15 minutes.
@@ -360,21 +380,21 @@ func (v *Overview) View() string {
 	}
 	var counts []string
 	down := len(v.downSince)
-	nodes := strconv.Itoa(len(s.Nodes)) + " nodes"
+	nodes := common.Plural(len(s.Nodes), "node")
 	if down > 0 {
 		nodes += " " + st.Err.Render("("+strconv.Itoa(down)+" down)")
 	}
 	counts = append(counts, nodes)
 	if v.topicsOK {
-		counts = append(counts, strconv.Itoa(v.topics-v.internal)+" topics")
+		counts = append(counts, common.Plural(v.topics-v.internal, "topic"))
 	}
 	if v.queuesOK {
-		counts = append(counts, strconv.Itoa(v.queues)+" queues")
+		counts = append(counts, common.Plural(v.queues, "queue"))
 	}
 	if v.groupsOK {
-		g := strconv.Itoa(v.groupCount) + " groups"
+		g := common.Plural(v.groupCount, "group")
 		if n := len(v.groupSince); n > 0 {
-			g += " " + st.Warn.Render("("+strconv.Itoa(n)+" need attention)")
+			g += " " + st.Warn.Render("("+strconv.Itoa(n)+" "+common.Agree(n, "needs", "need")+" attention)")
 		}
 		counts = append(counts, g)
 	}

@@ -496,7 +496,7 @@ func (v *Publish) submit() tea.Cmd {
 }
 
 func (v *Publish) describe(pf pubForm) string {
-	parts := []string{common.Thousands(pf.spec.Count) + " records"}
+	parts := []string{common.Plural(pf.spec.Count, "record")}
 	if pf.spec.Rate > 0 {
 		parts = append(parts, common.Rate(pf.spec.Rate)+"/s")
 	} else {
@@ -534,10 +534,10 @@ func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.stopping = false
 		p := v.last
-		text := "published " + common.Thousands(p.Acked) + " records in " + common.Dur(p.Elapsed)
+		text := "published " + common.Plural(p.Acked, "record") + " in " + common.Dur(p.Elapsed)
 		level := common.LevelOK
 		if p.Stopped {
-			text = "stopped: " + common.Thousands(p.Acked) + " of " + common.Thousands(p.Count) + " records acknowledged"
+			text = "stopped: " + common.Thousands(p.Acked) + " of " + common.Plural(p.Count, "record") + " acknowledged"
 			level = common.LevelWarn
 		}
 		if p.Failed > 0 {
@@ -642,12 +642,12 @@ func (v *Publish) resultLines(st *common.Styles) []string {
 	}
 	p := v.last
 	out := []string{""}
-	state := st.OK.Render("● running " + common.Dur(p.Elapsed.Truncate(100*time.Millisecond)))
+	state := st.OK.Render("● running " + common.Dur(p.Elapsed))
 	switch {
 	case p.Done && p.Stopped:
-		state = st.Warn.Render("■ stopped after " + common.Dur(p.Elapsed.Truncate(time.Millisecond)))
+		state = st.Warn.Render("■ stopped after " + common.Dur(p.Elapsed))
 	case p.Done:
-		state = st.OK.Render("✓ done in " + common.Dur(p.Elapsed.Truncate(time.Millisecond)))
+		state = st.OK.Render("✓ done in " + common.Dur(p.Elapsed))
 	case v.stopping:
 		state = st.Warn.Render("◌ stopping…")
 	}
@@ -717,14 +717,16 @@ func (v *Publish) resultLines(st *common.Styles) []string {
 	return out
 }
 
+// fmtLatency formats a latency rounded to the precision shown: 850µs,
+// 4.2ms, 37ms, 1.25s.
 func fmtLatency(d time.Duration) string {
 	switch {
-	case d < time.Millisecond:
-		return strconv.FormatInt(d.Microseconds(), 10) + "µs"
-	case d < 10*time.Millisecond:
+	case d < time.Millisecond-time.Microsecond/2:
+		return strconv.FormatInt(d.Round(time.Microsecond).Microseconds(), 10) + "µs"
+	case d < 10*time.Millisecond-50*time.Microsecond:
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + "ms"
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < time.Second-time.Millisecond/2:
+		return strconv.FormatInt(d.Round(time.Millisecond).Milliseconds(), 10) + "ms"
 	}
 	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
 }

@@ -377,3 +377,25 @@ func TestRunPublishDriver(t *testing.T) {
 		t.Fatalf("stopped run %+v", p)
 	}
 }
+
+// TestPublishDurationsRound: the run's time is rounded to the second shown,
+// not truncated: 1.75 s running reads "running 2s", 3.99 s "done in 4s"
+// (it used to read "running 1s" and "done in 3s").
+func TestPublishDurationsRound(t *testing.T) {
+	pub := &fakes.Publisher{Manual: true}
+	r := newPubRig(t, false, pub)
+	r.v.SetTarget("PAYMENT.RESULT")
+	r.key("down", "down", "down", "down", "ctrl+u")
+	r.typeText("399")
+	r.key("enter")
+	run := pub.Last()
+	run.Step(175) // 10 ms of fake time each: 1.75 s
+	r.advance(250 * time.Millisecond)
+	r.mustShow("● running 2s", "175/399 acknowledged")
+	run.Step(224) // 3.99 s
+	r.advance(250 * time.Millisecond)
+	r.mustShow("✓ done in 4s", "399/399 acknowledged")
+	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || fl[0].Text != "published 399 records in 4s" {
+		t.Fatalf("flash %+v", fl)
+	}
+}

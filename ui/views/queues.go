@@ -215,7 +215,7 @@ func (v *Queues) View() string {
 				full++
 			}
 		}
-		parts := []string{itoa(int64(len(v.rows))) + " queues", "total depth " + common.Thousands(depth)}
+		parts := []string{common.Plural(len(v.rows), "queue"), "total depth " + common.Thousands(depth)}
 		if full > 0 {
 			parts = append(parts, st.Err.Render(itoa(int64(full))+" ≥ 90% full"))
 		}

@@ -214,12 +214,14 @@ func keyMsg(s string) tea.KeyPressMsg {
 	return k
 }
 
-func topicsView(ctx *common.Context, s *fakes.Source) common.View  { return views.NewTopics(ctx, s) }
-func groupsView(ctx *common.Context, s *fakes.Source) common.View  { return views.NewGroups(ctx, s) }
+func topicsView(ctx *common.Context, s *fakes.Source) common.View { return views.NewTopics(ctx, s) }
+func groupsView(ctx *common.Context, s *fakes.Source) common.View {
+	return views.NewGroups(ctx, s, nil)
+}
 func clusterView(ctx *common.Context, s *fakes.Source) common.View { return views.NewCluster(ctx, s) }
 func queuesView(ctx *common.Context, _ *fakes.Source) common.View  { return views.NewQueues(ctx) }
 func overviewView(ctx *common.Context, _ *fakes.Source) common.View {
-	return views.NewOverview(ctx)
+	return views.NewOverview(ctx, nil)
 }
 
 // advance moves the clock by d, firing due ticks in order (without

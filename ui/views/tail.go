@@ -824,7 +824,7 @@ func (v *Tail) openSave() {
 			"the whole buffer ("+common.Thousands(int64(n))+")")
 		fields = append(fields, f)
 	} else {
-		body = append(body, common.Thousands(int64(n))+" records.")
+		body = append(body, common.Plural(n, "record")+".")
 	}
 	v.openDialog(&components.Dialog{Title: "Save the tail buffer", Body: body, Fields: fields, SubmitLabel: "save"})
 	v.dlgKind = "save"
@@ -992,7 +992,7 @@ func (v *Tail) submitSave() tea.Cmd {
 		}
 	}
 	v.dlg.Err = ""
-	v.dlg.Busy = "saving " + common.Thousands(int64(len(entries))) + " records…"
+	v.dlg.Busy = "saving " + common.Plural(len(entries), "record") + "…"
 	gen := v.dlgGen
 	return v.address(v.gen, func() any {
 		p, n, err := saveJSONL(path, entries)
@@ -1054,7 +1054,7 @@ func (v *Tail) saved(m tailSavedMsg) tea.Cmd {
 	if v.dlg != nil && v.dlgGen == m.dlgGen {
 		v.closeDialog()
 	}
-	return common.Flash(common.LevelOK, "saved "+common.Thousands(int64(m.n))+" records ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))
+	return common.Flash(common.LevelOK, "saved "+common.Plural(m.n, "record")+" ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))
 }
 
 // ---- rendering ----
@@ -1166,7 +1166,7 @@ func (v *Tail) headLines(st *common.Styles) []string {
 			shown = " (" + common.Thousands(int64(v.rowCount())) + " before the pause)"
 		}
 		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.w-30, 8)))+
-			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" match"+shown+" · esc clears"))
+			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" "+common.Agree(v.matches.len(), "matches", "match")+shown+" · esc clears"))
 	}
 	return lines
 }
@@ -1343,7 +1343,7 @@ func (v *Tail) detailView(st *common.Styles, seq uint64, h int) []string {
 	end := min(len(body), v.dscroll+room)
 	out = append(out, body[v.dscroll:end]...)
 	if end < len(body) && room > 1 {
-		out[len(out)-1] = st.Faint.Render(common.Trunc("… "+itoa(int64(len(body)-end+1))+" more lines (pgdn)", w))
+		out[len(out)-1] = st.Faint.Render(common.Trunc("… "+common.Plural(len(body)-end+1, "more line")+" (pgdn)", w))
 	}
 	return out
 }

@@ -436,7 +436,7 @@ func (v *Topics) detailHeader(st *common.Styles) []string {
 	}
 	t := d.desc.TopicInfo
 	return titled(title, common.Pairs(st, v.w,
-		"", plural(t.Partitions, "partition"),
+		"", common.Plural(t.Partitions, "partition"),
 		"replicas", itoa(int64(t.Replicas)),
 		"minSync", itoa(int64(t.MinSync)),
 		"retention", common.Retention(t.RetentionMs, t.RetentionBytes),
@@ -630,7 +630,7 @@ func (v *Topics) openDelete(name string) {
 			groups[s.Group] = true
 		}
 		if len(groups) > 0 {
-			body = append(body, "", fmt.Sprintf("%d group(s) consume it and will lose their offsets.", len(groups)))
+			body = append(body, "", fmt.Sprintf("%s %s it and will lose %s offsets.", common.Plural(len(groups), "group"), common.Agree(len(groups), "consumes", "consume"), common.Agree(len(groups), "its", "their")))
 		}
 	}
 	v.openDialog(&components.Dialog{
@@ -775,12 +775,12 @@ func (v *Topics) View() string {
 	if !v.loaded {
 		summary = st.Muted.Render("loading topics…")
 	} else {
-		parts := []string{itoa(int64(v.table.Total())) + " topics"}
+		parts := []string{common.Plural(v.table.Total(), "topic")}
 		if v.hiddenInt > 0 {
 			parts = append(parts, st.Muted.Render(itoa(int64(v.hiddenInt))+" internal hidden (i)"))
 		}
 		if v.offline > 0 {
-			parts = append(parts, st.Err.Render(itoa(int64(v.offline))+" partitions offline"))
+			parts = append(parts, st.Err.Render(common.Plural(v.offline, "partition")+" offline"))
 		}
 		if v.underRepl > 0 {
 			parts = append(parts, st.Warn.Render(itoa(int64(v.underRepl))+" under-replicated"))
@@ -811,7 +811,7 @@ func (v *Topics) detailView(st *common.Styles) string {
 	for _, s := range d.subs {
 		groups[s.Group] = true
 	}
-	p0, p1 := " Partitions ("+itoa(int64(len(d.desc.PartitionList)))+") ", " Consumers ("+plural(len(groups), "group")+") "
+	p0, p1 := " Partitions ("+itoa(int64(len(d.desc.PartitionList)))+") ", " Consumers ("+common.Plural(len(groups), "group")+") "
 	if d.pane == 0 {
 		p0, p1 = st.TabActive.Render(p0), st.Muted.Render(p1)
 	} else {

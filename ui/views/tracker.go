@@ -18,6 +18,11 @@ type groupRow struct {
 	health Health
 	rate   float64 // estimated consumption, records/s; -1 unknown
 	spark  string  // precomputed sparkline
+	// from and lag0 are the first sample of the window the health was
+	// judged on (healthWindowOf): when it was taken and the lag then. A
+	// LAGGING group's lag grew by info.TotalLag - lag0 since from.
+	from time.Time
+	lag0 int64
 }
 
 type topicEnd struct {
@@ -25,23 +30,61 @@ type topicEnd struct {
 	rateIn float64
 }
 
-// groupTracker turns successive group (and topic) lists into per-group
-// histories and health words. The groups view and the overview each keep
-// one.
-type groupTracker struct {
+// GroupHealth turns successive group (and topic) lists into per-group
+// histories and health words (EvaluateHealth). It is the one source of
+// truth for group health: the root model makes one and gives it to the
+// groups view and the overview, so the overview's group alerts are the
+// groups table's verdicts, never a second evaluation that could disagree.
+//
+// Every view that receives a polled list passes it on (observeTopics,
+// observe); the same list (the same fanned-out common.DataMsg) is taken in
+// once, whichever view sees it first, and the others get the rows it made.
+type GroupHealth struct {
 	rows     map[string]*groupRow
 	ends     map[string]topicEnd
 	topicsAt time.Time
 	sparkW   int
+
+	// What was observed last, to take a fanned-out list in only once.
+	topicsSeen listStamp
+	groupsSeen listStamp
+	last       []*groupRow
 }
 
-func newGroupTracker() *groupTracker {
-	return &groupTracker{rows: map[string]*groupRow{}, ends: map[string]topicEnd{}, sparkW: 12}
+// listStamp identifies one polled list: its reply time and its backing
+// array (the fanned-out message carries the same slice to every view).
+type listStamp struct {
+	at    time.Time
+	first any // pointer to the first element; nil for an empty list
+	n     int
+	ok    bool
+}
+
+func stampOf[T any](xs []T, at time.Time) listStamp {
+	s := listStamp{at: at, n: len(xs), ok: true}
+	if len(xs) > 0 {
+		s.first = &xs[0]
+	}
+	return s
+}
+
+func (s listStamp) same(o listStamp) bool {
+	return s.ok && o.ok && s.at.Equal(o.at) && s.n == o.n && s.first == o.first
+}
+
+// NewGroupHealth returns an empty group health tracker.
+func NewGroupHealth() *GroupHealth {
+	return &GroupHealth{rows: map[string]*groupRow{}, ends: map[string]topicEnd{}, sparkW: 12}
 }
 
 // observeTopics records the topics' end offsets and inbound rates, used to
 // estimate how far each group has consumed.
-func (t *groupTracker) observeTopics(ts []admin.TopicInfo, at time.Time) {
+func (t *GroupHealth) observeTopics(ts []admin.TopicInfo, at time.Time) {
+	st := stampOf(ts, at)
+	if st.same(t.topicsSeen) {
+		return
+	}
+	t.topicsSeen = st
 	clear(t.ends)
 	for _, ti := range ts {
 		t.ends[ti.Name] = topicEnd{end: ti.EndOffsetSum, rateIn: ti.RecordsInPerSec}
@@ -50,7 +93,7 @@ func (t *groupTracker) observeTopics(ts []admin.TopicInfo, at time.Time) {
 }
 
 // consumed estimates Σ committed over the group's topics (see lagSample).
-func (t *groupTracker) consumed(g admin.GroupInfo, at time.Time) (float64, bool) {
+func (t *GroupHealth) consumed(g admin.GroupInfo, at time.Time) (float64, bool) {
 	if g.TotalLag < 0 || len(g.Topics) == 0 || t.topicsAt.IsZero() {
 		return 0, false
 	}
@@ -67,8 +110,15 @@ func (t *groupTracker) consumed(g admin.GroupInfo, at time.Time) (float64, bool)
 }
 
 // observe records a group list taken at `at` and returns the rows in the
-// list's order, with health and rate evaluated.
-func (t *groupTracker) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
+// list's order, with health and rate evaluated. The same list observed
+// again (another view's copy of the same message) returns the same rows
+// without adding a sample. The returned slice is shared: read only.
+func (t *GroupHealth) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
+	st := stampOf(gs, at)
+	if st.same(t.groupsSeen) {
+		return t.last
+	}
+	t.groupsSeen = st
 	out := make([]*groupRow, 0, len(gs))
 	seen := make(map[string]struct{}, len(gs))
 	for _, g := range gs {
@@ -92,6 +142,9 @@ func (t *groupTracker) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
 		}
 		r.lag.Push(float64(g.TotalLag))
 		r.health = EvaluateHealth(g.State, g.Members, r.hist, at)
+		if win := healthWindowOf(r.hist, at); len(win) > 0 {
+			r.from, r.lag0 = win[0].At, win[0].Lag
+		}
 		r.rate = consumptionRate(r.hist, at)
 		r.spark = sparkLag(r.lag, t.sparkW)
 		seen[g.Name] = struct{}{}
@@ -102,8 +155,13 @@ func (t *groupTracker) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
 			delete(t.rows, name)
 		}
 	}
+	t.last = out
 	return out
 }
+
+// row returns the tracked row of a group (nil when the last list did not
+// have it).
+func (t *GroupHealth) row(name string) *groupRow { return t.rows[name] }
 
 func sparkLag(r *common.Ring, w int) string {
 	vals := r.Values(make([]float64, 0, w), w)
@@ -113,11 +171,7 @@ func sparkLag(r *common.Ring, w int) string {
 // consumptionRate is the committed-offset progress per second over the
 // health window; -1 when it cannot be estimated.
 func consumptionRate(hist []lagSample, now time.Time) float64 {
-	start := len(hist)
-	for start > 0 && now.Sub(hist[start-1].At) <= healthWindow {
-		start--
-	}
-	win := hist[start:]
+	win := healthWindowOf(hist, now)
 	if len(win) < 2 {
 		return -1
 	}
