@@ -23,7 +23,9 @@
 //     leader applies a change and ships it to its followers inside the same
 //     critical section, so no follower can see changes out of order.
 //   - topicStore.mu owns the topic registry, the topic side's view of node
-//     liveness and partition elections (topics.go); partition.mu owns one
+//     liveness and partition elections (topics.go), and is held to publish
+//     a topic's new layout (settings + partition list, swapped atomically
+//     and never mutated, so readers take no lock: topics_alter.go); partition.mu owns one
 //     partition: every replica's log of it, its leader, in-sync set, high
 //     watermark and waiters (partition_log.go, replication_topics.go). The
 //     produce and fetch paths take only partition.mu (topics are found in an
