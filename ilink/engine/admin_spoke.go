@@ -29,7 +29,8 @@ import (
 //     with 0 after spokeKeepalive (so either side notices a dead link).
 //   - Tunnel: for tunnel id the spoke opens a new connection to the hub and
 //     sends SPOKE ATTACH {id}. After the hub's answer the spoke serves that
-//     socket as an ordinary admin connection of its own (HELLO first).
+//     socket as an ordinary admin connection of its own (HELLO first),
+//     whether or not its admin listener is open.
 //   - Switch: an admin client of the hub sends SPOKE SWITCH {name or key}.
 //     The hub finds the registered spoke (by key without a lookup by name,
 //     A-35), asks it for a tunnel and waits for the attach. From then on
@@ -883,18 +884,15 @@ func (l *spokeLink) attach(id uint64) {
 }
 
 // adopt serves nc, a connection the spoke opened itself, as an admin
-// connection of its first node whose admin listener is open.
+// connection of its first running node. The admin listener plays no part:
+// the tunnel is served whether or not it is open, so a spoke needs no
+// inbound port to be administered through its hub.
 func (e *Engine) adopt(nc net.Conn, l *spokeLink) bool {
 	for _, n := range e.nodes {
-		ep := n.admin
-		c := newConn(ep, nc)
-		ep.mu.Lock()
-		if ep.ln == nil {
-			ep.mu.Unlock()
-			continue
+		c, ok := n.admin.adopt(nc)
+		if !ok {
+			continue // node killed
 		}
-		ep.conns[c] = struct{}{}
-		ep.mu.Unlock()
 		l.mu.Lock()
 		l.adopted[c] = struct{}{}
 		l.mu.Unlock()

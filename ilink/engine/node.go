@@ -55,6 +55,11 @@ type endpoint struct {
 	ln         net.Listener // nil while closed
 	acceptDone chan struct{}
 	conns      map[*conn]struct{}
+	// down: the endpoint is closed (its node killed, the engine closed).
+	// It is independent of ln: connections the engine did not accept (a
+	// spoke's tunnel to its hub, A-36) are served while the node is up,
+	// whether or not the listener is open.
+	down bool
 }
 
 // listen binds the listener without accepting yet.
@@ -69,6 +74,7 @@ func (ep *endpoint) listen() error {
 	ep.mu.Lock()
 	ep.ln = ln
 	ep.acceptDone = nil // set by serve
+	ep.down = false
 	ep.mu.Unlock()
 	return nil
 }
@@ -109,6 +115,17 @@ func (ep *endpoint) acceptLoop(ln net.Listener, done chan struct{}) {
 // node's sessions are rolled back when KillNode returns).
 func (ep *endpoint) close() {
 	ep.mu.Lock()
+	ep.down = true // no adopt from here on: sever sees every connection
+	ep.mu.Unlock()
+	ep.closeListener()
+	ep.sever()
+}
+
+// closeListener closes only the listener (no new inbound connections) and
+// waits for its accept loop; connections stay, and the endpoint still
+// serves connections handed to it by adopt.
+func (ep *endpoint) closeListener() {
+	ep.mu.Lock()
 	ln, done := ep.ln, ep.acceptDone
 	ep.ln, ep.acceptDone = nil, nil
 	ep.mu.Unlock()
@@ -118,7 +135,21 @@ func (ep *endpoint) close() {
 	if done != nil {
 		<-done
 	}
-	ep.sever()
+}
+
+// adopt serves nc, a connection the engine opened itself, like one its
+// listener accepted. It needs no open listener, only a live endpoint;
+// false when the endpoint is down (nc is then left to the caller).
+func (ep *endpoint) adopt(nc net.Conn) (*conn, bool) {
+	c := newConn(ep, nc)
+	ep.mu.Lock()
+	if ep.down {
+		ep.mu.Unlock()
+		return nil, false
+	}
+	ep.conns[c] = struct{}{}
+	ep.mu.Unlock()
+	return c, true
 }
 
 // sever closes every connection, keeps the listener, and waits until the
