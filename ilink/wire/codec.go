@@ -281,3 +281,26 @@ func Encode(dst []byte, m Message) []byte {
 	m.Encode(&w)
 	return w.B
 }
+
+// writeArray writes an element count, then each element with enc.
+func writeArray[T any](w *Writer, xs []T, enc func(*T, *Writer)) {
+	w.ArrayLen(len(xs))
+	for i := range xs {
+		enc(&xs[i], w)
+	}
+}
+
+// readArray reads what writeArray wrote. minElem is the smallest encoded
+// size of one element, which bounds the count by the bytes left (see
+// ArrayLen); an empty array decodes as nil.
+func readArray[T any](r *Reader, minElem int, dec func(*T, *Reader)) []T {
+	n := r.ArrayLen(minElem)
+	if n == 0 {
+		return nil
+	}
+	xs := make([]T, n)
+	for i := range xs {
+		dec(&xs[i], r)
+	}
+	return xs
+}

@@ -81,55 +81,43 @@ type MetadataReply struct {
 }
 
 func (m *MetadataReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Nodes))
-	for i := range m.Nodes {
-		m.Nodes[i].Encode(w)
-	}
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
-		w.String(t.Name)
-		t.Err.encode(w)
-		w.I32(t.Epoch)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
-			w.I32(p.ID)
-			w.U16(p.Leader)
-			w.I32(p.LeaderEpoch)
-			writeNodeIDs(w, p.Replicas)
-			writeNodeIDs(w, p.InSync)
-		}
-	}
+	writeArray(w, m.Nodes, (*NodeInfo).Encode)
+	writeArray(w, m.Topics, (*TopicMeta).encode)
+}
+
+func (t *TopicMeta) encode(w *Writer) {
+	w.String(t.Name)
+	t.Err.encode(w)
+	w.I32(t.Epoch)
+	writeArray(w, t.Partitions, (*PartitionMeta).encode)
+}
+
+func (t *TopicMeta) decode(r *Reader) {
+	t.Name = r.String()
+	t.Err.decode(r)
+	t.Epoch = r.I32()
+	t.Partitions = readArray(r, 12, (*PartitionMeta).decode)
+}
+
+func (p *PartitionMeta) encode(w *Writer) {
+	w.I32(p.ID)
+	w.U16(p.Leader)
+	w.I32(p.LeaderEpoch)
+	writeNodeIDs(w, p.Replicas)
+	writeNodeIDs(w, p.InSync)
+}
+
+func (p *PartitionMeta) decode(r *Reader) {
+	p.ID = r.I32()
+	p.Leader = r.U16()
+	p.LeaderEpoch = r.I32()
+	p.Replicas = readNodeIDs(r)
+	p.InSync = readNodeIDs(r)
 }
 
 func (m *MetadataReply) Decode(r *Reader) {
-	if n := r.ArrayLen(6); n > 0 {
-		m.Nodes = make([]NodeInfo, n)
-		for i := range m.Nodes {
-			m.Nodes[i].Decode(r)
-		}
-	}
-	if n := r.ArrayLen(8); n > 0 {
-		m.Topics = make([]TopicMeta, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Name = r.String()
-			t.Err.decode(r)
-			t.Epoch = r.I32()
-			if k := r.ArrayLen(12); k > 0 {
-				t.Partitions = make([]PartitionMeta, k)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.ID = r.I32()
-					p.Leader = r.U16()
-					p.LeaderEpoch = r.I32()
-					p.Replicas = readNodeIDs(r)
-					p.InSync = readNodeIDs(r)
-				}
-			}
-		}
-	}
+	m.Nodes = readArray(r, 6, (*NodeInfo).Decode)
+	m.Topics = readArray(r, 8, (*TopicMeta).decode)
 }
 
 func writeNodeIDs(w *Writer, ids []uint16) {
@@ -185,36 +173,30 @@ type ProduceRequest struct {
 
 func (m *ProduceRequest) Encode(w *Writer) {
 	w.U8(uint8(m.Acks))
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
-		w.String(t.Topic)
-		w.I32(t.Epoch)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			w.I32(t.Partitions[j].Partition)
-			w.Bytes(t.Partitions[j].Batches)
-		}
-	}
+	writeArray(w, m.Topics, (*ProduceTopic).encode)
+}
+
+func (t *ProduceTopic) encode(w *Writer) {
+	w.String(t.Topic)
+	w.I32(t.Epoch)
+	writeArray(w, t.Partitions, func(p *ProducePartition, w *Writer) {
+		w.I32(p.Partition)
+		w.Bytes(p.Batches)
+	})
+}
+
+func (t *ProduceTopic) decode(r *Reader) {
+	t.Topic = r.String()
+	t.Epoch = r.I32()
+	t.Partitions = readArray(r, 5, func(p *ProducePartition, r *Reader) {
+		p.Partition = r.I32()
+		p.Batches = r.Bytes()
+	})
 }
 
 func (m *ProduceRequest) Decode(r *Reader) {
 	m.Acks = int8(r.U8())
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]ProduceTopic, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			t.Epoch = r.I32()
-			if k := r.ArrayLen(5); k > 0 {
-				t.Partitions = make([]ProducePartition, k)
-				for j := range t.Partitions {
-					t.Partitions[j].Partition = r.I32()
-					t.Partitions[j].Batches = r.Bytes()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, (*ProduceTopic).decode)
 }
 
 // ProducePartitionResult answers one partition of a produce request.
@@ -241,41 +223,29 @@ type ProduceReply struct {
 }
 
 func (m *ProduceReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
+	writeArray(w, m.Topics, func(t *ProduceTopicResult, w *Writer) {
 		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
+		writeArray(w, t.Partitions, func(p *ProducePartitionResult, w *Writer) {
 			w.I32(p.Partition)
 			p.Err.encode(w)
 			w.I64(p.BaseOffset)
 			w.I64(p.LogAppendTime)
 			w.U16(p.LeaderHint)
-		}
-	}
+		})
+	})
 }
 
 func (m *ProduceReply) Decode(r *Reader) {
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]ProduceTopicResult, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			if k := r.ArrayLen(24); k > 0 {
-				t.Partitions = make([]ProducePartitionResult, k)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.Partition = r.I32()
-					p.Err.decode(r)
-					p.BaseOffset = r.I64()
-					p.LogAppendTime = r.I64()
-					p.LeaderHint = r.U16()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *ProduceTopicResult, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArray(r, 24, func(p *ProducePartitionResult, r *Reader) {
+			p.Partition = r.I32()
+			p.Err.decode(r)
+			p.BaseOffset = r.I64()
+			p.LogAppendTime = r.I64()
+			p.LeaderHint = r.U16()
+		})
+	})
 }
 
 // FetchPartition asks for records of one partition from Offset on.
@@ -302,39 +272,27 @@ type FetchRequest struct {
 func (m *FetchRequest) Encode(w *Writer) {
 	w.I32(m.MinBytes)
 	w.I32(m.MaxBytes)
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
+	writeArray(w, m.Topics, func(t *FetchTopic, w *Writer) {
 		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
+		writeArray(w, t.Partitions, func(p *FetchPartition, w *Writer) {
 			w.I32(p.Partition)
 			w.I64(p.Offset)
 			w.I32(p.MaxBytes)
-		}
-	}
+		})
+	})
 }
 
 func (m *FetchRequest) Decode(r *Reader) {
 	m.MinBytes = r.I32()
 	m.MaxBytes = r.I32()
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]FetchTopic, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			if k := r.ArrayLen(16); k > 0 {
-				t.Partitions = make([]FetchPartition, k)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.Partition = r.I32()
-					p.Offset = r.I64()
-					p.MaxBytes = r.I32()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *FetchTopic, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArray(r, 16, func(p *FetchPartition, r *Reader) {
+			p.Partition = r.I32()
+			p.Offset = r.I64()
+			p.MaxBytes = r.I32()
+		})
+	})
 }
 
 // FetchPartitionResult carries whole record batches (the first may start
@@ -362,43 +320,31 @@ type FetchReply struct {
 }
 
 func (m *FetchReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
+	writeArray(w, m.Topics, func(t *FetchTopicResult, w *Writer) {
 		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
+		writeArray(w, t.Partitions, func(p *FetchPartitionResult, w *Writer) {
 			w.I32(p.Partition)
 			p.Err.encode(w)
 			w.I64(p.HighWatermark)
 			w.I64(p.LogStart)
 			w.U16(p.LeaderHint)
 			w.Bytes(p.Batches)
-		}
-	}
+		})
+	})
 }
 
 func (m *FetchReply) Decode(r *Reader) {
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]FetchTopicResult, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			if k := r.ArrayLen(25); k > 0 {
-				t.Partitions = make([]FetchPartitionResult, k)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.Partition = r.I32()
-					p.Err.decode(r)
-					p.HighWatermark = r.I64()
-					p.LogStart = r.I64()
-					p.LeaderHint = r.U16()
-					p.Batches = r.Bytes()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *FetchTopicResult, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArray(r, 25, func(p *FetchPartitionResult, r *Reader) {
+			p.Partition = r.I32()
+			p.Err.decode(r)
+			p.HighWatermark = r.I64()
+			p.LogStart = r.I64()
+			p.LeaderHint = r.U16()
+			p.Batches = r.Bytes()
+		})
+	})
 }
 
 // ListOffsetsPartition asks for the first offset whose timestamp is at or
@@ -420,33 +366,23 @@ type ListOffsetsRequest struct {
 }
 
 func (m *ListOffsetsRequest) Encode(w *Writer) {
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
+	writeArray(w, m.Topics, func(t *ListOffsetsTopic, w *Writer) {
 		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for _, p := range t.Partitions {
+		writeArray(w, t.Partitions, func(p *ListOffsetsPartition, w *Writer) {
 			w.I32(p.Partition)
 			w.I64(p.Timestamp)
-		}
-	}
+		})
+	})
 }
 
 func (m *ListOffsetsRequest) Decode(r *Reader) {
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]ListOffsetsTopic, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			if k := r.ArrayLen(12); k > 0 {
-				t.Partitions = make([]ListOffsetsPartition, k)
-				for j := range t.Partitions {
-					t.Partitions[j].Partition = r.I32()
-					t.Partitions[j].Timestamp = r.I64()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *ListOffsetsTopic, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArray(r, 12, func(p *ListOffsetsPartition, r *Reader) {
+			p.Partition = r.I32()
+			p.Timestamp = r.I64()
+		})
+	})
 }
 
 // ListOffsetsPartitionResult: Offset is the end offset when no record is at
@@ -471,41 +407,29 @@ type ListOffsetsReply struct {
 }
 
 func (m *ListOffsetsReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
+	writeArray(w, m.Topics, func(t *ListOffsetsTopicResult, w *Writer) {
 		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
+		writeArray(w, t.Partitions, func(p *ListOffsetsPartitionResult, w *Writer) {
 			w.I32(p.Partition)
 			p.Err.encode(w)
 			w.I64(p.Offset)
 			w.I64(p.Timestamp)
 			w.U16(p.LeaderHint)
-		}
-	}
+		})
+	})
 }
 
 func (m *ListOffsetsReply) Decode(r *Reader) {
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]ListOffsetsTopicResult, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			if k := r.ArrayLen(24); k > 0 {
-				t.Partitions = make([]ListOffsetsPartitionResult, k)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.Partition = r.I32()
-					p.Err.decode(r)
-					p.Offset = r.I64()
-					p.Timestamp = r.I64()
-					p.LeaderHint = r.U16()
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *ListOffsetsTopicResult, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArray(r, 24, func(p *ListOffsetsPartitionResult, r *Reader) {
+			p.Partition = r.I32()
+			p.Err.decode(r)
+			p.Offset = r.I64()
+			p.Timestamp = r.I64()
+			p.LeaderHint = r.U16()
+		})
+	})
 }
 
 // AdminPublishRequest publishes one record over an admin connection:
