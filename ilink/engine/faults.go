@@ -26,10 +26,7 @@ func (e *Engine) KillNode(id int) error {
 }
 
 func (e *Engine) killLocked(id int) error {
-	if e.closed {
-		return errClosed
-	}
-	n, err := e.node(id)
+	n, err := e.liveNodeLocked(id)
 	if err != nil {
 		return err
 	}
@@ -42,6 +39,26 @@ func (e *Engine) killLocked(id int) error {
 	n.admin.close()
 	e.logf("engine: node %d killed", id)
 	return nil
+}
+
+// onNode runs a topology change on node id under faultMu, so two changes
+// never interleave.
+func (e *Engine) onNode(id int, fn func(*node) error) error {
+	e.faultMu.Lock()
+	defer e.faultMu.Unlock()
+	n, err := e.liveNodeLocked(id)
+	if err != nil {
+		return err
+	}
+	return fn(n)
+}
+
+// liveNodeLocked returns node id of an open engine; faultMu is held.
+func (e *Engine) liveNodeLocked(id int) (*node, error) {
+	if e.closed {
+		return nil, errClosed
+	}
+	return e.node(id)
 }
 
 // KillLeader kills the current leader and returns its id.
@@ -58,30 +75,23 @@ func (e *Engine) KillLeader() (int, error) {
 // RestartNode brings a killed node back: its listeners reopen on the same
 // ports, it resyncs from the leader and serves as a follower.
 func (e *Engine) RestartNode(id int) error {
-	e.faultMu.Lock()
-	defer e.faultMu.Unlock()
-	if e.closed {
-		return errClosed
-	}
-	n, err := e.node(id)
-	if err != nil {
-		return err
-	}
-	if err := e.cl.checkRestart(id); err != nil {
-		return err
-	}
-	if err := n.data.listen(); err != nil {
-		return err
-	}
-	if err := n.admin.listen(); err != nil {
-		n.data.close()
-		return err
-	}
-	e.cl.restarted(id)
-	n.data.serve()
-	n.admin.serve()
-	e.logf("engine: node %d restarted", id)
-	return nil
+	return e.onNode(id, func(n *node) error {
+		if err := e.cl.checkRestart(id); err != nil {
+			return err
+		}
+		if err := n.data.listen(); err != nil {
+			return err
+		}
+		if err := n.admin.listen(); err != nil {
+			n.data.close()
+			return err
+		}
+		e.cl.restarted(id)
+		n.data.serve()
+		n.admin.serve()
+		e.logf("engine: node %d restarted", id)
+		return nil
+	})
 }
 
 // StopNode stops node id's queue manager: its data listener closes (new
@@ -89,44 +99,30 @@ func (e *Engine) RestartNode(id int) error {
 // stays. If it led, the election rules of KillNode apply. Its queue state
 // is kept and resynced when it starts again.
 func (e *Engine) StopNode(id int) error {
-	e.faultMu.Lock()
-	defer e.faultMu.Unlock()
-	if e.closed {
-		return errClosed
-	}
-	n, err := e.node(id)
-	if err != nil {
-		return err
-	}
-	if err := e.cl.stop(id); err != nil {
-		return err
-	}
-	n.data.close()
-	e.logf("engine: node %d queue manager stopped", id)
-	return nil
+	return e.onNode(id, func(n *node) error {
+		if err := e.cl.stop(id); err != nil {
+			return err
+		}
+		n.data.close()
+		e.logf("engine: node %d queue manager stopped", id)
+		return nil
+	})
 }
 
 // StartNode starts a stopped queue manager again (a follower that resyncs).
 func (e *Engine) StartNode(id int) error {
-	e.faultMu.Lock()
-	defer e.faultMu.Unlock()
-	if e.closed {
-		return errClosed
-	}
-	n, err := e.node(id)
-	if err != nil {
-		return err
-	}
-	if err := e.cl.checkStart(id); err != nil {
-		return err
-	}
-	if err := n.data.listen(); err != nil {
-		return err
-	}
-	e.cl.started(id)
-	n.data.serve()
-	e.logf("engine: node %d queue manager started", id)
-	return nil
+	return e.onNode(id, func(n *node) error {
+		if err := e.cl.checkStart(id); err != nil {
+			return err
+		}
+		if err := n.data.listen(); err != nil {
+			return err
+		}
+		e.cl.started(id)
+		n.data.serve()
+		e.logf("engine: node %d queue manager started", id)
+		return nil
+	})
 }
 
 // SeverConnections closes every client connection on every node (data and
