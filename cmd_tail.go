@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui"
+	"ilinkdash/ui/live"
 	"ilinkdash/ui/views"
 )
 
@@ -39,7 +39,7 @@ func (a *app) tailCommand() *cobra.Command {
 		Short: "Print the records of a topic or of every topic matching a pattern",
 		Long: "Consumes a topic (or a glob pattern such as 'ORDER.*', where * also matches '.')\n" +
 			"and prints one line per record. Without --group it reads as a temporary group\n" +
-			"named ilinkdash-tail-<host>-<pid>, deleted when tail exits, so tailing never\n" +
+			"named ilinkdash-tail-<host>-<pid>-<n>, deleted when tail exits, so tailing never\n" +
 			"moves a real group's commits. Text output is sanitized for the terminal; json\n" +
 			"prints one object per line (binary keys and values in base64, flagged by\n" +
 			"key_encoding / value_encoding); hex prints keys and values as hex.\n" +
@@ -99,15 +99,6 @@ func parseTailCommit(s string) (consumer.CommitMode, error) {
 	return 0, fmt.Errorf("--commit %q: want auto, manual or immediate", s)
 }
 
-// tailGroupName is the temporary group of a tail without --group.
-func tailGroupName() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return fmt.Sprintf("ilinkdash-tail-%s-%d", host, os.Getpid())
-}
-
 func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
@@ -165,7 +156,7 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	opt := consumer.NewOptions()
 	opt.Group = f.group
 	if opt.Group == "" {
-		opt.Group = tailGroupName()
+		opt.Group = live.TempGroupName()
 		opt.Durable = false
 	}
 	opt.Start, opt.StartOffset, opt.StartTime = from.mode, from.offset, from.at
@@ -290,13 +281,7 @@ func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func(
 // base64 with key_encoding / value_encoding, and characters a terminal may
 // act on escaped.
 func writeTailJSON(w io.Writer, r *consumer.Record) error {
-	tr := views.TailRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
-	if len(r.Headers) > 0 {
-		tr.Headers = make([]views.HeaderKV, len(r.Headers))
-		for i, h := range r.Headers {
-			tr.Headers[i] = views.HeaderKV{Key: h.Key, Value: h.Value}
-		}
-	}
+	tr := live.TailRecordOf(r)
 	_, err := w.Write(views.AppendTailJSON(nil, &tr))
 	return err
 }

@@ -21,7 +21,7 @@ const tailChanSize = 8192
 var tailSeq atomic.Int64
 
 // TempGroupName is the temporary group a tail uses when none is named:
-// host and process make it unique, so tailing never disturbs real groups.
+// host, process and a counter make it unique, so tailing never disturbs real groups.
 func TempGroupName() string {
 	host, _ := os.Hostname()
 	if host == "" {
@@ -34,6 +34,19 @@ func TempGroupName() string {
 		return r
 	}, host)
 	return fmt.Sprintf("ilinkdash-tail-%s-%d-%d", host, os.Getpid(), tailSeq.Add(1))
+}
+
+// TailRecordOf converts a consumed record for the tail view (and the
+// tail command's JSON lines). The record's slices are shared, not copied.
+func TailRecordOf(r *consumer.Record) views.TailRecord {
+	tr := views.TailRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
+	if len(r.Headers) > 0 {
+		tr.Headers = make([]views.HeaderKV, len(r.Headers))
+		for i, h := range r.Headers {
+			tr.Headers[i] = views.HeaderKV{Key: h.Key, Value: h.Value}
+		}
+	}
+	return tr
 }
 
 // StartTail implements views.Tailer with a consumer v2 subscription.
@@ -136,13 +149,7 @@ func (t *tailStream) forwardBatch(ctx context.Context) bool {
 		return true // session trouble: the consumer recovers by itself
 	}
 	for _, r := range recs {
-		tr := views.TailRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
-		if len(r.Headers) > 0 {
-			tr.Headers = make([]views.HeaderKV, len(r.Headers))
-			for i, h := range r.Headers {
-				tr.Headers[i] = views.HeaderKV{Key: h.Key, Value: h.Value}
-			}
-		}
+		tr := TailRecordOf(r)
 		select {
 		case t.ch <- tr:
 		case <-ctx.Done():
