@@ -24,7 +24,7 @@ func overviewWithNodes(s string) bool {
 }
 
 // BenchmarkStartToFirstFrame is the dashboard's start on the embedded demo
-// as `ilinkdash` does it (cmd_dashboard.go startSources: engine.Start,
+// as `ilinkdash` does it (cli/dashboard.go startSources: engine.Start,
 // demo.Start, live.New; then ui.New and the program): the time from the
 // engine's start until the first frame showing the overview with its node
 // rows. Target: under 1 s.

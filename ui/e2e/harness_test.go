@@ -202,7 +202,7 @@ func liveSources(t testing.TB, e *engine.Engine, readOnly bool) *live.Sources {
 	return src
 }
 
-// startDash runs the dashboard on e the way cmd_dashboard.go does (ui.New
+// startDash runs the dashboard on e the way cli/dashboard.go does (ui.New
 // on live.Sources, tea.NewProgram), with a true-colour profile so the
 // output carries the program's real styling sequences.
 func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {

@@ -1,6 +1,6 @@
 // End-to-end tail runs against the embedded engine (group coordinator included).
 
-package main
+package cli
 
 import (
 	"encoding/json"
