@@ -1,0 +1,231 @@
+// Package position reads where to start or seek in a partitioned log, the
+// way operators write it, for every command and dialog that asks: `tail
+// --from`, `group seek --to`, and the dashboard's tail jump and seek. One
+// parser, so that a form accepted in one place is accepted in all.
+//
+// Forms (case-insensitive words):
+//
+//	earliest | beginning | start | oldest     the log start of each partition
+//	latest | end | now                        the end of each partition
+//	1234                                      an offset in every partition
+//	3@1234                                    an offset of one partition
+//	2026-11-30T10:00:00Z                      an RFC 3339 time
+//	2026-11-30 10:00[:05] | 2026-11-30        a local date and time
+//	10:00 | 10:00:05                          today, local time
+//	-5m | 5m ago | 90s | -2h | -1d | -1w2d    relative to now
+package position
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind says which of the forms a Position is.
+type Kind int
+
+// The kinds of position.
+const (
+	Latest Kind = iota
+	Earliest
+	Offset
+	Time
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Latest:
+		return "latest"
+	case Earliest:
+		return "earliest"
+	case Offset:
+		return "offset"
+	case Time:
+		return "time"
+	}
+	return "kind?"
+}
+
+// Position is a parsed position.
+type Position struct {
+	Kind Kind
+	// Partition is the one partition of a P@OFFSET form; -1 for every
+	// partition.
+	Partition int32
+	Offset    int64     // Kind Offset
+	Time      time.Time // Kind Time
+}
+
+// Forms is the short list of accepted forms, for error texts and help.
+const Forms = "earliest, latest, an offset (1234), P@OFFSET (3@1234), a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 10:00) or a relative time (-5m, 2h ago)"
+
+// Parse reads s; now anchors HH:MM and relative forms (its location is
+// the local zone of the forms without one).
+func Parse(s string, now time.Time) (Position, error) {
+	v := strings.TrimSpace(s)
+	p := Position{Partition: -1}
+	switch strings.ToLower(v) {
+	case "":
+		return p, errors.New("empty position: want " + Forms)
+	case "earliest", "beginning", "start", "oldest":
+		p.Kind = Earliest
+		return p, nil
+	case "latest", "end", "now":
+		p.Kind = Latest
+		return p, nil
+	}
+	if part, off, ok := strings.Cut(v, "@"); ok {
+		pn, err1 := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
+		on, err2 := strconv.ParseInt(strings.TrimSpace(off), 10, 64)
+		if err1 != nil || err2 != nil || pn < 0 || on < 0 {
+			return p, fmt.Errorf("position %q: write P@OFFSET with whole numbers, e.g. 3@1234", s)
+		}
+		p.Kind, p.Partition, p.Offset = Offset, int32(pn), on
+		return p, nil
+	}
+	if isDigits(v) {
+		on, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return p, fmt.Errorf("position %q: offset too large", s)
+		}
+		p.Kind, p.Offset = Offset, on
+		return p, nil
+	}
+	if strings.HasPrefix(v, "-") && isDigits(v[1:]) {
+		return p, fmt.Errorf("position %q: offsets are not negative (for a relative time give a unit: -5m)", s)
+	}
+	t, err := ParseTime(v, now)
+	if err != nil {
+		return p, fmt.Errorf("position %q: want %s", s, Forms)
+	}
+	p.Kind, p.Time = Time, t
+	return p, nil
+}
+
+// ParseTime reads the time forms of Parse alone.
+func ParseTime(s string, now time.Time) (time.Time, error) {
+	v := strings.TrimSpace(s)
+	if v == "" {
+		return time.Time{}, errors.New("empty time: want 2026-11-30T10:00:00Z, 2026-11-30 10:00, 10:00, -15m or 15m ago")
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	loc := now.Location()
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return t, nil
+		}
+	}
+	for _, layout := range []string{"15:04:05", "15:04"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			y, m, d := now.Date()
+			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, loc), nil
+		}
+	}
+	rel := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(strings.ToLower(v), "ago")), "-"))
+	if d, err := ParseDuration(rel); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("cannot read time %q: use 2026-11-30T10:00:00Z, 2026-11-30 10:00, 10:00, -15m or 15m ago", s)
+}
+
+// ParseDuration is time.ParseDuration plus d (days) and w (weeks), with
+// units in any combination: 7d, 36h, 1w2d, 1h30m, 500ms.
+func ParseDuration(s string) (time.Duration, error) {
+	v := strings.TrimSpace(strings.ToLower(s))
+	if v == "" {
+		return 0, errors.New("empty duration (e.g. 7d, 12h, 30m)")
+	}
+	var total time.Duration
+	for rest := v; rest != ""; {
+		i := 0
+		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("bad duration %q (e.g. 7d, 12h, 30m)", s)
+		}
+		j := i
+		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != '.' {
+			j++
+		}
+		num, unit := rest[:i], strings.TrimSpace(rest[i:j])
+		rest = rest[j:]
+		x, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bad duration %q (e.g. 7d, 12h, 30m)", s)
+		}
+		u, ok := units[unit]
+		if !ok {
+			return 0, fmt.Errorf("bad duration unit %q in %q (use ms, s, m, h, d, w)", unit, s)
+		}
+		total += time.Duration(x * float64(u))
+	}
+	return total, nil
+}
+
+var units = map[string]time.Duration{
+	"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour,
+	"d": 24 * time.Hour, "w": 7 * 24 * time.Hour,
+}
+
+// String is the canonical text of p, which Parse reads back to p:
+// earliest, latest, 1234, 3@1234 or an RFC 3339 time in UTC.
+func (p Position) String() string {
+	switch p.Kind {
+	case Earliest:
+		return "earliest"
+	case Offset:
+		if p.Partition >= 0 {
+			return strconv.Itoa(int(p.Partition)) + "@" + strconv.FormatInt(p.Offset, 10)
+		}
+		return strconv.FormatInt(p.Offset, 10)
+	case Time:
+		return p.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return "latest"
+}
+
+// Label describes p for people: "the earliest records", "offset 1,234 of
+// partition 3", "2026-11-30 10:00:00" (in now's zone, as entered).
+func (p Position) Label() string {
+	switch p.Kind {
+	case Earliest:
+		return "earliest"
+	case Offset:
+		if p.Partition >= 0 {
+			return "offset " + thousands(p.Offset) + " of partition " + strconv.Itoa(int(p.Partition))
+		}
+		return "offset " + thousands(p.Offset)
+	case Time:
+		return p.Time.Local().Format("2006-01-02 15:04:05")
+	}
+	return "latest"
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
