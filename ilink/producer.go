@@ -467,6 +467,17 @@ func (p *Producer) waitIdle(ctx context.Context) error {
 // MIMQE_SESSION_CLOSED. Sends after Close fail the same way. Close is
 // idempotent.
 func (p *Producer) Close() error {
+	return p.CloseContext(context.Background())
+}
+
+// CloseContext is Close with the wait for pending records bounded by ctx
+// as well: when ctx ends first, the records not yet acknowledged fail at
+// once with MIMQE_SESSION_CLOSED (their callbacks run before CloseContext
+// returns) and the error is ctx's. An ended ctx closes without waiting,
+// which is how a command stops promptly whatever the cluster does. A Send
+// blocked on buffer memory or on its topic's first metadata returns when
+// the producer closes.
+func (p *Producer) CloseContext(ctx context.Context) error {
 	if !p.closing.CompareAndSwap(false, true) {
 		p.closeMu.Lock()
 		defer p.closeMu.Unlock()
@@ -474,8 +485,8 @@ func (p *Producer) Close() error {
 	}
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.deliveryTimeout+p.cfg.requestTimeout)
-	err := p.Flush(ctx)
+	fctx, cancel := context.WithTimeout(ctx, p.cfg.deliveryTimeout+p.cfg.requestTimeout)
+	err := p.Flush(fctx)
 	cancel()
 	p.shutdown()
 	// Whatever is left (a flush that timed out) fails now.
@@ -486,8 +497,8 @@ func (p *Producer) Close() error {
 			}
 		}
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
-	_ = p.waitIdle(ctx) // batches whose last reply is being handled right now
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	_ = p.waitIdle(wctx) // batches whose last reply is being handled right now
 	cancel()
 	p.closeErr = err
 	p.closed = true

@@ -1,6 +1,7 @@
 package ilink
 
 import (
+	"strings"
 	"time"
 
 	"ilinkdash/ilink/wire"
@@ -47,6 +48,28 @@ const (
 	// NoRetries (Retries) fails a batch at the first retriable rejection.
 	NoRetries = -1
 )
+
+// DefaultToolAcks is the acknowledgement ilinkdash's own publishers use
+// unless told otherwise: `ilinkdash publish --acks` and the dashboard's
+// publish form. "all" waits for the in-sync replicas, which with the
+// idempotent producer is the setting that loses nothing acknowledged. The
+// library's zero-config default stays 1 (spec P-04); this is the tools'
+// choice, kept in this one place.
+const DefaultToolAcks = "all"
+
+// ParseAcks reads an acknowledgement as people write it: "0" (AcksNone),
+// "1" (AcksLeader), "all" or "-1" (AcksAll).
+func ParseAcks(s string) (int, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "0":
+		return AcksNone, nil
+	case "1":
+		return AcksLeader, nil
+	case "all", "-1":
+		return AcksAll, nil
+	}
+	return 0, configError("acks %q: want 0, 1 or all", s)
+}
 
 // ProducerConfig configures a Producer. The zero value is the documented
 // default configuration (ilink-spec §3.5). NewProducer copies it (spec P-03):

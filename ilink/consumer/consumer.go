@@ -1097,6 +1097,15 @@ func (c *Consumer) Unsubscribe(ctx context.Context) error {
 // group is deleted by the engine with its last member, C-16). Close is
 // idempotent.
 func (c *Consumer) Close() error {
+	return c.CloseContext(context.Background())
+}
+
+// CloseContext is Close with the final commit and the leave bounded by
+// ctx as well (Close allows them the coordinator budget plus 5 s): a
+// command that must stop promptly gives them a short deadline; when ctx
+// ends first, the consumer closes anyway and a member that could not
+// leave expires by its session timeout.
+func (c *Consumer) CloseContext(ctx context.Context) error {
 	c.StopListening()
 	if !c.markClosed() {
 		return nil
@@ -1104,7 +1113,7 @@ func (c *Consumer) Close() error {
 	if c.g != nil {
 		c.g.stop()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.opt.coordBudget+5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, c.opt.coordBudget+5*time.Second)
 	defer cancel()
 	if c.opt.Commit == CommitAuto {
 		if err := c.commitPositions(ctx, nil); err != nil {

@@ -1,0 +1,80 @@
+package ilink
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+// A producer whose engine stopped answering (replies held, the connection
+// alive: a hung or paused node) closes at once with an ended context: the
+// records not acknowledged fail, a Send blocked on full buffer memory
+// returns, and nothing waits for the delivery timeout. This is what lets
+// `ilinkdash publish` stop within 2 s of SIGINT whatever the cluster does.
+func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
+	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2"})
+	var hang atomic.Bool
+	release := make(chan struct{})
+	defer close(release)
+	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if ev.Code == wire.CodeProduce && hang.Load() {
+			return engine.ControlAction{Delay: time.Hour}
+		}
+		return engine.ControlAction{}
+	})
+	const bufMem = 16 << 10
+	p, err := NewProducer(testCtx(t), joinAddrs(e.DataAddrs()), ProducerConfig{BufferMemory: bufMem, BatchSize: 2048, LingerMs: 1, Logf: testLogf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("warm")}); err != nil {
+		t.Fatal(err)
+	}
+	hang.Store(true)
+	var sent, done atomic.Int64
+	cb := func(RecordMetadata, error) { done.Add(1) }
+	senderDone := make(chan struct{})
+	go func() {
+		defer close(senderDone)
+		v := make([]byte, 200)
+		for p.Stats().BufferedBytes >= 0 {
+			sent.Add(1)
+			p.Send(&ProducerRecord{Topic: "T", Value: v}, cb) // blocks once the buffer is full
+			if p.closing.Load() {
+				return
+			}
+		}
+	}()
+	// Wait until the sender is blocked on buffer memory.
+	deadline := time.Now().Add(10 * time.Second)
+	for p.memWaiters.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the sender never blocked on buffer memory")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- p.CloseContext(ctx) }()
+	select {
+	case err := <-closed:
+		if err == nil {
+			t.Fatal("CloseContext with records pending = nil, want the context's error")
+		}
+	case <-time.After(10 * time.Second): // the delivery timeout is 120 s
+		t.Fatal("CloseContext waited for the hung engine")
+	}
+	select {
+	case <-senderDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the blocked Send did not return")
+	}
+	if s, d := sent.Load(), done.Load(); s != d {
+		t.Fatalf("%d records sent, %d completed: every pending record must fail at close", s, d)
+	}
+}
