@@ -11,6 +11,21 @@ import (
 func (a *app) configCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Manage the configuration file"}
 	var force bool
+	var initOut, pathOut string
+	printPath := func(cmd *cobra.Command, output, key, path string) error {
+		if err := outputFormat(output, "table", "json"); err != nil {
+			return err
+		}
+		if output == "json" {
+			return writeJSON(cmd.OutOrStdout(), map[string]string{key: path}, false)
+		}
+		if key == "wrote" {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "wrote", path)
+			return err
+		}
+		_, err := fmt.Fprintln(cmd.OutOrStdout(), path)
+		return err
+	}
 	initCmd := &cobra.Command{
 		Use:   "init [PATH]",
 		Short: "Write a commented example configuration (default: the XDG config path)",
@@ -20,27 +35,33 @@ func (a *app) configCommand() *cobra.Command {
 			if len(args) == 1 {
 				path = args[0]
 			}
+			if err := outputFormat(initOut, "table", "json"); err != nil {
+				return err
+			}
 			if err := config.WriteExample(path, force); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "wrote", path)
-			return nil
+			return printPath(cmd, initOut, "wrote", path)
 		},
 	}
 	initCmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	addOutputFlag(initCmd, &initOut, "table", `table or json ({"wrote": PATH})`)
 	pathCmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the configuration file path in use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := outputFormat(pathOut, "table", "json"); err != nil {
+				return err
+			}
 			r, err := a.resolve(cmd)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), r.ConfigPath)
-			return nil
+			return printPath(cmd, pathOut, "path", r.ConfigPath)
 		},
 	}
+	addOutputFlag(pathCmd, &pathOut, "table", `table or json ({"path": PATH})`)
 	cmd.AddCommand(initCmd, pathCmd)
 	return cmd
 }

@@ -118,12 +118,15 @@ func startSources(ctx context.Context, r config.Resolved, logf func(string, ...a
 }
 
 // switcher connects `:ctx NAME` to another context of the config file.
+// Its errors do not name the context: the dashboard shows them as
+// "context NAME: <error>" (naming it here too printed "context dead:
+// context dead: ...").
 func (a *app) switcher(r config.Resolved, logf func(string, ...any)) ui.Switcher {
 	var current *live.Sources
 	return func(ctx context.Context, name string) (ui.Sources, config.Context, error) {
 		c, ok := r.File.Lookup(name)
 		if !ok {
-			return nil, config.Context{}, fmt.Errorf("no context %q in %s", name, r.File.Path)
+			return nil, config.Context{}, fmt.Errorf("not in %s", r.File.Path)
 		}
 		if r.Sources.ReadOnly == config.FromFlag || r.Sources.ReadOnly == config.FromEnv {
 			c.ReadOnly = c.ReadOnly || r.Context.ReadOnly // --read-only holds for every context
@@ -138,7 +141,7 @@ func (a *app) switcher(r config.Resolved, logf func(string, ...any)) ui.Switcher
 		}
 		if _, err := src.ClusterSummary(ctx); err != nil {
 			src.Close()
-			return nil, config.Context{}, fmt.Errorf("context %s: %w", name, err)
+			return nil, config.Context{}, err
 		}
 		if current != nil {
 			current.Close()

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
 )
 
 type partitionJSON struct {
@@ -68,7 +68,7 @@ func (a *app) describeCommand() *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "topic" && args[0] != "group" {
-				return adminUsage("describe %q: want topic or group", args[0])
+				return usageErr("describe %q: want topic or group", args[0])
 			}
 			t, err := a.openAdmin(cmd, &f)
 			if err != nil {
@@ -95,22 +95,30 @@ func (t *adminTarget) describeTopic(name string) error {
 		out.PartitionList = append(out.PartitionList, partitionJSON{p.Partition, p.Leader, p.LeaderEpoch,
 			nonNilInts(p.Replicas), nonNilInts(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark})
 	}
-	return t.emit(out, func(w io.Writer) {
-		row(w, "TOPIC", out.Name)
-		row(w, "PARTITIONS", out.Partitions)
-		row(w, "REPLICAS", out.Replicas)
-		row(w, "MIN-SYNC", out.MinSync)
-		row(w, "EPOCH", out.Epoch)
-		row(w, "RETENTION-MS", out.RetentionMs)
-		row(w, "RETENTION-BYTES", out.RetentionBytes)
-		row(w, "IN/S", rate(out.RecordsInPerSec))
-		row(w, "OUT/S", rate(out.RecordsOutPerSec))
-		row(w)
-		row(w, "PARTITION", "LEADER", "EPOCH", "REPLICAS", "IN-SYNC", "START", "END", "HW")
+	return t.emit(out, func(w *table) {
+		w.row("TOPIC", out.Name)
+		w.row("PARTITIONS", out.Partitions)
+		w.row("REPLICAS", out.Replicas)
+		w.row("MIN-SYNC", out.MinSync)
+		w.row("EPOCH", out.Epoch)
+		w.row("RETENTION", common.Retention(out.RetentionMs, 0))
+		w.row("RETENTION-BYTES", retentionBytes(out.RetentionBytes))
+		w.row("IN/S", rate(out.RecordsInPerSec))
+		w.row("OUT/S", rate(out.RecordsOutPerSec))
+		w.row()
+		w.row("PARTITION", "LEADER", "EPOCH", "REPLICAS", "IN-SYNC", "START", "END", "HW")
 		for _, p := range out.PartitionList {
-			row(w, p.Partition, p.Leader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
+			w.row(p.Partition, p.Leader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
 		}
 	})
+}
+
+// retentionBytes is a topic's per-partition size limit for a table.
+func retentionBytes(n int64) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return common.Bytes(n) + " per partition"
 }
 
 func groupToJSON(d admin.GroupDescription) groupDescJSON {
@@ -142,14 +150,14 @@ func (t *adminTarget) describeGroup(name string) error {
 		return err
 	}
 	out := groupToJSON(d)
-	return t.emit(out, func(w io.Writer) {
-		row(w, "GROUP", out.Name)
-		row(w, "STATE", out.State)
-		row(w, "GENERATION", out.Generation)
-		row(w, "COORDINATOR", out.Coordinator)
-		row(w, "DURABLE", out.Durable)
-		row(w)
-		row(w, "MEMBER", "CLIENT", "HOST", "ASSIGNMENT")
+	return t.emit(out, func(w *table) {
+		w.row("GROUP", out.Name)
+		w.row("STATE", out.State)
+		w.row("GENERATION", out.Generation)
+		w.row("COORDINATOR", out.Coordinator)
+		w.row("DURABLE", out.Durable)
+		w.row()
+		w.row("MEMBER", "CLIENT", "HOST", "ASSIGNMENT")
 		for _, m := range out.Members {
 			as := make([]string, len(m.Assignment))
 			for i, a := range m.Assignment {
@@ -159,12 +167,12 @@ func (t *adminTarget) describeGroup(name string) error {
 				}
 				as[i] = a.Topic + ":" + ids(ps)
 			}
-			row(w, m.MemberID, m.ClientName, m.Host, strings.Join(as, " "))
+			w.row(m.MemberID, m.ClientName, m.Host, strings.Join(as, " "))
 		}
-		row(w)
-		row(w, "TOPIC", "PARTITION", "COMMITTED", "END", "LAG", "MEMBER")
+		w.row()
+		w.row("TOPIC", "PARTITION", "COMMITTED", "END", "LAG", "MEMBER")
 		for _, o := range out.Offsets {
-			row(w, o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID)
+			w.row(o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID)
 		}
 	})
 }

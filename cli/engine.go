@@ -20,6 +20,7 @@ type engineFlags struct {
 	cluster       string
 	electionDelay time.Duration
 	demo          bool
+	output        string
 }
 
 func (a *app) engineCommand() *cobra.Command {
@@ -28,7 +29,8 @@ func (a *app) engineCommand() *cobra.Command {
 		Use:   "engine",
 		Short: "Run the in-process iLink engine in the foreground",
 		Long: "Runs an iLink cluster of N nodes in this process until SIGINT or SIGTERM.\n" +
-			"It prints one line per node: node <n> data <host:port> admin <host:port>.",
+			"It prints one line per node: node <n> data <host:port> admin <host:port>\n" +
+			"(-o json: one array of {id, data_addr, admin_addr}).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEngine(cmd, f)
@@ -43,6 +45,7 @@ func (a *app) engineCommand() *cobra.Command {
 	fl.StringVar(&f.cluster, "cluster", "C1", "cluster name")
 	fl.DurationVar(&f.electionDelay, "election-delay", 3*time.Second, "time without a leader after the leader dies (the real engine takes 15-20s)")
 	fl.BoolVar(&f.demo, "demo", false, "generate demo traffic")
+	addOutputFlag(cmd, &f.output, "table", "table (one line per node) or json")
 	return cmd
 }
 
@@ -70,9 +73,12 @@ func (f engineFlags) config() (engine.Config, error) {
 }
 
 func runEngine(cmd *cobra.Command, f engineFlags) error {
+	if err := outputFormat(f.output, "table", "json"); err != nil {
+		return err
+	}
 	cfg, err := f.config()
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &usageError{err: err}
 	}
 	e, err := engine.Start(cfg)
 	if err != nil {
@@ -86,7 +92,22 @@ func runEngine(cmd *cobra.Command, f engineFlags) error {
 		}
 		defer d.Close()
 	}
-	printNodes(cmd.OutOrStdout(), e)
+	if f.output == "json" {
+		type nodeAddrs struct {
+			ID        int    `json:"id"`
+			DataAddr  string `json:"data_addr"`
+			AdminAddr string `json:"admin_addr"`
+		}
+		var out []nodeAddrs
+		for _, n := range e.Nodes() {
+			out = append(out, nodeAddrs{n.ID, n.DataAddr, n.AdminAddr})
+		}
+		if err := writeJSON(cmd.OutOrStdout(), out, false); err != nil {
+			return err
+		}
+	} else {
+		printNodes(cmd.OutOrStdout(), e)
+	}
 	<-cmd.Context().Done()
 	return nil
 }

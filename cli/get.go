@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +13,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ui/common"
 )
 
 // Headless admin commands: get, describe, group, node. They share the
@@ -35,10 +34,6 @@ func (f *adminFlags) register(cmd *cobra.Command) {
 	pf.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
 	pf.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and queues, and run against it")
 	pf.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit of the command")
-}
-
-func adminUsage(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
 // adminTarget is an open admin connection for one command.
@@ -63,10 +58,8 @@ func (t *adminTarget) close() {
 // openAdmin resolves the target and connects. Without any configured
 // target, or with --embedded, it starts an in-process engine.
 func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error) {
-	switch f.output {
-	case "table", "json":
-	default:
-		return nil, adminUsage("-o %q: want table or json", f.output)
+	if err := outputFormat(f.output, "table", "json"); err != nil {
+		return nil, err
 	}
 	r, err := a.resolve(cmd)
 	if err != nil {
@@ -95,7 +88,7 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	}
 	if addr == "" {
 		cancel()
-		return nil, adminUsage("no admin address: give --admin, a context with an admin address, or --embedded")
+		return nil, usageErr("no admin address: give --admin, a context with an admin address, or --embedded")
 	}
 	svc, err := admin.Connect(ctx, addr, opt)
 	if err != nil {
@@ -161,29 +154,33 @@ func seedDemo(e *engine.Engine) error {
 	return e.AddQuarantine(engine.QuarantineEntry{Dir: "q1", Queue: "ORDER.IN", Payload: []byte("poison")})
 }
 
-// emit writes v as indented JSON, or calls table with a tab writer.
-func (t *adminTarget) emit(v any, table func(w io.Writer)) error {
+// emit writes v as JSON (-o json), or calls fill with a table.
+func (t *adminTarget) emit(v any, fill func(w *table)) error {
 	if t.json {
-		enc := json.NewEncoder(t.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(t.out, v, true)
 	}
-	tw := tabwriter.NewWriter(t.out, 2, 4, 2, ' ', 0)
-	table(tw)
-	return tw.Flush()
-}
-
-func row(w io.Writer, cols ...any) {
-	for i, c := range cols {
-		if i > 0 {
-			fmt.Fprint(w, "\t")
-		}
-		fmt.Fprint(w, c)
-	}
-	fmt.Fprintln(w)
+	tb := newTable(t.out)
+	fill(tb)
+	return tb.flush()
 }
 
 func rate(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// lagTime is a replication lag in milliseconds for a table: 0s, 850ms, 3m20s.
+func lagTime(ms int64) string {
+	if ms <= 0 {
+		return "0s"
+	}
+	return common.Dur(time.Duration(ms) * time.Millisecond)
+}
+
+// unlimited is a limit for a table, 0 meaning none.
+func unlimited(n int64) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func ids(v []int) string {
 	if len(v) == 0 {
@@ -334,7 +331,7 @@ func (a *app) getCommand() *cobra.Command {
 			switch what {
 			case "topics", "queues", "groups", "nodes", "cluster", "replication":
 			default:
-				return adminUsage("get %q: want topics, queues, groups, nodes, cluster or replication", what)
+				return usageErr("get %q: want topics, queues, groups, nodes, cluster or replication", what)
 			}
 			t, err := a.openAdmin(cmd, &f)
 			if err != nil {
@@ -363,11 +360,11 @@ func (t *adminTarget) get(what string, all bool) error {
 				out = append(out, topicToJSON(x))
 			}
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION-MS")
+		return t.emit(out, func(w *table) {
+			w.row("NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION")
 			for _, x := range out {
-				row(w, x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
-					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), x.RetentionMs)
+				w.row(x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
+					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), common.Retention(x.RetentionMs, x.RetentionBytes))
 			}
 		})
 	case "queues":
@@ -381,10 +378,10 @@ func (t *adminTarget) get(what string, all bool) error {
 			out[i] = queueJSON{q.Name, q.Depth, q.InFlight, q.PutRate, q.GetRate, p.Description, p.MaxDepth, p.MaxMsgSize,
 				p.PutEnabled, p.GetEnabled, p.Persistent, p.Created.UTC().Format(time.RFC3339)}
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "PUT", "GET")
+		return t.emit(out, func(w *table) {
+			w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "PUT", "GET")
 			for _, q := range out {
-				row(w, q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), q.MaxDepth, q.PutEnabled, q.GetEnabled)
+				w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), q.PutEnabled, q.GetEnabled)
 			}
 		})
 	case "groups":
@@ -400,10 +397,10 @@ func (t *adminTarget) get(what string, all bool) error {
 			}
 			out[i] = groupJSON{g.Name, string(g.State), g.Members, topics, g.TotalLag, g.Durable, g.Generation}
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "NAME", "STATE", "MEMBERS", "TOPICS", "LAG", "DURABLE")
+		return t.emit(out, func(w *table) {
+			w.row("NAME", "STATE", "MEMBERS", "TOPICS", "LAG", "DURABLE")
 			for _, g := range out {
-				row(w, g.Name, g.State, g.Members, strings.Join(g.Topics, ","), g.TotalLag, g.Durable)
+				w.row(g.Name, g.State, g.Members, strings.Join(g.Topics, ","), g.TotalLag, g.Durable)
 			}
 		})
 	case "nodes":
@@ -415,10 +412,10 @@ func (t *adminTarget) get(what string, all bool) error {
 		for i, n := range ns {
 			out[i] = nodeJSON{n.ID, n.QueueManager, n.DataAddr, n.AdminAddr, string(n.Role), string(n.State), n.Partitions, n.LagRecords, n.Lag.Milliseconds()}
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "ID", "QMGR", "ROLE", "STATE", "DATA", "ADMIN", "LED", "LAG", "LAG-MS")
+		return t.emit(out, func(w *table) {
+			w.row("ID", "QMGR", "ROLE", "STATE", "DATA", "ADMIN", "LED", "LAG", "LAG-TIME")
 			for _, n := range out {
-				row(w, n.ID, n.QueueManager, n.Role, n.State, n.DataAddr, n.AdminAddr, n.Partitions, n.LagRecords, n.LagMs)
+				w.row(n.ID, n.QueueManager, n.Role, n.State, n.DataAddr, n.AdminAddr, n.Partitions, n.LagRecords, lagTime(n.LagMs))
 			}
 		})
 	case "cluster":
@@ -436,18 +433,18 @@ func (t *adminTarget) get(what string, all bool) error {
 			}
 			return strconv.Itoa(v)
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "CLUSTER", out.Name)
-			row(w, "VERSION", out.Version)
-			row(w, "REPLICAS", unset(out.Replicas))
-			row(w, "MIN-SYNC", unset(out.MinSync))
-			row(w, "PLACEMENT", out.Placement)
-			row(w, "AUTO-START", out.AutoStart)
-			row(w, "ILCC-PORT", out.IlccPort)
-			row(w)
-			row(w, "NODE", "QMGR", "HOST", "PORT", "ILCC-PORT")
+		return t.emit(out, func(w *table) {
+			w.row("CLUSTER", out.Name)
+			w.row("VERSION", out.Version)
+			w.row("REPLICAS", unset(out.Replicas))
+			w.row("MIN-SYNC", unset(out.MinSync))
+			w.row("PLACEMENT", out.Placement)
+			w.row("AUTO-START", out.AutoStart)
+			w.row("ILCC-PORT", out.IlccPort)
+			w.row()
+			w.row("NODE", "QMGR", "HOST", "PORT", "ILCC-PORT")
 			for _, n := range out.Nodes {
-				row(w, n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort)
+				w.row(n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort)
 			}
 		})
 	case "replication":
@@ -466,19 +463,19 @@ func (t *adminTarget) get(what string, all bool) error {
 			}
 			out.Partitions = append(out.Partitions, pj)
 		}
-		return t.emit(out, func(w io.Writer) {
-			row(w, "NODE", "ROLE", "STATE", "LAG", "LAG-MS")
+		return t.emit(out, func(w *table) {
+			w.row("NODE", "ROLE", "STATE", "LAG", "LAG-TIME")
 			for _, n := range out.Nodes {
-				row(w, n.ID, n.Role, n.State, n.LagRecords, n.LagMs)
+				w.row(n.ID, n.Role, n.State, n.LagRecords, lagTime(n.LagMs))
 			}
-			row(w)
-			row(w, "TOPIC", "PARTITION", "LEADER", "IN-SYNC", "FOLLOWERS (node:lag records/ms)")
+			w.row()
+			w.row("TOPIC", "PARTITION", "LEADER", "IN-SYNC", "FOLLOWERS (node:lag records/time)")
 			for _, p := range out.Partitions {
 				fs := make([]string, len(p.Followers))
 				for i, f := range p.Followers {
-					fs[i] = fmt.Sprintf("%d:%d/%d", f.Node, f.LagRecords, f.LagMs)
+					fs[i] = fmt.Sprintf("%d:%d/%s", f.Node, f.LagRecords, lagTime(f.LagMs))
 				}
-				row(w, p.Topic, p.Partition, p.Leader, ids(p.InSync), strings.Join(fs, " "))
+				w.row(p.Topic, p.Partition, p.Leader, ids(p.InSync), strings.Join(fs, " "))
 			}
 		})
 	}

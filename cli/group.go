@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/position"
+	"ilinkdash/ui/common"
 )
 
 type offsetChangeJSON struct {
@@ -32,28 +33,31 @@ type groupDeleteJSON struct {
 	Deleted bool   `json:"deleted"`
 }
 
-// parseSeekTarget reads --to: earliest, latest, an offset or an RFC 3339
-// time.
-func parseSeekTarget(s string) (admin.SeekTarget, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "":
-		return admin.SeekTarget{}, fmt.Errorf("--to is required: earliest, latest, an offset or an RFC 3339 time")
-	case "earliest":
-		return admin.SeekTarget{Earliest: true}, nil
-	case "latest":
-		return admin.SeekTarget{Latest: true}, nil
+// parseSeekTarget reads --to with the one position parser
+// (ilink/position): earliest, latest, an offset, a time (RFC 3339, a local
+// date and time, HH:MM[:SS] today) or a relative time (-5m, 2h ago).
+// P@OFFSET is refused: the engine's seek moves the given offset in every
+// partition of the topic(s), all or nothing, and has no one-partition form.
+func parseSeekTarget(s string, now time.Time) (admin.SeekTarget, position.Position, error) {
+	if strings.TrimSpace(s) == "" {
+		return admin.SeekTarget{}, position.Position{}, fmt.Errorf("--to is required: %s", position.Forms)
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return admin.SeekTarget{}, fmt.Errorf("--to %d: offsets are not negative", n)
-		}
-		return admin.SeekTarget{Offset: n}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	p, err := position.Parse(s, now)
 	if err != nil {
-		return admin.SeekTarget{}, fmt.Errorf("--to %q: want earliest, latest, an offset or an RFC 3339 time (2006-01-02T15:04:05Z)", s)
+		return admin.SeekTarget{}, p, fmt.Errorf("--to: %v", err)
 	}
-	return admin.SeekTarget{Time: t}, nil
+	switch p.Kind {
+	case position.Earliest:
+		return admin.SeekTarget{Earliest: true}, p, nil
+	case position.Latest:
+		return admin.SeekTarget{Latest: true}, p, nil
+	case position.Time:
+		return admin.SeekTarget{Time: p.Time}, p, nil
+	}
+	if p.Partition >= 0 {
+		return admin.SeekTarget{}, p, fmt.Errorf("--to %s: group seek moves every partition of the topic (with --topic) to the same offset; one partition alone (P@OFFSET) is not supported: give an offset (--to %d) or a time", s, p.Offset)
+	}
+	return admin.SeekTarget{Offset: p.Offset}, p, nil
 }
 
 func (a *app) groupCommand() *cobra.Command {
@@ -70,24 +74,28 @@ func (a *app) groupCommand() *cobra.Command {
 		Short: "Plan (or, with --execute, apply) a move of the group's committed offsets",
 		Long: "Prints the planned change of every committed offset, old -> new, and changes nothing\n" +
 			"unless --execute is given. The engine refuses to apply while the group has active\n" +
-			"members (MIMQE_GROUP_NOT_EMPTY). TIME is RFC 3339, e.g. 2026-01-02T15:04:05Z.",
+			"members (MIMQE_GROUP_NOT_EMPTY). --to takes the positions of tail --from and of the\n" +
+			"dashboard's seek: earliest, latest, an offset, a time (RFC 3339, a local date and\n" +
+			"time, HH:MM[:SS] today) or a relative time (-5m, -2h, 2h ago). A time moves to the\n" +
+			"first offset at or after it. P@OFFSET is refused (the seek moves every partition).",
 		Example: "  ilinkdash group seek billing --to earliest --topic ORDER.EVENT\n" +
+			"  ilinkdash group seek billing --to -15m\n" +
 			"  ilinkdash group seek billing --to 2026-01-02T15:04:05Z --execute",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			target, err := parseSeekTarget(to)
+			target, pos, err := parseSeekTarget(to, a.now())
 			if err != nil {
-				return adminUsage("%v", err)
+				return usageErr("%v", err)
 			}
 			t, err := a.openAdmin(cmd, &f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
-			return t.groupSeek(args[0], topic, to, target, execute)
+			return t.groupSeek(args[0], topic, to, pos, target, execute)
 		},
 	}
-	seek.Flags().StringVar(&to, "to", "", "earliest, latest, an offset or an RFC 3339 time")
+	seek.Flags().StringVar(&to, "to", "", "where to: earliest, latest, an offset, a time (2026-01-02T15:04:05Z, 2026-01-02 15:04, 10:00 today) or a relative time (-5m, 2h ago)")
 	seek.Flags().StringVar(&topic, "topic", "", "only this topic (default: every topic the group has commits on)")
 	seek.Flags().BoolVar(&execute, "execute", false, "apply the change (default: only print the plan)")
 	del := &cobra.Command{
@@ -103,14 +111,14 @@ func (a *app) groupCommand() *cobra.Command {
 			if err := t.qm.DeleteGroup(t.ctx, args[0]); err != nil {
 				return err
 			}
-			return t.emit(groupDeleteJSON{args[0], true}, func(w io.Writer) { row(w, "deleted group", args[0]) })
+			return t.emit(groupDeleteJSON{args[0], true}, func(w *table) { w.row("deleted group", args[0]) })
 		},
 	}
 	cmd.AddCommand(seek, del)
 	return cmd
 }
 
-func (t *adminTarget) groupSeek(group, topic, toText string, to admin.SeekTarget, execute bool) error {
+func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Position, to admin.SeekTarget, execute bool) error {
 	var changes []admin.OffsetChange
 	var err error
 	if execute {
@@ -125,19 +133,19 @@ func (t *adminTarget) groupSeek(group, topic, toText string, to admin.SeekTarget
 	for _, c := range changes {
 		out.Changes = append(out.Changes, offsetChangeJSON{c.Topic, c.Partition, c.Old, c.New})
 	}
-	return t.emit(out, func(w io.Writer) {
+	return t.emit(out, func(w *table) {
 		head := "planned (nothing changed; add --execute to apply)"
 		if execute {
 			head = "applied"
 		}
-		fmt.Fprintf(w, "group %s: %d offset changes %s\n", group, len(out.Changes), head)
-		row(w, "TOPIC", "PARTITION", "OLD", "", "NEW")
+		w.row(fmt.Sprintf("group %s: %s to %s %s", group, common.Plural(len(out.Changes), "offset change"), pos.Label(), head))
+		w.row("TOPIC", "PARTITION", "OLD", "", "NEW")
 		for _, c := range out.Changes {
 			old := strconv.FormatInt(c.Old, 10)
 			if c.Old < 0 {
 				old = "-"
 			}
-			row(w, c.Topic, c.Partition, old, "->", c.New)
+			w.row(c.Topic, c.Partition, old, "->", c.New)
 		}
 	})
 }

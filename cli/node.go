@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -27,11 +26,11 @@ func (a *app) nodeCommand() *cobra.Command {
 			switch action {
 			case "stop", "start", "kill":
 			default:
-				return adminUsage("node %q: want stop, start or kill", action)
+				return usageErr("node %q: want stop, start or kill", action)
 			}
 			id, err := strconv.Atoi(args[1])
 			if err != nil || id < 1 {
-				return adminUsage("node %s %q: want a node number", action, args[1])
+				return usageErr("node %s %q: want a node number", action, args[1])
 			}
 			t, err := a.openAdmin(cmd, &f)
 			if err != nil {
@@ -50,7 +49,7 @@ func (a *app) nodeCommand() *cobra.Command {
 				return err
 			}
 			past := map[string]string{"stop": "stopped", "start": "started", "kill": "killed"}[action]
-			return t.emit(nodeActionJSON{id, action, true}, func(w io.Writer) { row(w, "node", id, past) })
+			return t.emit(nodeActionJSON{id, action, true}, func(w *table) { w.row("node", id, past) })
 		},
 	}
 	f.register(cmd)

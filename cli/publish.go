@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,7 +21,15 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/publish"
+	"ilinkdash/ui/sanitize"
 )
+
+// publishGrace is how long publish waits, after an interrupt, for the
+// acknowledgements of records already sent; then the producer closes and
+// what is left counts as sent but not acknowledged. It is well inside the
+// 2 s the signal handler allows (stopGrace).
+const publishGrace = time.Second
 
 type publishFlags struct {
 	key         string
@@ -39,6 +45,7 @@ type publishFlags struct {
 	replicas    int
 	embedded    bool
 	json        bool
+	output      string
 	lingerMs    int
 	batchSize   int
 	timeout     time.Duration
@@ -49,42 +56,52 @@ func (a *app) publishCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "publish TOPIC",
 		Short: "Publish records to a topic (and measure throughput and latency)",
-		Long: "Publishes records with the iLink producer: one --value (repeated --count times), one\n" +
-			"record per line of --file (- = stdin), or --count generated values of --size bytes.\n" +
-			"Prints records acknowledged, errors, records/s, MB/s and ack latency p50/p99\n" +
-			"(--json: one JSON object). --embedded starts a fresh in-process 3-node engine first.",
+		Long: "Publishes records with the idempotent iLink producer: one --value (repeated --count\n" +
+			"times), one record per line of --file (- = stdin), or --count generated values of\n" +
+			"--size bytes. --key, --value and --header values are templates, expanded per record:\n" +
+			"{{seq}} (0, 1, 2, ...), {{now}} (RFC 3339 UTC), {{uuid}}, {{rand N}} (N random\n" +
+			"alphanumerics); --file lines are sent as they are. Acknowledgement defaults to all\n" +
+			"(the in-sync replicas). Prints records acknowledged, errors, records/s, MB/s and ack\n" +
+			"latency p50/p99 (-o json: one JSON object). SIGINT or SIGTERM stops within 2 s and\n" +
+			"says how many records were sent but not acknowledged; a second one exits at once.\n" +
+			"--embedded starts a fresh in-process 3-node engine first.",
 		Example: "  ilinkdash publish ORDER.EVENT --value '{\"id\":1}' --key order-1 --header trace-id=abc\n" +
-			"  ilinkdash publish bench --embedded --count 1000000 --size 100 --compression lz4 --json",
+			"  ilinkdash publish ORDER.EVENT --count 100 --key 'order-{{seq}}' --value '{\"id\":\"{{uuid}}\",\"at\":\"{{now}}\"}'\n" +
+			"  ilinkdash publish bench --embedded --count 1000000 --size 100 --compression lz4 -o json",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPublish(cmd, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.key, "key", "", "record key (default: none, records spread uniform-sticky)")
-	fl.StringVar(&f.value, "value", "", "record value")
-	fl.StringVar(&f.file, "file", "", "read one record value per line from this file (- = stdin)")
-	fl.StringArrayVar(&f.headers, "header", nil, "record header key=value (repeatable)")
+	fl.StringVar(&f.key, "key", "", "record key, a template (default: none, records spread uniform-sticky)")
+	fl.StringVar(&f.value, "value", "", "record value, a template ({{seq}}, {{now}}, {{uuid}}, {{rand N}})")
+	fl.StringVar(&f.file, "file", "", "read one record value per line from this file (- = stdin), sent as is")
+	fl.StringArrayVar(&f.headers, "header", nil, "record header key=value, the value a template (repeatable)")
 	fl.IntVar(&f.count, "count", 0, "records to send (default 1 with --value; with --file: 0 = every line)")
 	fl.IntVar(&f.size, "size", 0, "generate values of this many bytes (pre-generated pool)")
 	fl.IntVar(&f.rate, "rate", 0, "records per second (0 = as fast as possible)")
 	fl.StringVar(&f.compression, "compression", "none", "batch compression: none, lz4 or zstd")
-	fl.StringVar(&f.acks, "acks", "1", "acknowledgement: 0, 1 or all")
+	fl.StringVar(&f.acks, "acks", ilink.DefaultToolAcks, "acknowledgement: 0 (none), 1 (the leader) or all (the in-sync replicas)")
 	fl.IntVar(&f.partitions, "partitions", 0, "create the topic with this many partitions if it is missing (--embedded: default 6)")
 	fl.IntVar(&f.replicas, "replicas", 0, "replicas of a topic created here (0 = engine default)")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process 3-node engine and publish to it")
-	fl.BoolVar(&f.json, "json", false, "print the summary as one JSON object")
+	addOutputFlag(cmd, &f.output, "table", "table (lines of text) or json (one object)")
+	fl.BoolVar(&f.json, "json", false, "same as -o json")
 	fl.IntVar(&f.lingerMs, "linger-ms", 0, "producer linger in ms (0 = default 5, -1 = none)")
 	fl.IntVar(&f.batchSize, "batch-size", 0, "producer batch size in bytes (0 = default 262144)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up waiting for acknowledgements after this long (0 = the delivery timeout)")
 	return cmd
 }
 
-// publishSummary is the --json output.
+// publishSummary is the -o json output.
 type publishSummary struct {
 	Topic           string   `json:"topic"`
 	Records         int64    `json:"records"`
 	Errors          int64    `json:"errors"`
+	Sent            int64    `json:"sent"`
+	NotAcknowledged int64    `json:"not_acknowledged"`
+	Interrupted     bool     `json:"interrupted"`
 	RecordsPerSec   float64  `json:"records_per_sec"`
 	MBPerSec        float64  `json:"mb_per_sec"`
 	P50Ms           float64  `json:"p50_ms"`
@@ -103,32 +120,105 @@ type publishSummary struct {
 	Retries         int64    `json:"retries"`
 }
 
-func parseAcks(s string) (int, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "0":
-		return ilink.AcksNone, nil
-	case "1":
-		return ilink.AcksLeader, nil
-	case "all", "-1":
-		return ilink.AcksAll, nil
-	}
-	return 0, fmt.Errorf("--acks %q: want 0, 1 or all", s)
+// headerTemplate is one --header: a literal key and a templated value.
+type headerTemplate struct {
+	key string
+	val *publish.Template
 }
 
-func parseHeaders(hs []string) ([]wire.RecordHeader, error) {
-	var out []wire.RecordHeader
+func parseHeaders(hs []string) ([]headerTemplate, error) {
+	var out []headerTemplate
 	for _, h := range hs {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, fmt.Errorf("--header %q: want key=value with a non-empty key", h)
 		}
-		out = append(out, wire.RecordHeader{Key: k, Value: []byte(v)})
+		t, err := publish.Parse("--header "+k, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, headerTemplate{key: k, val: t})
 	}
 	return out, nil
 }
 
-func usageErr(format string, args ...any) error {
-	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+// recordBuilder fills the reused record of a run: static parts are set
+// once, templated ones are expanded per record into reused buffers (the
+// producer copies a record in Send).
+type recordBuilder struct {
+	key, value *publish.Template // nil: no key / the value comes from the source
+	headers    []headerTemplate
+	exp        *publish.Expander
+	keyBuf     []byte
+	valBuf     []byte
+	hdrBufs    [][]byte
+	static     bool // nothing to expand per record (the fast path)
+}
+
+func newRecordBuilder(rec *ilink.ProducerRecord, key, value *publish.Template, headers []headerTemplate) *recordBuilder {
+	b := &recordBuilder{key: key, value: value, headers: headers, hdrBufs: make([][]byte, len(headers)), static: true}
+	if key != nil {
+		if key.Static() {
+			rec.Key = key.Literal()
+			if rec.Key == nil {
+				rec.Key = []byte{}
+			}
+		} else {
+			b.static = false
+		}
+	}
+	for _, h := range headers {
+		if !h.val.Static() {
+			b.static = false
+		}
+		rec.Headers = append(rec.Headers, wire.RecordHeader{Key: h.key, Value: h.val.Literal()})
+	}
+	if value != nil && !value.Static() {
+		b.static = false
+	}
+	if !b.static {
+		b.exp = publish.NewExpander()
+	}
+	return b
+}
+
+// build sets the templated parts of rec for record seq; v is the value
+// from the source (used when the value is not a template).
+func (b *recordBuilder) build(rec *ilink.ProducerRecord, seq int64, v []byte) {
+	rec.Value = v
+	if b.static {
+		return
+	}
+	if b.key != nil && !b.key.Static() {
+		b.keyBuf = b.exp.Append(b.keyBuf[:0], b.key, seq)
+		rec.Key = b.keyBuf
+	}
+	if b.value != nil && !b.value.Static() {
+		b.valBuf = b.exp.Append(b.valBuf[:0], b.value, seq)
+		rec.Value = b.valBuf
+	}
+	for i, h := range b.headers {
+		if !h.val.Static() {
+			b.hdrBufs[i] = b.exp.Append(b.hdrBufs[i][:0], h.val, seq)
+			rec.Headers[i].Value = b.hdrBufs[i]
+		}
+	}
+}
+
+// afterGrace returns a context that ends d after parent ends (and never
+// before), and its release function.
+func afterGrace(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	stop := context.AfterFunc(parent, func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	return ctx, func() { stop(); cancel() }
 }
 
 func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error {
@@ -137,9 +227,18 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		ctx = context.Background()
 	}
 	stderr := cmd.ErrOrStderr()
-	acks, err := parseAcks(f.acks)
+	if cmd.Flags().Changed("json") && f.json {
+		if cmd.Flags().Changed("output") && f.output != "json" {
+			return usageErr("--json and -o %s disagree (--json is -o json)", f.output)
+		}
+		f.output = "json"
+	}
+	if err := outputFormat(f.output, "table", "json"); err != nil {
+		return err
+	}
+	acks, err := ilink.ParseAcks(f.acks)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("--acks %q: want 0, 1 or all", f.acks)
 	}
 	codec, err := wire.ParseCodec(f.compression)
 	if err != nil {
@@ -148,6 +247,12 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	headers, err := parseHeaders(f.headers)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	var keyT, valueT *publish.Template
+	if cmd.Flags().Changed("key") {
+		if keyT, err = publish.Parse("--key", f.key); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	sources := 0
 	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0} {
@@ -162,6 +267,11 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		return usageErr("--value, --file and --size are exclusive")
 	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
 		return usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
+	}
+	if cmd.Flags().Changed("value") {
+		if valueT, err = publish.Parse("--value", f.value); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	count := f.count
 	if count == 0 && f.file == "" {
@@ -222,7 +332,14 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	// graceCtx ends publishGrace after an interrupt: then the producer
+	// closes, failing what is not acknowledged, which also releases a Send
+	// blocked on full buffer memory or on a dead cluster's metadata.
+	graceCtx, releaseGrace := afterGrace(ctx, publishGrace)
+	defer releaseGrace()
+	defer p.CloseContext(graceCtx)
+	stopClose := context.AfterFunc(graceCtx, func() { p.CloseContext(graceCtx) })
+	defer stopClose()
 	if readOnly {
 		// Nothing is sent: the producer refuses locally (MIMQE_READ_ONLY).
 		_, err := p.SendSync(ctx, &ilink.ProducerRecord{Topic: topic, Value: []byte(f.value)})
@@ -237,33 +354,31 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 
 	st := &pubStats{}
 	cb := st.callback // one callback for every record: no closure per record
-	var key []byte
-	if cmd.Flags().Changed("key") {
-		key = []byte(f.key)
-	}
-	progress := isTerminal(stderr)
+	progress := isTerminal(a.io.rawErr)
 	stopProgress := make(chan struct{})
 	var progressDone sync.WaitGroup
 	if progress {
 		progressDone.Add(1)
 		go func() {
 			defer progressDone.Done()
-			st.progressLoop(stderr, stopProgress)
+			st.progressLoop(a.io.rawErr, stopProgress)
 		}()
 	}
+	var stopped atomic.Bool // set when ctx ends: checked for every record, cheaply
+	stopFlag := context.AfterFunc(ctx, func() { stopped.Store(true) })
+	defer stopFlag()
 
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := processCPU()
 	st.start = time.Now()
-	rec := ilink.ProducerRecord{Topic: topic, Key: key, Headers: headers}
+	rec := ilink.ProducerRecord{Topic: topic}
+	build := newRecordBuilder(&rec, keyT, valueT, headers)
 	var sent int64
 	pace := newPacer(f.rate, st.start)
-	interrupted := false
-	for {
+	for !stopped.Load() {
 		if n := pace.allowed(sent); n == 0 {
 			if !pace.wait(ctx) {
-				interrupted = true
 				break
 			}
 			continue
@@ -276,51 +391,57 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		if !ok {
 			break
 		}
-		rec.Value = v
-		st.sentBytes.Add(int64(len(v) + len(key)))
+		build.build(&rec, sent, v)
+		st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
 		p.Send(&rec, cb)
 		sent++
 		st.sent.Store(sent)
-		if sent&1023 == 0 && ctx.Err() != nil {
-			interrupted = true
-			break
-		}
 	}
+	interrupted := ctx.Err() != nil
 	wait := f.timeout
 	if wait <= 0 {
 		wait = time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
 	}
-	fctx, cancel := context.WithTimeout(context.Background(), wait)
+	fctx, cancel := context.WithTimeout(graceCtx, wait)
 	ferr := p.Flush(fctx)
 	cancel()
+	// Every record had its chance (or the grace after an interrupt is
+	// over): close without waiting more, failing what is left.
+	ended, endNow := context.WithCancel(context.Background())
+	endNow()
+	p.CloseContext(ended)
+	interrupted = interrupted || ctx.Err() != nil
 	end := time.Now()
 	cpu := processCPU() - cpu0
 	runtime.ReadMemStats(&m1)
 	close(stopProgress)
 	progressDone.Wait()
 	if progress {
-		fmt.Fprint(stderr, "\r\033[K")
+		fmt.Fprint(a.io.rawErr, "\r\033[K")
 	}
 	pst := p.Stats()
 
 	elapsed := end.Sub(st.start)
 	acked, failed := st.acked.Load(), st.failed.Load()
 	sum := publishSummary{
-		Topic:       topic,
-		Records:     acked,
-		Errors:      failed,
-		ElapsedSec:  elapsed.Seconds(),
-		Bytes:       ackedBytes(st.sentBytes.Load(), sent, acked),
-		Compression: codec.String(),
-		Acks:        f.acks,
-		Embedded:    embedded,
-		P50Ms:       st.lat.quantile(0.50).Seconds() * 1e3,
-		P99Ms:       st.lat.quantile(0.99).Seconds() * 1e3,
-		MaxMs:       st.lat.max().Seconds() * 1e3,
-		FirstErrors: st.firstErrors(),
-		PeakRSSMB:   peakRSSMB(),
-		Batches:     pst.BatchesSent,
-		Retries:     pst.Retries,
+		Topic:           topic,
+		Records:         acked,
+		Errors:          failed,
+		Sent:            sent,
+		NotAcknowledged: sent - acked,
+		Interrupted:     interrupted,
+		ElapsedSec:      elapsed.Seconds(),
+		Bytes:           ackedBytes(st.sentBytes.Load(), sent, acked),
+		Compression:     codec.String(),
+		Acks:            f.acks,
+		Embedded:        embedded,
+		P50Ms:           st.lat.quantile(0.50).Seconds() * 1e3,
+		P99Ms:           st.lat.quantile(0.99).Seconds() * 1e3,
+		MaxMs:           st.lat.max().Seconds() * 1e3,
+		FirstErrors:     st.firstErrors(),
+		PeakRSSMB:       peakRSSMB(),
+		Batches:         pst.BatchesSent,
+		Retries:         pst.Retries,
 	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		sum.RecordsPerSec = float64(acked) / secs
@@ -331,21 +452,20 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		sum.CPUUsPerRecord = float64(cpu.Microseconds()) / float64(sent)
 	}
 	out := cmd.OutOrStdout()
-	if f.json {
-		enc := json.NewEncoder(out)
-		if err := enc.Encode(sum); err != nil {
+	if f.output == "json" {
+		if err := writeJSON(out, sum, false); err != nil {
 			return err
 		}
 	} else {
 		printSummary(out, &sum)
 	}
 	switch {
-	case ferr != nil:
-		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", int64(sent)-acked-failed, sent, wait)
-	case failed > 0:
-		return &exitError{code: 1, err: fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))}
 	case interrupted:
-		return &exitError{code: 130, err: errors.New("publish: interrupted")}
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("publish: interrupted: %d records sent, %d acknowledged, %d sent but not acknowledged", sent, acked, sent-acked)}
+	case ferr != nil:
+		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", sent-acked-failed, sent, wait)
+	case failed > 0:
+		return fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))
 	}
 	return nil
 }
@@ -360,13 +480,16 @@ func ackedBytes(sentBytes, sent, acked int64) int64 {
 }
 
 func printSummary(w io.Writer, s *publishSummary) {
-	fmt.Fprintf(w, "topic %s: %d records acknowledged, %d errors in %.3fs\n", s.Topic, s.Records, s.Errors, s.ElapsedSec)
+	fmt.Fprintf(w, "topic %s: %d records acknowledged, %d errors in %.3fs\n", sanitize.String(s.Topic), s.Records, s.Errors, s.ElapsedSec)
+	if s.NotAcknowledged > 0 {
+		fmt.Fprintf(w, "%d of %d records sent but not acknowledged\n", s.NotAcknowledged, s.Sent)
+	}
 	fmt.Fprintf(w, "throughput: %.0f records/s, %.2f MB/s (keys+values)\n", s.RecordsPerSec, s.MBPerSec)
 	fmt.Fprintf(w, "ack latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", s.P50Ms, s.P99Ms, s.MaxMs)
 	fmt.Fprintf(w, "compression %s, acks %s, %d batches, %d resends, %.2f allocs/record, %.2f CPU-us/record, peak RSS %.0f MB\n",
-		s.Compression, s.Acks, s.Batches, s.Retries, s.AllocsPerRecord, s.CPUUsPerRecord, s.PeakRSSMB)
+		s.Compression, sanitize.String(s.Acks), s.Batches, s.Retries, s.AllocsPerRecord, s.CPUUsPerRecord, s.PeakRSSMB)
 	for _, e := range s.FirstErrors {
-		fmt.Fprintf(w, "error: %s\n", e)
+		fmt.Fprintf(w, "error: %s\n", sanitize.String(e))
 	}
 }
 

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,24 +9,6 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 )
-
-// runCLI runs the root command with args and no config file or environment.
-func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
-	a := newRootCommand()
-	var out, errb bytes.Buffer
-	a.root.SetOut(&out)
-	a.root.SetErr(&errb)
-	a.root.SetIn(strings.NewReader(stdin))
-	a.root.SetArgs(append(args, "--config", ""))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	err = a.root.ExecuteContext(ctx)
-	return out.String(), errb.String(), err
-}
 
 func TestPublishEmbeddedJSON(t *testing.T) {
 	out, stderr, err := runCLI(t, "", "publish", "bench", "--embedded", "--count", "2000", "--json", "--size", "100", "--compression", "lz4")

@@ -1,15 +1,15 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,11 +17,17 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui"
 	"ilinkdash/ui/live"
+	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views"
 )
+
+// tailLeaveBudget bounds the final commit and the leave of the group when
+// tail ends, whatever the cluster does (it is well inside the signal
+// handler's stopGrace).
+const tailLeaveBudget = time.Second
 
 type tailFlags struct {
 	group    string
@@ -29,6 +35,7 @@ type tailFlags struct {
 	count    int
 	commit   string
 	format   string
+	output   string
 	embedded bool
 }
 
@@ -39,14 +46,20 @@ func (a *app) tailCommand() *cobra.Command {
 		Short: "Print the records of a topic or of every topic matching a pattern",
 		Long: "Consumes a topic (or a glob pattern such as 'ORDER.*', where * also matches '.')\n" +
 			"and prints one line per record. Without --group it reads as a temporary group\n" +
-			"named ilinkdash-tail-<host>-<pid>-<n>, deleted when tail exits, so tailing never\n" +
-			"moves a real group's commits. Text output is sanitized for the terminal; json\n" +
-			"prints one object per line (binary keys and values in base64, flagged by\n" +
-			"key_encoding / value_encoding); hex prints keys and values as hex.\n" +
+			"named ilinkdash-tail-<host>-<pid>-<n>, which leaves on every exit (--count reached,\n" +
+			"SIGINT, SIGTERM, the reader of stdout gone as with | head), so tailing never moves\n" +
+			"a real group's commits. Text output is sanitized for the terminal; json prints one\n" +
+			"object per line (binary keys and values in base64, flagged by key_encoding /\n" +
+			"value_encoding); hex prints keys and values as hex.\n" +
+			"--from takes the positions of group seek --to and of the dashboard's jump: earliest,\n" +
+			"latest, an offset (every partition), P@OFFSET (only partition P, from OFFSET, read\n" +
+			"without joining a group), a time (RFC 3339, a local date and time, HH:MM[:SS] today)\n" +
+			"or a relative time (-5m, -2h, 2h ago).\n" +
 			"--embedded starts a fresh in-process engine with demo topics and records.",
 		Example: "  ilinkdash tail ORDER.EVENT\n" +
 			"  ilinkdash tail 'ORDER.*' --from earliest --count 100 --format json\n" +
-			"  ilinkdash tail PAYMENT.RESULT --from 2026-01-02T15:04:05Z\n" +
+			"  ilinkdash tail PAYMENT.RESULT --from -15m\n" +
+			"  ilinkdash tail ORDER.EVENT --from 2@1200 --count 10\n" +
 			"  ilinkdash tail ORDER.EVENT --embedded --count 5",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,36 +68,39 @@ func (a *app) tailCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.group, "group", "", "consume as this (durable) group and commit its offsets (default: a temporary group)")
-	fl.StringVar(&f.from, "from", "", "where to start without a commit: earliest, latest, an offset or an RFC 3339 time (default latest; earliest with --embedded)")
+	fl.StringVar(&f.from, "from", "", "where to start without a commit: earliest, latest, OFFSET, P@OFFSET, a time or -5m (default latest; earliest with --embedded)")
 	fl.IntVar(&f.count, "count", 0, "stop after this many records (0 = until interrupted)")
 	fl.StringVar(&f.commit, "commit", "auto", "commit mode: auto, manual (commit each record once printed) or immediate")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or hex")
+	addOutputFlag(cmd, &f.output, "text", "same as --format (table = text)")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and tail it")
 	return cmd
 }
 
 // tailFrom is a parsed --from.
 type tailFrom struct {
-	mode   consumer.StartMode
-	offset int64
-	at     time.Time
+	mode consumer.StartMode
+	pos  position.Position
 }
 
-func parseTailFrom(s string) (tailFrom, error) {
-	v := strings.TrimSpace(s)
-	switch strings.ToLower(v) {
-	case "earliest":
-		return tailFrom{mode: consumer.StartEarliest}, nil
-	case "latest":
-		return tailFrom{mode: consumer.StartLatest}, nil
+// parseTailFrom reads --from with the one position parser.
+func parseTailFrom(s string, now time.Time) (tailFrom, error) {
+	p, err := position.Parse(s, now)
+	if err != nil {
+		return tailFrom{}, fmt.Errorf("--from: %v", err)
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-		return tailFrom{mode: consumer.StartOffset, offset: n}, nil
+	f := tailFrom{pos: p}
+	switch p.Kind {
+	case position.Earliest:
+		f.mode = consumer.StartEarliest
+	case position.Latest:
+		f.mode = consumer.StartLatest
+	case position.Offset:
+		f.mode = consumer.StartOffset
+	case position.Time:
+		f.mode = consumer.StartTime
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return tailFrom{mode: consumer.StartTime, at: t}, nil
-	}
-	return tailFrom{}, fmt.Errorf("--from %q: want earliest, latest, an offset (e.g. 1200) or an RFC 3339 time (e.g. 2026-01-02T15:04:05Z)", s)
+	return f, nil
 }
 
 func parseTailCommit(s string) (consumer.CommitMode, error) {
@@ -99,13 +115,33 @@ func parseTailCommit(s string) (consumer.CommitMode, error) {
 	return 0, fmt.Errorf("--commit %q: want auto, manual or immediate", s)
 }
 
+// tailFormat settles --format and its alias -o.
+func tailFormat(cmd *cobra.Command, f tailFlags) (string, error) {
+	format := f.format
+	if cmd.Flags().Changed("output") {
+		o := f.output
+		if o == "table" {
+			o = "text"
+		}
+		if cmd.Flags().Changed("format") && !strings.EqualFold(o, f.format) {
+			return "", usageErr("--format %s and -o %s disagree (-o is --format)", f.format, f.output)
+		}
+		format = o
+	}
+	return format, nil
+}
+
 func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	stderr := cmd.ErrOrStderr()
-	write, err := tailWriter(f.format)
+	format, err := tailFormat(cmd, f)
+	if err != nil {
+		return err
+	}
+	write, err := tailWriter(format)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -129,9 +165,13 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		from.mode = consumer.StartEarliest // a fresh engine: show its demo records
 	}
 	if cmd.Flags().Changed("from") {
-		if from, err = parseTailFrom(f.from); err != nil {
+		if from, err = parseTailFrom(f.from, a.now()); err != nil {
 			return usageErr("%v", err)
 		}
+	}
+	onePartition := from.mode == consumer.StartOffset && from.pos.Partition >= 0
+	if onePartition && consumer.IsPattern(target) {
+		return usageErr("--from %s: a partition offset needs one topic, not the pattern %s (give an offset for every partition: --from %d)", f.from, target, from.pos.Offset)
 	}
 	if f.group != "" && r.Context.ReadOnly && !embedded {
 		return usageErr("--group %s joins and commits to a real group, refused in read-only mode (omit --group to tail with a temporary group)", f.group)
@@ -155,65 +195,91 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 
 	opt := consumer.NewOptions()
 	opt.Group = f.group
-	if opt.Group == "" {
-		opt.Group = live.TempGroupName()
-		opt.Durable = false
-	}
-	opt.Start, opt.StartOffset, opt.StartTime = from.mode, from.offset, from.at
+	opt.Start, opt.StartOffset, opt.StartTime = from.mode, from.pos.Offset, from.pos.Time
 	opt.Commit = commit
 	opt.ClientName = "ilinkdash-tail"
 	if r.Context.ClientName != "" {
 		opt.ClientName = r.Context.ClientName
 	}
-	c, err := consumer.Subscribe(ctx, addrs, target, opt)
+	var c *consumer.Consumer
+	if onePartition {
+		// Only partition P, from OFFSET: read it directly, without joining
+		// a group (with --group, commits go to that group).
+		c, err = consumer.Assign(ctx, addrs, target, []int32{from.pos.Partition}, opt)
+	} else {
+		if opt.Group == "" {
+			opt.Group = live.TempGroupName()
+			opt.Durable = false
+		}
+		c, err = consumer.Subscribe(ctx, addrs, target, opt)
+	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // interrupted while connecting
+		}
 		return fmt.Errorf("tail %s: %w", target, err)
 	}
-	defer c.Close()
+	// Every way out passes here: --count reached, SIGINT/SIGTERM, the
+	// reader of stdout gone, an error. The leave gets its own short budget
+	// (the run's context may be over), so a temporary group goes at once.
+	defer func() {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tailLeaveBudget)
+		defer cancel()
+		c.CloseContext(lctx)
+	}()
+	canCommit := opt.Group != ""
 
-	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	defer out.Flush()
+	out := lineWriter(cmd.OutOrStdout())
 	printed := 0
-	for f.count == 0 || printed < f.count {
-		max := 500
-		if f.count > 0 {
-			max = min(max, f.count-printed)
-		}
-		recs, err := c.ReadBatch(ctx, max, 500*time.Millisecond)
-		if err != nil {
-			switch {
-			case ilink.IsNoMessage(err):
-				if ferr := out.Flush(); ferr != nil {
-					return ferr
+	err = func() error {
+		for f.count == 0 || printed < f.count {
+			max := 500
+			if f.count > 0 {
+				max = min(max, f.count-printed)
+			}
+			recs, err := c.ReadBatch(ctx, max, 500*time.Millisecond)
+			if err != nil {
+				switch {
+				case ilink.IsNoMessage(err):
+					if ferr := out.Flush(); ferr != nil {
+						return ferr
+					}
+					continue
+				case ctx.Err() != nil:
+					return nil // interrupted: the deferred close commits (auto) and leaves
+				case ilink.IsSessionError(err) && !ilink.HasName(err, ilink.NameSessionClosed):
+					fmt.Fprintf(stderr, "ilinkdash: tail: %s (still trying)\n", sanitize.Error(err))
+					continue
 				}
-				continue
-			case ctx.Err() != nil:
-				return nil // interrupted: Close commits (auto) and leaves
-			case ilink.IsSessionError(err) && !ilink.HasName(err, ilink.NameSessionClosed):
-				fmt.Fprintf(stderr, "ilinkdash: tail: %v (still trying)\n", err)
-				continue
+				return fmt.Errorf("tail %s: %w", target, err)
 			}
-			return fmt.Errorf("tail %s: %w", target, err)
-		}
-		for _, rec := range recs {
-			if err := write(out, rec); err != nil {
-				return err
-			}
-			if commit == consumer.CommitManual {
-				if err := out.Flush(); err != nil {
+			for _, rec := range recs {
+				if err := write(out, rec); err != nil {
 					return err
 				}
-				if err := c.Commit(ctx, rec); err != nil && ctx.Err() == nil {
-					return fmt.Errorf("tail %s: commit %s/%d@%d: %w", target, rec.Topic, rec.Partition, rec.Offset, err)
+				if commit == consumer.CommitManual && canCommit {
+					if err := out.Flush(); err != nil {
+						return err
+					}
+					if err := c.Commit(ctx, rec); err != nil && ctx.Err() == nil {
+						return fmt.Errorf("tail %s: commit %s/%d@%d: %w", target, rec.Topic, rec.Partition, rec.Offset, err)
+					}
 				}
 			}
+			printed += len(recs)
+			if err := out.Flush(); err != nil {
+				return err
+			}
 		}
-		printed += len(recs)
-		if err := out.Flush(); err != nil {
-			return err
-		}
+		return nil
+	}()
+	if err == nil {
+		err = out.Flush()
 	}
-	return nil
+	if errors.Is(err, syscall.EPIPE) || (err != nil && ctx.Err() != nil) {
+		return nil // the reader went away (| head) or we were stopped while writing
+	}
+	return err
 }
 
 // tailWriter returns the record printer of a --format.
@@ -237,7 +303,7 @@ func tailStamp(r *consumer.Record) string {
 // goes through the dashboard's sanitizer, so no escape sequence, control
 // character or bidi override reaches the terminal.
 func writeTailText(w io.Writer, r *consumer.Record) error {
-	return writeTailLine(w, r, "", ui.Sanitize)
+	return writeTailLine(w, r, "", sanitize.Bytes)
 }
 
 // writeTailHex prints keys, header values and values as hex.
@@ -252,7 +318,7 @@ func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func(
 	var b strings.Builder
 	b.WriteString(tailStamp(r))
 	b.WriteByte(' ')
-	b.WriteString(ui.SanitizeString(r.Topic))
+	b.WriteString(sanitize.String(r.Topic))
 	fmt.Fprintf(&b, "/%d@%d", r.Partition, r.Offset)
 	if r.Key != nil {
 		b.WriteString(" key=")
@@ -260,7 +326,7 @@ func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func(
 	}
 	for _, h := range r.Headers {
 		b.WriteString(" h:")
-		b.WriteString(ui.SanitizeString(h.Key))
+		b.WriteString(sanitize.String(h.Key))
 		b.WriteByte('=')
 		b.WriteString(enc(h.Value))
 	}

@@ -74,7 +74,7 @@ func Bytes(b []byte) string {
 	}
 	var sb strings.Builder
 	sb.Grow(len(b) + 16)
-	textForm(&sb, b, false)
+	textForm(&sb, b, false, false)
 	return sb.String()
 }
 
@@ -94,7 +94,7 @@ func Multiline(b []byte) string {
 	}
 	var sb strings.Builder
 	sb.Grow(len(b) + 16)
-	textForm(&sb, b, true)
+	textForm(&sb, b, true, false)
 	return sb.String()
 }
 
@@ -192,7 +192,9 @@ func writeCodePoint(sb *strings.Builder, r rune) {
 	}
 }
 
-func textForm(sb *strings.Builder, b []byte, multiline bool) {
+// textForm writes b in text form: multiline keeps line feeds, keepTab
+// keeps tabs (the stream Writer) instead of making them one space.
+func textForm(sb *strings.Builder, b []byte, multiline, keepTab bool) {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c >= 0x20 && c <= 0x7e {
@@ -206,7 +208,11 @@ func textForm(sb *strings.Builder, b []byte, multiline bool) {
 		case r == utf8.RuneError && size == 1:
 			writeHexByte(sb, c)
 		case r == '\t':
-			sb.WriteByte(' ')
+			if keepTab {
+				sb.WriteByte('\t')
+			} else {
+				sb.WriteByte(' ')
+			}
 		case r == '\n' && multiline:
 			sb.WriteByte('\n')
 		case r < 0x20:

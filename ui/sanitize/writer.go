@@ -9,9 +9,11 @@ import (
 
 // Writer is the stream form of the policy, for a command's standard output
 // and standard error: every byte written to it reaches the underlying
-// writer sanitized as by Multiline (line feeds kept, tab as one space,
-// everything a terminal could act on as an inert glyph or escape), except
-// that there is no binary heuristic (a stream is text; whoever prints a
+// writer sanitized as by Multiline (line feeds kept, everything a terminal
+// could act on as an inert glyph or escape), except that tabs are kept (a
+// stream's own columns, such as shell completion's name<TAB>description,
+// use them; a table cell is made one line with String first) and there is
+// no binary heuristic (a stream is text; whoever prints a
 // binary value picks its form first). A UTF-8 sequence cut by a write
 // boundary is held back until the next write completes it, so a rune split
 // by a buffer is not shown as \xNN; Flush writes a held-back remainder.
@@ -85,10 +87,10 @@ func (w *Writer) Flush() error {
 	return err
 }
 
-// safeStream reports that b is printable ASCII and line feeds only.
+// safeStream reports that b is printable ASCII, line feeds and tabs only.
 func safeStream(b []byte) bool {
 	for _, c := range b {
-		if (c < 0x20 && c != '\n') || c > 0x7e {
+		if (c < 0x20 && c != '\n' && c != '\t') || c > 0x7e {
 			return false
 		}
 	}
@@ -99,7 +101,7 @@ func safeStream(b []byte) bool {
 func appendText(dst, b []byte) []byte {
 	var sb strings.Builder
 	sb.Grow(len(b) + 16)
-	textForm(&sb, b, true)
+	textForm(&sb, b, true, true)
 	return append(dst, sb.String()...)
 }
 

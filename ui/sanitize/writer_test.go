@@ -15,11 +15,11 @@ func TestWriterKeepsLinesAndNeutralisesTheRest(t *testing.T) {
 	if n, err := w.Write([]byte(in)); err != nil || n != len(in) {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	want := "ok line\nbell␇ esc ␛]52;c;ZXZpbA==␇ c1 \\u009b2J raw \\x9b bidi \\u202eabc\\u202c tab␍\n"
+	want := "ok line\nbell␇ esc ␛]52;c;ZXZpbA==␇ c1 \\u009b2J raw \\x9b bidi \\u202eabc\\u202c\ttab␍\n"
 	if out.String() != want {
 		t.Fatalf("got  %q\nwant %q", out.String(), want)
 	}
-	assertSafe(t, out.String(), true)
+	assertSafe(t, strings.ReplaceAll(out.String(), "\t", " "), true)
 }
 
 func TestWriterHoldsBackASplitRune(t *testing.T) {

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ui/sanitize"
+)
+
+// The one output path to the terminal. A command's standard output and
+// standard error are sanitize.Writers over the real streams (newStreams),
+// so every byte any command prints — tables, plain text, JSON, logs, the
+// final error — passes ui/sanitize, whatever the command did. On top of
+// that one choke point:
+//
+//   - table cells (row) are sanitized as single-line text, so a name with a
+//     line break or a tab cannot break the table's rows and columns;
+//   - JSON (writeJSON) is escaped instead of sanitized: encoding/json plus
+//     sanitize.JSON, so the output decodes to the exact strings the
+//     engine sent and passes the stream writer unchanged;
+//   - the final error is printed as one sanitized line (report).
+//
+// Only the progress line of publish writes control characters of its own
+// (a carriage return), to the raw stream, and only numbers.
+
+// streams are a command run's standard streams.
+type streams struct {
+	in             io.Reader
+	out, err       *sanitize.Writer
+	rawOut, rawErr io.Writer
+}
+
+func newStreams(in io.Reader, out, errw io.Writer) streams {
+	return streams{in: in, out: sanitize.NewWriter(out), err: sanitize.NewWriter(errw), rawOut: out, rawErr: errw}
+}
+
+func (s streams) flush() {
+	if s.out != nil {
+		s.out.Flush()
+	}
+	if s.err != nil {
+		s.err.Flush()
+	}
+}
+
+// usageError is a mistake in the command line: exit status 2, and the
+// command's usage line is printed after the message.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// exitError carries a process exit code other than 1 through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Exit statuses (docs/CLI.md).
+const (
+	exitOK          = 0
+	exitError1      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// report prints err (one sanitized line, plus the usage line for a usage
+// error) and returns the exit status.
+func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	cause := context.Cause(ctx)
+	canceled := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, cause))
+	if errors.Is(err, syscall.EPIPE) || (canceled && cause == errStdoutClosed) {
+		return exitOK // the reader of our output went away (| head): nothing to say
+	}
+	w := a.io.err
+	if canceled && cause == errInterrupted {
+		fmt.Fprintln(w, "ilinkdash: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintln(w, "ilinkdash: "+sanitize.String(err.Error()))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if cmd == nil {
+			cmd = a.root
+		}
+		fmt.Fprintln(w, "Usage: "+cmd.UseLine())
+		fmt.Fprintf(w, "Run '%s --help' for more.\n", cmd.CommandPath())
+		return exitUsage
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitError1
+}
+
+// usageArgs makes a positional-argument check's error a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return err
+			}
+			return &usageError{err: err}
+		}
+		return nil
+	}
+}
+
+// unknownCommand is the Args check of a command whose arguments can only
+// be subcommands.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &usageError{err: errors.New(msg)}
+}
+
+// outputFormat checks an -o value against the formats a command offers.
+func outputFormat(o string, formats ...string) error {
+	for _, f := range formats {
+		if o == f {
+			return nil
+		}
+	}
+	return usageErr("-o %q: want %s", o, strings.Join(formats, " or "))
+}
+
+// writeJSON writes v as indented JSON (one document and a newline),
+// escaped for the terminal (sanitize.JSON).
+func writeJSON(w io.Writer, v any, indent bool) error {
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return err
+	}
+	b = append(sanitize.JSON(b), '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// table collects rows and prints them with aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer) *table { return &table{tw: tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)} }
+
+// row prints one row; every cell is sanitized as one line of text (a cell
+// from the network cannot add a line, a column or an escape sequence).
+func (t *table) row(cols ...any) {
+	for i, c := range cols {
+		if i > 0 {
+			t.tw.Write([]byte{'\t'})
+		}
+		io.WriteString(t.tw, cell(c))
+	}
+	t.tw.Write([]byte{'\n'})
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+func cell(c any) string {
+	switch v := c.(type) {
+	case string:
+		return sanitize.String(v)
+	case []byte:
+		return sanitize.Bytes(v)
+	case error:
+		return sanitize.Error(v)
+	case fmt.Stringer:
+		return sanitize.String(v.String())
+	}
+	return sanitize.String(fmt.Sprint(c))
+}
+
+// lineWriter is a buffered writer for line-oriented output (tail).
+func lineWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }
