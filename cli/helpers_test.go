@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -36,4 +38,32 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	t.Helper()
 	r := runCLIResult(t, stdin, args...)
 	return r.stdout, r.stderr, r.err
+}
+
+// envMain makes the test binary run ilinkdash's Main (cliProcess).
+const envMain = "ILINKDASH_CLI_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envMain) == "1" {
+		os.Exit(Main())
+	}
+	os.Exit(m.Run())
+}
+
+// cliProcess returns the command that runs ilinkdash with args as a
+// separate process (this test binary, running Main), with no config file
+// and no ILINKDASH_* environment: real signals, a real stdout.
+func cliProcess(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(args, "--config=")...)
+	// GORACE: under -race the runtime sleeps 1 s at exit by default
+	// (atexit_sleep_ms), which the stop tests would count against us.
+	env := []string{envMain + "=1", "GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE")}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ILINKDASH_") && !strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	return cmd
 }

@@ -48,6 +48,7 @@ func newRootCommand() *app {
 		},
 	}
 	a.root.SetVersionTemplate("{{.Version}}\n")
+	a.root.SuggestionsMinimumDistance = 2
 	a.flags.Register(a.root.PersistentFlags())
 	a.root.AddCommand(a.engineCommand(), a.configCommand(), a.publishCommand(),
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),

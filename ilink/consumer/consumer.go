@@ -148,7 +148,12 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 		return nil, err
 	}
 	if err := c.g.apply(ctx, assignment); err != nil {
-		c.g.leave(context.WithoutCancel(ctx))
+		// Best effort, and bounded: ctx may be over (an interrupted
+		// subscribe), and an unanswered LEAVE must not hold the caller for
+		// a request timeout; the member expires by its session timeout.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortLeaveTimeout)
+		c.g.leave(lctx)
+		cancel()
 		return nil, err
 	}
 	c.startLoops()
@@ -156,6 +161,10 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 	ok = true
 	return c, nil
 }
+
+// abortLeaveTimeout bounds the LEAVE GROUP of a Subscribe that failed
+// after joining.
+const abortLeaveTimeout = time.Second
 
 // Assign reads the listed partitions of topic (nil = every partition) with
 // no group membership: only those partitions are read (spec C-55). With
