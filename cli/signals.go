@@ -25,8 +25,8 @@ var (
 
 // handleSignals installs the process's signal handling: the first SIGINT
 // or SIGTERM cancels the run's context with errInterrupted and, for a
-// headless command, arms the stop guard; a second one exits at once with
-// status 130. SIGPIPE is caught (and dropped) so that writes to a closed
+// headless command, arms the stop guard; a second one exits a headless
+// command at once with status 130. SIGPIPE is caught (and dropped) so that writes to a closed
 // stdout fail with EPIPE. It returns a function that uninstalls it.
 func (a *app) handleSignals(cancel func(error)) (stop func()) {
 	sigs := make(chan os.Signal, 2)
@@ -41,7 +41,7 @@ func (a *app) handleSignals(cancel func(error)) (stop func()) {
 			case <-done:
 				return
 			case <-sigs:
-				if interrupted {
+				if interrupted && a.headless.Load() { // (the dashboard restores the terminal first: it ends on the context)
 					fmt.Fprintln(os.Stderr, "ilinkdash: second interrupt: exiting now")
 					os.Exit(exitInterrupted)
 				}
