@@ -5,7 +5,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -275,5 +277,33 @@ func TestDescribeGroupProcessShowsHostileNameInert(t *testing.T) {
 	assertInert(t, "stdout", string(out))
 	if !strings.Contains(string(out), sanitize.String("client "+h.hostileTail)) {
 		t.Fatalf("member name not shown:\n%s", out)
+	}
+}
+
+// Strings from a file: a config path and context names with escape
+// sequences stay inert (config path), and are not offered as completions
+// (they could not be typed as shown).
+func TestStringsFromAFileAreInert(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/conf\x1b]0;x\x07\u202e.yaml"
+	if err := os.WriteFile(path, []byte("contexts:\n  \"ok\":\n    addresses: [127.0.0.1:1]\n  \"bad\\e]52;c;eA==\\a\":\n    addresses: [127.0.0.1:1]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := newRootCommand()
+	var out, errb bytes.Buffer
+	code, err := a.execute(context.Background(), []string{"config", "path", "--config", path}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("config path: %d %v %s", code, err, errb.String())
+	}
+	assertInert(t, "config path", out.String())
+	if !strings.Contains(out.String(), "conf␛]0;x␇\\u202e.yaml") {
+		t.Fatalf("config path %q", out.String())
+	}
+	a = newRootCommand()
+	out.Reset()
+	a.execute(context.Background(), []string{"__complete", "get", "--config", path, "--context", ""}, strings.NewReader(""), &out, &errb)
+	assertInert(t, "completion", out.String())
+	if !strings.Contains(out.String(), "ok\n") || strings.Contains(out.String(), "bad") {
+		t.Fatalf("context candidates %q", out.String())
 	}
 }
