@@ -7,9 +7,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"os"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync/atomic"
