@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ilinkdash/ilink/wire"
 )
 
 // The admin surface (issue 5): the requests of the admin listener and the
@@ -33,7 +35,10 @@ type adminState struct {
 	rates  queueRates  // admin_queues.go
 	qprops queuePropsStore
 	reqs   []atomic.Int64 // requests handled per node (index id-1), VIEW LOAD
-	load   loadSampler
+	// codes counts requests per code (every node), for RequestCounts. The
+	// map is built before the listeners serve and only read afterwards.
+	codes map[wire.Code]*atomic.Int64
+	load  loadSampler
 
 	patchMu sync.Mutex
 	patches []patchRecord
@@ -57,6 +62,10 @@ type patchRecord struct {
 func (e *Engine) initAdmin() {
 	a := &e.adm
 	a.reqs = make([]atomic.Int64, len(e.nodes))
+	a.codes = make(map[wire.Code]*atomic.Int64, len(routes))
+	for code := range routes {
+		a.codes[code] = new(atomic.Int64)
+	}
 	a.props.init()
 	a.defs.init(e)
 	a.leads.init(len(e.nodes))
@@ -84,11 +93,27 @@ func (e *Engine) closeAdmin() {
 	}
 }
 
-// countRequest is the dispatch hook of VIEW LOAD.
-func (e *Engine) countRequest(node int) {
+// countRequest is the dispatch hook of VIEW LOAD and RequestCounts.
+func (e *Engine) countRequest(node int, code wire.Code) {
 	if node >= 1 && node <= len(e.adm.reqs) {
 		e.adm.reqs[node-1].Add(1)
 	}
+	if c := e.adm.codes[code]; c != nil {
+		c.Add(1)
+	}
+}
+
+// RequestCounts returns how many requests of each known code the engine's
+// nodes have dispatched since Start (codes never received are absent). It
+// is what load tests count: the admin requests a client really made.
+func (e *Engine) RequestCounts() map[wire.Code]int64 {
+	out := make(map[wire.Code]int64)
+	for code, c := range e.adm.codes {
+		if n := c.Load(); n > 0 {
+			out[code] = n
+		}
+	}
+	return out
 }
 
 // loadSampler turns request counters into rates: a sample is taken when

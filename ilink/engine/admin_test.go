@@ -116,3 +116,28 @@ func TestSwitchWaitDoesNotBlockFaults(t *testing.T) {
 		t.Fatalf("spokes %+v", s)
 	}
 }
+
+// TestRequestCounts: every dispatched request is counted under its code,
+// on whichever node it reached; codes never sent are absent.
+func TestRequestCounts(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{Nodes: 2})
+	before := e.RequestCounts()
+	a := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin)
+	b := openSession(t, e.AdminAddrs()[1], wire.ModeAdmin)
+	var tl wire.TopicListReply
+	for range 3 {
+		a.mustCall(wire.CodeTopicList, 0, &wire.TopicListRequest{}, &tl)
+	}
+	b.mustCall(wire.CodeTopicList, 0, &wire.TopicListRequest{}, &tl)
+	got := e.RequestCounts()
+	if n := got[wire.CodeTopicList] - before[wire.CodeTopicList]; n != 4 {
+		t.Fatalf("TOPIC LIST counted %d times, want 4 (counts %v)", n, got)
+	}
+	if n := got[wire.CodeHello] - before[wire.CodeHello]; n < 2 {
+		t.Fatalf("HELLO counted %d times, want at least the 2 sessions'", n)
+	}
+	if _, ok := got[wire.CodeDeleteTopic]; ok {
+		t.Fatalf("DELETE TOPIC counted without being sent: %v", got)
+	}
+}

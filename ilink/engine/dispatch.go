@@ -44,7 +44,7 @@ func register(code wire.Code, rt route) {
 var queueModes = []wire.SessionMode{wire.ModeAutoCommit, wire.ModeTransacted}
 
 func dispatch(r *request) {
-	r.c.e.countRequest(r.c.nodeID())
+	r.c.e.countRequest(r.c.nodeID(), r.hdr.Code)
 	if s := r.c.sess; s != nil && s.relay != nil {
 		s.relay(r) // the connection switched to a spoke (admin_spoke.go)
 		return
