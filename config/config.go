@@ -114,6 +114,9 @@ type File struct {
 	// Contexts are in file order, so pickers list them as the user wrote
 	// them. Names are unique and non-empty.
 	Contexts []Context
+	// Serve is the serve section, with the defaults for everything the
+	// file leaves out (DefaultServe() when there is no file).
+	Serve Serve
 }
 
 // Lookup returns the context called name.

@@ -61,6 +61,33 @@ contexts:
     addresses: [localhost:19999]
     admin: localhost:9998
     queue-manager: QMGR1
+
+# ilinkdash serve: the dashboard served over SSH (one poller for everyone).
+# Flags (--listen, --authorized-keys, ...) override these field by field.
+serve:
+  # SSH listen address. Default: 127.0.0.1:2222.
+  listen: 127.0.0.1:2222
+  # OpenSSH authorized_keys files, re-read when they change. Keys in
+  # authorized-keys get a read-only dashboard; keys in operator-keys may
+  # change the cluster. Every other key is refused. "~" is expanded; a
+  # relative path is relative to this file.
+  authorized-keys: ~/.config/ilinkdash/viewers.keys
+  operator-keys: ~/.config/ilinkdash/operators.keys
+  # The server's ed25519 host key, created (mode 0600) on first start.
+  # Default: $XDG_DATA_HOME/ilinkdash/ssh_host_ed25519_key.
+  host-key: ~/.local/share/ilinkdash/ssh_host_ed25519_key
+  # Dashboards served at once (1..10000). Default: 32.
+  max-sessions: 32
+  # A session without input for this long is closed. Default: 30m.
+  idle-timeout: 30m
+  # Tails running at once over all sessions, each in its own temporary
+  # group (0..1000; 0 disables tailing). Default: 8.
+  max-tails: 8
+  # Records each session's tail keeps (100..1000000). Default: 2000.
+  tail-buffer: 2000
+  # Every mutating action (who, what, target, outcome), connect and
+  # disconnect, as JSON lines. Default: none.
+  audit-log: ~/.local/state/ilinkdash/audit.jsonl
 `
 
 // ExampleYAML returns a fully commented example config file.

@@ -25,6 +25,20 @@ func TestExampleYAMLLoads(t *testing.T) {
 		prod.EndpointCacheFile != filepath.Join(home, ".cache/ilinkdash/prod.endpoints") {
 		t.Errorf("example prod context = %+v", prod)
 	}
+	want := Serve{
+		Listen:         DefaultServeListen,
+		AuthorizedKeys: filepath.Join(home, ".config/ilinkdash/viewers.keys"),
+		OperatorKeys:   filepath.Join(home, ".config/ilinkdash/operators.keys"),
+		HostKey:        filepath.Join(home, ".local/share/ilinkdash/ssh_host_ed25519_key"),
+		MaxSessions:    DefaultServeMaxSessions,
+		IdleTimeout:    DefaultServeIdleTimeout,
+		MaxTails:       DefaultServeMaxTails,
+		TailBuffer:     DefaultServeTailBuffer,
+		AuditLog:       filepath.Join(home, ".local/state/ilinkdash/audit.jsonl"),
+	}
+	if f.Serve != want {
+		t.Errorf("example serve section = %+v, want %+v", f.Serve, want)
+	}
 	// Every key of a context appears in the example, so it documents them all.
 	for _, name := range fieldNames((&decoder{}).contextFields(&Context{})) {
 		if !strings.Contains(ExampleYAML(), "\n    "+name+":") {

@@ -142,7 +142,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	case src == FromDefault:
 		r.File, err = load(defaultPath(getenv), false)
 	case path == "":
-		r.File = &File{}
+		r.File = &File{Serve: DefaultServe()}
 	default:
 		if path, err = expandHome(path); err == nil {
 			r.File, err = load(path, true)

@@ -38,7 +38,7 @@ func load(path string, explicit bool) (*File, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
-		return &File{Path: path}, nil
+		return &File{Path: path, Serve: DefaultServe()}, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("config file %s: %w", path, fs.ErrNotExist)
 	case err != nil:
@@ -50,7 +50,7 @@ func load(path string, explicit bool) (*File, error) {
 // Parse decodes config file contents. name is used in error messages and as
 // the base of a relative endpoint-cache-file; it is not opened.
 func Parse(name string, data []byte) (*File, error) {
-	f := &File{Path: name, Exists: true}
+	f := &File{Path: name, Exists: true, Serve: DefaultServe()}
 	d := &decoder{file: name, dir: filepath.Dir(name)}
 
 	root, err := d.document(data)
@@ -71,6 +71,7 @@ func Parse(name string, data []byte) (*File, error) {
 		{"contexts", func(v *yaml.Node, path string) {
 			f.Contexts = d.contexts(v, path)
 		}},
+		{"serve", func(v *yaml.Node, path string) { d.serve(v, path, &f.Serve) }},
 	})
 	// Checked after all contexts are read because current-context usually
 	// comes first in the file. Contexts with bad fields are still listed, so

@@ -390,6 +390,10 @@ func TestDefaultPathHonoursXDGConfigHome(t *testing.T) {
 	if got, want := DefaultLogFile(), filepath.Join(dir, "ilinkdash", "debug.log"); got != want {
 		t.Errorf("DefaultLogFile() = %q, want %q", got, want)
 	}
+	t.Setenv("XDG_DATA_HOME", dir)
+	if got, want := DefaultHostKey(), filepath.Join(dir, "ilinkdash", "ssh_host_ed25519_key"); got != want {
+		t.Errorf("DefaultHostKey() = %q, want %q", got, want)
+	}
 	// The XDG spec says relative values are to be ignored.
 	t.Setenv("XDG_CONFIG_HOME", "relative/dir")
 	if got := DefaultPath(); strings.HasPrefix(got, "relative") {
@@ -411,6 +415,80 @@ func TestSuggest(t *testing.T) {
 	} {
 		if got := suggest(in, names); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLoadServe(t *testing.T) {
+	path := writeConfig(t, `serve:
+  listen: ":2022"
+  authorized-keys: keys/viewers
+  operator-keys: /etc/ilinkdash/operators
+  max-sessions: 5
+  idle-timeout: 10m
+  max-tails: 0
+  tail-buffer: 500
+  audit-log: audit.jsonl
+`)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(path)
+	want := Serve{
+		Listen:         ":2022",
+		AuthorizedKeys: filepath.Join(dir, "keys/viewers"),
+		OperatorKeys:   "/etc/ilinkdash/operators",
+		MaxSessions:    5,
+		IdleTimeout:    10 * time.Minute,
+		MaxTails:       0,
+		TailBuffer:     500,
+		AuditLog:       filepath.Join(dir, "audit.jsonl"),
+	}
+	if f.Serve != want {
+		t.Fatalf("serve = %+v\nwant    %+v", f.Serve, want)
+	}
+
+	// Left out: the defaults, with a file and without one.
+	f, err = Load(writeConfig(t, "contexts: {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Serve != DefaultServe() {
+		t.Fatalf("serve without a section = %+v", f.Serve)
+	}
+	r, err := Resolve(nil, &Flags{Config: ""}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.File.Serve != DefaultServe() {
+		t.Fatalf("serve without a file = %+v", r.File.Serve)
+	}
+}
+
+func TestLoadServeErrors(t *testing.T) {
+	tests := []struct {
+		yaml, field, substr string
+		line, col           int
+	}{
+		{"serve:\n  listen: nowhere\n", "serve.listen", `invalid address "nowhere"`, 2, 11},
+		{"serve:\n  listen: h:99999\n", "serve.listen", "port must be a number", 2, 11},
+		{"serve:\n  max-sessions: 0\n", "serve.max-sessions", "between 1 and 10000", 2, 17},
+		{"serve:\n  max-tails: -1\n", "serve.max-tails", "between 0 and 1000", 2, 14},
+		{"serve:\n  idle-timeout: 30\n", "serve.idle-timeout", "add a unit", 2, 17},
+		{"serve:\n  tail-buffer: 5\n", "serve.tail-buffer", "between 100 and 1000000", 2, 16},
+		{"serve:\n  operator_keys: x\n", "serve.operator_keys", `did you mean "operator-keys"?`, 2, 3},
+		{"serve:\n  audit-log: [a]\n", "serve.audit-log", "expected a string", 2, 14},
+	}
+	for _, tc := range tests {
+		_, err := Parse("c.yaml", []byte(tc.yaml))
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%q: got %v, want a FieldError", tc.yaml, err)
+			continue
+		}
+		if fe.Field != tc.field || fe.Line != tc.line || fe.Column != tc.col || !strings.Contains(fe.Msg, tc.substr) {
+			t.Errorf("%q: got %v (field %s, %d:%d), want %s at %d:%d containing %q", tc.yaml, err, fe.Field, fe.Line, fe.Column, tc.field, tc.line, tc.col, tc.substr)
 		}
 	}
 }

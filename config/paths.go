@@ -18,6 +18,15 @@ func DefaultPath() string { return defaultPath(os.Getenv) }
 // used when --debug is given without --log-file.
 func DefaultLogFile() string { return defaultLogFile(os.Getenv) }
 
+// DefaultHostKey returns $XDG_DATA_HOME/ilinkdash/ssh_host_ed25519_key, the
+// host key of `ilinkdash serve` when neither --host-key nor the serve
+// section names one.
+func DefaultHostKey() string { return defaultHostKey(os.Getenv) }
+
+func defaultHostKey(getenv func(string) string) string {
+	return filepath.Join(baseDir(getenv, "XDG_DATA_HOME", xdg.DataHome), appDir, "ssh_host_ed25519_key")
+}
+
 func defaultPath(getenv func(string) string) string {
 	return filepath.Join(baseDir(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), appDir, "config.yaml")
 }
