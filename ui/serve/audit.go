@@ -1,0 +1,134 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Audit events.
+const (
+	EventConnect    = "connect"
+	EventDisconnect = "disconnect"
+	EventAction     = "action"
+)
+
+// Action outcomes.
+const (
+	OutcomeOK      = "ok"
+	OutcomeRefused = "refused" // the client layer's read-only guard said no
+	OutcomeError   = "error"
+)
+
+// AuditEntry is one line of the audit log. Field names are stable.
+type AuditEntry struct {
+	Time        time.Time `json:"time"`
+	Event       string    `json:"event"`
+	Session     uint64    `json:"session"`
+	Fingerprint string    `json:"fingerprint"`
+	Comment     string    `json:"comment,omitempty"`
+	Role        string    `json:"role"`
+	Remote      string    `json:"remote,omitempty"`
+	// Action, Target, Detail and Outcome describe a mutating action:
+	// "delete-topic" on "ORDERS"; Error is the refusal or failure text.
+	Action  string `json:"action,omitempty"`
+	Target  string `json:"target,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Term, Width and Height are the client's terminal (connect).
+	Term   string `json:"term,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	// Reason and Seconds close a session (disconnect): "quit", "idle",
+	// "shutdown" or "closed" (the connection went away).
+	Reason  string  `json:"reason,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// auditLog appends entries as JSON lines to a file (when one is
+// configured) and a one-line summary to the server log. Each entry is one
+// write on an O_APPEND file, so lines never interleave, even with another
+// process appending to the same file.
+type auditLog struct {
+	mu   sync.Mutex
+	w    io.WriteCloser // nil: no file
+	path string
+	logf func(string, ...any)
+}
+
+func openAudit(path string, logf func(string, ...any)) (*auditLog, error) {
+	a := &auditLog{path: path, logf: logf}
+	if path == "" {
+		return a, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	a.w = f
+	return a, nil
+}
+
+func (a *auditLog) write(e AuditEntry) {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	e.Time = e.Time.UTC()
+	a.logf("serve: %s", e.summary())
+	if a.w == nil {
+		return
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		a.logf("serve: audit log: %v", err)
+		return
+	}
+	line = append(line, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.w == nil {
+		return // closed by Shutdown
+	}
+	if _, err := a.w.Write(line); err != nil {
+		a.logf("serve: audit log %s: %v", a.path, err)
+	}
+}
+
+func (a *auditLog) close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.w == nil {
+		return nil
+	}
+	err := a.w.Close()
+	a.w = nil
+	return err
+}
+
+// summary is the entry as one server log line; %q escapes what came from
+// the network or a key file.
+func (e AuditEntry) summary() string {
+	who := fmt.Sprintf("session %d %s %s %q", e.Session, e.Role, e.Fingerprint, e.Comment)
+	switch e.Event {
+	case EventConnect:
+		return fmt.Sprintf("%s connected from %s (%q %dx%d)", who, e.Remote, e.Term, e.Width, e.Height)
+	case EventDisconnect:
+		return fmt.Sprintf("%s disconnected (%s, %.0fs)", who, e.Reason, e.Seconds)
+	}
+	s := fmt.Sprintf("%s %s %q: %s", who, e.Action, e.Target, e.Outcome)
+	if e.Detail != "" {
+		s += fmt.Sprintf(" %q", e.Detail)
+	}
+	if e.Error != "" {
+		s += fmt.Sprintf(" (%q)", e.Error)
+	}
+	return s
+}

@@ -1,0 +1,436 @@
+package serve
+
+// The tests drive `ilinkdash serve` as an operator's ssh does: a real SSH
+// server (New + Serve on a loopback listener) in front of real dashboards
+// on the real adapters (ui/live) and a real in-process engine, reached by
+// golang.org/x/crypto/ssh clients that request a pty, type bytes and read
+// the exit status. The screen is read from the server side
+// (Server.Sessions: the last frame each dashboard drew, as text), because
+// a terminal stream of cursor moves and partial redraws cannot be matched
+// reliably; the bytes a client receives are checked where they are plain
+// (the one-line refusals on stderr).
+//
+// Nothing sleeps to let things happen: every step waits for a condition
+// with a generous deadline.
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ui/live"
+)
+
+// deadline bounds every wait: generous for -race on two loaded cores.
+const deadline = 30 * time.Second
+
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %v waiting for %s", deadline, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ---- the cluster ----
+
+func startEngine(t testing.TB) *engine.Engine {
+	t.Helper()
+	e, err := engine.Start(engine.Config{
+		Nodes:               1,
+		ElectionDelay:       200 * time.Millisecond,
+		CoordinatorLoadTime: 50 * time.Millisecond,
+		HeartbeatInterval:   200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
+func backend(t testing.TB, e *engine.Engine, readOnly bool) *live.Sources {
+	t.Helper()
+	src, err := live.New(live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: "serve-test", ReadOnly: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src
+}
+
+// ---- keys ----
+
+type clientKey struct {
+	signer  gossh.Signer
+	comment string
+}
+
+func newClientKey(t testing.TB, comment string) clientKey {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clientKey{signer: s, comment: comment}
+}
+
+func (k clientKey) line() string {
+	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(k.signer.PublicKey()))) + " " + k.comment + "\n"
+}
+
+func (k clientKey) fingerprint() string { return gossh.FingerprintSHA256(k.signer.PublicKey()) }
+
+func writeKeys(t testing.TB, path string, keys ...clientKey) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# test keys\n")
+	for _, k := range keys {
+		b.WriteString(k.line())
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ---- the server ----
+
+type rig struct {
+	t        testing.TB
+	e        *engine.Engine
+	srv      *Server
+	addr     string
+	dir      string
+	viewer   clientKey
+	operator clientKey
+	audit    string
+	served   chan error
+}
+
+type rigOpts struct {
+	maxSessions int
+	maxTails    int
+	idle        time.Duration
+	refresh     time.Duration
+	readOnly    bool // the served context itself
+}
+
+func startRig(t testing.TB, o rigOpts) *rig {
+	t.Helper()
+	if o.maxSessions == 0 {
+		o.maxSessions = 32
+	}
+	if o.refresh == 0 {
+		o.refresh = 300 * time.Millisecond
+	}
+	r := &rig{t: t, e: startEngine(t), dir: t.TempDir(),
+		viewer: newClientKey(t, "vera@viewer"), operator: newClientKey(t, "otto@operator")}
+	r.audit = filepath.Join(r.dir, "audit.jsonl")
+	writeKeys(t, filepath.Join(r.dir, "viewers"), r.viewer)
+	writeKeys(t, filepath.Join(r.dir, "operators"), r.operator)
+	sc := config.DefaultServe()
+	sc.Listen = "127.0.0.1:0"
+	sc.AuthorizedKeys = filepath.Join(r.dir, "viewers")
+	sc.OperatorKeys = filepath.Join(r.dir, "operators")
+	sc.HostKey = filepath.Join(r.dir, "host", "key")
+	sc.MaxSessions = o.maxSessions
+	sc.MaxTails = o.maxTails
+	sc.IdleTimeout = o.idle
+	sc.AuditLog = r.audit
+	cc := config.DefaultContext()
+	cc.Name = "serve-test"
+	cc.ReadOnly = o.readOnly
+	cc.Theme = config.ThemeDark
+	cc.Refresh = config.Refresh{Overview: o.refresh, Topics: o.refresh, Groups: o.refresh, Cluster: o.refresh, Queues: o.refresh, Replication: o.refresh}
+	srv, err := New(Config{Serve: sc, Context: cc, Viewer: backend(t, r.e, true), Operator: backend(t, r.e, o.readOnly), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv = srv
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.addr = ln.Addr().String()
+	r.served = make(chan error, 1)
+	go func() { r.served <- srv.Serve(ln) }()
+	t.Cleanup(r.shutdown)
+	return r
+}
+
+func (r *rig) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	if err := r.srv.Shutdown(ctx); err != nil {
+		r.t.Errorf("Shutdown: %v", err)
+	}
+	select {
+	case err := <-r.served:
+		if err != nil {
+			r.t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(deadline):
+		r.t.Errorf("Serve did not return after Shutdown")
+	}
+}
+
+// auditEntries reads the audit log.
+func (r *rig) auditEntries() []AuditEntry {
+	r.t.Helper()
+	data, err := os.ReadFile(r.audit)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		r.t.Fatal(err)
+	}
+	var out []AuditEntry
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l == "" {
+			continue
+		}
+		var e AuditEntry
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			r.t.Fatalf("audit line %q: %v", l, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (r *rig) waitAudit(what string, pred func(AuditEntry) bool) AuditEntry {
+	r.t.Helper()
+	var got AuditEntry
+	waitUntil(r.t, what, func() bool {
+		for _, e := range r.auditEntries() {
+			if pred(e) {
+				got = e
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+// ---- a client ----
+
+// syncBuf is a bytes.Buffer safe for the session's copy goroutine.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuf) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+type client struct {
+	t      testing.TB
+	r      *rig
+	conn   *gossh.Client
+	sess   *gossh.Session
+	stdin  io.WriteCloser
+	stdout *syncBuf
+	stderr *syncBuf
+	ended  chan struct{} // closed when the session ended; werr is then set
+	werr   error
+}
+
+// dial connects with key and completes the SSH handshake (authentication
+// included); it returns the error instead of failing for the refusal tests.
+func (r *rig) dial(k clientKey) (*gossh.Client, error) {
+	cfg := &gossh.ClientConfig{
+		User:            "anyone",
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(k.signer)},
+		HostKeyCallback: gossh.FixedHostKey(r.srv.HostPublicKey()),
+		Timeout:         deadline,
+	}
+	return gossh.Dial("tcp", r.addr, cfg)
+}
+
+type sessOpts struct {
+	w, h  int
+	term  string
+	noPty bool
+}
+
+// open dials, requests a pty (unless noPty) and starts the shell.
+func (r *rig) open(k clientKey, o sessOpts) *client {
+	r.t.Helper()
+	if o.w == 0 {
+		o.w, o.h = 120, 40
+	}
+	if o.term == "" {
+		o.term = "xterm-256color"
+	}
+	conn, err := r.dial(k)
+	if err != nil {
+		r.t.Fatalf("dial: %v", err)
+	}
+	c := &client{t: r.t, r: r, conn: conn, stdout: &syncBuf{}, stderr: &syncBuf{}, ended: make(chan struct{})}
+	r.t.Cleanup(func() { _ = conn.Close() })
+	if c.sess, err = conn.NewSession(); err != nil {
+		r.t.Fatalf("session: %v", err)
+	}
+	c.sess.Stdout, c.sess.Stderr = c.stdout, c.stderr
+	if c.stdin, err = c.sess.StdinPipe(); err != nil {
+		r.t.Fatal(err)
+	}
+	if !o.noPty {
+		if err := c.sess.RequestPty(o.term, o.h, o.w, gossh.TerminalModes{}); err != nil {
+			r.t.Fatalf("pty: %v", err)
+		}
+	}
+	if err := c.sess.Shell(); err != nil {
+		r.t.Fatalf("shell: %v", err)
+	}
+	go func() { c.werr = c.sess.Wait(); close(c.ended) }()
+	return c
+}
+
+// info is the server's view of this client's session.
+func (c *client) info() (SessionInfo, bool) {
+	local := c.conn.LocalAddr().String()
+	for _, s := range c.r.srv.Sessions() {
+		if s.Remote == local {
+			return s, true
+		}
+	}
+	return SessionInfo{}, false
+}
+
+// waitScreen waits for the session's screen to satisfy pred and returns it.
+func (c *client) waitScreen(what string, pred func(string) bool) string {
+	c.t.Helper()
+	var screen string
+	end := time.Now().Add(deadline)
+	for {
+		if in, ok := c.info(); ok {
+			screen = in.Screen
+			if pred(screen) {
+				return screen
+			}
+		}
+		if time.Now().After(end) {
+			c.t.Fatalf("timed out waiting for %s; last screen:\n%s", what, screen)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (c *client) waitText(texts ...string) string {
+	c.t.Helper()
+	return c.waitScreen(fmt.Sprintf("%q", texts), func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// send types raw bytes, as a terminal would send them.
+func (c *client) send(s string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.stdin, s); err != nil {
+		c.t.Fatalf("typing %q: %v", s, err)
+	}
+}
+
+// done reports whether the session ended.
+func (c *client) done() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitStatus waits for the session to end and returns its exit status
+// (-1 when it ended without one).
+func (c *client) exitStatus() int {
+	c.t.Helper()
+	select {
+	case <-c.ended:
+		err := c.werr
+		var ee *gossh.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			return ee.ExitStatus()
+		}
+		return -1
+	case <-time.After(deadline):
+		c.t.Fatalf("session did not end; stderr %q", c.stderr.String())
+	}
+	return -1
+}
+
+// sessionOf returns the sources of the client's session (what its
+// dashboard calls), for the tests that call the client layer directly.
+func (s *Server) sessionOf(t testing.TB, c *client) *sessionSources {
+	t.Helper()
+	local := c.conn.LocalAddr().String()
+	var src *sessionSources
+	waitUntil(t, "the session's sources", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, ss := range s.sessions {
+			if ss.remote == local {
+				src = ss.src.Load()
+			}
+		}
+		return src != nil
+	})
+	return src
+}
+
+var adminEarliest = admin.SeekTarget{Earliest: true}
+
+func containsTopic(ts []engine.TopicInfo, name string) bool {
+	for _, ti := range ts {
+		if ti.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/sanitize"
+)
+
+// sessionModel is the dashboard of one session: the root model above one
+// status line of serve's own (who is connected, in which role, and the
+// outcome of the session's last action from the audit log). It also ends
+// the session after IdleTimeout without input.
+type sessionModel struct {
+	root *ui.Model
+	ctx  *ui.Context
+	sess *session
+
+	idle      time.Duration // 0 = never
+	lastInput time.Time
+
+	width, height int
+	note          string
+	noteLevel     common.Level
+}
+
+// noteMsg carries an audit entry to the acting session's status line.
+type noteMsg struct{ entry AuditEntry }
+
+// idleMsg is the idle timer; at is the input time it was armed for.
+type idleMsg struct{ at time.Time }
+
+func newSessionModel(root *ui.Model, ctx *ui.Context, ss *session, idle time.Duration) *sessionModel {
+	return &sessionModel{root: root, ctx: ctx, sess: ss, idle: idle, lastInput: time.Now(), width: ctx.Width, height: ctx.Height}
+}
+
+func (m *sessionModel) Init() tea.Cmd {
+	return tea.Batch(m.root.Init(), m.armIdle())
+}
+
+func (m *sessionModel) armIdle() tea.Cmd {
+	if m.idle <= 0 {
+		return nil
+	}
+	at := m.lastInput
+	return sessionTick(m.sess.ctx.Done())(time.Until(at.Add(m.idle)), func(time.Time) tea.Msg { return idleMsg{at: at} })
+}
+
+// sessionTick is tea.Tick that also ends when the session does. Bubble
+// Tea cannot cancel a command, so a plain tick outlives its program until
+// it fires: a 30-minute idle timer would hold a goroutine that long after
+// every session. Every timer of a session's dashboard goes through it
+// (ui.Context.Tick).
+func sessionTick(done <-chan struct{}) func(time.Duration, func(time.Time) tea.Msg) tea.Cmd {
+	return func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		t := time.NewTimer(d)
+		return func() tea.Msg {
+			defer t.Stop()
+			select {
+			case ts := <-t.C:
+				return fn(ts)
+			case <-done:
+				return nil
+			}
+		}
+	}
+}
+
+func (m *sessionModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		msg.Height = max(msg.Height-1, 0) // the last line is serve's
+		return m.forward(msg)
+	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseMsg, tea.PasteMsg:
+		m.lastInput = time.Now()
+	case idleMsg:
+		if !msg.at.Equal(m.lastInput) {
+			return m, m.armIdle() // there was input since: wait from it
+		}
+		m.sess.stop(reasonIdle)
+		return m, tea.Quit
+	case noteMsg:
+		m.setNote(msg.entry)
+		return m, nil
+	}
+	return m.forward(msg)
+}
+
+func (m *sessionModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.root.Update(msg)
+	return m, cmd
+}
+
+func (m *sessionModel) setNote(e AuditEntry) {
+	text := e.Action + " " + e.Target
+	switch e.Outcome {
+	case OutcomeOK:
+		m.noteLevel, text = common.LevelOK, "✓ "+text+" (audited)"
+	case OutcomeRefused:
+		m.noteLevel, text = common.LevelWarn, "✗ "+text+" refused: read-only (audited)"
+	default:
+		m.noteLevel, text = common.LevelError, "✗ "+text+" failed: "+e.Error+" (audited)"
+	}
+	m.note = sanitize.String(e.Time.Local().Format("15:04:05") + " " + text)
+}
+
+func (m *sessionModel) View() tea.View {
+	v := m.root.View()
+	if m.height > 1 {
+		v.Content += "\n" + m.statusLine()
+	}
+	m.sess.frame.Store(&v.Content)
+	return v
+}
+
+// statusLine: who the session is, its role, and the last audited action.
+func (m *sessionModel) statusLine() string {
+	st := m.ctx.Styles
+	role := "operator"
+	if m.sess.readOnly {
+		role = "read-only"
+	}
+	line := st.StatusBar.Render(" ssh " + sanitize.String(m.sess.who.Name()) + " · " + role + " ")
+	if m.note != "" {
+		sty := st.OK
+		switch m.noteLevel {
+		case common.LevelWarn:
+			sty = st.Warn
+		case common.LevelError:
+			sty = st.Err
+		}
+		line += " " + sty.Render(m.note)
+	}
+	line = common.ClipStyled(line, m.width)
+	if pad := m.width - common.Width(line); pad > 0 {
+		line += strings.Repeat(" ", pad)
+	}
+	return line
+}

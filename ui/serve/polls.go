@@ -1,0 +1,133 @@
+package serve
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/views"
+)
+
+// polls is the one poller every session reads the polled admin resources
+// through: a cache in front of one views.Sources, with one fetch in
+// flight per resource at a time (later askers wait for it) and a
+// freshness bound of one polling interval. Each session keeps its own
+// poller state machine (ui/poll.go: ticks, backoff, stale replies); when
+// its tick asks, it gets the cached reply if that is younger than one
+// interval, so however many sessions tick, the cluster sees at most one
+// request per resource per interval, and no session's data is older than
+// one interval plus the session's own tick.
+//
+// A failed fetch is cached like a success: during an outage the cluster
+// still sees one request per interval, and every session shows the error
+// and backs off as a lone dashboard does. A mutation (any session's)
+// invalidates everything, so the refresh that follows it is a real read.
+//
+// The fetch runs on the server's context with the poller's timeout, not
+// on the asking session's: a session that goes away does not cancel the
+// read the others wait for; its own wait ends with its context.
+type polls struct {
+	fetch   [common.NumRes]func(context.Context) (any, error)
+	refresh config.Refresh
+	base    context.Context
+	now     func() time.Time
+
+	mu  sync.Mutex
+	gen uint64 // bumped by invalidate
+	res [common.NumRes]pollEntry
+}
+
+type pollEntry struct {
+	has    bool
+	gen    uint64
+	sent   time.Time
+	val    any
+	err    error
+	flight *pollFlight
+}
+
+type pollFlight struct {
+	gen  uint64
+	done chan struct{}
+	val  any
+	err  error
+}
+
+// newPolls builds the poller over src (the read-only role's client, so
+// the shared reads can never mutate).
+func newPolls(base context.Context, src views.Sources, refresh config.Refresh) *polls {
+	p := &polls{refresh: refresh, base: base, now: time.Now}
+	p.fetch = [common.NumRes]func(context.Context) (any, error){
+		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
+		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
+		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },
+		common.ResGroups:      func(c context.Context) (any, error) { return src.ListGroups(c) },
+		common.ResQueues:      func(c context.Context) (any, error) { return src.ListQueues(c) },
+		common.ResCluster:     func(c context.Context) (any, error) { return src.ClusterProperty(c) },
+		common.ResReplication: func(c context.Context) (any, error) { return src.ReplicationStatus(c) },
+		common.ResLeaders:     func(c context.Context) (any, error) { return src.ClusterLeadTable(c) },
+	}
+	return p
+}
+
+// interval is the resource's polling interval, the dashboard's own rule.
+func (p *polls) interval(id common.ResID) time.Duration {
+	return (&common.Context{Config: config.Context{Refresh: p.refresh}}).Interval(id)
+}
+
+// fetchTimeout bounds one shared read, as the dashboard's poller does.
+func (p *polls) fetchTimeout(id common.ResID) time.Duration { return 10*time.Second + p.interval(id) }
+
+// get returns the resource: cached when younger than one interval, else
+// from the fetch in flight or a new one.
+func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
+	p.mu.Lock()
+	e := &p.res[id]
+	now := p.now()
+	if e.has && e.gen == p.gen && now.Sub(e.sent) < p.interval(id) {
+		v, err := e.val, e.err
+		p.mu.Unlock()
+		return v, err
+	}
+	f := e.flight
+	if f == nil || f.gen != p.gen {
+		f = &pollFlight{gen: p.gen, done: make(chan struct{})}
+		e.flight = f
+		go p.run(id, f, now)
+	}
+	p.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.val, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (p *polls) run(id common.ResID, f *pollFlight, sent time.Time) {
+	ctx, cancel := context.WithTimeout(p.base, p.fetchTimeout(id))
+	f.val, f.err = p.fetch[id](ctx)
+	cancel()
+	p.mu.Lock()
+	e := &p.res[id]
+	if e.flight == f {
+		e.flight = nil
+	}
+	// A reply from before an invalidation is handed to those who waited
+	// for it, but not cached.
+	if f.gen == p.gen {
+		e.has, e.gen, e.sent, e.val, e.err = true, f.gen, sent, f.val, f.err
+	}
+	p.mu.Unlock()
+	close(f.done)
+}
+
+// invalidate forgets every cached reply and every fetch in flight (for
+// new askers): the next read of each resource goes to the cluster.
+func (p *polls) invalidate() {
+	p.mu.Lock()
+	p.gen++
+	p.mu.Unlock()
+}

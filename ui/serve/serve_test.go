@@ -1,0 +1,540 @@
+package serve
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// overviewShown: the dashboard's first real frame, the tab bar with the
+// overview and the node row of the one-node engine.
+func overviewShown(s string) bool {
+	return strings.Contains(s, "1 Overview") && strings.Contains(s, "QM1")
+}
+
+func TestUnknownKeyRefusedAtAuthentication(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	stranger := newClientKey(t, "eve@nowhere")
+	conn, err := r.dial(stranger)
+	if err == nil {
+		conn.Close()
+		t.Fatal("a key in neither file was let in")
+	}
+	if !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("refusal: %v, want an authentication failure", err)
+	}
+	if n := len(r.srv.Sessions()); n != 0 {
+		t.Fatalf("%d sessions after a refused key", n)
+	}
+
+	// Key files are re-read when they change: the stranger added to the
+	// viewers gets in; removed again, it is refused again.
+	writeKeys(t, filepath.Join(r.dir, "viewers"), r.viewer, stranger)
+	touch(t, filepath.Join(r.dir, "viewers"))
+	c := r.open(stranger, sessOpts{})
+	if in := c.waitScreenInfo(t); in.Identity.Comment != "eve@nowhere" || in.Identity.Role != RoleViewer || !in.ReadOnly {
+		t.Fatalf("added key: identity %+v read-only %v", in.Identity, in.ReadOnly)
+	}
+	writeKeys(t, filepath.Join(r.dir, "viewers"), r.viewer)
+	touch(t, filepath.Join(r.dir, "viewers"))
+	if conn, err := r.dial(stranger); err == nil {
+		conn.Close()
+		t.Fatal("a key removed from the file was still let in")
+	}
+}
+
+// touch moves the file's modification time forward, so the change is
+// seen even on a file system with a coarse clock.
+func touch(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := st.ModTime().Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *client) waitScreenInfo(t *testing.T) SessionInfo {
+	t.Helper()
+	c.waitScreen("the overview", overviewShown)
+	in, _ := c.info()
+	return in
+}
+
+func TestNoPtyGetsOneLineAndExitOne(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	c := r.open(r.operator, sessOpts{noPty: true})
+	if code := c.exitStatus(); code != 1 {
+		t.Fatalf("exit status %d, want 1", code)
+	}
+	msg := c.stderr.String()
+	if strings.Count(strings.TrimSpace(msg), "\n") != 0 || !strings.Contains(msg, "needs a terminal") {
+		t.Fatalf("stderr %q, want one line saying a terminal is needed", msg)
+	}
+	if c.stdout.Len() != 0 {
+		t.Fatalf("stdout got %q", c.stdout.String())
+	}
+}
+
+func TestQuitEndsWithExitZero(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	c := r.open(r.operator, sessOpts{})
+	screen := c.waitScreen("the overview", overviewShown)
+	if strings.Contains(strings.Split(screen, "\n")[0], " RO ") {
+		t.Fatalf("operator session shows the RO badge:\n%s", screen)
+	}
+	if !strings.Contains(screen, "ssh otto@operator · operator") {
+		t.Fatalf("status line does not say who is connected:\n%s", screen)
+	}
+	c.send("q")
+	if code := c.exitStatus(); code != 0 {
+		t.Fatalf("exit status %d after q, want 0 (stderr %q)", code, c.stderr.String())
+	}
+	waitUntil(t, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+	bye := r.waitAudit("the disconnect", func(e AuditEntry) bool { return e.Event == EventDisconnect })
+	if bye.Reason != reasonQuit || bye.Fingerprint != r.operator.fingerprint() || bye.Comment != "otto@operator" || bye.Role != "operator" {
+		t.Fatalf("disconnect entry %+v", bye)
+	}
+	hello := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect })
+	if hello.Term != "xterm-256color" || hello.Width != 120 || hello.Height != 40 || hello.Session != bye.Session {
+		t.Fatalf("connect entry %+v", hello)
+	}
+}
+
+func TestResizeReachesTheSession(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	c := r.open(r.viewer, sessOpts{w: 100, h: 30})
+	c.waitScreen("the overview", overviewShown)
+	in, _ := c.info()
+	if in.Width != 100 || in.Height != 30 {
+		t.Fatalf("first frame %dx%d, want the pty's 100x30", in.Width, in.Height)
+	}
+	if err := c.sess.WindowChange(37, 133); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a 133x37 frame", func() bool {
+		in, _ := c.info()
+		return in.Width == 133 && in.Height == 37
+	})
+}
+
+// Viewers get a read-only dashboard: the RO badge, no mutating key does
+// anything, and the client layer refuses a direct call.
+func TestViewerIsReadOnly(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	if err := r.e.CreateTopic("KEEP.ME", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	c := r.open(r.viewer, sessOpts{})
+	screen := c.waitScreen("the overview", overviewShown)
+	if !strings.Contains(strings.Split(screen, "\n")[0], " RO ") {
+		t.Fatalf("viewer session has no RO badge:\n%s", screen)
+	}
+	if !strings.Contains(screen, "ssh vera@viewer · read-only") {
+		t.Fatalf("status line does not say read-only:\n%s", screen)
+	}
+	c.send("2")
+	c.waitText("KEEP.ME")
+	// The mutating keys of the topics view: delete, flush, new, publish.
+	c.send("D")
+	c.send("F")
+	c.send("n")
+	c.send("p")
+	// Then something visible, so the keys above have been handled.
+	c.send("?")
+	help := c.waitText("Keys")
+	for _, dialog := range []string{"Delete topic", "Flush topic", "Create topic", "Publish to"} {
+		if strings.Contains(help, dialog) {
+			t.Fatalf("a viewer's key opened %q:\n%s", dialog, help)
+		}
+	}
+	before := r.e.RequestCounts()
+	if n := before[wire.CodeDeleteTopic] + before[wire.CodeFlushTopic] + before[wire.CodeAdminCreateTopic]; n != 0 {
+		t.Fatalf("the engine saw %d mutating requests", n)
+	}
+
+	// A direct call through the viewer session's sources: the client
+	// layer refuses it, nothing reaches the engine, and it is audited.
+	ss := r.srv.sessionOf(t, c)
+	err := ss.DeleteTopic(t.Context(), "KEEP.ME")
+	if err == nil || !strings.Contains(err.Error(), wire.ErrReadOnly) {
+		t.Fatalf("viewer DeleteTopic: %v, want %s", err, wire.ErrReadOnly)
+	}
+	c.waitText("delete-topic KEEP.ME refused: read-only (audited)")
+	if _, err := ss.SeekGroup(t.Context(), "G", "", adminEarliest, true); err == nil || !strings.Contains(err.Error(), wire.ErrReadOnly) {
+		t.Fatalf("viewer SeekGroup apply: %v, want %s", err, wire.ErrReadOnly)
+	}
+	after := r.e.RequestCounts()
+	if after[wire.CodeDeleteTopic] != 0 || after[wire.CodeSeekGroup] != 0 {
+		t.Fatalf("a refused call reached the engine: %v", after)
+	}
+	if ts := r.e.Topics(); !containsTopic(ts, "KEEP.ME") {
+		t.Fatalf("topic gone after a refused delete: %v", ts)
+	}
+	e := r.waitAudit("the refused delete", func(e AuditEntry) bool { return e.Action == "delete-topic" })
+	if e.Outcome != OutcomeRefused || e.Target != "KEEP.ME" || e.Role != "viewer" || e.Fingerprint != r.viewer.fingerprint() {
+		t.Fatalf("audit entry %+v", e)
+	}
+}
+
+// Operators may mutate: a topic deleted from the dashboard over SSH is
+// gone at the engine, the audit log records who did it, and the acting
+// session's status line shows the audited outcome.
+func TestOperatorMutatesAndIsAudited(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	if err := r.e.CreateTopic("DROP.ME", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	c.send("2")
+	c.waitText("DROP.ME")
+	c.send("D")
+	c.waitText("Delete topic DROP.ME")
+	c.send("DROP.ME")
+	c.send("\r")
+	e := r.waitAudit("the delete in the audit log", func(e AuditEntry) bool { return e.Action == "delete-topic" })
+	if e.Outcome != OutcomeOK || e.Target != "DROP.ME" || e.Role != "operator" ||
+		e.Fingerprint != r.operator.fingerprint() || e.Comment != "otto@operator" || e.Event != EventAction || e.Time.IsZero() {
+		t.Fatalf("audit entry %+v", e)
+	}
+	if containsTopic(r.e.Topics(), "DROP.ME") {
+		t.Fatal("the topic still exists at the engine")
+	}
+	c.waitText("✓ delete-topic DROP.ME (audited)")
+	// The shared poller was invalidated: the list no longer shows it.
+	c.waitScreen("the topic gone from the list", func(s string) bool {
+		return strings.Contains(s, "deleted") && !strings.Contains(strings.SplitN(s, "\n", 3)[2], "DROP.ME  ")
+	})
+
+	// A failure is audited with its error.
+	ss := r.srv.sessionOf(t, c)
+	if err := ss.DeleteTopic(t.Context(), "NO.SUCH.TOPIC"); err == nil {
+		t.Fatal("deleting a missing topic succeeded")
+	}
+	f := r.waitAudit("the failed delete", func(e AuditEntry) bool { return e.Target == "NO.SUCH.TOPIC" })
+	if f.Outcome != OutcomeError || f.Error == "" {
+		t.Fatalf("failed action entry %+v", f)
+	}
+}
+
+func TestMaxSessions(t *testing.T) {
+	r := startRig(t, rigOpts{maxSessions: 2})
+	a := r.open(r.operator, sessOpts{})
+	b := r.open(r.viewer, sessOpts{})
+	a.waitScreen("session a", overviewShown)
+	b.waitScreen("session b", overviewShown)
+	c := r.open(r.viewer, sessOpts{})
+	if code := c.exitStatus(); code != 1 {
+		t.Fatalf("third session: exit status %d, want 1", code)
+	}
+	if msg := c.stderr.String(); !strings.Contains(msg, "all 2 sessions are in use") {
+		t.Fatalf("third session told %q", msg)
+	}
+	// A freed slot is usable again.
+	a.send("q")
+	if code := a.exitStatus(); code != 0 {
+		t.Fatalf("a: exit %d", code)
+	}
+	waitUntil(t, "a's slot to be free", func() bool { return len(r.srv.Sessions()) == 1 })
+	d := r.open(r.viewer, sessOpts{})
+	d.waitScreen("session d", overviewShown)
+}
+
+func TestIdleTimeout(t *testing.T) {
+	r := startRig(t, rigOpts{idle: 600 * time.Millisecond})
+	busy := r.open(r.operator, sessOpts{})
+	idle := r.open(r.viewer, sessOpts{})
+	busy.waitScreen("busy's overview", overviewShown)
+	// busy types (a harmless key: help on, help off) more often than the
+	// timeout; idle does nothing.
+	end := time.Now().Add(deadline)
+	for !idle.done() && time.Now().Before(end) {
+		busy.send("?")
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code := idle.exitStatus(); code != 1 {
+		t.Fatalf("idle session: exit %d, want 1", code)
+	}
+	if msg := idle.stderr.String(); !strings.Contains(msg, "no input for 600ms") {
+		t.Fatalf("idle session told %q", msg)
+	}
+	if _, ok := busy.info(); !ok {
+		t.Fatal("the session with input was closed too")
+	}
+	bye := r.waitAudit("the idle disconnect", func(e AuditEntry) bool { return e.Event == EventDisconnect })
+	if bye.Reason != reasonIdle || bye.Role != "viewer" {
+		t.Fatalf("disconnect %+v", bye)
+	}
+}
+
+// tailGroups are the temporary groups of tails at the engine.
+func tailGroups(r *rig) []string {
+	var out []string
+	for _, g := range r.e.Groups() {
+		if strings.HasPrefix(g.Name, "ilinkdash-tail-") {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
+func (c *client) openTail(topic string) {
+	c.t.Helper()
+	c.send(":tail " + topic + "\r")
+	c.waitText("Tail "+topic, "● live")
+}
+
+// Shutdown (what SIGTERM does) with sessions open: each is told and ends
+// with exit status 1, their tails leave their temporary groups, no new
+// connection is accepted, and Serve returns.
+func TestShutdownWithSessionsOpen(t *testing.T) {
+	r := startRig(t, rigOpts{maxTails: 4})
+	if err := r.e.CreateTopic("LIVE", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	op := r.open(r.operator, sessOpts{})
+	vw := r.open(r.viewer, sessOpts{})
+	op.waitScreen("the operator's overview", overviewShown)
+	vw.waitScreen("the viewer's overview", overviewShown)
+	op.openTail("LIVE")
+	vw.openTail("LIVE")
+	waitUntil(t, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	if err := r.srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if g := tailGroups(r); len(g) != 0 {
+		t.Fatalf("temporary groups left behind after Shutdown: %v", g)
+	}
+	for _, c := range []*client{op, vw} {
+		if code := c.exitStatus(); code != 1 {
+			t.Fatalf("exit status %d after Shutdown, want 1", code)
+		}
+		if msg := c.stderr.String(); !strings.Contains(msg, "the server is shutting down") {
+			t.Fatalf("client told %q", msg)
+		}
+	}
+	select {
+	case err := <-r.served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		r.served <- nil // for the cleanup's Shutdown
+	case <-time.After(deadline):
+		t.Fatal("Serve did not return")
+	}
+	if conn, err := r.dial(r.operator); err == nil {
+		conn.Close()
+		t.Fatal("a connection was accepted after Shutdown")
+	}
+	n := 0
+	for _, e := range r.auditEntries() {
+		if e.Event == EventDisconnect && e.Reason == reasonShutdown {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d shutdown disconnects in the audit log, want 2", n)
+	}
+}
+
+// A connection that drops (no q, no exit) frees everything its session
+// held: the session slot, its tail's consumer and temporary group, and
+// every goroutine.
+func TestDroppedConnectionFreesEverything(t *testing.T) {
+	// The default idle timeout: its timer must not outlive the session.
+	r := startRig(t, rigOpts{maxTails: 1, idle: 30 * time.Minute})
+	if err := r.e.CreateTopic("LIVE", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	// Warm up: both roles' admin connections are made once, and stay.
+	for _, k := range []clientKey{r.viewer, r.operator} {
+		c := r.open(k, sessOpts{})
+		c.waitScreen("the overview", overviewShown)
+		c.send("q")
+		c.exitStatus()
+	}
+	waitUntil(t, "no session", func() bool { return len(r.srv.Sessions()) == 0 })
+	waitUntil(t, "the warm-up sessions' goroutines to end", func() bool { return len(sessionGoroutines()) == 0 })
+
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	c.openTail("LIVE")
+	if len(tailGroups(r)) != 1 {
+		t.Fatalf("tail groups %v", tailGroups(r))
+	}
+	_ = c.conn.Close() // the network goes away
+	waitUntil(t, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+	waitUntil(t, "the temporary group to be left", func() bool { return len(tailGroups(r)) == 0 })
+	var left []string
+	end := time.Now().Add(deadline)
+	for left = sessionGoroutines(); len(left) > 0 && time.Now().Before(end); left = sessionGoroutines() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Fatalf("%d goroutines of the session are left:\n%s", len(left), strings.Join(left, "\n\n"))
+	}
+	bye := r.waitAudit("the disconnect", func(e AuditEntry) bool { return e.Event == EventDisconnect && e.Reason == reasonClosed })
+	if bye.Role != "operator" {
+		t.Fatalf("disconnect %+v", bye)
+	}
+	// The tail slot is free again.
+	d := r.open(r.viewer, sessOpts{})
+	d.waitScreen("the overview", overviewShown)
+	d.openTail("LIVE")
+}
+
+// --max-tails bounds the tails over all sessions; a session replacing its
+// own tail does not need a second slot.
+func TestMaxTails(t *testing.T) {
+	r := startRig(t, rigOpts{maxTails: 1})
+	for _, name := range []string{"ONE", "TWO"} {
+		if err := r.e.CreateTopic(name, "partitions=1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := r.open(r.operator, sessOpts{})
+	b := r.open(r.viewer, sessOpts{})
+	a.waitScreen("a's overview", overviewShown)
+	b.waitScreen("b's overview", overviewShown)
+	a.openTail("ONE")
+	b.send(":tail ONE\r")
+	b.waitText("every tail of this server is in use")
+	a.send(":tail TWO\r") // replaces a's own tail: still one slot
+	a.waitText("Tail TWO", "● live")
+	waitUntil(t, "one temporary group", func() bool { return len(tailGroups(r)) == 1 })
+}
+
+// sessionGoroutines are the goroutines that belong to a session: its
+// program, its commands and timers, its handler, its tail's consumer.
+func sessionGoroutines() []string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, mark := range []string{"charm.land/bubbletea/v2", "ilinkdash/ui/serve.sessionTick", "ilinkdash/ui/serve.(*Server).admit",
+			"ilinkdash/ilink/consumer", "ilinkdash/ui/live.(*tailStream)", "ilinkdash/ui/views"} {
+			if strings.Contains(g, mark) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// tabMarks: what the status bar shows for each tab's primary resource.
+var tabMarks = []struct{ key, mark string }{
+	{"1", "● nodes"}, {"2", "● topics"}, {"3", "● groups"}, {"4", "● cluster"}, {"5", "● queues"},
+}
+
+// The shared poller: N sessions, each on a different view, and the
+// cluster still sees at most one request per polled resource per interval
+// (counted at the engine), as one dashboard would make.
+func TestSharedPollerOnePollPerInterval(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	r := startRig(t, rigOpts{refresh: interval})
+	const n = 10
+	clients := make([]*client, n)
+	for i := range clients {
+		k := r.viewer
+		if i%2 == 1 {
+			k = r.operator
+		}
+		clients[i] = r.open(k, sessOpts{})
+	}
+	for i, c := range clients {
+		tab := tabMarks[i%len(tabMarks)]
+		c.waitScreen("the overview", overviewShown)
+		c.send(tab.key)
+		c.waitText(tab.mark)
+	}
+	polled := map[wire.Code]string{
+		wire.CodeNodeList: "nodes", wire.CodeStatSeries: "stats", wire.CodeTopicList: "topics", wire.CodeGroupList: "groups",
+		wire.CodeQueueList: "queues", wire.CodeClusterProperty: "cluster", wire.CodeReplicationStatus: "replication",
+		wire.CodeViewClusterLeaders: "leaders",
+	}
+	before, start := r.e.RequestCounts(), time.Now()
+	// Measure until the topic list was read 15 more times: 14 intervals
+	// at least with one poller, under two with ten.
+	waitUntil(t, "15 topic list reads", func() bool { return r.e.RequestCounts()[wire.CodeTopicList]-before[wire.CodeTopicList] >= 15 })
+	after, took := r.e.RequestCounts(), time.Since(start)
+	limit := int64(took/interval) + 2
+	for code, name := range polled {
+		d := after[code] - before[code]
+		t.Logf("%-11s %3d requests in %v (%.1f/interval)", name, d, took.Round(time.Millisecond), float64(d)/(float64(took)/float64(interval)))
+		if d > limit {
+			t.Errorf("%s: %d requests in %v from %d sessions, want at most %d (one per %v)", name, d, took, n, limit, interval)
+		}
+		if d == 0 {
+			t.Errorf("%s: not polled at all while a session showed it", name)
+		}
+	}
+	for _, c := range clients {
+		c.send("q")
+	}
+	for _, c := range clients {
+		if code := c.exitStatus(); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// Twenty sessions at once (under -race in CI), half viewers and half
+// operators, each on its own view, all quitting cleanly.
+func TestTwentyConcurrentSessions(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	if err := r.e.CreateTopic("MANY", "partitions=3"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	clients := make([]*client, n)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := r.viewer
+			if i%2 == 1 {
+				k = r.operator
+			}
+			clients[i] = r.open(k, sessOpts{w: 80 + i, h: 24 + i%10})
+		}()
+	}
+	wg.Wait()
+	for i, c := range clients {
+		tab := tabMarks[i%len(tabMarks)]
+		c.waitScreen("the overview", overviewShown)
+		c.send(tab.key)
+		c.waitText(tab.mark)
+		in, _ := c.info()
+		if in.Width != 80+i || in.Height != 24+i%10 || in.ReadOnly != (i%2 == 0) {
+			t.Fatalf("session %d: %dx%d read-only %v", i, in.Width, in.Height, in.ReadOnly)
+		}
+	}
+	if got := len(r.srv.Sessions()); got != n {
+		t.Fatalf("%d sessions open, want %d", got, n)
+	}
+	for _, c := range clients {
+		c.send("q")
+	}
+	for i, c := range clients {
+		if code := c.exitStatus(); code != 0 {
+			t.Fatalf("session %d: exit %d (stderr %q)", i, code, c.stderr.String())
+		}
+	}
+	waitUntil(t, "every session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+}

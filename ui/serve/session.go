@@ -1,0 +1,237 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	bm "charm.land/wish/v2/bubbletea"
+
+	"ilinkdash/ui"
+	"ilinkdash/ui/views"
+)
+
+// Why the server ended a session ("" = the user quit).
+const (
+	reasonIdle     = "idle"
+	reasonShutdown = "shutdown"
+	reasonClosed   = "closed"
+	reasonQuit     = "quit"
+)
+
+type ctxKey struct{}
+
+// session is one admitted SSH session and its dashboard.
+type session struct {
+	id       uint64
+	who      Identity
+	remote   string
+	started  time.Time
+	readOnly bool
+
+	// ctx ends when the session's handler returns (or the connection
+	// drops): every call and stream of the session is bound to it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	frame atomic.Pointer[string]         // the last frame drawn
+	src   atomic.Pointer[sessionSources] // set when the dashboard is built
+
+	mu     sync.Mutex
+	prog   *tea.Program
+	reason string // set by stop
+	ended  bool   // no new tail may start
+	tails  map[*sessionTail]struct{}
+}
+
+// entry starts an audit entry about this session.
+func (ss *session) entry(event string) AuditEntry {
+	return AuditEntry{Event: event, Session: ss.id, Fingerprint: ss.who.Fingerprint, Comment: ss.who.Comment,
+		Role: ss.who.Role.String(), Remote: ss.remote}
+}
+
+// stop ends the session's program for reason (idle, shutdown). Safe from
+// any goroutine, before or after the program exists.
+func (ss *session) stop(reason string) {
+	ss.mu.Lock()
+	if ss.reason == "" {
+		ss.reason = reason
+	}
+	p := ss.prog
+	ss.mu.Unlock()
+	if p != nil {
+		go p.Quit() // Quit sends to the program; never block the caller on it
+	}
+}
+
+func (ss *session) stopReason() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.reason
+}
+
+// note shows an audit entry on the session's status line.
+func (ss *session) note(e AuditEntry) {
+	ss.mu.Lock()
+	p := ss.prog
+	ss.mu.Unlock()
+	if p != nil {
+		go p.Send(noteMsg{entry: e})
+	}
+}
+
+func (ss *session) addTail(t *sessionTail) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.ended {
+		return false
+	}
+	if ss.tails == nil {
+		ss.tails = map[*sessionTail]struct{}{}
+	}
+	ss.tails[t] = struct{}{}
+	return true
+}
+
+func (ss *session) dropTail(t *sessionTail) {
+	ss.mu.Lock()
+	delete(ss.tails, t)
+	ss.mu.Unlock()
+}
+
+// closeTails closes the session's tails (each leaves its temporary group).
+func (ss *session) closeTails() {
+	ss.mu.Lock()
+	list := make([]*sessionTail, 0, len(ss.tails))
+	for t := range ss.tails {
+		list = append(list, t)
+	}
+	ss.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, t := range list {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = t.Close() }()
+	}
+	wg.Wait()
+}
+
+// admit is serve's middleware, in front of the Bubble Tea one: it checks
+// the key (again: the files may have changed since authentication), the
+// pty and the session limit, and after the dashboard ends it releases
+// what the session held, writes why it ended and sets the exit status.
+func (s *Server) admit(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		who, ok := s.keys.identify(sess.PublicKey())
+		if !ok {
+			refuse(sess, "ilinkdash serve: this key is not authorized (any more)")
+			return
+		}
+		if len(sess.Command()) > 0 || sess.Subsystem() != "" {
+			refuse(sess, "ilinkdash serve: this server only serves the dashboard; connect without a command (ssh -t HOST -p PORT)")
+			return
+		}
+		pty, _, hasPty := sess.Pty()
+		if !hasPty {
+			refuse(sess, "ilinkdash serve: the dashboard needs a terminal; connect with a pty (ssh -t)")
+			return
+		}
+		ss := &session{who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
+			readOnly: who.Role != RoleOperator || s.cfg.Context.ReadOnly}
+		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
+		if err := s.register(ss); err != nil {
+			ss.cancel()
+			refuse(sess, err.Error())
+			return
+		}
+		defer s.unregister(ss)
+		connect := ss.entry(EventConnect)
+		connect.Term, connect.Width, connect.Height = pty.Term, pty.Window.Width, pty.Window.Height
+		s.audit.write(connect)
+
+		sess.Context().SetValue(ctxKey{}, ss)
+		next(sess) // the Bubble Tea middleware: runs the dashboard until it ends
+
+		ss.mu.Lock()
+		ss.ended = true
+		ss.mu.Unlock()
+		ss.closeTails()
+		reason := ss.stopReason()
+		dropped := sess.Context().Err() != nil
+		ss.cancel()
+		switch {
+		case reason == "" && dropped:
+			reason = reasonClosed
+		case reason == "":
+			reason = reasonQuit
+		}
+		bye := ss.entry(EventDisconnect)
+		bye.Reason, bye.Seconds = reason, time.Since(ss.started).Seconds()
+		s.audit.write(bye)
+		switch reason {
+		case reasonQuit:
+			_ = sess.Exit(0)
+		case reasonIdle:
+			refuse(sess, fmt.Sprintf("ilinkdash serve: no input for %v; session closed", s.cfg.Serve.IdleTimeout))
+		case reasonShutdown:
+			refuse(sess, "ilinkdash serve: the server is shutting down; session closed")
+		}
+	}
+}
+
+// refuse writes one line to the client and ends the session with exit
+// status 1.
+func refuse(sess ssh.Session, msg string) {
+	_, _ = fmt.Fprintln(sess.Stderr(), msg)
+	_ = sess.Exit(1)
+}
+
+// program builds the session's dashboard (the Bubble Tea middleware's
+// ProgramHandler): the root model on the session's sources, sized to the
+// client's pty, with its TERM and colour profile (bm.MakeOptions).
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	ss, _ := sess.Context().Value(ctxKey{}).(*session)
+	if ss == nil {
+		return nil
+	}
+	env := sess.Environ()
+	getenv := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if len(env[i]) > len(k) && env[i][len(k)] == '=' && env[i][:len(k)] == k {
+				return env[i][len(k)+1:]
+			}
+		}
+		return ""
+	}
+	cfg := s.cfg.Context
+	cfg.ReadOnly = ss.readOnly
+	cfg.TailBuffer = s.cfg.Serve.TailBuffer
+	uctx := ui.NewContext(cfg, s.cfg.Demo, getenv)
+	uctx.Tick = sessionTick(ss.ctx.Done())
+	b := s.cfg.Viewer
+	if !ss.readOnly {
+		b = s.cfg.Operator
+	}
+	src := &sessionSources{s: s, sess: ss, b: b}
+	ss.src.Store(src)
+	root := ui.New(uctx, src, ui.WithTailer(views.Tailer(src)), ui.WithPublisher(views.Publisher(src)))
+	m := newSessionModel(root, uctx, ss, s.cfg.Serve.IdleTimeout)
+	// No tea.WithContext: the middleware quits the program when the
+	// connection goes, which ends it the ordinary way.
+	opts := append(bm.MakeOptions(sess),
+		tea.WithFPS(ui.FPS),
+		tea.WithoutSignalHandler(), // the server owns SIGINT/SIGTERM
+	)
+	p := tea.NewProgram(m, opts...)
+	ss.mu.Lock()
+	ss.prog = p
+	stopped := ss.reason != ""
+	ss.mu.Unlock()
+	if stopped { // Shutdown came first
+		return nil
+	}
+	return p
+}

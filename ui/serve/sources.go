@@ -1,0 +1,341 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/views"
+)
+
+// Backend is one role's client-layer objects: the admin adapters, the
+// tail and the publisher (ui/live.Sources). The viewer's is configured
+// read-only, so its admin client's guard (admin.Service.mutate) and its
+// producer's refuse every mutating call; the operator's is writable
+// (unless the served context is read-only).
+type Backend interface {
+	views.Sources
+	views.Tailer
+	views.Publisher
+}
+
+// sessionSources is what one session's dashboard reads and calls: the
+// polled resources from the shared poller, everything else from its
+// role's Backend. It is the one place a session's actions pass, so it is
+// where they are audited (who, what, target, outcome) whatever view asked,
+// and it binds every call and stream to the session's life: when the
+// session ends, its calls are cancelled and its tails closed (leaving
+// their temporary groups).
+type sessionSources struct {
+	s    *Server
+	sess *session
+	b    Backend
+}
+
+var (
+	_ views.Sources   = (*sessionSources)(nil)
+	_ views.Tailer    = (*sessionSources)(nil)
+	_ views.Publisher = (*sessionSources)(nil)
+)
+
+// bind returns ctx, also cancelled when the session ends.
+func (ss *sessionSources) bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(ss.sess.ctx, cancel)
+	return c, func() { stop(); cancel() }
+}
+
+func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T, error) {
+	ctx, cancel := ss.bind(ctx)
+	defer cancel()
+	v, err := ss.s.polls.get(ctx, id)
+	t, _ := v.(T)
+	return t, err
+}
+
+func call[T any](ss *sessionSources, ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := ss.bind(ctx)
+	defer cancel()
+	return fn(ctx)
+}
+
+// act runs a mutating call, records its outcome in the audit log and on
+// the session's status line, and invalidates the shared poller so the
+// refresh that follows shows the change.
+func (ss *sessionSources) act(ctx context.Context, action, target, detail string, fn func(context.Context) error) error {
+	ctx, cancel := ss.bind(ctx)
+	defer cancel()
+	err := fn(ctx)
+	ss.s.polls.invalidate()
+	ss.record(action, target, detail, err)
+	return err
+}
+
+func (ss *sessionSources) record(action, target, detail string, err error) {
+	e := ss.sess.entry(EventAction)
+	e.Time = time.Now()
+	e.Action, e.Target, e.Detail, e.Outcome = action, target, detail, OutcomeOK
+	switch {
+	case ilink.HasName(err, wire.ErrReadOnly):
+		e.Outcome, e.Error = OutcomeRefused, err.Error()
+	case err != nil:
+		e.Outcome, e.Error = OutcomeError, err.Error()
+	}
+	ss.s.audit.write(e)
+	ss.sess.note(e)
+}
+
+// ---- polled ----
+
+func (ss *sessionSources) ClusterSummary(ctx context.Context) (views.ClusterSummary, error) {
+	return polled[views.ClusterSummary](ss, ctx, common.ResSummary)
+}
+
+func (ss *sessionSources) StatSeries(ctx context.Context, scope string) (admin.StatSeries, error) {
+	if scope == "" {
+		return polled[admin.StatSeries](ss, ctx, common.ResStats)
+	}
+	return call(ss, ctx, func(c context.Context) (admin.StatSeries, error) { return ss.b.StatSeries(c, scope) })
+}
+
+func (ss *sessionSources) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
+	return polled[[]admin.TopicInfo](ss, ctx, common.ResTopics)
+}
+
+func (ss *sessionSources) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
+	return polled[[]admin.GroupInfo](ss, ctx, common.ResGroups)
+}
+
+func (ss *sessionSources) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
+	return polled[[]admin.QueueInfo](ss, ctx, common.ResQueues)
+}
+
+func (ss *sessionSources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, error) {
+	return polled[admin.ClusterProperty](ss, ctx, common.ResCluster)
+}
+
+func (ss *sessionSources) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error) {
+	return polled[admin.ReplicationStatus](ss, ctx, common.ResReplication)
+}
+
+func (ss *sessionSources) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error) {
+	return polled[admin.ClusterLeadTable](ss, ctx, common.ResLeaders)
+}
+
+// ---- details (per session, asked by the user) ----
+
+func (ss *sessionSources) DescribeTopic(ctx context.Context, topic string) (admin.TopicDescription, error) {
+	return call(ss, ctx, func(c context.Context) (admin.TopicDescription, error) { return ss.b.DescribeTopic(c, topic) })
+}
+
+func (ss *sessionSources) SubscriptionList(ctx context.Context, topic string) ([]admin.SubscriptionLine, error) {
+	return call(ss, ctx, func(c context.Context) ([]admin.SubscriptionLine, error) { return ss.b.SubscriptionList(c, topic) })
+}
+
+func (ss *sessionSources) DescribeGroup(ctx context.Context, group string) (admin.GroupDescription, error) {
+	return call(ss, ctx, func(c context.Context) (admin.GroupDescription, error) { return ss.b.DescribeGroup(c, group) })
+}
+
+// ---- mutations ----
+
+func (ss *sessionSources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+	detail := fmt.Sprintf("partitions=%d replicas=%d retention.ms=%d retention.bytes=%d", spec.Partitions, spec.Replicas, spec.RetentionMs, spec.RetentionBytes)
+	return ss.act(ctx, "create-topic", spec.Name, detail, func(c context.Context) error { return ss.b.CreateTopic(c, spec) })
+}
+
+func (ss *sessionSources) DeleteTopic(ctx context.Context, topic string) error {
+	return ss.act(ctx, "delete-topic", topic, "", func(c context.Context) error { return ss.b.DeleteTopic(c, topic) })
+}
+
+func (ss *sessionSources) FlushTopic(ctx context.Context, topic string) error {
+	return ss.act(ctx, "flush-topic", topic, "", func(c context.Context) error { return ss.b.FlushTopic(c, topic) })
+}
+
+// SeekGroup: a plan (apply false) changes nothing and is not audited.
+func (ss *sessionSources) SeekGroup(ctx context.Context, group, topic string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
+	if !apply {
+		return call(ss, ctx, func(c context.Context) ([]admin.OffsetChange, error) {
+			return ss.b.SeekGroup(c, group, topic, to, false)
+		})
+	}
+	var out []admin.OffsetChange
+	err := ss.act(ctx, "seek-group", group, seekDetail(topic, to), func(c context.Context) error {
+		var err error
+		out, err = ss.b.SeekGroup(c, group, topic, to, true)
+		return err
+	})
+	return out, err
+}
+
+func (ss *sessionSources) SeekGroupToTime(ctx context.Context, group, topic string, t time.Time, apply bool) ([]admin.OffsetChange, error) {
+	if !apply {
+		return call(ss, ctx, func(c context.Context) ([]admin.OffsetChange, error) {
+			return ss.b.SeekGroupToTime(c, group, topic, t, false)
+		})
+	}
+	var out []admin.OffsetChange
+	err := ss.act(ctx, "seek-group", group, seekDetail(topic, admin.SeekTarget{Time: t}), func(c context.Context) error {
+		var err error
+		out, err = ss.b.SeekGroupToTime(c, group, topic, t, true)
+		return err
+	})
+	return out, err
+}
+
+func seekDetail(topic string, to admin.SeekTarget) string {
+	var d string
+	switch {
+	case !to.Time.IsZero():
+		d = "to=" + to.Time.UTC().Format(time.RFC3339Nano)
+	case to.Earliest:
+		d = "to=earliest"
+	case to.Latest:
+		d = "to=latest"
+	default:
+		d = "to=" + strconv.FormatInt(to.Offset, 10)
+	}
+	if topic != "" {
+		d += " topic=" + topic
+	}
+	return d
+}
+
+// changeDetail renders the fields a cluster property change sets.
+func changeDetail(c admin.ClusterPropertyChange) string {
+	d := "base-version=" + strconv.FormatInt(c.BaseVersion, 10)
+	if c.Replicas != nil {
+		d += " replicas=" + strconv.Itoa(*c.Replicas)
+	}
+	if c.MinSync != nil {
+		d += " min-sync=" + strconv.Itoa(*c.MinSync)
+	}
+	if c.Placement != nil {
+		d += " placement=" + strconv.FormatBool(*c.Placement)
+	}
+	if c.AutoStart != nil {
+		d += " auto-start=" + strconv.FormatBool(*c.AutoStart)
+	}
+	return d
+}
+
+func (ss *sessionSources) DeleteGroup(ctx context.Context, group string) error {
+	return ss.act(ctx, "delete-group", group, "", func(c context.Context) error { return ss.b.DeleteGroup(c, group) })
+}
+
+func (ss *sessionSources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {
+	return ss.act(ctx, "set-cluster-property", "cluster", changeDetail(change), func(c context.Context) error {
+		return ss.b.SetClusterProperty(c, change)
+	})
+}
+
+func (ss *sessionSources) AddNode(ctx context.Context, node admin.ClusterNode) error {
+	target := fmt.Sprintf("node %d", node.Number)
+	detail := fmt.Sprintf("qmgr=%s host=%s port=%d ilcc-port=%d", node.QueueManager, node.Host, node.Port, node.IlccPort)
+	return ss.act(ctx, "add-node", target, detail, func(c context.Context) error { return ss.b.AddNode(c, node) })
+}
+
+func (ss *sessionSources) RemoveNode(ctx context.Context, n int) error {
+	return ss.act(ctx, "remove-node", "node "+strconv.Itoa(n), "", func(c context.Context) error { return ss.b.RemoveNode(c, n) })
+}
+
+// StartPublish is audited when the run starts (its outcome is whether it
+// started); the run's context ends with the session.
+func (ss *sessionSources) StartPublish(ctx context.Context, spec views.PublishSpec) (views.PublishRun, error) {
+	var run views.PublishRun
+	detail := fmt.Sprintf("count=%d rate=%g compression=%s acks=%s", spec.Count, spec.Rate, spec.Compression, spec.Acks)
+	ctx, release := ss.bind(ctx)
+	err := ss.act(ctx, "publish", spec.Topic, detail, func(context.Context) error {
+		var err error
+		run, err = ss.b.StartPublish(ctx, spec) // the run lives on ctx, not on act's call context
+		return err
+	})
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &sessionRun{PublishRun: run, release: release}, nil
+}
+
+// sessionRun releases the run's session binding once it is done.
+type sessionRun struct {
+	views.PublishRun
+	once    sync.Once
+	release func()
+}
+
+func (r *sessionRun) Progress() views.PublishProgress {
+	p := r.PublishRun.Progress()
+	if p.Done {
+		r.once.Do(r.release)
+	}
+	return p
+}
+
+// ---- tails ----
+
+// errTailsBusy is the refusal when every tail slot of the server is taken.
+var errTailsBusy = errors.New("every tail of this server is in use (serve --max-tails); close one and try again")
+
+// StartTail runs a tail in the session: at most one per session (the
+// tail view has one; a new one replaces the old) and at most --max-tails
+// over the server. A tail with a named group commits offsets, a mutation:
+// it is audited (and refused for viewers by the client layer).
+func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
+	ss.sess.closeTails() // the view replaces its tail; its old one goes first
+	if ss.s.tails == nil {
+		return nil, errors.New("tailing is disabled on this server (serve --max-tails 0)")
+	}
+	select {
+	case ss.s.tails <- struct{}{}:
+	default:
+		return nil, errTailsBusy
+	}
+	ctx, release := ss.bind(ctx)
+	free := func() { release(); <-ss.s.tails }
+	var st views.TailStream
+	start := func(context.Context) error {
+		var err error
+		st, err = ss.b.StartTail(ctx, spec) // the stream lives on ctx, not on act's call context
+		return err
+	}
+	var err error
+	if spec.Group != "" {
+		err = ss.act(ctx, "tail-group", spec.Group, "target="+spec.Target+" from="+spec.From, start)
+	} else {
+		err = start(ctx)
+	}
+	if err != nil {
+		free()
+		return nil, err
+	}
+	t := &sessionTail{TailStream: st, sess: ss.sess, free: free}
+	if !ss.sess.addTail(t) { // the session ended meanwhile
+		_ = t.Close()
+		return nil, context.Canceled
+	}
+	return t, nil
+}
+
+// sessionTail gives the tail's slot back when it closes.
+type sessionTail struct {
+	views.TailStream
+	sess *session
+	once sync.Once
+	free func()
+}
+
+func (t *sessionTail) Close() error {
+	err := t.TailStream.Close()
+	t.once.Do(func() {
+		t.sess.dropTail(t)
+		t.free()
+	})
+	return err
+}

@@ -1,0 +1,190 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+)
+
+// testPolls is a polls with a fake clock and a counting, gated fetch of
+// the topic list.
+func testPolls(t *testing.T) (*polls, *atomic.Int64, chan struct{}, *time.Time) {
+	p := newPolls(t.Context(), nil, config.Refresh{Topics: time.Second})
+	now := time.Unix(1000, 0)
+	p.now = func() time.Time { return now }
+	var n atomic.Int64
+	gate := make(chan struct{})
+	p.fetch[common.ResTopics] = func(ctx context.Context) (any, error) {
+		n.Add(1)
+		select {
+		case <-gate:
+			return n.Load(), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return p, &n, gate, &now
+}
+
+func TestPollsSingleFlightAndFreshness(t *testing.T) {
+	p, n, gate, now := testPolls(t)
+	var wg sync.WaitGroup
+	got := make([]any, 5)
+	for i := range got {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i], _ = p.get(t.Context(), common.ResTopics) }()
+	}
+	waitUntil(t, "the fetch to start", func() bool { return n.Load() == 1 })
+	close(gate)
+	wg.Wait()
+	for _, v := range got {
+		if v != int64(1) {
+			t.Fatalf("askers got %v, want every one the single fetch's reply", got)
+		}
+	}
+	if n.Load() != 1 {
+		t.Fatalf("%d fetches for 5 concurrent askers", n.Load())
+	}
+	// Younger than one interval: from the cache.
+	*now = now.Add(999 * time.Millisecond)
+	if v, _ := p.get(t.Context(), common.ResTopics); v != int64(1) || n.Load() != 1 {
+		t.Fatalf("within the interval: %v after %d fetches", v, n.Load())
+	}
+	// One interval old: fetched again.
+	*now = now.Add(time.Millisecond)
+	if v, _ := p.get(t.Context(), common.ResTopics); v != int64(2) || n.Load() != 2 {
+		t.Fatalf("after the interval: %v after %d fetches", v, n.Load())
+	}
+	// Invalidated: fetched again at once.
+	p.invalidate()
+	if v, _ := p.get(t.Context(), common.ResTopics); v != int64(3) {
+		t.Fatalf("after invalidate: %v", v)
+	}
+}
+
+func TestPollsCachesErrorsAndOutlivesAskers(t *testing.T) {
+	p, n, gate, now := testPolls(t)
+	// An asker that gives up does not cancel the read the others wait for.
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { _, err := p.get(ctx, common.ResTopics); errc <- err }()
+	waitUntil(t, "the fetch to start", func() bool { return n.Load() == 1 })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled asker: %v", err)
+	}
+	close(gate)
+	if v, err := p.get(t.Context(), common.ResTopics); v != int64(1) || err != nil || n.Load() != 1 {
+		t.Fatalf("the shared read was abandoned: %v %v after %d fetches", v, err, n.Load())
+	}
+	// A failure is cached for the interval too: no storm during an outage.
+	boom := errors.New("boom")
+	var fails atomic.Int64
+	p.fetch[common.ResQueues] = func(context.Context) (any, error) { fails.Add(1); return nil, boom }
+	for range 3 {
+		if _, err := p.get(t.Context(), common.ResQueues); !errors.Is(err, boom) {
+			t.Fatalf("err %v", err)
+		}
+	}
+	if fails.Load() != 1 {
+		t.Fatalf("%d fetches of a failing resource within one interval", fails.Load())
+	}
+	*now = now.Add(2 * time.Second)
+	_, _ = p.get(t.Context(), common.ResQueues)
+	if fails.Load() != 2 {
+		t.Fatalf("the failure was not retried after the interval")
+	}
+}
+
+func TestParseAuthorizedKeys(t *testing.T) {
+	a, b, c := newClientKey(t, "a@x"), newClientKey(t, "b@y"), newClientKey(t, "c@z")
+	data := "# comment\n\n" + a.line() +
+		"from=\"10.0.0.0/8\" " + b.line() + // options: skipped
+		"not a key at all\n" +
+		"  " + c.line()
+	var logs []string
+	keys := parseAuthorizedKeys("keys", []byte(data), func(f string, args ...any) { logs = append(logs, f) })
+	if len(keys) != 2 || keys[string(a.signer.PublicKey().Marshal())] != "a@x" || keys[string(c.signer.PublicKey().Marshal())] != "c@z" {
+		t.Fatalf("keys %v", keys)
+	}
+	if _, ok := keys[string(b.signer.PublicKey().Marshal())]; ok {
+		t.Fatal("a key with options was accepted")
+	}
+	if len(logs) != 2 || !strings.Contains(logs[0], "%s:%d") {
+		t.Fatalf("logs %q", logs)
+	}
+}
+
+func TestKeyFileReloadAndMissing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys")
+	a, b := newClientKey(t, "a"), newClientKey(t, "b")
+	writeKeys(t, path, a)
+	kf, err := newKeyFile(path, RoleViewer, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := kf.lookup(b.signer.PublicKey()); ok {
+		t.Fatal("b known before it was added")
+	}
+	writeKeys(t, path, a, b)
+	touch(t, path)
+	if c, ok := kf.lookup(b.signer.PublicKey()); !ok || c != "b" {
+		t.Fatal("b not known after it was added")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := kf.lookup(a.signer.PublicKey()); ok {
+		t.Fatal("a key of a deleted file is still accepted")
+	}
+	if _, err := newKeyFile(filepath.Join(dir, "missing"), RoleOperator, t.Logf); err == nil || !strings.Contains(err.Error(), "operator keys") {
+		t.Fatalf("missing file at start: %v", err)
+	}
+	if _, err := newKeyring("", "", t.Logf); err == nil || !strings.Contains(err.Error(), "--authorized-keys") {
+		t.Fatalf("no key file: %v", err)
+	}
+}
+
+func TestHostKeyCreatedOnceWithMode0600(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "ilinkdash", "ssh_host_ed25519_key")
+	s1, created, err := loadHostKey(path)
+	if err != nil || !created {
+		t.Fatalf("first start: created %v, %v", created, err)
+	}
+	if s1.PublicKey().Type() != gossh.KeyAlgoED25519 {
+		t.Fatalf("key type %s", s1.PublicKey().Type())
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v, %v", st.Mode(), err)
+	}
+	if dst, _ := os.Stat(filepath.Dir(path)); dst.Mode().Perm() != 0o700 {
+		t.Fatalf("key dir mode %v", dst.Mode())
+	}
+	s2, created, err := loadHostKey(path)
+	if err != nil || created || gossh.FingerprintSHA256(s2.PublicKey()) != gossh.FingerprintSHA256(s1.PublicKey()) {
+		t.Fatalf("second start: created %v, %v, same key %v", created, err, gossh.FingerprintSHA256(s2.PublicKey()) == gossh.FingerprintSHA256(s1.PublicKey()))
+	}
+	pub, err := os.ReadFile(path + ".pub")
+	if err != nil || !strings.HasPrefix(string(pub), "ssh-ed25519 ") {
+		t.Fatalf(".pub: %q %v", pub, err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadHostKey(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("world-readable key: %v", err)
+	}
+}
