@@ -87,34 +87,41 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 // startSources connects the dashboard's adapters: to the context's cluster,
 // or to a fresh in-process engine with demo traffic (the embedded default).
 func startSources(ctx context.Context, r config.Resolved, logf func(string, ...any)) (*live.Sources, func(), error) {
+	cfg, stop, err := startCluster(ctx, r, logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := live.New(cfg)
+	if err != nil {
+		stop()
+		return nil, nil, &exitError{code: 2, err: err}
+	}
+	return src, func() { src.Close(); stop() }, nil
+}
+
+// startCluster says where the adapters connect: the context's cluster, or
+// a fresh in-process engine with demo traffic (the embedded default),
+// which stop closes.
+func startCluster(_ context.Context, r config.Resolved, logf func(string, ...any)) (live.Config, func(), error) {
 	c := r.Context
 	if !r.Embedded {
 		admins := []string{}
 		if c.Admin != "" {
 			admins = append(admins, c.Admin)
 		}
-		src, err := live.New(live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
-		if err != nil {
-			return nil, nil, &exitError{code: 2, err: err}
-		}
-		return src, func() { src.Close() }, nil
+		return live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf}, func() {}, nil
 	}
 	e, err := engine.Start(engine.Config{ElectionDelay: 5 * time.Second, Logf: logf})
 	if err != nil {
-		return nil, nil, err
+		return live.Config{}, nil, err
 	}
 	d, err := demo.Start(e, demo.Options{Logf: logf})
 	if err != nil {
 		e.Close()
-		return nil, nil, err
+		return live.Config{}, nil, err
 	}
-	src, err := live.New(live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
-	if err != nil {
-		d.Close()
-		e.Close()
-		return nil, nil, err
-	}
-	return src, func() { src.Close(); d.Close(); e.Close() }, nil
+	cfg := live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf}
+	return cfg, func() { d.Close(); e.Close() }, nil
 }
 
 // switcher connects `:ctx NAME` to another context of the config file.

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/engine"
+)
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeCommand runs `ilinkdash serve` against an engine given by
+// --admin/--addr, connects an operator over SSH with a pty, and cancels
+// the command's context as SIGTERM does: the session is told, the
+// command returns nil, and the audit log has the connect and the
+// shutdown disconnect.
+func TestServeCommand(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMSRV", Cluster: "CSRV"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	dir := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := gossh.NewSignerFromKey(priv)
+	keys := filepath.Join(dir, "operators")
+	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(dir, "audit.jsonl")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := newRootCommand()
+	var out lockedBuf
+	a.root.SetOut(&out)
+	a.root.SetErr(&out)
+	a.root.SetArgs([]string{"serve", "--config", "", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
+		"--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"), "--audit-log", audit})
+	done := make(chan error, 1)
+	go func() { done <- a.root.ExecuteContext(ctx) }()
+
+	listenRE := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+	var addr string
+	waitFor(t, "the banner", func() bool {
+		if m := listenRE.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v\n%s", err, out.String())
+		default:
+		}
+		return false
+	})
+	if !strings.Contains(out.String(), "(created): SHA256:") || !strings.Contains(out.String(), "keys: 1 operator") {
+		t.Fatalf("banner:\n%s", out.String())
+	}
+
+	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr lockedBuf
+	sess.Stdout, sess.Stderr = &stdout, &stderr
+	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+	waitFor(t, "the connect in the audit log", func() bool {
+		b, _ := os.ReadFile(audit)
+		return bytes.Contains(b, []byte(`"event":"connect"`))
+	})
+
+	cancel() // what SIGINT/SIGTERM do (cli.Main's signal.NotifyContext)
+	err = sess.Wait()
+	var ee *gossh.ExitError
+	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(stderr.String(), "shutting down") {
+		t.Fatalf("session after SIGTERM: %v, stderr %q", err, stderr.String())
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not return after its context was cancelled")
+	}
+	b, _ := os.ReadFile(audit)
+	if !bytes.Contains(b, []byte(`"reason":"shutdown"`)) {
+		t.Fatalf("audit log:\n%s", b)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Fatal("still listening after shutdown")
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Flags override the config file's serve section field by field; what no
+// flag sets comes from the file.
+func TestServeSettingsPrecedence(t *testing.T) {
+	a := newRootCommand()
+	cmd, _, err := a.root.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.ParseFlags([]string{"--listen", ":2022", "--max-tails", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	file := config.DefaultServe()
+	file.Listen = "10.0.0.1:22"
+	file.OperatorKeys = "/etc/ops"
+	file.MaxTails = 3
+	file.MaxSessions = 7
+	f := &serveFlags{listen: ":2022", maxTails: 0}
+	got, err := serveSettings(cmd, file, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Listen != ":2022" || got.MaxTails != 0 || got.MaxSessions != 7 || got.OperatorKeys != "/etc/ops" || got.HostKey == "" {
+		t.Fatalf("settings %+v", got)
+	}
+	file.OperatorKeys = ""
+	if _, err := serveSettings(cmd, file, f); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
+		t.Fatalf("no key files: %v", err)
+	}
+}
