@@ -287,6 +287,7 @@ func (r *rig) dial(k clientKey) (*gossh.Client, error) {
 type sessOpts struct {
 	w, h  int
 	term  string
+	env   map[string]string // sent before the pty request, as SendEnv does
 	noPty bool
 }
 
@@ -311,6 +312,11 @@ func (r *rig) open(k clientKey, o sessOpts) *client {
 	c.sess.Stdout, c.sess.Stderr = c.stdout, c.stderr
 	if c.stdin, err = c.sess.StdinPipe(); err != nil {
 		r.t.Fatal(err)
+	}
+	for k, v := range o.env {
+		if err := c.sess.Setenv(k, v); err != nil {
+			r.t.Fatalf("setenv %s: %v", k, err)
+		}
 	}
 	if !o.noPty {
 		if err := c.sess.RequestPty(o.term, o.h, o.w, gossh.TerminalModes{}); err != nil {

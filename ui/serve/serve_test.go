@@ -538,3 +538,37 @@ func TestTwentyConcurrentSessions(t *testing.T) {
 	}
 	waitUntil(t, "every session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
 }
+
+// Each session is drawn for its client's terminal: TERM and COLORTERM
+// pick the colour profile (checked in the bytes the client receives), and
+// NO_COLOR turns colour off.
+func TestClientTermAndColourProfile(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	cases := []struct {
+		name      string
+		o         sessOpts
+		want, not []string
+	}{
+		{"256 colours", sessOpts{term: "xterm-256color"}, []string{"[38;5;"}, []string{"[38;2;"}},
+		{"true colour", sessOpts{term: "xterm-256color", env: map[string]string{"COLORTERM": "truecolor"}}, []string{"[38;2;"}, nil},
+		{"NO_COLOR", sessOpts{term: "xterm-256color", env: map[string]string{"NO_COLOR": "1"}}, nil, []string{"[38;5;", "[38;2;"}},
+	}
+	for _, tc := range cases {
+		c := r.open(r.viewer, tc.o)
+		c.waitScreen("the overview", overviewShown)
+		waitUntil(t, tc.name+": a drawn frame", func() bool { return strings.Contains(c.stdout.String(), "Overview") })
+		out := c.stdout.String()
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in the output", tc.name, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%s: %q in the output", tc.name, n)
+			}
+		}
+		c.send("q")
+		c.exitStatus()
+	}
+}

@@ -5,10 +5,10 @@
 //
 // The SSH side is wish v2 and its Bubble Tea middleware (charm.land/wish,
 // as soft-serve does it): an emulated pty, the client's TERM and colour
-// profile from its environment, window changes as tea.WindowSizeMsg. In
-// front of it, serve's own middleware admits the session (a pty, a known
-// key, a free slot) and, once the program ends, releases everything the
-// session held and tells the client why it ended.
+// profile from its environment, window changes as tea.WindowSizeMsg.
+// serve's own middleware admits the session (a pty, a known key, a free
+// slot), runs the Bubble Tea middleware, and once the program ends
+// releases everything the session held and tells the client why it ended.
 //
 // Roles are client-layer objects, not view flags: the viewer's Backend is
 // configured read-only, so its admin client's guard refuses every
@@ -29,7 +29,6 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	bm "charm.land/wish/v2/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
@@ -129,8 +128,9 @@ func New(cfg Config) (*Server, error) {
 			}
 			return nil
 		},
-		// The last middleware runs first: admit wraps the Bubble Tea one.
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program), s.admit),
+		// admit runs the Bubble Tea middleware itself, once it has admitted
+		// the session.
+		wish.WithMiddleware(s.admit),
 	)
 	if err != nil {
 		s.cancel()

@@ -23,8 +23,6 @@ const (
 	reasonQuit     = "quit"
 )
 
-type ctxKey struct{}
-
 // session is one admitted SSH session and its dashboard.
 type session struct {
 	id       uint64
@@ -119,7 +117,7 @@ func (ss *session) closeTails() {
 	wg.Wait()
 }
 
-// admit is serve's middleware, in front of the Bubble Tea one: it checks
+// admit is serve's middleware, around the Bubble Tea one: it checks
 // the key (again: the files may have changed since authentication), the
 // pty and the session limit, and after the dashboard ends it releases
 // what the session held, writes why it ended and sets the exit status.
@@ -152,8 +150,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		connect.Term, connect.Width, connect.Height = pty.Term, pty.Window.Width, pty.Window.Height
 		s.audit.write(connect)
 
-		sess.Context().SetValue(ctxKey{}, ss)
-		next(sess) // the Bubble Tea middleware: runs the dashboard until it ends
+		// The Bubble Tea middleware runs the dashboard until it ends. It is
+		// built per session so its program handler knows the session (the
+		// ssh.Context is the connection's, shared by all its channels).
+		bm.MiddlewareWithProgramHandler(func(sess ssh.Session) *tea.Program { return s.program(sess, ss) })(next)(sess)
 
 		ss.mu.Lock()
 		ss.ended = true
@@ -192,11 +192,7 @@ func refuse(sess ssh.Session, msg string) {
 // program builds the session's dashboard (the Bubble Tea middleware's
 // ProgramHandler): the root model on the session's sources, sized to the
 // client's pty, with its TERM and colour profile (bm.MakeOptions).
-func (s *Server) program(sess ssh.Session) *tea.Program {
-	ss, _ := sess.Context().Value(ctxKey{}).(*session)
-	if ss == nil {
-		return nil
-	}
+func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	env := sess.Environ()
 	getenv := func(k string) string {
 		for i := len(env) - 1; i >= 0; i-- {
