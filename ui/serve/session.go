@@ -207,6 +207,10 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	cfg.TailBuffer = s.cfg.Serve.TailBuffer
 	uctx := ui.NewContext(cfg, s.cfg.Demo, getenv)
 	uctx.Tick = sessionTick(ss.ctx.Done())
+	pty, _, _ := sess.Pty()
+	// Until the program's first WindowSizeMsg: the pty's size, less the
+	// status line.
+	uctx.Width, uctx.Height = pty.Window.Width, max(pty.Window.Height-1, 0)
 	b := s.cfg.Viewer
 	if !ss.readOnly {
 		b = s.cfg.Operator
@@ -215,6 +219,7 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	ss.src.Store(src)
 	root := ui.New(uctx, src, ui.WithTailer(views.Tailer(src)), ui.WithPublisher(views.Publisher(src)))
 	m := newSessionModel(root, uctx, ss, s.cfg.Serve.IdleTimeout)
+	m.width, m.height = pty.Window.Width, pty.Window.Height
 	// No tea.WithContext: the middleware quits the program when the
 	// connection goes, which ends it the ordinary way.
 	opts := append(bm.MakeOptions(sess),
