@@ -74,7 +74,7 @@ func TestServeCommand(t *testing.T) {
 
 	listenRE := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 	var addr string
-	waitFor(t, "the banner", func() bool {
+	waitUntil(t, "the banner", func() bool {
 		if m := listenRE.FindStringSubmatch(out.String()); m != nil {
 			addr = m[1]
 			return true
@@ -108,8 +108,8 @@ func TestServeCommand(t *testing.T) {
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
-	waitFor(t, "the connect in the audit log", func() bool {
+	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+	waitUntil(t, "the connect in the audit log", func() bool {
 		b, _ := os.ReadFile(audit)
 		return bytes.Contains(b, []byte(`"event":"connect"`))
 	})
@@ -137,7 +137,7 @@ func TestServeCommand(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	end := time.Now().Add(30 * time.Second)
 	for !cond() {
