@@ -59,6 +59,32 @@ func DefaultRefresh() Refresh {
 	}
 }
 
+// Health holds the thresholds of the health rules (docs/HEALTH.md): the
+// `health:` block of a context. Once loaded every field is valid: the
+// durations positive, the limits not negative, MaxLagCritical 0 (off) or
+// at least MaxLagWarning.
+type Health struct {
+	Window         time.Duration // sliding window of the trend rules
+	StallAfter     time.Duration // no commit advancing this long = STALLED
+	MaxLagWarning  int64         // a LAGGING group alerts (warning) from this lag
+	MaxLagCritical int64         // ... and critical from this lag; 0 = never
+	QueueDepth     int64         // a queue deeper than this alerts; 0 = off
+	DLQWindow      time.Duration // a dead-letter queue is growing while its depth rose within this
+}
+
+// DefaultHealth returns the thresholds used for every field a context
+// leaves out (the health package's defaults; a test keeps them equal).
+func DefaultHealth() Health {
+	return Health{
+		Window:         10 * time.Second,
+		StallAfter:     10 * time.Second,
+		MaxLagWarning:  1000,
+		MaxLagCritical: 100000,
+		QueueDepth:     10000,
+		DLQWindow:      5 * time.Minute,
+	}
+}
+
 // Context is one named iLink target plus the dashboard settings that go with
 // it.
 type Context struct {
@@ -87,6 +113,8 @@ type Context struct {
 	// TailBuffer is the number of records the tail view keeps, in
 	// MinTailBuffer..MaxTailBuffer.
 	TailBuffer int
+	// Health holds the thresholds of the health rules.
+	Health Health
 }
 
 // DefaultContext returns a context with every field at its default: no
@@ -97,6 +125,7 @@ func DefaultContext() Context {
 		Refresh:    DefaultRefresh(),
 		Theme:      ThemeAuto,
 		TailBuffer: DefaultTailBuffer,
+		Health:     DefaultHealth(),
 	}
 }
 

@@ -55,6 +55,26 @@ contexts:
     # Polling interval per view, as Go durations ("500ms", "2s", "1m").
     # Must be positive. Defaults: 2s, except cluster 5s.
     refresh: {overview: 2s, topics: 2s, groups: 2s, cluster: 5s, queues: 2s, replication: 2s}
+    # Thresholds of the health words and alerts (docs/HEALTH.md). The
+    # dashboard and "ilinkdash check" judge by the same values.
+    health:
+      # Sliding window of the trend rules (LAGGING, REWOUND, caught up
+      # within the window, consumption rate). Default: 10s.
+      window: 10s
+      # A group with members and unread records whose commits have not
+      # advanced for this long is STALLED. Keep it above your consumers'
+      # commit interval. Default: 10s.
+      stall-after: 10s
+      # A LAGGING group raises a warning from this lag (records), a critical
+      # alert from max-lag-critical (0: never critical). Defaults: 1000, 100000.
+      max-lag-warning: 1000
+      max-lag-critical: 100000
+      # A queue deeper than this raises a warning (0: off). Default: 10000.
+      queue-depth: 10000
+      # A dead-letter queue (named by another queue's dead-letter property,
+      # or DLQ / *.DLQ) is "growing" while its depth rose within this long.
+      # Default: 5m.
+      dlq-window: 5m
 
   # A minimal context: every field left out takes its default.
   local:

@@ -437,6 +437,7 @@ func (d *decoder) contextFields(c *Context) []field {
 			}
 		}},
 		{"refresh", func(v *yaml.Node, path string) { d.refresh(v, path, &c.Refresh) }},
+		{"health", func(v *yaml.Node, path string) { d.health(v, path, &c.Health) }},
 		{"theme", func(v *yaml.Node, path string) {
 			if s, ok := d.str(v, path); ok {
 				switch s {
@@ -475,6 +476,51 @@ func (d *decoder) refresh(n *yaml.Node, path string, r *Refresh) {
 		dur("queues", &r.Queues),
 		dur("replication", &r.Replication),
 	})
+}
+
+func (d *decoder) health(n *yaml.Node, path string, h *Health) {
+	dur := func(name string, dst *time.Duration) field {
+		return field{name, func(v *yaml.Node, path string) {
+			if x, ok := d.duration(v, path); ok {
+				*dst = x
+			}
+		}}
+	}
+	count := func(name string, dst *int64) field {
+		return field{name, func(v *yaml.Node, path string) {
+			var i int64
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&i) != nil {
+				d.errorf(v, path, "expected a whole number of records, got %s", describe(v))
+				return
+			}
+			if i < 0 {
+				d.errorf(v, path, "must not be negative, got %d (0 turns it off)", i)
+				return
+			}
+			*dst = i
+		}}
+	}
+	crit := deref(n)
+	d.object(n, path, []field{
+		dur("window", &h.Window),
+		dur("stall-after", &h.StallAfter),
+		count("max-lag-warning", &h.MaxLagWarning),
+		count("max-lag-critical", &h.MaxLagCritical),
+		count("queue-depth", &h.QueueDepth),
+		dur("dlq-window", &h.DLQWindow),
+	})
+	if h.MaxLagCritical > 0 && h.MaxLagCritical < h.MaxLagWarning {
+		// Point at the critical value when it was written, else at the block.
+		at, p := crit, path
+		if crit != nil && crit.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(crit.Content); i += 2 {
+				if crit.Content[i].Value == "max-lag-critical" {
+					at, p = crit.Content[i+1], path+".max-lag-critical"
+				}
+			}
+		}
+		d.errorf(at, p, "max-lag-critical %d is below max-lag-warning %d (0 turns it off)", h.MaxLagCritical, h.MaxLagWarning)
+	}
 }
 
 func (d *decoder) addresses(n *yaml.Node, path string) []string {

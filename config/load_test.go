@@ -37,6 +37,7 @@ contexts:
     theme: dark
     tail-buffer: 500
     refresh: {overview: 1s, topics: 500ms, cluster: 1m}
+    health: {window: 30s, max-lag-warning: 500, queue-depth: 0}
   dev:
     addresses: [localhost:19999]
     endpoint-cache-file: cache/dev.endpoints
@@ -69,6 +70,9 @@ contexts:
 		},
 		Theme:      ThemeDark,
 		TailBuffer: 500,
+		Health: Health{Window: 30 * time.Second, MaxLagWarning: 500, QueueDepth: 0,
+			// Left out, so defaulted.
+			StallAfter: 10 * time.Second, MaxLagCritical: 100000, DLQWindow: 5 * time.Minute},
 	}
 	if !reflect.DeepEqual(prod, want) {
 		t.Errorf("prod =\n%+v\nwant\n%+v", prod, want)
@@ -277,6 +281,36 @@ func TestLoadErrors(t *testing.T) {
 			name: "syntax error: unclosed flow list",
 			yaml: "contexts:\n  prod:\n    addresses: [h:1, h:2\n    admin: h:3\n",
 			line: 3, substr: "syntax error: did not find expected ',' or ']'",
+		},
+		{
+			name: "health: a bare number for a duration",
+			yaml: "contexts:\n  prod:\n    health:\n      window: 10\n",
+			line: 4, col: 15, field: "contexts.prod.health.window",
+			substr: `expected a duration such as "2s"`,
+		},
+		{
+			name: "health: a negative limit",
+			yaml: "contexts:\n  prod:\n    health: {queue-depth: -5}\n",
+			line: 3, col: 27, field: "contexts.prod.health.queue-depth",
+			substr: "must not be negative, got -5 (0 turns it off)",
+		},
+		{
+			name: "health: a limit that is not a number",
+			yaml: "contexts:\n  prod:\n    health: {max-lag-warning: 1k}\n",
+			line: 3, col: 31, field: "contexts.prod.health.max-lag-warning",
+			substr: `expected a whole number of records, got string "1k"`,
+		},
+		{
+			name: "health: critical below warning",
+			yaml: "contexts:\n  prod:\n    health:\n      max-lag-warning: 5000\n      max-lag-critical: 100\n",
+			line: 5, col: 25, field: "contexts.prod.health.max-lag-critical",
+			substr: "max-lag-critical 100 is below max-lag-warning 5000 (0 turns it off)",
+		},
+		{
+			name: "health: unknown field",
+			yaml: "contexts:\n  prod:\n    health:\n      stal-after: 5s\n",
+			line: 4, col: 7, field: "contexts.prod.health.stal-after",
+			substr: `did you mean "stall-after"?`,
 		},
 		{
 			name: "syntax error: tab indentation",
