@@ -148,7 +148,8 @@ func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := jsonOf[seekJSON](t, "group", "seek", "g1", "--to", "earliest", "--topic", "CLI.T", "--admin", adm)
-	if plan.Executed || len(plan.Changes) != 1 || plan.Changes[0] != (offsetChangeJSON{"CLI.T", 0, 4, 0}) {
+	if c := plan.Changes; plan.Executed || len(c) != 1 || c[0].Topic != "CLI.T" || c[0].Old != 4 || c[0].New != 0 ||
+		*c[0].LogStart != 0 || *c[0].EndOffset != 5 || *c[0].Skip != -4 || plan.Skip != -4 {
 		t.Fatalf("plan %+v", plan)
 	}
 	d, _ := q.DescribeGroup(ctx, "g1")
@@ -156,7 +157,7 @@ func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
 		t.Fatalf("the plan changed the group: %+v", d.Offsets)
 	}
 	out, _, err := runAdminCLI(t, "group", "seek", "g1", "--to", "2", "--admin", adm)
-	if err != nil || !strings.Contains(out, "planned (nothing changed; add --execute to apply)") || !strings.Contains(out, "CLI.T  0          4    ->  2") {
+	if err != nil || !strings.Contains(out, "planned (nothing changed; add --execute to apply)") || !strings.Contains(out, "CLI.T  0          4    ->  2    -2") {
 		t.Fatalf("table plan: %v\n%s", err, out)
 	}
 	done := jsonOf[seekJSON](t, "group", "seek", "g1", "--to", "latest", "--execute", "--admin", adm)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -39,23 +40,36 @@ type topicPartitionJSON struct {
 	Partitions []int32 `json:"partitions"`
 }
 
+// groupOffsetJSON is one partition of a group: null for what is unknown
+// or absent, never -1.
 type groupOffsetJSON struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
-	Committed int64  `json:"committed"`
-	EndOffset int64  `json:"end_offset"`
-	Lag       int64  `json:"lag"`
+	Committed *int64 `json:"committed"`
+	NoCommit  bool   `json:"no_commit"`
+	LogStart  *int64 `json:"log_start"`
+	EndOffset *int64 `json:"end_offset"`
+	Lag       *int64 `json:"lag"`
 	MemberID  string `json:"member_id"`
 }
 
+func optOffset(n int64) *int64 {
+	if n < 0 {
+		return nil
+	}
+	return &n
+}
+
 type groupDescJSON struct {
-	Name        string            `json:"name"`
-	State       string            `json:"state"`
-	Generation  int32             `json:"generation"`
-	Coordinator int               `json:"coordinator"`
-	Durable     bool              `json:"durable"`
-	Members     []memberJSON      `json:"members"`
-	Offsets     []groupOffsetJSON `json:"offsets"`
+	Name                    string            `json:"name"`
+	State                   string            `json:"state"`
+	Generation              int32             `json:"generation"`
+	Coordinator             int               `json:"coordinator"`
+	Durable                 bool              `json:"durable"`
+	Lag                     *int64            `json:"lag"`
+	PartitionsWithoutCommit int               `json:"partitions_without_commit"`
+	Members                 []memberJSON      `json:"members"`
+	Offsets                 []groupOffsetJSON `json:"offsets"`
 }
 
 func (a *app) describeCommand() *cobra.Command {
@@ -138,8 +152,22 @@ func groupToJSON(d admin.GroupDescription) groupDescJSON {
 		}
 		out.Members = append(out.Members, mj)
 	}
+	ps := make([]admin.PartitionOffsets, 0, len(d.Offsets))
 	for _, o := range d.Offsets {
-		out.Offsets = append(out.Offsets, groupOffsetJSON{o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID})
+		l := o.Lag()
+		oj := groupOffsetJSON{Topic: o.Topic, Partition: o.Partition, Committed: optOffset(o.Committed), NoCommit: l.NoCommit,
+			LogStart: optOffset(o.LogStart), EndOffset: optOffset(o.End), MemberID: o.MemberID}
+		if !l.Unknown {
+			oj.Lag = &l.Records
+		}
+		out.Offsets = append(out.Offsets, oj)
+		ps = append(ps, o.PartitionOffsets)
+	}
+	if lt := admin.GroupLag(ps); lt.Known() {
+		out.Lag = &lt.Records
+		out.PartitionsWithoutCommit = lt.NoCommit
+	} else {
+		out.PartitionsWithoutCommit = lt.NoCommit
 	}
 	return out
 }
@@ -156,6 +184,8 @@ func (t *adminTarget) describeGroup(name string) error {
 		w.row("GENERATION", out.Generation)
 		w.row("COORDINATOR", out.Coordinator)
 		w.row("DURABLE", out.Durable)
+		w.row("LAG", optCell(out.Lag))
+		w.row("WITHOUT COMMIT", out.PartitionsWithoutCommit)
 		w.row()
 		w.row("MEMBER", "CLIENT", "HOST", "ASSIGNMENT")
 		for _, m := range out.Members {
@@ -170,9 +200,21 @@ func (t *adminTarget) describeGroup(name string) error {
 			w.row(m.MemberID, m.ClientName, m.Host, strings.Join(as, " "))
 		}
 		w.row()
-		w.row("TOPIC", "PARTITION", "COMMITTED", "END", "LAG", "MEMBER")
+		w.row("TOPIC", "PARTITION", "COMMITTED", "LOG-START", "END", "LAG", "MEMBER")
 		for _, o := range out.Offsets {
-			w.row(o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID)
+			committed := "no commit"
+			if o.Committed != nil {
+				committed = fmt.Sprint(*o.Committed)
+			}
+			w.row(o.Topic, o.Partition, committed, optCell(o.LogStart), optCell(o.EndOffset), optCell(o.Lag), o.MemberID)
 		}
 	})
+}
+
+// optCell is an optional number in a table: "-" when absent.
+func optCell(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
 }

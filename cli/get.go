@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ui/common"
 )
@@ -45,6 +47,7 @@ type adminTarget struct {
 	eng    *engine.Engine // embedded only
 	cancel context.CancelFunc
 	ctx    context.Context
+	cfg    config.Context // the resolved context (health thresholds, refresh)
 }
 
 func (t *adminTarget) close() {
@@ -66,7 +69,7 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel}
+	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, cfg: r.Context}
 	c := r.Context
 	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses}
 	addr := c.Admin
@@ -241,16 +244,6 @@ type queueJSON struct {
 	Created     string  `json:"created"`
 }
 
-type groupJSON struct {
-	Name       string   `json:"name"`
-	State      string   `json:"state"`
-	Members    int      `json:"members"`
-	Topics     []string `json:"topics"`
-	TotalLag   int64    `json:"total_lag"`
-	Durable    bool     `json:"durable"`
-	Generation int32    `json:"generation"`
-}
-
 type nodeJSON struct {
 	ID           int    `json:"id"`
 	QueueManager string `json:"queue_manager"`
@@ -315,15 +308,54 @@ type replicationJSON struct {
 
 // ---- get ----
 
+// getGroups lists the groups with their health: judged over window (two
+// lists window apart and the steps between, as `check` does), or from one
+// list when window is 0.
+func (t *adminTarget) getGroups(window time.Duration) error {
+	cfg := health.FromConfig(t.cfg.Health)
+	if window > 0 {
+		cfg.Window = window
+	}
+	s := &sampler{qm: t.qm, mon: health.New(cfg)}
+	var err error
+	if window > 0 {
+		span := max(cfg.Window, cfg.StallAfter)
+		_, err = s.run(t.ctx, span, sampleStep(span, t.cfg.Refresh.Groups))
+	} else {
+		_, err = s.pollGroups(t.ctx)
+	}
+	if err != nil {
+		return err
+	}
+	sts := s.mon.Groups()
+	out := make([]groupJSON, len(sts))
+	for i, g := range sts {
+		out[i] = groupStatusJSON(g)
+	}
+	return t.emit(out, func(w *table) {
+		w.row("NAME", "STATE", "MEMBERS", "TOPICS", "LAG", "NO-COMMIT", "RATE/S", "HEALTH")
+		for i, g := range out {
+			r := "-"
+			if g.RatePerSec != nil {
+				r = rate(*g.RatePerSec)
+			}
+			w.row(g.Name, g.State, g.Members, strings.Join(g.Topics, ","), lagCell(sts[i].Lag.Known(), sts[i].Lag.Records),
+				g.PartitionsWithoutCommit, r, g.Health)
+		}
+	})
+}
+
 func (a *app) getCommand() *cobra.Command {
 	var f adminFlags
 	var all bool
+	var window time.Duration
 	cmd := &cobra.Command{
 		Use:   "get topics|queues|groups|nodes|cluster|replication",
 		Short: "List topics, queues, groups, nodes, the cluster definition or the replication status",
 		Example: "  ilinkdash get topics --admin host:9998\n" +
 			"  ilinkdash get replication --context prod -o json\n" +
-			"  ilinkdash get nodes --embedded",
+			"  ilinkdash get nodes --embedded\n" +
+			"  ilinkdash get groups --window 10s -o json",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"topics", "queues", "groups", "nodes", "cluster", "replication"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -333,16 +365,26 @@ func (a *app) getCommand() *cobra.Command {
 			default:
 				return usageErr("get %q: want topics, queues, groups, nodes, cluster or replication", what)
 			}
+			if window < 0 {
+				return usageErr("--window %v: must not be negative", window)
+			}
+			if window > 0 && what != "groups" {
+				return usageErr("--window is for get groups")
+			}
 			t, err := a.openAdmin(cmd, &f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
+			if what == "groups" {
+				return t.getGroups(window)
+			}
 			return t.get(what, all)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "topics: include internal SYSTEM.* topics")
+	cmd.Flags().DurationVar(&window, "window", 0, "groups: judge the health over this window (0: one list, and the words that need a window are UNKNOWN)")
 	return cmd
 }
 
@@ -382,25 +424,6 @@ func (t *adminTarget) get(what string, all bool) error {
 			w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "PUT", "GET")
 			for _, q := range out {
 				w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), q.PutEnabled, q.GetEnabled)
-			}
-		})
-	case "groups":
-		gs, err := t.qm.GroupList(ctx)
-		if err != nil {
-			return err
-		}
-		out := make([]groupJSON, len(gs))
-		for i, g := range gs {
-			topics := g.Topics
-			if topics == nil {
-				topics = []string{}
-			}
-			out[i] = groupJSON{g.Name, string(g.State), g.Members, topics, g.TotalLag, g.Durable, g.Generation}
-		}
-		return t.emit(out, func(w *table) {
-			w.row("NAME", "STATE", "MEMBERS", "TOPICS", "LAG", "DURABLE")
-			for _, g := range out {
-				w.row(g.Name, g.State, g.Members, strings.Join(g.Topics, ","), g.TotalLag, g.Durable)
 			}
 		})
 	case "nodes":

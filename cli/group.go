@@ -18,6 +18,11 @@ type offsetChangeJSON struct {
 	Partition int32  `json:"partition"`
 	Old       int64  `json:"old"`
 	New       int64  `json:"new"`
+	LogStart  *int64 `json:"log_start"`
+	EndOffset *int64 `json:"end_offset"`
+	// Skip is the records the change skips (negative: read again), by the
+	// lag rule: a seek to the end skips the group's lag. Null when unknown.
+	Skip *int64 `json:"skip"`
 }
 
 type seekJSON struct {
@@ -25,6 +30,7 @@ type seekJSON struct {
 	Topic    string             `json:"topic"`
 	To       string             `json:"to"`
 	Executed bool               `json:"executed"`
+	Skip     int64              `json:"skip"` // the sum of the changes' known skips
 	Changes  []offsetChangeJSON `json:"changes"`
 }
 
@@ -131,21 +137,31 @@ func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Positi
 	}
 	out := seekJSON{Group: group, Topic: topic, To: toText, Executed: execute, Changes: []offsetChangeJSON{}}
 	for _, c := range changes {
-		out.Changes = append(out.Changes, offsetChangeJSON{c.Topic, c.Partition, c.Old, c.New})
+		cj := offsetChangeJSON{Topic: c.Topic, Partition: c.Partition, Old: c.Old, New: c.New,
+			LogStart: optOffset(c.LogStart), EndOffset: optOffset(c.End)}
+		if n, ok := c.Skip(); ok {
+			cj.Skip = &n
+			out.Skip += n
+		}
+		out.Changes = append(out.Changes, cj)
 	}
 	return t.emit(out, func(w *table) {
 		head := "planned (nothing changed; add --execute to apply)"
 		if execute {
 			head = "applied"
 		}
-		w.row(fmt.Sprintf("group %s: %s to %s %s", group, common.Plural(len(out.Changes), "offset change"), pos.Label(), head))
-		w.row("TOPIC", "PARTITION", "OLD", "", "NEW")
+		skip := "the group skips " + common.Plural(out.Skip, "record")
+		if out.Skip < 0 {
+			skip = "the group reads " + common.Plural(-out.Skip, "record") + " again"
+		}
+		w.row(fmt.Sprintf("group %s: %s to %s %s; %s", group, common.Plural(len(out.Changes), "offset change"), pos.Label(), head, skip))
+		w.row("TOPIC", "PARTITION", "OLD", "", "NEW", "SKIP")
 		for _, c := range out.Changes {
 			old := strconv.FormatInt(c.Old, 10)
 			if c.Old < 0 {
-				old = "-"
+				old = "no commit"
 			}
-			w.row(c.Topic, c.Partition, old, "->", c.New)
+			w.row(c.Topic, c.Partition, old, "->", c.New, optCell(c.Skip))
 		}
 	})
 }

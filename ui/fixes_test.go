@@ -62,10 +62,11 @@ func (e errFake) Error() string { return string(e) }
 
 // TestOverviewAgreesWithGroupsFromStartUp: from the first poll on, the
 // overview's group alerts name exactly the groups the groups tab marks
-// STALLED or LAGGING (one health evaluation, shared).
+// STOPPED, STALLED, REWOUND or LAGGING (one health evaluation, shared; the
+// demo's LAGGING group is past the warning threshold).
 func TestOverviewAgreesWithGroupsFromStartUp(t *testing.T) {
 	h := newHarness(t, 120, 40)
-	countRe := regexp.MustCompile(`(\d+) (STALLED|LAGGING)`)
+	countRe := regexp.MustCompile(`(\d+) (STOPPED|STALLED|REWOUND|LAGGING)`)
 	attention := 0
 	for round := 0; round < 40; round++ {
 		h.advance(2 * time.Second)
@@ -105,13 +106,17 @@ func TestProgramFrameRate(t *testing.T) {
 }
 
 // TestIdleTimers: an idle dashboard arms only the polls, each at its
-// configured interval, and only for what a shown view wants; the tail's
-// drain runs only while a stream is open, the publish progress only while
-// a run goes.
+// configured interval, and only for what a shown view wants, plus one
+// clock tick at the moment the oldest data would turn stale (never more
+// than one per two polling intervals while every poll answers); the
+// tail's drain runs only while a stream is open, the publish progress only
+// while a run goes.
 func TestIdleTimers(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.warm(5)
+	clocks := 0
 	count := func(d time.Duration) (polls map[common.ResID]int, views int) {
+		clocks = 0
 		polls = map[common.ResID]int{}
 		end := h.now.Add(d)
 		for {
@@ -130,6 +135,8 @@ func TestIdleTimers(t *testing.T) {
 				polls[m.res]++
 			case common.ViewMsg:
 				views++
+			case clockMsg:
+				clocks++
 			default:
 				t.Fatalf("unexpected timer message %T", msg)
 			}
@@ -144,6 +151,9 @@ func TestIdleTimers(t *testing.T) {
 		polls, vticks := count(60 * time.Second)
 		if vticks != 0 {
 			t.Fatalf("%s: %d view timers fired in an idle minute", where, vticks)
+		}
+		if clocks == 0 || clocks > 15 {
+			t.Fatalf("%s: %d clock ticks in an idle minute, want one per stale deadline (≤ 15)", where, clocks)
 		}
 		for id := common.ResID(0); id < common.NumRes; id++ {
 			want := 0

@@ -26,6 +26,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -84,7 +85,7 @@ type Model struct {
 	src       Sources
 	views     [common.NumViews]common.View
 	overview  *views.Overview
-	health    *views.GroupHealth // one group health evaluation: groups view and overview
+	health    *views.HealthTracker // one health evaluation: groups view and overview
 	tail      *views.Tail
 	publish   *views.Publish
 	tailer    views.Tailer
@@ -107,11 +108,13 @@ type Model struct {
 
 	topicNames []string // safe topic names for completion
 	switching  string
+	clockArmed bool
 }
 
 // New returns the dashboard's root model.
 func New(ctx *Context, src Sources, opts ...Option) *Model {
 	m := &Model{ctx: ctx, src: src, active: common.ViewOverview}
+	setTarget(ctx, src)
 	m.cmd = components.NewInput(":", "topics, groups, tail PATTERN, ctx NAME… (tab completes)")
 	for _, o := range opts {
 		o(m)
@@ -129,7 +132,7 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 
 func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
-	m.health = views.NewGroupHealth()
+	m.health = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	m.overview = views.NewOverview(ctx, m.health)
 	m.tail = views.NewTail(ctx, m.tailer)
 	m.publish = views.NewPublish(ctx, m.publisher)
@@ -143,6 +146,60 @@ func (m *Model) buildViews() {
 		common.ViewPublish:  m.publish,
 	}
 	m.resize()
+}
+
+// setTarget names where the dashboard connects: the Sources' own word for
+// it when they have one, else the configured admin address.
+func setTarget(ctx *Context, src Sources) {
+	if t, ok := src.(interface{ Target() string }); ok && t.Target() != "" {
+		ctx.Target = t.Target()
+		return
+	}
+	ctx.Target = ctx.Config.Admin
+}
+
+// clockMsg redraws the screen when time alone changes what it must say:
+// once a second while a poll fails (the ages move), and otherwise at the
+// moment the oldest polled data would turn stale (a hung engine answers
+// nothing for up to the poll timeout, and the screen must say its data is
+// old). One clock tick is pending at a time.
+type clockMsg struct{}
+
+func (m *Model) clock() tea.Cmd {
+	if m.clockArmed {
+		return nil
+	}
+	now := m.ctx.Now()
+	d := time.Second
+	if at, ok := m.staleAt(); ok && at.Sub(now) > d {
+		d = at.Sub(now)
+	}
+	m.clockArmed = true
+	return m.ctx.Tick(d, func(time.Time) tea.Msg { return clockMsg{} })
+}
+
+// staleAt is when the first polled data turns stale; false while a poll
+// fails or data is stale already (the clock then ticks every second).
+func (m *Model) staleAt() (time.Time, bool) {
+	var first time.Time
+	now := m.ctx.Now()
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		s := m.poll.res[id]
+		if s.fetch == nil || !m.wanted(id) {
+			continue
+		}
+		if s.failing() || s.okAt.IsZero() {
+			return time.Time{}, false
+		}
+		at := s.okAt.Add(m.ctx.StaleAfter(id))
+		if !at.After(now) {
+			return time.Time{}, false
+		}
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+	}
+	return first, !first.IsZero()
 }
 
 // fetchers maps each polled resource to its source call.
@@ -182,7 +239,7 @@ func (m *Model) visible(id common.ViewID) bool {
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.poll.start()}
+	cmds := []tea.Cmd{m.poll.start(), m.clock()}
 	if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -255,6 +312,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case pollTickMsg:
 		return m, m.poll.onTick(msg)
+	case clockMsg:
+		m.clockArmed = false
+		return m, m.clock()
 	case pollResultMsg:
 		out, next := m.poll.onResult(msg)
 		if out == nil {
@@ -263,7 +323,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResTopics {
 			m.noteTopics(d.Data)
 		}
-		return m, tea.Batch(next, m.fanOut(out))
+		return m, tea.Batch(next, m.fanOut(out), m.clock())
 	case common.ViewMsg:
 		if msg.To >= 0 && msg.To < common.NumViews {
 			return m, m.views[msg.To].Update(msg)
@@ -488,6 +548,7 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	c.Rebuild()
 	m.shutdownViews()
 	m.src = msg.src
+	setTarget(c, msg.src)
 	m.tailer, _ = msg.src.(views.Tailer)
 	m.publisher, _ = msg.src.(views.Publisher)
 	m.buildViews()

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/sanitize"
 )
@@ -255,6 +256,13 @@ func (m *Model) statusBar(w int) string {
 			data = "data " + common.Ago(now, s.okAt)
 		}
 		msg := "⚠ " + id.String() + ": " + sanitize.Error(s.err)
+		if health.Unreachable(s.err) {
+			target := sanitize.String(m.ctx.Target)
+			if target == "" {
+				target = "the cluster"
+			}
+			msg = "✖ cannot reach " + target + ": " + sanitize.String(health.ReachReason(s.err))
+		}
 		age := " (failing for " + common.Dur(now.Sub(s.errSince)) + ", " + data + ")"
 		if len(errs) == 0 {
 			// The age must stay visible: a long error text gives way.
@@ -276,6 +284,9 @@ func (m *Model) statusBar(w int) string {
 			switch {
 			case s.okAt.IsZero() && s.inFlight:
 				right = st.StatusMuted.Render(p.String() + " loading…")
+			case !s.okAt.IsZero() && now.Sub(s.okAt) > m.ctx.StaleAfter(p):
+				// No reply for three intervals: the data on screen is old.
+				right = st.StatusWarn.Render("● " + p.String() + " " + common.Ago(now, s.okAt) + " · stale")
 			case !s.okAt.IsZero():
 				right = st.StatusOK.Render("● ") + st.StatusMuted.Render(p.String()+" "+common.Ago(now, s.okAt))
 			}

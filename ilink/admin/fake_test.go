@@ -144,7 +144,8 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 	_, dat, q := groupFakes(t, func(r fakeReq) (wire.Message, uint16, *wire.ErrorBody) {
 		switch r.code {
 		case wire.CodeGroupList:
-			return &wire.GroupListReply{Groups: []wire.GroupEntry{{Name: "billing", State: "Stable", Members: 2, Topics: []string{"T"}, TotalLag: 7, Durable: true, Generation: 3}}}, 0, nil
+			return &wire.GroupListReply{Groups: []wire.GroupEntry{{Name: "billing", State: "Stable", Members: 2, Durable: true, Generation: 3,
+				Offsets: []wire.GroupTopicOffsets{{Topic: "T", Partitions: []wire.GroupPartitionOffsets{{Partition: 0, Committed: 5, LogStart: 2, End: 9}, {Partition: 1, Committed: -1, LogStart: 1, End: 3}}}}}}}, 0, nil
 		case wire.CodeDescribeGroup:
 			var req wire.GroupRequest
 			_ = wire.Decode(r.body, &req)
@@ -154,8 +155,8 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 			return &wire.GroupDescriptionReply{Name: "billing", State: "Stable", Generation: 3, Coordinator: 2, Durable: true,
 				Members: []wire.GroupMemberEntry{{MemberID: "m1", ClientName: "svc", Host: "h1", LastSeenMs: 1000,
 					Assignment: []wire.TopicPartitions{{Topic: "T", Partitions: []int32{0, 1}}}}},
-				Offsets: []wire.GroupOffsetEntry{{Topic: "T", Partition: 0, Committed: 5, EndOffset: 9, Lag: 4, MemberID: "m1"},
-					{Topic: "T", Partition: 1, Committed: -1, EndOffset: 3, Lag: -1, MemberID: "m1"}}}, 0, nil
+				Offsets: []wire.GroupOffsetEntry{{Topic: "T", Partition: 0, Committed: 5, LogStart: 2, EndOffset: 9, MemberID: "m1"},
+					{Topic: "T", Partition: 1, Committed: -1, LogStart: 1, EndOffset: 3, MemberID: "m1"}}}, 0, nil
 		case wire.CodeSeekGroup:
 			var req wire.SeekGroupRequest
 			_ = wire.Decode(r.body, &req)
@@ -165,7 +166,7 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 			if !req.DryRun && req.Group == "busy" {
 				return nil, 0, &wire.ErrorBody{Name: wire.ErrGroupNotEmpty, Tail: "1 active members"}
 			}
-			return &wire.SeekGroupReply{Changes: []wire.OffsetChangeEntry{{Topic: "T", Partition: 0, Old: 5, New: 0}}}, 0, nil
+			return &wire.SeekGroupReply{Changes: []wire.OffsetChangeEntry{{Topic: "T", Partition: 0, Old: 5, New: 0, LogStart: 0, End: 9}}}, 0, nil
 		case wire.CodeAdminDeleteGroup:
 			return nil, 0, &wire.ErrorBody{Name: wire.ErrGroupNotEmpty, Tail: "2 active members"}
 		}
@@ -173,20 +174,21 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 	})
 	ctx := testCtx(t)
 	gs := must[[]GroupInfo](t)(q.GroupList(ctx))
-	if len(gs) != 1 || !reflect.DeepEqual(gs[0], GroupInfo{Name: "billing", State: GroupStable, Members: 2, Topics: []string{"T"}, TotalLag: 7, Durable: true, Generation: 3}) {
+	if len(gs) != 1 || !reflect.DeepEqual(gs[0], GroupInfo{Name: "billing", State: GroupStable, Members: 2, Topics: []string{"T"}, Durable: true, Generation: 3,
+		Partitions: []PartitionOffsets{{"T", 0, 5, 2, 9}, {"T", 1, -1, 1, 3}}}) || gs[0].Lag() != (LagTotal{Records: 4 + 2, Partitions: 2, NoCommit: 1}) {
 		t.Fatalf("GroupList %+v", gs)
 	}
 	d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing"))
 	if d.State != GroupStable || d.Coordinator != 2 || len(d.Members) != 1 || d.Members[0].Host != "h1" ||
 		d.Members[0].Assignment[0].Partitions[1] != 1 || !d.Members[0].LastSeen.Equal(time.UnixMilli(1000)) ||
-		len(d.Offsets) != 2 || d.Offsets[1].Committed != -1 || d.Offsets[1].Lag != -1 {
+		len(d.Offsets) != 2 || d.Offsets[1].Committed != -1 || d.Offsets[1].Lag() != (PartLag{Records: 2, NoCommit: true}) {
 		t.Fatalf("DescribeGroup %+v", d)
 	}
 	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "nobody")); d.State != GroupDead || d.Name != "nobody" {
 		t.Fatalf("unknown group: %+v", d)
 	}
 	ch := must[[]OffsetChange](t)(q.PlanSeekGroup(ctx, "busy", "T", SeekTarget{Earliest: true}))
-	if len(ch) != 1 || ch[0] != (OffsetChange{Topic: "T", Partition: 0, Old: 5, New: 0}) {
+	if len(ch) != 1 || ch[0] != (OffsetChange{Topic: "T", Partition: 0, Old: 5, New: 0, LogStart: 0, End: 9}) {
 		t.Fatalf("plan %+v", ch)
 	}
 	_, err := q.SeekGroup(ctx, "busy", "T", SeekTarget{Latest: true})

@@ -112,22 +112,39 @@ func (q *Qmgr) groupCall(ctx context.Context, code wire.Code, req, resp wire.Mes
 }
 
 // GroupList is getGroupList: every group with its state, member count,
-// topics and total lag (-1 when no partition has a commit).
+// topics and, per partition of those topics, its commit, log start and end
+// (GroupInfo.Lag sums them with the one lag rule, PartitionLag).
 func (q *Qmgr) GroupList(ctx context.Context) ([]GroupInfo, error) {
 	var rep wire.GroupListReply
 	if err := q.groupCall(ctx, wire.CodeGroupList, &wire.Empty{}, &rep); err != nil {
 		return nil, err
 	}
 	out := make([]GroupInfo, len(rep.Groups))
-	for i, g := range rep.Groups {
-		out[i] = GroupInfo{Name: g.Name, State: GroupState(g.State), Members: g.Members, Topics: g.Topics,
-			TotalLag: g.TotalLag, Durable: g.Durable, Generation: g.Generation}
+	for i := range rep.Groups {
+		g := &rep.Groups[i]
+		gi := GroupInfo{Name: g.Name, State: GroupState(g.State), Members: g.Members,
+			Durable: g.Durable, Generation: g.Generation}
+		n := 0
+		for _, t := range g.Offsets {
+			n += len(t.Partitions)
+		}
+		gi.Topics = make([]string, len(g.Offsets))
+		gi.Partitions = make([]PartitionOffsets, 0, n)
+		for j, t := range g.Offsets {
+			gi.Topics[j] = t.Topic
+			for _, p := range t.Partitions {
+				gi.Partitions = append(gi.Partitions, PartitionOffsets{Topic: t.Topic, Partition: p.Partition,
+					Committed: p.Committed, LogStart: p.LogStart, End: p.End})
+			}
+		}
+		out[i] = gi
 	}
 	return out, nil
 }
 
 // DescribeGroup is describeGroup: members (client name, host, assignment)
-// and per partition the committed offset, end offset and lag. An unknown
+// and per partition the committed offset, log start and end (its lag is
+// GroupOffset.Lag). An unknown
 // group is state Dead, not an error (spec A-11).
 func (q *Qmgr) DescribeGroup(ctx context.Context, group string) (GroupDescription, error) {
 	var rep wire.GroupDescriptionReply
@@ -150,8 +167,8 @@ func (q *Qmgr) DescribeGroup(ctx context.Context, group string) (GroupDescriptio
 		d.Members = append(d.Members, gm)
 	}
 	for _, o := range rep.Offsets {
-		d.Offsets = append(d.Offsets, GroupOffset{Topic: o.Topic, Partition: o.Partition, Committed: o.Committed,
-			EndOffset: o.EndOffset, Lag: o.Lag, MemberID: o.MemberID})
+		d.Offsets = append(d.Offsets, GroupOffset{MemberID: o.MemberID, PartitionOffsets: PartitionOffsets{
+			Topic: o.Topic, Partition: o.Partition, Committed: o.Committed, LogStart: o.LogStart, End: o.EndOffset}})
 	}
 	return d, nil
 }
@@ -191,7 +208,7 @@ func (q *Qmgr) seek(ctx context.Context, group, topic string, to SeekTarget, dry
 	}
 	out := make([]OffsetChange, len(rep.Changes))
 	for i, c := range rep.Changes {
-		out[i] = OffsetChange{Topic: c.Topic, Partition: c.Partition, Old: c.Old, New: c.New}
+		out[i] = OffsetChange{Topic: c.Topic, Partition: c.Partition, Old: c.Old, New: c.New, LogStart: c.LogStart, End: c.End}
 	}
 	return out, nil
 }

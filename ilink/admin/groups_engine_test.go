@@ -76,8 +76,14 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 			billing = &gs[i]
 		}
 	}
-	if billing == nil || billing.Members != 1 || billing.State != GroupStable || !billing.Durable || billing.TotalLag != 2 { // spec: A-16
+	if billing == nil || billing.Members != 1 || billing.State != GroupStable || !billing.Durable { // spec: A-16
 		t.Fatalf("GroupList %+v", gs)
+	}
+	// Every partition of its topic counts: G.T/0 committed at 3 of 5 (lag
+	// 2), G.T/1 without a commit (its 5 records, from the log start).
+	if l := billing.Lag(); l != (LagTotal{Records: 7, Partitions: 2, NoCommit: 1}) || len(billing.Partitions) != 2 ||
+		billing.Partitions[1] != (PartitionOffsets{Topic: "G.T", Partition: 1, Committed: -1, LogStart: 0, End: 5}) {
+		t.Fatalf("billing's lag %+v over %+v", l, billing.Partitions)
 	}
 	d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing"))
 	if d.State != GroupStable || len(d.Members) != 1 || d.Members[0].ClientName != "svc-billing" || d.Members[0].Host == "" ||
@@ -88,8 +94,11 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	for _, o := range d.Offsets {
 		offs[o.Partition] = o
 	}
-	if o := offs[0]; o.Committed != 3 || o.EndOffset != 5 || o.Lag != 2 {
+	if o := offs[0]; o.Committed != 3 || o.End != 5 || o.Lag() != (PartLag{Records: 2}) {
 		t.Fatalf("offset of partition 0: %+v", o)
+	}
+	if o := offs[1]; o.Committed != -1 || o.LogStart != 0 || o.End != 5 || o.Lag() != (PartLag{Records: 5, NoCommit: true}) {
+		t.Fatalf("offset of partition 1: %+v", o)
 	}
 
 	// spec: — one line per group × partition, -1/-1 for
@@ -109,8 +118,25 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	wantErr(t, err, wire.ErrGroupNotEmpty, "1 active members")
 	wantErr(t, q.DeleteGroup(ctx, "billing"), wire.ErrGroupNotEmpty, "1 active members")
 	plan := must[[]OffsetChange](t)(q.PlanSeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true}))
-	if len(plan) == 0 || plan[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 0}) {
+	if len(plan) != 2 || plan[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 0, LogStart: 0, End: 5}) {
 		t.Fatalf("plan %+v", plan)
+	}
+	// Back to the start re-reads G.T/0's 3 records; G.T/1, never committed,
+	// is read from its log start either way.
+	if n, ok := plan[0].Skip(); !ok || n != -3 {
+		t.Fatalf("skip of %+v: %d %v", plan[0], n, ok)
+	}
+	if n, ok := plan[1].Skip(); !ok || n != 0 {
+		t.Fatalf("skip of %+v: %d %v", plan[1], n, ok)
+	}
+	// To the end skips exactly the group's lag: one rule for both.
+	var skip int64
+	for _, c := range must[[]OffsetChange](t)(q.PlanSeekGroup(ctx, "billing", "G.T", SeekTarget{Latest: true})) {
+		n, _ := c.Skip()
+		skip += n
+	}
+	if skip != billing.Lag().Records {
+		t.Fatalf("a seek to the end skips %d, the lag is %d", skip, billing.Lag().Records)
 	}
 	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")); d.Offsets[0].Committed != 3 {
 		t.Fatalf("a refused seek or a plan moved the commit: %+v", d.Offsets)
@@ -122,7 +148,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 		return must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")).State == GroupEmpty
 	})
 	ch := must[[]OffsetChange](t)(q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Offset: 1}))
-	if len(ch) != 2 || ch[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 1}) || ch[1].Old != -1 || ch[1].New != 1 {
+	if len(ch) != 2 || ch[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 1, LogStart: 0, End: 5}) || ch[1].Old != -1 || ch[1].New != 1 {
 		t.Fatalf("seek to 1: %+v", ch)
 	}
 	c2 := subscribe(t, e, "billing", "G.T") // spec: A-12

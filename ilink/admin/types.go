@@ -96,6 +96,9 @@ type QueueProperty struct {
 	GetEnabled  bool
 	Persistent  bool
 	Created     time.Time
+	// DeadLetterQueue names the queue this queue's undeliverable messages
+	// go to ("" = none).
+	DeadLetterQueue string
 }
 
 // QueueInfo is one row of the queue list.
@@ -125,11 +128,16 @@ type GroupInfo struct {
 	Name       string
 	State      GroupState
 	Members    int
-	Topics     []string
-	TotalLag   int64 // -1 when no partition has a commit
+	Topics     []string // its members' subscriptions and the topics it has commits on
 	Durable    bool
 	Generation int32
+	// Partitions are every partition of every topic of Topics, sorted by
+	// topic and partition, with what its lag is computed from (Lag).
+	Partitions []PartitionOffsets
 }
+
+// Lag is the group's lag over every partition of its topics (GroupLag).
+func (g GroupInfo) Lag() LagTotal { return GroupLag(g.Partitions) }
 
 // TopicPartitions lists partitions of one topic.
 type TopicPartitions struct {
@@ -146,14 +154,11 @@ type GroupMember struct {
 	LastSeen   time.Time
 }
 
-// GroupOffset is ILGroupOffset: one partition of a group.
+// GroupOffset is ILGroupOffset: one partition of a group, with the member
+// that holds it ("" = none). Its lag is PartitionOffsets.Lag.
 type GroupOffset struct {
-	Topic     string
-	Partition int32
-	Committed int64 // next offset to read; -1 = no commit
-	EndOffset int64
-	Lag       int64 // -1 when there is no commit
-	MemberID  string
+	PartitionOffsets
+	MemberID string
 }
 
 // GroupDescription is ILGroupDescription.
@@ -177,12 +182,15 @@ type SeekTarget struct {
 	Time time.Time
 }
 
-// OffsetChange is one planned or applied change of a committed offset.
+// OffsetChange is one planned or applied change of a committed offset,
+// with the partition's log start and end when the engine computed it.
 type OffsetChange struct {
 	Topic     string
 	Partition int32
 	Old       int64 // -1 = no commit
 	New       int64
+	LogStart  int64 // -1 = unknown
+	End       int64 // -1 = unknown
 }
 
 // SubscriptionLine is one line of getSubscriptionList:

@@ -35,47 +35,66 @@ type GroupInfo struct {
 	State       string // Stable, PreparingRebalance, CompletingRebalance, Empty
 	Members     int
 	Topics      []string // topics it has commits on or its members subscribe to
-	TotalLag    int64    // sum over committed partitions of end offset − commit; -1 without commits
 	Durable     bool
 	Generation  int32
 	Coordinator int // node
+	// Offsets are, per topic of Topics, every partition of the topic with
+	// its commit (-1: none), log start and high watermark: what a lag is
+	// computed from (the admin client computes it: admin.PartitionLag).
+	Offsets []wire.GroupTopicOffsets
 }
 
-// endCache reads each topic's high watermarks once per call.
+// partOffsets are what a group's lag needs of a partition: its log start
+// (-1 while it has no leader) and its high watermark.
+type partOffsets struct{ start, hw int64 }
+
+// endCache reads each topic's log starts and high watermarks once per
+// call.
 type endCache struct {
 	ts   *topicStore
-	ends map[string][]int64 // nil slice: unknown topic
+	offs map[string][]partOffsets // nil slice: unknown topic
 }
 
-func newEndCache(ts *topicStore) *endCache { return &endCache{ts: ts, ends: map[string][]int64{}} }
+func newEndCache(ts *topicStore) *endCache {
+	return &endCache{ts: ts, offs: map[string][]partOffsets{}}
+}
 
-func (c *endCache) of(topic string) []int64 {
-	if ends, ok := c.ends[topic]; ok {
-		return ends
+func (c *endCache) of(topic string) []partOffsets {
+	if offs, ok := c.offs[topic]; ok {
+		return offs
 	}
-	var ends []int64
+	var offs []partOffsets
 	if t := c.ts.lookup(topic); t != nil {
-		ps := t.partitions() // one load: ends has one slot per partition
-		ends = make([]int64, len(ps))
+		ps := t.partitions() // one load: offs has one slot per partition
+		offs = make([]partOffsets, len(ps))
 		for i, p := range ps {
 			p.mu.Lock()
-			ends[i] = p.hw
+			offs[i] = partOffsets{start: -1, hw: p.hw}
+			if l := p.leaderLogLocked(); l != nil {
+				offs[i].start = l.start
+			}
 			p.mu.Unlock()
 		}
 	}
-	c.ends[topic] = ends
-	return ends
+	c.offs[topic] = offs
+	return offs
+}
+
+// at returns a partition's offsets, -1 for what is unknown.
+func (c *endCache) at(topic string, part int32) partOffsets {
+	offs := c.of(topic)
+	if part < 0 || int(part) >= len(offs) {
+		return partOffsets{-1, -1}
+	}
+	return offs[part]
 }
 
 // end returns the high watermark of a partition, -1 if unknown.
-func (c *endCache) end(topic string, part int32) int64 {
-	ends := c.of(topic)
-	if part < 0 || int(part) >= len(ends) {
-		return -1
-	}
-	return ends[part]
-}
+func (c *endCache) end(topic string, part int32) int64 { return c.at(topic, part).hw }
 
+// lagOf is the lag of a committed partition in SUBSCRIPTION LIST, whose
+// text format is iLink's (-1 without a commit, spec A-19). Everything else
+// leaves lag to the admin client (admin.PartitionLag).
 func lagOf(end, commit int64) int64 {
 	if commit < 0 || end < 0 {
 		return -1
@@ -99,13 +118,20 @@ func (g *group) topicsLocked() []string {
 func (gc *groupCoord) infoLocked(s *groupShard, g *group, ec *endCache) GroupInfo {
 	gc.refreshLocked(g)
 	gi := GroupInfo{Name: g.name, State: g.state(), Members: len(g.members), Topics: g.topicsLocked(),
-		TotalLag: -1, Durable: g.durable, Generation: g.gen, Coordinator: s.node}
-	for topic, parts := range g.commits {
-		for part, c := range parts {
-			if l := lagOf(ec.end(topic, part), c.off); l >= 0 {
-				gi.TotalLag = max(gi.TotalLag, 0) + l
+		Durable: g.durable, Generation: g.gen, Coordinator: s.node}
+	gi.Offsets = make([]wire.GroupTopicOffsets, len(gi.Topics))
+	for i, topic := range gi.Topics {
+		parts := partsOf(ec, g, topic)
+		to := wire.GroupTopicOffsets{Topic: topic, Partitions: make([]wire.GroupPartitionOffsets, len(parts))}
+		for j, part := range parts {
+			po := ec.at(topic, part)
+			o := wire.GroupPartitionOffsets{Partition: part, Committed: -1, LogStart: po.start, End: po.hw}
+			if c, ok := g.commit(topic, part); ok {
+				o.Committed = c.off
 			}
+			to.Partitions[j] = o
 		}
+		gi.Offsets[i] = to
 	}
 	return gi
 }
@@ -136,8 +162,8 @@ func handleGroupList(r *request) {
 	gs := r.c.e.Groups()
 	rep := &wire.GroupListReply{Groups: make([]wire.GroupEntry, len(gs))}
 	for i, g := range gs {
-		rep.Groups[i] = wire.GroupEntry{Name: g.Name, State: g.State, Members: g.Members, Topics: g.Topics,
-			TotalLag: g.TotalLag, Durable: g.Durable, Generation: g.Generation}
+		rep.Groups[i] = wire.GroupEntry{Name: g.Name, State: g.State, Members: g.Members,
+			Durable: g.Durable, Generation: g.Generation, Offsets: g.Offsets}
 	}
 	r.reply(rep)
 }
@@ -171,10 +197,11 @@ func (gc *groupCoord) describeLocked(s *groupShard, name string, g *group) wire.
 	ec := newEndCache(gc.e.topics)
 	for _, topic := range topics {
 		for _, part := range partsOf(ec, g, topic) {
-			o := wire.GroupOffsetEntry{Topic: topic, Partition: part, Committed: -1, EndOffset: ec.end(topic, part), Lag: -1,
+			po := ec.at(topic, part)
+			o := wire.GroupOffsetEntry{Topic: topic, Partition: part, Committed: -1, LogStart: po.start, EndOffset: po.hw,
 				MemberID: g.owner[gtp{topic, part}]}
 			if c, ok := g.commit(topic, part); ok {
-				o.Committed, o.Lag = c.off, lagOf(o.EndOffset, c.off)
+				o.Committed = c.off
 			}
 			d.Offsets = append(d.Offsets, o)
 		}
@@ -316,7 +343,13 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 					old = c.off
 				}
 			}
-			changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to})
+			p.mu.Lock()
+			start, hw := int64(-1), p.hw
+			if l := p.leaderLogLocked(); l != nil {
+				start = l.start
+			}
+			p.mu.Unlock()
+			changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to, LogStart: start, End: hw})
 			epochs = append(epochs, t.epoch.Load())
 		}
 	}

@@ -153,14 +153,22 @@ func TestGroupAdminCalls(t *testing.T) {
 	d.mustCall(wire.CodeGroupList, 0, &wire.Empty{}, &gl)
 	var rows []string
 	for _, g := range gl.Groups {
-		rows = append(rows, fmt.Sprintf("%s %s m=%d lag=%d %v durable=%v", g.Name, g.State, g.Members, g.TotalLag, g.Topics, g.Durable))
+		var parts []string
+		for _, to := range g.Offsets {
+			for _, p := range to.Partitions {
+				parts = append(parts, fmt.Sprintf("%s/%d:%d,%d,%d", to.Topic, p.Partition, p.Committed, p.LogStart, p.End))
+			}
+		}
+		rows = append(rows, fmt.Sprintf("%s %s m=%d durable=%v %v", g.Name, g.State, g.Members, g.Durable, parts))
 	}
+	// Every partition of every topic of the group, with its commit (-1:
+	// none), log start and end: what the admin client computes lag from.
 	want := []string{
-		"alpha Stable m=1 lag=3 [T] durable=true",
-		"beta Empty m=0 lag=8 [T] durable=true", // (8-2) + (4-2) + 0
-		"delta Stable m=1 lag=-1 [W] durable=true",
-		"gamma Stable m=1 lag=0 [V] durable=true",
-		"timed Empty m=0 lag=5 [W] durable=true",
+		"alpha Stable m=1 durable=true [T/0:5,0,8 T/1:-1,0,4 T/2:-1,0,0]",
+		"beta Empty m=0 durable=true [T/0:2,0,8 T/1:2,0,4 T/2:0,0,0]",
+		"delta Stable m=1 durable=true [W/0:-1,0,5]",
+		"gamma Stable m=1 durable=true [V/0:0,0,0]",
+		"timed Empty m=0 durable=true [W/0:0,0,5]",
 	}
 	if !slices.Equal(rows, want) {
 		t.Fatalf("GROUP LIST:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
@@ -178,12 +186,12 @@ func TestGroupAdminCalls(t *testing.T) {
 	}
 	var offs []string
 	for _, o := range dr.Offsets {
-		offs = append(offs, fmt.Sprintf("%s/%d c=%d e=%d l=%d %s", o.Topic, o.Partition, o.Committed, o.EndOffset, o.Lag, o.MemberID))
+		offs = append(offs, fmt.Sprintf("%s/%d c=%d s=%d e=%d %s", o.Topic, o.Partition, o.Committed, o.LogStart, o.EndOffset, o.MemberID))
 	}
 	if wantOffs := []string{
-		"T/0 c=5 e=8 l=3 " + ja.MemberID,
-		"T/1 c=-1 e=4 l=-1 " + ja.MemberID,
-		"T/2 c=-1 e=0 l=-1 " + ja.MemberID,
+		"T/0 c=5 s=0 e=8 " + ja.MemberID,
+		"T/1 c=-1 s=0 e=4 " + ja.MemberID,
+		"T/2 c=-1 s=0 e=0 " + ja.MemberID,
 	}; !slices.Equal(offs, wantOffs) {
 		t.Fatalf("offsets:\n%s", strings.Join(offs, "\n"))
 	}
@@ -330,4 +338,39 @@ func BenchmarkGroupList(b *testing.B) {
 			e.SubscriptionList(fmt.Sprintf("T%03d", i%100))
 		}
 	})
+}
+
+// TestGroupOffsetsCarryTheLogStart: GROUP LIST, DESCRIBE GROUP and SEEK
+// GROUP give each partition's log start with its end, so the admin client
+// can count a partition without a commit from where its log really starts
+// (here, after a flush, at the old end).
+func TestGroupOffsetsCarryTheLogStart(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, groupConfig())
+	mustCreateTopic(t, e, "L", "partitions=2")
+	now := time.Now().UnixMilli()
+	produceAt(t, e, "L", 0, now, 4)
+	produceAt(t, e, "L", 1, now, 6)
+	if err := e.FlushTopic("L"); err != nil {
+		t.Fatal(err)
+	}
+	produceAt(t, e, "L", 1, now, 3) // L/1: log 6..9
+	d := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	if _, f := d.seek(wire.SeekGroupRequest{Group: "g", Topic: "L", Mode: wire.SeekToOffset, Offset: 0}); f != nil {
+		t.Fatal(f)
+	}
+	// Move only L/0's commit: L/1 keeps its commit at the log start 6.
+	changes, f := d.seek(wire.SeekGroupRequest{Group: "g", Topic: "L", Mode: wire.SeekToLatest, DryRun: true})
+	if f != nil || len(changes) != 2 || changes[1] != (wire.OffsetChangeEntry{Topic: "L", Partition: 1, Old: 6, New: 9, LogStart: 6, End: 9}) {
+		t.Fatalf("dry run to the end: %+v %v", changes, f)
+	}
+	var gl wire.GroupListReply
+	d.mustCall(wire.CodeGroupList, 0, &wire.Empty{}, &gl)
+	if len(gl.Groups) != 1 || fmt.Sprint(gl.Groups[0].Offsets) != "[{L [{0 4 4 4} {1 6 6 9}]}]" {
+		t.Fatalf("GROUP LIST: %+v", gl.Groups)
+	}
+	dr := describe(t, e, "g")
+	if len(dr.Offsets) != 2 || dr.Offsets[1].LogStart != 6 || dr.Offsets[1].EndOffset != 9 || dr.Offsets[0].LogStart != 4 {
+		t.Fatalf("DESCRIBE GROUP offsets: %+v", dr.Offsets)
+	}
 }

@@ -1241,14 +1241,56 @@ func (m *SpokeTunnel) Decode(r *Reader) { m.Tunnel = r.U64() }
 // ---- group admin (1310–1314) ----
 
 // GroupEntry is ILGroupInfo, one row of GROUP LIST (request body empty).
+// Offsets has one entry per topic of the group (every topic its members
+// subscribe to or it has a commit on, sorted by name), each with every
+// partition of the topic: the facts a lag is computed from (the admin
+// client's one lag function, admin.PartitionLag). A topic the engine does
+// not know has no partition, unless the group has commits on it.
 type GroupEntry struct {
 	Name       string
 	State      string
 	Members    int
-	Topics     []string
-	TotalLag   int64 // -1 when no partition has a commit
 	Durable    bool
 	Generation int32
+	Offsets    []GroupTopicOffsets
+}
+
+// GroupTopicOffsets is one topic of a GROUP LIST entry.
+type GroupTopicOffsets struct {
+	Topic      string
+	Partitions []GroupPartitionOffsets
+}
+
+// GroupPartitionOffsets is one partition of a GROUP LIST entry.
+type GroupPartitionOffsets struct {
+	Partition int32
+	Committed int64 // next offset to read; -1 = no commit
+	LogStart  int64 // first offset still in the log; -1 = unknown
+	End       int64 // high watermark; -1 = unknown (deleted topic)
+}
+
+func (p *GroupPartitionOffsets) encode(w *Writer) {
+	w.Varint(int64(p.Partition))
+	w.Varint(p.Committed)
+	w.Varint(p.LogStart)
+	w.Varint(p.End)
+}
+
+func (p *GroupPartitionOffsets) decode(r *Reader) {
+	p.Partition = int32(r.smallInt())
+	p.Committed = r.Varint()
+	p.LogStart = r.Varint()
+	p.End = r.Varint()
+}
+
+func (t *GroupTopicOffsets) encode(w *Writer) {
+	w.String(t.Topic)
+	writeArray(w, t.Partitions, (*GroupPartitionOffsets).encode)
+}
+
+func (t *GroupTopicOffsets) decode(r *Reader) {
+	t.Topic = r.String()
+	t.Partitions = readArray(r, 4, (*GroupPartitionOffsets).decode)
 }
 
 // GroupListReply answers GROUP LIST.
@@ -1256,29 +1298,28 @@ type GroupListReply struct{ Groups []GroupEntry }
 
 func (m *GroupListReply) Encode(w *Writer) {
 	w.ArrayLen(len(m.Groups))
-	for _, g := range m.Groups {
+	for i := range m.Groups {
+		g := &m.Groups[i]
 		w.String(g.Name)
 		w.String(g.State)
 		w.Varint(int64(g.Members))
-		w.Strings(g.Topics)
-		w.Varint(g.TotalLag)
 		w.Bool(g.Durable)
 		w.Varint(int64(g.Generation))
+		writeArray(w, g.Offsets, (*GroupTopicOffsets).encode)
 	}
 }
 
 func (m *GroupListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(7); n > 0 {
+	if n := r.ArrayLen(6); n > 0 {
 		m.Groups = make([]GroupEntry, n)
 		for i := range m.Groups {
 			g := &m.Groups[i]
 			g.Name = r.String()
 			g.State = r.String()
 			g.Members = r.smallInt()
-			g.Topics = r.Strings()
-			g.TotalLag = r.Varint()
 			g.Durable = r.Bool()
 			g.Generation = int32(r.smallInt())
+			g.Offsets = readArray(r, 2, (*GroupTopicOffsets).decode)
 		}
 	}
 }
@@ -1292,14 +1333,15 @@ type GroupMemberEntry struct {
 	LastSeenMs int64
 }
 
-// GroupOffsetEntry is ILGroupOffset. Committed and Lag are -1 when the
-// partition has no commit.
+// GroupOffsetEntry is ILGroupOffset. Committed is -1 when the partition
+// has no commit; LogStart and EndOffset are -1 when unknown. The lag is the
+// admin client's to compute (admin.PartitionLag), from these facts.
 type GroupOffsetEntry struct {
 	Topic     string
 	Partition int32
 	Committed int64
+	LogStart  int64
 	EndOffset int64
-	Lag       int64
 	MemberID  string
 }
 
@@ -1336,8 +1378,8 @@ func (m *GroupDescriptionReply) Encode(w *Writer) {
 		w.String(o.Topic)
 		w.I32(o.Partition)
 		w.Varint(o.Committed)
+		w.Varint(o.LogStart)
 		w.Varint(o.EndOffset)
-		w.Varint(o.Lag)
 		w.String(o.MemberID)
 	}
 }
@@ -1366,8 +1408,8 @@ func (m *GroupDescriptionReply) Decode(r *Reader) {
 			o.Topic = r.String()
 			o.Partition = r.I32()
 			o.Committed = r.Varint()
+			o.LogStart = r.Varint()
 			o.EndOffset = r.Varint()
-			o.Lag = r.Varint()
 			o.MemberID = r.String()
 		}
 	}
@@ -1418,12 +1460,16 @@ func (m *SeekGroupRequest) Decode(r *Reader) {
 }
 
 // OffsetChangeEntry is one planned or applied change of a committed offset
-// (Old -1 = no commit).
+// (Old -1 = no commit), with the partition's log start and end at the time
+// of the change, so a preview counts the records skipped with the same
+// lag function as the group list (admin.OffsetChange.Skip).
 type OffsetChangeEntry struct {
 	Topic     string
 	Partition int32
 	Old       int64
 	New       int64
+	LogStart  int64
+	End       int64
 }
 
 // SeekGroupReply lists the changes made (or planned, for a dry run).
@@ -1436,11 +1482,13 @@ func (m *SeekGroupReply) Encode(w *Writer) {
 		w.I32(c.Partition)
 		w.Varint(c.Old)
 		w.Varint(c.New)
+		w.Varint(c.LogStart)
+		w.Varint(c.End)
 	}
 }
 
 func (m *SeekGroupReply) Decode(r *Reader) {
-	if n := r.ArrayLen(7); n > 0 {
+	if n := r.ArrayLen(9); n > 0 {
 		m.Changes = make([]OffsetChangeEntry, n)
 		for i := range m.Changes {
 			c := &m.Changes[i]
@@ -1448,6 +1496,8 @@ func (m *SeekGroupReply) Decode(r *Reader) {
 			c.Partition = r.I32()
 			c.Old = r.Varint()
 			c.New = r.Varint()
+			c.LogStart = r.Varint()
+			c.End = r.Varint()
 		}
 	}
 }

@@ -56,12 +56,14 @@ func adminMessages() []Message {
 		&SpokeSwitchRequest{Name: "S1", Key: ""},
 		&SpokeRegisterRequest{Name: "S1", Key: "K", Qmgrs: []string{"QM_S1"}},
 		&SpokeTunnel{Tunnel: 1 << 40},
-		&GroupListReply{Groups: []GroupEntry{{Name: "billing", State: "Stable", Members: 2, Topics: []string{"T"}, TotalLag: -1, Durable: true, Generation: 4}}},
+		&GroupListReply{Groups: []GroupEntry{{Name: "billing", State: "Stable", Members: 2, Durable: true, Generation: 4,
+			Offsets: []GroupTopicOffsets{{Topic: "T", Partitions: []GroupPartitionOffsets{{Partition: 0, Committed: -1, LogStart: 3, End: 9}, {Partition: 1, Committed: 12, LogStart: 0, End: 1 << 40}}},
+				{Topic: "GONE"}}}, {Name: "idle", State: "Empty"}}},
 		&GroupDescriptionReply{Name: "billing", State: "Stable", Generation: 4, Coordinator: 2, Durable: true,
 			Members: []GroupMemberEntry{{MemberID: "m1", ClientName: "svc", Host: "h", Assignment: tp, LastSeenMs: 9}},
-			Offsets: []GroupOffsetEntry{{Topic: "T", Partition: 0, Committed: -1, EndOffset: 5, Lag: -1, MemberID: "m1"}}},
+			Offsets: []GroupOffsetEntry{{Topic: "T", Partition: 0, Committed: -1, LogStart: 2, EndOffset: 5, MemberID: "m1"}}},
 		&SeekGroupRequest{Group: "billing", Topic: "T", Mode: SeekToTime, Offset: 0, TimeMs: 1700000000000, DryRun: true},
-		&SeekGroupReply{Changes: []OffsetChangeEntry{{Topic: "T", Partition: 1, Old: -1, New: 0}}},
+		&SeekGroupReply{Changes: []OffsetChangeEntry{{Topic: "T", Partition: 1, Old: -1, New: 0, LogStart: 0, End: 7}}},
 		&SubscriptionListRequest{Qmgr: "QM1", Topic: "T"},
 	}
 }

@@ -32,6 +32,9 @@ type Context struct {
 	ReadOnly bool
 	// Demo marks the embedded demo engine (DEMO badge).
 	Demo bool
+	// Target is where the dashboard connects (the admin address list), as
+	// "connecting to …" and "cannot reach …" name it.
+	Target string
 
 	// Now is the clock; tests fix it.
 	Now func() time.Time
@@ -62,6 +65,7 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 		Tick:      tea.Tick,
 		ThemeName: cfg.Theme,
 		Dark:      cfg.Theme != config.ThemeLight,
+		Target:    cfg.Admin,
 	}
 	if c.Name == "" {
 		if demo {
@@ -86,6 +90,10 @@ func (c *Context) Rebuild() {
 	c.Styles = NewStyles(t, c.Mode)
 	c.Keys = NewKeyMap(c.ReadOnly)
 }
+
+// StaleAfter is the age past which a resource's data is marked stale:
+// three polling intervals.
+func (c *Context) StaleAfter(r ResID) time.Duration { return 3 * c.Interval(r) }
 
 // Interval returns the polling interval of a resource from the context's
 // refresh settings, with the defaults for anything unset.

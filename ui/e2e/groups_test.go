@@ -130,7 +130,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	d.keys("enter")
 	want := []string{"Seek e2e-idle — preview", "on all topics to latest", "Planned changes (nothing is applied"}
 	for p, end := range ends {
-		want = append(want, fmt.Sprintf("%s [%d]  1 → %d  (+%d)", topic, p, end, end-1))
+		want = append(want, fmt.Sprintf("%s [%d]  1 → %d  (skip %d)", topic, p, end, end-1))
 	}
 	want = append(want, "the group will skip 18 records")
 	d.waitText(want...)

@@ -32,7 +32,7 @@ func nodeState(screen, id string) string { _, st := nodeRow(screen, id); return 
 
 // failingRE is the status bar's error: the resource, the error, how long it
 // has been failing and the age of the last good data.
-var failingRE = regexp.MustCompile(`⚠ nodes: .+ \(failing for (\d+)s, data (now|\d+s ago)\)`)
+var failingRE = regexp.MustCompile(`✖ cannot reach .+ \(failing for (\d+)s, data (now|\d+s ago)\)`)
 
 // TestResilienceAdminNodeKilled kills the node holding the dashboard's
 // admin connection, then the whole cluster, and brings a node back.
@@ -99,7 +99,7 @@ func TestResilienceAdminNodeKilled(t *testing.T) {
 		}
 	}
 	failing := d.waitFor("the polling error in the status bar", func(s string) bool {
-		return strings.Contains(statusBar(s), "⚠ nodes: no admin address answered: ")
+		return strings.Contains(statusBar(s), "✖ cannot reach 127.0.0.1:")
 	})
 	if strings.Contains(statusBar(failing), "␊") {
 		t.Errorf("the error in the status bar spans lines (␊): %q", statusBar(failing))

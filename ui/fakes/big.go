@@ -28,12 +28,26 @@ func Big(n, m int) ([]admin.TopicInfo, []admin.GroupInfo) {
 	states := []admin.GroupState{admin.GroupStable, admin.GroupStable, admin.GroupStable, admin.GroupEmpty, admin.GroupPreparingRebalance}
 	for i := range groups {
 		groups[i] = admin.GroupInfo{
-			Name:     fmt.Sprintf("consumer-%04d-of-service%03d", i, i%997),
-			State:    states[i%len(states)],
-			Members:  i % 7,
-			Topics:   []string{topics[i%n].Name, topics[(i*7)%n].Name},
-			TotalLag: int64(i%97) * 113,
-			Durable:  true,
+			Name:    fmt.Sprintf("consumer-%04d-of-service%03d", i, i%997),
+			State:   states[i%len(states)],
+			Members: i % 7,
+			Topics:  []string{topics[i%n].Name, topics[(i*7)%n].Name},
+			Durable: true,
+		}
+		// Two partitions per topic: one committed, one without a commit on
+		// every fifth group; the lag is i%97 × 113 in all.
+		lag := int64(i%97) * 113
+		for j, tn := range groups[i].Topics {
+			c, part := int64(1000), lag/2
+			if i%5 == 0 {
+				c = -1
+			}
+			if j == 1 {
+				part = lag - lag/2
+			}
+			groups[i].Partitions = append(groups[i].Partitions,
+				admin.PartitionOffsets{Topic: tn, Partition: 0, Committed: 1000, LogStart: 0, End: 1000 + part},
+				admin.PartitionOffsets{Topic: tn, Partition: 1, Committed: c, LogStart: 1000, End: 1000})
 		}
 	}
 	return topics, groups

@@ -504,25 +504,25 @@ func (s *Source) sortedGroups() []*group {
 	return out
 }
 
-func (s *Source) groupLag(g *group) int64 {
-	var lag int64
-	any := false
-	for tn, cs := range g.committed {
+// groupOffsets lists every partition of the group's topics with its
+// commit, log start and end, as the engine's GROUP LIST does.
+func (s *Source) groupOffsets(g *group) []admin.PartitionOffsets {
+	var out []admin.PartitionOffsets
+	for _, tn := range g.topics {
 		t := s.topics[tn]
 		if t == nil {
 			continue
 		}
-		for i, c := range cs {
-			if c >= 0 {
-				lag += int64(t.parts[i].end - c)
-				any = true
+		cs := g.committed[tn]
+		for i, p := range t.parts {
+			c := int64(-1)
+			if i < len(cs) && cs[i] >= 0 {
+				c = int64(cs[i])
 			}
+			out = append(out, admin.PartitionOffsets{Topic: tn, Partition: int32(i), Committed: c, LogStart: int64(p.start), End: int64(p.end)})
 		}
 	}
-	if !any {
-		return -1
-	}
-	return lag
+	return out
 }
 
 // ListGroups implements views.GroupLister.
@@ -533,7 +533,8 @@ func (s *Source) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
 	defer s.mu.Unlock()
 	var out []admin.GroupInfo
 	for _, g := range s.sortedGroups() {
-		out = append(out, admin.GroupInfo{Name: g.name, State: g.state, Members: len(g.members), Topics: slices.Clone(g.topics), TotalLag: s.groupLag(g), Durable: g.durable, Generation: g.generation})
+		out = append(out, admin.GroupInfo{Name: g.name, State: g.state, Members: len(g.members), Topics: slices.Clone(g.topics),
+			Durable: g.durable, Generation: g.generation, Partitions: s.groupOffsets(g)})
 	}
 	return out, nil
 }
@@ -557,16 +558,8 @@ func (s *Source) DescribeGroup(ctx context.Context, name string) (admin.GroupDes
 			}
 		}
 	}
-	for _, tn := range g.topics {
-		t := s.topics[tn]
-		cs := g.committed[tn]
-		for i, p := range t.parts {
-			o := admin.GroupOffset{Topic: tn, Partition: int32(i), Committed: int64(cs[i]), EndOffset: int64(p.end), Lag: int64(p.end - cs[i]), MemberID: owner[fmt.Sprintf("%s/%d", tn, i)]}
-			if cs[i] < 0 {
-				o.Committed, o.Lag = -1, -1
-			}
-			d.Offsets = append(d.Offsets, o)
-		}
+	for _, po := range s.groupOffsets(g) {
+		d.Offsets = append(d.Offsets, admin.GroupOffset{PartitionOffsets: po, MemberID: owner[fmt.Sprintf("%s/%d", po.Topic, po.Partition)]})
 	}
 	return d, nil
 }
@@ -592,7 +585,7 @@ func (s *Source) seek(ctx context.Context, method, name, topicName string, apply
 		for i, p := range t.parts {
 			old := g.committed[tn][i]
 			nw := math.Max(p.start, math.Min(p.end, target(p)))
-			c := admin.OffsetChange{Topic: tn, Partition: int32(i), Old: int64(old), New: int64(nw)}
+			c := admin.OffsetChange{Topic: tn, Partition: int32(i), Old: int64(old), New: int64(nw), LogStart: int64(p.start), End: int64(p.end)}
 			if old < 0 {
 				c.Old = -1
 			}

@@ -56,6 +56,10 @@ func New(cfg Config) (*Sources, error) {
 	return &Sources{cfg: cfg, known: append([]string(nil), cfg.AdminAddrs...)}, nil
 }
 
+// Target is where the adapters connect: the configured admin addresses
+// (the dashboard says "connecting to …" and "cannot reach …" with it).
+func (s *Sources) Target() string { return strings.Join(s.cfg.AdminAddrs, ",") }
+
 // Close closes the admin connection.
 func (s *Sources) Close() error {
 	s.mu.Lock()

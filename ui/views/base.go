@@ -123,21 +123,6 @@ func stateStyle(st *common.Styles, s admin.GroupState) common.Style {
 	return st.Muted
 }
 
-// healthStyle colours a health word.
-func healthStyle(st *common.Styles, h Health) common.Style {
-	switch h {
-	case HealthOK:
-		return st.OK
-	case HealthLagging:
-		return st.Warn
-	case HealthStalled, HealthDead:
-		return st.Err
-	case HealthRebalancing:
-		return st.Info
-	}
-	return st.Muted
-}
-
 // sparkline is components.Sparkline (kept here so row builders need no
 // extra import).
 func sparkline(vals []float64, w int) string { return components.Sparkline(vals, w) }

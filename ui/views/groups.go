@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -26,9 +27,9 @@ type Groups struct {
 	src GroupAdmin
 
 	table   *components.Table[*groupRow]
-	tracker *GroupHealth
+	tracker *HealthTracker
 	loaded  bool
-	counts  [HealthDead + 1]int
+	counts  [health.Dead + 1]int
 
 	detail     *groupDetail
 	flow       groupFlow
@@ -108,45 +109,45 @@ type (
 	}
 )
 
-// NewGroups returns the groups view. health is the dashboard's one group
-// health tracker, shared with the overview (nil: a tracker of its own).
-func NewGroups(ctx *common.Context, src GroupAdmin, health *GroupHealth) *Groups {
-	if health == nil {
-		health = NewGroupHealth()
+// NewGroups returns the groups view. tracker is the dashboard's one health
+// tracker, shared with the overview (nil: a tracker of its own).
+func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Groups {
+	if tracker == nil {
+		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	}
-	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: health}
+	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: tracker}
 	type C = components.Column[*groupRow]
-	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.info.Name },
+	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.st.Info.Name },
 		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
 			Text: func(r *groupRow) string { return r.name },
-			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
+			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.st.Info.Name, b.st.Info.Name) }},
 		C{Title: "STATE", Width: 11, Min: 6, Drop: 5,
-			Text:  func(r *groupRow) string { return common.S(string(r.info.State)) },
-			Cmp:   func(a, b *groupRow) int { return strings.Compare(string(a.info.State), string(b.info.State)) },
-			Paint: func(r *groupRow, st *common.Styles) common.Style { return stateStyle(st, r.info.State) }},
+			Text:  func(r *groupRow) string { return common.S(string(r.st.Info.State)) },
+			Cmp:   func(a, b *groupRow) int { return strings.Compare(string(a.st.Info.State), string(b.st.Info.State)) },
+			Paint: func(r *groupRow, st *common.Styles) common.Style { return stateStyle(st, r.st.Info.State) }},
 		C{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
-			Text: func(r *groupRow) string { return itoa(int64(r.info.Members)) },
-			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.info.Members, b.info.Members) }},
+			Text: func(r *groupRow) string { return itoa(int64(r.st.Info.Members)) },
+			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.st.Info.Members, b.st.Info.Members) }},
 		C{Title: "TOPICS", Width: 16, Min: 8, Drop: 6,
 			Text: func(r *groupRow) string { return r.topics }},
 		C{Title: "LAG", Width: 7, Right: true,
-			Text: func(r *groupRow) string { return common.Count(r.info.TotalLag) },
-			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.info.TotalLag, b.info.TotalLag) }},
+			Text: func(r *groupRow) string { return lagText(r.st.Lag) },
+			Cmp:  func(a, b *groupRow) int { return cmp.Compare(lagKey(a.st.Lag), lagKey(b.st.Lag)) }},
 		C{Title: "LAG TREND", Width: 12, Min: 8, Drop: 4, NoFilter: true,
 			Text:  func(r *groupRow) string { return r.spark },
 			Paint: func(r *groupRow, st *common.Styles) common.Style { return st.Spark }},
 		C{Title: "RATE/s", Width: 6, Right: true, Drop: 2,
 			Text: func(r *groupRow) string {
-				if r.rate < 0 {
+				if r.st.Rate < 0 {
 					return "-"
 				}
-				return common.Rate(r.rate)
+				return common.Rate(r.st.Rate)
 			},
-			Cmp: func(a, b *groupRow) int { return cmp.Compare(a.rate, b.rate) }},
+			Cmp: func(a, b *groupRow) int { return cmp.Compare(a.st.Rate, b.st.Rate) }},
 		C{Title: "HEALTH", Width: 11, Min: 7,
-			Text:  func(r *groupRow) string { return r.health.String() },
-			Cmp:   func(a, b *groupRow) int { return cmp.Compare(a.health, b.health) },
-			Paint: func(r *groupRow, st *common.Styles) common.Style { return healthStyle(st, r.health) }},
+			Text:  func(r *groupRow) string { return r.st.Word.String() },
+			Cmp:   func(a, b *groupRow) int { return cmp.Compare(a.st.Word, b.st.Word) },
+			Paint: func(r *groupRow, st *common.Styles) common.Style { return healthStyle(st, r.st.Word) }},
 	)
 	v.table.Empty = "no consumer group yet"
 	v.table.SetSort(0, false)
@@ -218,13 +219,12 @@ func (v *Groups) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		switch msg.Res {
-		case common.ResTopics:
-			if ts, ok := msg.Data.([]admin.TopicInfo); ok {
-				v.tracker.observeTopics(ts, msg.At)
-			}
+		case common.ResTopics, common.ResSummary, common.ResQueues:
+			v.tracker.observe(msg)
 		case common.ResGroups:
-			if gs, ok := msg.Data.([]admin.GroupInfo); ok {
-				v.setGroups(gs, msg.At)
+			if _, ok := msg.Data.([]admin.GroupInfo); ok {
+				v.tracker.observe(msg)
+				v.setGroups(v.tracker.groups())
 			}
 		}
 		return nil
@@ -252,7 +252,7 @@ func (v *Groups) Update(msg tea.Msg) tea.Cmd {
 		}
 		if hit, again := v.table.Click(msg.Y - 1); hit && again {
 			if r, ok := v.table.Selected(); ok {
-				return v.openDetail(r.info.Name)
+				return v.openDetail(r.st.Info.Name)
 			}
 		}
 		return nil
@@ -269,11 +269,10 @@ func (v *Groups) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *Groups) setGroups(gs []admin.GroupInfo, at time.Time) {
-	rows := v.tracker.observe(gs, at)
-	v.counts = [HealthDead + 1]int{}
+func (v *Groups) setGroups(rows []*groupRow) {
+	v.counts = [health.Dead + 1]int{}
 	for _, r := range rows {
-		v.counts[r.health]++
+		v.counts[r.st.Word]++
 	}
 	v.loaded = true
 	v.table.SetItems(rows)
@@ -312,17 +311,17 @@ func (v *Groups) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Open):
 		if ok {
-			return v.openDetail(r.info.Name)
+			return v.openDetail(r.st.Info.Name)
 		}
 		return nil
 	case key.Matches(msg, k.Seek):
 		if ok {
-			v.openSeek(r.info.Name)
+			v.openSeek(r.st.Info.Name)
 		}
 		return nil
 	case key.Matches(msg, k.DeleteGroup):
 		if ok {
-			v.openDelete(r.info.Name)
+			v.openDelete(r.st.Info.Name)
 		}
 		return nil
 	}
@@ -384,12 +383,25 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 		O{Title: "P", Width: 3, Right: true,
 			Text: func(r offRow) string { return itoa(int64(r.o.Partition)) }},
 		O{Title: "COMMITTED", Width: 10, Min: 6, Right: true, Drop: 3,
-			Text: func(r offRow) string { return itoa(r.o.Committed) }},
+			Text: func(r offRow) string {
+				if r.o.Committed < 0 {
+					return "no commit"
+				}
+				return itoa(r.o.Committed)
+			},
+			Paint: func(r offRow, st *common.Styles) common.Style {
+				if r.o.Committed < 0 {
+					return st.Warn
+				}
+				return common.Style{}
+			}},
+		O{Title: "START", Width: 10, Min: 6, Right: true, Drop: 6,
+			Text: func(r offRow) string { return offsetText(r.o.LogStart) }},
 		O{Title: "END", Width: 10, Min: 6, Right: true, Drop: 2,
-			Text: func(r offRow) string { return itoa(r.o.EndOffset) }},
+			Text: func(r offRow) string { return offsetText(r.o.End) }},
 		O{Title: "LAG", Width: 8, Min: 5, Right: true,
-			Text: func(r offRow) string { return itoa(r.o.Lag) },
-			Cmp:  func(a, b offRow) int { return cmp.Compare(a.o.Lag, b.o.Lag) }},
+			Text: func(r offRow) string { return partLagText(r.o.Lag()) },
+			Cmp:  func(a, b offRow) int { return cmp.Compare(partLagKey(a.o.Lag()), partLagKey(b.o.Lag())) }},
 		O{Title: "RATE/s", Width: 6, Right: true, Drop: 4,
 			Text: func(r offRow) string {
 				if r.rate < 0 {
@@ -397,6 +409,9 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 				}
 				return common.Rate(r.rate)
 			}},
+		O{Title: "HEALTH", Width: 8, Min: 6, Drop: 7,
+			Text:  func(r offRow) string { return v.partWord(d, r).String() },
+			Paint: func(r offRow, st *common.Styles) common.Style { return healthStyle(st, v.partWord(d, r)) }},
 		O{Title: "DRAIN", Width: 14, Min: 8,
 			Text: func(r offRow) string { return r.drain },
 			Paint: func(r offRow, st *common.Styles) common.Style {
@@ -483,10 +498,10 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 		seen[k] = true
 		r := offRow{o: o, rate: -1, prod: -1}
 		p := d.prev[k]
-		if p != nil && at.After(p.at) && o.Committed >= 0 && p.committed >= 0 {
+		if p != nil && at.After(p.at) && o.Committed >= 0 && p.committed >= 0 && o.End >= 0 && p.end >= 0 {
 			dt := at.Sub(p.at).Seconds()
 			c := float64(o.Committed-p.committed) / dt
-			e := float64(o.EndOffset-p.end) / dt
+			e := float64(o.End-p.end) / dt
 			if c < 0 { // rewound (a seek): restart the estimate
 				p.n = 0
 				c = 0
@@ -508,8 +523,8 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 			p = &partSample{}
 			d.prev[k] = p
 		}
-		p.at, p.committed, p.end = at, o.Committed, o.EndOffset
-		r.drain = drainText(o.Lag, r.rate, r.prod)
+		p.at, p.committed, p.end = at, o.Committed, o.End
+		r.drain = drainText(o.Lag(), r.rate, r.prod)
 		rows = append(rows, r)
 	}
 	for k := range d.prev {
@@ -524,12 +539,13 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 	d.mems.SetItems(desc.Members)
 }
 
-// drainText estimates the time to drain lag at the net rate (consumption
-// minus production).
-func drainText(lag int64, rate, prod float64) string {
+// drainText estimates the time to drain a lag at the net rate
+// (consumption minus production).
+func drainText(l admin.PartLag, rate, prod float64) string {
+	lag := l.Records
 	switch {
-	case lag < 0:
-		return "no commit"
+	case l.Unknown:
+		return "-"
 	case lag == 0:
 		return "caught up"
 	case rate < 0:
@@ -578,11 +594,41 @@ func (v *Groups) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	return nil
 }
 
+// partWord is a detail row's health word: the partition's own verdict
+// from the tracker's latest group list.
+func (v *Groups) partWord(d *groupDetail, r offRow) health.Word {
+	row := v.tracker.row(d.name)
+	if row == nil {
+		return health.Unknown
+	}
+	for _, p := range row.st.Partitions {
+		if p.Topic == r.o.Topic && p.Partition == r.o.Partition {
+			return p.Word
+		}
+	}
+	return health.Unknown
+}
+
+// lagKey sorts lags, unknown first.
+func lagKey(t admin.LagTotal) int64 {
+	if !t.Known() {
+		return -1
+	}
+	return t.Records
+}
+
+func partLagKey(l admin.PartLag) int64 {
+	if l.Unknown {
+		return -1
+	}
+	return l.Records
+}
+
 // ---- seek and delete ----
 
 func (v *Groups) groupInfo(name string) (admin.GroupInfo, bool) {
-	if r, ok := v.tracker.rows[name]; ok {
-		return r.info, true
+	if r := v.tracker.row(name); r != nil {
+		return r.st.Info, true
 	}
 	return admin.GroupInfo{}, false
 }
@@ -784,19 +830,28 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 	if len(m.changes) == 0 {
 		body = append(body, st.Muted.Render("No offset would change."))
 	}
+	// The records skipped are counted by the lag rule itself
+	// (admin.OffsetChange.Skip): a seek to the latest offset skips exactly
+	// the LAG the table shows.
 	var delta int64
+	unknown := 0
 	for _, c := range m.changes {
-		d := c.New - max(c.Old, 0)
-		delta += d
-		sign := "+"
-		if d < 0 {
-			sign = ""
-		}
+		n, ok := c.Skip()
 		old := itoa(c.Old)
 		if c.Old < 0 {
-			old = "none"
+			old = "no commit (log start " + offsetText(c.LogStart) + ")"
 		}
-		body = append(body, fmt.Sprintf("%s [%d]  %s → %s  (%s%s)", common.S(c.Topic), c.Partition, old, itoa(c.New), sign, itoa(d)))
+		what := "unknown"
+		switch {
+		case !ok:
+			unknown++
+		case n >= 0:
+			what = "skip " + common.Thousands(n)
+		default:
+			what = "re-read " + common.Thousands(-n)
+		}
+		delta += n
+		body = append(body, fmt.Sprintf("%s [%d]  %s → %s  (%s)", common.S(c.Topic), c.Partition, old, itoa(c.New), what))
 	}
 	if len(m.changes) > 0 {
 		var sum string
@@ -807,6 +862,9 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 			sum = fmt.Sprintf("%s; the group will re-read %s.", common.Plural(len(m.changes), "partition"), common.Plural(-delta, "record"))
 		default:
 			sum = common.Plural(len(m.changes), "partition") + "; no net change in records to read."
+		}
+		if unknown > 0 {
+			sum += fmt.Sprintf(" (%s without a known log start or end not counted)", common.Plural(unknown, "partition"))
 		}
 		body = append(body, "", sum)
 	}
@@ -869,7 +927,8 @@ func (v *Groups) View() string {
 		summary = st.Muted.Render("loading groups…")
 	} else {
 		parts := []string{common.Plural(v.table.Total(), "group")}
-		for _, h := range []Health{HealthStalled, HealthLagging, HealthRebalancing, HealthDead, HealthEmpty} {
+		for _, h := range []health.Word{health.Stopped, health.Stalled, health.Rewound, health.Lagging, health.Rebalancing,
+			health.Dead, health.Empty, health.Unknown} {
 			if n := v.counts[h]; n > 0 {
 				parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))
 			}
@@ -890,19 +949,25 @@ func (v *Groups) detailView(st *common.Styles) string {
 	case !d.loaded:
 		lines = append(lines, st.Muted.Render("loading…"))
 	default:
-		var lag int64
-		for _, o := range d.desc.Offsets {
-			if o.Lag > 0 {
-				lag += o.Lag
-			}
+		ps := make([]admin.PartitionOffsets, len(d.desc.Offsets))
+		for i, o := range d.desc.Offsets {
+			ps[i] = o.PartitionOffsets
 		}
-		parts := []string{"lag " + common.Thousands(lag)}
+		lt := admin.GroupLag(ps)
+		parts := []string{"lag " + lagText(lt)}
+		if lt.Known() {
+			parts[0] = "lag " + common.Thousands(lt.Records)
+		}
+		if lt.NoCommit > 0 {
+			parts = append(parts, st.Warn.Render(common.Plural(lt.NoCommit, "partition")+" without a commit"))
+		}
 		if d.rate >= 0 {
+			l := admin.PartLag{Records: lt.Records, Unknown: !lt.Known()}
 			parts = append(parts, "consuming "+common.Rate(d.rate)+"/s", "producing "+common.Rate(d.prod)+"/s")
-			parts = append(parts, "drain "+drainText(lag, d.rate, d.prod))
+			parts = append(parts, "drain "+drainText(l, d.rate, d.prod))
 		}
-		if r, ok := v.tracker.rows[d.name]; ok {
-			parts = append(parts, healthStyle(st, r.health).Render(r.health.String()))
+		if r := v.tracker.row(d.name); r != nil {
+			parts = append(parts, healthStyle(st, r.st.Word).Render(r.st.Word.String())+" "+st.Muted.Render(common.S(r.st.Reason)))
 		}
 		lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
 	}

@@ -10,9 +10,14 @@ import (
 func TestGroupsHealthFromTheDemo(t *testing.T) {
 	r := newRig(t, false, groupsView)
 	r.poll()
-	// One sample: no verdict beyond the state-based ones.
-	r.mustShow("6 groups", "REBALANCING", "EMPTY")
+	// One sample: the verdicts of the state and the lag now (STOPPED: no
+	// member and 9,000 unread; OK: caught up); the others are not judged
+	// yet (UNKNOWN), never OK.
+	r.mustShow("6 groups", "REBALANCING", "1 STOPPED", "3 UNKNOWN")
 	r.mustNotShow("STALLED", "LAGGING")
+	if line := lineWith(r.screen(), "payment-audit"); !strings.HasSuffix(strings.TrimSpace(line), "UNKNOWN") {
+		t.Errorf("payment-audit after one sample: %q", line)
+	}
 	r.step(12)
 	s := r.screen()
 	for group, want := range map[string]string{
@@ -20,7 +25,7 @@ func TestGroupsHealthFromTheDemo(t *testing.T) {
 		"payment-audit":    "LAGGING",
 		"order-processor":  "OK",
 		"inventory-sync":   "REBALANCING",
-		"reporting-batch":  "EMPTY",
+		"reporting-batch":  "STOPPED", // no member, 9,000+ unread
 		"shipment-tracker": "OK",
 	} {
 		line := lineWith(s, group)
@@ -28,7 +33,7 @@ func TestGroupsHealthFromTheDemo(t *testing.T) {
 			t.Errorf("%s: %q, want health %s", group, line, want)
 		}
 	}
-	r.mustShow("1 STALLED", "1 LAGGING")
+	r.mustShow("1 STALLED", "1 LAGGING", "1 STOPPED")
 	// Sorting by health puts the worst last / first reversed.
 	for i := 0; i < 7; i++ {
 		r.key("s")

@@ -12,8 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
 )
 
 // leaderEventWindow is how long leader changes stay in the alert list.
@@ -33,31 +35,41 @@ type leaderEvent struct {
 	toQM     string
 }
 
+// feed is what the overview knows of one polled resource: when its data
+// was last good, and its failure if the latest poll failed.
+type feed struct {
+	okAt     time.Time
+	err      error
+	errSince time.Time
+}
+
+// feeds are the resources the alerts are computed from: the overview
+// says "nothing to report" only when every one of them is fresh.
+var feeds = []common.ResID{common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues}
+
 // Overview is the first tab: the cluster at a glance (name, engine
 // version, leader, counts), cluster-wide records in/out sparklines, the
-// nodes, and an alert list derived from the history of the polled data:
-// nodes down, partitions offline or under-replicated, groups lagging or
-// stalled, leader changes in the last 15 minutes.
+// nodes, and the alert list: first whether the cluster can be reached at
+// all, then the health alerts (health.Monitor, the rules `ilinkdash check`
+// applies: nodes, partitions, queues, dead-letter queues, groups), then
+// leader changes of the last 15 minutes.
 type Overview struct {
 	base
 
 	summary   ClusterSummary
 	summaryOK bool
-	summaryAt time.Time
 	stats     admin.StatSeries
 	statsOK   bool
 
 	topics, internal, queues int
 	topicsOK, queuesOK       bool
-	underRepl, offline       int
-	urTopics, offTopics      []string
 	groupsOK                 bool
 	groupCount               int
+	attention                int // groups whose word raises an alert
+	judging                  int // groups not judged yet (UNKNOWN)
 
-	tracker     *GroupHealth
-	groupSince  map[string]groupAlertState
-	downSince   map[int]time.Time
-	noLeader    time.Time
+	feeds       map[common.ResID]*feed
+	tracker     *HealthTracker
 	lastLeader  int
 	lastQM      string
 	leaderKnown bool
@@ -68,34 +80,19 @@ type Overview struct {
 	scroll int
 }
 
-// groupAlertState is a group the shared GroupHealth judges LAGGING or
-// STALLED, with the figures its alert shows.
-type groupAlertState struct {
-	h    Health
-	seen time.Time // when this verdict was first given (orders the alerts)
-	// since is when a STALLED group's progress stopped, as far as the
-	// dashboard can tell: the start of the window it was first judged on.
-	since time.Time
-	lag   int64
-	// growth and span: a LAGGING group's lag growth over the window it is
-	// judged on (positive: LAGGING requires the newest lag above the
-	// oldest) and that window's length.
-	growth int64
-	span   time.Duration
-}
-
-// NewOverview returns the overview. health is the dashboard's one group
-// health tracker, shared with the groups view, whose verdicts the group
-// alerts report (nil: a tracker of its own).
-func NewOverview(ctx *common.Context, health *GroupHealth) *Overview {
-	if health == nil {
-		health = NewGroupHealth()
+// NewOverview returns the overview. tracker is the dashboard's one health
+// tracker, shared with the groups view (nil: a tracker of its own).
+func NewOverview(ctx *common.Context, tracker *HealthTracker) *Overview {
+	if tracker == nil {
+		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	}
 	v := &Overview{
-		base:       base{ctx: ctx, id: common.ViewOverview},
-		tracker:    health,
-		groupSince: map[string]groupAlertState{},
-		downSince:  map[int]time.Time{},
+		base:    base{ctx: ctx, id: common.ViewOverview},
+		tracker: tracker,
+		feeds:   map[common.ResID]*feed{},
+	}
+	for _, r := range feeds {
+		v.feeds[r] = &feed{}
 	}
 	type N = components.Column[admin.NodeInfo]
 	v.nodes = components.NewTable(ctx, func(n admin.NodeInfo) string { return strconv.Itoa(n.ID) },
@@ -135,7 +132,11 @@ func (v *Overview) Wants() []common.ResID { return []common.ResID{common.ResStat
 func (v *Overview) Capturing() bool       { return false }
 func (v *Overview) Back() bool            { return false }
 func (v *Overview) SetSize(w, h int)      { v.w, v.h = w, h }
-func (v *Overview) Alerts() []Alert       { return v.alerts }
+
+// Alerts returns the health alerts and leader changes (the connection
+// line, whose age changes every second, is drawn by View).
+func (v *Overview) Alerts() []Alert { return v.alerts }
+
 func (v *Overview) ShortHelp() []key.Binding {
 	k := v.ctx.Keys
 	return []key.Binding{k.NextTab, k.TabsHelp, k.Refresh, k.Down}
@@ -148,7 +149,11 @@ func (v *Overview) FullHelp() [][]key.Binding {
 }
 
 func (v *Overview) Status() string {
-	if n := len(v.alerts); n > 0 {
+	n := len(v.alerts)
+	if v.failing() != nil {
+		n++
+	}
+	if n > 0 {
 		return common.Plural(n, "alert")
 	}
 	return ""
@@ -159,6 +164,13 @@ func (v *Overview) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		v.setData(msg)
+	case common.PollErrMsg:
+		if f := v.feeds[msg.Res]; f != nil {
+			if f.err == nil {
+				f.errSince = msg.At
+			}
+			f.err = msg.Err
+		}
 	case tea.KeyPressMsg:
 		k := v.ctx.Keys
 		switch {
@@ -179,6 +191,9 @@ func (v *Overview) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *Overview) setData(msg common.DataMsg) {
+	if f := v.feeds[msg.Res]; f != nil {
+		f.okAt, f.err = msg.At, nil
+	}
 	switch d := msg.Data.(type) {
 	case ClusterSummary:
 		v.observeSummary(d, msg.At)
@@ -188,68 +203,28 @@ func (v *Overview) setData(msg common.DataMsg) {
 		}
 		return
 	case []admin.TopicInfo:
-		v.tracker.observeTopics(d, msg.At)
-		v.topics, v.internal, v.underRepl, v.offline, v.topicsOK = 0, 0, 0, 0, true
-		v.urTopics, v.offTopics = v.urTopics[:0], v.offTopics[:0]
+		v.topics, v.internal, v.topicsOK = 0, 0, true
 		for _, t := range d {
 			v.topics++
 			if t.Internal || strings.HasPrefix(t.Name, "SYSTEM.") {
 				v.internal++
 			}
-			if t.Offline > 0 {
-				v.offline += t.Offline
-				v.offTopics = append(v.offTopics, common.S(t.Name))
-			}
-			if t.UnderReplicated > 0 {
-				v.underRepl += t.UnderReplicated
-				v.urTopics = append(v.urTopics, common.S(t.Name))
-			}
 		}
-		slices.Sort(v.urTopics)
-		slices.Sort(v.offTopics)
 	case []admin.GroupInfo:
-		// The verdicts are the groups view's: one GroupHealth, shared.
-		rows := v.tracker.observe(d, msg.At)
 		v.groupsOK, v.groupCount = true, len(d)
-		seen := map[string]bool{}
-		for _, r := range rows {
-			if r.health != HealthLagging && r.health != HealthStalled {
-				continue
-			}
-			seen[r.info.Name] = true
-			s, ok := v.groupSince[r.info.Name]
-			if !ok || s.h != r.health {
-				s = groupAlertState{h: r.health, seen: msg.At, since: r.from}
-			}
-			s.lag = r.info.TotalLag
-			s.growth, s.span = r.info.TotalLag-max(r.lag0, 0), msg.At.Sub(r.from) // lag0 -1: no commit yet
-			v.groupSince[r.info.Name] = s
-		}
-		for name := range v.groupSince {
-			if !seen[name] {
-				delete(v.groupSince, name)
-			}
-		}
 	case []admin.QueueInfo:
 		v.queues, v.queuesOK = len(d), true
 	default:
 		return
 	}
+	// The verdicts are the groups view's: one tracker, shared.
+	v.tracker.observe(msg)
 	v.buildAlerts(msg.At)
 }
 
 func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
-	v.summary, v.summaryOK, v.summaryAt = s, true, at
+	v.summary, v.summaryOK = s, true
 	v.nodes.SetItems(s.Nodes)
-	for _, n := range s.Nodes {
-		if n.State == admin.NodeDown || n.State == admin.NodeStopped {
-			if _, ok := v.downSince[n.ID]; !ok {
-				v.downSince[n.ID] = at
-			}
-		} else {
-			delete(v.downSince, n.ID)
-		}
-	}
 	qm := func(id int) string {
 		for _, n := range s.Nodes {
 			if n.ID == id {
@@ -261,13 +236,6 @@ func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
 	if v.leaderKnown && s.Leader != v.lastLeader {
 		v.events = append(v.events, leaderEvent{at: at, from: v.lastLeader, to: s.Leader, fromQM: v.lastQM, toQM: qm(s.Leader)})
 	}
-	if s.Leader == 0 {
-		if v.noLeader.IsZero() {
-			v.noLeader = at
-		}
-	} else {
-		v.noLeader = time.Time{}
-	}
 	v.lastLeader, v.leaderKnown, v.lastQM = s.Leader, true, qm(s.Leader)
 }
 
@@ -275,43 +243,16 @@ func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
 // per frame.
 func (v *Overview) buildAlerts(now time.Time) {
 	var out []Alert
-	add := func(l common.Level, at time.Time, format string, args ...any) {
-		out = append(out, Alert{Level: l, At: at, Text: fmt.Sprintf(format, args...)})
-	}
-	if v.summaryOK {
-		for _, n := range v.summary.Nodes {
-			if since, ok := v.downSince[n.ID]; ok {
-				add(common.LevelError, since, "node %d (%s) %s since %s", n.ID, common.S(n.QueueManager), n.State, common.Clock(since))
-			} else if n.State == admin.NodeSyncing {
-				add(common.LevelWarn, now, "node %d (%s) syncing, %s behind", n.ID, common.S(n.QueueManager), common.Plural(n.LagRecords, "record"))
-			}
-		}
-		if !v.noLeader.IsZero() && len(v.summary.Nodes) > 1 {
-			add(common.LevelError, v.noLeader, "no cluster leader since %s: no node accepts sessions until one is elected", common.Clock(v.noLeader))
+	v.attention, v.judging = 0, 0
+	for _, a := range v.tracker.alerts {
+		out = append(out, Alert{Level: alertLevel(a.Level), At: a.Since, Text: common.S(a.Text)})
+		if strings.HasPrefix(string(a.Kind), "group-") {
+			v.attention++
 		}
 	}
-	if v.offline > 0 {
-		add(common.LevelError, now, "%s offline (no leader) in %s", common.Plural(v.offline, "partition"), listSome(v.offTopics, 3))
-	}
-	if v.underRepl > 0 {
-		add(common.LevelWarn, now, "%s under-replicated in %s", common.Plural(v.underRepl, "partition"), listSome(v.urTopics, 3))
-	}
-	names := make([]string, 0, len(v.groupSince))
-	for n := range v.groupSince {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		s := v.groupSince[n]
-		switch {
-		case s.h == HealthStalled:
-			add(common.LevelError, s.seen, "group %s stalled at lag %s (no progress since %s)", common.S(n), common.Thousands(s.lag), common.Clock(s.since))
-		case s.h == HealthLagging && s.growth > 0:
-			add(common.LevelWarn, s.seen, "group %s lag growing: %s (+%s in %s)", common.S(n), common.Thousands(s.lag), common.Thousands(s.growth), common.Dur(s.span))
-		case s.h == HealthLagging:
-			// Not reached (LAGGING means the lag grew over the window);
-			// worded so that it cannot contradict itself if it were.
-			add(common.LevelWarn, s.seen, "group %s lagging: lag %s", common.S(n), common.Thousands(s.lag))
+	for _, r := range v.tracker.groups() {
+		if r.st.Word == health.Unknown {
+			v.judging++
 		}
 	}
 	// Leader changes in the last 15 minutes.
@@ -330,7 +271,7 @@ func (v *Overview) buildAlerts(now time.Time) {
 		if e.to != 0 {
 			to = fmt.Sprintf("node %d (%s)", e.to, e.toQM)
 		}
-		add(common.LevelInfo, e.at, "%s leader changed: %s → %s", common.Clock(e.at), from, to)
+		out = append(out, Alert{Level: common.LevelInfo, At: e.at, Text: fmt.Sprintf("%s leader changed: %s → %s", common.Clock(e.at), from, to)})
 	}
 	slices.SortStableFunc(out, func(a, b Alert) int {
 		if a.Level != b.Level {
@@ -339,6 +280,68 @@ func (v *Overview) buildAlerts(now time.Time) {
 		return b.At.Compare(a.At)
 	})
 	v.alerts = out
+}
+
+// failing returns the feed whose latest poll failed, the one failing the
+// longest (nil when every latest poll answered).
+func (v *Overview) failing() *feed {
+	var worst *feed
+	for _, r := range feeds {
+		f := v.feeds[r]
+		if f.err != nil && (worst == nil || f.errSince.Before(worst.errSince)) {
+			worst = f
+		}
+	}
+	return worst
+}
+
+// freshness says whether every feed has data younger than three polling
+// intervals; otherwise the age of the oldest (zero when one never
+// answered).
+func (v *Overview) freshness(now time.Time) (fresh bool, oldest time.Time) {
+	fresh = true
+	for _, r := range feeds {
+		f := v.feeds[r]
+		if f.okAt.IsZero() {
+			return false, time.Time{}
+		}
+		if now.Sub(f.okAt) > v.ctx.StaleAfter(r) {
+			fresh = false
+		}
+		if oldest.IsZero() || f.okAt.Before(oldest) {
+			oldest = f.okAt
+		}
+	}
+	return fresh, oldest
+}
+
+// target names where the dashboard connects.
+func (v *Overview) target() string {
+	if t := common.S(v.ctx.Target); t != "" {
+		return t
+	}
+	return "the cluster"
+}
+
+// ConnectionLine is the connection's state in words, or "" when the
+// latest polls answered: "cannot reach <addr>: <reason> (for 12s, data
+// 10:02:03)" after a failure to connect, the engine's error otherwise.
+func (v *Overview) ConnectionLine(now time.Time) string {
+	f := v.failing()
+	if f == nil {
+		return ""
+	}
+	what := "cannot reach " + v.target() + ": " + sanitize.String(health.ReachReason(f.err))
+	if !health.Unreachable(f.err) {
+		what = "the cluster answers with an error: " + sanitize.Error(f.err)
+	}
+	age := "for " + common.Dur(now.Sub(f.errSince))
+	if _, oldest := v.freshness(now); !oldest.IsZero() {
+		age += ", data from " + common.Clock(oldest)
+	} else {
+		age += ", no data yet"
+	}
+	return what + " (" + age + ")"
 }
 
 func listSome(xs []string, n int) string {
@@ -361,7 +364,11 @@ func (v *Overview) View() string {
 		name = common.S(s.QueueManager)
 	}
 	if !v.summaryOK {
-		head = append(head, st.Muted.Render("connecting…"))
+		if v.failing() != nil {
+			head = append(head, st.Err.Render(common.Trunc("not connected: cannot reach "+v.target(), w)))
+		} else {
+			head = append(head, st.Muted.Render(common.Trunc("connecting to "+v.target()+"…", w)))
+		}
 	} else {
 		leader := st.Err.Render("none")
 		for _, n := range s.Nodes {
@@ -379,7 +386,12 @@ func (v *Overview) View() string {
 		head = append(head, rest...)
 	}
 	var counts []string
-	down := len(v.downSince)
+	down := 0
+	for _, n := range s.Nodes {
+		if n.State == admin.NodeDown || n.State == admin.NodeStopped {
+			down++
+		}
+	}
 	nodes := common.Plural(len(s.Nodes), "node")
 	if down > 0 {
 		nodes += " " + st.Err.Render("("+strconv.Itoa(down)+" down)")
@@ -393,7 +405,7 @@ func (v *Overview) View() string {
 	}
 	if v.groupsOK {
 		g := common.Plural(v.groupCount, "group")
-		if n := len(v.groupSince); n > 0 {
+		if n := v.attention; n > 0 {
 			g += " " + st.Warn.Render("("+strconv.Itoa(n)+" "+common.Agree(n, "needs", "need")+" attention)")
 		}
 		counts = append(counts, g)
@@ -414,7 +426,7 @@ func (v *Overview) View() string {
 		used++
 	}
 	remain := h - used
-	alertWant := len(v.alerts) + 1
+	alertWant := len(v.alerts) + 2
 	if len(v.alerts) == 0 {
 		alertWant = 2
 	}
@@ -509,15 +521,52 @@ func resample(vals []float64, w int) []float64 {
 	return out
 }
 
+// alertLines draws the alert list: the connection line first (red), then
+// the alerts. "Nothing to report" needs fresh data from every feed; stale
+// data is said so in the title.
 func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
+	now := v.ctx.Now()
 	title := sectionTitle(st, "Alerts")
-	if len(v.alerts) == 0 {
-		return []string{title, st.OK.Render("✓ nothing to report")}
+	conn := v.ConnectionLine(now)
+	fresh, oldest := v.freshness(now)
+	var note string
+	switch {
+	case fresh:
+	case oldest.IsZero() && conn == "":
+		note = "waiting for the first data"
+	case oldest.IsZero():
+		note = "no data"
+	default:
+		note = "stale: data from " + common.Clock(oldest) + ", " + common.Ago(now, oldest)
 	}
-	title += st.Muted.Render(" (" + strconv.Itoa(len(v.alerts)) + ")")
+	n := len(v.alerts)
+	if conn != "" {
+		n++
+	}
+	if n > 0 {
+		title += st.Muted.Render(" (" + strconv.Itoa(n) + ")")
+	}
+	if note != "" {
+		title += " " + st.Warn.Render(note)
+	}
 	lines := []string{title}
-	rows := h - 1
+	if conn != "" {
+		lines = append(lines, st.Err.Render("✖ "+common.Trunc(conn, max(w-2, 1))))
+	}
+	if n == 0 {
+		switch {
+		case !fresh:
+			// Never "nothing to report" without fresh data.
+		case v.judging > 0:
+			lines = append(lines, st.OK.Render("✓ nothing to report so far")+st.Muted.Render(" · "+common.Plural(v.judging, "group")+" not judged yet (the health window is "+common.Dur(v.tracker.Config().Window)+")"))
+		default:
+			lines = append(lines, st.OK.Render("✓ nothing to report"))
+		}
+		return lines
+	}
+	rows := h - len(lines)
 	v.scroll = min(v.scroll, max(len(v.alerts)-rows, 0))
+	first := len(lines)
 	for i := v.scroll; i < len(v.alerts) && len(lines) < h; i++ {
 		a := v.alerts[i]
 		var mark string
@@ -531,7 +580,7 @@ func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
 		}
 		lines = append(lines, mark+common.Trunc(a.Text, max(w-2, 1)))
 	}
-	if rest := len(v.alerts) - v.scroll - (len(lines) - 1); rest > 0 && len(lines) > 1 {
+	if rest := len(v.alerts) - v.scroll - (len(lines) - first); rest > 0 && len(lines) > first {
 		lines[len(lines)-1] = st.Muted.Render(fmt.Sprintf("  … %d more (j/k scroll)", rest+1))
 	}
 	return lines

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,7 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 )
 
@@ -23,154 +24,95 @@ func plainCtx() *common.Context {
 	return ctx
 }
 
-// sawLag is a lag that climbs 150 per 2 s poll in a saw-tooth (a commit
-// every third poll takes 300 back): the consumer progresses but falls
-// behind. Its lag at the first LAGGING verdict is above the lag a poll
-// later, which is what made the old alert read "+0" or "-300".
-func sawLag(i int) int64 {
-	return 10_000 + int64(i)*150 + [3]int64{0, 200, -100}[i%3]
+// gi is a group on one partition of T, committed at c of end.
+func gi(name string, members int, c, end int64) admin.GroupInfo {
+	st := admin.GroupStable
+	if members == 0 {
+		st = admin.GroupEmpty
+	}
+	return admin.GroupInfo{Name: name, State: st, Members: members, Topics: []string{"T"}, Durable: true,
+		Partitions: []admin.PartitionOffsets{{Topic: "T", Partition: 0, Committed: c, LogStart: 0, End: end}}}
 }
 
-func groupList(name string, lag int64) []admin.GroupInfo {
-	return []admin.GroupInfo{{Name: name, State: admin.GroupStable, Members: 1, TotalLag: lag}}
-}
+func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
 
-var growingRe = regexp.MustCompile(`lag growing: ([0-9,]+) \(\+([0-9,]+) in ([0-9a-z]+)\)`)
-
-func unthousands(t *testing.T, s string) int64 {
-	t.Helper()
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-	if err != nil {
-		t.Fatalf("not a number: %q", s)
-	}
-	return n
-}
-
-// TestOverviewLagGrowingShowsGrowthOverTheJudgedWindow: a "lag growing"
-// alert shows a positive growth, equal to the lag's growth over the health
-// window the verdict was given on, with the thousands separator.
-func TestOverviewLagGrowingShowsGrowthOverTheJudgedWindow(t *testing.T) {
-	ctx := plainCtx()
-	v := NewOverview(ctx, nil)
-	v.SetSize(120, 37)
-	lagging := 0
-	var lags []int64
-	for i := 0; i < 40; i++ {
-		at := t0.Add(time.Duration(i) * 2 * time.Second)
-		lags = append(lags, sawLag(i))
-		v.Update(common.DataMsg{Res: common.ResGroups, At: at, Data: groupList("archiver", sawLag(i))})
-		for _, a := range v.Alerts() {
-			if !strings.Contains(a.Text, "archiver") {
-				continue
-			}
-			if strings.Contains(a.Text, "stalled") {
-				t.Fatalf("poll %d: a progressing group reported stalled: %q", i, a.Text)
-			}
-			m := growingRe.FindStringSubmatch(a.Text)
-			if m == nil {
-				t.Fatalf("poll %d: alert %q: want \"lag growing: N (+G in D)\"", i, a.Text)
-			}
-			lagging++
-			growth := unthousands(t, m[2])
-			// The window EvaluateHealth judged on: samples within 30 s.
-			first := i
-			for first > 0 && at.Sub(t0.Add(time.Duration(first-1)*2*time.Second)) <= healthWindow {
-				first--
-			}
-			want := lags[i] - lags[first]
-			if growth <= 0 || growth != want {
-				t.Fatalf("poll %d: %q: growth %d, want %d (lag %d − %d, the window's first sample)", i, a.Text, growth, want, lags[i], lags[first])
-			}
-			if m[2] != common.Thousands(growth) || m[1] != common.Thousands(lags[i]) {
-				t.Fatalf("poll %d: %q: numbers not formatted like the rest (common.Thousands)", i, a.Text)
-			}
-			if span := common.Dur(at.Sub(t0.Add(time.Duration(first) * 2 * time.Second))); m[3] != span {
-				t.Fatalf("poll %d: %q: window %s, want %s", i, a.Text, m[3], span)
-			}
-		}
-	}
-	if lagging < 10 {
-		t.Fatalf("the group was LAGGING in only %d polls", lagging)
-	}
+// feedAll gives the overview fresh node, topic and queue lists at `at`.
+func feedAll(v common.View, at time.Time) {
+	v.Update(common.DataMsg{Res: common.ResSummary, At: at, Data: ClusterSummary{QueueManager: "QM1", Leader: 1,
+		Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}})
+	v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}})
+	v.Update(common.DataMsg{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}})
 }
 
 // TestOverviewAndGroupsShareOneHealth: the overview's group alerts are the
-// groups view's verdicts — one GroupHealth, fed once per poll whichever
+// groups view's words — one HealthTracker, fed once per poll whichever
 // view sees the list first.
 func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	ctx := plainCtx()
-	health := NewGroupHealth()
-	ov := NewOverview(ctx, health)
-	gv := NewGroups(ctx, nil, health)
+	tr := NewHealthTracker(health.DefaultConfig())
+	ov := NewOverview(ctx, tr)
+	gv := NewGroups(ctx, nil, tr)
 	ov.SetSize(120, 37)
 	gv.SetSize(120, 37)
-	ov.Update(common.DataMsg{Res: common.ResSummary, At: t0, Data: ClusterSummary{QueueManager: "QM1"}})
-	names := []string{"archiver", "billing", "keeping-up", "stuck"}
-	lag := func(name string, i int) int64 {
-		switch name {
-		case "archiver":
-			return sawLag(i)
-		case "billing":
-			return 500 + int64(i)*40 + [2]int64{0, -60}[i%2]
-		case "keeping-up":
-			return [3]int64{120, 60, 0}[i%3]
+	feedAll(ov, t0)
+	groups := func(i int) []admin.GroupInfo {
+		return []admin.GroupInfo{
+			gi("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
+			gi("keeping-up", 1, int64(i*100), int64(i*100)+3), // OK
+			gi("stuck", 1, 10, 7_000+int64(i)),                // no commit moves: STALLED
+			gi("left", 0, 10, 2_000),                          // no member, unread: STOPPED
 		}
-		return 7_000 // no commit moves it: STALLED
 	}
-	for i := 0; i < 30; i++ {
-		at := t0.Add(time.Duration(i) * 2 * time.Second)
-		var gs []admin.GroupInfo
-		for _, n := range names {
-			gs = append(gs, groupList(n, lag(n, i))...)
-		}
-		msg := common.DataMsg{Res: common.ResGroups, At: at, Data: gs}
+	for i := 0; i < 15; i++ {
+		ctx.Now = func() time.Time { return pollAt(i) }
+		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: groups(i)}
 		// The root's fan-out order: the overview first, then the groups view.
 		ov.Update(msg)
 		gv.Update(msg)
-		want := map[string]string{}
-		for _, n := range names {
-			r := health.row(n)
-			if r == nil || len(r.hist) != i+1 {
-				t.Fatalf("poll %d: %s has %d samples: each poll must be taken in once", i, n, len(r.hist))
-			}
-			switch r.health {
-			case HealthStalled:
-				want[n] = "stalled"
-			case HealthLagging:
-				want[n] = "lag growing"
+		want := map[string]health.Word{}
+		for _, r := range tr.groups() {
+			switch r.st.Word {
+			case health.Stalled, health.Stopped, health.Lagging:
+				want[r.st.Info.Name] = r.st.Word
 			}
 		}
-		got := map[string]string{}
+		got := map[string]health.Word{}
 		for _, a := range ov.Alerts() {
-			for _, n := range names {
-				if strings.HasPrefix(a.Text, "group "+n+" ") {
-					w := "lag growing"
-					if strings.Contains(a.Text, "stalled") {
-						w = "stalled"
-					}
-					got[n] = w
+			for _, w := range []health.Word{health.Stalled, health.Stopped, health.Lagging} {
+				if f := strings.Fields(a.Text); len(f) > 2 && f[0] == "group" && strings.HasPrefix(f[2], strings.ToLower(w.String())) {
+					got[f[1]] = w
 				}
 			}
 		}
 		if len(got) != len(want) {
-			t.Fatalf("poll %d: overview alerts %v, groups view verdicts %v", i, got, want)
+			t.Fatalf("poll %d: overview alerts %v, groups view words %v", i, got, want)
 		}
 		for n, w := range want {
 			if got[n] != w {
-				t.Fatalf("poll %d: overview alerts %v, groups view verdicts %v", i, got, want)
+				t.Fatalf("poll %d: overview alerts %v, groups view words %v", i, got, want)
 			}
 		}
-		// The counts agree too.
-		head := ansi.Strip(gv.View())
 		if n := len(want); n > 0 && !strings.Contains(ansi.Strip(ov.View()), "("+strconv.Itoa(n)+" "+common.Agree(n, "needs", "need")+" attention)") {
-			t.Fatalf("poll %d: overview count disagrees with %v:\n%s\ngroups: %s", i, want, ansi.Strip(ov.View()), strings.SplitN(head, "\n", 2)[0])
+			t.Fatalf("poll %d: overview count disagrees with %v:\n%s", i, want, ansi.Strip(ov.View()))
 		}
 	}
-	if r := health.row("stuck"); r.health != HealthStalled {
-		t.Fatalf("stuck is %v", r.health)
+	words := map[string]health.Word{}
+	for _, r := range tr.groups() {
+		words[r.st.Info.Name] = r.st.Word
 	}
-	if r := health.row("archiver"); r.health != HealthLagging {
-		t.Fatalf("archiver is %v", r.health)
+	if words["slow"] != health.Lagging || words["keeping-up"] != health.OK || words["stuck"] != health.Stalled || words["left"] != health.Stopped {
+		t.Fatalf("words %v", words)
+	}
+	// Each poll was taken in once: the rate of keeping-up is 100 per 2 s.
+	if r := tr.row("keeping-up"); r.st.Rate != 50 {
+		t.Fatalf("keeping-up rate %v, want 50/s (a list observed twice would halve it)", r.st.Rate)
+	}
+	// The groups table shows the same words and lags.
+	s := ansi.Strip(gv.View())
+	for _, want := range []string{"1 STOPPED", "1 STALLED", "1 LAGGING", "STOPPED", "1.99k"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("groups view lacks %q:\n%s", want, s)
+		}
 	}
 }
 
@@ -180,13 +122,9 @@ func TestOverviewPlurals(t *testing.T) {
 	ctx := plainCtx()
 	v := NewOverview(ctx, nil)
 	v.SetSize(120, 37)
-	v.Update(common.DataMsg{Res: common.ResSummary, At: t0, Data: ClusterSummary{
-		QueueManager: "QM1", Leader: 1, Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}},
-	}})
-	v.Update(common.DataMsg{Res: common.ResTopics, At: t0, Data: []admin.TopicInfo{{Name: "ORDERS"}}})
-	v.Update(common.DataMsg{Res: common.ResQueues, At: t0, Data: []admin.QueueInfo{{Name: "Q1"}}})
-	for i := 0; i < 12; i++ { // a group whose lag never moves: STALLED
-		v.Update(common.DataMsg{Res: common.ResGroups, At: t0.Add(time.Duration(i) * 2 * time.Second), Data: groupList("stuck", 500)})
+	feedAll(v, t0)
+	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
+		v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510)}})
 	}
 	s := ansi.Strip(v.View())
 	if !strings.Contains(s, "1 node · 1 topic · 1 queue · 1 group (1 needs attention)") {
@@ -195,11 +133,82 @@ func TestOverviewPlurals(t *testing.T) {
 	if got := v.Status(); got != "1 alert" {
 		t.Fatalf("status %q, want \"1 alert\"", got)
 	}
-	for i := 12; i < 14; i++ {
-		gs := append(groupList("stuck", 500), groupList("stuck-too", 900)...)
-		v.Update(common.DataMsg{Res: common.ResGroups, At: t0.Add(time.Duration(i) * 2 * time.Second), Data: gs})
-	}
+	v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(12), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510), gi("new", 1, 10, 900)}})
 	if s := ansi.Strip(v.View()); !strings.Contains(s, "1 queue · 2 groups (1 needs attention)") {
 		t.Fatalf("counts line:\n%s", s)
+	}
+}
+
+// TestOverviewConnectionTruth (issue 10, connection truth): the overview
+// says where it connects until the first answer; a refused connection is
+// "cannot reach <addr>: <reason>" with its age, in the alert list; data
+// older than three polling intervals is marked stale; and "nothing to
+// report" needs fresh data from every list.
+func TestOverviewConnectionTruth(t *testing.T) {
+	ctx := plainCtx()
+	ctx.Target = "127.0.0.1:1"
+	now := t0
+	ctx.Now = func() time.Time { return now }
+	v := NewOverview(ctx, nil)
+	v.SetSize(120, 30)
+	screen := func() string { return ansi.Strip(v.View()) }
+
+	s := screen()
+	if !strings.Contains(s, "connecting to 127.0.0.1:1…") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("before the first answer:\n%s", s)
+	}
+	refused := &ilink.Error{Name: ilink.NameConnectFailed, Tail: "127.0.0.1:1: connect: connection refused", Kind: ilink.KindSession}
+	for _, r := range feeds {
+		v.Update(common.PollErrMsg{Res: r, At: now, Err: refused})
+	}
+	now = now.Add(12 * time.Second)
+	s = screen()
+	if !strings.Contains(s, "✖ cannot reach 127.0.0.1:1: connect: connection refused (for 12s, no data yet)") ||
+		!strings.Contains(s, "not connected: cannot reach 127.0.0.1:1") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("refused:\n%s", s)
+	}
+	if v.Status() != "1 alert" {
+		t.Fatalf("status %q", v.Status())
+	}
+
+	// Fresh data: nothing to report (no group).
+	feedAll(v, now)
+	v.Update(common.DataMsg{Res: common.ResGroups, At: now, Data: []admin.GroupInfo{}})
+	if s := screen(); !strings.Contains(s, "✓ nothing to report") || strings.Contains(s, "cannot reach") || strings.Contains(s, "stale") {
+		t.Fatalf("fresh:\n%s", s)
+	}
+	// The engine hangs: no answer, no error yet; 7 s later (3 intervals of
+	// 2 s are 6 s) the data is stale and "nothing to report" goes.
+	at := now
+	now = now.Add(7 * time.Second)
+	s = screen()
+	if !strings.Contains(s, "stale: data from "+common.Clock(at)+", 7s ago") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("stale:\n%s", s)
+	}
+	// One list failing while the others answer: the line says so, with
+	// the time of the oldest data.
+	feedAll(v, now)
+	v.Update(common.PollErrMsg{Res: common.ResGroups, At: now, Err: refused})
+	now = now.Add(3 * time.Second)
+	if s := screen(); !strings.Contains(s, "✖ cannot reach 127.0.0.1:1: connect: connection refused (for 3s, data from "+common.Clock(at)+")") {
+		t.Fatalf("groups failing:\n%s", s)
+	}
+	// An engine error is not "cannot reach".
+	v.Update(common.PollErrMsg{Res: common.ResGroups, At: now, Err: &ilink.Error{Name: "MIMQE_QMGR_NOT_RUNNING", Tail: "QM1"}})
+	if s := screen(); !strings.Contains(s, "the cluster answers with an error: MIMQE_QMGR_NOT_RUNNING (QM1)") {
+		t.Fatalf("engine error:\n%s", s)
+	}
+}
+
+// TestOverviewJudgingIsNotFine: while a group with unread records is not
+// judged yet, the overview does not claim "nothing to report" outright.
+func TestOverviewJudgingIsNotFine(t *testing.T) {
+	ctx := plainCtx()
+	v := NewOverview(ctx, nil)
+	v.SetSize(120, 30)
+	feedAll(v, t0)
+	v.Update(common.DataMsg{Res: common.ResGroups, At: t0, Data: []admin.GroupInfo{gi("new", 1, 10, 500)}})
+	if s := ansi.Strip(v.View()); !strings.Contains(s, "✓ nothing to report so far · 1 group not judged yet (the health window is 10s)") {
+		t.Fatalf("judging:\n%s", s)
 	}
 }

@@ -32,7 +32,7 @@ func TestOverviewAlerts(t *testing.T) {
 	r.mustShow("DEMO", "engine 7.0.1.3552", "leader node 1 (QM1)", "3 nodes", "5 topics", "3 queues", "6 groups",
 		"records in", "1 partition under-replicated in PAYMENT.RESULT")
 	r.step(12)
-	r.mustShow("group audit-archiver stalled", "group payment-audit lag growing")
+	r.mustShow("group audit-archiver stalled", "group payment-audit lagging since", "group reporting-batch stopped")
 	// The leader goes down: node down + leader change with times.
 	r.src.SetNodeState(1, admin.NodeDown)
 	r.step(1)

@@ -5,50 +5,40 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 )
 
-// groupRow is one group with the lag history a view keeps for it.
+// lagHistory is how many lag samples a group keeps for its sparkline.
+const lagHistory = 60
+
+// groupRow is one group of the groups table: its health status and what
+// the table shows of it, sanitized once per poll.
 type groupRow struct {
-	info   admin.GroupInfo
+	st     health.GroupStatus
 	name   string // sanitized
 	topics string // sanitized, joined
-	hist   []lagSample
-	lag    *common.Ring // lag per sample (-1: no commit), for the sparkline
-	health Health
-	rate   float64 // estimated consumption, records/s; -1 unknown
-	spark  string  // precomputed sparkline
-	// from and lag0 are the first sample of the window the health was
-	// judged on (healthWindowOf): when it was taken and the lag then. A
-	// LAGGING group's lag grew by info.TotalLag - lag0 since from.
-	from time.Time
-	lag0 int64
+	lag    *common.Ring
+	spark  string
 }
 
-type topicEnd struct {
-	end    int64
-	rateIn float64
-}
-
-// GroupHealth turns successive group (and topic) lists into per-group
-// histories and health words (EvaluateHealth). It is the one source of
-// truth for group health: the root model makes one and gives it to the
-// groups view and the overview, so the overview's group alerts are the
-// groups table's verdicts, never a second evaluation that could disagree.
+// HealthTracker is the dashboard's one health evaluation: a health.Monitor
+// fed with every polled list (groups, nodes, topics, queues). The root
+// model makes one and gives it to the overview and the groups view, so the
+// overview's alerts and the groups table's words are one judgement, the
+// same one `ilinkdash check` makes.
 //
-// Every view that receives a polled list passes it on (observeTopics,
-// observe); the same list (the same fanned-out common.DataMsg) is taken in
-// once, whichever view sees it first, and the others get the rows it made.
-type GroupHealth struct {
-	rows     map[string]*groupRow
-	ends     map[string]topicEnd
-	topicsAt time.Time
-	sparkW   int
+// Every view that receives a polled list passes it on (observe); the same
+// list (the same fanned-out common.DataMsg) is taken in once, whichever
+// view sees it first.
+type HealthTracker struct {
+	mon    *health.Monitor
+	rows   map[string]*groupRow
+	sparkW int
 
-	// What was observed last, to take a fanned-out list in only once.
-	topicsSeen listStamp
-	groupsSeen listStamp
-	last       []*groupRow
+	seen   [common.NumRes]listStamp
+	last   []*groupRow
+	alerts []health.Alert
 }
 
 // listStamp identifies one polled list: its reply time and its backing
@@ -72,82 +62,73 @@ func (s listStamp) same(o listStamp) bool {
 	return s.ok && o.ok && s.at.Equal(o.at) && s.n == o.n && s.first == o.first
 }
 
-// NewGroupHealth returns an empty group health tracker.
-func NewGroupHealth() *GroupHealth {
-	return &GroupHealth{rows: map[string]*groupRow{}, ends: map[string]topicEnd{}, sparkW: 12}
+// NewHealthTracker returns a tracker judging by cfg.
+func NewHealthTracker(cfg health.Config) *HealthTracker {
+	return &HealthTracker{mon: health.New(cfg), rows: map[string]*groupRow{}, sparkW: 12}
 }
 
-// observeTopics records the topics' end offsets and inbound rates, used to
-// estimate how far each group has consumed.
-func (t *GroupHealth) observeTopics(ts []admin.TopicInfo, at time.Time) {
-	st := stampOf(ts, at)
-	if st.same(t.topicsSeen) {
-		return
-	}
-	t.topicsSeen = st
-	clear(t.ends)
-	for _, ti := range ts {
-		t.ends[ti.Name] = topicEnd{end: ti.EndOffsetSum, rateIn: ti.RecordsInPerSec}
-	}
-	t.topicsAt = at
-}
+// Config returns the thresholds in use.
+func (t *HealthTracker) Config() health.Config { return t.mon.Config() }
 
-// consumed estimates Σ committed over the group's topics (see lagSample).
-func (t *GroupHealth) consumed(g admin.GroupInfo, at time.Time) (float64, bool) {
-	if g.TotalLag < 0 || len(g.Topics) == 0 || t.topicsAt.IsZero() {
-		return 0, false
+// observe takes in a polled list; it reports whether it was new (not
+// another view's copy of a list already taken in).
+func (t *HealthTracker) observe(msg common.DataMsg) bool {
+	var st listStamp
+	switch d := msg.Data.(type) {
+	case []admin.GroupInfo:
+		st = stampOf(d, msg.At)
+	case []admin.TopicInfo:
+		st = stampOf(d, msg.At)
+	case []admin.QueueInfo:
+		st = stampOf(d, msg.At)
+	case ClusterSummary:
+		st = stampOf(d.Nodes, msg.At)
+	default:
+		return false
 	}
-	dt := at.Sub(t.topicsAt).Seconds()
-	var sum float64
-	for _, name := range g.Topics {
-		e, ok := t.ends[name]
-		if !ok {
-			return 0, false
+	if int(msg.Res) < len(t.seen) {
+		if st.same(t.seen[msg.Res]) {
+			return false
 		}
-		sum += float64(e.end) + e.rateIn*dt
+		t.seen[msg.Res] = st
 	}
-	return sum - float64(g.TotalLag), true
+	switch d := msg.Data.(type) {
+	case []admin.GroupInfo:
+		t.observeGroups(d, msg.At)
+	case []admin.TopicInfo:
+		t.mon.ObserveTopics(d, msg.At)
+	case []admin.QueueInfo:
+		t.mon.ObserveQueues(d, msg.At)
+	case ClusterSummary:
+		t.mon.ObserveNodes(d.Nodes, msg.At)
+	}
+	t.alerts = t.mon.Alerts()
+	return true
 }
 
-// observe records a group list taken at `at` and returns the rows in the
-// list's order, with health and rate evaluated. The same list observed
-// again (another view's copy of the same message) returns the same rows
-// without adding a sample. The returned slice is shared: read only.
-func (t *GroupHealth) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
-	st := stampOf(gs, at)
-	if st.same(t.groupsSeen) {
-		return t.last
-	}
-	t.groupsSeen = st
-	out := make([]*groupRow, 0, len(gs))
-	seen := make(map[string]struct{}, len(gs))
-	for _, g := range gs {
-		r := t.rows[g.Name]
+func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
+	sts := t.mon.ObserveGroups(gs, at)
+	out := make([]*groupRow, 0, len(sts))
+	seen := make(map[string]struct{}, len(sts))
+	for _, s := range sts {
+		name := s.Info.Name
+		r := t.rows[name]
 		if r == nil {
 			r = &groupRow{lag: common.NewRing(lagHistory)}
-			t.rows[g.Name] = r
+			t.rows[name] = r
 		}
-		r.info = g
-		r.name = common.S(g.Name)
-		names := make([]string, len(g.Topics))
-		for i, n := range g.Topics {
+		r.st = s
+		r.name = common.S(name)
+		names := make([]string, len(s.Info.Topics))
+		for i, n := range s.Info.Topics {
 			names[i] = common.S(n)
 		}
 		r.topics = strings.Join(names, ",")
-		s := lagSample{At: at, Lag: g.TotalLag}
-		s.Consumed, s.HasConsumed = t.consumed(g, at)
-		r.hist = append(r.hist, s)
-		if len(r.hist) > lagHistory {
-			r.hist = append(r.hist[:0], r.hist[len(r.hist)-lagHistory:]...)
+		if s.Lag.Known() {
+			r.lag.Push(float64(s.Lag.Records))
 		}
-		r.lag.Push(float64(g.TotalLag))
-		r.health = EvaluateHealth(g.State, g.Members, r.hist, at)
-		if win := healthWindowOf(r.hist, at); len(win) > 0 {
-			r.from, r.lag0 = win[0].At, win[0].Lag
-		}
-		r.rate = consumptionRate(r.hist, at)
 		r.spark = sparkLag(r.lag, t.sparkW)
-		seen[g.Name] = struct{}{}
+		seen[name] = struct{}{}
 		out = append(out, r)
 	}
 	for name := range t.rows {
@@ -156,29 +137,16 @@ func (t *GroupHealth) observe(gs []admin.GroupInfo, at time.Time) []*groupRow {
 		}
 	}
 	t.last = out
-	return out
 }
 
-// row returns the tracked row of a group (nil when the last list did not
-// have it).
-func (t *GroupHealth) row(name string) *groupRow { return t.rows[name] }
+// groups returns the rows of the latest group list, in its order (shared:
+// read only).
+func (t *HealthTracker) groups() []*groupRow { return t.last }
+
+// row returns a group's row (nil when the latest list did not have it).
+func (t *HealthTracker) row(name string) *groupRow { return t.rows[name] }
 
 func sparkLag(r *common.Ring, w int) string {
 	vals := r.Values(make([]float64, 0, w), w)
 	return sparkline(vals, w)
-}
-
-// consumptionRate is the committed-offset progress per second over the
-// health window; -1 when it cannot be estimated.
-func consumptionRate(hist []lagSample, now time.Time) float64 {
-	win := healthWindowOf(hist, now)
-	if len(win) < 2 {
-		return -1
-	}
-	first, last := win[0], win[len(win)-1]
-	span := last.At.Sub(first.At).Seconds()
-	if !first.HasConsumed || !last.HasConsumed || span < 1 {
-		return -1
-	}
-	return max(0, (last.Consumed-first.Consumed)/span)
 }

@@ -1,0 +1,504 @@
+package health
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"ilinkdash/ilink/admin"
+)
+
+// maxObs bounds a partition's history. The window's observations are all
+// that is needed; a dashboard polling every 400 ms with a 1 minute window
+// still fits.
+const maxObs = 256
+
+// obs is one observation of a partition.
+type obs struct {
+	at        time.Time
+	committed int64 // -1 = no commit
+	end       int64 // -1 = unknown
+	lag       int64 // -1 = unknown
+}
+
+// partTrack is a partition's history: the observations of the horizon, and
+// the times of the events the rules look for, kept even when their
+// observation has been trimmed.
+type partTrack struct {
+	topic string
+	part  int32
+	hist  []obs // oldest first
+
+	firstSeen   time.Time
+	lastAdvance time.Time // an observation whose commit was above the one before (or the first commit)
+	lastZero    time.Time // an observation with lag 0
+	lastRewind  time.Time // an observation whose commit was below the one before
+	rewindFrom  int64
+	rewindTo    int64
+
+	word   Word // the last verdict (kept while the window lacks the evidence to change it)
+	growth int64
+}
+
+func (p *partTrack) add(o obs, horizon time.Duration) {
+	if n := len(p.hist); n > 0 {
+		prev := p.hist[n-1]
+		switch {
+		case o.committed >= 0 && prev.committed >= 0 && o.committed < prev.committed:
+			p.lastRewind, p.rewindFrom, p.rewindTo = o.at, prev.committed, o.committed
+		case o.committed >= 0 && o.committed > prev.committed:
+			p.lastAdvance = o.at
+		}
+	} else {
+		p.firstSeen = o.at
+	}
+	if o.lag == 0 {
+		p.lastZero = o.at
+	}
+	p.hist = append(p.hist, o)
+	// Keep the horizon plus the one observation before it (the start of
+	// the first delta inside it).
+	cut := 0
+	for cut < len(p.hist)-1 && o.at.Sub(p.hist[cut+1].at) > horizon {
+		cut++
+	}
+	if n := len(p.hist) - maxObs; n > cut {
+		cut = n
+	}
+	if cut > 0 {
+		p.hist = append(p.hist[:0], p.hist[cut:]...)
+	}
+}
+
+// window returns the index of the first observation within w of now.
+func (p *partTrack) window(now time.Time, w time.Duration) int {
+	i := len(p.hist)
+	for i > 0 && now.Sub(p.hist[i-1].at) <= w {
+		i--
+	}
+	return i
+}
+
+// PartitionStatus is one partition of a GroupStatus.
+type PartitionStatus struct {
+	admin.PartitionOffsets
+	Lag admin.PartLag
+	// Word is the partition's own verdict while the group has members (OK,
+	// UNKNOWN, LAGGING, REWOUND, STALLED); otherwise the group's word.
+	Word  Word
+	Since time.Time // STALLED: last progress; REWOUND: the move
+	// Growth is a LAGGING partition's lag growth between its first and last
+	// commit in the window.
+	Growth int64
+}
+
+// GroupStatus is a group's health, as of its latest observation.
+type GroupStatus struct {
+	Info admin.GroupInfo // the latest observation
+	At   time.Time       // when it was taken
+	Word Word
+	Lag  admin.LagTotal
+	// Rate is the records per second the group committed over the window
+	// (the sum of its commits' advances; never end offsets); -1 when the
+	// window holds fewer than two observations.
+	Rate float64
+	// Since is when the word's condition began as far as observed:
+	// STALLED, the last progress; STOPPED, the first observation without a
+	// member; REWOUND, the backwards move; otherwise when the word was
+	// first given. SinceEarlier: the condition held at the first
+	// observation already, so it may have begun earlier.
+	Since        time.Time
+	SinceEarlier bool
+	// StalledSince is Since for a STALLED group, zero otherwise.
+	StalledSince time.Time
+	// Growth and GrowthSpan: for LAGGING, the lag growth of its lagging
+	// partitions between their first and last commit in the window.
+	Growth     int64
+	GrowthSpan time.Duration
+	// Reason is one line saying why (raw names: sanitize to display).
+	Reason     string
+	Partitions []PartitionStatus
+}
+
+type groupTrack struct {
+	firstSeen       time.Time
+	noMemberSince   time.Time // start of the current run of observations without a member
+	noMemberEarlier bool
+	parts           map[partKey]*partTrack
+	word            Word
+	wordSince       time.Time
+	wordEarlier     bool
+	status          GroupStatus
+}
+
+type partKey struct {
+	topic string
+	part  int32
+}
+
+// ObserveGroups takes in a group list taken at `at` and judges every group
+// of it. Groups missing from the list are forgotten (a temporary group
+// ends with its last member). It returns the statuses in the list's order;
+// the slice is the Monitor's (read only, valid until the next call).
+func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatus {
+	seen := make(map[string]struct{}, len(gs))
+	out := m.groupOut[:0]
+	for i := range gs {
+		g := &gs[i]
+		seen[g.Name] = struct{}{}
+		t := m.groups[g.Name]
+		if t == nil {
+			t = &groupTrack{firstSeen: at, parts: map[partKey]*partTrack{}}
+			m.groups[g.Name] = t
+		}
+		m.observeGroup(t, g, at)
+		out = append(out, t.status)
+	}
+	for name := range m.groups {
+		if _, ok := seen[name]; !ok {
+			delete(m.groups, name)
+		}
+	}
+	m.groupOut = out
+	m.groupsAt, m.groupsOK = at, true
+	return out
+}
+
+func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) {
+	c := m.cfg
+	horizon := c.horizon()
+	if g.Members == 0 {
+		if t.noMemberSince.IsZero() {
+			t.noMemberSince, t.noMemberEarlier = at, at.Equal(t.firstSeen)
+		}
+	} else {
+		t.noMemberSince, t.noMemberEarlier = time.Time{}, false
+	}
+	live := make(map[partKey]struct{}, len(g.Partitions))
+	parts := make([]*partTrack, len(g.Partitions))
+	for i, po := range g.Partitions {
+		k := partKey{po.Topic, po.Partition}
+		live[k] = struct{}{}
+		p := t.parts[k]
+		if p == nil {
+			p = &partTrack{topic: po.Topic, part: po.Partition}
+			t.parts[k] = p
+		}
+		l := po.Lag()
+		lag := l.Records
+		if l.Unknown {
+			lag = -1
+		}
+		p.add(obs{at: at, committed: po.Committed, end: po.End, lag: lag}, horizon)
+		parts[i] = p
+	}
+	for k := range t.parts {
+		if _, ok := live[k]; !ok {
+			delete(t.parts, k)
+		}
+	}
+
+	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1}
+	s.Partitions = make([]PartitionStatus, len(parts))
+	for i := range parts {
+		s.Partitions[i] = PartitionStatus{PartitionOffsets: g.Partitions[i], Lag: g.Partitions[i].Lag()}
+	}
+	s.Rate = c.rate(parts, at)
+
+	word, since, earlier := Unknown, time.Time{}, false
+	var reason string
+	var rewound *partTrack
+	for _, p := range parts {
+		if !p.lastRewind.IsZero() && at.Sub(p.lastRewind) <= c.Window && (rewound == nil || p.lastRewind.After(rewound.lastRewind)) {
+			rewound = p
+		}
+	}
+	switch {
+	case g.State == admin.GroupDead:
+		word, reason = Dead, "unknown to the cluster"
+	case g.State == admin.GroupPreparingRebalance || g.State == admin.GroupCompletingRebalance:
+		word, reason = Rebalancing, "reassigning its partitions ("+string(g.State)+")"
+	case rewound != nil:
+		word, since = Rewound, rewound.lastRewind
+		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", rewound.topic, rewound.part, rewound.rewindFrom, rewound.rewindTo)
+	case g.Members == 0 && s.Lag.Records > 0:
+		word, since, earlier = Stopped, t.noMemberSince, t.noMemberEarlier
+		reason = fmt.Sprintf("no member, %s unread", plural(s.Lag.Records, "record"))
+	case g.Members == 0:
+		word, reason = Empty, "no member, nothing unread"
+	default:
+		word, since, earlier, reason = m.judgeMembers(&s, parts, at)
+	}
+	if word != t.word || t.wordSince.IsZero() {
+		t.wordSince, t.wordEarlier = at, at.Equal(t.firstSeen)
+	}
+	t.word = word
+	if word != Rewound && word != Stopped && word != Stalled {
+		since, earlier = t.wordSince, t.wordEarlier
+	}
+	s.Word, s.Since, s.SinceEarlier, s.Reason = word, since, earlier, reason
+	if word == Stalled {
+		s.StalledSince = since
+	}
+	if word != Unknown && word != OK && word != Lagging && word != Stalled && word != Rewound {
+		for i := range s.Partitions {
+			s.Partitions[i].Word = word
+		}
+	}
+	t.status = s
+}
+
+// rank orders partition verdicts for a group's word: the worst wins, and
+// a partition not judged yet outranks OK ones (the group is not known to
+// be fine while one of its partitions is not).
+func rank(w Word) int {
+	switch w {
+	case OK:
+		return 0
+	case Unknown:
+		return 1
+	case Lagging:
+		return 2
+	case Rewound:
+		return 3
+	case Stalled:
+		return 4
+	}
+	return 0
+}
+
+// judgeMembers judges a group with members from its partitions.
+func (m *Monitor) judgeMembers(s *GroupStatus, parts []*partTrack, at time.Time) (Word, time.Time, bool, string) {
+	c := m.cfg
+	word, judged := OK, 0
+	var stalledSince time.Time
+	stalledEarlier := false
+	var stalled, lagging, unknown int
+	var stalledLag int64
+	var need time.Duration
+	for i, p := range parts {
+		ps := &s.Partitions[i]
+		if ps.Lag.Unknown {
+			continue // no leader or no topic: its own alert, not the group's
+		}
+		judged++
+		w, since, earlier, growth := c.judgePartition(p, at)
+		ps.Word, ps.Since, ps.Growth = w, since, growth
+		switch w {
+		case Stalled:
+			stalled++
+			stalledLag += ps.Lag.Records
+			if stalledSince.IsZero() || since.Before(stalledSince) {
+				stalledSince, stalledEarlier = since, earlier
+			}
+		case Lagging:
+			lagging++
+			s.Growth += growth
+			if first, last, ok := commitSpan(p, at, c.Window); ok {
+				s.GrowthSpan = max(s.GrowthSpan, last.Sub(first))
+			}
+		case Unknown:
+			unknown++
+			need = max(need, c.Window-at.Sub(p.firstSeen), c.StallAfter-at.Sub(p.firstSeen))
+		}
+		if rank(w) > rank(word) {
+			word = w
+		}
+	}
+	switch {
+	case judged == 0 && len(parts) > 0:
+		return Unknown, time.Time{}, false, "the lag of its partitions is unknown (no leader)"
+	case word == Stalled:
+		return Stalled, stalledSince, stalledEarlier, fmt.Sprintf("no commit advanced on %s for at least %s (%s unread there)",
+			plural(int64(stalled), "partition"), roundDur(c.StallAfter), plural(stalledLag, "record"))
+	case word == Lagging:
+		return Lagging, time.Time{}, false, fmt.Sprintf("commits advance but the lag grew on %s", plural(int64(lagging), "partition"))
+	case word == Unknown:
+		return Unknown, time.Time{}, false, fmt.Sprintf("judging: %s of history needed (%s not judged yet)",
+			roundDur(max(need, time.Second)), plural(int64(unknown), "partition"))
+	}
+	if s.Lag.Records == 0 {
+		return OK, time.Time{}, false, "caught up"
+	}
+	return OK, time.Time{}, false, "consuming without falling behind"
+}
+
+// judgePartition is the partition rule of a group with members (its lag is
+// known). Burrow's order: a partition caught up within the window is OK;
+// then stalled (no commit advanced for the stall time); then lagging (the
+// lag at its commits grew within the window). Whether the lag grows needs
+// two commits in the window: with fewer, the partition keeps its verdict
+// (a slow consumer committing every 5 s does not flap LAGGING → OK in a
+// 10 s window), and a partition never judged is OK once its history covers
+// the window, UNKNOWN before.
+func (c Config) judgePartition(p *partTrack, now time.Time) (w Word, since time.Time, earlier bool, growth int64) {
+	w, since, earlier, growth = c.partitionRule(p, now)
+	p.word, p.growth = w, growth
+	return w, since, earlier, growth
+}
+
+func (c Config) partitionRule(p *partTrack, now time.Time) (Word, time.Time, bool, int64) {
+	cur := p.hist[len(p.hist)-1]
+	if cur.lag == 0 {
+		return OK, time.Time{}, false, 0
+	}
+	win := p.window(now, c.Window)
+	for _, o := range p.hist[win:] {
+		if o.lag == 0 {
+			return OK, time.Time{}, false, 0
+		}
+	}
+	// Stalled: nothing moved the lag down since the last progress (a
+	// commit that advanced, or a moment caught up).
+	ref := p.lastAdvance
+	if p.lastZero.After(ref) {
+		ref = p.lastZero
+	}
+	if ref.IsZero() {
+		if now.Sub(p.firstSeen) >= c.StallAfter {
+			return Stalled, p.firstSeen, true, 0
+		}
+		return Unknown, time.Time{}, false, 0
+	}
+	if now.Sub(ref) >= c.StallAfter {
+		return Stalled, ref, false, 0
+	}
+	// Lagging: the lag at its commits grew between its first and last
+	// commit in the window, by more than the observations' timing can
+	// explain; not lagging once it did not grow at all; in between, the
+	// verdict stands.
+	if first, last, ok := commitPoints(p, win); ok {
+		g, u := lagGrowth(p, first, last)
+		switch {
+		case g-u > 0:
+			return Lagging, time.Time{}, false, g
+		case g <= 0 && now.Sub(p.firstSeen) >= c.Window:
+			return OK, time.Time{}, false, 0
+		}
+	}
+	switch {
+	case p.word == Lagging || p.word == OK:
+		return p.word, time.Time{}, false, p.growth
+	case now.Sub(p.firstSeen) >= c.Window:
+		return OK, time.Time{}, false, 0
+	}
+	return Unknown, time.Time{}, false, 0
+}
+
+// commitPoints returns the first and the last observation at or after win
+// whose commit advanced on the one before; ok when there are two.
+func commitPoints(p *partTrack, win int) (first, last int, ok bool) {
+	first, last = -1, -1
+	for i := max(win, 1); i < len(p.hist); i++ {
+		if p.hist[i-1].committed >= 0 && p.hist[i].committed > p.hist[i-1].committed {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	return first, last, first >= 0 && last > first
+}
+
+// lagGrowth is the growth of the lag between two commit points, and its
+// uncertainty. A commit seen at observation i happened after observation
+// i-1, when the end offset was between the two observations' ends: the lag
+// at the commit is taken at the middle, give or take half the records that
+// arrived in between.
+func lagGrowth(p *partTrack, first, last int) (g, u int64) {
+	at := func(i int) (lag, unc int64) {
+		a, b := p.hist[i-1].end, p.hist[i].end
+		if a < 0 || b < a {
+			a = b
+		}
+		return (a+b)/2 - p.hist[i].committed, (b - a + 1) / 2
+	}
+	l1, u1 := at(first)
+	l2, u2 := at(last)
+	return l2 - l1, u1 + u2
+}
+
+func commitSpan(p *partTrack, now time.Time, w time.Duration) (time.Time, time.Time, bool) {
+	first, last, ok := commitPoints(p, p.window(now, w))
+	if !ok {
+		return time.Time{}, time.Time{}, false
+	}
+	return p.hist[first].at, p.hist[last].at, true
+}
+
+// rate is the group's committed-offset advance per second over the window:
+// the sum of every advance between two observations inside it (a first
+// commit, and a commit moved back, add nothing), over the time between the
+// first and the last observation.
+func (c Config) rate(parts []*partTrack, now time.Time) float64 {
+	var oldest time.Time
+	var sum int64
+	for _, p := range parts {
+		win := p.window(now, c.Window)
+		if win >= len(p.hist) {
+			continue
+		}
+		if oldest.IsZero() || p.hist[win].at.Before(oldest) {
+			oldest = p.hist[win].at
+		}
+		for i := win + 1; i < len(p.hist); i++ {
+			if a, b := p.hist[i-1].committed, p.hist[i].committed; a >= 0 && b > a {
+				sum += b - a
+			}
+		}
+	}
+	span := now.Sub(oldest)
+	if oldest.IsZero() || span <= 0 {
+		return -1
+	}
+	return float64(sum) / span.Seconds()
+}
+
+// Groups returns the status of every group of the latest list, by name.
+func (m *Monitor) Groups() []GroupStatus {
+	out := make([]GroupStatus, 0, len(m.groups))
+	for _, t := range m.groups {
+		out = append(out, t.status)
+	}
+	slices.SortFunc(out, func(a, b GroupStatus) int { return cmp.Compare(a.Info.Name, b.Info.Name) })
+	return out
+}
+
+// Group returns one group's status.
+func (m *Monitor) Group(name string) (GroupStatus, bool) {
+	t, ok := m.groups[name]
+	if !ok {
+		return GroupStatus{}, false
+	}
+	return t.status, true
+}
+
+func plural(n int64, word string) string {
+	s := thousands(n) + " " + word
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
+
+func thousands(n int64) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Second:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Millisecond).String()
+}

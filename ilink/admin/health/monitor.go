@@ -1,0 +1,463 @@
+package health
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink/admin"
+)
+
+// Monitor keeps the history the rules need and judges on every
+// observation. It is not safe for concurrent use (the dashboard calls it
+// from its update loop, `check` from one goroutine).
+type Monitor struct {
+	cfg Config
+
+	groups   map[string]*groupTrack
+	groupOut []GroupStatus
+	groupsAt time.Time
+	groupsOK bool
+
+	nodes      []admin.NodeInfo
+	nodesOK    bool
+	downSince  map[int]time.Time
+	syncSince  map[int]time.Time
+	noLeader   time.Time
+	firstNodes time.Time
+
+	topicsOK   bool
+	offline    map[string]topicCond
+	underRepl  map[string]topicCond
+	firstTopic time.Time
+
+	queuesOK bool
+	queuesAt time.Time
+	queues   map[string]*queueTrack
+}
+
+type topicCond struct {
+	since time.Time
+	n     int
+}
+
+type queueTrack struct {
+	depth    int64
+	maxDepth int64
+	dlq      bool
+	overAt   time.Time // deeper than the limit since
+	fullAt   time.Time
+	// DLQ growth: the last rise and the depth before the current run of
+	// rises began.
+	lastRise  time.Time
+	riseStart time.Time
+	riseBase  int64
+}
+
+// New returns a Monitor with cfg (zero fields take the defaults).
+func New(cfg Config) *Monitor {
+	d := DefaultConfig()
+	if cfg.Window <= 0 {
+		cfg.Window = d.Window
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = d.StallAfter
+	}
+	if cfg.DLQWindow <= 0 {
+		cfg.DLQWindow = d.DLQWindow
+	}
+	return &Monitor{cfg: cfg, groups: map[string]*groupTrack{}, downSince: map[int]time.Time{},
+		syncSince: map[int]time.Time{}, offline: map[string]topicCond{}, underRepl: map[string]topicCond{},
+		queues: map[string]*queueTrack{}}
+}
+
+// Config returns the thresholds in use.
+func (m *Monitor) Config() Config { return m.cfg }
+
+// ObserveNodes takes in the node list (the leader is the node whose role
+// is leader).
+func (m *Monitor) ObserveNodes(nodes []admin.NodeInfo, at time.Time) {
+	if !m.nodesOK {
+		m.firstNodes = at
+	}
+	m.nodes, m.nodesOK = slices.Clone(nodes), true
+	leader := false
+	for _, n := range nodes {
+		leader = leader || n.Role == admin.RoleLeader
+		down := n.State == admin.NodeDown || n.State == admin.NodeStopped
+		setSince(m.downSince, n.ID, down, at)
+		setSince(m.syncSince, n.ID, n.State == admin.NodeSyncing, at)
+	}
+	for id := range m.downSince {
+		if !hasNode(nodes, id) {
+			delete(m.downSince, id)
+		}
+	}
+	for id := range m.syncSince {
+		if !hasNode(nodes, id) {
+			delete(m.syncSince, id)
+		}
+	}
+	switch {
+	case leader || len(nodes) <= 1:
+		m.noLeader = time.Time{}
+	case m.noLeader.IsZero():
+		m.noLeader = at
+	}
+}
+
+func hasNode(ns []admin.NodeInfo, id int) bool {
+	for _, n := range ns {
+		if n.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func setSince[K comparable](m map[K]time.Time, k K, on bool, at time.Time) {
+	if !on {
+		delete(m, k)
+		return
+	}
+	if _, ok := m[k]; !ok {
+		m[k] = at
+	}
+}
+
+// ObserveTopics takes in the topic list (offline and under-replicated
+// partitions).
+func (m *Monitor) ObserveTopics(ts []admin.TopicInfo, at time.Time) {
+	if !m.topicsOK {
+		m.firstTopic = at
+	}
+	m.topicsOK = true
+	off, ur := make(map[string]topicCond), make(map[string]topicCond)
+	for _, t := range ts {
+		if t.Offline > 0 {
+			c, ok := m.offline[t.Name]
+			if !ok {
+				c.since = at
+			}
+			c.n = t.Offline
+			off[t.Name] = c
+		}
+		if t.UnderReplicated > 0 {
+			c, ok := m.underRepl[t.Name]
+			if !ok {
+				c.since = at
+			}
+			c.n = t.UnderReplicated
+			ur[t.Name] = c
+		}
+	}
+	m.offline, m.underRepl = off, ur
+}
+
+// IsDLQ reports whether a queue is a dead-letter queue: another queue
+// names it as its dead-letter queue, or its name is DLQ or ends in .DLQ.
+func IsDLQ(name string, named map[string]bool) bool {
+	return named[name] || name == "DLQ" || strings.HasSuffix(name, ".DLQ")
+}
+
+// ObserveQueues takes in the queue list (depth over the limit, full
+// queues, growing dead-letter queues).
+func (m *Monitor) ObserveQueues(qs []admin.QueueInfo, at time.Time) {
+	m.queuesOK = true
+	named := map[string]bool{}
+	for _, q := range qs {
+		if d := q.Property.DeadLetterQueue; d != "" {
+			named[d] = true
+		}
+	}
+	next := make(map[string]*queueTrack, len(qs))
+	for _, q := range qs {
+		t := m.queues[q.Name]
+		if t == nil {
+			t = &queueTrack{depth: q.Depth}
+		}
+		t.dlq = IsDLQ(q.Name, named)
+		if q.Depth > t.depth {
+			if !t.growing(at, m.cfg.DLQWindow) {
+				t.riseStart, t.riseBase = at, t.depth
+			}
+			t.lastRise = at
+		}
+		t.depth, t.maxDepth = q.Depth, q.Property.MaxDepth
+		over := m.cfg.QueueDepth > 0 && q.Depth > m.cfg.QueueDepth
+		switch {
+		case !over:
+			t.overAt = time.Time{}
+		case t.overAt.IsZero():
+			t.overAt = at
+		}
+		full := q.Property.MaxDepth > 0 && q.Depth >= q.Property.MaxDepth
+		switch {
+		case !full:
+			t.fullAt = time.Time{}
+		case t.fullAt.IsZero():
+			t.fullAt = at
+		}
+		next[q.Name] = t
+	}
+	m.queues = next
+	m.queuesAt = at
+}
+
+// growing: the queue's depth rose within w of at and is still above the
+// depth before the rises began (drained back, it is not growing).
+func (t *queueTrack) growing(at time.Time, w time.Duration) bool {
+	return t.depth > t.riseBase && !t.lastRise.IsZero() && at.Sub(t.lastRise) <= w
+}
+
+// Kind names what an alert is about.
+type Kind string
+
+// Alert kinds.
+const (
+	KindUnreachable     Kind = "unreachable"
+	KindNodeDown        Kind = "node-down"
+	KindNodeSyncing     Kind = "node-syncing"
+	KindNoLeader        Kind = "no-leader"
+	KindOffline         Kind = "partitions-offline"
+	KindUnderReplicated Kind = "under-replicated"
+	KindQueueFull       Kind = "queue-full"
+	KindQueueDepth      Kind = "queue-depth"
+	KindDLQGrowing      Kind = "dlq-growing"
+	KindGroupDead       Kind = "group-dead"
+	KindGroupStopped    Kind = "group-stopped"
+	KindGroupStalled    Kind = "group-stalled"
+	KindGroupRewound    Kind = "group-rewound"
+	KindGroupLagging    Kind = "group-lagging"
+)
+
+// Alert is one condition that needs attention. It lasts exactly as long as
+// its condition: every observation recomputes the list.
+type Alert struct {
+	Level   Level
+	Kind    Kind
+	Subject string    // the node id, queue, group or topic list it is about
+	Since   time.Time // when the condition was first observed
+	// SinceEarlier: the condition held at the first observation already.
+	SinceEarlier bool
+	Lag          int64 // group alerts: the group's lag
+	Text         string
+}
+
+// clock formats an alert time.
+func clock(t time.Time) string { return t.Format("15:04:05") }
+
+func sinceText(t time.Time, earlier bool) string {
+	if earlier {
+		return clock(t) + " or earlier"
+	}
+	return clock(t)
+}
+
+// Alerts returns the alerts of the latest observations, most severe first,
+// then the most recent first.
+func (m *Monitor) Alerts() []Alert {
+	var out []Alert
+	add := func(a Alert) { out = append(out, a) }
+	if m.nodesOK {
+		for _, n := range m.nodes {
+			if since, ok := m.downSince[n.ID]; ok {
+				add(Alert{Level: LevelCritical, Kind: KindNodeDown, Subject: strconv.Itoa(n.ID), Since: since,
+					SinceEarlier: since.Equal(m.firstNodes),
+					Text:         fmt.Sprintf("node %d (%s) %s since %s", n.ID, n.QueueManager, n.State, sinceText(since, since.Equal(m.firstNodes)))})
+			} else if since, ok := m.syncSince[n.ID]; ok {
+				add(Alert{Level: LevelWarning, Kind: KindNodeSyncing, Subject: strconv.Itoa(n.ID), Since: since,
+					Text: fmt.Sprintf("node %d (%s) syncing since %s, %s behind", n.ID, n.QueueManager, clock(since), plural(n.LagRecords, "record"))})
+			}
+		}
+		if !m.noLeader.IsZero() {
+			add(Alert{Level: LevelCritical, Kind: KindNoLeader, Since: m.noLeader,
+				Text: fmt.Sprintf("no cluster leader since %s: no node accepts sessions until one is elected", clock(m.noLeader))})
+		}
+	}
+	if m.topicsOK {
+		if a, ok := topicAlert(m.offline, LevelCritical, KindOffline, "offline (no leader)"); ok {
+			add(a)
+		}
+		if a, ok := topicAlert(m.underRepl, LevelWarning, KindUnderReplicated, "under-replicated"); ok {
+			add(a)
+		}
+	}
+	if m.queuesOK {
+		names := make([]string, 0, len(m.queues))
+		for n := range m.queues {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			q := m.queues[n]
+			switch {
+			case !q.fullAt.IsZero():
+				add(Alert{Level: LevelCritical, Kind: KindQueueFull, Subject: n, Since: q.fullAt,
+					Text: fmt.Sprintf("queue %s full since %s: depth %s of max %s, puts are refused", n, clock(q.fullAt), thousands(q.depth), thousands(q.maxDepth))})
+			case !q.overAt.IsZero():
+				add(Alert{Level: LevelWarning, Kind: KindQueueDepth, Subject: n, Since: q.overAt,
+					Text: fmt.Sprintf("queue %s depth %s over the limit %s since %s", n, thousands(q.depth), thousands(m.cfg.QueueDepth), clock(q.overAt))})
+			}
+			if q.dlq && q.growing(m.queuesAt, m.cfg.DLQWindow) {
+				add(Alert{Level: LevelWarning, Kind: KindDLQGrowing, Subject: n, Since: q.riseStart,
+					Text: fmt.Sprintf("dead-letter queue %s growing: depth %s (+%s since %s)", n, thousands(q.depth), thousands(q.depth-q.riseBase), clock(q.riseStart))})
+			}
+		}
+	}
+	if m.groupsOK {
+		for _, g := range m.Groups() {
+			if a, ok := m.groupAlert(g); ok {
+				add(a)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Alert) int {
+		if a.Level != b.Level {
+			return cmp.Compare(b.Level, a.Level)
+		}
+		return b.Since.Compare(a.Since)
+	})
+	return out
+}
+
+func topicAlert(conds map[string]topicCond, l Level, k Kind, what string) (Alert, bool) {
+	if len(conds) == 0 {
+		return Alert{}, false
+	}
+	names := make([]string, 0, len(conds))
+	var since time.Time
+	n := 0
+	for name, c := range conds {
+		names = append(names, name)
+		n += c.n
+		if since.IsZero() || c.since.Before(since) {
+			since = c.since
+		}
+	}
+	slices.Sort(names)
+	list := strings.Join(names, ", ")
+	if len(names) > 3 {
+		list = strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return Alert{Level: l, Kind: k, Subject: strings.Join(names, ","), Since: since,
+		Text: fmt.Sprintf("%s %s in %s since %s", plural(int64(n), "partition"), what, list, clock(since))}, true
+}
+
+// groupAlert is the alert a group's word raises, if any.
+func (m *Monitor) groupAlert(g GroupStatus) (Alert, bool) {
+	name, lag := g.Info.Name, g.Lag.Records
+	a := Alert{Subject: name, Since: g.Since, SinceEarlier: g.SinceEarlier, Lag: lag}
+	switch g.Word {
+	case Dead:
+		a.Level, a.Kind = LevelCritical, KindGroupDead
+		a.Text = fmt.Sprintf("group %s is unknown to the cluster", name)
+	case Stopped:
+		a.Level, a.Kind = LevelCritical, KindGroupStopped
+		a.Text = fmt.Sprintf("group %s stopped: no member since %s, lag %s", name, sinceText(g.Since, g.SinceEarlier), thousands(lag))
+	case Stalled:
+		a.Level, a.Kind = LevelCritical, KindGroupStalled
+		a.Text = fmt.Sprintf("group %s stalled: lag %s, no commit advanced since %s", name, thousands(lag), sinceText(g.Since, g.SinceEarlier))
+	case Rewound:
+		a.Level, a.Kind = LevelWarning, KindGroupRewound
+		a.Text = fmt.Sprintf("group %s rewound at %s: %s; lag %s", name, clock(g.Since), g.Reason, thousands(lag))
+	case Lagging:
+		c := m.cfg
+		switch {
+		case c.MaxLagCritical > 0 && lag >= c.MaxLagCritical:
+			a.Level = LevelCritical
+		case lag >= c.MaxLagWarning:
+			a.Level = LevelWarning
+		default:
+			return Alert{}, false
+		}
+		a.Kind = KindGroupLagging
+		a.Text = fmt.Sprintf("group %s lagging since %s: lag %s", name, sinceText(g.Since, g.SinceEarlier), thousands(lag))
+		if g.Growth > 0 && g.GrowthSpan > 0 {
+			a.Text += fmt.Sprintf(" (+%s in %s)", thousands(g.Growth), roundDur(g.GrowthSpan))
+		}
+	default:
+		return Alert{}, false
+	}
+	return a, true
+}
+
+// UnreachableAlert is the alert of a cluster the client cannot reach: addr and
+// the error's reason (raw: sanitize to display), failing since `since`.
+func UnreachableAlert(addr, reason string, since time.Time) Alert {
+	return Alert{Level: LevelCritical, Kind: KindUnreachable, Subject: addr, Since: since,
+		Text: fmt.Sprintf("cannot reach %s: %s", addr, reason)}
+}
+
+// Summary is `check`'s first line: the worst level and what raised it,
+// e.g. "CRITICAL: 2 groups stopped, 1 node down"; "OK: " + okText
+// without alerts.
+func Summary(alerts []Alert, okText string) (Level, string) {
+	if len(alerts) == 0 {
+		return LevelOK, "OK: " + okText
+	}
+	worst := LevelOK
+	counts := map[Kind]int{}
+	var kinds []Kind
+	for _, a := range alerts {
+		worst = max(worst, a.Level)
+		if counts[a.Kind] == 0 {
+			kinds = append(kinds, a.Kind)
+		}
+		counts[a.Kind]++
+	}
+	slices.SortStableFunc(kinds, func(a, b Kind) int { return cmp.Compare(kindOrder(a), kindOrder(b)) })
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, kindPhrase(k, counts[k]))
+	}
+	return worst, worst.String() + ": " + strings.Join(parts, ", ")
+}
+
+var kindList = []Kind{KindUnreachable, KindNoLeader, KindNodeDown, KindOffline, KindGroupStopped, KindGroupStalled,
+	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
+
+func kindOrder(k Kind) int { return slices.Index(kindList, k) }
+
+func kindPhrase(k Kind, n int) string {
+	count := func(one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	}
+	switch k {
+	case KindUnreachable:
+		return "cluster unreachable"
+	case KindNoLeader:
+		return "no cluster leader"
+	case KindNodeDown:
+		return count("node down", "nodes down")
+	case KindNodeSyncing:
+		return count("node syncing", "nodes syncing")
+	case KindOffline:
+		return "partitions offline"
+	case KindUnderReplicated:
+		return "partitions under-replicated"
+	case KindQueueFull:
+		return count("queue full", "queues full")
+	case KindQueueDepth:
+		return count("queue over its depth limit", "queues over their depth limit")
+	case KindDLQGrowing:
+		return count("dead-letter queue growing", "dead-letter queues growing")
+	case KindGroupDead:
+		return count("group unknown", "groups unknown")
+	case KindGroupStopped:
+		return count("group stopped", "groups stopped")
+	case KindGroupStalled:
+		return count("group stalled", "groups stalled")
+	case KindGroupRewound:
+		return count("group rewound", "groups rewound")
+	case KindGroupLagging:
+		return count("group lagging", "groups lagging")
+	}
+	return string(k)
+}
