@@ -64,9 +64,12 @@ func usageErr(format string, args ...any) error {
 }
 
 // exitError carries a process exit code other than 1 through cobra.
+// quiet: the command printed its result already (check's status line on
+// stdout), so report prints nothing more.
 type exitError struct {
-	code int
-	err  error
+	code  int
+	err   error
+	quiet bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -96,6 +99,10 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 		fmt.Fprintln(w, "ilinkdash: interrupted")
 		return exitInterrupted
 	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.quiet {
+		return ee.code
+	}
 	fmt.Fprintln(w, "ilinkdash: "+sanitize.String(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -106,7 +113,6 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 		fmt.Fprintf(w, "Run '%s --help' for more.\n", cmd.CommandPath())
 		return exitUsage
 	}
-	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
@@ -118,7 +124,8 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
 			var ue *usageError
-			if errors.As(err, &ue) {
+			var ee *exitError // a command's own exit status (check: 3)
+			if errors.As(err, &ue) || errors.As(err, &ee) {
 				return err
 			}
 			return &usageError{err: err}

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/sanitize"
+)
+
+// `ilinkdash check`: the dashboard's health rules, once, for cron, systemd
+// timers and monitoring agents. It follows the monitoring-plugin
+// convention: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (the cluster
+// could not be judged: unreachable, no answer within the timeout, a bad
+// flag), and prints one summary line first, then one line per problem.
+
+// Check exit codes.
+const (
+	checkOK       = 0
+	checkWarning  = 1
+	checkCritical = 2
+	checkUnknown  = 3
+)
+
+type checkFlags struct {
+	groups  string
+	maxLag  int64
+	window  time.Duration
+	timeout time.Duration
+	output  string
+}
+
+type checkAlertJSON struct {
+	Level   string `json:"level"`
+	Kind    string `json:"kind"`
+	Subject string `json:"subject"`
+	Since   string `json:"since"`
+	Lag     *int64 `json:"lag"`
+	Text    string `json:"text"`
+}
+
+type checkJSON struct {
+	Status    string           `json:"status"`
+	ExitCode  int              `json:"exit_code"`
+	Summary   string           `json:"summary"`
+	Target    string           `json:"target"`
+	WindowMs  int64            `json:"window_ms"`
+	CheckedAt string           `json:"checked_at"`
+	Alerts    []checkAlertJSON `json:"alerts"`
+	Groups    []groupJSON      `json:"groups"`
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check [--groups PATTERN] [--max-lag N] [--window D] [--timeout D] [-o text|json]",
+		Short: "Judge the cluster's health once, for monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)",
+		Long: "Polls the cluster over one window (the lists at its start and end, the groups every\n" +
+			"fifth of it in between) and judges it by the dashboard's rules (docs/HEALTH.md): nodes\n" +
+			"down, partitions offline or under-replicated, no leader, queues over their depth limit,\n" +
+			"growing dead-letter queues, and every group STOPPED, STALLED, REWOUND or LAGGING past\n" +
+			"its threshold. Prints a summary line first (\"CRITICAL: 2 groups stopped, 1 node down\"),\n" +
+			"then one line per problem. Exit codes follow the monitoring-plugin convention: 0 OK,\n" +
+			"1 WARNING, 2 CRITICAL, 3 UNKNOWN (unreachable within --timeout, or a usage error).",
+		Example: "  ilinkdash check --context prod\n" +
+			"  ilinkdash check --groups 'billing,payments-*' --max-lag 5000 --window 30s\n" +
+			"  ilinkdash check -o json",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return checkUsage(cmd, "unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.groups, "groups", "", "only these groups: comma-separated names or glob patterns (a name the cluster does not know is DEAD)")
+	fl.Int64Var(&f.maxLag, "max-lag", -1, "a LAGGING group is WARNING from this lag (default: the context's health.max-lag-warning)")
+	fl.DurationVar(&f.window, "window", 0, "the window judged over (default: the context's health.window, 10s)")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "UNKNOWN when the cluster does not answer within this (beyond the window)")
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return checkUsage(c, "%v", err) })
+	return cmd
+}
+
+// checkUsage is a usage error of check: UNKNOWN (3), as monitoring
+// plugins report a bad invocation, not the usage status 2 of the other
+// commands (2 would read as CRITICAL). The line goes to stdout, where a
+// monitoring agent reads the status line.
+func checkUsage(cmd *cobra.Command, format string, args ...any) error {
+	msg := sanitize.String(fmt.Sprintf("UNKNOWN: "+format, args...))
+	fmt.Fprintln(cmd.OutOrStdout(), msg)
+	return &exitError{code: checkUnknown, err: errors.New(msg), quiet: true}
+}
+
+func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
+	switch {
+	case f.output != "text" && f.output != "json":
+		return checkUsage(cmd, "-o %q: want text or json", f.output)
+	case f.window < 0 || cmd.Flags().Changed("window") && f.window == 0:
+		return checkUsage(cmd, "--window %v: must be positive", f.window)
+	case f.timeout <= 0:
+		return checkUsage(cmd, "--timeout %v: must be positive", f.timeout)
+	case cmd.Flags().Changed("max-lag") && f.maxLag < 0:
+		return checkUsage(cmd, "--max-lag %d: must not be negative", f.maxLag)
+	}
+	filter, err := parseGroupFilter(f.groups)
+	if err != nil {
+		return checkUsage(cmd, "%v", err)
+	}
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return checkUsage(cmd, "%v", err)
+	}
+	c := r.Context
+	if c.Admin == "" {
+		return checkUsage(cmd, "no admin address: give --admin or a context with an admin address")
+	}
+	cfg := health.FromConfig(c.Health)
+	if f.window > 0 {
+		cfg.Window = f.window
+	}
+	if f.maxLag >= 0 {
+		cfg.MaxLagWarning = f.maxLag
+		if cfg.MaxLagCritical > 0 && cfg.MaxLagCritical < f.maxLag {
+			cfg.MaxLagCritical = f.maxLag
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return checkUsage(cmd, "%v", err)
+	}
+	span := max(cfg.Window, cfg.StallAfter)
+	rep := checkReport{out: cmd.OutOrStdout(), json: f.output == "json", target: c.Admin, window: cfg.Window}
+
+	ctx, cancel := context.WithTimeout(cmd.Context(), span+f.timeout)
+	defer cancel()
+	connCtx, connCancel := context.WithTimeout(ctx, f.timeout)
+	svc, err := admin.Connect(connCtx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses})
+	connCancel()
+	if err != nil {
+		return rep.unknown(err, "", f.timeout)
+	}
+	defer svc.Close()
+	s := &sampler{qm: svc.AccessAdminQmgr(c.QueueManager), mon: health.New(cfg), filter: filter}
+	if call, err := s.run(ctx, span, sampleStep(span, c.Refresh.Groups)); err != nil {
+		return rep.unknown(err, call, f.timeout)
+	}
+	if len(s.unmatched) > 0 {
+		return rep.unknown(fmt.Errorf("no group matches %q", strings.Join(s.unmatched, ",")), "", f.timeout)
+	}
+	return rep.judged(s)
+}
+
+// checkReport prints a check's result and returns its exit status.
+type checkReport struct {
+	out    io.Writer
+	json   bool
+	target string
+	window time.Duration
+}
+
+func (r checkReport) base(status string, code int, summary string) checkJSON {
+	return checkJSON{Status: status, ExitCode: code, Summary: summary, Target: r.target, WindowMs: r.window.Milliseconds(),
+		CheckedAt: jsonTime(time.Now()), Alerts: []checkAlertJSON{}, Groups: []groupJSON{}}
+}
+
+// unknown reports a check that could not judge: the cluster was not
+// reached (within the timeout), or a call failed.
+func (r checkReport) unknown(err error, call string, timeout time.Duration) error {
+	var why string
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		why = fmt.Sprintf("no answer from %s within %v", r.target, timeout)
+	case health.Unreachable(err):
+		why = "cannot reach " + r.target + ": " + health.ReachReason(err)
+	case call != "":
+		why = call + ": " + err.Error()
+	default:
+		why = err.Error()
+	}
+	summary := "UNKNOWN: " + why
+	if err := r.print(r.base("UNKNOWN", checkUnknown, summary), nil); err != nil {
+		return err
+	}
+	return &exitError{code: checkUnknown, err: errors.New(summary), quiet: true}
+}
+
+func (r checkReport) judged(s *sampler) error {
+	alerts := s.mon.Alerts()
+	ok := fmt.Sprintf("%s, %s, %s, %s judged over %v", plural(s.nodes, "node"), plural(s.topics, "topic"),
+		plural(s.groups, "group"), plural(s.queues, "queue"), r.window)
+	level, summary := health.Summary(alerts, ok)
+	code := map[health.Level]int{health.LevelOK: checkOK, health.LevelWarning: checkWarning, health.LevelCritical: checkCritical}[level]
+	out := r.base(level.String(), code, summary)
+	for _, a := range alerts {
+		aj := checkAlertJSON{Level: a.Level.String(), Kind: string(a.Kind), Subject: a.Subject, Since: jsonTime(a.Since), Text: a.Text}
+		if strings.HasPrefix(string(a.Kind), "group-") {
+			n := a.Lag
+			aj.Lag = &n
+		}
+		out.Alerts = append(out.Alerts, aj)
+	}
+	for _, g := range s.mon.Groups() {
+		out.Groups = append(out.Groups, groupStatusJSON(g))
+	}
+	if err := r.print(out, alerts); err != nil {
+		return err
+	}
+	if code == checkOK {
+		return nil
+	}
+	return &exitError{code: code, err: errors.New(summary), quiet: true}
+}
+
+func (r checkReport) print(v checkJSON, alerts []health.Alert) error {
+	if r.json {
+		return writeJSON(r.out, v, true) // escaped, not sanitized (docs/CLI.md)
+	}
+	var b strings.Builder
+	b.WriteString(sanitize.String(v.Summary))
+	b.WriteByte('\n')
+	for _, a := range alerts {
+		b.WriteString(a.Level.String() + " " + sanitize.String(a.Text) + "\n")
+	}
+	_, err := io.WriteString(r.out, b.String())
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
