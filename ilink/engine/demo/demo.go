@@ -1,8 +1,9 @@
 // Package demo drives live traffic through an in-process engine so that every
 // dashboard view has something to show: topics with steady producers, queues
-// whose depth moves, and consumer groups in each health state (caught up,
-// lagging, stalled, rebalancing, empty), plus an occasional partition leader
-// move for the overview's alert list.
+// whose depth moves (and a dead-letter queue that grows), and consumer groups
+// that show every health word for the reason the word means (Groups lists
+// them: OK, LAGGING, STALLED, STOPPED, REWOUND, REBALANCING, EMPTY), plus an
+// occasional partition leader move for the overview's alert list.
 //
 // It uses the real client (producer, consumer v2, queue sessions) against the
 // engine's listeners, so the demo exercises the same paths as a real cluster.
@@ -34,10 +35,31 @@ type Options struct {
 	// LeaderMoveEvery moves one partition leader periodically (default 4m;
 	// negative = never), so the overview shows leader changes.
 	LeaderMoveEvery time.Duration
-	// RebalanceEvery makes a member of the "fraud-check" group leave and come
-	// back (default 45s; negative = never).
+	// RebalanceEvery makes a second member join the "fraud-check" group and
+	// leave it again half a period later (default 20s; negative = never):
+	// each join and each leave is a rebalance.
 	RebalanceEvery time.Duration
+	// RewindEvery makes the "replay" group seek back and read again
+	// (default 40s, the first time after a quarter of it; negative = never).
+	RewindEvery time.Duration
+	// CommitInterval is the auto-commit interval of the demo's consumers
+	// (default 2s).
+	CommitInterval time.Duration
 	Logf           func(format string, args ...any)
+}
+
+// Groups are the demo's consumer groups and the health word each shows
+// (docs/HEALTH.md), with the reason: the demo test checks each word on the
+// dashboard's own evaluation, for this reason.
+var Groups = []struct{ Name, Word, Why string }{
+	{"billing", "OK", "one member reads ORDER.EVENT as fast as it arrives and auto-commits"},
+	{"shipping", "OK", "commits every record of ORDER.KR as it reads it"},
+	{"analytics", "LAGGING", "reads ORDER.* slower than it is produced: its commits advance, its lag grows"},
+	{"archiver", "STALLED", "a member that committed once on AUDIT.LOG/0 and reads nothing since (AUDIT.LOG/1 has no commit)"},
+	{"legacy-export", "STOPPED", "read 50 records of INVENTORY.UPDATE, committed them and left: no member, records unread (partitions without a commit count from their log start)"},
+	{"nightly-report", "EMPTY", "read all of REPORT.DAILY, which nobody writes to any more, and left: no member, nothing unread"},
+	{"replay", "REWOUND", "reads PAYMENT.RESULT and every RewindEvery seeks back 300 records per partition: its commits move backwards"},
+	{"fraud-check", "REBALANCING", "a second member joins and leaves every RebalanceEvery: the group reassigns its partitions"},
 }
 
 // Topics created by the demo, with their properties.
@@ -47,6 +69,7 @@ var Topics = []struct{ Name, Props string }{
 	{"PAYMENT.RESULT", "partitions=3,replicas=3,minSync=2,retention.ms=3600000"},
 	{"AUDIT.LOG", "partitions=2,replicas=2,retention.bytes=33554432"},
 	{"INVENTORY.UPDATE", "partitions=4,replicas=2,retention.ms=1800000"},
+	{"REPORT.DAILY", "partitions=1,replicas=2"},
 }
 
 // Queues created by the demo.
@@ -56,6 +79,7 @@ var Queues = []string{"ORDER.Q", "PAYMENT.Q", "DLQ"}
 type Demo struct {
 	e      *engine.Engine
 	addrs  string
+	prod   *ilink.Producer
 	opt    Options
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -74,7 +98,13 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 		opt.LeaderMoveEvery = 4 * time.Minute
 	}
 	if opt.RebalanceEvery == 0 {
-		opt.RebalanceEvery = 45 * time.Second
+		opt.RebalanceEvery = 20 * time.Second
+	}
+	if opt.RewindEvery == 0 {
+		opt.RewindEvery = 40 * time.Second
+	}
+	if opt.CommitInterval <= 0 {
+		opt.CommitInterval = 2 * time.Second
 	}
 	for _, t := range Topics {
 		if err := e.CreateTopic(t.Name, t.Props); err != nil && !isExists(err) {
@@ -99,6 +129,7 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 		return nil, fmt.Errorf("demo: producer: %w", err)
 	}
 	d.addCloser(prod.Close)
+	d.prod = prod
 
 	d.spawn(func() { d.produce(ctx, prod) })
 	d.spawn(func() { d.queues(ctx) })
@@ -107,7 +138,9 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 	d.spawn(func() { d.group(ctx, "shipping", "ORDER.KR", 0, consumer.CommitImmediate) })
 	d.spawn(func() { d.stalled(ctx, "archiver", "AUDIT.LOG") })
 	d.spawn(func() { d.rebalancing(ctx, "fraud-check", "PAYMENT.RESULT") })
-	d.spawn(func() { d.empty(ctx, "legacy-export", "INVENTORY.UPDATE") })
+	d.spawn(func() { d.stopped(ctx, "legacy-export", "INVENTORY.UPDATE") })
+	d.spawn(func() { d.empty(ctx, "nightly-report", "REPORT.DAILY", 30) })
+	d.spawn(func() { d.replay(ctx, "replay", "PAYMENT.RESULT") })
 	if opt.LeaderMoveEvery > 0 {
 		d.spawn(func() { d.moveLeaders(ctx) })
 	}
@@ -256,21 +289,26 @@ func (d *Demo) subscribe(ctx context.Context, target string, opt consumer.Option
 	}
 }
 
-// group runs one member that consumes target, pausing `pace` after every
-// record (0 = as fast as possible): billing keeps up, analytics lags.
+// group runs one member that consumes target, pausing `pace` per record
+// (0 = as fast as possible): billing keeps up, analytics (25 records/s of
+// the about 150/s ORDER.* gets) lags.
 func (d *Demo) group(ctx context.Context, group, target string, pace time.Duration, mode consumer.CommitMode) {
 	opt := consumer.NewOptions()
 	opt.Group = group
 	opt.Commit = mode
 	opt.ClientName = "demo-" + group
-	opt.AutoCommitInterval = 2 * time.Second
+	opt.AutoCommitInterval = d.opt.CommitInterval
 	c := d.subscribe(ctx, target, opt)
 	if c == nil {
 		return
 	}
 	defer c.Close()
+	batch := 200
+	if pace > 0 {
+		batch = 25 // small steps: its commits advance every second or so
+	}
 	for ctx.Err() == nil {
-		recs, err := c.ReadBatch(ctx, 200, 500*time.Millisecond)
+		recs, err := c.ReadBatch(ctx, batch, 500*time.Millisecond)
 		if err != nil && !ilink.IsNoMessage(err) {
 			if ctx.Err() == nil {
 				d.logf("%s: %v", group, err)
@@ -279,8 +317,9 @@ func (d *Demo) group(ctx context.Context, group, target string, pace time.Durati
 			continue
 		}
 		if pace > 0 && len(recs) > 0 {
-			// Process at a fixed rate below the produce rate: lag grows.
-			if !sleep(ctx, pace*time.Duration(min(len(recs), 25))) {
+			// Process at a fixed rate (1/pace records/s) below the produce
+			// rate: the lag grows.
+			if !sleep(ctx, pace*time.Duration(len(recs))) {
 				return
 			}
 		}
@@ -326,6 +365,7 @@ func (d *Demo) rebalancing(ctx context.Context, group, topic string) {
 	opt := consumer.NewOptions()
 	opt.Group = group
 	opt.ClientName = "demo-" + group + "-a"
+	opt.AutoCommitInterval = d.opt.CommitInterval
 	first := d.subscribe(ctx, topic, opt)
 	if first == nil {
 		return
@@ -358,8 +398,10 @@ func (d *Demo) drain(ctx context.Context, c *consumer.Consumer) {
 	}
 }
 
-// empty leaves a durable group with commits and no member (EMPTY).
-func (d *Demo) empty(ctx context.Context, group, topic string) {
+// stopped leaves a durable group with commits and no member while records
+// keep arriving (STOPPED). It commits what 50 reads gave, so partitions it
+// read nothing from have no commit and count from their log start.
+func (d *Demo) stopped(ctx context.Context, group, topic string) {
 	if !sleep(ctx, 2*time.Second) { // let some records arrive first
 		return
 	}
@@ -381,6 +423,72 @@ func (d *Demo) empty(ctx context.Context, group, topic string) {
 		}
 		c.Close()
 		return
+	}
+}
+
+// empty writes n records to a topic nobody else writes to, reads them all
+// as a durable group, commits and leaves: no member, nothing unread
+// (EMPTY).
+func (d *Demo) empty(ctx context.Context, group, topic string, n int) {
+	for i := 0; i < n; i++ {
+		rec := &ilink.ProducerRecord{Topic: topic, Value: fmt.Appendf(nil, `{"report":"daily","part":%d}`, i)}
+		if _, err := d.prod.SendSync(ctx, rec); err != nil {
+			d.logf("%s: %v", group, err)
+			return
+		}
+	}
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.Commit = consumer.CommitImmediate
+	opt.ClientName = "demo-" + group
+	c := d.subscribe(ctx, topic, opt)
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	for read := 0; read < n && ctx.Err() == nil; {
+		recs, err := c.ReadBatch(ctx, n, time.Second)
+		if err != nil && !ilink.IsNoMessage(err) {
+			d.logf("%s: %v", group, err)
+			sleep(ctx, time.Second)
+		}
+		read += len(recs)
+	}
+}
+
+// replay reads a topic as fast as it can and, every RewindEvery, seeks
+// each of its partitions back 300 records to read them again and commits
+// there: its commits move backwards (REWOUND for a window).
+func (d *Demo) replay(ctx context.Context, group, topic string) {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.ClientName = "demo-" + group
+	opt.AutoCommitInterval = d.opt.CommitInterval
+	c := d.subscribe(ctx, topic, opt)
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	next := time.Now().Add(d.opt.RewindEvery / 4)
+	for ctx.Err() == nil {
+		_, _ = c.ReadBatch(ctx, 500, 500*time.Millisecond)
+		if d.opt.RewindEvery < 0 || time.Now().Before(next) {
+			continue
+		}
+		next = time.Now().Add(d.opt.RewindEvery)
+		for _, tp := range c.Assignment() {
+			for _, p := range tp.Partitions {
+				if pos := c.Position(tp.Topic, p); pos > 0 {
+					// Seek back and commit the new position at once, as a
+					// consumer resetting to replay does: the group's
+					// commit moves backwards.
+					to := max(pos-300, 0)
+					if c.SeekToOffset(tp.Topic, p, to) == nil {
+						_ = c.CommitOffset(ctx, tp.Topic, p, to-1)
+					}
+				}
+			}
+		}
 	}
 }
 

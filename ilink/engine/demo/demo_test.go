@@ -2,9 +2,13 @@ package demo
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
 )
 
@@ -22,7 +26,10 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	want := map[string]bool{"billing": false, "analytics": false, "shipping": false, "archiver": false, "fraud-check": false, "legacy-export": false}
+	want := map[string]bool{}
+	for _, g := range Groups {
+		want[g.Name] = false
+	}
 	for {
 		groups := e.Groups()
 		for _, g := range groups {
@@ -77,4 +84,111 @@ func commitSum(e *engine.Engine, group, topic string) int64 {
 		s += o
 	}
 	return s
+}
+
+// TestDemoShowsEveryHealthWord: every group of Groups shows its word on
+// the dashboard's own evaluation (health.Monitor over the admin client's
+// group list, as the groups tab and `ilinkdash check` judge), each for the
+// reason the word means. The demo and the health window are sped up; the
+// rules are the same.
+func TestDemoShowsEveryHealthWord(t *testing.T) {
+	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, CoordinatorLoadTime: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	d, err := Start(e, Options{Rate: 600, LeaderMoveEvery: -1, RebalanceEvery: 2 * time.Second, RewindEvery: 4 * time.Second,
+		CommitInterval: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	svc, err := admin.Connect(ctx, e.AdminAddrs()[0], admin.Options{ClientName: "demo-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	q := svc.AccessAdminQmgr("")
+	mon := health.New(health.Config{Window: 3 * time.Second, StallAfter: 3 * time.Second})
+
+	want := map[string]string{}
+	for _, g := range Groups {
+		want[g.Name] = g.Word
+	}
+	seen := map[string]string{} // group → why its word was accepted
+	bad := map[string]string{}
+	deadline := time.Now().Add(40 * time.Second)
+	for len(seen) < len(want) && time.Now().Before(deadline) {
+		gs, err := q.GroupList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range mon.ObserveGroups(gs, time.Now()) {
+			name := st.Info.Name
+			w, ok := want[name]
+			if !ok || st.Word.String() != w {
+				if ok && st.Word != health.Unknown && st.Word != health.Rebalancing && w != st.Word.String() &&
+					(st.Word == health.Stalled || st.Word == health.Stopped || st.Word == health.Dead) {
+					bad[name] = fmt.Sprintf("%v (%s)", st.Word, st.Reason)
+				}
+				continue
+			}
+			if _, done := seen[name]; done {
+				continue
+			}
+			if why := rightReason(st); why != "" {
+				seen[name] = why
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for name, w := range want {
+		if why, ok := seen[name]; !ok {
+			t.Errorf("%s never showed %s for its reason", name, w)
+		} else {
+			t.Logf("%s %s: %s", name, w, why)
+		}
+	}
+	for name, got := range bad {
+		t.Errorf("%s was judged %s; the demo advertises %s", name, got, want[name])
+	}
+}
+
+// rightReason checks that a status shows its word for the word's reason,
+// and says what it saw ("" when not).
+func rightReason(st health.GroupStatus) string {
+	g, l := st.Info, st.Lag
+	switch st.Word {
+	case health.OK:
+		if g.Members > 0 && st.Rate > 0 {
+			return fmt.Sprintf("%d member(s) committing %.0f/s, lag %d", g.Members, st.Rate, l.Records)
+		}
+	case health.Lagging:
+		if g.Members > 0 && st.Rate > 0 && st.Growth > 0 {
+			return fmt.Sprintf("committing %.0f/s while the lag grew by %d to %d", st.Rate, st.Growth, l.Records)
+		}
+	case health.Stalled:
+		if g.Members > 0 && l.Records > 0 && st.Rate == 0 && !st.StalledSince.IsZero() {
+			return fmt.Sprintf("%d member(s), lag %d, no commit advanced since %s", g.Members, l.Records, st.StalledSince.Format("15:04:05.000"))
+		}
+	case health.Stopped:
+		if g.Members == 0 && l.Records > 0 {
+			return fmt.Sprintf("no member, lag %d (%d partitions without a commit)", l.Records, l.NoCommit)
+		}
+	case health.Empty:
+		if g.Members == 0 && l.Known() && l.Records == 0 {
+			return "no member, lag 0"
+		}
+	case health.Rewound:
+		if strings.Contains(st.Reason, "moved back") {
+			return st.Reason
+		}
+	case health.Rebalancing:
+		if g.State == admin.GroupPreparingRebalance || g.State == admin.GroupCompletingRebalance {
+			return "state " + string(g.State)
+		}
+	}
+	return ""
 }
