@@ -119,23 +119,35 @@ func (q *Qmgr) GroupList(ctx context.Context) ([]GroupInfo, error) {
 	if err := q.groupCall(ctx, wire.CodeGroupList, &wire.Empty{}, &rep); err != nil {
 		return nil, err
 	}
+	// One array of topic names and one of partitions for the whole list,
+	// cut per group: the list is polled every few seconds.
+	nt, np := 0, 0
+	for i := range rep.Groups {
+		nt += len(rep.Groups[i].Offsets)
+		for _, t := range rep.Groups[i].Offsets {
+			np += len(t.Partitions)
+		}
+	}
+	topics := make([]string, 0, nt)
+	parts := make([]PartitionOffsets, 0, np)
 	out := make([]GroupInfo, len(rep.Groups))
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		gi := GroupInfo{Name: g.Name, State: GroupState(g.State), Members: g.Members,
 			Durable: g.Durable, Generation: g.Generation}
-		n := 0
+		t0, p0 := len(topics), len(parts)
 		for _, t := range g.Offsets {
-			n += len(t.Partitions)
-		}
-		gi.Topics = make([]string, len(g.Offsets))
-		gi.Partitions = make([]PartitionOffsets, 0, n)
-		for j, t := range g.Offsets {
-			gi.Topics[j] = t.Topic
+			topics = append(topics, t.Topic)
 			for _, p := range t.Partitions {
-				gi.Partitions = append(gi.Partitions, PartitionOffsets{Topic: t.Topic, Partition: p.Partition,
+				parts = append(parts, PartitionOffsets{Topic: t.Topic, Partition: p.Partition,
 					Committed: p.Committed, LogStart: p.LogStart, End: p.End})
 			}
+		}
+		if len(topics) > t0 {
+			gi.Topics = topics[t0:len(topics):len(topics)]
+		}
+		if len(parts) > p0 {
+			gi.Partitions = parts[p0:len(parts):len(parts)]
 		}
 		out[i] = gi
 	}

@@ -49,10 +49,12 @@ type GroupInfo struct {
 type partOffsets struct{ start, hw int64 }
 
 // endCache reads each topic's log starts and high watermarks once per
-// call.
+// call. It also holds the arrays a GROUP LIST's entries are cut from.
 type endCache struct {
-	ts   *topicStore
-	offs map[string][]partOffsets // nil slice: unknown topic
+	ts     *topicStore
+	offs   map[string][]partOffsets // nil slice: unknown topic
+	topics []wire.GroupTopicOffsets
+	parts  []wire.GroupPartitionOffsets
 }
 
 func newEndCache(ts *topicStore) *endCache {
@@ -119,21 +121,39 @@ func (gc *groupCoord) infoLocked(s *groupShard, g *group, ec *endCache) GroupInf
 	gc.refreshLocked(g)
 	gi := GroupInfo{Name: g.name, State: g.state(), Members: len(g.members), Topics: g.topicsLocked(),
 		Durable: g.durable, Generation: g.gen, Coordinator: s.node}
-	gi.Offsets = make([]wire.GroupTopicOffsets, len(gi.Topics))
-	for i, topic := range gi.Topics {
-		parts := partsOf(ec, g, topic)
-		to := wire.GroupTopicOffsets{Topic: topic, Partitions: make([]wire.GroupPartitionOffsets, len(parts))}
-		for j, part := range parts {
-			po := ec.at(topic, part)
-			o := wire.GroupPartitionOffsets{Partition: part, Committed: -1, LogStart: po.start, End: po.hw}
-			if c, ok := g.commit(topic, part); ok {
-				o.Committed = c.off
-			}
-			to.Partitions[j] = o
+	// The entries are cut from arrays shared by the whole list: it is
+	// polled every few seconds, for every group.
+	flat := ec.parts
+	t0 := len(ec.topics)
+	for _, topic := range gi.Topics {
+		first := len(flat)
+		offs := ec.of(topic)
+		for part := range offs {
+			flat = append(flat, g.partOffsets(topic, int32(part), offs[part]))
 		}
-		gi.Offsets[i] = to
+		for part := range g.commits[topic] { // commits beyond the partition count (a deleted topic)
+			if int(part) >= len(offs) {
+				flat = append(flat, g.partOffsets(topic, part, partOffsets{-1, -1}))
+			}
+		}
+		ps := flat[first:len(flat):len(flat)]
+		if len(ps) > len(offs) {
+			slices.SortFunc(ps[len(offs):], func(a, b wire.GroupPartitionOffsets) int { return int(a.Partition - b.Partition) })
+		}
+		ec.topics = append(ec.topics, wire.GroupTopicOffsets{Topic: topic, Partitions: ps})
 	}
+	ec.parts = flat
+	gi.Offsets = ec.topics[t0:len(ec.topics):len(ec.topics)]
 	return gi
+}
+
+// partOffsets is one partition of a GROUP LIST entry.
+func (g *group) partOffsets(topic string, part int32, po partOffsets) wire.GroupPartitionOffsets {
+	o := wire.GroupPartitionOffsets{Partition: part, Committed: -1, LogStart: po.start, End: po.hw}
+	if c, ok := g.commit(topic, part); ok {
+		o.Committed = c.off
+	}
+	return o
 }
 
 // Groups lists every group the coordinators hold, sorted by name (groups

@@ -1288,11 +1288,6 @@ func (t *GroupTopicOffsets) encode(w *Writer) {
 	writeArray(w, t.Partitions, (*GroupPartitionOffsets).encode)
 }
 
-func (t *GroupTopicOffsets) decode(r *Reader) {
-	t.Topic = r.String()
-	t.Partitions = readArray(r, 4, (*GroupPartitionOffsets).decode)
-}
-
 // GroupListReply answers GROUP LIST.
 type GroupListReply struct{ Groups []GroupEntry }
 
@@ -1309,18 +1304,44 @@ func (m *GroupListReply) Encode(w *Writer) {
 	}
 }
 
+// Decode reads the list into reply-wide arrays of topics and partitions
+// that each group's slices are cut from: a poll of thousands of groups
+// costs a few allocations, not two per group and topic.
 func (m *GroupListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(6); n > 0 {
-		m.Groups = make([]GroupEntry, n)
-		for i := range m.Groups {
-			g := &m.Groups[i]
-			g.Name = r.String()
-			g.State = r.String()
-			g.Members = r.smallInt()
-			g.Durable = r.Bool()
-			g.Generation = int32(r.smallInt())
-			g.Offsets = readArray(r, 2, (*GroupTopicOffsets).decode)
+	n := r.ArrayLen(6)
+	if n == 0 {
+		return
+	}
+	m.Groups = make([]GroupEntry, n)
+	var topics []GroupTopicOffsets
+	var parts []GroupPartitionOffsets
+	for i := range m.Groups {
+		g := &m.Groups[i]
+		g.Name = r.String()
+		g.State = r.String()
+		g.Members = r.smallInt()
+		g.Durable = r.Bool()
+		g.Generation = int32(r.smallInt())
+		nt := r.ArrayLen(2)
+		if nt == 0 {
+			continue
 		}
+		first := len(topics)
+		for j := 0; j < nt; j++ {
+			t := GroupTopicOffsets{Topic: r.String()}
+			np := r.ArrayLen(4)
+			pf := len(parts)
+			for k := 0; k < np; k++ {
+				var p GroupPartitionOffsets
+				p.decode(r)
+				parts = append(parts, p)
+			}
+			if np > 0 {
+				t.Partitions = parts[pf:len(parts):len(parts)]
+			}
+			topics = append(topics, t)
+		}
+		g.Offsets = topics[first:len(topics):len(topics)]
 	}
 }
 
