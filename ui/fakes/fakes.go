@@ -209,6 +209,9 @@ func (s *Source) Advance(d time.Duration) {
 			t := s.topics[tn]
 			for i, p := range t.parts {
 				c := g.committed[tn][i]
+				if c < 0 {
+					continue // never committed there (DropCommit)
+				}
 				g.committed[tn][i] = math.Min(p.end, c+math.Round(g.rate*sec/float64(n)))
 			}
 		}
@@ -837,6 +840,16 @@ func (s *Source) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
 		out[i].Depth = max(out[i].Depth, 0)
 	}
 	return out, nil
+}
+
+// DropCommit removes a group's commit on one partition, as if it never
+// committed there (its lag then counts from the log start).
+func (s *Source) DropCommit(group, topic string, p int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groups[group]; g != nil && p < len(g.committed[topic]) {
+		g.committed[topic][p] = -1
+	}
 }
 
 // AddHostileTopic adds a topic and a group whose names carry terminal

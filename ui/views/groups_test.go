@@ -1,6 +1,7 @@
 package views_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -149,4 +150,38 @@ func TestGroupsReadOnly(t *testing.T) {
 		t.Fatal("a mutating dialog opened read-only in the detail")
 	}
 	assertNoMutatingHelp(t, r)
+}
+
+// TestGroupWithoutCommitsOnSomePartitions (issue 10): a partition the
+// group never committed on counts from its log start in LAG, reads "no
+// commit" in the detail (never -1), and a seek preview to the latest
+// offset skips exactly the group's LAG.
+func TestGroupWithoutCommitsOnSomePartitions(t *testing.T) {
+	r := newRig(t, false, groupsView)
+	r.src.DropCommit("payment-audit", "PAYMENT.RESULT", 1)
+	r.poll()
+	var lag, noCommit int64
+	gs, _ := r.src.ListGroups(context.Background())
+	for _, g := range gs {
+		if g.Name == "payment-audit" {
+			for _, p := range g.Partitions {
+				if p.Committed < 0 {
+					noCommit++
+					lag += p.End - p.LogStart
+				} else {
+					lag += p.End - p.Committed
+				}
+			}
+		}
+	}
+	if noCommit != 1 {
+		t.Fatalf("%d partitions without a commit", noCommit)
+	}
+	r.key("down", "down", "down", "enter") // payment-audit
+	r.mustShow("Group payment-audit", "no commit", "1 partition without a commit", "lag "+common.Thousands(lag))
+	r.mustNotShow("-1")
+	r.key("o")
+	r.key("tab", "right") // To: latest
+	r.key("enter")
+	r.mustShow("preview", "PAYMENT.RESULT [1]  no commit (log start", "the group will skip "+common.Thousands(lag)+" records")
 }
