@@ -416,7 +416,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 			Text: func(r offRow) string { return r.drain },
 			Paint: func(r offRow, st *common.Styles) common.Style {
 				switch r.drain {
-				case "stalled", "falling behind":
+				case "not draining", "falling behind":
 					return st.Warn
 				case "caught up":
 					return st.OK
@@ -551,7 +551,7 @@ func drainText(l admin.PartLag, rate, prod float64) string {
 	case rate < 0:
 		return "…"
 	case rate == 0:
-		return "stalled"
+		return "not draining" // not "stalled": that is a health word, judged over the window
 	}
 	net := rate - prod
 	switch {

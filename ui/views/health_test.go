@@ -18,7 +18,7 @@ func TestDrainText(t *testing.T) {
 		{-1, 10, 0, "-"}, // unknown, never -1
 		{0, 10, 10, "caught up"},
 		{100, -1, -1, "…"},
-		{100, 0, 5, "stalled"},
+		{100, 0, 5, "not draining"},
 		{100, 10, 10, "steady"},
 		{100, 10, 20, "falling behind"},
 		{1000, 20, 10, "≈ 1m40s"},
