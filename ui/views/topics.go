@@ -520,15 +520,21 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Partition)) },
 			Cmp:  func(a, b admin.SubscriptionLine) int { return cmp.Compare(a.Partition, b.Partition) }},
 		components.Column[admin.SubscriptionLine]{Title: "COMMIT", Width: 10, Min: 6, Right: true, Drop: 1,
-			Text: func(s admin.SubscriptionLine) string { return itoa(s.Commit) }},
-		components.Column[admin.SubscriptionLine]{Title: "LAG", Width: 9, Min: 5, Right: true,
 			Text: func(s admin.SubscriptionLine) string {
-				if s.Lag < 0 {
-					return "-"
+				if s.Commit < 0 {
+					return "no commit"
 				}
-				return itoa(s.Lag)
-			},
-			Cmp: func(a, b admin.SubscriptionLine) int { return cmp.Compare(a.Lag, b.Lag) }},
+				return itoa(s.Commit)
+			}},
+		// The lag by the one rule (admin.PartitionLag) over the partition's
+		// bounds from the same describe, not the subscription list's
+		// committed-only figure: a partition without a commit counts from
+		// its log start, as in the groups tab.
+		components.Column[admin.SubscriptionLine]{Title: "LAG", Width: 9, Min: 5, Right: true,
+			Text: func(s admin.SubscriptionLine) string { return partLagText(d.subLag(s)) },
+			Cmp: func(a, b admin.SubscriptionLine) int {
+				return cmp.Compare(partLagKey(d.subLag(a)), partLagKey(d.subLag(b)))
+			}},
 		components.Column[admin.SubscriptionLine]{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
 			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Members)) }},
 	)
@@ -537,6 +543,21 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 	v.detail = d
 	v.sizeDetail()
 	return v.fetchDetail()
+}
+
+// subLag is a subscription line's lag: its commit against the partition's
+// log start and high watermark from the same describe.
+func (d *topicDetail) subLag(s admin.SubscriptionLine) admin.PartLag {
+	for _, p := range d.desc.PartitionList {
+		if p.Partition == s.Partition {
+			start := p.StartOffset
+			if p.Leader == 0 {
+				start = -1 // "on the leader": none
+			}
+			return admin.PartitionLag(s.Commit, start, p.HighWatermark)
+		}
+	}
+	return admin.PartLag{Unknown: true}
 }
 
 func (v *Topics) closeDetail() {
