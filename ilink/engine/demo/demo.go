@@ -40,7 +40,9 @@ type Options struct {
 	// each join and each leave is a rebalance.
 	RebalanceEvery time.Duration
 	// RewindEvery makes the "replay" group seek back and read again
-	// (default 40s, the first time after an eighth of it; negative = never).
+	// (default 40s, the first time after a quarter of it, so that a dashboard
+	// started with the demo shows REWOUND from about 10 s to 20 s; negative =
+	// never).
 	RewindEvery time.Duration
 	// CommitInterval is the auto-commit interval of the demo's consumers
 	// (default 2s).
@@ -469,7 +471,7 @@ func (d *Demo) replay(ctx context.Context, group, topic string) {
 		return
 	}
 	defer c.Close()
-	next := time.Now().Add(d.opt.RewindEvery / 8)
+	next := time.Now().Add(d.opt.RewindEvery / 4)
 	for ctx.Err() == nil {
 		_, _ = c.ReadBatch(ctx, 500, 500*time.Millisecond)
 		if d.opt.RewindEvery < 0 || time.Now().Before(next) {
