@@ -96,6 +96,10 @@ type QueueProperty struct {
 	GetEnabled  bool
 	Persistent  bool
 	Created     time.Time
+	// DeadLetterQueue receives the messages returned to this queue more
+	// than MaxRedeliveries times ("" and 0 = none).
+	DeadLetterQueue string
+	MaxRedeliveries int
 }
 
 // QueueInfo is one row of the queue list.

@@ -27,6 +27,10 @@ func init() {
 		wire.CodeQueueList:     handleQueueList,
 		wire.CodeQueueProperty: handleQueueProperty,
 		wire.CodeReloadQueue:   handleReloadQueue,
+		wire.CodeDefineQueue:   handleDefineQueue,
+		wire.CodeDeleteQueue:   handleDeleteQueue,
+		wire.CodeBrowseQueue:   handleBrowseQueue,
+		wire.CodeMoveMessages:  handleMoveMessages,
 
 		wire.CodeClusterProperty:    handleClusterProperty,
 		wire.CodeSetClusterProperty: handleSetClusterProperty,
