@@ -136,3 +136,26 @@ func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 		t.Fatalf("queues after delete %+v", qs)
 	}
 }
+
+func TestQuarantineTexts(t *testing.T) {
+	list, err := ParseQuarantineList("QUARANTINE|QM1|5\ndir|d1|Q|3|2|1|1000|2000\nfuture|x\ndir|bad|Q|x|0|0|0|0\n")
+	if err != nil || len(list) != 1 || list[0] != (QuarantineDir{Dir: "d1", Queue: "Q", Entries: 3, New: 2, Old: 1, Oldest: time.UnixMilli(1000), Newest: time.UnixMilli(2000)}) {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	if _, err := ParseQuarantineList("nope"); err == nil {
+		t.Fatal("a text without the head line parsed")
+	}
+	scan, err := ParseQuarantineScan("SCAN|*|Q|0\nentry|1000|NEW|0102|5|d1|Q\nentry|2000|OLD|0a0b|7|d1|Q\nentry|3|MAYBE|00|1|d|Q\ntotal|2\n")
+	if err != nil || len(scan.Entries) != 2 || scan.Total != 2 || !scan.Entries[1].Old || !bytes.Equal(scan.Entries[0].MsgID, []byte{1, 2}) || scan.Entries[1].Bytes != 7 {
+		t.Fatalf("scan %+v %v", scan, err)
+	}
+	if n, o := scan.Counts(); n != 1 || o != 1 {
+		t.Fatalf("counts %d %d", n, o)
+	}
+	if w := DuplicateWarning(2, "Q"); !strings.Contains(w, "2 OLD entries") || !strings.Contains(w, "duplicates are not removed") {
+		t.Fatalf("warning %q", w)
+	}
+	if DuplicateWarning(0, "Q") != "" {
+		t.Fatal("a warning without OLD entries")
+	}
+}
