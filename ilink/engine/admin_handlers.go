@@ -16,6 +16,7 @@ func init() {
 		wire.CodeNodeList:      handleNodeList,
 		wire.CodeNodeControl:   handleNodeControl,
 		wire.CodeForceElection: handleForceElection,
+		wire.CodeRebalance:     handleRebalance,
 
 		wire.CodeTopicList:        handleTopicList,
 		wire.CodeDescribeTopic:    handleDescribeTopic,

@@ -337,6 +337,63 @@ func (m *ForceElectionRequest) Decode(r *Reader) {
 	m.Node = r.smallInt()
 }
 
+// RebalanceRequest is REBALANCE LEADERS: move every partition of every
+// non-internal topic to its preferred leader (the first replica); DryRun
+// plans and changes nothing.
+type RebalanceRequest struct {
+	Qmgr   string
+	DryRun bool
+}
+
+func (m *RebalanceRequest) Encode(w *Writer) { w.String(m.Qmgr); w.Bool(m.DryRun) }
+func (m *RebalanceRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.DryRun = r.Bool() }
+
+// LeaderMoveEntry is one partition a rebalance moves (or would move), or
+// why it stays (Skipped).
+type LeaderMoveEntry struct {
+	Topic     string
+	Partition int32
+	From, To  int
+	Skipped   string
+}
+
+func (e *LeaderMoveEntry) encode(w *Writer) {
+	w.String(e.Topic)
+	w.I32(e.Partition)
+	w.Varint(int64(e.From))
+	w.Varint(int64(e.To))
+	w.String(e.Skipped)
+}
+
+func (e *LeaderMoveEntry) decode(r *Reader) {
+	e.Topic = r.String()
+	e.Partition = r.I32()
+	e.From = r.smallInt()
+	e.To = r.smallInt()
+	e.Skipped = r.String()
+}
+
+// RebalanceReply answers REBALANCE LEADERS: the partitions considered,
+// how many their preferred replica led before, and one entry per
+// partition that was not led by it.
+type RebalanceReply struct {
+	Partitions int
+	Preferred  int
+	Moves      []LeaderMoveEntry
+}
+
+func (m *RebalanceReply) Encode(w *Writer) {
+	w.Varint(int64(m.Partitions))
+	w.Varint(int64(m.Preferred))
+	writeArray(w, m.Moves, (*LeaderMoveEntry).encode)
+}
+
+func (m *RebalanceReply) Decode(r *Reader) {
+	m.Partitions = r.smallInt()
+	m.Preferred = r.smallInt()
+	m.Moves = readArray(r, 8, (*LeaderMoveEntry).decode)
+}
+
 // ---- topics ----
 
 // TopicListRequest asks for the topic list; Internal includes SYSTEM.*.

@@ -29,6 +29,8 @@ func adminMessages() []Message {
 		&QueuePropertyReply{Property: QueuePropertyEntry{Name: "Q", Description: "d", MaxDepth: 5, MaxMsgSize: 1024, PutEnabled: true, Persistent: true, CreatedMs: 1700000000000}},
 		&QueueListReply{Queues: []QueueEntry{{Depth: 3, InFlight: 1, PutRate: 0.5, GetRate: 4, Property: QueuePropertyEntry{Name: "Q", GetEnabled: true}}}},
 		&ReloadQueueReply{Depth: 42},
+		&RebalanceRequest{Qmgr: "QM1", DryRun: true},
+		&RebalanceReply{Partitions: 6, Preferred: 4, Moves: []LeaderMoveEntry{{Topic: "T", Partition: 2, From: 1, To: 3}, {Topic: "T", Partition: 5, From: 2, To: 3, Skipped: "preferred node 3 is not running"}}},
 		&QueuePropertyReply{Property: QueuePropertyEntry{Name: "Q", DeadLetterQueue: "Q.DLQ", MaxRedeliveries: 3}},
 		&QueueDefineRequest{Qmgr: "QM1", Queue: "Q", Description: "d", MaxDepth: 1000, DeadLetterQueue: "Q.DLQ", MaxRedeliveries: 3},
 		&QueueBrowseRequest{Qmgr: "QM1", Queue: "Q", FromSeq: 1 << 40, Max: 100, MaxBytes: 1 << 20},
