@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
 )
 
 type partitionJSON struct {
@@ -109,8 +110,8 @@ func (t *adminTarget) describeTopic(name string) error {
 		w.row("PARTITIONS", out.Partitions)
 		w.row("REPLICAS", out.Replicas)
 		w.row("MIN-SYNC", out.MinSync)
-		w.row("RETENTION-MS", admin.FormatTopicValue("retention.ms", out.RetentionMs))
-		w.row("RETENTION-BYTES", admin.FormatTopicValue("retention.bytes", out.RetentionBytes)+" per partition")
+		w.row("RETENTION", common.Retention(out.RetentionMs, 0))
+		w.row("RETENTION-BYTES", retentionBytes(out.RetentionBytes))
 		w.row("EPOCH", out.Epoch)
 		w.row("UNDER-REPLICATED", out.UnderReplicated)
 		w.row("OFFLINE", out.Offline)
@@ -124,6 +125,14 @@ func (t *adminTarget) describeTopic(name string) error {
 			w.row(p.Partition, p.Leader, p.PreferredLeader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
 		}
 	})
+}
+
+// retentionBytes is a topic's per-partition size limit for a table.
+func retentionBytes(n int64) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return common.Bytes(n) + " per partition"
 }
 
 func groupToJSON(d admin.GroupDescription) groupDescJSON {

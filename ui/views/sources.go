@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/jsonl"
 )
 
 // ClusterSummary is what the overview shows about the cluster as a whole.
@@ -141,26 +142,16 @@ func callCtx() (context.Context, context.CancelFunc) {
 // ---- tail ----
 
 // HeaderKV is one record header (an iLink record property).
-type HeaderKV struct {
-	Key   string
-	Value []byte // nil = a header without a value
-}
+type HeaderKV = jsonl.Header
 
-// TailRecord is one consumed record as the tail view receives it. The view
-// keeps the slices as they are (raw bytes are stored once, never copied),
-// so the stream must not modify or reuse them after sending the record.
-// ilink/consumer.Record satisfies this (its batch buffers are never
-// reused); converting its Headers to HeaderKV is the adapter's only
-// allocation per record.
-type TailRecord struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-	Timestamp time.Time
-	Key       []byte // nil = null key
-	Value     []byte // nil = null value (tombstone)
-	Headers   []HeaderKV
-}
+// TailRecord is one consumed record as the tail view receives it: the
+// record of the JSON lines format (ilink/jsonl), so saving and replaying
+// need no conversion. The view keeps the slices as they are (raw bytes are
+// stored once, never copied), so the stream must not modify or reuse them
+// after sending the record. ilink/consumer.Record satisfies this (its batch
+// buffers are never reused); converting its Headers to HeaderKV is the
+// adapter's only allocation per record.
+type TailRecord = jsonl.Record
 
 // TailSpec is what the tail view asks a Tailer for.
 type TailSpec struct {
