@@ -194,3 +194,31 @@ func PlanTopicAlter(cur TopicInfo, sets []string) (props string, changes []Topic
 	}
 	return strings.Join(kvs, ","), changes, nil
 }
+
+// FormatTopicInput renders a value as an operator would type it back:
+// retention as 7d / 12h / forever, bytes as 512MiB / unlimited, the rest
+// as numbers. PlanTopicAlter reads every form it writes.
+func FormatTopicInput(key string, v int64) string {
+	switch key {
+	case "retention.ms":
+		if v == 0 {
+			return "forever"
+		}
+		if v%60_000 == 0 {
+			return shortDuration(time.Duration(v) * time.Millisecond)
+		}
+	case "retention.bytes":
+		if v == 0 {
+			return "unlimited"
+		}
+		for _, u := range []struct {
+			s string
+			m int64
+		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+			if v%u.m == 0 {
+				return strconv.FormatInt(v/u.m, 10) + u.s
+			}
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}

@@ -54,3 +54,23 @@ func TestPlanTopicAlter(t *testing.T) {
 		t.Fatalf("format %q", s)
 	}
 }
+
+func TestFormatTopicInputReadsBack(t *testing.T) {
+	cur := TopicInfo{Name: "T", Partitions: 3, Replicas: 3, MinSync: 1}
+	for _, c := range []struct {
+		key  string
+		v    int64
+		want string
+	}{{"retention.ms", 0, "forever"}, {"retention.ms", 604_800_000, "1w"}, {"retention.ms", 7_200_000, "2h"}, {"retention.ms", 1500, "1500"},
+		{"retention.bytes", 0, "unlimited"}, {"retention.bytes", 1 << 30, "1GiB"}, {"retention.bytes", 3 << 20, "3MiB"}, {"retention.bytes", 1000, "1000"},
+		{"partitions", 6, "6"}} {
+		got := FormatTopicInput(c.key, c.v)
+		if got != c.want {
+			t.Errorf("%s %d: %q, want %q", c.key, c.v, got, c.want)
+		}
+		_, ch, err := PlanTopicAlter(cur, []string{c.key + "=" + got})
+		if err != nil || ch[0].New != c.v {
+			t.Errorf("%s=%s reads back as %+v, %v", c.key, got, ch, err)
+		}
+	}
+}

@@ -73,6 +73,9 @@ type TopicAdmin interface {
 	CreateTopic(ctx context.Context, spec TopicSpec) error
 	DeleteTopic(ctx context.Context, topic string) error
 	FlushTopic(ctx context.Context, topic string) error
+	// AlterTopic changes properties with ALTER TOPIC's key=value text
+	// (admin.PlanTopicAlter builds it): all of them or none.
+	AlterTopic(ctx context.Context, topic, props string) error
 }
 
 // GroupLister lists groups (polled as common.ResGroups).
@@ -111,11 +114,35 @@ type ClusterAdmin interface {
 	RemoveNode(ctx context.Context, n int) error
 	ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error)
 	ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error)
+	// RebalanceLeaders moves every partition back to its preferred leader;
+	// with apply false it only plans.
+	RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error)
+	// MovePartitionLeader makes node lead a partition (a forced election;
+	// node 0 = the next in-sync replica).
+	MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error
 }
 
 // QueueLister lists queues (polled as common.ResQueues).
 type QueueLister interface {
 	ListQueues(ctx context.Context) ([]admin.QueueInfo, error)
+}
+
+// QueueAdmin is what the queues view calls itself: browse, put and get
+// for operators, dead-letter moves and the quarantine.
+type QueueAdmin interface {
+	// BrowseQueue reads up to max messages from position from on without
+	// taking them.
+	BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error)
+	// PutMessages puts the bodies in order (an auto-commit session).
+	PutMessages(ctx context.Context, queue string, bodies [][]byte) error
+	// TakeMessage gets (removes) the next message; nil when there is none.
+	TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error)
+	// MoveMessages moves messages (ids nil = all) of from to to ("" = each
+	// dead letter's source); with apply false it only plans.
+	MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error)
+	QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error)
+	ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error)
+	ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error)
 }
 
 // Sources is everything the dashboard reads and calls. The application
@@ -130,6 +157,7 @@ type Sources interface {
 	GroupAdmin
 	ClusterAdmin
 	QueueLister
+	QueueAdmin
 }
 
 // CallTimeout bounds every call a view makes itself.
