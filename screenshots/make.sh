@@ -253,6 +253,16 @@ wait_for "[json]"
 sleep 0.5
 shot 10-tail
 
+# S: search ORDER.* beyond the buffer; the matches replace the live records
+keys Escape S
+wait_for "Search beyond the buffer"
+keys Tab Tab
+text '"items":9,'
+keys Enter
+wait_for "matches in" 30
+sleep 0.5
+shot 25-tail-search
+
 # ? help (on Topics: the longest key list), : command line with completion
 keys 2
 wait_for "IN TREND"

@@ -37,7 +37,7 @@ type KeyMap struct {
 	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
 
 	// Tail.
-	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow key.Binding
+	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow, TailSearch key.Binding
 	// TailFilterSyntax documents the filter's prefixes in `?` (display
 	// only: their "keys" are no key a terminal sends).
 	TailFilterSyntax []key.Binding
@@ -118,6 +118,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		TailRestart: b(key.WithKeys("r"), key.WithHelp("r", "reopen the tail")),
 		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
 		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
+		TailSearch:  b(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)")),
 
 		PublishSend:  b(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		PublishEdit:  b(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the form")),

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +209,49 @@ func TestClusterRebalanceWithPreview(t *testing.T) {
 	if e.PartitionLeader("E2E.RB", 0) != 2 {
 		t.Fatalf("leader of [0]: %d", e.PartitionLeader("E2E.RB", 0))
 	}
+}
+
+// TestTailSearchBeyondTheBuffer: S in the tail scans the topic with a
+// direct consumer (no group), shows the progress and the outcome, and
+// the match streams into the list.
+func TestTailSearchBeyondTheBuffer(t *testing.T) {
+	e := startEngine(t, engineOpts{})
+	const topic = "E2E.SEARCH"
+	createTopic(t, e, topic, "partitions=2,replicas=2")
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{LingerMs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3000; i++ {
+		p.Send(&ilink.ProducerRecord{Topic: topic, Key: fmt.Appendf(nil, "order-%d", i), Value: fmt.Appendf(nil, `{"n":%d}`, i)}, nil)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	d := startDash(t, e, dashOpts{})
+	d.command("tail " + topic)
+	d.waitText("Tail "+topic, "● live")
+	d.keys("S")
+	d.waitText("Search beyond the buffer", "Value regex")
+	d.typeText("order-1777")
+	d.markNow()
+	d.keys("enter")
+	d.waitText("search E2E.SEARCH key=order-1777 from earliest to the end · done: 1 match in 3,000 records", "order-1777", `{"n":1777}`)
+	for _, g := range e.Groups() {
+		if strings.Contains(g.Name, "search") {
+			t.Fatalf("the search created group %s", g.Name)
+		}
+	}
+	// A regex with several matches, then r reopens the live tail.
+	d.keys("S", "tab", "tab")
+	d.typeText(`"n":29[0-9]{2}`)
+	d.markNow()
+	d.keys("enter")
+	d.waitText("done: 100 matches in 3,000 records")
+	d.keys("r")
+	d.waitText("● live")
 }

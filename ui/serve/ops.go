@@ -3,10 +3,13 @@ package serve
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/views"
 )
 
 // The operator actions of the queues, topics and cluster views, for a
@@ -96,3 +99,41 @@ func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, dir, queue str
 	})
 	return out, err
 }
+
+// StartSearch runs a tail search of the session's role (a read: a direct
+// consumer, no group; not audited), bound to the session's life.
+func (ss *sessionSources) StartSearch(ctx context.Context, spec views.SearchSpec) (views.SearchRun, error) {
+	sr, ok := ss.b.(views.Searcher)
+	if !ok {
+		return nil, errors.New("search is not available on this server")
+	}
+	ctx, release := ss.bind(ctx)
+	run, err := sr.StartSearch(ctx, spec)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &sessionSearch{SearchRun: run, release: release}, nil
+}
+
+// sessionSearch releases the search's session binding once it is over.
+type sessionSearch struct {
+	views.SearchRun
+	once    sync.Once
+	release func()
+}
+
+func (s *sessionSearch) Progress() views.SearchProgress {
+	p := s.SearchRun.Progress()
+	if p.Done {
+		s.once.Do(s.release)
+	}
+	return p
+}
+
+func (s *sessionSearch) Cancel() {
+	s.SearchRun.Cancel()
+	s.once.Do(s.release)
+}
+
+var _ views.Searcher = (*sessionSources)(nil)

@@ -251,6 +251,42 @@ type Tailer interface {
 	StartTail(ctx context.Context, spec TailSpec) (TailStream, error)
 }
 
+// SearchSpec is a search beyond the tail's buffer (ilink/search): every
+// criterion given must match; positions take the forms of ilink/position.
+type SearchSpec struct {
+	Target        string
+	Key           []byte // nil = any key
+	ValueContains string
+	ValueRegex    string
+	Header        string // NAME=VALUE, or NAME for any value; "" = none
+	From, To      string // "" = earliest / the end when the scan starts
+}
+
+// SearchProgress is a snapshot of a running search.
+type SearchProgress struct {
+	Topic                   string
+	Scanned, Total, Matches int64
+	Rate                    float64 // records scanned per second
+	ETA                     time.Duration
+	Done, Cancelled         bool
+	Err                     error // set when it failed (Done too)
+}
+
+// SearchRun is one running search. Matches arrive on Records (bounded:
+// a full channel holds the scan back), which is closed when the search
+// ends; Progress is cheap and safe from any goroutine.
+type SearchRun interface {
+	Records() <-chan TailRecord
+	Progress() SearchProgress
+	Cancel()
+}
+
+// Searcher starts searches; a Tailer that is also a Searcher gives the
+// tail view its search (S). It reads with a direct consumer and no group.
+type Searcher interface {
+	StartSearch(ctx context.Context, spec SearchSpec) (SearchRun, error)
+}
+
 // ---- publish ----
 
 // PublishRecord is one record the publish form produced.
