@@ -20,6 +20,8 @@ type partitionJSON struct {
 	StartOffset   int64 `json:"start_offset"`
 	EndOffset     int64 `json:"end_offset"`
 	HighWatermark int64 `json:"high_watermark"`
+	// PreferredLeader is the first replica of the placement (0 = none).
+	PreferredLeader int `json:"preferred_leader"`
 }
 
 type topicDescJSON struct {
@@ -107,22 +109,33 @@ func (t *adminTarget) describeTopic(name string) error {
 	out := topicDescJSON{topicJSON: topicToJSON(d.TopicInfo), PartitionList: []partitionJSON{}}
 	for _, p := range d.PartitionList {
 		out.PartitionList = append(out.PartitionList, partitionJSON{p.Partition, p.Leader, p.LeaderEpoch,
-			nonNilInts(p.Replicas), nonNilInts(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark})
+			nonNilInts(p.Replicas), nonNilInts(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark, p.PreferredLeader()})
+	}
+	preferred := 0
+	for _, p := range out.PartitionList {
+		if p.Leader != 0 && p.Leader == p.PreferredLeader {
+			preferred++
+		}
 	}
 	return t.emit(out, func(w *table) {
 		w.row("TOPIC", out.Name)
+		w.row("INTERNAL", out.Internal)
 		w.row("PARTITIONS", out.Partitions)
 		w.row("REPLICAS", out.Replicas)
 		w.row("MIN-SYNC", out.MinSync)
-		w.row("EPOCH", out.Epoch)
 		w.row("RETENTION", common.Retention(out.RetentionMs, 0))
 		w.row("RETENTION-BYTES", retentionBytes(out.RetentionBytes))
-		w.row("IN/S", rate(out.RecordsInPerSec))
-		w.row("OUT/S", rate(out.RecordsOutPerSec))
+		w.row("EPOCH", out.Epoch)
+		w.row("UNDER-REPLICATED", out.UnderReplicated)
+		w.row("OFFLINE", out.Offline)
+		w.row("PREFERRED-LEADERS", fmt.Sprintf("%d of %d partitions led by their preferred replica", preferred, len(out.PartitionList)))
+		w.row("OFFSETS", fmt.Sprintf("start %d, end %d (sums)", out.StartOffsetSum, out.EndOffsetSum))
+		w.row("IN/S", rate(out.RecordsInPerSec)+" records, "+rate(out.BytesInPerSec)+" bytes")
+		w.row("OUT/S", rate(out.RecordsOutPerSec)+" records, "+rate(out.BytesOutPerSec)+" bytes")
 		w.row()
-		w.row("PARTITION", "LEADER", "EPOCH", "REPLICAS", "IN-SYNC", "START", "END", "HW")
+		w.row("PARTITION", "LEADER", "PREFERRED", "EPOCH", "REPLICAS (placement)", "IN-SYNC", "START", "END", "HW")
 		for _, p := range out.PartitionList {
-			w.row(p.Partition, p.Leader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
+			w.row(p.Partition, p.Leader, p.PreferredLeader, p.LeaderEpoch, ids(p.Replicas), ids(p.InSync), p.StartOffset, p.EndOffset, p.HighWatermark)
 		}
 	})
 }

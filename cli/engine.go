@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 )
@@ -21,6 +23,29 @@ type engineFlags struct {
 	electionDelay time.Duration
 	demo          bool
 	output        string
+	queues        []string // NAME[:PROPS]
+}
+
+// engineQueue is one parsed --queue.
+type engineQueue struct {
+	name string
+	cfg  engine.QueueConfig
+}
+
+// parseEngineQueue reads --queue NAME[:PROPS]: the name up to the first
+// ':', then the properties of admin.ParseQueueDefinition.
+func parseEngineQueue(s string) (engineQueue, error) {
+	name, props, _ := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return engineQueue{}, fmt.Errorf("--queue %q: want NAME or NAME:PROPS (%s)", s, admin.QueuePropsSyntax)
+	}
+	d, err := admin.ParseQueueDefinition(props)
+	if err != nil {
+		return engineQueue{}, fmt.Errorf("--queue %q: %v", s, err)
+	}
+	cfg := engine.QueueConfig{Description: d.Description, MaxDepth: d.MaxDepth, DeadLetterQueue: d.DeadLetterQueue, MaxRedeliveries: d.MaxRedeliveries}
+	return engineQueue{name, cfg}, nil
 }
 
 func (a *app) engineCommand() *cobra.Command {
@@ -30,8 +55,10 @@ func (a *app) engineCommand() *cobra.Command {
 		Short: "Run the in-process iLink engine in the foreground",
 		Long: "Runs an iLink cluster of N nodes in this process until SIGINT or SIGTERM.\n" +
 			"It prints one line per node: node <n> data <host:port> admin <host:port>\n" +
-			"(-o json: one array of {id, data_addr, admin_addr}).",
-		Args: cobra.NoArgs,
+			"(-o json: one array of {id, data_addr, admin_addr}). --queue defines queues\n" +
+			"before that.",
+		Example: "  ilinkdash engine --queue ORDERS:maxDepth=1000,dlq=ORDERS.DLQ,maxRedeliveries=3 --queue AUDIT",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEngine(cmd, f)
 		},
@@ -46,6 +73,7 @@ func (a *app) engineCommand() *cobra.Command {
 	fl.DurationVar(&f.electionDelay, "election-delay", 3*time.Second, "time without a leader after the leader dies (the real engine takes 15-20s)")
 	fl.BoolVar(&f.demo, "demo", false, "generate demo traffic")
 	addOutputFlag(cmd, &f.output, "table", "table (one line per node) or json")
+	fl.StringArrayVar(&f.queues, "queue", nil, "define a queue NAME[:PROPS] at start (repeatable); PROPS: "+admin.QueuePropsSyntax)
 	return cmd
 }
 
@@ -80,11 +108,24 @@ func runEngine(cmd *cobra.Command, f engineFlags) error {
 	if err != nil {
 		return &usageError{err: err}
 	}
+	var queues []engineQueue
+	for _, s := range f.queues {
+		q, err := parseEngineQueue(s)
+		if err != nil {
+			return &usageError{err: err}
+		}
+		queues = append(queues, q)
+	}
 	e, err := engine.Start(cfg)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	for _, q := range queues {
+		if err := e.DefineQueue(q.name, q.cfg); err != nil {
+			return &usageError{err: fmt.Errorf("--queue %s: %w", q.name, err)}
+		}
+	}
 	if f.demo {
 		d, err := demo.Start(e, demo.Options{})
 		if err != nil {

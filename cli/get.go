@@ -40,14 +40,19 @@ func (f *adminFlags) register(cmd *cobra.Command) {
 
 // adminTarget is an open admin connection for one command.
 type adminTarget struct {
-	svc    *admin.Service
-	qm     *admin.Qmgr
-	json   bool
-	out    io.Writer
-	eng    *engine.Engine // embedded only
-	cancel context.CancelFunc
-	ctx    context.Context
-	cfg    config.Context // the resolved context (health thresholds, refresh)
+	svc   *admin.Service
+	qm    *admin.Qmgr
+	json  bool
+	out   io.Writer
+	eng   *engine.Engine // embedded only
+	addrs []string       // data addresses: the context's, or the embedded engine's
+	// readOnly and client are the context's, for the data sessions of
+	// queue put/get.
+	readOnly bool
+	client   string
+	cancel   context.CancelFunc
+	ctx      context.Context
+	cfg      config.Context // the resolved context (health thresholds, refresh)
 }
 
 func (t *adminTarget) close() {
@@ -69,8 +74,8 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
-	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, cfg: r.Context}
 	c := r.Context
+	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, addrs: c.Addresses, readOnly: c.ReadOnly, client: c.ClientName, cfg: r.Context}
 	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses}
 	addr := c.Admin
 	if f.embedded || r.Embedded {
@@ -87,7 +92,7 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 			cancel()
 			return nil, err
 		}
-		t.eng, addr, opt.DataAddrs = e, e.AdminAddrs()[0], nil
+		t.eng, addr, opt.DataAddrs, t.addrs = e, e.AdminAddrs()[0], nil, e.DataAddrs()
 	}
 	if addr == "" {
 		cancel()
@@ -242,6 +247,15 @@ type queueJSON struct {
 	GetEnabled  bool    `json:"get_enabled"`
 	Persistent  bool    `json:"persistent"`
 	Created     string  `json:"created"`
+	// DeadLetterQueue and MaxRedeliveries: "" and 0 = none.
+	DeadLetterQueue string `json:"dead_letter_queue"`
+	MaxRedeliveries int    `json:"max_redeliveries"`
+}
+
+func queueToJSON(q admin.QueueInfo) queueJSON {
+	p := q.Property
+	return queueJSON{q.Name, q.Depth, q.InFlight, q.PutRate, q.GetRate, p.Description, p.MaxDepth, p.MaxMsgSize,
+		p.PutEnabled, p.GetEnabled, p.Persistent, p.Created.UTC().Format(time.RFC3339), p.DeadLetterQueue, p.MaxRedeliveries}
 }
 
 type nodeJSON struct {
@@ -416,14 +430,16 @@ func (t *adminTarget) get(what string, all bool) error {
 		}
 		out := make([]queueJSON, len(qs))
 		for i, q := range qs {
-			p := q.Property
-			out[i] = queueJSON{q.Name, q.Depth, q.InFlight, q.PutRate, q.GetRate, p.Description, p.MaxDepth, p.MaxMsgSize,
-				p.PutEnabled, p.GetEnabled, p.Persistent, p.Created.UTC().Format(time.RFC3339)}
+			out[i] = queueToJSON(q)
 		}
 		return t.emit(out, func(w *table) {
-			w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "PUT", "GET")
+			w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "DLQ", "PUT", "GET")
 			for _, q := range out {
-				w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), q.PutEnabled, q.GetEnabled)
+				dlq := "-"
+				if q.DeadLetterQueue != "" {
+					dlq = q.DeadLetterQueue + " after " + strconv.Itoa(q.MaxRedeliveries)
+				}
+				w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), dlq, q.PutEnabled, q.GetEnabled)
 			}
 		})
 	case "nodes":

@@ -20,6 +20,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
@@ -49,6 +50,8 @@ type publishFlags struct {
 	lingerMs    int
 	batchSize   int
 	timeout     time.Duration
+	fromJSONL   string
+	keepTimes   bool
 }
 
 func (a *app) publishCommand() *cobra.Command {
@@ -58,7 +61,9 @@ func (a *app) publishCommand() *cobra.Command {
 		Short: "Publish records to a topic (and measure throughput and latency)",
 		Long: "Publishes records with the idempotent iLink producer: one --value (repeated --count\n" +
 			"times), one record per line of --file (- = stdin), or --count generated values of\n" +
-			"--size bytes. --key, --value and --header values are templates, expanded per record:\n" +
+			"--size bytes, or the records of a JSON lines file (--from-jsonl: keys, values and\n" +
+			"headers as tail --format json saved them; --keep-timestamps keeps their timestamps).\n" +
+			"--key, --value and --header values are templates, expanded per record:\n" +
 			"{{seq}} (0, 1, 2, ...), {{now}} (RFC 3339 UTC), {{uuid}}, {{rand N}} (N random\n" +
 			"alphanumerics); --file lines are sent as they are. Acknowledgement defaults to all\n" +
 			"(the in-sync replicas). Prints records acknowledged, errors, records/s, MB/s and ack\n" +
@@ -67,7 +72,9 @@ func (a *app) publishCommand() *cobra.Command {
 			"--embedded starts a fresh in-process 3-node engine first.",
 		Example: "  ilinkdash publish ORDER.EVENT --value '{\"id\":1}' --key order-1 --header trace-id=abc\n" +
 			"  ilinkdash publish ORDER.EVENT --count 100 --key 'order-{{seq}}' --value '{\"id\":\"{{uuid}}\",\"at\":\"{{now}}\"}'\n" +
-			"  ilinkdash publish bench --embedded --count 1000000 --size 100 --compression lz4 -o json",
+			"  ilinkdash publish bench --embedded --count 1000000 --size 100 --compression lz4 -o json\n" +
+			"  ilinkdash tail ORDER.EVENT --from earliest --exit-at-end --format json > saved.jsonl\n" +
+			"  ilinkdash publish ORDER.REPLAY --from-jsonl saved.jsonl --keep-timestamps",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runPublish(cmd, args[0], f)
@@ -91,6 +98,8 @@ func (a *app) publishCommand() *cobra.Command {
 	fl.IntVar(&f.lingerMs, "linger-ms", 0, "producer linger in ms (0 = default 5, -1 = none)")
 	fl.IntVar(&f.batchSize, "batch-size", 0, "producer batch size in bytes (0 = default 262144)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up waiting for acknowledgements after this long (0 = the delivery timeout)")
+	fl.StringVar(&f.fromJSONL, "from-jsonl", "", "re-publish the records of this JSON lines file (what tail --format json, search -o json or the dashboard's save wrote; - = stdin) with their keys and headers")
+	fl.BoolVar(&f.keepTimes, "keep-timestamps", false, "with --from-jsonl: give each record its saved timestamp (default: the time it is sent)")
 	return cmd
 }
 
@@ -255,16 +264,20 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		}
 	}
 	sources := 0
-	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0} {
+	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0, f.fromJSONL != ""} {
 		if set {
 			sources++
 		}
 	}
 	switch {
 	case sources == 0:
-		return usageErr("nothing to publish: give --value, --file or --size")
+		return usageErr("nothing to publish: give --value, --file, --size or --from-jsonl")
 	case sources > 1:
-		return usageErr("--value, --file and --size are exclusive")
+		return usageErr("--value, --file, --size and --from-jsonl are exclusive")
+	case f.fromJSONL != "" && (cmd.Flags().Changed("key") || len(f.headers) > 0):
+		return usageErr("--key and --header with --from-jsonl: the records keep their own keys and headers")
+	case f.keepTimes && f.fromJSONL == "":
+		return usageErr("--keep-timestamps needs --from-jsonl")
 	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
 		return usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
 	}
@@ -274,7 +287,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		}
 	}
 	count := f.count
-	if count == 0 && f.file == "" {
+	if count == 0 && f.file == "" && f.fromJSONL == "" {
 		count = 1
 	}
 	r, err := a.resolve(cmd)
@@ -383,7 +396,16 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 			}
 			continue
 		}
-		v, ok, err := src.next()
+		var ok bool
+		var err error
+		if src.jl != nil {
+			ok, err = src.fillJSONL(&rec)
+		} else {
+			var v []byte
+			if v, ok, err = src.next(); ok {
+				build.build(&rec, sent, v)
+			}
+		}
 		if err != nil {
 			close(stopProgress)
 			return err
@@ -391,7 +413,6 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		if !ok {
 			break
 		}
-		build.build(&rec, sent, v)
 		st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
 		p.Send(&rec, cb)
 		sent++
@@ -526,16 +547,32 @@ func createTopicIfMissing(ctx context.Context, addrs []string, client, topic str
 
 // recordSource yields record values.
 type recordSource struct {
-	pool  [][]byte // generated or single value
-	left  int      // records left; -1 = until the file ends
-	i     int
-	sc    *bufio.Scanner
-	close func()
+	pool      [][]byte // generated or single value
+	left      int      // records left; -1 = until the file ends
+	i         int
+	sc        *bufio.Scanner
+	jl        *jsonl.Reader // --from-jsonl
+	keepTimes bool
+	close     func()
 }
 
 func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource, error) {
-	s := &recordSource{left: count, close: func() {}}
+	s := &recordSource{left: count, close: func() {}, keepTimes: f.keepTimes}
 	switch {
+	case f.fromJSONL != "":
+		r := stdin
+		if f.fromJSONL != "-" {
+			fh, err := os.Open(f.fromJSONL)
+			if err != nil {
+				return nil, usageErr("--from-jsonl: %v", err)
+			}
+			r = fh
+			s.close = func() { fh.Close() }
+		}
+		s.jl = jsonl.NewReader(r)
+		if count == 0 {
+			s.left = -1
+		}
 	case f.file != "":
 		var r io.Reader = stdin
 		if f.file != "-" {
@@ -557,6 +594,34 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 		s.pool = [][]byte{[]byte(f.value)}
 	}
 	return s, nil
+}
+
+// fillJSONL sets the next saved record's key, value, headers and (with
+// --keep-timestamps) timestamp. It reports false after the last one.
+func (s *recordSource) fillJSONL(rec *ilink.ProducerRecord) (bool, error) {
+	if s.left == 0 {
+		return false, nil
+	}
+	if s.left > 0 {
+		s.left--
+	}
+	r, err := s.jl.Next()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("--from-jsonl: %w", err)
+	}
+	rec.Key, rec.Value = r.Key, r.Value // a null value stays null (a tombstone)
+	rec.Headers = rec.Headers[:0]
+	for _, h := range r.Headers {
+		rec.Headers = append(rec.Headers, wire.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	rec.Timestamp = time.Time{}
+	if s.keepTimes {
+		rec.Timestamp = r.Timestamp
+	}
+	return true, nil
 }
 
 // next returns the next value; the slice is valid until the following call

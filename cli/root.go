@@ -52,7 +52,9 @@ func newRootCommand() *app {
 	a.flags.Register(a.root.PersistentFlags())
 	a.root.AddCommand(a.engineCommand(), a.configCommand(), a.publishCommand(),
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),
-		a.versionCommand(), a.serveCommand(), a.checkCommand())
+		a.versionCommand(), a.serveCommand(),
+		a.queueCommand(), a.quarantineCommand(), a.topicCommand(), a.clusterCommand(), a.searchCommand(),
+		a.checkCommand())
 	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	a.registerCompletions()
 	forEachCommand(a.root, func(c *cobra.Command) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -17,11 +18,11 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/sanitize"
-	"ilinkdash/ui/views"
 )
 
 // tailLeaveBudget bounds the final commit and the leave of the group when
@@ -37,6 +38,11 @@ type tailFlags struct {
 	format   string
 	output   string
 	embedded bool
+	// kcat-style scripting: one partition, one key, stop at the end.
+	partition  int
+	key        string
+	keyChanged bool
+	exitAtEnd  bool
 }
 
 func (a *app) tailCommand() *cobra.Command {
@@ -60,9 +66,12 @@ func (a *app) tailCommand() *cobra.Command {
 			"  ilinkdash tail 'ORDER.*' --from earliest --count 100 --format json\n" +
 			"  ilinkdash tail PAYMENT.RESULT --from -15m\n" +
 			"  ilinkdash tail ORDER.EVENT --from 2@1200 --count 10\n" +
-			"  ilinkdash tail ORDER.EVENT --embedded --count 5",
+			"  ilinkdash tail ORDER.EVENT --embedded --count 5\n" +
+			"  ilinkdash tail ORDER.EVENT --partition 2 --from earliest --exit-at-end\n" +
+			"  ilinkdash tail ORDER.EVENT --key order-42 --from -1h --exit-at-end --format json",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.keyChanged = cmd.Flags().Changed("key")
 			return a.runTail(cmd, args[0], f)
 		},
 	}
@@ -74,6 +83,9 @@ func (a *app) tailCommand() *cobra.Command {
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or hex")
 	addOutputFlag(cmd, &f.output, "text", "same as --format (table = text)")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and tail it")
+	fl.IntVar(&f.partition, "partition", -1, "only this partition (read directly, without joining a group; with --group its commits go to that group)")
+	fl.StringVar(&f.key, "key", "", "print only the records with exactly this key")
+	fl.BoolVar(&f.exitAtEnd, "exit-at-end", false, "stop at the end offsets captured at the start (kcat -e)")
 	return cmd
 }
 
@@ -170,6 +182,16 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		}
 	}
 	onePartition := from.mode == consumer.StartOffset && from.pos.Partition >= 0
+	switch {
+	case f.partition < -1:
+		return usageErr("--partition %d: want a partition number", f.partition)
+	case f.partition >= 0 && consumer.IsPattern(target):
+		return usageErr("--partition needs a topic, not the pattern %s", target)
+	case f.partition >= 0 && onePartition && from.pos.Partition != int32(f.partition):
+		return usageErr("--partition %d and --from %s name different partitions", f.partition, f.from)
+	case f.partition >= 0:
+		onePartition, from.pos.Partition = true, int32(f.partition)
+	}
 	if onePartition && consumer.IsPattern(target) {
 		return usageErr("--from %s: a partition offset needs one topic, not the pattern %s (give an offset for every partition: --from %d)", f.from, target, from.pos.Offset)
 	}
@@ -228,11 +250,21 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		c.CloseContext(lctx)
 	}()
 	canCommit := opt.Group != ""
+	var ends *endOffsets
+	if f.exitAtEnd {
+		if ends, err = captureEnds(ctx, c); err != nil {
+			return fmt.Errorf("tail %s: end offsets: %w", target, err)
+		}
+	}
+	var key []byte
+	if f.keyChanged {
+		key = []byte(f.key)
+	}
 
 	out := lineWriter(cmd.OutOrStdout())
 	printed := 0
 	err = func() error {
-		for f.count == 0 || printed < f.count {
+		for (f.count == 0 || printed < f.count) && !ends.reached(c) {
 			max := 500
 			if f.count > 0 {
 				max = min(max, f.count-printed)
@@ -254,6 +286,13 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 				return fmt.Errorf("tail %s: %w", target, err)
 			}
 			for _, rec := range recs {
+				if ends.beyond(rec) || (key != nil && !bytes.Equal(rec.Key, key)) {
+					continue
+				}
+				if f.count > 0 && printed >= f.count {
+					break
+				}
+				printed++
 				if err := write(out, rec); err != nil {
 					return err
 				}
@@ -266,7 +305,6 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 					}
 				}
 			}
-			printed += len(recs)
 			if err := out.Flush(); err != nil {
 				return err
 			}
@@ -280,6 +318,51 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		return nil // the reader went away (| head) or we were stopped while writing
 	}
 	return err
+}
+
+// endOffsets are the end offsets captured at the start (--exit-at-end):
+// the tail stops once every partition's position reaches its end.
+type endOffsets struct {
+	end map[tailTP]int64
+}
+
+type tailTP struct {
+	topic     string
+	partition int32
+}
+
+func captureEnds(ctx context.Context, c *consumer.Consumer) (*endOffsets, error) {
+	offs, err := c.OffsetsAt(ctx, wire.ListLatest)
+	if err != nil {
+		return nil, err
+	}
+	e := &endOffsets{end: make(map[tailTP]int64, len(offs))}
+	for _, o := range offs {
+		e.end[tailTP{o.Topic, o.Partition}] = o.Offset
+	}
+	return e, nil
+}
+
+// reached reports whether every partition was read up to its end.
+func (e *endOffsets) reached(c *consumer.Consumer) bool {
+	if e == nil {
+		return false
+	}
+	for k, end := range e.end {
+		if c.Position(k.topic, k.partition) < end {
+			return false
+		}
+	}
+	return true
+}
+
+// beyond reports whether r was written after the end was captured.
+func (e *endOffsets) beyond(r *consumer.Record) bool {
+	if e == nil {
+		return false
+	}
+	end, ok := e.end[tailTP{r.Topic, r.Partition}]
+	return !ok || r.Offset >= end
 }
 
 // tailWriter returns the record printer of a --format.
@@ -343,12 +426,12 @@ func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func(
 }
 
 // writeTailJSON prints one JSON object per line, in the format the
-// dashboard's tail saves (views.AppendTailJSON): binary keys and values in
+// dashboard's tail saves (package jsonl): binary keys and values in
 // base64 with key_encoding / value_encoding, and characters a terminal may
 // act on escaped.
 func writeTailJSON(w io.Writer, r *consumer.Record) error {
 	tr := live.TailRecordOf(r)
-	_, err := w.Write(views.AppendTailJSON(nil, &tr))
+	_, err := w.Write(jsonl.Append(nil, &tr))
 	return err
 }
 

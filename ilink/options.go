@@ -32,7 +32,12 @@ type Options struct {
 	// failover retry (spec S-11): candidates are tried with a short backoff
 	// through the no-leader window until it passes. Default 30s.
 	FailoverTimeout time.Duration
-	Logf            func(format string, args ...any) // nil = silent
+	// ReadOnly refuses every put and get locally, before anything is sent,
+	// with MIMQE_READ_ONLY (<call> refused: read-only mode): a get takes the
+	// message away, so it changes the queue too. Opening a queue and its
+	// depth still work.
+	ReadOnly bool
+	Logf     func(format string, args ...any) // nil = silent
 }
 
 // withDefaults validates o and fills in the defaults (spec E-09: before

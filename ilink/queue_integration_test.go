@@ -238,3 +238,26 @@ func TestIntegrationRetriedPutReusesMsgID(t *testing.T) {
 		t.Fatalf("queue holds %v with ids %v, want the message twice with id %v", payloads(ms), ids, id)
 	}
 }
+
+func TestIntegrationReadOnlyQueueSession(t *testing.T) {
+	e := startEngine(t, engine.Config{}, "Q1")
+	log := watchRequests(e)
+	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: false, ReadOnly: true})
+	q := accessT(t, s, "Q1")
+	ctx := testCtx(t)
+	log.reset()
+	_, perr := q.Put(ctx, []byte("x"))
+	_, gerr := q.Get(ctx, 0)
+	_, cerr := q.CommitAndGet(ctx, 0)
+	for call, err := range map[string]error{"Put": perr, "Get": gerr, "CommitAndGet": cerr} {
+		if e := AsError(err); e == nil || e.Name != wire.ErrReadOnly || e.Tail != call+" refused: read-only mode" {
+			t.Fatalf("%s in read-only mode: %v", call, err)
+		}
+	}
+	if n := log.count(wire.CodePut) + log.count(wire.CodeGet) + log.count(wire.CodeCommit); n != 0 {
+		t.Fatalf("%d requests reached the engine in read-only mode", n)
+	}
+	if d, err := q.Depth(ctx); err != nil || d != 0 {
+		t.Fatalf("Depth in read-only mode: %d, %v", d, err)
+	}
+}

@@ -181,6 +181,63 @@ wait_for "DEPTH TREND"
 sleep 1
 shot 09-queues
 
+# Queue detail of PAYMENT.DLQ (third by name): a dead letter browsed, then
+# the move back preview; the quarantine with the reinject warning
+keys g j j Enter
+wait_for "dlq.source"
+sleep 0.5
+shot 17-queue-dlq-browse
+keys M
+wait_for "Move messages of PAYMENT.DLQ back"
+keys Enter
+wait_for "Move back — preview"
+sleep 0.3
+shot 18-dlq-move-back-preview
+keys Escape Escape
+wait_for "DEPTH TREND"
+keys Q
+wait_for "Entries of"
+sleep 0.5
+shot 19-quarantine
+keys R
+wait_for "Reinject qdir1"
+keys Right Enter
+wait_for "Reinject — preview"
+sleep 0.3
+shot 20-reinject-warning
+keys Escape Escape
+
+# Topic configuration of ORDER.EVENT (third by name) and an alter preview
+keys 2
+wait_for "IN TREND"
+keys g j j c
+wait_for "Configuration of ORDER.EVENT"
+sleep 0.3
+shot 21-topic-config
+keys BSpace BSpace
+text '6h'
+keys Tab Tab Tab BSpace
+text '8'
+keys Enter
+wait_for "Alter ORDER.EVENT — preview"
+sleep 0.3
+shot 22-topic-alter-preview
+keys Escape
+
+# Cluster leadership balance (one demo partition starts off its preferred
+# leader) and the rebalance preview
+keys 4
+wait_for "Cluster C1"
+keys v v v
+wait_for "PREFERRED"
+sleep 0.5
+shot 23-cluster-balance
+keys b
+wait_for "Rebalance leaders — preview"
+sleep 0.3
+shot 24-rebalance-preview
+keys Escape
+
 # 6 Tail ORDER.* with the detail pane open, value as pretty JSON
 keys 6
 wait_for "Nothing tailed yet"
@@ -195,6 +252,16 @@ keys f
 wait_for "[json]"
 sleep 0.5
 shot 10-tail
+
+# S: search ORDER.* beyond the buffer; the matches replace the live records
+keys Escape S
+wait_for "Search beyond the buffer"
+keys Tab Tab
+text '"items":9,'
+keys Enter
+wait_for "matches in" 30
+sleep 0.5
+shot 25-tail-search
 
 # ? help (on Topics: the longest key list), : command line with completion
 keys 2

@@ -141,7 +141,7 @@ func (m *Model) buildViews() {
 		common.ViewTopics:   views.NewTopics(ctx, src),
 		common.ViewGroups:   views.NewGroups(ctx, src, m.health),
 		common.ViewCluster:  views.NewCluster(ctx, src),
-		common.ViewQueues:   views.NewQueues(ctx),
+		common.ViewQueues:   views.NewQueues(ctx, src),
 		common.ViewTail:     m.tail,
 		common.ViewPublish:  m.publish,
 	}

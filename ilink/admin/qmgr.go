@@ -202,6 +202,7 @@ func queueProperty(p *wire.QueuePropertyEntry) QueueProperty {
 	return QueueProperty{
 		Name: p.Name, Description: p.Description, MaxDepth: p.MaxDepth, MaxMsgSize: p.MaxMsgSize,
 		PutEnabled: p.PutEnabled, GetEnabled: p.GetEnabled, Persistent: p.Persistent, Created: msTime(p.CreatedMs),
+		DeadLetterQueue: p.DeadLetterQueue, MaxRedeliveries: p.MaxRedeliveries,
 	}
 }
 

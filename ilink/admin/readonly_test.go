@@ -24,6 +24,7 @@ var mutatingMethods = map[string]bool{
 	"Qmgr.Publish": true, "Qmgr.ReloadQueue": true, "Qmgr.ReinjectQuarantine": true,
 	"Qmgr.SetProperty": true, "Qmgr.SetSubGroupTimeout": true,
 	"Qmgr.SeekGroup": true, "Qmgr.SeekGroupToTime": true, "Qmgr.DeleteGroup": true,
+	"Qmgr.DefineQueue": true, "Qmgr.DeleteQueue": true, "Qmgr.MoveMessages": true, "Qmgr.RebalanceLeaders": true,
 }
 
 var readMethods = map[string]bool{
@@ -37,6 +38,7 @@ var readMethods = map[string]bool{
 	"Qmgr.ScanQuarantine": true, "Qmgr.LoadInfo": true, "Qmgr.ReplicationStatus": true, "Qmgr.Property": true,
 	"Qmgr.SubGroupTimeout": true, "Qmgr.GroupList": true, "Qmgr.DescribeGroup": true, "Qmgr.PlanSeekGroup": true,
 	"Qmgr.SubscriptionListText": true, "Qmgr.SubscriptionList": true,
+	"Qmgr.BrowseQueue": true, "Qmgr.PlanMoveMessages": true, "Qmgr.PlanRebalanceLeaders": true,
 }
 
 type method struct {

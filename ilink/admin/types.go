@@ -79,6 +79,16 @@ type PartitionInfo struct {
 	HighWatermark int64 // committed (replicated to the in-sync set)
 }
 
+// PreferredLeader is the partition's preferred leader: the first replica
+// of its placement (0 when it has none). Rebalancing moves leadership
+// back to it.
+func (p PartitionInfo) PreferredLeader() int {
+	if len(p.Replicas) == 0 {
+		return 0
+	}
+	return p.Replicas[0]
+}
+
 // TopicDescription is describe topic.
 type TopicDescription struct {
 	TopicInfo
@@ -96,9 +106,10 @@ type QueueProperty struct {
 	GetEnabled  bool
 	Persistent  bool
 	Created     time.Time
-	// DeadLetterQueue names the queue this queue's undeliverable messages
-	// go to ("" = none).
+	// DeadLetterQueue receives the messages returned to this queue more
+	// than MaxRedeliveries times ("" and 0 = none).
 	DeadLetterQueue string
+	MaxRedeliveries int
 }
 
 // QueueInfo is one row of the queue list.

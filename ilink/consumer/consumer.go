@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -1027,6 +1028,42 @@ func (c *Consumer) Position(topic string, p int32) int64 {
 		return cur.pos
 	}
 	return -1
+}
+
+// PartitionOffset is one partition's offset.
+type PartitionOffset struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// OffsetsAt asks the leaders, for every assigned partition, the offset
+// LIST_OFFSETS gives for stamp: wire.ListEarliest (the log start),
+// wire.ListLatest (the end: the next offset to be written) or a time in
+// Unix ms (the first offset at or after it; the end when nothing is that
+// recent). It moves nothing. Sorted by topic and partition.
+func (c *Consumer) OffsetsAt(ctx context.Context, stamp int64) ([]PartitionOffset, error) {
+	want := map[tp]int64{}
+	for _, a := range c.Assignment() {
+		for _, p := range a.Partitions {
+			want[tp{a.Topic, p}] = stamp
+		}
+	}
+	got, err := c.cl.listOffsets(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PartitionOffset, 0, len(got))
+	for t, o := range got {
+		out = append(out, PartitionOffset{t.topic, t.partition, o})
+	}
+	slices.SortFunc(out, func(a, b PartitionOffset) int {
+		if a.Topic != b.Topic {
+			return strings.Compare(a.Topic, b.Topic)
+		}
+		return int(a.Partition - b.Partition)
+	})
+	return out, nil
 }
 
 // Topics returns the topics subscribed now (a pattern's current matches).

@@ -16,6 +16,7 @@ func init() {
 		wire.CodeNodeList:      handleNodeList,
 		wire.CodeNodeControl:   handleNodeControl,
 		wire.CodeForceElection: handleForceElection,
+		wire.CodeRebalance:     handleRebalance,
 
 		wire.CodeTopicList:        handleTopicList,
 		wire.CodeDescribeTopic:    handleDescribeTopic,
@@ -27,6 +28,10 @@ func init() {
 		wire.CodeQueueList:     handleQueueList,
 		wire.CodeQueueProperty: handleQueueProperty,
 		wire.CodeReloadQueue:   handleReloadQueue,
+		wire.CodeDefineQueue:   handleDefineQueue,
+		wire.CodeDeleteQueue:   handleDeleteQueue,
+		wire.CodeBrowseQueue:   handleBrowseQueue,
+		wire.CodeMoveMessages:  handleMoveMessages,
 
 		wire.CodeClusterProperty:    handleClusterProperty,
 		wire.CodeSetClusterProperty: handleSetClusterProperty,

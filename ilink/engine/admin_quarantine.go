@@ -216,7 +216,12 @@ func (s *queueStore) appendTail(queue string, entries []QuarantineEntry, idx []i
 	}
 	op := &commitOp{}
 	now := time.Now().UnixMilli()
+	stop := ""
 	for _, i := range idx {
+		if qu.cfg.MaxDepth > 0 && int64(len(qu.msgs)) >= qu.cfg.MaxDepth {
+			stop = fmt.Sprintf("queue %s is full (max depth %d)", queue, qu.cfg.MaxDepth)
+			break
+		}
 		en := entries[i]
 		s.appendLocked(l, qu, &message{id: en.MsgID, payload: en.Payload, putTimeMs: now}, op)
 	}
@@ -224,7 +229,7 @@ func (s *queueStore) appendTail(queue string, entries []QuarantineEntry, idx []i
 		s.commitLocked(l, op)
 		s.serveWaitersLocked(qu)
 	}
-	return len(idx), l.node, ""
+	return len(op.puts), l.node, stop
 }
 
 func handleViewQuarantine(r *request) {

@@ -24,6 +24,7 @@ type queueSnap struct {
 
 type queueCounters struct {
 	name       string
+	cfg        QueueConfig
 	depth      int64
 	inFlight   int64
 	puts, gets uint64
@@ -45,7 +46,7 @@ func (s *queueStore) adminQueues() ([]queueCounters, bool) {
 	}
 	out := make([]queueCounters, 0, len(l.queues))
 	for name, q := range l.queues {
-		qc := queueCounters{name: name, depth: int64(len(q.msgs)), puts: q.puts, gets: q.gets}
+		qc := queueCounters{name: name, cfg: q.cfg, depth: int64(len(q.msgs)), puts: q.puts, gets: q.gets}
 		for _, m := range q.msgs {
 			if m.lockedBy != nil {
 				qc.inFlight++
@@ -64,7 +65,7 @@ func (e *Engine) queueSnapshot(now time.Time) []queueSnap {
 	out := make([]queueSnap, len(qs))
 	for i, q := range qs {
 		put, get := e.adm.rates.rate(now, q.name, q.puts, q.gets)
-		out[i] = queueSnap{name: q.name, depth: q.depth, inFlight: q.inFlight, putRate: put, getRate: get, prop: e.queueProperty(q.name, now)}
+		out[i] = queueSnap{name: q.name, depth: q.depth, inFlight: q.inFlight, putRate: put, getRate: get, prop: e.queueProperty(q.name, q.cfg, now)}
 	}
 	return out
 }
@@ -127,17 +128,24 @@ func (q *queueRates) rate(now time.Time, name string, puts, gets uint64) (putRat
 	return putRate, getRate
 }
 
-// queueProps holds ILQueueProperty values. The engine's queues have no
-// limits of their own, so every queue reports the defaults: no depth
-// limit, the frame cap as message size limit, put and get enabled,
-// persistent (replicated to every node); Created is when the admin
-// surface first saw the queue.
+// queueProps holds when the admin surface first saw each queue (Created).
+// The rest of ILQueueProperty is the queue's QueueConfig (queue_admin.go)
+// and fixed values: the frame cap as message size limit, put and get
+// enabled, persistent (replicated to every node).
 type queuePropsStore struct {
 	mu      sync.Mutex
 	created map[string]time.Time
 }
 
-func (e *Engine) queueProperty(name string, now time.Time) wire.QueuePropertyEntry {
+// forgetQueueProperty drops a deleted queue's creation time.
+func (e *Engine) forgetQueueProperty(name string) {
+	qp := &e.adm.qprops
+	qp.mu.Lock()
+	delete(qp.created, name)
+	qp.mu.Unlock()
+}
+
+func (e *Engine) queueProperty(name string, cfg QueueConfig, now time.Time) wire.QueuePropertyEntry {
 	qp := &e.adm.qprops
 	qp.mu.Lock()
 	if qp.created == nil {
@@ -150,8 +158,9 @@ func (e *Engine) queueProperty(name string, now time.Time) wire.QueuePropertyEnt
 	}
 	qp.mu.Unlock()
 	return wire.QueuePropertyEntry{
-		Name: name, MaxMsgSize: e.cfg.MaxFrame - wire.HeaderSize,
+		Name: name, Description: cfg.Description, MaxDepth: cfg.MaxDepth, MaxMsgSize: e.cfg.MaxFrame - wire.HeaderSize,
 		PutEnabled: true, GetEnabled: true, Persistent: true, CreatedMs: c.UnixMilli(),
+		DeadLetterQueue: cfg.DeadLetterQueue, MaxRedeliveries: cfg.MaxRedeliveries,
 	}
 }
 
@@ -190,7 +199,8 @@ func handleQueueProperty(r *request) {
 		r.fail(eb)
 		return
 	}
-	r.reply(&wire.QueuePropertyReply{Property: e.queueProperty(req.Queue, time.Now())})
+	cfg, _ := e.queues.configOf(req.Queue)
+	r.reply(&wire.QueuePropertyReply{Property: e.queueProperty(req.Queue, cfg, time.Now())})
 }
 
 // handleReloadQueue is RELOAD QUEUE (3315): the in-memory engine has no

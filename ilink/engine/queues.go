@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"ilinkdash/ilink/wire"
 )
@@ -45,6 +46,7 @@ type replica struct {
 
 type queue struct {
 	name    string
+	cfg     QueueConfig
 	msgs    []*message // committed messages ordered by seq; locked ones stay in place
 	waiters []*waiter  // FIFO of waiting GETs (leader only)
 	puts    uint64     // leader: puts committed, gets taken (admin rates, admin_queues.go)
@@ -52,12 +54,15 @@ type queue struct {
 }
 
 type message struct {
-	seq         uint64
-	id          []byte // as given by the client (spec S-14)
-	payload     []byte // immutable once stored: replies and replicas share it
-	putTimeMs   int64
-	redelivered bool
-	lockedBy    *txn // leader only: an uncommitted get holds it
+	seq       uint64
+	id        []byte // as given by the client (spec S-14)
+	payload   []byte // immutable once stored: replies and replicas share it
+	putTimeMs int64
+	// redeliveries counts the returns to the queue (rollback or lost
+	// session); the GET reply's redelivered flag is redeliveries > 0.
+	redeliveries int
+	dead         *deadLetter // set when the engine moved it to a dead-letter queue
+	lockedBy     *txn        // leader only: an uncommitted get holds it
 }
 
 // txn is a queue session's state on the leader.
@@ -99,6 +104,10 @@ type delivery struct {
 	payload     []byte
 	putTimeMs   int64
 	redelivered bool
+}
+
+func (m *message) delivery() *delivery {
+	return &delivery{id: m.id, payload: m.payload, putTimeMs: m.putTimeMs, redelivered: m.redeliveries > 0}
 }
 
 func (d *delivery) reply() *wire.GetReply {
@@ -304,6 +313,9 @@ func (s *queueStore) put(t *txn, name string, id, payload []byte, nowMs int64) (
 	if eb != nil {
 		return 0, eb
 	}
+	if eb := t.roomLocked(q); eb != nil {
+		return 0, eb
+	}
 	m := &message{id: id, payload: payload, putTimeMs: nowMs}
 	if t.mode == wire.ModeTransacted {
 		t.puts = append(t.puts, pendingPut{q, m})
@@ -361,6 +373,9 @@ func (s *queueStore) commit(t *txn) *wire.ErrorBody {
 	if len(t.puts) == 0 && len(t.gets) == 0 {
 		return nil // nothing pending: succeeds
 	}
+	if eb := t.commitFitsLocked(); eb != nil {
+		return eb // nothing applied: the application rolls back
+	}
 	op := &commitOp{}
 	for _, g := range t.gets {
 		g.q.remove(g.m.seq)
@@ -409,10 +424,17 @@ func (s *queueStore) rollbackLocked(t *txn) {
 	}
 	op := &commitOp{}
 	var touched []*queue
+	nowMs := time.Now().UnixMilli()
 	for _, g := range t.gets {
 		g.m.lockedBy = nil
-		g.m.redelivered = true
-		op.redeliver = append(op.redeliver, msgRef{g.q.name, g.m.seq})
+		g.m.redeliveries++
+		if dlq := s.deadLetterLocked(t.rep, g.q, g.m, op, nowMs); dlq != nil {
+			if !slices.Contains(touched, dlq) {
+				touched = append(touched, dlq)
+			}
+			continue
+		}
+		op.redeliver = append(op.redeliver, redeliverRef{msgRef{g.q.name, g.m.seq}, g.m.redeliveries})
 		if !slices.Contains(touched, g.q) {
 			touched = append(touched, g.q)
 		}
@@ -443,7 +465,7 @@ func (s *queueStore) takeLocked(t *txn, q *queue, match []byte) *delivery {
 		if m.lockedBy != nil || (match != nil && !bytes.Equal(m.id, match)) {
 			continue
 		}
-		d := &delivery{id: m.id, payload: m.payload, putTimeMs: m.putTimeMs, redelivered: m.redelivered}
+		d := m.delivery()
 		q.gets++
 		if t.mode == wire.ModeTransacted {
 			m.lockedBy = t

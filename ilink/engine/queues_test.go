@@ -482,12 +482,12 @@ func assertReplicasEqual(t testing.TB, e *Engine) {
 		}
 		for name, lq := range leader.queues {
 			q := r.queues[name]
-			if q == nil || len(q.msgs) != len(lq.msgs) {
+			if q == nil || len(q.msgs) != len(lq.msgs) || q.cfg != lq.cfg {
 				t.Fatalf("replica %d queue %s differs from the leader", id, name)
 			}
 			for i, m := range lq.msgs {
 				f := q.msgs[i]
-				if f.seq != m.seq || !bytes.Equal(f.id, m.id) || f.redelivered != m.redelivered {
+				if f.seq != m.seq || !bytes.Equal(f.id, m.id) || f.redeliveries != m.redeliveries || (f.dead == nil) != (m.dead == nil) {
 					t.Fatalf("replica %d queue %s message %d: %+v, leader %+v", id, name, i, f, m)
 				}
 			}

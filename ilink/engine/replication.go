@@ -17,9 +17,21 @@ package engine
 type commitOp struct {
 	lsn       uint64
 	creates   []string
-	puts      []replPut // appended in this order (sequence numbers increase)
+	defines   []queueDef // create or re-configure (queue_admin.go)
+	puts      []replPut  // appended in this order (sequence numbers increase)
 	removes   []msgRef
-	redeliver []msgRef // rollback returned these messages: set their flag
+	redeliver []redeliverRef // rollback returned these messages: their new count
+	deletes   []string       // queues removed with their messages
+}
+
+type queueDef struct {
+	name string
+	cfg  QueueConfig
+}
+
+type redeliverRef struct {
+	msgRef
+	count int
 }
 
 type replPut struct {
@@ -71,9 +83,12 @@ func (r *replica) apply(op *commitOp) {
 	for _, ref := range op.redeliver {
 		if q := r.queues[ref.queue]; q != nil {
 			if m := q.find(ref.seq); m != nil {
-				m.redelivered = true
+				m.redeliveries = ref.count
 			}
 		}
+	}
+	for _, name := range op.deletes {
+		delete(r.queues, name)
 	}
 	r.lsn = op.lsn
 }
@@ -84,6 +99,14 @@ func (r *replica) applyCreates(op *commitOp) {
 			r.queues[name] = &queue{name: name}
 		}
 	}
+	for _, d := range op.defines {
+		q := r.queues[d.name]
+		if q == nil {
+			q = &queue{name: d.name}
+			r.queues[d.name] = q
+		}
+		q.cfg = d.cfg
+	}
 }
 
 // copyFrom replaces r's state by a copy of src's committed state (resync).
@@ -91,7 +114,7 @@ func (r *replica) applyCreates(op *commitOp) {
 func (r *replica) copyFrom(src *replica) {
 	qs := make(map[string]*queue, len(src.queues))
 	for name, sq := range src.queues {
-		q := &queue{name: name, msgs: make([]*message, len(sq.msgs))}
+		q := &queue{name: name, cfg: sq.cfg, msgs: make([]*message, len(sq.msgs))}
 		for i, m := range sq.msgs {
 			c := *m
 			c.lockedBy = nil

@@ -18,6 +18,7 @@ const (
 	CodeNodeList      Code = 2001
 	CodeNodeControl   Code = 2002
 	CodeForceElection Code = 2003
+	CodeRebalance     Code = 2004
 
 	CodeTopicList        Code = 2010
 	CodeDescribeTopic    Code = 2011
@@ -28,6 +29,10 @@ const (
 
 	CodeQueueList     Code = 2020
 	CodeQueueProperty Code = 2021
+	CodeDefineQueue   Code = 2022
+	CodeDeleteQueue   Code = 2023
+	CodeBrowseQueue   Code = 2024
+	CodeMoveMessages  Code = 2025
 
 	CodeClusterProperty    Code = 2030
 	CodeSetClusterProperty Code = 2031
@@ -66,8 +71,10 @@ const (
 func init() {
 	for c, n := range map[Code]string{
 		CodeQmgrList: "QMGR LIST", CodeNodeList: "NODE LIST", CodeNodeControl: "NODE CONTROL",
-		CodeForceElection: "FORCE ELECTION",
-		CodeTopicList:     "TOPIC LIST", CodeDescribeTopic: "DESCRIBE TOPIC", CodeAdminCreateTopic: "ADMIN CREATE TOPIC",
+		CodeForceElection: "FORCE ELECTION", CodeRebalance: "REBALANCE LEADERS",
+		CodeDefineQueue: "DEFINE QUEUE", CodeDeleteQueue: "DELETE QUEUE", CodeBrowseQueue: "BROWSE QUEUE",
+		CodeMoveMessages: "MOVE MESSAGES",
+		CodeTopicList:    "TOPIC LIST", CodeDescribeTopic: "DESCRIBE TOPIC", CodeAdminCreateTopic: "ADMIN CREATE TOPIC",
 		CodeDeleteTopic: "DELETE TOPIC", CodeFlushTopic: "FLUSH TOPIC", CodeAlterTopic: "ALTER TOPIC",
 		CodeQueueList: "QUEUE LIST", CodeQueueProperty: "QUEUE PROPERTY",
 		CodeClusterProperty: "CLUSTER PROPERTY", CodeSetClusterProperty: "SET CLUSTER PROPERTY",
@@ -93,6 +100,7 @@ const (
 	ErrSpokeSwitched  = "MIMQE_SPOKE_SWITCHED"  // ours: the connection already switched once
 	ErrUnknownNode    = "MIMQE_UNKNOWN_NODE"    // ours: no node with that id
 	ErrNodeState      = "MIMQE_NODE_STATE"      // ours: node control not possible in the node's state
+	ErrQueueFull      = "MIMQE_QUEUE_FULL"      // ours: a put or commit would exceed the queue's max depth
 )
 
 // Tails of MIMQE_CLUSTER_NOT_COMMITTED (spec K-12..K-14), exactly as iLink
@@ -329,6 +337,63 @@ func (m *ForceElectionRequest) Decode(r *Reader) {
 	m.Node = r.smallInt()
 }
 
+// RebalanceRequest is REBALANCE LEADERS: move every partition of every
+// non-internal topic to its preferred leader (the first replica); DryRun
+// plans and changes nothing.
+type RebalanceRequest struct {
+	Qmgr   string
+	DryRun bool
+}
+
+func (m *RebalanceRequest) Encode(w *Writer) { w.String(m.Qmgr); w.Bool(m.DryRun) }
+func (m *RebalanceRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.DryRun = r.Bool() }
+
+// LeaderMoveEntry is one partition a rebalance moves (or would move), or
+// why it stays (Skipped).
+type LeaderMoveEntry struct {
+	Topic     string
+	Partition int32
+	From, To  int
+	Skipped   string
+}
+
+func (e *LeaderMoveEntry) encode(w *Writer) {
+	w.String(e.Topic)
+	w.I32(e.Partition)
+	w.Varint(int64(e.From))
+	w.Varint(int64(e.To))
+	w.String(e.Skipped)
+}
+
+func (e *LeaderMoveEntry) decode(r *Reader) {
+	e.Topic = r.String()
+	e.Partition = r.I32()
+	e.From = r.smallInt()
+	e.To = r.smallInt()
+	e.Skipped = r.String()
+}
+
+// RebalanceReply answers REBALANCE LEADERS: the partitions considered,
+// how many their preferred replica led before, and one entry per
+// partition that was not led by it.
+type RebalanceReply struct {
+	Partitions int
+	Preferred  int
+	Moves      []LeaderMoveEntry
+}
+
+func (m *RebalanceReply) Encode(w *Writer) {
+	w.Varint(int64(m.Partitions))
+	w.Varint(int64(m.Preferred))
+	writeArray(w, m.Moves, (*LeaderMoveEntry).encode)
+}
+
+func (m *RebalanceReply) Decode(r *Reader) {
+	m.Partitions = r.smallInt()
+	m.Preferred = r.smallInt()
+	m.Moves = readArray(r, 8, (*LeaderMoveEntry).decode)
+}
+
 // ---- topics ----
 
 // TopicListRequest asks for the topic list; Internal includes SYSTEM.*.
@@ -510,14 +575,16 @@ func (m *QueueNameRequest) Decode(r *Reader) { m.Qmgr = r.String(); m.Queue = r.
 
 // QueuePropertyEntry is ILQueueProperty (field list ours).
 type QueuePropertyEntry struct {
-	Name        string
-	Description string
-	MaxDepth    int64
-	MaxMsgSize  int
-	PutEnabled  bool
-	GetEnabled  bool
-	Persistent  bool
-	CreatedMs   int64
+	Name            string
+	Description     string
+	MaxDepth        int64
+	MaxMsgSize      int
+	PutEnabled      bool
+	GetEnabled      bool
+	Persistent      bool
+	CreatedMs       int64
+	DeadLetterQueue string // "" = none
+	MaxRedeliveries int    // 0 = no limit
 }
 
 func (p *QueuePropertyEntry) encode(w *Writer) {
@@ -529,6 +596,8 @@ func (p *QueuePropertyEntry) encode(w *Writer) {
 	w.Bool(p.GetEnabled)
 	w.Bool(p.Persistent)
 	w.Varint(p.CreatedMs)
+	w.String(p.DeadLetterQueue)
+	w.Varint(int64(p.MaxRedeliveries))
 }
 
 func (p *QueuePropertyEntry) decode(r *Reader) {
@@ -540,6 +609,182 @@ func (p *QueuePropertyEntry) decode(r *Reader) {
 	p.GetEnabled = r.Bool()
 	p.Persistent = r.Bool()
 	p.CreatedMs = r.Varint()
+	p.DeadLetterQueue = r.String()
+	p.MaxRedeliveries = r.smallInt()
+}
+
+// QueueDefineRequest is DEFINE QUEUE: create the queue with these
+// properties, or give an existing queue these properties (its messages
+// stay). Answered with QueuePropertyReply.
+type QueueDefineRequest struct {
+	Qmgr            string
+	Queue           string
+	Description     string
+	MaxDepth        int64
+	DeadLetterQueue string
+	MaxRedeliveries int
+}
+
+func (m *QueueDefineRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Queue)
+	w.String(m.Description)
+	w.Varint(m.MaxDepth)
+	w.String(m.DeadLetterQueue)
+	w.Varint(int64(m.MaxRedeliveries))
+}
+
+func (m *QueueDefineRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Queue = r.String()
+	m.Description = r.String()
+	m.MaxDepth = r.Varint()
+	m.DeadLetterQueue = r.String()
+	m.MaxRedeliveries = r.smallInt()
+}
+
+// QueueBrowseRequest is BROWSE QUEUE: up to Max messages (0 = the engine's
+// page size) and about MaxBytes of payload (0 = the engine's bound) from
+// sequence number FromSeq on, read without locking or removing them.
+type QueueBrowseRequest struct {
+	Qmgr     string
+	Queue    string
+	FromSeq  uint64
+	Max      int
+	MaxBytes int
+}
+
+func (m *QueueBrowseRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.Queue)
+	w.Uvarint(m.FromSeq)
+	w.Varint(int64(m.Max))
+	w.Varint(int64(m.MaxBytes))
+}
+
+func (m *QueueBrowseRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.Queue = r.String()
+	m.FromSeq = r.Uvarint()
+	m.Max = r.smallInt()
+	m.MaxBytes = r.smallInt()
+}
+
+// BrowsedMessage is one message of a BROWSE QUEUE reply.
+type BrowsedMessage struct {
+	Seq          uint64
+	MsgID        []byte
+	PutTimeMs    int64
+	Redeliveries int
+	InFlight     bool
+	Headers      []RecordHeader
+	Payload      []byte
+}
+
+func (b *BrowsedMessage) encode(w *Writer) {
+	w.Uvarint(b.Seq)
+	w.Bytes(b.MsgID)
+	w.Varint(b.PutTimeMs)
+	w.Varint(int64(b.Redeliveries))
+	w.Bool(b.InFlight)
+	writeArray(w, b.Headers, (*RecordHeader).encodeProp)
+	w.Bytes(b.Payload)
+}
+
+func (b *BrowsedMessage) decode(r *Reader) {
+	b.Seq = r.Uvarint()
+	b.MsgID = r.Bytes()
+	b.PutTimeMs = r.Varint()
+	b.Redeliveries = r.smallInt()
+	b.InFlight = r.Bool()
+	b.Headers = readArray(r, 2, (*RecordHeader).decodeProp)
+	b.Payload = r.Bytes()
+}
+
+// encodeProp and decodeProp write a header as `key` string, `value` bytes.
+func (h *RecordHeader) encodeProp(w *Writer) { w.String(h.Key); w.Bytes(h.Value) }
+func (h *RecordHeader) decodeProp(r *Reader) { h.Key = r.String(); h.Value = r.Bytes() }
+
+// QueueBrowseReply answers BROWSE QUEUE: the queue's depth, the messages
+// in queue order and whether more follow (the next page starts at the
+// last Seq + 1).
+type QueueBrowseReply struct {
+	Depth    int64
+	Messages []BrowsedMessage
+	More     bool
+}
+
+func (m *QueueBrowseReply) Encode(w *Writer) {
+	w.Varint(m.Depth)
+	writeArray(w, m.Messages, (*BrowsedMessage).encode)
+	w.Bool(m.More)
+}
+
+func (m *QueueBrowseReply) Decode(r *Reader) {
+	m.Depth = r.Varint()
+	m.Messages = readArray(r, 8, (*BrowsedMessage).decode)
+	m.More = r.Bool()
+}
+
+// QueueMoveRequest is MOVE MESSAGES: the messages of From with these ids
+// (none = every message) to To ("" = each dead letter's source queue).
+// DryRun plans and changes nothing.
+type QueueMoveRequest struct {
+	Qmgr   string
+	From   string
+	To     string
+	MsgIDs [][]byte
+	DryRun bool
+}
+
+func (m *QueueMoveRequest) Encode(w *Writer) {
+	w.String(m.Qmgr)
+	w.String(m.From)
+	w.String(m.To)
+	writeArray(w, m.MsgIDs, func(b *[]byte, w *Writer) { w.Bytes(*b) })
+	w.Bool(m.DryRun)
+}
+
+func (m *QueueMoveRequest) Decode(r *Reader) {
+	m.Qmgr = r.String()
+	m.From = r.String()
+	m.To = r.String()
+	m.MsgIDs = readArray(r, 1, func(b *[]byte, r *Reader) { *b = r.Bytes() })
+	m.DryRun = r.Bool()
+}
+
+// MessageMoveEntry is one message of a move: its target, or why it is
+// skipped ("" = moved, or would move in a plan).
+type MessageMoveEntry struct {
+	MsgID   []byte
+	To      string
+	Skipped string
+}
+
+func (e *MessageMoveEntry) encode(w *Writer) { w.Bytes(e.MsgID); w.String(e.To); w.String(e.Skipped) }
+func (e *MessageMoveEntry) decode(r *Reader) {
+	e.MsgID = r.Bytes()
+	e.To = r.String()
+	e.Skipped = r.String()
+}
+
+// QueueMoveReply answers MOVE MESSAGES.
+type QueueMoveReply struct {
+	Moves      []MessageMoveEntry
+	Moved      int64
+	StopReason string // "" = the selection was gone through
+}
+
+func (m *QueueMoveReply) Encode(w *Writer) {
+	writeArray(w, m.Moves, (*MessageMoveEntry).encode)
+	w.Varint(m.Moved)
+	w.String(m.StopReason)
+}
+
+func (m *QueueMoveReply) Decode(r *Reader) {
+	m.Moves = readArray(r, 3, (*MessageMoveEntry).decode)
+	m.Moved = r.Varint()
+	m.StopReason = r.String()
 }
 
 // QueuePropertyReply answers QUEUE PROPERTY.

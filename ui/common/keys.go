@@ -24,13 +24,20 @@ type KeyMap struct {
 	Seek, DeleteGroup key.Binding
 
 	// Cluster.
-	EditCluster, AddNode, RemoveNode key.Binding
+	EditCluster, AddNode, RemoveNode, Rebalance, MoveLeader key.Binding
+
+	// Topic configuration (the pane opens read-only too; editing needs
+	// TopicAlter).
+	TopicConfig, TopicAlter key.Binding
+
+	// Queues.
+	Quarantine, QueuePut, QueueTake, QueueMove, QueueRefresh, Reinject key.Binding
 
 	// Dialogs.
 	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
 
 	// Tail.
-	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow key.Binding
+	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow, TailSearch key.Binding
 	// TailFilterSyntax documents the filter's prefixes in `?` (display
 	// only: their "keys" are no key a terminal sends).
 	TailFilterSyntax []key.Binding
@@ -81,6 +88,18 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		EditCluster: b(key.WithKeys("e"), key.WithHelp("e", "edit properties")),
 		AddNode:     b(key.WithKeys("a"), key.WithHelp("a", "add node")),
 		RemoveNode:  b(key.WithKeys("D"), key.WithHelp("D", "remove node")),
+		Rebalance:   b(key.WithKeys("b"), key.WithHelp("b", "rebalance leaders (preview first)")),
+		MoveLeader:  b(key.WithKeys("L"), key.WithHelp("L", "move a partition's leader")),
+
+		TopicConfig: b(key.WithKeys("c"), key.WithHelp("c", "topic configuration")),
+		TopicAlter:  b(key.WithKeys("e"), key.WithHelp("e", "edit (diff preview first)")),
+
+		Quarantine:   b(key.WithKeys("Q"), key.WithHelp("Q", "quarantine")),
+		QueuePut:     b(key.WithKeys("P"), key.WithHelp("P", "put messages")),
+		QueueTake:    b(key.WithKeys("T"), key.WithHelp("T", "take (get) the next message")),
+		QueueMove:    b(key.WithKeys("M"), key.WithHelp("M", "move back to the source queue (preview first)")),
+		QueueRefresh: b(key.WithKeys("r"), key.WithHelp("r", "browse again")),
+		Reinject:     b(key.WithKeys("R"), key.WithHelp("R", "reinject (warning and preview first)")),
 
 		Confirm:   b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "confirm")),
 		Cancel:    b(key.WithKeys("esc", "n"), key.WithHelp("esc/n", "cancel")),
@@ -99,6 +118,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		TailRestart: b(key.WithKeys("r"), key.WithHelp("r", "reopen the tail")),
 		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
 		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
+		TailSearch:  b(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)")),
 
 		PublishSend:  b(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		PublishEdit:  b(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the form")),
@@ -136,6 +156,7 @@ func (k *KeyMap) Mutating() []*key.Binding {
 	return []*key.Binding{
 		&k.Publish, &k.CreateTopic, &k.DeleteTopic, &k.FlushTopic,
 		&k.Seek, &k.DeleteGroup, &k.EditCluster, &k.AddNode, &k.RemoveNode, &k.Resend,
+		&k.Rebalance, &k.MoveLeader, &k.TopicAlter, &k.QueuePut, &k.QueueTake, &k.QueueMove, &k.Reinject,
 		&k.PublishSend,
 	}
 }

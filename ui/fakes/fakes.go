@@ -50,6 +50,10 @@ type group struct {
 
 type queue struct {
 	info admin.QueueInfo
+	// msgs are what browse shows (the first messages of the queue); put,
+	// take and moves change them, and the listed depth follows.
+	msgs   []admin.QueueMessage
+	seeded int
 }
 
 // Source is the fake. Its zero value is not usable; use NewDemo or Big.
@@ -64,6 +68,8 @@ type Source struct {
 	groups  map[string]*group
 	queues  []*queue
 	leads   []admin.LeadRow
+	quar    []admin.QuarantineEntry
+	seq     uint64 // next queue message position
 	elapsed time.Duration
 
 	fail  map[string]error
@@ -121,12 +127,21 @@ func NewDemo() *Source {
 	s.addGroup("shipment-tracker", admin.GroupStable, 1, []string{"SHIPMENT.STATUS"}, 0, 0)
 
 	s.queues = []*queue{
-		{admin.QueueInfo{Name: "ORDERS.IN", Depth: 42, InFlight: 3, PutRate: 25, GetRate: 25,
+		{info: admin.QueueInfo{Name: "ORDERS.IN", Depth: 42, InFlight: 3, PutRate: 25, GetRate: 25,
 			Property: admin.QueueProperty{Name: "ORDERS.IN", Description: "incoming orders", MaxDepth: 100_000, MaxMsgSize: 4 << 20, PutEnabled: true, GetEnabled: true, Persistent: true, Created: Epoch.Add(-90 * 24 * time.Hour)}}},
-		{admin.QueueInfo{Name: "PAYMENTS.DLQ", Depth: 3, PutRate: 0.1,
+		{info: admin.QueueInfo{Name: "PAYMENTS.IN", Depth: 8, PutRate: 6, GetRate: 6,
+			Property: admin.QueueProperty{Name: "PAYMENTS.IN", Description: "payments to settle", MaxDepth: 5_000, MaxMsgSize: 1 << 20, PutEnabled: true, GetEnabled: true, Persistent: true, Created: Epoch.Add(-60 * 24 * time.Hour),
+				DeadLetterQueue: "PAYMENTS.DLQ", MaxRedeliveries: 3}}},
+		{info: admin.QueueInfo{Name: "PAYMENTS.DLQ", Depth: 3, PutRate: 0.1,
 			Property: admin.QueueProperty{Name: "PAYMENTS.DLQ", Description: "dead letters of payments", MaxDepth: 10_000, MaxMsgSize: 1 << 20, PutEnabled: true, GetEnabled: false, Persistent: true, Created: Epoch.Add(-30 * 24 * time.Hour)}}},
-		{admin.QueueInfo{Name: "AUDIT.ARCHIVE", Depth: 9_200, PutRate: 12, GetRate: 2,
+		{info: admin.QueueInfo{Name: "AUDIT.ARCHIVE", Depth: 9_200, PutRate: 12, GetRate: 2,
 			Property: admin.QueueProperty{Name: "AUDIT.ARCHIVE", Description: "audit records waiting for the archiver", MaxDepth: 10_000, MaxMsgSize: 1 << 20, PutEnabled: true, GetEnabled: true, Persistent: true, Created: Epoch.Add(-400 * 24 * time.Hour)}}},
+	}
+	s.seedQueues()
+	// One partition away from its preferred leader (a failover that was
+	// never rebalanced).
+	if p := s.topics["ORDER.EVENT"].parts[2]; len(p.replicas) > 1 {
+		p.leader = p.replicas[1]
 	}
 	s.leads = []admin.LeadRow{
 		{Kind: "node", Node: 1, Epoch: 4, Detail: "cluster leader since 09:12:07"},
@@ -818,10 +833,8 @@ func (s *Source) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, 
 	rows := slices.Clone(s.leads)
 	for _, t := range s.sortedTopics() {
 		for i, p := range t.parts {
-			if i >= 2 {
-				break
-			}
-			rows = append(rows, admin.LeadRow{Kind: "partition", Node: p.leader, Topic: t.info.Name, Partition: int32(i), Epoch: p.epoch})
+			rows = append(rows, admin.LeadRow{Kind: "partition", Node: p.leader, Topic: t.info.Name, Partition: int32(i), Epoch: p.epoch,
+				Replicas: slices.Clone(p.replicas), InSync: slices.Clone(p.inSync)})
 		}
 	}
 	return admin.ClusterLeadTable{Format: "ILLT1", Rows: rows}, nil
@@ -837,7 +850,8 @@ func (s *Source) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
 	for i, q := range s.queues {
 		out[i] = q.info
 		out[i].Depth += int64(s.elapsed.Seconds()*(q.info.PutRate-q.info.GetRate)) + int64(3*math.Sin(s.elapsed.Seconds()/5))
-		out[i].Depth = max(out[i].Depth, 0)
+		out[i].Depth += int64(len(q.msgs) - q.seeded)
+		out[i].Depth = max(out[i].Depth, int64(len(q.msgs)))
 	}
 	return out, nil
 }

@@ -35,12 +35,16 @@ type Cluster struct {
 	summary   ClusterSummary
 	summaryOK bool
 
-	pane  int // 0 nodes, 1 partitions, 2 leadership
+	pane  int // 0 nodes, 1 partitions, 2 leadership, 3 balance
 	nodes *components.Table[nodeRow]
 	parts *components.Table[admin.PartitionReplication]
 	lead  *components.Table[leadRow]
+	bal   *components.Table[balanceRow]
 
-	flow clusterFlow
+	balance admin.LeaderBalance // preferred vs current leaders (clusterbalance.go)
+
+	flow  clusterFlow
+	lflow leaderFlow
 }
 
 type nodeRow struct {
@@ -276,6 +280,7 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 			Text: func(r leadRow) string { return common.S(r.r.Detail) }},
 	)
 	v.lead.Empty = "no leadership row"
+	v.bal = newBalanceTable(ctx)
 	return v
 }
 
@@ -332,6 +337,8 @@ func (v *Cluster) active() paneTable {
 		return tableOps(v.parts)
 	case 2:
 		return tableOps(v.lead)
+	case 3:
+		return tableOps(v.bal)
 	}
 	return tableOps(v.nodes)
 }
@@ -373,7 +380,8 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 		"PLACEMENT", onoff(p.Placement),
 		"auto-start", onoff(p.AutoStart),
 		"ilcc port", strconv.Itoa(p.IlccPort),
-		"leader", leader)
+		"leader", leader,
+		"leaders", v.balanceText(st))
 	if len(pairs) > 0 {
 		pairs[0] = title + "  " + pairs[0]
 		if common.Width(pairs[0]) > v.w {
@@ -385,7 +393,8 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 				"PLACEMENT", onoff(p.Placement),
 				"auto-start", onoff(p.AutoStart),
 				"ilcc port", strconv.Itoa(p.IlccPort),
-				"leader", leader)
+				"leader", leader,
+				"leaders", v.balanceText(st))
 		}
 	}
 	return append(lines, pairs...)
@@ -406,23 +415,24 @@ func (v *Cluster) resizeTables() {
 	v.nodes.SetSize(v.w, th)
 	v.parts.SetSize(v.w, th)
 	v.lead.SetSize(v.w, th)
+	v.bal.SetSize(v.w, max(th-1, 0)) // one line for the per-node leader counts
 }
 
 func (v *Cluster) Status() string {
-	name := []string{"nodes", "partitions", "leadership"}[v.pane]
+	name := []string{"nodes", "partitions", "leadership", "balance"}[v.pane]
 	return words(name, v.active().position())
 }
 
 // ShortHelp implements common.View.
 func (v *Cluster) ShortHelp() []key.Binding {
 	k := v.ctx.Keys
-	return []key.Binding{k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Filter}
+	return []key.Binding{k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Rebalance, k.MoveLeader, k.Filter}
 }
 
 // FullHelp implements common.View.
 func (v *Cluster) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Resend}}
+	return [][]key.Binding{k.TableHelp(), {k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Resend, k.Rebalance, k.MoveLeader}}
 }
 
 // Back implements common.View.
@@ -434,8 +444,13 @@ func (v *Cluster) Update(msg tea.Msg) tea.Cmd {
 	case common.DataMsg:
 		return v.setData(msg)
 	case common.ViewMsg:
-		if m, ok := msg.Msg.(clusterOpMsg); ok {
+		switch m := msg.Msg.(type) {
+		case clusterOpMsg:
 			return v.opReply(m)
+		case rebalanceMsg:
+			return v.rebalanceReply(m)
+		case moveLeaderMsg:
+			return v.moveLeaderReply(m)
 		}
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
@@ -478,6 +493,7 @@ func (v *Cluster) setData(msg common.DataMsg) tea.Cmd {
 			rows[i] = leadRow{i: i, r: r}
 		}
 		v.lead.SetItems(rows)
+		v.setBalance(d)
 	case ClusterSummary:
 		v.summary, v.summaryOK = d, true
 		v.rebuildNodes()
@@ -528,6 +544,9 @@ func (v *Cluster) rebuildNodes() {
 
 func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.ctx.Keys
+	if v.dlg != nil && v.lflow.stage != lflowNone {
+		return v.leaderDialogKey(msg)
+	}
 	if v.dlg != nil {
 		return v.dialogKey(msg)
 	}
@@ -538,7 +557,12 @@ func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Pane):
-		v.pane = (v.pane + 1) % 3
+		v.pane = (v.pane + 1) % 4
+		return nil
+	case key.Matches(msg, k.Rebalance):
+		return v.openRebalance()
+	case key.Matches(msg, k.MoveLeader):
+		v.openMoveLeader()
 		return nil
 	case key.Matches(msg, k.EditCluster):
 		v.openEdit()
@@ -916,7 +940,8 @@ func (v *Cluster) View() string {
 	}
 	st := v.ctx.Styles
 	lines := v.headerLines(st)
-	names := []string{" Nodes (" + itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + itoa(int64(v.parts.Total())) + ") ", " Leadership (" + itoa(int64(v.lead.Total())) + ") "}
+	names := []string{" Nodes (" + itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + itoa(int64(v.parts.Total())) + ") ",
+		" Leadership (" + itoa(int64(v.lead.Total())) + ") ", " Balance (" + itoa(int64(v.balance.Partitions-v.balance.OnPreferred)) + " off) "}
 	var tabs []string
 	for i, n := range names {
 		if i == v.pane {
@@ -933,6 +958,9 @@ func (v *Cluster) View() string {
 		lines = append(lines, v.parts.Lines()...)
 	case 2:
 		lines = append(lines, v.lead.Lines()...)
+	case 3:
+		lines = append(lines, st.Muted.Render(common.Trunc("b rebalance · L move a leader · "+v.nodeLeadsText(), v.w)))
+		lines = append(lines, v.bal.Lines()...)
 	}
 	return common.Frame(lines, v.w, v.h)
 }

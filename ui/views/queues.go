@@ -22,19 +22,24 @@ type queueRow struct {
 	spark string
 }
 
-// Queues is the queues tab: depth, in-flight, rates and a depth sparkline
-// per queue; Enter shows the queue's properties and a wide depth chart.
+// Queues is the queues tab: depth, in-flight, rates, a depth sparkline and
+// the dead-letter queue's depth and growth per queue; Enter opens the
+// queue's detail with a browse of its messages (queuedetail.go); Q opens
+// the quarantine (quarantine.go).
 type Queues struct {
 	base
+	src    QueueAdmin // nil: no detail actions (tests of the list alone)
 	table  *components.Table[*queueRow]
 	rows   map[string]*queueRow
 	loaded bool
 	detail string // raw name of the queue shown; "" = list
+	qd     *queueDetail
+	qq     *quarantinePane // the quarantine pane; nil = not shown
 }
 
 // NewQueues returns the queues view.
-func NewQueues(ctx *common.Context) *Queues {
-	v := &Queues{base: base{ctx: ctx, id: common.ViewQueues}, rows: map[string]*queueRow{}}
+func NewQueues(ctx *common.Context, src QueueAdmin) *Queues {
+	v := &Queues{base: base{ctx: ctx, id: common.ViewQueues}, src: src, rows: map[string]*queueRow{}}
 	type C = components.Column[*queueRow]
 	v.table = components.NewTable(ctx, func(r *queueRow) string { return r.info.Name },
 		C{Title: "NAME", Width: 22, Min: 10, Flex: true, Max: 48,
@@ -48,6 +53,14 @@ func NewQueues(ctx *common.Context) *Queues {
 					return st.Err
 				}
 				return common.Style{}
+			}},
+		C{Title: "DLQ", Width: 12, Min: 6, Drop: 7,
+			Text: func(r *queueRow) string { return v.dlqCell(r) },
+			Paint: func(r *queueRow, st *common.Styles) common.Style {
+				if d := v.rows[r.info.Property.DeadLetterQueue]; d != nil && v.growth(d) > 0 {
+					return st.Warn
+				}
+				return st.Muted
 			}},
 		C{Title: "IN-FLIGHT", Width: 9, Min: 6, Right: true, Drop: 4,
 			Text: func(r *queueRow) string { return common.Count(r.info.InFlight) },
@@ -77,6 +90,27 @@ func NewQueues(ctx *common.Context) *Queues {
 	return v
 }
 
+// dlqCell is the DLQ column: the dead-letter queue's depth and growth
+// ("3 +1/1m"), "dlq" for a queue that is one, "-" for none.
+func (v *Queues) dlqCell(r *queueRow) string {
+	name := r.info.Property.DeadLetterQueue
+	if name == "" {
+		if len(v.dlqOf(r.info.Name)) > 0 {
+			return "(is a DLQ)"
+		}
+		return "-"
+	}
+	d := v.rows[name]
+	if d == nil {
+		return "?"
+	}
+	s := common.Count(d.info.Depth)
+	if g := v.growth(d); g > 0 {
+		s += " +" + common.Count(g) + "/1m"
+	}
+	return s
+}
+
 func fullText(q admin.QueueInfo) string {
 	if q.Property.MaxDepth <= 0 {
 		return "-"
@@ -98,16 +132,34 @@ func queueFlags(p admin.QueueProperty) string {
 
 func (v *Queues) Title() string         { return "Queues" }
 func (v *Queues) Primary() common.ResID { return common.ResQueues }
-func (v *Queues) Capturing() bool       { return v.detail == "" && v.table.Filtering() }
+func (v *Queues) Capturing() bool {
+	switch {
+	case v.dlg != nil:
+		return true
+	case v.qq != nil:
+		return v.qq.dirs.Filtering()
+	case v.detail != "":
+		return v.qd != nil && v.qd.msgs.Filtering()
+	}
+	return v.table.Filtering()
+}
 
 // SetSize implements common.View.
 func (v *Queues) SetSize(w, h int) {
 	v.w, v.h = w, h
 	v.table.SetSize(w, max(h-1, 0))
+	v.sizeDetail()
+	v.sizeQuarantine()
 }
 
 func (v *Queues) Status() string {
-	if v.detail != "" {
+	switch {
+	case v.qq != nil:
+		return words("quarantine", v.qq.dirs.Position())
+	case v.detail != "":
+		if v.qd != nil {
+			return words("queue "+common.S(v.detail), v.qd.msgs.Position())
+		}
 		return "queue " + common.S(v.detail)
 	}
 	return words(v.table.Position(), v.table.SortInfo())
@@ -116,22 +168,37 @@ func (v *Queues) Status() string {
 // ShortHelp implements common.View.
 func (v *Queues) ShortHelp() []key.Binding {
 	k := v.ctx.Keys
-	if v.detail != "" {
-		return []key.Binding{k.Back}
+	switch {
+	case v.qq != nil:
+		return []key.Binding{k.Back, k.Reinject, k.QueueRefresh}
+	case v.detail != "":
+		return []key.Binding{k.Back, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh}
 	}
-	return []key.Binding{k.Open, k.Filter, k.Sort, k.Reverse}
+	return []key.Binding{k.Open, k.Filter, k.Sort, k.Reverse, k.Quarantine}
 }
 
 // FullHelp implements common.View.
 func (v *Queues) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Open}}
+	return [][]key.Binding{k.TableHelp(), {k.Open, k.Quarantine, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.Reinject}}
 }
 
 // Back implements common.View.
 func (v *Queues) Back() bool {
-	if v.detail != "" {
-		v.detail = ""
+	switch {
+	case v.qq != nil:
+		if v.qq.dirs.ClearFilter() {
+			return true
+		}
+		v.qq = nil
+		v.gen++
+		return true
+	case v.detail != "":
+		if v.qd != nil && v.qd.msgs.ClearFilter() {
+			return true
+		}
+		v.detail, v.qd = "", nil
+		v.gen++
 		return true
 	}
 	return v.table.ClearFilter()
@@ -144,30 +211,99 @@ func (v *Queues) Update(msg tea.Msg) tea.Cmd {
 		if qs, ok := msg.Data.([]admin.QueueInfo); ok && msg.Res == common.ResQueues {
 			v.setQueues(qs, msg.At)
 		}
+	case common.ViewMsg:
+		return v.handleViewMsg(msg)
 	case tea.KeyPressMsg:
-		if v.detail != "" {
-			return nil
+		return v.handleKey(msg)
+	case tea.PasteMsg:
+		switch {
+		case v.dlg != nil:
+			v.dlg.Update(v.ctx, msg)
+		case v.qq != nil:
+			v.qq.dirs.Update(msg)
+		case v.qd != nil:
+			v.qd.msgs.Update(msg)
+		case v.detail == "":
+			v.table.Update(msg)
 		}
-		if !v.table.Filtering() && key.Matches(msg, v.ctx.Keys.Open) {
-			if r, ok := v.table.Selected(); ok {
-				v.detail = r.info.Name
-			}
-			return nil
-		}
-		_, cmd := v.table.Update(msg)
-		return cmd
-	case tea.PasteMsg, tea.MouseWheelMsg:
-		if v.detail == "" {
+	case tea.MouseWheelMsg:
+		switch {
+		case v.dlg != nil:
+		case v.qq != nil:
+			v.qq.dirs.Update(msg)
+		case v.qd != nil:
+			v.qd.msgs.Update(msg)
+		case v.detail == "":
 			v.table.Update(msg)
 		}
 	case tea.MouseClickMsg:
-		if v.detail == "" && msg.Button == tea.MouseLeft {
+		if v.dlg != nil || msg.Button != tea.MouseLeft {
+			return nil
+		}
+		switch {
+		case v.qq != nil:
+			v.qq.dirs.Click(msg.Y - 1)
+		case v.qd != nil:
+			v.qd.msgs.Click(msg.Y - v.detailTop())
+		case v.detail == "":
 			if hit, again := v.table.Click(msg.Y - 1); hit && again {
 				if r, ok := v.table.Selected(); ok {
-					v.detail = r.info.Name
+					return v.openQueue(r.info.Name)
 				}
 			}
 		}
+	}
+	return nil
+}
+
+func (v *Queues) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case v.dlg != nil && v.qq != nil:
+		return v.quarantineDialogKey(msg)
+	case v.dlg != nil && v.qd != nil:
+		return v.detailDialogKey(msg)
+	case v.dlg != nil:
+		if out, _ := v.dlg.Update(v.ctx, msg); out == components.Cancel || out == components.Submit {
+			v.closeDialog()
+		}
+		return nil
+	case v.qq != nil:
+		return v.quarantineKey(msg)
+	case v.detail != "":
+		return v.detailKey(msg)
+	}
+	k := v.ctx.Keys
+	if !v.table.Filtering() {
+		switch {
+		case key.Matches(msg, k.Open):
+			if r, ok := v.table.Selected(); ok {
+				return v.openQueue(r.info.Name)
+			}
+			return nil
+		case key.Matches(msg, k.Quarantine):
+			return v.openQuarantine()
+		}
+	}
+	_, cmd := v.table.Update(msg)
+	return cmd
+}
+
+func (v *Queues) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	switch m := msg.Msg.(type) {
+	case queueActionMsg:
+		return v.actionReply(m)
+	case reinjectMsg:
+		return v.reinjectReply(m)
+	}
+	if msg.Gen != v.gen {
+		return nil // the detail or pane it was for is gone
+	}
+	switch m := msg.Msg.(type) {
+	case queueBrowseMsg:
+		v.browseReply(m)
+		v.sizeDetail()
+	case quarantineMsg:
+		v.quarantineReply(m)
 	}
 	return nil
 }
@@ -193,16 +329,23 @@ func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) {
 			delete(v.rows, n)
 		}
 	}
-	if _, ok := v.rows[v.detail]; !ok {
-		v.detail = ""
+	if _, ok := v.rows[v.detail]; !ok && v.detail != "" {
+		v.detail, v.qd = "", nil
+		v.gen++
 	}
 	v.table.SetItems(items)
+	v.sizeDetail() // the header follows the data
 }
 
 // View implements common.View.
 func (v *Queues) View() string {
 	st := v.ctx.Styles
-	if v.detail != "" {
+	switch {
+	case v.dlg != nil:
+		return v.dialogView()
+	case v.qq != nil:
+		return v.quarantineView(st)
+	case v.detail != "":
 		return v.detailView(st)
 	}
 	summary := st.Muted.Render("loading queues…")
@@ -219,6 +362,14 @@ func (v *Queues) View() string {
 		if full > 0 {
 			parts = append(parts, st.Err.Render(itoa(int64(full))+" ≥ 90% full"))
 		}
+		if dead, grew, n := v.deadLetters(); n > 0 {
+			t := common.PluralOf(dead, "dead letter", "dead letters")
+			if grew > 0 {
+				parts = append(parts, st.Warn.Render(t+" (+"+common.Thousands(grew)+" in 1m)"))
+			} else {
+				parts = append(parts, t)
+			}
+		}
 		summary = strings.Join(parts, st.Faint.Render(" · "))
 	}
 	lines := append(make([]string, 0, v.h), summary)
@@ -226,40 +377,22 @@ func (v *Queues) View() string {
 	return common.Frame(lines, v.w, v.h)
 }
 
-func (v *Queues) detailView(st *common.Styles) string {
-	r := v.rows[v.detail]
-	q, p := r.info, r.info.Property
-	yes := func(b bool, on, off string) string {
-		if b {
-			return on
+// deadLetters sums the depth and the growth of every dead-letter queue (a
+// queue some queue names as its DLQ); n counts them.
+func (v *Queues) deadLetters() (depth, grew int64, n int) {
+	seen := map[string]bool{}
+	for _, r := range v.rows {
+		name := r.info.Property.DeadLetterQueue
+		d := v.rows[name]
+		if name == "" || d == nil || seen[name] {
+			continue
 		}
-		return st.Warn.Render(off)
+		seen[name] = true
+		n++
+		depth += d.info.Depth
+		grew += v.growth(d)
 	}
-	maxDepth := "unlimited"
-	if p.MaxDepth > 0 {
-		maxDepth = common.Thousands(p.MaxDepth) + " (" + fullText(q) + " full)"
-	}
-	created := "-"
-	if !p.Created.IsZero() {
-		created = p.Created.Format("2006-01-02 15:04:05")
-	}
-	lines := []string{st.Title.Render("Queue " + r.name)}
-	if p.Description != "" {
-		lines = append(lines, st.Muted.Render(common.S(p.Description)))
-	}
-	lines = append(lines, common.Pairs(st, v.w,
-		"depth", common.Thousands(q.Depth), "max depth", maxDepth, "in flight", common.Thousands(q.InFlight),
-		"put", common.Rate(q.PutRate)+"/s", "get", common.Rate(q.GetRate)+"/s")...)
-	lines = append(lines, common.Pairs(st, v.w,
-		"max message", common.Bytes(int64(p.MaxMsgSize)),
-		"", yes(p.PutEnabled, "put enabled", "put disabled"),
-		"", yes(p.GetEnabled, "get enabled", "get disabled"),
-		"", map[bool]string{true: "persistent", false: "non-persistent"}[p.Persistent],
-		"created", created)...)
-	lines = append(lines, "", sectionTitle(st, "Depth")+st.Muted.Render("  last "+itoa(int64(r.depth.Len()))+" samples, max "+common.Thousands(int64(maxOf(r.depth)))))
-	chartH := max(v.h-len(lines), 1)
-	lines = append(lines, barChart(st, r.depth.Values(nil, v.w), v.w, min(chartH, 8))...)
-	return common.Frame(lines, v.w, v.h)
+	return depth, grew, n
 }
 
 func maxOf(r *common.Ring) float64 {

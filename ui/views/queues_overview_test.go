@@ -15,9 +15,9 @@ func TestQueuesListAndDetail(t *testing.T) {
 	r := newRig(t, false, queuesView)
 	r.poll()
 	r.step(5)
-	r.mustShow("3 queues", "AUDIT.ARCHIVE", "93%", "get off", "1 ≥ 90% full")
+	r.mustShow("4 queues", "AUDIT.ARCHIVE", "93%", "get off", "1 ≥ 90% full")
 	r.key("enter")
-	r.mustShow("Queue AUDIT.ARCHIVE", "audit records waiting for the archiver", "max depth 10,000", "persistent", "Depth")
+	r.mustShow("Queue AUDIT.ARCHIVE", "audit records waiting for the archiver", "max depth 10,000", "persistent", "Messages", "browsing 30 of 30")
 	r.key("esc")
 	r.mustShow("ORDERS.IN")
 	// A click on an already selected row opens it.
@@ -29,7 +29,7 @@ func TestQueuesListAndDetail(t *testing.T) {
 func TestOverviewAlerts(t *testing.T) {
 	r := newRig(t, false, overviewView)
 	r.poll()
-	r.mustShow("DEMO", "engine 7.0.1.3552", "leader node 1 (QM1)", "3 nodes", "5 topics", "3 queues", "6 groups",
+	r.mustShow("DEMO", "engine 7.0.1.3552", "leader node 1 (QM1)", "3 nodes", "5 topics", "4 queues", "6 groups",
 		"records in", "1 partition under-replicated in PAYMENT.RESULT")
 	r.step(12)
 	r.mustShow("group audit-archiver stalled", "group payment-audit lagging since", "group reporting-batch stopped")

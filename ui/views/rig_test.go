@@ -219,7 +219,7 @@ func groupsView(ctx *common.Context, s *fakes.Source) common.View {
 	return views.NewGroups(ctx, s, nil)
 }
 func clusterView(ctx *common.Context, s *fakes.Source) common.View { return views.NewCluster(ctx, s) }
-func queuesView(ctx *common.Context, _ *fakes.Source) common.View  { return views.NewQueues(ctx) }
+func queuesView(ctx *common.Context, s *fakes.Source) common.View  { return views.NewQueues(ctx, s) }
 func overviewView(ctx *common.Context, _ *fakes.Source) common.View {
 	return views.NewOverview(ctx, nil)
 }

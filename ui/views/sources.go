@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/jsonl"
 )
 
 // ClusterSummary is what the overview shows about the cluster as a whole.
@@ -72,6 +73,9 @@ type TopicAdmin interface {
 	CreateTopic(ctx context.Context, spec TopicSpec) error
 	DeleteTopic(ctx context.Context, topic string) error
 	FlushTopic(ctx context.Context, topic string) error
+	// AlterTopic changes properties with ALTER TOPIC's key=value text
+	// (admin.PlanTopicAlter builds it): all of them or none.
+	AlterTopic(ctx context.Context, topic, props string) error
 }
 
 // GroupLister lists groups (polled as common.ResGroups).
@@ -110,11 +114,35 @@ type ClusterAdmin interface {
 	RemoveNode(ctx context.Context, n int) error
 	ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error)
 	ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error)
+	// RebalanceLeaders moves every partition back to its preferred leader;
+	// with apply false it only plans.
+	RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error)
+	// MovePartitionLeader makes node lead a partition (a forced election;
+	// node 0 = the next in-sync replica).
+	MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error
 }
 
 // QueueLister lists queues (polled as common.ResQueues).
 type QueueLister interface {
 	ListQueues(ctx context.Context) ([]admin.QueueInfo, error)
+}
+
+// QueueAdmin is what the queues view calls itself: browse, put and get
+// for operators, dead-letter moves and the quarantine.
+type QueueAdmin interface {
+	// BrowseQueue reads up to max messages from position from on without
+	// taking them.
+	BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error)
+	// PutMessages puts the bodies in order (an auto-commit session).
+	PutMessages(ctx context.Context, queue string, bodies [][]byte) error
+	// TakeMessage gets (removes) the next message; nil when there is none.
+	TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error)
+	// MoveMessages moves messages (ids nil = all) of from to to ("" = each
+	// dead letter's source); with apply false it only plans.
+	MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error)
+	QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error)
+	ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error)
+	ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error)
 }
 
 // Sources is everything the dashboard reads and calls. The application
@@ -129,6 +157,7 @@ type Sources interface {
 	GroupAdmin
 	ClusterAdmin
 	QueueLister
+	QueueAdmin
 }
 
 // CallTimeout bounds every call a view makes itself.
@@ -141,26 +170,16 @@ func callCtx() (context.Context, context.CancelFunc) {
 // ---- tail ----
 
 // HeaderKV is one record header (an iLink record property).
-type HeaderKV struct {
-	Key   string
-	Value []byte // nil = a header without a value
-}
+type HeaderKV = jsonl.Header
 
-// TailRecord is one consumed record as the tail view receives it. The view
-// keeps the slices as they are (raw bytes are stored once, never copied),
-// so the stream must not modify or reuse them after sending the record.
-// ilink/consumer.Record satisfies this (its batch buffers are never
-// reused); converting its Headers to HeaderKV is the adapter's only
-// allocation per record.
-type TailRecord struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-	Timestamp time.Time
-	Key       []byte // nil = null key
-	Value     []byte // nil = null value (tombstone)
-	Headers   []HeaderKV
-}
+// TailRecord is one consumed record as the tail view receives it: the
+// record of the JSON lines format (ilink/jsonl), so saving and replaying
+// need no conversion. The view keeps the slices as they are (raw bytes are
+// stored once, never copied), so the stream must not modify or reuse them
+// after sending the record. ilink/consumer.Record satisfies this (its batch
+// buffers are never reused); converting its Headers to HeaderKV is the
+// adapter's only allocation per record.
+type TailRecord = jsonl.Record
 
 // TailSpec is what the tail view asks a Tailer for.
 type TailSpec struct {
@@ -230,6 +249,42 @@ type TailStream interface {
 // stream's whole life: cancelling it ends the stream as Close does.
 type Tailer interface {
 	StartTail(ctx context.Context, spec TailSpec) (TailStream, error)
+}
+
+// SearchSpec is a search beyond the tail's buffer (ilink/search): every
+// criterion given must match; positions take the forms of ilink/position.
+type SearchSpec struct {
+	Target        string
+	Key           []byte // nil = any key
+	ValueContains string
+	ValueRegex    string
+	Header        string // NAME=VALUE, or NAME for any value; "" = none
+	From, To      string // "" = earliest / the end when the scan starts
+}
+
+// SearchProgress is a snapshot of a running search.
+type SearchProgress struct {
+	Topic                   string
+	Scanned, Total, Matches int64
+	Rate                    float64 // records scanned per second
+	ETA                     time.Duration
+	Done, Cancelled         bool
+	Err                     error // set when it failed (Done too)
+}
+
+// SearchRun is one running search. Matches arrive on Records (bounded:
+// a full channel holds the scan back), which is closed when the search
+// ends; Progress is cheap and safe from any goroutine.
+type SearchRun interface {
+	Records() <-chan TailRecord
+	Progress() SearchProgress
+	Cancel()
+}
+
+// Searcher starts searches; a Tailer that is also a Searcher gives the
+// tail view its search (S). It reads with a direct consumer and no group.
+type Searcher interface {
+	StartSearch(ctx context.Context, spec SearchSpec) (SearchRun, error)
 }
 
 // ---- publish ----

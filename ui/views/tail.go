@@ -110,6 +110,8 @@ type Tail struct {
 	saveSeqs []uint64 // what the save dialog will write
 
 	listTop, listRows int // body line of the first row, rows shown (mouse)
+
+	srch *tailSearch // the search beyond the buffer (tailsearch.go); nil = none
 }
 
 type detailCache struct {
@@ -191,6 +193,7 @@ func (v *Tail) Blur() tea.Cmd {
 
 // Shutdown implements common.Closer.
 func (v *Tail) Shutdown() {
+	v.cancelSearch()
 	if cmd := v.stop("closed"); cmd != nil {
 		go cmd()
 	}
@@ -202,6 +205,8 @@ func (v *Tail) start(spec TailSpec, keep bool) tea.Cmd {
 		return nil
 	}
 	closeOld := v.stop("")
+	v.cancelSearch()
+	v.srch = nil
 	if !keep {
 		v.clearBuffer()
 		v.total = 0
@@ -462,7 +467,7 @@ func (v *Tail) ShortHelp() []key.Binding {
 	if v.detail {
 		return []key.Binding{k.Back, k.TailFormat, k.TailCopy, k.Up, k.Down, k.TailPause}
 	}
-	return []key.Binding{k.TailPause, k.Filter, k.TailDetail, k.TailJump, k.TailSave, k.TailCopy, k.Tail}
+	return []key.Binding{k.TailPause, k.Filter, k.TailDetail, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail}
 }
 
 // FullHelp implements common.View.
@@ -470,7 +475,7 @@ func (v *Tail) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.TailFollow},
-		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop},
+		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop},
 		k.TailFilterSyntax,
 	}
 }
@@ -556,6 +561,9 @@ func (v *Tail) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	if cmd, ok := v.searchMsg(msg); ok {
+		return cmd
+	}
 	switch m := msg.Msg.(type) {
 	case tailSavedMsg:
 		return v.saved(m)
@@ -715,7 +723,12 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return tea.Batch(v.start(spec, true), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
 		}
+	case key.Matches(msg, k.TailSearch):
+		v.openSearch()
 	case key.Matches(msg, k.TailStop):
+		if v.srch.running() {
+			return v.cancelSearch()
+		}
 		return v.stop("closed · r reopens it")
 	}
 	return nil
@@ -843,6 +856,8 @@ func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return v.submitJump()
 		case "save":
 			return v.submitSave()
+		case "search":
+			return v.submitSearch()
 		default:
 			v.closeDialog()
 		}
@@ -1112,6 +1127,7 @@ func (v *Tail) headLines(st *common.Styles) []string {
 		from = "from " + t.In(v.ctx.Now().Location()).Format("2006-01-02 15:04:05")
 	}
 	lines := []string{title + st.Muted.Render("  "+group+" · "+from)}
+	lines = append(lines, v.searchLines(st)...)
 
 	now := v.ctx.Now()
 	var parts []string

@@ -51,6 +51,7 @@ type Topics struct {
 
 	detail  *topicDetail
 	pending pendingAction
+	cfg     topicCfgFlow // the configuration pane (topicconfig.go)
 	scratch []float64
 }
 
@@ -182,9 +183,9 @@ func (v *Topics) Status() string {
 func (v *Topics) ShortHelp() []key.Binding {
 	k := v.ctx.Keys
 	if v.detail != nil {
-		return []key.Binding{k.Back, k.Pane, k.Tail, k.Publish, k.Filter}
+		return []key.Binding{k.Back, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.Filter}
 	}
-	return []key.Binding{k.Open, k.Filter, k.Sort, k.Tail, k.Publish, k.CreateTopic, k.DeleteTopic}
+	return []key.Binding{k.Open, k.Filter, k.Sort, k.Tail, k.Publish, k.TopicConfig, k.CreateTopic, k.DeleteTopic}
 }
 
 // FullHelp implements common.View.
@@ -192,7 +193,7 @@ func (v *Topics) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
 	return [][]key.Binding{
 		k.TableHelp(),
-		{k.Open, k.Pane, k.Tail, k.Publish, k.CreateTopic, k.DeleteTopic, k.FlushTopic, k.Internal},
+		{k.Open, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.CreateTopic, k.DeleteTopic, k.FlushTopic, k.Internal},
 	}
 }
 
@@ -320,6 +321,9 @@ func (v *Topics) selectedName() (string, bool) {
 
 func (v *Topics) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.ctx.Keys
+	if v.dlg != nil && v.cfg.stage != cfgNone {
+		return v.configDialogKey(msg)
+	}
 	if v.dlg != nil {
 		return v.dialogKey(msg)
 	}
@@ -333,7 +337,7 @@ func (v *Topics) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Pane):
 			v.detail.pane = 1 - v.detail.pane
 			return nil
-		case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic):
+		case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
 			return v.action(msg)
 		}
 		dt.update(msg)
@@ -353,7 +357,7 @@ func (v *Topics) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.showInternal = !v.showInternal
 		v.rebuildItems()
 		return nil
-	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic):
+	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
 		return v.action(msg)
 	}
 	_, cmd := v.table.Update(msg)
@@ -378,6 +382,8 @@ func (v *Topics) action(msg tea.KeyPressMsg) tea.Cmd {
 		v.openDelete(name)
 	case key.Matches(msg, k.FlushTopic):
 		v.openFlush(name)
+	case key.Matches(msg, k.TopicConfig):
+		return v.openConfig(name)
 	}
 	return nil
 }
@@ -593,6 +599,8 @@ func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	switch m := msg.Msg.(type) {
 	case topicActionMsg:
 		return v.actionDone(m)
+	case topicConfigMsg:
+		return v.configReply(m)
 	}
 	if msg.Gen != v.gen || v.detail == nil {
 		return nil // stale: the detail was closed or replaced
@@ -758,7 +766,7 @@ func (v *Topics) submitPending() tea.Cmd {
 // actionDone reports an action's outcome. It is never dropped as stale:
 // the action happened whether or not its dialog is still open.
 func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
-	past := map[string]string{"create": "created", "delete": "deleted", "flush": "flushed"}[m.verb]
+	past := map[string]string{"create": "created", "delete": "deleted", "flush": "flushed", "alter": "altered"}[m.verb]
 	if m.err != nil {
 		if v.dlg != nil && v.dlgGen == m.dlgGen {
 			v.dlg.Busy = ""
@@ -769,6 +777,7 @@ func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 	}
 	if v.dlg != nil && v.dlgGen == m.dlgGen {
 		v.closeDialog()
+		v.cfg = topicCfgFlow{}
 	}
 	cmds := []tea.Cmd{common.Flash(common.LevelOK, "topic "+common.S(m.name)+" "+past), common.Refresh(common.ResTopics)}
 	if m.verb == "delete" && v.detail != nil && v.detail.name == m.name {

@@ -74,8 +74,17 @@ var Topics = []struct{ Name, Props string }{
 	{"REPORT.DAILY", "partitions=1,replicas=2"},
 }
 
-// Queues created by the demo.
-var Queues = []string{"ORDER.Q", "PAYMENT.Q", "DLQ"}
+// Queues created by the demo, with their properties. Both have a
+// dead-letter queue (created by the engine): PAYMENT.Q's consumer rolls
+// back the poison messages it meets, which move to PAYMENT.DLQ after two
+// returns, so that DLQ grows slowly.
+var Queues = []struct {
+	Name string
+	Cfg  engine.QueueConfig
+}{
+	{"ORDER.Q", engine.QueueConfig{Description: "incoming orders", MaxDepth: 5000, DeadLetterQueue: "ORDER.DLQ", MaxRedeliveries: 3}},
+	{"PAYMENT.Q", engine.QueueConfig{Description: "payments to settle", MaxDepth: 2000, DeadLetterQueue: "PAYMENT.DLQ", MaxRedeliveries: 2}},
+}
 
 // Demo is running demo traffic. Close stops it.
 type Demo struct {
@@ -114,9 +123,19 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 		}
 	}
 	for _, q := range Queues {
-		if err := e.CreateQueue(q); err != nil {
-			return nil, fmt.Errorf("demo: create queue %s: %w", q, err)
+		if err := e.DefineQueue(q.Name, q.Cfg); err != nil {
+			return nil, fmt.Errorf("demo: define queue %s: %w", q.Name, err)
 		}
+	}
+	// A few quarantined messages for the quarantine pane: two NEW, one OLD
+	// (already delivered: reinjecting it duplicates it).
+	now := time.Now()
+	if err := e.AddQuarantine(
+		engine.QuarantineEntry{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000417"}`), At: now.Add(-40 * time.Minute)},
+		engine.QuarantineEntry{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000418"}`), At: now.Add(-38 * time.Minute), Old: true},
+		engine.QuarantineEntry{Dir: "qdir2", Queue: "PAYMENT.Q", Payload: []byte(`{"payment":991}`), At: now.Add(-5 * time.Minute)},
+	); err != nil {
+		return nil, fmt.Errorf("demo: quarantine: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Demo{e: e, addrs: strings.Join(e.DataAddrs(), ","), opt: opt, cancel: cancel}
@@ -144,6 +163,11 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 	d.spawn(func() { d.empty(ctx, "nightly-report", "REPORT.DAILY", 30) })
 	d.spawn(func() { d.replay(ctx, "replay", "PAYMENT.RESULT") })
 	if opt.LeaderMoveEvery > 0 {
+		// One partition starts away from its preferred leader, so the
+		// Cluster view has an imbalance to show and to rebalance.
+		if parts, err := e.TopicPartitions("PAYMENT.RESULT"); err == nil && len(parts) > 0 && len(parts[0].InSync) > 1 {
+			_ = e.MovePartitionLeader("PAYMENT.RESULT", 0, parts[0].InSync[1])
+		}
 		d.spawn(func() { d.moveLeaders(ctx) })
 	}
 	return d, nil
@@ -510,13 +534,23 @@ func (d *Demo) queues(ctx context.Context) {
 	}
 	d.addCloser(s.Close)
 	handles := map[string]*ilink.Queue{}
-	for _, name := range Queues {
-		q, err := s.AccessQueue(ctx, name)
+	for _, q := range Queues {
+		h, err := s.AccessQueue(ctx, q.Name)
 		if err != nil {
-			d.logf("queue %s: %v", name, err)
+			d.logf("queue %s: %v", q.Name, err)
 			return
 		}
-		handles[name] = q
+		handles[q.Name] = h
+	}
+	// PAYMENT.Q's consumer is transacted: it rolls back what it cannot
+	// settle (the poison messages), commits the rest.
+	var tx *ilink.Session
+	var pay *ilink.Queue
+	if ts, err := ilink.Dial(ctx, d.addrs, ilink.Options{ClientName: "demo-settler"}); err == nil {
+		d.addCloser(ts.Close)
+		if pay, err = ts.AccessQueue(ctx, "PAYMENT.Q"); err == nil {
+			tx = ts
+		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -538,18 +572,28 @@ func (d *Demo) queues(ctx context.Context) {
 		for i := 0; i < gets; i++ {
 			_, _ = handles["ORDER.Q"].Get(ctx, 0)
 		}
-		// PAYMENT.Q: bursts of 40 every 10 s, drained 4 per tick.
+		// PAYMENT.Q: bursts of 40 every 10 s (one of them poison every 20 s),
+		// settled 4 per tick; a poison message is rolled back, and after
+		// its second return the engine moves it to PAYMENT.DLQ.
 		if n%50 == 0 {
 			for i := 0; i < 40; i++ {
-				_, _ = handles["PAYMENT.Q"].Put(ctx, fmt.Appendf(nil, `{"payment":%d}`, rng.IntN(1e6)))
+				body := fmt.Appendf(nil, `{"payment":%d}`, rng.IntN(1e6))
+				if i == 20 && n%100 == 0 {
+					body = []byte(`{"payment":"??","error":"schema validation failed"}`)
+				}
+				_, _ = handles["PAYMENT.Q"].Put(ctx, body)
 			}
 		}
-		for i := 0; i < 4; i++ {
-			_, _ = handles["PAYMENT.Q"].Get(ctx, 0)
-		}
-		// DLQ: one message every ~20 s, never consumed.
-		if n%100 == 7 {
-			_, _ = handles["DLQ"].Put(ctx, []byte(`{"reason":"schema validation failed"}`))
+		for i := 0; tx != nil && i < 4; i++ {
+			m, err := pay.Get(ctx, 0)
+			if err != nil {
+				break
+			}
+			if strings.Contains(string(m.Payload), "schema validation failed") {
+				_ = tx.Rollback(ctx)
+			} else {
+				_ = tx.Commit(ctx)
+			}
 		}
 	}
 }

@@ -49,10 +49,21 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	for _, q := range Queues[:2] {
-		if _, err := e.QueueDepth(q); err != nil {
-			t.Errorf("queue %s: %v", q, err)
+	for _, q := range Queues {
+		for _, name := range []string{q.Name, q.Cfg.DeadLetterQueue} {
+			if _, err := e.QueueDepth(name); err != nil {
+				t.Errorf("queue %s: %v", name, err)
+			}
 		}
+	}
+	for d, _ := e.QueueDepth("PAYMENT.DLQ"); d == 0; d, _ = e.QueueDepth("PAYMENT.DLQ") {
+		if ctx.Err() != nil {
+			t.Fatal("PAYMENT.DLQ stayed empty: the poison message was not dead-lettered")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if e.QuarantineLen() != 3 {
+		t.Errorf("quarantine holds %d entries, want 3", e.QuarantineLen())
 	}
 	// The caught-up group commits close to the end; the stalled one does not move.
 	time.Sleep(3 * time.Second)

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/position"
+	"ilinkdash/ui/sanitize"
+)
+
+type quarantineDirJSON struct {
+	Dir     string `json:"dir"`
+	Queue   string `json:"queue"`
+	Entries int    `json:"entries"`
+	New     int    `json:"new"`
+	Old     int    `json:"old"`
+	Oldest  string `json:"oldest"`
+	Newest  string `json:"newest"`
+}
+
+type quarantineEntryJSON struct {
+	Time  string `json:"time"`
+	Kind  string `json:"kind"` // NEW or OLD
+	ID    string `json:"id"`
+	Bytes int    `json:"bytes"`
+	Dir   string `json:"dir"`
+	Queue string `json:"queue"`
+}
+
+type quarantineScanJSON struct {
+	Entries []quarantineEntryJSON `json:"entries"`
+	Total   int                   `json:"total"`
+	New     int                   `json:"new"`
+	Old     int                   `json:"old"`
+}
+
+type reinjectJSON struct {
+	Queue      string `json:"queue"`
+	Dir        string `json:"dir"`
+	IncludeOld bool   `json:"include_old"`
+	Executed   bool   `json:"executed"`
+	Selected   int    `json:"selected"` // entries the reinjection takes (plan)
+	New        int    `json:"new"`
+	Old        int    `json:"old"` // OLD entries selected (0 without --include-old)
+	Skipped    int    `json:"skipped_old"`
+	Warning    string `json:"warning"` // the duplicate warning, "" when no OLD entry is taken
+	Count      int64  `json:"count"`   // executed: messages appended
+	Leader     int    `json:"leader"`
+	StopReason string `json:"stop_reason"`
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func (a *app) quarantineCommand() *cobra.Command {
+	var f adminFlags
+	cmd := &cobra.Command{
+		Use:   "quarantine",
+		Short: "List, scan and reinject quarantined queue messages",
+		Long: "The quarantine holds messages a queue manager set aside, per directory and queue.\n" +
+			"Entries marked OLD are messages the queue had already delivered: reinjecting them\n" +
+			"delivers them again (spec Q-23), so reinject takes them only with --include-old,\n" +
+			"after printing a warning.",
+	}
+	f.register(cmd)
+	var raw bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Directories and queues with entries: how many, NEW and OLD, oldest and newest",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := a.openAdmin(cmd, &f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
+			text, err := t.qm.QuarantineList(t.ctx)
+			if err != nil {
+				return err
+			}
+			if raw {
+				_, err := io.WriteString(t.out, sanitize.Multiline([]byte(text)))
+				return err
+			}
+			dirs, err := admin.ParseQuarantineList(text)
+			if err != nil {
+				return err
+			}
+			out := make([]quarantineDirJSON, len(dirs))
+			for i, d := range dirs {
+				out[i] = quarantineDirJSON{d.Dir, d.Queue, d.Entries, d.New, d.Old, timeText(d.Oldest), timeText(d.Newest)}
+			}
+			return t.emit(out, func(w *table) {
+				w.row("DIR", "QUEUE", "ENTRIES", "NEW", "OLD", "OLDEST", "NEWEST")
+				for _, d := range out {
+					w.row(sanitize.String(d.Dir), sanitize.String(d.Queue), d.Entries, d.New, d.Old, d.Oldest, d.Newest)
+				}
+			})
+		},
+	}
+	list.Flags().BoolVar(&raw, "raw", false, "print the engine's text as it came (sanitized)")
+
+	var sel quarantineSel
+	scan := &cobra.Command{
+		Use:   "scan [--dir D] [--queue Q] [--since TIME]",
+		Short: "The entries (time, NEW/OLD, message id, size, directory, queue)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			since, err := sel.sinceTime()
+			if err != nil {
+				return err
+			}
+			t, err := a.openAdmin(cmd, &f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
+			text, err := t.qm.ScanQuarantine(t.ctx, sel.dir, sel.queue, since)
+			if err != nil {
+				return err
+			}
+			if sel.raw {
+				_, err := io.WriteString(t.out, sanitize.Multiline([]byte(text)))
+				return err
+			}
+			s, err := admin.ParseQuarantineScan(text)
+			if err != nil {
+				return err
+			}
+			out := scanToJSON(s)
+			return t.emit(out, func(w *table) {
+				w.row(fmt.Sprintf("%d entries (%d NEW, %d OLD)", out.Total, out.New, out.Old))
+				w.row("TIME", "KIND", "ID", "BYTES", "DIR", "QUEUE")
+				for _, e := range out.Entries {
+					w.row(e.Time, e.Kind, e.ID, e.Bytes, sanitize.String(e.Dir), sanitize.String(e.Queue))
+				}
+			})
+		},
+	}
+	sel.register(scan, false)
+
+	var rsel quarantineSel
+	var includeOld, execute bool
+	reinject := &cobra.Command{
+		Use:   "reinject --queue Q [--dir D] [--since TIME] [--include-old] [--execute]",
+		Short: "Plan (or, with --execute, run) the reinjection of entries at the tail of their queue",
+		Long: "Prints what the reinjection would take — the NEW entries, and the OLD ones with\n" +
+			"--include-old, with the duplicate warning — and changes nothing unless --execute.\n" +
+			"With --execute the warning is printed (on stderr) before the request is sent, then\n" +
+			"the result: messages appended, the leader, and why it stopped early (e.g. the queue\n" +
+			"is full). TIME: RFC 3339, 2026-11-30 10:00, 10:00 or a relative time (-2h).",
+		Example: "  ilinkdash quarantine reinject --queue ORDERS\n" +
+			"  ilinkdash quarantine reinject --queue ORDERS --include-old --execute",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rsel.queue == "" {
+				return usageErr("reinject needs --queue (the queue the entries go back to)")
+			}
+			since, err := rsel.sinceTime()
+			if err != nil {
+				return err
+			}
+			t, err := a.openAdmin(cmd, &f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
+			text, err := t.qm.ScanQuarantine(t.ctx, rsel.dir, rsel.queue, since)
+			if err != nil {
+				return err
+			}
+			s, err := admin.ParseQuarantineScan(text)
+			if err != nil {
+				return err
+			}
+			newN, oldN := s.Counts()
+			out := reinjectJSON{Queue: rsel.queue, Dir: rsel.dir, IncludeOld: includeOld, Executed: execute, New: newN, Selected: newN}
+			if includeOld {
+				out.Old, out.Selected = oldN, newN+oldN
+				out.Warning = admin.DuplicateWarning(oldN, rsel.queue)
+			} else {
+				out.Skipped = oldN
+			}
+			if execute {
+				if out.Warning != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: warning:", sanitize.String(out.Warning))
+				}
+				res, err := t.qm.ReinjectQuarantine(t.ctx, rsel.dir, rsel.queue, since, includeOld)
+				if err != nil {
+					return err
+				}
+				out.Count, out.Leader, out.StopReason = res.Count, res.Leader, res.StopReason
+			}
+			return t.emit(out, func(w *table) { printReinject(w, out) })
+		},
+	}
+	rsel.register(reinject, true)
+	reinject.Flags().BoolVar(&includeOld, "include-old", false, "also take OLD entries (already delivered: they come back as duplicates)")
+	reinject.Flags().BoolVar(&execute, "execute", false, "reinject (default: only print the plan)")
+	cmd.AddCommand(list, scan, reinject)
+	return cmd
+}
+
+type quarantineSel struct {
+	dir, queue, since string
+	raw               bool
+}
+
+func (s *quarantineSel) register(c *cobra.Command, reinject bool) {
+	c.Flags().StringVar(&s.dir, "dir", "", "only this quarantine directory (default: every one)")
+	if reinject {
+		c.Flags().StringVar(&s.queue, "queue", "", "the queue whose entries are reinjected (required)")
+	} else {
+		c.Flags().StringVar(&s.queue, "queue", "", "only this queue (default: every one)")
+		c.Flags().BoolVar(&s.raw, "raw", false, "print the engine's text as it came (sanitized)")
+	}
+	c.Flags().StringVar(&s.since, "since", "", "only entries quarantined at or after this time")
+}
+
+func (s *quarantineSel) sinceTime() (time.Time, error) {
+	if s.since == "" {
+		return time.Time{}, nil
+	}
+	t, err := position.ParseTime(s.since, time.Now())
+	if err != nil {
+		return time.Time{}, usageErr("--since: %v", err)
+	}
+	return t, nil
+}
+
+func scanToJSON(s admin.QuarantineScan) quarantineScanJSON {
+	out := quarantineScanJSON{Entries: []quarantineEntryJSON{}, Total: s.Total}
+	out.New, out.Old = s.Counts()
+	for _, e := range s.Entries {
+		kind := "NEW"
+		if e.Old {
+			kind = "OLD"
+		}
+		out.Entries = append(out.Entries, quarantineEntryJSON{timeText(e.Time), kind, hex.EncodeToString(e.MsgID), e.Bytes, e.Dir, e.Queue})
+	}
+	return out
+}
+
+func printReinject(w *table, out reinjectJSON) {
+	q := out.Queue
+	if !out.Executed {
+		line := fmt.Sprintf("reinject into %s would take %d entries (%d NEW, %d OLD)", q, out.Selected, out.New, out.Old)
+		if out.Skipped > 0 {
+			line += fmt.Sprintf("; %d OLD entries left out (--include-old takes them, as duplicates)", out.Skipped)
+		}
+		w.row(line)
+		w.row("nothing changed; add --execute to reinject")
+		if out.Warning != "" {
+			w.row("warning: " + out.Warning)
+		}
+		return
+	}
+	w.row(fmt.Sprintf("reinjected %d messages into %s (leader node %d)", out.Count, q, out.Leader))
+	if out.StopReason != "" {
+		w.row("stopped early: " + out.StopReason)
+	}
+}

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/search"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/sanitize"
+)
+
+type searchFlags struct {
+	key, valueContains, valueRegex, header string
+	from, to                               string
+	partition                              int
+	max                                    int
+	output                                 string
+	embedded                               bool
+}
+
+func (a *app) searchCommand() *cobra.Command {
+	var f searchFlags
+	cmd := &cobra.Command{
+		Use:   "search TOPIC_OR_PATTERN [--key K] [--value-contains S] [--value-regex R] [--header K=V] [--from X] [--to Y]",
+		Short: "Scan a topic between two positions for records by key, value or header",
+		Long: "Reads every record of the topic (or of every topic matching the pattern) from --from\n" +
+			"(default earliest) to --to (default: the end when the scan starts) with a direct\n" +
+			"consumer and no group, so nothing is committed and no group moves, and prints the\n" +
+			"records that match every criterion given: -o text (the tail's sanitized line) or\n" +
+			"json (the tail's JSON lines, replayable with publish --from-jsonl). Progress\n" +
+			"(records scanned, rate, time left) goes to stderr; interrupt (ctrl+c) stops the scan.\n" +
+			"Positions: " + position.Forms + ". A time --to is exclusive, an offset --to inclusive.",
+		Example: "  ilinkdash search ORDER.EVENT --key order-42 --from -1d\n" +
+			"  ilinkdash search 'ORDER.*' --value-regex '\"amount\":[0-9]{6}' -o json > big.jsonl\n" +
+			"  ilinkdash search PAYMENT.RESULT --header trace-id=t-000042 --from 2026-11-30 --to 2026-12-01",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSearch(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.key, "key", "", "records with exactly this key")
+	fl.StringVar(&f.valueContains, "value-contains", "", "records whose value contains this text")
+	fl.StringVar(&f.valueRegex, "value-regex", "", "records whose value matches this regular expression (Go syntax)")
+	fl.StringVar(&f.header, "header", "", "records with this header: NAME=VALUE, or NAME for any value")
+	fl.StringVar(&f.from, "from", "", "where to start (default earliest)")
+	fl.StringVar(&f.to, "to", "", "where to stop (default: the end offsets when the scan starts)")
+	fl.IntVar(&f.partition, "partition", -1, "only this partition")
+	fl.IntVar(&f.max, "max", 0, "stop after this many matches (0 = no limit)")
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and search it")
+	return cmd
+}
+
+func (f searchFlags) spec(cmd *cobra.Command, target string, now time.Time) (search.Spec, error) {
+	s := search.Spec{Target: target, Max: f.max}
+	fl := cmd.Flags()
+	if strings.TrimSpace(target) == "" {
+		return s, errors.New("search: empty topic or pattern")
+	}
+	if fl.Changed("key") {
+		s.Key = []byte(f.key)
+	}
+	s.ValueContains = []byte(f.valueContains)
+	if f.valueRegex != "" {
+		re, err := regexp.Compile(f.valueRegex)
+		if err != nil {
+			return s, fmt.Errorf("--value-regex %q: %v", f.valueRegex, err)
+		}
+		s.ValueRegex = re
+	}
+	if fl.Changed("header") {
+		h, err := search.ParseHeader(f.header)
+		if err != nil {
+			return s, fmt.Errorf("--header: %v", err)
+		}
+		s.Header = h
+	}
+	for _, p := range []struct {
+		name, v string
+		dst     **position.Position
+	}{{"--from", f.from, &s.From}, {"--to", f.to, &s.To}} {
+		if p.v == "" {
+			continue
+		}
+		pos, err := position.Parse(p.v, now)
+		if err != nil {
+			return s, fmt.Errorf("%s: %v", p.name, err)
+		}
+		*p.dst = &pos
+	}
+	switch {
+	case f.max < 0:
+		return s, fmt.Errorf("--max %d: must not be negative", f.max)
+	case f.partition < -1:
+		return s, fmt.Errorf("--partition %d: want a partition number", f.partition)
+	case f.partition >= 0 && consumer.IsPattern(target):
+		return s, errors.New("--partition needs a topic, not a pattern")
+	case f.partition >= 0:
+		s.Partitions = []int32{int32(f.partition)}
+	}
+	return s, nil
+}
+
+func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	var write func(io.Writer, *consumer.Record) error
+	switch strings.ToLower(f.output) {
+	case "text":
+		write = writeTailText
+	case "json":
+		write = writeTailJSON
+	default:
+		return usageErr("-o %q: want text or json", f.output)
+	}
+	spec, err := f.spec(cmd, target, time.Now())
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	addrs := strings.Join(r.Context.Addresses, ",")
+	if f.embedded || r.Embedded {
+		if r.Embedded && !f.embedded {
+			fmt.Fprintln(stderr, "ilinkdash: no address configured: searching a fresh in-process engine (--embedded)")
+		}
+		e, stop, err := startTailDemo(target)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		defer stop()
+		addrs = strings.Join(e.DataAddrs(), ",")
+	}
+	if addrs == "" {
+		return usageErr("no data address: give --addr, a context with addresses, or --embedded")
+	}
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	defer out.Flush()
+	// The live progress line writes a carriage return and an erase of its
+	// own, so it goes to the raw stream, and only on a terminal; its text
+	// is sanitized (progressLine).
+	raw := a.io.rawErr
+	if raw == nil {
+		raw = stderr
+	}
+	live := isTerminal(raw)
+	last := time.Now()
+	opt := search.Options{ClientName: r.Context.ClientName, ProgressEvery: 250 * time.Millisecond, OnProgress: func(p search.Progress) {
+		switch {
+		case p.Finished:
+			if live {
+				fmt.Fprint(raw, "\r\033[K")
+			}
+		case live:
+			fmt.Fprint(raw, "\r\033[K"+progressLine(p))
+		case time.Since(last) >= 2*time.Second: // a log, not a live line
+			last = time.Now()
+			fmt.Fprintln(stderr, progressLine(p))
+		}
+	}}
+	res, err := search.Run(ctx, addrs, spec, opt, func(rec *consumer.Record) error {
+		if err := write(out, rec); err != nil {
+			return err
+		}
+		if live || out.Buffered() > 32<<10 {
+			return out.Flush()
+		}
+		return nil
+	})
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "ilinkdash: "+summaryLine(res))
+	if res.Cancelled {
+		return &exitError{code: 130, err: errors.New("search: interrupted")}
+	}
+	return nil
+}
+
+// progressLine is `search ORDER.EVENT: 120,000 of 1,000,000 records (12%),
+// 480,000/s, 2s left, 1 match`.
+func progressLine(p search.Progress) string {
+	pct := ""
+	if p.Total > 0 {
+		pct = fmt.Sprintf(" (%d%%)", p.Scanned*100/p.Total)
+	}
+	left := "-"
+	if p.ETA > 0 {
+		left = common.Dur(p.ETA)
+	}
+	topic := sanitize.String(p.Topic)
+	if p.Topics > 1 {
+		topic += fmt.Sprintf(" [topic %d of %d]", p.Done+1, p.Topics)
+	}
+	return fmt.Sprintf("search %s: %s of %s records%s, %s/s, %s left, %s",
+		topic, common.Thousands(p.Scanned), common.Thousands(p.Total), pct, common.Thousands(int64(p.Rate)), left, common.PluralOf(p.Matches, "match", "matches"))
+}
+
+func summaryLine(p search.Progress) string {
+	what := "scanned"
+	if p.Cancelled {
+		what = "interrupted after"
+	}
+	return fmt.Sprintf("search: %s %s records in %s (%s/s), %s", what, common.Thousands(p.Scanned),
+		common.Dur(p.Elapsed), common.Thousands(int64(p.Rate)), common.PluralOf(p.Matches, "match", "matches"))
+}

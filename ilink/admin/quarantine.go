@@ -1,0 +1,114 @@
+package admin
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The quarantine travels as engine text (spec Q-20, docs/PROTOCOL.md
+// §11.6); these parse it for tables and JSON. Lines of an unknown kind or
+// that do not parse are skipped, like the lead table's.
+
+// QuarantineDir is one directory × queue of getQuarantineList.
+type QuarantineDir struct {
+	Dir, Queue     string
+	Entries        int
+	New, Old       int // OLD = messages the queue already delivered
+	Oldest, Newest time.Time
+}
+
+// QuarantineEntry is one entry of scanQuarantine.
+type QuarantineEntry struct {
+	Time       time.Time
+	Old        bool // the queue already delivered it: reinjecting duplicates it
+	MsgID      []byte
+	Bytes      int
+	Dir, Queue string
+}
+
+// QuarantineScan is scanQuarantine parsed.
+type QuarantineScan struct {
+	Entries []QuarantineEntry
+	Total   int // the engine's total line
+}
+
+// Counts returns the NEW and OLD entries of the scan.
+func (s QuarantineScan) Counts() (newN, oldN int) {
+	for _, e := range s.Entries {
+		if e.Old {
+			oldN++
+		} else {
+			newN++
+		}
+	}
+	return newN, oldN
+}
+
+// ParseQuarantineList parses VIEW QUARANTINE text: QUARANTINE|<qmgr>|<ms>,
+// then dir|<dir>|<queue>|<entries>|<new>|<old>|<oldest ms>|<newest ms>.
+func ParseQuarantineList(text string) ([]QuarantineDir, error) {
+	lines := splitLines(text)
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "QUARANTINE|") {
+		return nil, fmt.Errorf("quarantine list: want a first line QUARANTINE|<qmgr>|<ms>")
+	}
+	out := []QuarantineDir{}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "|")
+		if len(f) != 8 || f[0] != "dir" {
+			continue
+		}
+		ok := true
+		d := QuarantineDir{Dir: f[1], Queue: f[2], Entries: atoiOK(f[3], &ok), New: atoiOK(f[4], &ok), Old: atoiOK(f[5], &ok),
+			Oldest: msOK(f[6], &ok), Newest: msOK(f[7], &ok)}
+		if ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// ParseQuarantineScan parses SCAN QUARANTINE text: SCAN|<dir>|<queue>|<since>,
+// entry|<ms>|<NEW|OLD>|<msg id hex>|<bytes>|<dir>|<queue> lines, total|<n>.
+func ParseQuarantineScan(text string) (QuarantineScan, error) {
+	lines := splitLines(text)
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "SCAN|") {
+		return QuarantineScan{}, fmt.Errorf("quarantine scan: want a first line SCAN|<dir>|<queue>|<since ms>")
+	}
+	s := QuarantineScan{Entries: []QuarantineEntry{}}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "|")
+		ok := true
+		switch {
+		case len(f) == 2 && f[0] == "total":
+			if n := atoiOK(f[1], &ok); ok {
+				s.Total = n
+			}
+		case len(f) == 7 && f[0] == "entry" && (f[2] == "NEW" || f[2] == "OLD"):
+			id, err := hex.DecodeString(f[3])
+			e := QuarantineEntry{Time: msOK(f[1], &ok), Old: f[2] == "OLD", MsgID: id, Bytes: atoiOK(f[4], &ok), Dir: f[5], Queue: f[6]}
+			if ok && err == nil {
+				s.Entries = append(s.Entries, e)
+			}
+		}
+	}
+	return s, nil
+}
+
+// DuplicateWarning is the spec's warning before a reinjection that takes
+// OLD entries, or "" when old is 0.
+func DuplicateWarning(old int, queue string) string {
+	if old <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d OLD %s: messages %s already delivered. Reinjecting %s appends %s to the tail of %s again, and duplicates are not removed: consumers will see %s twice.",
+		old, plural(old, "entry", "entries"), queue, plural(old, "it", "them"), plural(old, "it", "them"), queue, plural(old, "it", "them"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,231 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// QueueDefinition is what DefineQueue gives a queue. MaxDepth 0 is
+// unlimited; DeadLetterQueue and MaxRedeliveries are set together (a
+// message returned to the queue more than MaxRedeliveries times moves to
+// DeadLetterQueue, which the engine creates when it does not exist).
+type QueueDefinition struct {
+	Description     string
+	MaxDepth        int64
+	DeadLetterQueue string
+	MaxRedeliveries int
+}
+
+// QueuePropsSyntax describes the text ParseQueueDefinition reads, for
+// flag help and errors.
+const QueuePropsSyntax = "comma-separated key=value: maxDepth=N (0 = unlimited), dlq=QUEUE, maxRedeliveries=N, description=TEXT; e.g. maxDepth=1000,dlq=ORDERS.DLQ,maxRedeliveries=3"
+
+// ParseQueueDefinition reads "maxDepth=1000,dlq=ORDERS.DLQ,maxRedeliveries=3".
+// Keys are case-insensitive (deadLetterQueue is dlq's long name); an
+// empty text is no property at all. Every error names the key and what is
+// wanted. The engine checks the combination (dlq needs maxRedeliveries and
+// the other way round).
+func ParseQueueDefinition(props string) (QueueDefinition, error) {
+	var d QueueDefinition
+	if strings.TrimSpace(props) == "" {
+		return d, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(props, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return d, fmt.Errorf("queue property %q: want key=value (%s)", strings.TrimSpace(kv), QueuePropsSyntax)
+		}
+		key := strings.ToLower(k)
+		if key == "deadletterqueue" {
+			key = "dlq"
+		}
+		if seen[key] {
+			return d, fmt.Errorf("queue property %s given twice", k)
+		}
+		seen[key] = true
+		num := func(max int64) (int64, error) {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 || n > max {
+				return 0, fmt.Errorf("queue property %s=%q: want a whole number 0..%d", k, v, max)
+			}
+			return n, nil
+		}
+		switch key {
+		case "maxdepth":
+			n, err := num(1 << 40)
+			if err != nil {
+				return d, err
+			}
+			d.MaxDepth = n
+		case "maxredeliveries":
+			n, err := num(1_000_000)
+			if err != nil {
+				return d, err
+			}
+			d.MaxRedeliveries = int(n)
+		case "dlq":
+			if v == "" {
+				return d, fmt.Errorf("queue property %s: empty queue name", k)
+			}
+			d.DeadLetterQueue = v
+		case "description":
+			d.Description = v
+		default:
+			return d, fmt.Errorf("unknown queue property %q (want maxDepth, dlq, maxRedeliveries or description)", k)
+		}
+	}
+	return d, nil
+}
+
+// String gives the definition in ParseQueueDefinition's syntax (only the
+// properties that are set).
+func (d QueueDefinition) String() string {
+	var parts []string
+	if d.MaxDepth > 0 {
+		parts = append(parts, "maxDepth="+strconv.FormatInt(d.MaxDepth, 10))
+	}
+	if d.DeadLetterQueue != "" {
+		parts = append(parts, "dlq="+d.DeadLetterQueue)
+	}
+	if d.MaxRedeliveries > 0 {
+		parts = append(parts, "maxRedeliveries="+strconv.Itoa(d.MaxRedeliveries))
+	}
+	if d.Description != "" {
+		parts = append(parts, "description="+d.Description)
+	}
+	return strings.Join(parts, ",")
+}
+
+// QueueMessage is one browsed message.
+type QueueMessage struct {
+	Seq          uint64 // position in the queue; the next page starts after it
+	ID           []byte
+	PutTime      time.Time
+	Redeliveries int  // times it went back to the queue
+	InFlight     bool // locked by a transacted get not yet committed
+	// Headers are the engine's properties of the message (PUT carries
+	// none): dlq.source, dlq.reason and dlq.time on a dead letter.
+	Headers []wire.RecordHeader
+	Payload []byte
+}
+
+// Header returns the value of header key ("" when absent).
+func (m *QueueMessage) Header(key string) string {
+	for _, h := range m.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+// QueueBrowse is one page of BrowseQueue.
+type QueueBrowse struct {
+	Depth    int64
+	Messages []QueueMessage
+	More     bool // messages follow the last one
+}
+
+// NextSeq is where the next page starts.
+func (b QueueBrowse) NextSeq(from uint64) uint64 {
+	if n := len(b.Messages); n > 0 {
+		return b.Messages[n-1].Seq + 1
+	}
+	return from
+}
+
+// MessageMove is one message of a move: its target, or why it is skipped.
+type MessageMove struct {
+	ID      []byte
+	To      string
+	Skipped string // "" = moved (or, planned, would move)
+}
+
+// MoveResult is the outcome (or plan) of MoveMessages.
+type MoveResult struct {
+	Moves      []MessageMove
+	Moved      int64
+	StopReason string // "" = every selected message was gone through
+}
+
+// DefineQueue creates queue with def, or gives an existing queue def (its
+// messages stay), and returns the queue's properties after it. Refusals
+// are MIMQE_INVALID_PROPERTY (<what>).
+func (q *Qmgr) DefineQueue(ctx context.Context, queue string, def QueueDefinition) (QueueProperty, error) {
+	if err := q.svc.mutate("DefineQueue"); err != nil {
+		return QueueProperty{}, err
+	}
+	var rep wire.QueuePropertyReply
+	req := &wire.QueueDefineRequest{Qmgr: q.name, Queue: queue, Description: def.Description, MaxDepth: def.MaxDepth,
+		DeadLetterQueue: def.DeadLetterQueue, MaxRedeliveries: def.MaxRedeliveries}
+	if err := q.svc.write(ctx, wire.CodeDefineQueue, req, &rep); err != nil {
+		return QueueProperty{}, err
+	}
+	return queueProperty(&rep.Property), nil
+}
+
+// DeleteQueue deletes a queue and its messages (refused while it is
+// another queue's dead-letter queue).
+func (q *Qmgr) DeleteQueue(ctx context.Context, queue string) error {
+	if err := q.svc.mutate("DeleteQueue"); err != nil {
+		return err
+	}
+	return q.svc.write(ctx, wire.CodeDeleteQueue, &wire.QueueNameRequest{Qmgr: q.name, Queue: queue}, nil)
+}
+
+// BrowseQueue reads up to max messages (0 = the engine's page of 1,000)
+// of queue from sequence number from on, without consuming them.
+func (q *Qmgr) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (QueueBrowse, error) {
+	var rep wire.QueueBrowseReply
+	if err := q.svc.read(ctx, wire.CodeBrowseQueue, &wire.QueueBrowseRequest{Qmgr: q.name, Queue: queue, FromSeq: from, Max: max}, &rep); err != nil {
+		return QueueBrowse{}, err
+	}
+	out := QueueBrowse{Depth: rep.Depth, More: rep.More, Messages: make([]QueueMessage, len(rep.Messages))}
+	for i, m := range rep.Messages {
+		out.Messages[i] = QueueMessage{Seq: m.Seq, ID: m.MsgID, PutTime: msTime(m.PutTimeMs), Redeliveries: m.Redeliveries,
+			InFlight: m.InFlight, Headers: m.Headers, Payload: m.Payload}
+	}
+	return out, nil
+}
+
+func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun bool) (MoveResult, error) {
+	var rep wire.QueueMoveReply
+	req := &wire.QueueMoveRequest{Qmgr: q.name, From: from, To: to, MsgIDs: ids, DryRun: dryRun}
+	var err error
+	if dryRun {
+		err = q.svc.read(ctx, wire.CodeMoveMessages, req, &rep)
+	} else {
+		err = q.svc.write(ctx, wire.CodeMoveMessages, req, &rep)
+	}
+	if err != nil {
+		return MoveResult{}, err
+	}
+	out := MoveResult{Moved: rep.Moved, StopReason: rep.StopReason, Moves: make([]MessageMove, len(rep.Moves))}
+	for i, m := range rep.Moves {
+		out.Moves[i] = MessageMove{ID: m.MsgID, To: m.To, Skipped: m.Skipped}
+	}
+	return out, nil
+}
+
+// PlanMoveMessages returns what MoveMessages would do, changing nothing.
+func (q *Qmgr) PlanMoveMessages(ctx context.Context, from, to string, ids [][]byte) (MoveResult, error) {
+	return q.move(ctx, from, to, ids, true)
+}
+
+// MoveMessages moves the messages of queue from with these ids (nil = all)
+// to queue to ("" = back to each dead letter's source queue), appended at
+// the target's tail. Messages in flight or without a target are skipped
+// with the reason; a full target stops the move (StopReason).
+func (q *Qmgr) MoveMessages(ctx context.Context, from, to string, ids [][]byte) (MoveResult, error) {
+	if err := q.svc.mutate("MoveMessages"); err != nil {
+		return MoveResult{}, err
+	}
+	return q.move(ctx, from, to, ids, false)
+}

@@ -1,0 +1,494 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink/wire"
+)
+
+// Queue definition, dead-lettering, browse and moves (docs/PROTOCOL.md
+// "Admin", queues). Everything here runs under queueStore.mu on the
+// leader's replica and is replicated as a commitOp like a put or a get.
+//
+//   - A queue's properties (QueueConfig) live in every replica's queue, so
+//     a new leader enforces them at once.
+//   - MaxDepth bounds the committed depth plus the session's own pending
+//     puts: a PUT that would exceed it, or a COMMIT whose puts would, is
+//     refused with MIMQE_QUEUE_FULL and changes nothing.
+//   - A message returned to its queue (rollback, lost session) more than
+//     MaxRedeliveries times moves to the queue's DeadLetterQueue in the same
+//     committed change: removed from the source, appended at the DLQ's tail
+//     with its id, payload, put time and count, and where it came from. A
+//     DLQ accepts every dead letter whatever its own MaxDepth, so a poison
+//     message never stays in its source queue because the DLQ is full.
+//   - Browse reads without locking or removing anything.
+//   - A move (a DLQ back to the source queue, or any queue to another)
+//     takes messages that are not locked, in queue order, and appends them
+//     at the target's tail as fresh puts (count reset, id kept).
+
+// QueueConfig is a queue's definable properties.
+type QueueConfig struct {
+	Description string
+	// MaxDepth bounds the committed depth; 0 = unlimited.
+	MaxDepth int64
+	// DeadLetterQueue receives messages redelivered more than
+	// MaxRedeliveries times. Both are set or neither.
+	DeadLetterQueue string
+	MaxRedeliveries int
+}
+
+// deadLetter is where a dead-lettered message came from.
+type deadLetter struct {
+	source string // the queue it was moved from
+	reason string
+	atMs   int64
+}
+
+// maxQueueDepth bounds MaxDepth (and thereby nothing else: the engine keeps
+// messages in memory, the bound only keeps the number sane).
+const maxQueueDepth = 1 << 40
+
+func (c QueueConfig) validate(name string) error {
+	switch {
+	case c.MaxDepth < 0 || c.MaxDepth > maxQueueDepth:
+		return errorf(wire.ErrInvalidProperty, "maxDepth %d out of range 0..%d", c.MaxDepth, int64(maxQueueDepth))
+	case c.MaxRedeliveries < 0 || c.MaxRedeliveries > 1_000_000:
+		return errorf(wire.ErrInvalidProperty, "maxRedeliveries %d out of range 0..1000000", c.MaxRedeliveries)
+	case c.DeadLetterQueue != "" && c.MaxRedeliveries == 0:
+		return errorf(wire.ErrInvalidProperty, "dlq=%s needs maxRedeliveries=N (N >= 1: the returns after which a message moves)", c.DeadLetterQueue)
+	case c.DeadLetterQueue == "" && c.MaxRedeliveries > 0:
+		return errorf(wire.ErrInvalidProperty, "maxRedeliveries=%d needs dlq=NAME (the queue the messages move to)", c.MaxRedeliveries)
+	case c.DeadLetterQueue == name:
+		return errorf(wire.ErrInvalidProperty, "queue %s cannot be its own dead-letter queue", name)
+	case len(c.Description) > 1024:
+		return errorf(wire.ErrInvalidProperty, "description of %d bytes (max 1024)", len(c.Description))
+	}
+	if c.DeadLetterQueue != "" {
+		if err := validQueueName(c.DeadLetterQueue); err != nil {
+			return errorf(wire.ErrInvalidProperty, "dlq: %v", err)
+		}
+	}
+	return nil
+}
+
+func errQueueFull(q *queue) *wire.ErrorBody {
+	return &wire.ErrorBody{Name: wire.ErrQueueFull, Tail: q.name + " max depth " + strconv.FormatInt(q.cfg.MaxDepth, 10)}
+}
+
+// DefineQueue creates a queue with cfg, or gives an existing queue cfg (its
+// messages stay). A dead-letter queue that does not exist is created with
+// no properties. Errors are *Error (MIMQE_INVALID_PROPERTY,
+// MIMQE_INVALID_ARGUMENT for a bad name, MIMQE_NO_LEADER).
+func (e *Engine) DefineQueue(name string, cfg QueueConfig) error {
+	if err := validQueueName(name); err != nil {
+		return errorf(wire.ErrInvalidArgument, "%v", err)
+	}
+	if err := cfg.validate(name); err != nil {
+		return err
+	}
+	if err := e.queues.define(name, cfg); err != nil {
+		return err
+	}
+	e.logf("engine: queue %s defined (maxDepth=%d dlq=%q maxRedeliveries=%d)", name, cfg.MaxDepth, cfg.DeadLetterQueue, cfg.MaxRedeliveries)
+	return nil
+}
+
+// leaderLocked is the leading replica, or nil.
+func (s *queueStore) leaderLocked() *replica {
+	for _, r := range s.reps {
+		if r.leading {
+			return r
+		}
+	}
+	return nil
+}
+
+func (s *queueStore) define(name string, cfg QueueConfig) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.leaderLocked()
+	if l == nil {
+		return &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+	}
+	op := &commitOp{defines: []queueDef{{name, cfg}}}
+	if d := cfg.DeadLetterQueue; d != "" && l.queues[d] == nil {
+		op.creates = []string{d}
+	}
+	l.applyCreates(op)
+	s.commitLocked(l, op)
+	return nil
+}
+
+// DeleteQueue removes a queue and its messages. A queue that is another
+// queue's dead-letter queue is refused (redefine that queue first).
+// Waiting GETs end with MIMQE_NO_MSG; transactions holding its messages
+// fail their commit.
+func (e *Engine) DeleteQueue(name string) error {
+	if err := e.queues.deleteQueue(name); err != nil {
+		return err
+	}
+	e.logf("engine: queue %s deleted", name)
+	return nil
+}
+
+func (s *queueStore) deleteQueue(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.leaderLocked()
+	if l == nil {
+		return &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+	}
+	q := l.queues[name]
+	if q == nil {
+		return &Error{Name: wire.ErrUnknownQueue, Tail: name}
+	}
+	for _, o := range sortedQueues(l) {
+		if o.cfg.DeadLetterQueue == name {
+			return errorf(wire.ErrInvalidArgument, "queue %s is the dead-letter queue of %s", name, o.name)
+		}
+	}
+	for _, w := range q.waiters {
+		delete(w.t.waiters, w)
+		close(w.ready) // got stays nil: the GET answers MIMQE_NO_MSG
+	}
+	q.waiters = nil
+	delete(l.queues, name)
+	s.commitLocked(l, &commitOp{deletes: []string{name}})
+	return nil
+}
+
+// attachedLocked reports whether q is still the queue of its name in r
+// (a deleted queue stays referenced by transactions that held it).
+func (r *replica) attachedLocked(q *queue) bool { return r.queues[q.name] == q }
+
+// roomLocked refuses a put into a full queue: the committed depth plus
+// this session's pending puts to it must stay below MaxDepth.
+func (t *txn) roomLocked(q *queue) *wire.ErrorBody {
+	if q.cfg.MaxDepth <= 0 {
+		return nil
+	}
+	n := int64(len(q.msgs))
+	for _, p := range t.puts {
+		if p.q == q {
+			n++
+		}
+	}
+	if n >= q.cfg.MaxDepth {
+		return errQueueFull(q)
+	}
+	return nil
+}
+
+// commitFitsLocked checks a transaction's puts before COMMIT applies
+// anything: every target must still exist and stay within its MaxDepth
+// once the transaction's own gets from it are removed.
+func (t *txn) commitFitsLocked() *wire.ErrorBody {
+	delta := map[*queue]int64{}
+	for _, p := range t.puts {
+		if !t.rep.attachedLocked(p.q) {
+			return errUnknownQueue(p.q.name)
+		}
+		delta[p.q]++
+	}
+	for _, g := range t.gets {
+		if _, ok := delta[g.q]; ok {
+			delta[g.q]--
+		}
+	}
+	for q, d := range delta {
+		if q.cfg.MaxDepth > 0 && d > 0 && int64(len(q.msgs))+d > q.cfg.MaxDepth {
+			return errQueueFull(q)
+		}
+	}
+	return nil
+}
+
+// deadLetterLocked moves m (just returned to q, its count already raised)
+// to q's dead-letter queue when the count exceeds MaxRedeliveries, adding
+// the move to op. It returns the DLQ, or nil when m stays.
+func (s *queueStore) deadLetterLocked(r *replica, q *queue, m *message, op *commitOp, nowMs int64) *queue {
+	c := q.cfg
+	if !r.leading || c.MaxRedeliveries <= 0 || m.redeliveries <= c.MaxRedeliveries || !r.attachedLocked(q) {
+		return nil
+	}
+	dlq := r.queues[c.DeadLetterQueue]
+	if dlq == nil {
+		return nil // deleted since: the message stays and keeps counting
+	}
+	q.remove(m.seq)
+	op.removes = append(op.removes, msgRef{q.name, m.seq})
+	moved := &message{id: m.id, payload: m.payload, putTimeMs: m.putTimeMs, redeliveries: m.redeliveries,
+		dead: &deadLetter{source: q.name, reason: fmt.Sprintf("redelivered %d times (max %d)", m.redeliveries, c.MaxRedeliveries), atMs: nowMs}}
+	s.appendLocked(r, dlq, moved, op)
+	return dlq
+}
+
+// ---- browse ----
+
+// BrowsedMessage is one message as QUEUE BROWSE shows it.
+type BrowsedMessage struct {
+	Seq          uint64
+	ID           []byte
+	PutTime      time.Time
+	Redeliveries int
+	InFlight     bool // locked by a transacted get not yet committed
+	Headers      []wire.RecordHeader
+	Payload      []byte
+}
+
+// browseHeaders are the engine's properties of a message, shown as
+// headers (PUT carries none): where a dead letter came from and why.
+func (m *message) browseHeaders() []wire.RecordHeader {
+	if m.dead == nil {
+		return nil
+	}
+	return []wire.RecordHeader{
+		{Key: "dlq.source", Value: []byte(m.dead.source)},
+		{Key: "dlq.reason", Value: []byte(m.dead.reason)},
+		{Key: "dlq.time", Value: []byte(time.UnixMilli(m.dead.atMs).UTC().Format(time.RFC3339Nano))},
+	}
+}
+
+// BrowseQueue reads up to max messages (and about maxBytes of payload,
+// at least one message) from sequence number from on, without locking or
+// removing anything. more says whether messages follow; the next page
+// starts at the last Seq + 1.
+func (e *Engine) BrowseQueue(name string, from uint64, max, maxBytes int) (msgs []BrowsedMessage, depth int, more bool, err error) {
+	s := e.queues
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.leaderLocked()
+	if l == nil {
+		return nil, 0, false, &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+	}
+	q := l.queues[name]
+	if q == nil {
+		return nil, 0, false, &Error{Name: wire.ErrUnknownQueue, Tail: name}
+	}
+	bytesOut := 0
+	for _, m := range q.msgs {
+		if m.seq < from {
+			continue
+		}
+		if len(msgs) >= max || (len(msgs) > 0 && bytesOut+len(m.payload) > maxBytes) {
+			more = true
+			break
+		}
+		bytesOut += len(m.payload)
+		msgs = append(msgs, BrowsedMessage{Seq: m.seq, ID: m.id, PutTime: time.UnixMilli(m.putTimeMs),
+			Redeliveries: m.redeliveries, InFlight: m.lockedBy != nil, Headers: m.browseHeaders(), Payload: m.payload})
+	}
+	return msgs, len(q.msgs), more, nil
+}
+
+// ---- moves ----
+
+// MessageMove is one message of a move: where it goes, or why it does not.
+type MessageMove struct {
+	ID      []byte
+	To      string
+	Skipped string // "" = moved (or, in a plan, would move)
+}
+
+// MoveMessages moves the messages of queue from with the given ids (nil =
+// every message) to queue to ("" = each message's dead-letter source).
+// Locked messages and messages with no target are skipped with the
+// reason; a full target stops the move (stop says why). With dryRun
+// nothing changes and the result is the plan.
+func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves []MessageMove, moved int, stop string, err error) {
+	s := e.queues
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.leaderLocked()
+	if l == nil {
+		return nil, 0, "", &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+	}
+	src := l.queues[from]
+	if src == nil {
+		return nil, 0, "", &Error{Name: wire.ErrUnknownQueue, Tail: from}
+	}
+	if to != "" && l.queues[to] == nil {
+		return nil, 0, "", &Error{Name: wire.ErrUnknownQueue, Tail: to}
+	}
+	if to == from {
+		return nil, 0, "", errorf(wire.ErrInvalidArgument, "move from %s to itself", from)
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[string(id)] = false
+	}
+	added := map[*queue]int64{}
+	var take []*message
+	var dst []*queue
+	for _, m := range src.msgs {
+		if ids != nil {
+			if _, ok := want[string(m.id)]; !ok {
+				continue
+			}
+			want[string(m.id)] = true
+		}
+		target := to
+		if target == "" && m.dead != nil {
+			target = m.dead.source
+		}
+		mv := MessageMove{ID: m.id, To: target}
+		tq := l.queues[target]
+		switch {
+		case m.lockedBy != nil:
+			mv.Skipped = "in flight (locked by a transaction)"
+		case target == "":
+			mv.Skipped = "no source queue recorded: give a target queue"
+		case tq == nil:
+			mv.Skipped = "queue " + target + " is not defined"
+		case target == from:
+			mv.Skipped = "its source is this queue"
+		case tq.cfg.MaxDepth > 0 && int64(len(tq.msgs))+added[tq] >= tq.cfg.MaxDepth:
+			stop = fmt.Sprintf("queue %s is full (max depth %d)", target, tq.cfg.MaxDepth)
+		}
+		if stop != "" {
+			break
+		}
+		moves = append(moves, mv)
+		if mv.Skipped == "" {
+			added[tq]++
+			take = append(take, m)
+			dst = append(dst, tq)
+		}
+	}
+	if stop == "" {
+		for _, id := range ids {
+			if !want[string(id)] {
+				moves = append(moves, MessageMove{ID: id, Skipped: "not in " + from})
+				want[string(id)] = true // a repeated id is reported once
+			}
+		}
+	}
+	if dryRun || len(take) == 0 {
+		return moves, len(take), stop, nil
+	}
+	op := &commitOp{}
+	nowMs := time.Now().UnixMilli()
+	for i, m := range take {
+		src.remove(m.seq)
+		op.removes = append(op.removes, msgRef{from, m.seq})
+		s.appendLocked(l, dst[i], &message{id: m.id, payload: m.payload, putTimeMs: nowMs}, op)
+	}
+	s.commitLocked(l, op)
+	served := map[*queue]bool{}
+	for _, q := range dst {
+		if !served[q] {
+			served[q] = true
+			s.serveWaitersLocked(q)
+		}
+	}
+	e.logf("engine: moved %d messages from %s (%s)", len(take), from, stop)
+	return moves, len(take), stop, nil
+}
+
+// sortedQueues lists r's queues by name (deterministic error texts).
+func sortedQueues(r *replica) []*queue {
+	out := make([]*queue, 0, len(r.queues))
+	for _, q := range r.queues {
+		out = append(out, q)
+	}
+	slices.SortFunc(out, func(a, b *queue) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// configOf is a queue's properties on the leader.
+func (s *queueStore) configOf(name string) (QueueConfig, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.leaderLocked(); l != nil {
+		if q := l.queues[name]; q != nil {
+			return q.cfg, true
+		}
+	}
+	return QueueConfig{}, false
+}
+
+// ---- handlers ----
+
+func handleDefineQueue(r *request) {
+	var req wire.QueueDefineRequest
+	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+		return
+	}
+	cfg := QueueConfig{Description: req.Description, MaxDepth: req.MaxDepth, DeadLetterQueue: req.DeadLetterQueue, MaxRedeliveries: req.MaxRedeliveries}
+	if err := r.c.e.DefineQueue(req.Queue, cfg); err != nil {
+		r.fail(wireError(err))
+		return
+	}
+	r.reply(&wire.QueuePropertyReply{Property: r.c.e.queueProperty(req.Queue, cfg, time.Now())})
+}
+
+func handleDeleteQueue(r *request) {
+	var req wire.QueueNameRequest
+	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+		return
+	}
+	if err := r.c.e.DeleteQueue(req.Queue); err != nil {
+		r.fail(wireError(err))
+		return
+	}
+	r.c.e.forgetQueueProperty(req.Queue)
+	r.reply(&wire.Empty{})
+}
+
+// browseMaxBytes bounds one QUEUE BROWSE reply's payload bytes.
+const browseMaxBytes = 4 << 20
+
+func handleBrowseQueue(r *request) {
+	var req wire.QueueBrowseRequest
+	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+		return
+	}
+	max := req.Max
+	if max <= 0 || max > 1000 {
+		max = 1000
+	}
+	limit := min(browseMaxBytes, r.c.e.cfg.MaxFrame/2)
+	if req.MaxBytes > 0 {
+		limit = min(limit, req.MaxBytes)
+	}
+	msgs, depth, more, err := r.c.e.BrowseQueue(req.Queue, req.FromSeq, max, limit)
+	if err != nil {
+		r.fail(wireError(err))
+		return
+	}
+	rep := &wire.QueueBrowseReply{Depth: int64(depth), More: more, Messages: make([]wire.BrowsedMessage, len(msgs))}
+	for i, m := range msgs {
+		rep.Messages[i] = wire.BrowsedMessage{Seq: m.Seq, MsgID: m.ID, PutTimeMs: m.PutTime.UnixMilli(),
+			Redeliveries: m.Redeliveries, InFlight: m.InFlight, Headers: m.Headers, Payload: m.Payload}
+	}
+	r.reply(rep)
+}
+
+func handleMoveMessages(r *request) {
+	var req wire.QueueMoveRequest
+	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+		return
+	}
+	var ids [][]byte
+	if len(req.MsgIDs) > 0 {
+		ids = make([][]byte, len(req.MsgIDs))
+		for i, id := range req.MsgIDs {
+			ids[i] = bytes.Clone(id)
+		}
+	}
+	moves, moved, stop, err := r.c.e.MoveMessages(req.From, req.To, ids, req.DryRun)
+	if err != nil {
+		r.fail(wireError(err))
+		return
+	}
+	rep := &wire.QueueMoveReply{Moved: int64(moved), StopReason: stop, Moves: make([]wire.MessageMoveEntry, len(moves))}
+	for i, m := range moves {
+		rep.Moves[i] = wire.MessageMoveEntry{MsgID: m.ID, To: m.To, Skipped: m.Skipped}
+	}
+	r.reply(rep)
+}

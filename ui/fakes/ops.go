@@ -1,0 +1,372 @@
+package fakes
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
+)
+
+// Operator actions of the fake: topic configuration, leadership, queue
+// browse/put/take/moves and the quarantine, all in memory.
+
+func fakeID(queue string, seq uint64) []byte {
+	h := sha256.Sum256([]byte(queue + "/" + strconv.FormatUint(seq, 10)))
+	return h[:wire.MsgIDLen]
+}
+
+func (s *Source) newMessage(queue string, at time.Time, body string) admin.QueueMessage {
+	m := admin.QueueMessage{Seq: s.seq, ID: fakeID(queue, s.seq), PutTime: at, Payload: []byte(body)}
+	s.seq++
+	return m
+}
+
+// seedQueues gives every queue its first messages (at most 30) and the
+// dead-letter queue its dead letters; and the quarantine three entries.
+func (s *Source) seedQueues() {
+	for _, q := range s.queues {
+		n := int(min(q.info.Depth, 30))
+		name := q.info.Name
+		for i := 0; i < n; i++ {
+			at := Epoch.Add(-time.Duration(n-i) * 47 * time.Second)
+			var m admin.QueueMessage
+			switch {
+			case strings.HasSuffix(name, ".DLQ"):
+				m = s.newMessage(name, at, fmt.Sprintf(`{"payment":%d,"error":"schema validation failed"}`, 9100+i))
+				m.Redeliveries = 4
+				m.Headers = []wire.RecordHeader{
+					{Key: "dlq.source", Value: []byte("PAYMENTS.IN")},
+					{Key: "dlq.reason", Value: []byte("redelivered 4 times (max 3)")},
+					{Key: "dlq.time", Value: []byte(at.Add(2 * time.Second).UTC().Format(time.RFC3339Nano))},
+				}
+			case strings.HasPrefix(name, "ORDERS"):
+				m = s.newMessage(name, at, fmt.Sprintf(`{"order":"order-%06d","amount":%d,"currency":"KRW"}`, 4100+i, (i*7919)%90000+1000))
+			case strings.HasPrefix(name, "PAYMENTS"):
+				m = s.newMessage(name, at, fmt.Sprintf(`{"payment":%d,"status":"pending"}`, 8800+i))
+			default:
+				m = s.newMessage(name, at, fmt.Sprintf("audit record %d", i))
+			}
+			if i == 0 && name == "ORDERS.IN" {
+				m.InFlight = true // taken by a transaction not yet committed
+			}
+			q.msgs = append(q.msgs, m)
+		}
+		q.seeded = len(q.msgs)
+	}
+	s.quar = []admin.QuarantineEntry{
+		{Time: Epoch.Add(-40 * time.Minute), MsgID: fakeID("q", 1), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN"},
+		{Time: Epoch.Add(-39 * time.Minute), MsgID: fakeID("q", 2), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN", Old: true},
+		{Time: Epoch.Add(-5 * time.Minute), MsgID: fakeID("q", 3), Bytes: 17, Dir: "qdir2", Queue: "PAYMENTS.IN"},
+	}
+}
+
+func (s *Source) queueLocked(name string) (*queue, error) {
+	for _, q := range s.queues {
+		if q.info.Name == name {
+			return q, nil
+		}
+	}
+	return nil, fmt.Errorf("MIMQE_UNKNOWN_QUEUE (%s)", name)
+}
+
+// AlterTopic implements views.TopicAdmin (the key=value text of
+// admin.PlanTopicAlter).
+func (s *Source) AlterTopic(ctx context.Context, name, props string) error {
+	if err := s.enter(ctx, "AlterTopic"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	t, ok := s.topics[name]
+	if !ok {
+		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
+	}
+	next := t.info
+	for _, kv := range strings.Split(props, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("MIMQE_INVALID_ARGUMENT (topic property %s: %q is not an integer)", k, v)
+		}
+		switch strings.ToLower(k) {
+		case "retention.ms":
+			next.RetentionMs = n
+		case "retention.bytes":
+			next.RetentionBytes = n
+		case "minsync":
+			if n < 1 || int(n) > next.Replicas {
+				return fmt.Errorf("MIMQE_INVALID_ARGUMENT (minSync %d out of range 1..%d (replicas of %s))", n, next.Replicas, name)
+			}
+			next.MinSync = int(n)
+		case "partitions":
+			if int(n) < next.Partitions {
+				return fmt.Errorf("MIMQE_INVALID_ARGUMENT (partitions can only grow: %d -> %d)", next.Partitions, n)
+			}
+			next.Partitions = int(n)
+		case "replicas":
+		default:
+			return fmt.Errorf("MIMQE_INVALID_ARGUMENT (unknown topic property %s)", k)
+		}
+	}
+	for i := len(t.parts); i < next.Partitions; i++ {
+		leader := i%3 + 1
+		reps := []int{leader, leader%3 + 1, (leader+1)%3 + 1}
+		t.parts = append(t.parts, &partition{leader: leader, replicas: reps, inSync: slices.Clone(reps), epoch: 1})
+	}
+	t.info = next
+	return nil
+}
+
+// RebalanceLeaders implements views.ClusterAdmin.
+func (s *Source) RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error) {
+	if err := s.enter(ctx, "RebalanceLeaders"); err != nil {
+		return admin.LeaderRebalance{}, err
+	}
+	defer s.mu.Unlock()
+	var out admin.LeaderRebalance
+	for _, t := range s.sortedTopics() {
+		if t.info.Internal {
+			continue
+		}
+		for i, p := range t.parts {
+			out.Partitions++
+			pref := p.replicas[0]
+			if p.leader == pref {
+				out.Preferred++
+				continue
+			}
+			m := admin.LeaderMove{Topic: t.info.Name, Partition: int32(i), From: p.leader, To: pref}
+			switch {
+			case s.nodes[pref-1].State != admin.NodeRunning:
+				m.Skipped = fmt.Sprintf("preferred node %d is not running", pref)
+			case !slices.Contains(p.inSync, pref):
+				m.Skipped = fmt.Sprintf("preferred node %d is not in sync yet", pref)
+			case apply:
+				p.leader = pref
+				p.epoch++
+			}
+			out.Moves = append(out.Moves, m)
+		}
+	}
+	return out, nil
+}
+
+// MovePartitionLeader implements views.ClusterAdmin.
+func (s *Source) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
+	if err := s.enter(ctx, "MovePartitionLeader"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	t, ok := s.topics[topic]
+	if !ok || int(partition) >= len(t.parts) || partition < 0 {
+		return fmt.Errorf("MIMQE_INVALID_ARGUMENT (no partition %d in %s)", partition, topic)
+	}
+	p := t.parts[partition]
+	if node == 0 {
+		for _, n := range p.inSync {
+			if n != p.leader {
+				node = n
+				break
+			}
+		}
+	}
+	if !slices.Contains(p.inSync, node) {
+		return fmt.Errorf("MIMQE_INVALID_ARGUMENT (node %d is not in sync for %s/%d)", node, topic, partition)
+	}
+	if p.leader != node {
+		p.leader = node
+		p.epoch++
+	}
+	return nil
+}
+
+// BrowseQueue implements views.QueueAdmin.
+func (s *Source) BrowseQueue(ctx context.Context, name string, from uint64, max int) (admin.QueueBrowse, error) {
+	if err := s.enter(ctx, "BrowseQueue"); err != nil {
+		return admin.QueueBrowse{}, err
+	}
+	defer s.mu.Unlock()
+	q, err := s.queueLocked(name)
+	if err != nil {
+		return admin.QueueBrowse{}, err
+	}
+	if max <= 0 {
+		max = 1000
+	}
+	out := admin.QueueBrowse{Depth: int64(len(q.msgs))}
+	for _, m := range q.msgs {
+		if m.Seq < from {
+			continue
+		}
+		if len(out.Messages) == max {
+			out.More = true
+			break
+		}
+		out.Messages = append(out.Messages, m)
+	}
+	return out, nil
+}
+
+// PutMessages implements views.QueueAdmin.
+func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte) error {
+	if err := s.enter(ctx, "PutMessages"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	q, err := s.queueLocked(name)
+	if err != nil {
+		return err
+	}
+	for _, b := range bodies {
+		if md := q.info.Property.MaxDepth; md > 0 && int64(len(q.msgs)) >= md {
+			return fmt.Errorf("MIMQE_QUEUE_FULL (%s max depth %d)", name, md)
+		}
+		q.msgs = append(q.msgs, s.newMessage(name, s.now, string(b)))
+	}
+	return nil
+}
+
+// TakeMessage implements views.QueueAdmin.
+func (s *Source) TakeMessage(ctx context.Context, name string) (*admin.QueueMessage, error) {
+	if err := s.enter(ctx, "TakeMessage"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	q, err := s.queueLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range q.msgs {
+		if !m.InFlight {
+			q.msgs = slices.Delete(q.msgs, i, i+1)
+			return &m, nil
+		}
+	}
+	return nil, nil
+}
+
+// MoveMessages implements views.QueueAdmin.
+func (s *Source) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+	if err := s.enter(ctx, "MoveMessages"); err != nil {
+		return admin.MoveResult{}, err
+	}
+	defer s.mu.Unlock()
+	src, err := s.queueLocked(from)
+	if err != nil {
+		return admin.MoveResult{}, err
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[string(id)] = true
+	}
+	var out admin.MoveResult
+	var keep []admin.QueueMessage
+	for _, m := range src.msgs {
+		if ids != nil && !want[string(m.ID)] {
+			keep = append(keep, m)
+			continue
+		}
+		target := to
+		if target == "" {
+			target = m.Header("dlq.source")
+		}
+		mv := admin.MessageMove{ID: m.ID, To: target}
+		dst, derr := s.queueLocked(target)
+		switch {
+		case m.InFlight:
+			mv.Skipped = "in flight (locked by a transaction)"
+		case target == "":
+			mv.Skipped = "no source queue recorded: give a target queue"
+		case derr != nil:
+			mv.Skipped = "queue " + target + " is not defined"
+		}
+		out.Moves = append(out.Moves, mv)
+		if mv.Skipped != "" {
+			keep = append(keep, m)
+			continue
+		}
+		out.Moved++
+		if apply {
+			dst.msgs = append(dst.msgs, s.newMessage(target, s.now, string(m.Payload)))
+		} else {
+			keep = append(keep, m)
+		}
+	}
+	src.msgs = keep
+	return out, nil
+}
+
+// QuarantineList implements views.QueueAdmin.
+func (s *Source) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error) {
+	if err := s.enter(ctx, "QuarantineList"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var out []admin.QuarantineDir
+	for _, e := range s.quar {
+		i := slices.IndexFunc(out, func(d admin.QuarantineDir) bool { return d.Dir == e.Dir && d.Queue == e.Queue })
+		if i < 0 {
+			out = append(out, admin.QuarantineDir{Dir: e.Dir, Queue: e.Queue, Oldest: e.Time, Newest: e.Time})
+			i = len(out) - 1
+		}
+		d := &out[i]
+		d.Entries++
+		if e.Old {
+			d.Old++
+		} else {
+			d.New++
+		}
+		if e.Time.Before(d.Oldest) {
+			d.Oldest = e.Time
+		}
+		if e.Time.After(d.Newest) {
+			d.Newest = e.Time
+		}
+	}
+	return out, nil
+}
+
+// ScanQuarantine implements views.QueueAdmin.
+func (s *Source) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
+	if err := s.enter(ctx, "ScanQuarantine"); err != nil {
+		return admin.QuarantineScan{}, err
+	}
+	defer s.mu.Unlock()
+	out := admin.QuarantineScan{Entries: []admin.QuarantineEntry{}}
+	for _, e := range s.quar {
+		if (dir == "" || e.Dir == dir) && (queue == "" || e.Queue == queue) {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	out.Total = len(out.Entries)
+	return out, nil
+}
+
+// ReinjectQuarantine implements views.QueueAdmin.
+func (s *Source) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+	if err := s.enter(ctx, "ReinjectQuarantine"); err != nil {
+		return admin.QuarantineReinjectResult{}, err
+	}
+	defer s.mu.Unlock()
+	q, err := s.queueLocked(queue)
+	if err != nil {
+		return admin.QuarantineReinjectResult{Leader: s.leader, StopReason: "queue " + queue + " is not defined"}, nil
+	}
+	res := admin.QuarantineReinjectResult{Leader: s.leader}
+	var keep []admin.QuarantineEntry
+	for _, e := range s.quar {
+		if (dir == "" || e.Dir == dir) && e.Queue == queue && (includeOld || !e.Old) {
+			q.msgs = append(q.msgs, s.newMessage(queue, s.now, "reinjected "+fmt.Sprintf("%x", e.MsgID[:4])))
+			res.Count++
+			continue
+		}
+		keep = append(keep, e)
+	}
+	s.quar = keep
+	return res, nil
+}

@@ -1,0 +1,161 @@
+package live
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/admin"
+)
+
+// Operator actions: topic configuration, leadership, queues and the
+// quarantine. Mutations are refused in a read-only context before anything
+// is dialled (refuseReadOnly); the admin client and the queue session
+// refuse them again at their own choke points.
+
+// AlterTopic implements views.TopicAdmin.
+func (s *Sources) AlterTopic(ctx context.Context, topic, props string) error {
+	if err := s.refuseReadOnly("AlterTopic"); err != nil {
+		return err
+	}
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.AlterTopic(ctx, topic, props) })
+	return err
+}
+
+// RebalanceLeaders implements views.ClusterAdmin.
+func (s *Sources) RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error) {
+	if !apply {
+		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.PlanRebalanceLeaders(ctx) })
+	}
+	if err := s.refuseReadOnly("RebalanceLeaders"); err != nil {
+		return admin.LeaderRebalance{}, err
+	}
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.RebalanceLeaders(ctx) })
+}
+
+// MovePartitionLeader implements views.ClusterAdmin (FORCE ELECTION).
+func (s *Sources) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
+	if err := s.refuseReadOnly("ForceElection"); err != nil {
+		return err
+	}
+	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
+		return struct{}{}, q.ForceElection(ctx, topic, partition, node)
+	})
+	return err
+}
+
+// BrowseQueue implements views.QueueAdmin.
+func (s *Sources) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QueueBrowse, error) { return q.BrowseQueue(ctx, queue, from, max) })
+}
+
+// session opens a short auto-commit queue session (put and get are rare
+// operator actions: no session is kept open between them).
+func (s *Sources) session(ctx context.Context) (*ilink.Session, error) {
+	if len(s.cfg.DataAddrs) == 0 {
+		return nil, errNoData
+	}
+	return ilink.Dial(ctx, strings.Join(s.cfg.DataAddrs, ","), ilink.Options{
+		ClientName: s.cfg.ClientName, AutoCommit: true, ReadOnly: s.cfg.ReadOnly, Logf: s.cfg.Logf,
+	})
+}
+
+type liveError string
+
+func (e liveError) Error() string { return string(e) }
+
+const errNoData = liveError("queue put and get need a data address (set --addr or the context's addresses)")
+
+// PutMessages implements views.QueueAdmin.
+func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte) error {
+	if err := s.refuseReadOnly("Put"); err != nil {
+		return err
+	}
+	sess, err := s.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	q, err := sess.AccessQueue(ctx, queue)
+	if err != nil {
+		return err
+	}
+	for _, b := range bodies {
+		if _, err := q.Put(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TakeMessage implements views.QueueAdmin.
+func (s *Sources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error) {
+	if err := s.refuseReadOnly("Get"); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	q, err := sess.AccessQueue(ctx, queue)
+	if err != nil {
+		return nil, err
+	}
+	m, err := q.Get(ctx, 0)
+	if ilink.IsNoMessage(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &admin.QueueMessage{ID: m.ID[:], PutTime: m.PutTime, Payload: m.Payload}
+	if m.Redelivered {
+		out.Redeliveries = 1
+	}
+	return out, nil
+}
+
+// MoveMessages implements views.QueueAdmin.
+func (s *Sources) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+	if !apply {
+		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.PlanMoveMessages(ctx, from, to, ids) })
+	}
+	if err := s.refuseReadOnly("MoveMessages"); err != nil {
+		return admin.MoveResult{}, err
+	}
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.MoveMessages(ctx, from, to, ids) })
+}
+
+// QuarantineList implements views.QueueAdmin.
+func (s *Sources) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.QuarantineDir, error) {
+		text, err := q.QuarantineList(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return admin.ParseQuarantineList(text)
+	})
+}
+
+// ScanQuarantine implements views.QueueAdmin.
+func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineScan, error) {
+		text, err := q.ScanQuarantine(ctx, dir, queue, time.Time{})
+		if err != nil {
+			return admin.QuarantineScan{}, err
+		}
+		return admin.ParseQuarantineScan(text)
+	})
+}
+
+// ReinjectQuarantine implements views.QueueAdmin.
+func (s *Sources) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+	if err := s.refuseReadOnly("ReinjectQuarantine"); err != nil {
+		return admin.QuarantineReinjectResult{}, err
+	}
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineReinjectResult, error) {
+		return q.ReinjectQuarantine(ctx, dir, queue, time.Time{}, includeOld)
+	})
+}

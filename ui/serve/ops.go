@@ -1,0 +1,139 @@
+package serve
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/views"
+)
+
+// The operator actions of the queues, topics and cluster views, for a
+// session: reads and plans go to the role's Backend unaudited; every
+// mutation passes act (audit log, status line, poller invalidation).
+
+func (ss *sessionSources) AlterTopic(ctx context.Context, topic, props string) error {
+	return ss.act(ctx, "alter-topic", topic, props, func(c context.Context) error { return ss.b.AlterTopic(c, topic, props) })
+}
+
+func (ss *sessionSources) RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error) {
+	if !apply {
+		return call(ss, ctx, func(c context.Context) (admin.LeaderRebalance, error) { return ss.b.RebalanceLeaders(c, false) })
+	}
+	var out admin.LeaderRebalance
+	err := ss.act(ctx, "rebalance-leaders", "cluster", "", func(c context.Context) error {
+		var err error
+		out, err = ss.b.RebalanceLeaders(c, true)
+		return err
+	})
+	return out, err
+}
+
+func (ss *sessionSources) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
+	target := topic + "/" + strconv.Itoa(int(partition))
+	return ss.act(ctx, "move-leader", target, "to=node "+strconv.Itoa(node), func(c context.Context) error {
+		return ss.b.MovePartitionLeader(c, topic, partition, node)
+	})
+}
+
+func (ss *sessionSources) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error) {
+	return call(ss, ctx, func(c context.Context) (admin.QueueBrowse, error) { return ss.b.BrowseQueue(c, queue, from, max) })
+}
+
+func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies [][]byte) error {
+	return ss.act(ctx, "queue-put", queue, fmt.Sprintf("count=%d", len(bodies)), func(c context.Context) error {
+		return ss.b.PutMessages(c, queue, bodies)
+	})
+}
+
+func (ss *sessionSources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error) {
+	var out *admin.QueueMessage
+	err := ss.act(ctx, "queue-take", queue, "", func(c context.Context) error {
+		var err error
+		out, err = ss.b.TakeMessage(c, queue)
+		return err
+	})
+	return out, err
+}
+
+func (ss *sessionSources) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+	if !apply {
+		return call(ss, ctx, func(c context.Context) (admin.MoveResult, error) { return ss.b.MoveMessages(c, from, to, ids, false) })
+	}
+	detail := "to=" + to
+	if to == "" {
+		detail = "to=source"
+	}
+	if len(ids) == 1 {
+		detail += " id=" + hex.EncodeToString(ids[0])
+	} else if ids != nil {
+		detail += fmt.Sprintf(" ids=%d", len(ids))
+	}
+	var out admin.MoveResult
+	err := ss.act(ctx, "queue-move", from, detail, func(c context.Context) error {
+		var err error
+		out, err = ss.b.MoveMessages(c, from, to, ids, true)
+		return err
+	})
+	return out, err
+}
+
+func (ss *sessionSources) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error) {
+	return call(ss, ctx, func(c context.Context) ([]admin.QuarantineDir, error) { return ss.b.QuarantineList(c) })
+}
+
+func (ss *sessionSources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
+	return call(ss, ctx, func(c context.Context) (admin.QuarantineScan, error) { return ss.b.ScanQuarantine(c, dir, queue) })
+}
+
+func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+	var out admin.QuarantineReinjectResult
+	err := ss.act(ctx, "reinject", queue, fmt.Sprintf("dir=%s include-old=%t", dir, includeOld), func(c context.Context) error {
+		var err error
+		out, err = ss.b.ReinjectQuarantine(c, dir, queue, includeOld)
+		return err
+	})
+	return out, err
+}
+
+// StartSearch runs a tail search of the session's role (a read: a direct
+// consumer, no group; not audited), bound to the session's life.
+func (ss *sessionSources) StartSearch(ctx context.Context, spec views.SearchSpec) (views.SearchRun, error) {
+	sr, ok := ss.b.(views.Searcher)
+	if !ok {
+		return nil, errors.New("search is not available on this server")
+	}
+	ctx, release := ss.bind(ctx)
+	run, err := sr.StartSearch(ctx, spec)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &sessionSearch{SearchRun: run, release: release}, nil
+}
+
+// sessionSearch releases the search's session binding once it is over.
+type sessionSearch struct {
+	views.SearchRun
+	once    sync.Once
+	release func()
+}
+
+func (s *sessionSearch) Progress() views.SearchProgress {
+	p := s.SearchRun.Progress()
+	if p.Done {
+		s.once.Do(s.release)
+	}
+	return p
+}
+
+func (s *sessionSearch) Cancel() {
+	s.SearchRun.Cancel()
+	s.once.Do(s.release)
+}
+
+var _ views.Searcher = (*sessionSources)(nil)

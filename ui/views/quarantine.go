@@ -1,0 +1,302 @@
+package views
+
+import (
+	"cmp"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// The quarantine pane (Q on the queues list): getQuarantineList as a
+// table of directories × queues and scanQuarantine's entries of the
+// selected one. R reinjects: the operator chooses NEW only or NEW and OLD,
+// sees what it takes — and, for OLD entries, the duplicate warning of
+// spec Q-23 — before it runs, then the result: count, leader, stop reason.
+
+type quarantinePane struct {
+	dirs    *components.Table[admin.QuarantineDir]
+	scan    admin.QuarantineScan
+	loaded  bool
+	err     error
+	pending bool
+	flow    reinjectFlow
+}
+
+type reinjectFlow struct {
+	stage      int
+	dir, queue string
+	includeOld bool
+	newN, oldN int
+}
+
+const (
+	rflowNone = iota
+	rflowForm
+	rflowPreview
+	rflowResult
+)
+
+type (
+	quarantineMsg struct {
+		dirs []admin.QuarantineDir
+		scan admin.QuarantineScan
+		err  error
+	}
+	reinjectMsg struct {
+		res    admin.QuarantineReinjectResult
+		queue  string
+		err    error
+		dlgGen uint64
+	}
+)
+
+func newQuarantinePane(ctx *common.Context) *quarantinePane {
+	type D = components.Column[admin.QuarantineDir]
+	t := components.NewTable(ctx, func(d admin.QuarantineDir) string { return d.Dir + "\x00" + d.Queue },
+		D{Title: "DIR", Width: 12, Min: 6, Flex: true, Max: 30,
+			Text: func(d admin.QuarantineDir) string { return common.S(d.Dir) },
+			Cmp:  func(a, b admin.QuarantineDir) int { return cmp.Compare(a.Dir+"\x00"+a.Queue, b.Dir+"\x00"+b.Queue) }},
+		D{Title: "QUEUE", Width: 16, Min: 8, Flex: true, Max: 40,
+			Text: func(d admin.QuarantineDir) string { return common.S(d.Queue) }},
+		D{Title: "ENTRIES", Width: 7, Right: true,
+			Text: func(d admin.QuarantineDir) string { return common.Thousands(int64(d.Entries)) },
+			Cmp:  func(a, b admin.QuarantineDir) int { return cmp.Compare(a.Entries, b.Entries) }},
+		D{Title: "NEW", Width: 5, Right: true,
+			Text: func(d admin.QuarantineDir) string { return common.Thousands(int64(d.New)) }},
+		D{Title: "OLD", Width: 5, Right: true,
+			Text: func(d admin.QuarantineDir) string { return common.Thousands(int64(d.Old)) },
+			Paint: func(d admin.QuarantineDir, st *common.Styles) common.Style {
+				if d.Old > 0 {
+					return st.Warn
+				}
+				return common.Style{}
+			}},
+		D{Title: "OLDEST", Width: 19, Drop: 2,
+			Text: func(d admin.QuarantineDir) string { return d.Oldest.Format("2006-01-02 15:04:05") }},
+		D{Title: "NEWEST", Width: 19, Drop: 1,
+			Text: func(d admin.QuarantineDir) string { return d.Newest.Format("2006-01-02 15:04:05") }},
+	)
+	t.Empty = "nothing is quarantined"
+	t.SetSort(0, false)
+	return &quarantinePane{dirs: t}
+}
+
+func (v *Queues) openQuarantine() tea.Cmd {
+	v.gen++
+	v.qq = newQuarantinePane(v.ctx)
+	v.sizeQuarantine()
+	return v.fetchQuarantine()
+}
+
+func (v *Queues) sizeQuarantine() {
+	if v.qq != nil {
+		v.qq.dirs.SetSize(v.w, max((v.h-2)/2, 3))
+	}
+}
+
+func (v *Queues) fetchQuarantine() tea.Cmd {
+	q := v.qq
+	if q == nil || q.pending || v.src == nil {
+		return nil
+	}
+	q.pending = true
+	src := v.src
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		dirs, err := src.QuarantineList(ctx)
+		var scan admin.QuarantineScan
+		if err == nil {
+			scan, err = src.ScanQuarantine(ctx, "", "")
+		}
+		return quarantineMsg{dirs: dirs, scan: scan, err: err}
+	})
+}
+
+func (v *Queues) quarantineReply(m quarantineMsg) {
+	q := v.qq
+	if q == nil {
+		return
+	}
+	q.pending = false
+	if m.err != nil {
+		q.err = m.err
+		return
+	}
+	q.err, q.loaded, q.scan = nil, true, m.scan
+	q.dirs.SetItems(m.dirs)
+}
+
+// entriesOf returns the scanned entries of one directory × queue.
+func (q *quarantinePane) entriesOf(dir, queue string) (out []admin.QuarantineEntry) {
+	for _, e := range q.scan.Entries {
+		if e.Dir == dir && e.Queue == queue {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (v *Queues) quarantineView(st *common.Styles) string {
+	q := v.qq
+	lines := []string{st.Title.Render("Quarantine") + st.Muted.Render("  messages a queue manager set aside; OLD ones were already delivered (reinjecting them duplicates them)")}
+	switch {
+	case q.err != nil:
+		lines = append(lines, st.Err.Render(common.Trunc("quarantine: "+sanitize.Error(q.err), v.w)))
+		return common.Frame(lines, v.w, v.h)
+	case !q.loaded:
+		lines = append(lines, st.Muted.Render("reading the quarantine…"))
+		return common.Frame(lines, v.w, v.h)
+	}
+	lines = append(lines, q.dirs.Lines()...)
+	if d, ok := q.dirs.Selected(); ok {
+		es := q.entriesOf(d.Dir, d.Queue)
+		lines = append(lines, sectionTitle(st, "Entries of "+common.S(d.Dir)+" / "+common.S(d.Queue))+st.Muted.Render("  R reinject"))
+		for _, e := range es {
+			kind := "NEW"
+			if e.Old {
+				kind = st.Warn.Render("OLD")
+			}
+			lines = append(lines, common.Trunc(fmt.Sprintf("%s  %s  %s  %s", e.Time.Format("2006-01-02 15:04:05"), kind, hex.EncodeToString(e.MsgID), common.Bytes(int64(e.Bytes))), v.w))
+		}
+	}
+	return common.Frame(lines, v.w, v.h)
+}
+
+func (v *Queues) quarantineKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	q := v.qq
+	if q.dirs.Filtering() {
+		q.dirs.Update(msg)
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.QueueRefresh):
+		return v.fetchQuarantine()
+	case key.Matches(msg, k.Reinject):
+		if d, ok := q.dirs.Selected(); ok {
+			v.openReinject(d)
+		}
+		return nil
+	}
+	q.dirs.Update(msg)
+	return nil
+}
+
+func (v *Queues) openReinject(d admin.QuarantineDir) {
+	body := []string{fmt.Sprintf("Appends the entries of %s to the tail of %s as committed puts and removes them from the quarantine.", common.S(d.Dir), common.S(d.Queue))}
+	choices := []string{fmt.Sprintf("NEW entries only (%d)", d.New)}
+	if d.Old > 0 {
+		choices = append(choices, fmt.Sprintf("NEW and OLD entries (%d, duplicates)", d.Entries))
+	}
+	dlg := &components.Dialog{Title: "Reinject " + common.S(d.Dir) + " into " + common.S(d.Queue), Body: body, SubmitLabel: "preview",
+		Fields: []*components.Field{components.ChoiceField("Take", choices...)}}
+	dlg.Fields[0].Hint = "←/→"
+	v.openDialog(dlg)
+	v.qq.flow = reinjectFlow{stage: rflowForm, dir: d.Dir, queue: d.Queue}
+}
+
+// reinjectPreview shows what the reinjection takes: the duplicate warning
+// first when OLD entries are in it (spec Q-23).
+func (v *Queues) reinjectPreview() {
+	f := &v.qq.flow
+	f.includeOld = strings.HasPrefix(v.dlg.Fields[0].Value(), "NEW and OLD")
+	f.newN, f.oldN = 0, 0
+	for _, e := range v.qq.entriesOf(f.dir, f.queue) {
+		if e.Old {
+			f.oldN++
+		} else {
+			f.newN++
+		}
+	}
+	st := v.ctx.Styles
+	var body []string
+	take := f.newN
+	if f.includeOld {
+		take += f.oldN
+		if w := admin.DuplicateWarning(f.oldN, common.S(f.queue)); w != "" {
+			body = append(body, st.Err.Render("⚠ "+w), "")
+		}
+	}
+	body = append(body, fmt.Sprintf("Reinject %s into %s: %s appended at the tail of %s (nothing is reinjected yet).",
+		common.S(f.dir), common.S(f.queue), common.PluralOf(take, "entry", "entries"), common.S(f.queue)))
+	if !f.includeOld && f.oldN > 0 {
+		body = append(body, st.Muted.Render(fmt.Sprintf("%d OLD %s stay in the quarantine.", f.oldN, common.Agree(f.oldN, "entry", "entries"))))
+	}
+	d := &components.Dialog{Title: "Reinject — preview", Danger: f.includeOld && f.oldN > 0, Body: body}
+	if take > 0 {
+		d.SubmitLabel = "reinject"
+	}
+	v.openDialog(d)
+	f.stage = rflowPreview
+}
+
+func (v *Queues) runReinject() tea.Cmd {
+	f := v.qq.flow
+	v.dlg.Busy = "reinjecting…"
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		res, err := src.ReinjectQuarantine(ctx, f.dir, f.queue, f.includeOld)
+		return reinjectMsg{res: res, queue: f.queue, err: err, dlgGen: gen}
+	})
+}
+
+func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
+	current := v.dlg != nil && v.dlgGen == m.dlgGen && v.qq != nil
+	if !current {
+		if m.err != nil {
+			return common.Flash(common.LevelError, "reinject failed: "+sanitize.Error(m.err))
+		}
+		return common.Flash(common.LevelOK, fmt.Sprintf("reinjected %d into %s", m.res.Count, common.S(m.queue)))
+	}
+	st := v.ctx.Styles
+	var body []string
+	if m.err != nil {
+		body = []string{"The engine refused: " + sanitize.Error(m.err)}
+	} else {
+		body = []string{fmt.Sprintf("%s appended to %s; the queue state is led by node %d.", common.Plural(m.res.Count, "message"), common.S(m.queue), m.res.Leader)}
+		if m.res.StopReason != "" {
+			body = append(body, "", st.Warn.Render("Stopped early: "+common.S(m.res.StopReason)))
+		} else {
+			body = append(body, "", st.OK.Render("Every selected entry was reinjected."))
+		}
+	}
+	v.openDialog(&components.Dialog{Title: "Reinject — result", Danger: m.err != nil, Body: body, SubmitLabel: "close"})
+	v.qq.flow.stage = rflowResult
+	return tea.Batch(v.fetchQuarantine(), common.Refresh(common.ResQueues))
+}
+
+func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	f := &v.qq.flow
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+		*f = reinjectFlow{}
+	case components.Submit:
+		switch f.stage {
+		case rflowForm:
+			v.reinjectPreview()
+		case rflowPreview:
+			if f.newN > 0 || (f.includeOld && f.oldN > 0) {
+				return v.runReinject()
+			}
+			v.closeDialog()
+			*f = reinjectFlow{}
+		case rflowResult:
+			v.closeDialog()
+			*f = reinjectFlow{}
+		}
+	}
+	return nil
+}

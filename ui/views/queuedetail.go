@@ -1,0 +1,558 @@
+package views
+
+import (
+	"cmp"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/publish"
+	"ilinkdash/ui/sanitize"
+)
+
+// The queue detail (enter on a queue): properties, the dead-letter queue's
+// depth and growth, and a browse of the messages — read without taking
+// them: position, id, put time, redelivery count, headers, body — with the
+// selected message's headers and body in the tail's text / JSON / hex
+// detail. Operators can put messages (templates, a count), take the next
+// one, and move dead letters back to their source queue (the engine's plan
+// first). The quarantine pane (Q on the list) lists the quarantined entries
+// and reinjects them, with the duplicate warning before it runs.
+
+// browsePage bounds the messages one browse shows.
+const browsePage = 200
+
+// maxQueuePut bounds the messages one put dialog sends.
+const maxQueuePut = 10_000
+
+type queueDetail struct {
+	name    string
+	browse  admin.QueueBrowse
+	loaded  bool
+	err     error
+	msgs    *components.Table[admin.QueueMessage]
+	format  int
+	flow    queueFlow
+	pending bool // a browse is in flight
+}
+
+type queueFlow struct {
+	stage int
+	plan  admin.MoveResult
+	ids   [][]byte // nil = every message
+	scope string
+	count int
+}
+
+const (
+	qflowNone = iota
+	qflowPut
+	qflowTake
+	qflowMoveForm
+	qflowMovePreview
+	qflowResult
+)
+
+type (
+	queueBrowseMsg struct {
+		name string
+		b    admin.QueueBrowse
+		err  error
+	}
+	queueActionMsg struct {
+		verb   string
+		name   string
+		n      int
+		taken  *admin.QueueMessage
+		move   admin.MoveResult
+		apply  bool
+		err    error
+		dlgGen uint64
+	}
+)
+
+func newMessageTable(ctx *common.Context) *components.Table[admin.QueueMessage] {
+	type M = components.Column[admin.QueueMessage]
+	t := components.NewTable(ctx, func(m admin.QueueMessage) string { return strconv.FormatUint(m.Seq, 10) },
+		M{Title: "SEQ", Width: 6, Right: true,
+			Text: func(m admin.QueueMessage) string { return strconv.FormatUint(m.Seq, 10) },
+			Cmp:  func(a, b admin.QueueMessage) int { return cmp.Compare(a.Seq, b.Seq) }},
+		M{Title: "ID", Width: 12, Drop: 4,
+			Text: func(m admin.QueueMessage) string { return shortID(m.ID) }},
+		M{Title: "PUT TIME", Width: 12, Drop: 2,
+			Text: func(m admin.QueueMessage) string { return m.PutTime.Format("15:04:05.000") }},
+		M{Title: "REDELIV", Width: 7, Right: true,
+			Text: func(m admin.QueueMessage) string { return itoa(int64(m.Redeliveries)) },
+			Cmp:  func(a, b admin.QueueMessage) int { return cmp.Compare(a.Redeliveries, b.Redeliveries) },
+			Paint: func(m admin.QueueMessage, st *common.Styles) common.Style {
+				if m.Redeliveries > 0 {
+					return st.Warn
+				}
+				return common.Style{}
+			}},
+		M{Title: "FLIGHT", Width: 6, Drop: 5,
+			Text: func(m admin.QueueMessage) string {
+				if m.InFlight {
+					return "locked"
+				}
+				return "-"
+			}},
+		M{Title: "BYTES", Width: 6, Right: true, Drop: 3,
+			Text: func(m admin.QueueMessage) string { return common.Bytes(int64(len(m.Payload))) }},
+		M{Title: "BODY", Width: 30, Min: 10, Flex: true,
+			Text: func(m admin.QueueMessage) string { return sanitize.Truncate(sanitize.Bytes(m.Payload), 200) }},
+	)
+	t.Empty = "no message"
+	t.SetSort(0, false)
+	return t
+}
+
+func shortID(id []byte) string {
+	h := hex.EncodeToString(id)
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// openQueue opens the detail of a queue and browses it.
+func (v *Queues) openQueue(name string) tea.Cmd {
+	v.detail = name
+	v.gen++
+	v.qd = &queueDetail{name: name, msgs: newMessageTable(v.ctx)}
+	v.sizeDetail()
+	return v.fetchBrowse()
+}
+
+func (v *Queues) fetchBrowse() tea.Cmd {
+	d := v.qd
+	if d == nil || d.pending || v.src == nil {
+		return nil
+	}
+	d.pending = true
+	src, name := v.src, d.name
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		b, err := src.BrowseQueue(ctx, name, 0, browsePage)
+		return queueBrowseMsg{name: name, b: b, err: err}
+	})
+}
+
+func (v *Queues) browseReply(m queueBrowseMsg) {
+	d := v.qd
+	if d == nil || d.name != m.name {
+		return
+	}
+	d.pending = false
+	if m.err != nil {
+		d.err = m.err
+		return
+	}
+	d.err, d.browse, d.loaded = nil, m.b, true
+	d.msgs.SetItems(m.b.Messages)
+}
+
+// detailTop is the number of lines above the message table.
+func (v *Queues) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 1 }
+
+func (v *Queues) sizeDetail() {
+	if v.qd == nil {
+		return
+	}
+	// The table takes the upper half of what is left, the message below.
+	left := max(v.h-v.detailTop(), 0)
+	v.qd.msgs.SetSize(v.w, max(left/2, min(left, 4)))
+}
+
+// dlqInfo is "ORDERS.DLQ 3 (+1 in 1m)" for a queue with a dead-letter
+// queue, or "" when it has none.
+func (v *Queues) dlqInfo(q admin.QueueInfo, st *common.Styles) string {
+	dlq := q.Property.DeadLetterQueue
+	if dlq == "" {
+		return ""
+	}
+	r := v.rows[dlq]
+	if r == nil {
+		return common.S(dlq) + " (not listed)"
+	}
+	s := common.S(dlq) + " " + common.Thousands(r.info.Depth)
+	if g := v.growth(r); g > 0 {
+		s += " " + st.Warn.Render("(+"+common.Thousands(g)+" in "+common.Dur(v.growthWindow(r))+")")
+	}
+	return s
+}
+
+// growth is how much a queue's depth grew over the last minute of samples
+// (0 when it shrank or held).
+func (v *Queues) growth(r *queueRow) int64 {
+	n := r.depth.Len()
+	if n < 2 {
+		return 0
+	}
+	back := min(n-1, v.growthSamples())
+	d := int64(r.depth.At(n-1) - r.depth.At(n-1-back))
+	return max(d, 0)
+}
+
+func (v *Queues) growthSamples() int {
+	iv := v.ctx.Interval(common.ResQueues)
+	if iv <= 0 {
+		return 30
+	}
+	return max(int(time.Minute/iv), 1)
+}
+
+func (v *Queues) growthWindow(r *queueRow) time.Duration {
+	back := min(r.depth.Len()-1, v.growthSamples())
+	return time.Duration(back) * v.ctx.Interval(common.ResQueues)
+}
+
+// dlqOf lists the queues whose dead-letter queue name is.
+func (v *Queues) dlqOf(name string) []string {
+	var out []string
+	for _, r := range v.table.Items() {
+		if r.info.Property.DeadLetterQueue == name {
+			out = append(out, r.info.Name)
+		}
+	}
+	return out
+}
+
+func (v *Queues) detailHeader(st *common.Styles) []string {
+	r := v.rows[v.detail]
+	q, p := r.info, r.info.Property
+	yes := func(b bool, on, off string) string {
+		if b {
+			return on
+		}
+		return st.Warn.Render(off)
+	}
+	maxDepth := "unlimited"
+	if p.MaxDepth > 0 {
+		maxDepth = common.Thousands(p.MaxDepth) + " (" + fullText(q) + " full)"
+	}
+	created := "-"
+	if !p.Created.IsZero() {
+		created = p.Created.Format("2006-01-02 15:04:05")
+	}
+	lines := []string{st.Title.Render("Queue " + r.name)}
+	if p.Description != "" {
+		lines = append(lines, st.Muted.Render(common.S(p.Description)))
+	}
+	lines = append(lines, common.Pairs(st, v.w,
+		"depth", common.Thousands(q.Depth), "max depth", maxDepth, "in flight", common.Thousands(q.InFlight),
+		"put", common.Rate(q.PutRate)+"/s", "get", common.Rate(q.GetRate)+"/s")...)
+	dlq := "none"
+	if s := v.dlqInfo(q, st); s != "" {
+		dlq = s + " after " + common.Plural(p.MaxRedeliveries, "redelivery")
+	}
+	pairs := []string{"dead-letter queue", dlq}
+	if of := v.dlqOf(q.Name); len(of) > 0 {
+		pairs = append(pairs, "dead letters of", common.S(strings.Join(of, ", ")))
+	}
+	lines = append(lines, common.Pairs(st, v.w, pairs...)...)
+	lines = append(lines, common.Pairs(st, v.w,
+		"max message", common.Bytes(int64(p.MaxMsgSize)),
+		"", yes(p.PutEnabled, "put enabled", "put disabled"),
+		"", yes(p.GetEnabled, "get enabled", "get disabled"),
+		"", map[bool]string{true: "persistent", false: "non-persistent"}[p.Persistent],
+		"created", created)...)
+	lines = append(lines, st.Spark.Render(components.Sparkline(r.depth.Values(nil, v.w), v.w)))
+	title := "Messages"
+	if d := v.qd; d != nil && d.loaded {
+		title += st.Muted.Render(fmt.Sprintf("  browsing %d of %s, without taking them", len(d.browse.Messages), common.Thousands(d.browse.Depth)))
+		if d.browse.More {
+			title += st.Muted.Render(" (the first " + itoa(browsePage) + ")")
+		}
+	}
+	return append(lines, sectionTitle(st, "")+title)
+}
+
+func (v *Queues) detailView(st *common.Styles) string {
+	lines := v.detailHeader(st)
+	d := v.qd
+	switch {
+	case d == nil:
+	case d.err != nil:
+		lines = append(lines, st.Err.Render(common.Trunc("browse failed: "+sanitize.Error(d.err), v.w)))
+	case !d.loaded:
+		lines = append(lines, st.Muted.Render("browsing…"))
+	default:
+		lines = append(lines, d.msgs.Lines()...)
+		lines = append(lines, v.messageLines(st, max(v.h-len(lines), 0))...)
+	}
+	return common.Frame(lines, v.w, v.h)
+}
+
+// messageLines renders the selected message: id, put time, redeliveries,
+// headers, then the body in the chosen format.
+func (v *Queues) messageLines(st *common.Styles, h int) []string {
+	d := v.qd
+	m, ok := d.msgs.Selected()
+	if !ok || h < 2 {
+		return nil
+	}
+	head := fmt.Sprintf("id %s · put %s · %s", hex.EncodeToString(m.ID), m.PutTime.Format("2006-01-02 15:04:05.000"), common.PluralOf(m.Redeliveries, "redelivery", "redeliveries"))
+	if m.InFlight {
+		head += " · in flight (locked)"
+	}
+	lines := []string{st.Faint.Render(strings.Repeat("─", v.w)), common.Trunc(head, v.w)}
+	for _, hd := range m.Headers {
+		lines = append(lines, common.Trunc(st.Muted.Render(common.S(hd.Key)+": ")+sanitize.Bytes(hd.Value), v.w))
+	}
+	lines = append(lines, st.Muted.Render(common.Trunc("body ("+formatNames[d.format]+", f cycles) · "+common.Bytes(int64(len(m.Payload))), v.w)))
+	lines = append(lines, valueLines(st, m.Payload, d.format, v.w)...)
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return lines
+}
+
+// detailKey handles the keys of the queue detail.
+func (v *Queues) detailKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.ctx.Keys
+	d := v.qd
+	if d == nil {
+		return nil
+	}
+	if d.msgs.Filtering() {
+		d.msgs.Update(msg)
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.TailFormat):
+		d.format = (d.format + 1) % numFormats
+	case key.Matches(msg, k.QueueRefresh):
+		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues))
+	case key.Matches(msg, k.QueuePut):
+		v.openPut()
+	case key.Matches(msg, k.QueueTake):
+		v.openTake()
+	case key.Matches(msg, k.QueueMove):
+		v.openMove()
+	default:
+		d.msgs.Update(msg)
+	}
+	return nil
+}
+
+func (v *Queues) openPut() {
+	d := &components.Dialog{
+		Title:       "Put messages on " + common.S(v.qd.name),
+		Body:        []string{"The body is a template: {{seq}} (0, 1, …), {{now}}, {{uuid}}, {{rand N}}. Messages are put in an auto-commit session."},
+		SubmitLabel: "put",
+		Fields: []*components.Field{
+			components.TextField("Body", "", `e.g. {"order":"order-{{seq}}"}`),
+			components.TextField("Count", "1", "1.."+common.Thousands(maxQueuePut)),
+		},
+	}
+	v.openDialog(d)
+	v.qd.flow = queueFlow{stage: qflowPut}
+}
+
+func (v *Queues) submitPut() tea.Cmd {
+	f := v.dlg.Fields
+	tmpl, err := publish.Parse("body", f[0].Input.Value())
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(f[1].Value(), ",", ""))
+	if err != nil || n < 1 || n > maxQueuePut {
+		v.dlg.Err = "count: a whole number from 1 to " + common.Thousands(maxQueuePut)
+		return nil
+	}
+	exp := publish.NewExpander()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = exp.Append(nil, tmpl, int64(i))
+	}
+	v.dlg.Err, v.dlg.Busy = "", "putting "+common.Plural(n, "message")+"…"
+	src, gen, name := v.src, v.dlgGen, v.qd.name
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies), dlgGen: gen}
+	})
+}
+
+func (v *Queues) openTake() {
+	v.openDialog(&components.Dialog{
+		Title: "Take the next message of " + common.S(v.qd.name), Danger: true, SubmitLabel: "take",
+		Body: []string{"Gets the first message that is not in flight and removes it from the queue (browse only looks). Its body is shown once taken."},
+	})
+	v.qd.flow = queueFlow{stage: qflowTake}
+}
+
+func (v *Queues) runTake() tea.Cmd {
+	v.dlg.Busy = "taking…"
+	src, gen, name := v.src, v.dlgGen, v.qd.name
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		m, err := src.TakeMessage(ctx, name)
+		return queueActionMsg{verb: "take", name: name, taken: m, err: err, dlgGen: gen}
+	})
+}
+
+// openMove asks what to move back: the selected message or every one.
+func (v *Queues) openMove() {
+	d := v.qd
+	of := "each message's source queue (its dlq.source header)"
+	if len(v.dlqOf(d.name)) == 0 {
+		of += "; this queue is no queue's dead-letter queue, so messages without a source stay"
+	}
+	choices := []string{"every message"}
+	if m, ok := d.msgs.Selected(); ok {
+		choices = append([]string{"the selected message " + shortID(m.ID)}, choices...)
+	}
+	dlg := &components.Dialog{
+		Title: "Move messages of " + common.S(d.name) + " back", SubmitLabel: "preview",
+		Body:   []string{"Moves messages to " + of + ", appended at its tail with their id and a redelivery count of 0. You will see the plan first."},
+		Fields: []*components.Field{components.ChoiceField("Move", choices...)},
+	}
+	dlg.Fields[0].Hint = "←/→"
+	v.openDialog(dlg)
+	d.flow = queueFlow{stage: qflowMoveForm}
+}
+
+func (v *Queues) runMove(apply bool) tea.Cmd {
+	d := v.qd
+	if !apply {
+		d.flow.ids, d.flow.scope = nil, "every message"
+		if c := v.dlg.Fields[0]; strings.HasPrefix(c.Value(), "the selected") {
+			if m, ok := d.msgs.Selected(); ok {
+				d.flow.ids, d.flow.scope = [][]byte{m.ID}, "message "+shortID(m.ID)
+			}
+		}
+		v.dlg.Busy = "planning…"
+	} else {
+		v.dlg.Busy = "moving…"
+	}
+	src, gen, name, ids := v.src, v.dlgGen, d.name, d.flow.ids
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		res, err := src.MoveMessages(ctx, name, "", ids, apply)
+		return queueActionMsg{verb: "move", name: name, move: res, apply: apply, err: err, dlgGen: gen}
+	})
+}
+
+func (v *Queues) movePreview(m queueActionMsg) {
+	st := v.ctx.Styles
+	p := m.move
+	body := []string{fmt.Sprintf("Move %s of %s back (nothing is moved yet):", v.qd.flow.scope, common.S(m.name)), ""}
+	const maxLines = 12
+	for i, mv := range p.Moves {
+		if i == maxLines {
+			body = append(body, st.Muted.Render(fmt.Sprintf("… %d more", len(p.Moves)-maxLines)))
+			break
+		}
+		line := shortID(mv.ID) + " → " + common.S(mv.To)
+		if mv.Skipped != "" {
+			line = st.Muted.Render(shortID(mv.ID) + "  stays: " + common.S(mv.Skipped))
+		}
+		body = append(body, line)
+	}
+	if len(p.Moves) == 0 {
+		body = append(body, st.Muted.Render("No message to move."))
+	}
+	body = append(body, "", fmt.Sprintf("%s would move.", common.Plural(p.Moved, "message")))
+	if p.StopReason != "" {
+		body = append(body, st.Warn.Render("It would stop early: "+common.S(p.StopReason)))
+	}
+	dlg := &components.Dialog{Title: "Move back — preview", Body: body}
+	if p.Moved > 0 {
+		dlg.SubmitLabel = "move"
+	}
+	v.openDialog(dlg)
+	v.qd.flow.stage = qflowMovePreview
+	v.qd.flow.plan = p
+}
+
+func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
+	current := v.dlg != nil && v.dlgGen == m.dlgGen && v.qd != nil
+	if m.err != nil {
+		if !current {
+			return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
+		}
+		v.dlg.Busy = ""
+		v.dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
+		return nil
+	}
+	refresh := func() tea.Cmd { return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)) }
+	switch {
+	case m.verb == "move" && !m.apply:
+		if current {
+			v.movePreview(m)
+		}
+		return nil
+	case m.verb == "take" && current:
+		st := v.ctx.Styles
+		body := []string{st.Muted.Render("The queue was empty (or every message is in flight): nothing was taken.")}
+		if t := m.taken; t != nil {
+			body = []string{fmt.Sprintf("Took %s (put %s, %s). It is no longer on the queue.", hex.EncodeToString(t.ID), t.PutTime.Format("15:04:05.000"),
+				common.Bytes(int64(len(t.Payload)))), ""}
+			body = append(body, valueLines(st, t.Payload, v.qd.format, min(max(v.w-10, 10), 64))...)
+		}
+		v.openDialog(&components.Dialog{Title: "Taken from " + common.S(m.name), Body: body, SubmitLabel: "close"})
+		v.qd.flow.stage = qflowResult
+		return refresh()
+	}
+	if current {
+		v.closeDialog()
+		v.qd.flow = queueFlow{}
+	}
+	var text string
+	switch m.verb {
+	case "put":
+		text = fmt.Sprintf("%s put on %s", common.Plural(m.n, "message"), common.S(m.name))
+	case "move":
+		text = fmt.Sprintf("%s moved back from %s", common.Plural(m.move.Moved, "message"), common.S(m.name))
+		if m.move.StopReason != "" {
+			text += " (stopped: " + common.S(m.move.StopReason) + ")"
+		}
+	default:
+		text = m.verb + " done"
+	}
+	return tea.Batch(common.Flash(common.LevelOK, text), refresh())
+}
+
+// detailDialogKey drives the detail's dialogs.
+func (v *Queues) detailDialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	f := &v.qd.flow
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+		*f = queueFlow{}
+	case components.Submit:
+		switch f.stage {
+		case qflowPut:
+			return v.submitPut()
+		case qflowTake:
+			return v.runTake()
+		case qflowMoveForm:
+			return v.runMove(false)
+		case qflowMovePreview:
+			if f.plan.Moved > 0 {
+				return v.runMove(true)
+			}
+			v.closeDialog()
+			*f = queueFlow{}
+		case qflowResult:
+			v.closeDialog()
+			*f = queueFlow{}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package views
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/position"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// The tail's search beyond the buffer (S): a scan of the topic between two
+// positions for a key, a value substring or regex, or a header, through
+// the Tailer's Searcher (ilink/search: a direct consumer, no group). The
+// live tail closes, the buffer is cleared and the matches stream into the
+// list as they are found, with a progress bar (scanned, rate, time left);
+// x cancels, r reopens the live tail.
+
+// searchEvery is the drain and progress cadence of a running search.
+const searchEvery = 100 * time.Millisecond
+
+type tailSearch struct {
+	spec   SearchSpec
+	run    SearchRun
+	prog   SearchProgress
+	err    error // StartSearch failed
+	ticks  uint64
+	cancel context.CancelFunc
+}
+
+func (s *tailSearch) running() bool { return s != nil && s.err == nil && !s.prog.Done }
+
+type (
+	searchStartedMsg struct {
+		run SearchRun
+		err error
+	}
+	searchTickMsg struct{ seq uint64 }
+)
+
+func (v *Tail) searcher() (Searcher, bool) {
+	s, ok := v.tailer.(Searcher)
+	return s, ok
+}
+
+func (v *Tail) openSearch() {
+	if _, ok := v.searcher(); !ok {
+		return
+	}
+	topic := v.spec.Target
+	d := &components.Dialog{
+		Title: "Search beyond the buffer",
+		Body: []string{
+			"Scans the topic (or pattern) between two positions with a direct consumer — no group moves — and lists the records that match every criterion given. The live tail closes and the buffer is cleared.",
+			"Positions: earliest · 1234 · 3@1234 · 2026-11-30 10:00 · 10:00 · -1h. To empty = the end now.",
+		},
+		SubmitLabel: "search",
+		Fields: []*components.Field{
+			components.TextField("Topic", topic, "topic or pattern (ORDER.*)"),
+			components.TextField("Key", "", "exactly this key"),
+			components.TextField("Value contains", "", "text"),
+			components.TextField("Value regex", "", `e.g. "amount":[0-9]{6}`),
+			components.TextField("Header", "", "NAME=VALUE, or NAME"),
+			components.TextField("From", "earliest", "position"),
+			components.TextField("To", "", "position (empty: the end now)"),
+		},
+	}
+	if topic != "" {
+		d.Focus(1)
+	}
+	v.openDialog(d)
+	v.dlgKind = "search"
+}
+
+// submitSearch checks the form and starts the search.
+func (v *Tail) submitSearch() tea.Cmd {
+	f := v.dlg.Fields
+	spec := SearchSpec{Target: f[0].Value(), ValueContains: f[2].Input.Value(), ValueRegex: f[3].Value(),
+		Header: f[4].Value(), From: f[5].Value(), To: f[6].Value()}
+	if k := f[1].Input.Value(); k != "" {
+		spec.Key = []byte(k)
+	}
+	fail := func(i int, msg string) tea.Cmd {
+		v.dlg.Err = msg
+		v.dlg.Focus(i)
+		return nil
+	}
+	switch {
+	case spec.Target == "":
+		return fail(0, "give the topic (or pattern) to search")
+	case spec.Key == nil && spec.ValueContains == "" && spec.ValueRegex == "" && spec.Header == "":
+		return fail(1, "give a key, a value, a regex or a header to look for")
+	}
+	if spec.ValueRegex != "" {
+		if _, err := regexp.Compile(spec.ValueRegex); err != nil {
+			return fail(3, "value regex: "+err.Error())
+		}
+	}
+	if k, _, _ := strings.Cut(spec.Header, "="); spec.Header != "" && strings.TrimSpace(k) == "" {
+		return fail(4, "header: want NAME=VALUE, or NAME for any value")
+	}
+	for i, p := range []string{spec.From, spec.To} {
+		if p == "" {
+			continue
+		}
+		if _, err := position.Parse(p, v.ctx.Now()); err != nil {
+			return fail(5+i, err.Error())
+		}
+	}
+	v.closeDialog()
+	return v.startSearch(spec)
+}
+
+// startSearch closes the live tail, clears the buffer and starts spec.
+func (v *Tail) startSearch(spec SearchSpec) tea.Cmd {
+	sr, _ := v.searcher()
+	cmds := []tea.Cmd{v.stop("search: the live tail is closed · r reopens it"), v.cancelSearch()}
+	v.clearBuffer()
+	v.total, v.rate, v.paused = 0, rateWindow{}, false
+	v.gen++
+	v.spec = TailSpec{Target: spec.Target, From: "search"}
+	v.state, v.note, v.err = tailClosed, "search results", nil
+	ctx, cancel := context.WithCancel(context.Background())
+	v.srch = &tailSearch{spec: spec, cancel: cancel}
+	cmds = append(cmds, v.address(v.gen, func() any {
+		run, err := sr.StartSearch(ctx, spec)
+		return searchStartedMsg{run: run, err: err}
+	}))
+	return tea.Batch(cmds...)
+}
+
+// cancelSearch stops a running search (the matches found stay).
+func (v *Tail) cancelSearch() tea.Cmd {
+	s := v.srch
+	if s == nil {
+		return nil
+	}
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	if s.run != nil && !s.prog.Done {
+		s.run.Cancel()
+	}
+	return nil
+}
+
+func (v *Tail) searchTick() tea.Cmd {
+	v.srch.ticks++
+	return v.after(searchEvery, v.gen, searchTickMsg{seq: v.srch.ticks})
+}
+
+// searchMsg handles the search's replies and ticks (stale ones, of an
+// earlier search or tail, carry another gen and are dropped).
+func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
+	switch m := msg.Msg.(type) {
+	case searchStartedMsg:
+		if msg.Gen != v.gen || v.srch == nil {
+			if m.run != nil {
+				m.run.Cancel()
+			}
+			return nil, true
+		}
+		if m.err != nil {
+			v.srch.err = m.err
+			return nil, true
+		}
+		v.srch.run = m.run
+		return v.searchTick(), true
+	case searchTickMsg:
+		s := v.srch
+		if msg.Gen != v.gen || s == nil || s.run == nil || m.seq != s.ticks {
+			return nil, true
+		}
+		ch := s.run.Records()
+		for n := 0; n < tailMaxBatch; n++ {
+			select {
+			case r, ok := <-ch:
+				if !ok {
+					s.prog = s.run.Progress()
+					s.prog.Done = true
+					return nil, true
+				}
+				v.ingest(&r)
+				continue
+			default:
+			}
+			break
+		}
+		s.prog = s.run.Progress()
+		return v.searchTick(), true
+	}
+	return nil, false
+}
+
+// searchLines is the search's status: a progress bar while it runs, the
+// outcome when it is over.
+func (v *Tail) searchLines(st *common.Styles) []string {
+	s := v.srch
+	if s == nil {
+		return nil
+	}
+	what := common.S(s.spec.Target) + " " + searchCriteria(s.spec)
+	p := s.prog
+	switch {
+	case s.err != nil:
+		return []string{st.Err.Render(common.Trunc("search "+what+" failed: "+sanitize.Error(s.err), v.w))}
+	case p.Done && p.Err != nil:
+		return []string{st.Err.Render(common.Trunc(fmt.Sprintf("search %s failed after %s records: %s", what, common.Thousands(p.Scanned), sanitize.Error(p.Err)), v.w))}
+	case p.Done:
+		verb := "done"
+		if p.Cancelled {
+			verb = "cancelled"
+		}
+		return []string{st.Info.Render(common.Trunc(fmt.Sprintf("search %s · %s: %s in %s records · r reopens the live tail",
+			what, verb, common.PluralOf(p.Matches, "match", "matches"), common.Thousands(p.Scanned)), v.w))}
+	}
+	pct := 0.0
+	if p.Total > 0 {
+		pct = float64(p.Scanned) / float64(p.Total)
+	}
+	left := "-"
+	if p.ETA > 0 {
+		left = common.Dur(p.ETA)
+	}
+	tail := fmt.Sprintf(" %3d%% · %s of %s scanned · %s/s · %s left · %s · x cancels", int(pct*100),
+		common.Thousands(p.Scanned), common.Thousands(p.Total), common.Count(int64(p.Rate)), left, common.PluralOf(p.Matches, "match", "matches"))
+	barW := max(min(v.w-sanitize.Width(tail)-12, 40), 5)
+	fill := int(pct * float64(barW))
+	bar := st.Accent.Render(strings.Repeat("█", fill)) + st.Faint.Render(strings.Repeat("░", barW-fill))
+	return []string{common.Trunc(st.Info.Render("◌ search ")+bar+tail, v.w), st.Muted.Render(common.Trunc(what, v.w))}
+}
+
+func searchCriteria(s SearchSpec) string {
+	var parts []string
+	if s.Key != nil {
+		parts = append(parts, "key="+sanitize.Bytes(s.Key))
+	}
+	if s.ValueContains != "" {
+		parts = append(parts, "value~"+sanitize.String(s.ValueContains))
+	}
+	if s.ValueRegex != "" {
+		parts = append(parts, "re:"+sanitize.String(s.ValueRegex))
+	}
+	if s.Header != "" {
+		parts = append(parts, "h:"+sanitize.String(s.Header))
+	}
+	from := s.From
+	if from == "" {
+		from = "earliest"
+	}
+	to := s.To
+	if to == "" {
+		to = "the end"
+	}
+	parts = append(parts, "from "+sanitize.String(from)+" to "+sanitize.String(to))
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,205 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+	"ilinkdash/ui/sanitize"
+)
+
+// The topic configuration pane (`c` on a topic): every property of the
+// topic — partitions, replicas, minSync, retention time and bytes, epoch,
+// the placement of every partition with its preferred leader — and, in a
+// writable context, fields for what ALTER TOPIC changes (retention,
+// minSync, grow partitions). Submitting shows the diff (old → new); a
+// second enter applies it, all at once or not at all.
+
+type cfgStage int
+
+const (
+	cfgNone cfgStage = iota
+	cfgLoading
+	cfgForm
+	cfgPreview
+)
+
+type topicCfgFlow struct {
+	stage cfgStage
+	name  string
+	desc  admin.TopicDescription
+	props string
+	diff  []admin.TopicConfigChange
+}
+
+type topicConfigMsg struct {
+	name   string
+	desc   admin.TopicDescription
+	err    error
+	dlgGen uint64
+}
+
+// cfgFieldKeys are the editable properties, in field order.
+var cfgFieldKeys = []string{"retention.ms", "retention.bytes", "minSync", "partitions"}
+
+func (v *Topics) openConfig(name string) tea.Cmd {
+	v.openDialog(&components.Dialog{Title: "Configuration of " + common.S(name), Busy: "reading the topic…"})
+	v.cfg = topicCfgFlow{stage: cfgLoading, name: name}
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		d, err := src.DescribeTopic(ctx, name)
+		return topicConfigMsg{name: name, desc: d, err: err, dlgGen: gen}
+	})
+}
+
+// configLines lists every property of the topic.
+func configLines(st *common.Styles, d admin.TopicDescription) []string {
+	t := d.TopicInfo
+	lines := []string{
+		fmt.Sprintf("partitions %d · replicas %d (fixed at creation) · minSync %d · epoch %d%s", t.Partitions, t.Replicas, t.MinSync, t.Epoch,
+			map[bool]string{true: " · internal (SYSTEM.)", false: ""}[t.Internal]),
+		"retention " + admin.FormatTopicValue("retention.ms", t.RetentionMs) + " · retention.bytes " + admin.FormatTopicValue("retention.bytes", t.RetentionBytes) + " per partition",
+		"",
+		st.Muted.Render("placement (preferred leader first) · leader · in sync"),
+	}
+	const maxRows = 8
+	for i, p := range d.PartitionList {
+		if i == maxRows {
+			lines = append(lines, st.Muted.Render(fmt.Sprintf("… %d more partitions", len(d.PartitionList)-maxRows)))
+			break
+		}
+		mark := ""
+		if p.Leader != 0 && p.Leader != p.PreferredLeader() {
+			mark = st.Warn.Render("  not on its preferred leader")
+		}
+		lines = append(lines, fmt.Sprintf("[%d] %s · leader %s · %s%s", p.Partition, ints(p.Replicas), leaderText(p.Leader), ints(p.InSync), mark))
+	}
+	return lines
+}
+
+func leaderText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return strconv.Itoa(n)
+}
+
+func (v *Topics) configReply(m topicConfigMsg) tea.Cmd {
+	if v.dlg == nil || v.dlgGen != m.dlgGen || v.cfg.stage != cfgLoading {
+		return nil
+	}
+	if m.err != nil {
+		v.dlg.Busy = ""
+		v.dlg.Err = "describe failed: " + sanitize.Error(m.err)
+		return nil
+	}
+	st := v.ctx.Styles
+	t := m.desc.TopicInfo
+	body := configLines(st, m.desc)
+	d := &components.Dialog{Title: "Configuration of " + common.S(m.name), Body: body}
+	editable := v.ctx.Keys.TopicAlter.Enabled() && !t.Internal
+	switch {
+	case t.Internal:
+		d.Body = append(d.Body, "", st.Muted.Render("The layout of a SYSTEM. topic is the engine's: it cannot be altered."))
+	case !editable:
+		d.Body = append(d.Body, "", st.Muted.Render("Read-only context: the configuration cannot be changed here."))
+	default:
+		d.Body = append(d.Body, "", "Change what ALTER TOPIC can change; you will see the difference first. Partitions can only grow.")
+		d.SubmitLabel = "preview"
+		cur := map[string]int64{"retention.ms": t.RetentionMs, "retention.bytes": t.RetentionBytes, "minSync": int64(t.MinSync), "partitions": int64(t.Partitions)}
+		hints := map[string]string{"retention.ms": "7d, 12h, 30m, forever", "retention.bytes": "per partition: 512MiB, 1GB, unlimited",
+			"minSync": "1.." + strconv.Itoa(t.Replicas), "partitions": "grow only"}
+		labels := map[string]string{"retention.ms": "Retention", "retention.bytes": "Retention bytes", "minSync": "minSync", "partitions": "Partitions"}
+		for _, k := range cfgFieldKeys {
+			f := components.TextField(labels[k], admin.FormatTopicInput(k, cur[k]), "")
+			f.Hint = hints[k]
+			d.Fields = append(d.Fields, f)
+		}
+	}
+	v.openDialog(d)
+	v.cfg = topicCfgFlow{stage: cfgForm, name: m.name, desc: m.desc}
+	return nil
+}
+
+// submitConfig plans the alteration from the fields and shows the diff.
+func (v *Topics) submitConfig() {
+	if len(v.dlg.Fields) == 0 {
+		v.closeDialog()
+		v.cfg = topicCfgFlow{}
+		return
+	}
+	var sets []string
+	for i, k := range cfgFieldKeys {
+		sets = append(sets, k+"="+v.dlg.Fields[i].Value())
+	}
+	_, all, err := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, sets)
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return
+	}
+	var changed []string
+	var diff []admin.TopicConfigChange
+	for _, c := range all {
+		if c.Changed() {
+			diff = append(diff, c)
+			changed = append(changed, c.Key+"="+strconv.FormatInt(c.New, 10))
+		}
+	}
+	if len(diff) == 0 {
+		v.dlg.Err = "nothing changes: edit a value first"
+		return
+	}
+	props, _, _ := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, changed)
+	st := v.ctx.Styles
+	body := []string{"Planned change of " + common.S(v.cfg.name) + " (nothing is applied yet):", ""}
+	for _, c := range diff {
+		body = append(body, fmt.Sprintf("%-16s %s → %s", c.Key, admin.FormatTopicValue(c.Key, c.Old), st.Accent.Render(admin.FormatTopicValue(c.Key, c.New))))
+	}
+	for _, c := range diff {
+		switch c.Key {
+		case "partitions":
+			body = append(body, "", fmt.Sprintf("%d new partitions start empty. Producers that know the old count keep using it until they refresh; key → partition mapping changes for new records.", c.New-c.Old))
+		case "retention.ms", "retention.bytes":
+			if (c.New != 0 && c.New < c.Old) || (c.Old == 0 && c.New != 0) {
+				body = append(body, "", st.Warn.Render("Shorter retention: records beyond it are deleted at the next retention sweep."))
+			}
+		}
+	}
+	v.openDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — preview", Body: body, SubmitLabel: "apply"})
+	v.cfg.stage, v.cfg.props, v.cfg.diff = cfgPreview, props, diff
+}
+
+func (v *Topics) applyConfig() tea.Cmd {
+	name, props := v.cfg.name, v.cfg.props
+	v.dlg.Busy = "altering " + common.S(name) + "…"
+	src, gen := v.src, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return topicActionMsg{verb: "alter", name: name, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
+	})
+}
+
+// configDialogKey drives the configuration dialogs.
+func (v *Topics) configDialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+		v.cfg = topicCfgFlow{}
+	case components.Submit:
+		switch v.cfg.stage {
+		case cfgForm:
+			v.submitConfig()
+		case cfgPreview:
+			return v.applyConfig()
+		}
+	}
+	return nil
+}
