@@ -86,6 +86,7 @@ type Consumer struct {
 	fetchDone   chan struct{} // closed after a fetch reply was processed; nil when nobody waits
 	roomBlocked bool          // a source waits for MaxBufferedBytes room
 	paused      bool          // rebalance in progress: nothing is handed over
+	fetchPaused bool          // PauseFetching: no fetch is sent
 	expired     bool          // left the group after Expiry; the next read rejoins
 	closed      bool
 	errs        []error
