@@ -32,6 +32,12 @@ const (
 	DefaultTailBuffer = 10000
 	MinTailBuffer     = 100
 	MaxTailBuffer     = 1000000
+	// DefaultFPS is the dashboard's frame rate cap; LowBandwidthFPS the
+	// cap in low-bandwidth mode (a key still shows within 100 ms).
+	DefaultFPS      = 20
+	LowBandwidthFPS = 10
+	MinFPS          = 1
+	MaxFPS          = 120
 )
 
 // Refresh holds the polling interval of each dashboard resource. All values
@@ -115,6 +121,27 @@ type Context struct {
 	TailBuffer int
 	// Health holds the thresholds of the health rules.
 	Health Health
+	// LowBandwidth fits the dashboard to a slow link (about 8,000 B/s):
+	// live tables advance at most 2×/s, counters change at most 1×/s and
+	// nothing animates (`low-bandwidth: true`, --low-bandwidth,
+	// ILINKDASH_LOW_BANDWIDTH).
+	LowBandwidth bool
+	// FPS caps the frames per second written to the terminal, in
+	// MinFPS..MaxFPS; 0 = DefaultFPS, or LowBandwidthFPS with LowBandwidth
+	// (`fps:`, --max-fps, ILINKDASH_MAX_FPS).
+	FPS int
+}
+
+// FrameRate is the frame rate cap in effect: FPS, else the default of the
+// bandwidth mode.
+func (c Context) FrameRate() int {
+	switch {
+	case c.FPS > 0:
+		return c.FPS
+	case c.LowBandwidth:
+		return LowBandwidthFPS
+	}
+	return DefaultFPS
 }
 
 // DefaultContext returns a context with every field at its default: no

@@ -52,6 +52,11 @@ contexts:
     theme: auto
     # Records kept by the tail view, 100..1000000. Default: 10000.
     tail-buffer: 10000
+    # For slow links (SSH over 64 kbit/s): the tail advances at most 2x/s,
+    # counters change at most 1x/s, nothing animates. Default: false.
+    low-bandwidth: false
+    # Frame rate cap, 1..120. Default: 20 (10 with low-bandwidth).
+    fps: 20
     # Polling interval per view, as Go durations ("500ms", "2s", "1m").
     # Must be positive. Defaults: 2s, except cluster 5s.
     refresh: {overview: 2s, topics: 2s, groups: 2s, cluster: 5s, queues: 2s, replication: 2s}

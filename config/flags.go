@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,6 +19,9 @@ const (
 	FlagDebug    = "debug"
 	FlagLogFile  = "log-file"
 	FlagConfig   = "config"
+	// Dashboard-only flags (RegisterDashboard).
+	FlagLowBandwidth = "low-bandwidth"
+	FlagMaxFPS       = "max-fps"
 )
 
 // Environment variables, one per global flag.
@@ -29,6 +33,9 @@ const (
 	EnvDebug    = "ILINKDASH_DEBUG"
 	EnvLogFile  = "ILINKDASH_LOG_FILE"
 	EnvConfig   = "ILINKDASH_CONFIG"
+	// Dashboard-only.
+	EnvLowBandwidth = "ILINKDASH_LOW_BANDWIDTH"
+	EnvMaxFPS       = "ILINKDASH_MAX_FPS"
 )
 
 // Flags holds the values of the global command-line flags. The values alone
@@ -41,6 +48,10 @@ type Flags struct {
 	Debug    bool   // write a debug log
 	LogFile  string // debug log path
 	Config   string // config file path
+
+	// Dashboard-only (RegisterDashboard).
+	LowBandwidth bool
+	MaxFPS       int
 }
 
 // Register defines the global flags on fs. Pass the root command's
@@ -53,6 +64,13 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Debug, FlagDebug, false, "write a debug log to --log-file (env "+EnvDebug+")")
 	fs.StringVar(&f.LogFile, FlagLogFile, DefaultLogFile(), "debug log file (env "+EnvLogFile+")")
 	fs.StringVar(&f.Config, FlagConfig, DefaultPath(), "config file (env "+EnvConfig+")")
+}
+
+// RegisterDashboard defines the flags only the dashboard reads on fs
+// (the root command's own Flags(), not the persistent ones).
+func (f *Flags) RegisterDashboard(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.LowBandwidth, FlagLowBandwidth, false, "fit a slow link (~8,000 B/s): the tail advances at most 2x/s, counters 1x/s, nothing animates (env "+EnvLowBandwidth+"; context low-bandwidth)")
+	fs.IntVar(&f.MaxFPS, FlagMaxFPS, 0, fmt.Sprintf("frame rate cap, %d..%d (env %s; context fps; default %d, %d with --low-bandwidth)", MinFPS, MaxFPS, EnvMaxFPS, DefaultFPS, LowBandwidthFPS))
 }
 
 // Source says which layer a resolved setting came from.
@@ -82,6 +100,7 @@ func (s Source) String() string {
 // for the debug log and for "why is it connecting there?" questions.
 type Sources struct {
 	Config, Context, Addresses, Admin, ReadOnly, Debug, LogFile Source
+	LowBandwidth, FPS                                           Source
 }
 
 // Resolved is the effective configuration of one run.
@@ -208,6 +227,23 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	}
 	if src != FromDefault {
 		r.Context.ReadOnly, r.Sources.ReadOnly = ro, src
+	}
+	if name != "" {
+		r.Sources.LowBandwidth, r.Sources.FPS = FromFile, FromFile
+	}
+	lb, src, err := l.boolean(FlagLowBandwidth, f.LowBandwidth, EnvLowBandwidth)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if src != FromDefault {
+		r.Context.LowBandwidth, r.Sources.LowBandwidth = lb, src
+	}
+	if s, src := l.str(FlagMaxFPS, strconv.Itoa(f.MaxFPS), EnvMaxFPS); src != FromDefault {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < MinFPS || n > MaxFPS {
+			return Resolved{}, fmt.Errorf("%s: invalid frame rate %q (want a whole number from %d to %d)", origin(src, FlagMaxFPS, EnvMaxFPS), s, MinFPS, MaxFPS)
+		}
+		r.Context.FPS, r.Sources.FPS = n, src
 	}
 
 	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != ""

@@ -457,6 +457,20 @@ func (d *decoder) contextFields(c *Context) []field {
 				c.TailBuffer = i
 			}
 		}},
+		{"low-bandwidth", func(v *yaml.Node, path string) {
+			if b, ok := d.boolean(v, path); ok {
+				c.LowBandwidth = b
+			}
+		}},
+		{"fps", func(v *yaml.Node, path string) {
+			if i, ok := d.integer(v, path); ok {
+				if i < MinFPS || i > MaxFPS {
+					d.errorf(v, path, "must be between %d and %d frames per second, got %d", MinFPS, MaxFPS, i)
+					return
+				}
+				c.FPS = i
+			}
+		}},
 	}
 }
 
