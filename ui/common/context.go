@@ -49,6 +49,10 @@ type Context struct {
 	Mode      ColorMode
 	Styles    *Styles
 	Keys      *KeyMap
+
+	// Pace is the bandwidth budget (Config.LowBandwidth, and the slow
+	// terminal detector the root sets).
+	Pace Pace
 }
 
 // NewContext builds a Context from the effective configuration. getenv is
@@ -66,6 +70,7 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 		ThemeName: cfg.Theme,
 		Dark:      cfg.Theme != config.ThemeLight,
 		Target:    cfg.Admin,
+		Pace:      Pace{LowBandwidth: cfg.LowBandwidth},
 	}
 	if c.Name == "" {
 		if demo {

@@ -253,3 +253,69 @@ func TestDialogConfirmAndFields(t *testing.T) {
 		t.Fatal("busy dialog accepted a key")
 	}
 }
+
+func press(in *Input, keys ...string) {
+	for _, k := range keys {
+		var m tea.KeyPressMsg
+		switch k {
+		case "backspace":
+			m = tea.KeyPressMsg{Code: tea.KeyBackspace}
+		case "left":
+			m = tea.KeyPressMsg{Code: tea.KeyLeft}
+		case "end":
+			m = tea.KeyPressMsg{Code: tea.KeyEnd}
+		default:
+			m = tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
+		}
+		in.Update(m)
+	}
+}
+
+// A pre-filled value is selected when the input gains focus: typing
+// replaces it (a default "3" and a typed 6 make 6, not 36), backspace
+// clears it, a movement key keeps it for editing.
+func TestInputSelectsPrefilledValueOnFocus(t *testing.T) {
+	st := testCtx().Styles
+	mk := func() *Input {
+		in := NewInput("", "")
+		in.SetValue("3")
+		in.Focus()
+		return &in
+	}
+	in := mk()
+	if !in.Selected() || in.View(st) != "[3]" {
+		t.Fatalf("focused default: selected %v, view %q", in.Selected(), in.View(st))
+	}
+	press(in, "6")
+	if in.Value() != "6" || in.Selected() {
+		t.Fatalf("typing over the default gave %q (selected %v), want 6", in.Value(), in.Selected())
+	}
+	in = mk()
+	press(in, "backspace")
+	if in.Value() != "" {
+		t.Fatalf("backspace on the selection left %q", in.Value())
+	}
+	in = mk()
+	press(in, "end", "6")
+	if in.Value() != "36" {
+		t.Fatalf("end then 6 gave %q, want 36 (editing)", in.Value())
+	}
+	in = mk()
+	in.Update(tea.PasteMsg{Content: "12"})
+	if in.Value() != "12" {
+		t.Fatalf("paste over the selection gave %q", in.Value())
+	}
+	// Focus again without a blur does not reselect what is being edited.
+	press(in, "4")
+	in.Focus()
+	press(in, "5")
+	if in.Value() != "1245" {
+		t.Fatalf("refocus reselected: %q", in.Value())
+	}
+	// An empty input has nothing to select.
+	e := NewInput("", "ph")
+	e.Focus()
+	if e.Selected() {
+		t.Fatal("empty input selected")
+	}
+}

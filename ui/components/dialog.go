@@ -84,6 +84,10 @@ type Dialog struct {
 	CancelLabel string // default "cancel"
 	Busy        string // a request is running: only esc works
 	Err         string // sanitized error text, shown in the error style
+	// Review, when set, is what a second enter will do (a form's review
+	// step); shown below the fields. Editing a field clears it, so what is
+	// sent is always what was reviewed.
+	Review string
 
 	focus   int
 	confirm Input
@@ -133,7 +137,9 @@ func (d *Dialog) Update(ctx *common.Context, msg tea.Msg) (Outcome, int) {
 	d.syncFocus()
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
-		d.focused().Update(msg)
+		if d.focused().Update(msg) {
+			d.Err, d.Review = "", ""
+		}
 		return None, 0
 	case tea.KeyPressMsg:
 		s := msg.String()
@@ -187,14 +193,16 @@ func (d *Dialog) Update(ctx *common.Context, msg tea.Msg) (Outcome, int) {
 				switch {
 				case key.Matches(msg, k.Left):
 					f.Choice = (f.Choice - 1 + len(f.Choices)) % len(f.Choices)
+					d.Review = ""
 				case key.Matches(msg, k.Right):
 					f.Choice = (f.Choice + 1) % len(f.Choices)
+					d.Review = ""
 				}
 				return None, 0
 			}
 		}
 		if in := d.focused(); in != nil && in.Update(msg) {
-			d.Err = ""
+			d.Err, d.Review = "", ""
 		}
 	}
 	return None, 0
@@ -271,6 +279,11 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		fields = append(fields, common.Trunc("Type "+d.ConfirmText+" to confirm:", inner))
 		d.confirm.SetWidth(inner)
 		fields = append(fields, d.confirm.View(st))
+	}
+	if d.Review != "" {
+		for _, l := range common.Wrap(d.Review, inner) {
+			fields = append(fields, st.Info.Render(l))
+		}
 	}
 	if d.Err != "" {
 		for _, l := range common.Wrap(d.Err, inner) {
@@ -353,7 +366,9 @@ func (d *Dialog) footer(ctx *common.Context) string {
 		return st.Muted.Render(d.Busy) + "  " + st.DialogKey.Render("esc") + " close"
 	}
 	if d.SubmitLabel != "" {
-		if d.hasText() {
+		if d.Review != "" {
+			hint("enter", "confirm: "+d.SubmitLabel)
+		} else if d.hasText() {
 			hint("enter", d.SubmitLabel)
 		} else {
 			hint("enter/y", d.SubmitLabel)

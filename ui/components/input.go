@@ -20,15 +20,21 @@ import (
 // Keys: printable text inserts; ←/→ (ctrl+b/ctrl+f) move; home/ctrl+a and
 // end/ctrl+e jump; backspace/ctrl+h and delete/ctrl+d erase; ctrl+w erases
 // a word; ctrl+u erases to the start, ctrl+k to the end.
+//
+// A value present when the input gains focus (a dialog's default, the
+// filter in force) is selected: typing or pasting replaces it, backspace
+// or delete clears it, and a movement key keeps it for editing. So a
+// default "3" and a typed 6 make 6, not 36.
 type Input struct {
 	Prompt      string
 	Placeholder string
 	CharLimit   int
 
-	value   []rune
-	pos     int
-	focused bool
-	width   int
+	value    []rune
+	pos      int
+	focused  bool
+	selected bool // the whole value is selected (see above)
+	width    int
 }
 
 // NewInput returns an input with a prompt and a placeholder.
@@ -43,15 +49,25 @@ func (in *Input) Value() string { return string(in.value) }
 func (in *Input) SetValue(s string) {
 	in.value = []rune(clean(s))
 	in.pos = len(in.value)
+	in.selected = false
 }
 
 // Reset empties the input.
-func (in *Input) Reset() { in.value, in.pos = nil, 0 }
+func (in *Input) Reset() { in.value, in.pos, in.selected = nil, 0, false }
 
-// Focus and Blur set whether the input shows its cursor.
-func (in *Input) Focus()        { in.focused = true }
-func (in *Input) Blur()         { in.focused = false }
+// Focus shows the cursor; a value already there becomes selected when the
+// input was not focused before. Blur hides the cursor and the selection.
+func (in *Input) Focus() {
+	if !in.focused {
+		in.selected = len(in.value) > 0
+	}
+	in.focused = true
+}
+func (in *Input) Blur()         { in.focused, in.selected = false, false }
 func (in *Input) Focused() bool { return in.focused }
+
+// Selected reports whether the whole value is selected.
+func (in *Input) Selected() bool { return in.selected }
 
 // SetWidth sets the width of the whole input, prompt included.
 func (in *Input) SetWidth(w int) { in.width = w }
@@ -68,6 +84,13 @@ func clean(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// replaceSelection empties a selected value before new text goes in.
+func (in *Input) replaceSelection() {
+	if in.selected {
+		in.Reset()
+	}
 }
 
 func (in *Input) insert(s string) {
@@ -90,9 +113,25 @@ func (in *Input) Update(msg tea.Msg) bool {
 	}
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
+		in.replaceSelection()
 		in.insert(msg.Content)
 		return true
 	case tea.KeyPressMsg:
+		if in.selected {
+			switch msg.String() {
+			case "backspace", "ctrl+h", "delete", "ctrl+d", "ctrl+w", "alt+backspace", "ctrl+u", "ctrl+k":
+				in.Reset()
+				return true
+			case "left", "ctrl+b", "right", "ctrl+f", "home", "ctrl+a", "end", "ctrl+e":
+				in.selected = false // edit the value instead of replacing it
+			case "space":
+				in.replaceSelection()
+			default:
+				if msg.Text != "" && !msg.Mod.Contains(tea.ModCtrl) && !msg.Mod.Contains(tea.ModAlt) {
+					in.replaceSelection()
+				}
+			}
+		}
 		switch msg.String() {
 		case "left", "ctrl+b":
 			in.pos = max(0, in.pos-1)
@@ -177,6 +216,17 @@ func (in *Input) View(st *common.Styles) string {
 	}
 	var b strings.Builder
 	b.WriteString(in.Prompt)
+	if in.focused && in.selected {
+		// The selection: the value in the cursor style ([value] without
+		// styling), the cursor after it.
+		sel := string(in.value[start:end])
+		if st.Mode == common.Plain {
+			b.WriteString("[" + sel + "]")
+		} else {
+			b.WriteString(st.Selected.Render(sel))
+		}
+		return common.ClipStyled(b.String(), w)
+	}
 	b.WriteString(string(in.value[start:in.pos]))
 	if in.focused {
 		under := " "

@@ -59,7 +59,7 @@ func mutations(src interface {
 			return err
 		},
 		"StartTail(named group)": func(c context.Context) error {
-			_, err := src.StartTail(c, views.TailSpec{Target: "E2E.RO", Group: "e2e-ro", From: "latest"})
+			_, err := src.StartTail(c, views.TailSpec{Target: "E2E.RO", Group: "e2e-ro"})
 			return err
 		},
 	}

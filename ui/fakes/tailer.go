@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/views"
 )
 
@@ -28,8 +29,8 @@ type TailerOptions struct {
 	// Start is the timestamp of record 0 (default Epoch); manual records
 	// are 10 ms apart. Generated records carry the real time.
 	Start time.Time
-	// Buffer is the channel's capacity (default 65,536 manual, 8,192
-	// generated).
+	// Buffer is the channel's capacity in batches of up to BatchSize
+	// records (default 1,024).
 	Buffer int
 	// Err makes StartTail fail.
 	Err error
@@ -51,10 +52,7 @@ func NewTailer(opt TailerOptions) *Tailer {
 		opt.Start = Epoch
 	}
 	if opt.Buffer <= 0 {
-		opt.Buffer = 65536
-		if opt.Rate > 0 {
-			opt.Buffer = 8192
-		}
+		opt.Buffer = 1024
 	}
 	return &Tailer{opt: opt}
 }
@@ -77,7 +75,7 @@ func (t *Tailer) StartTail(ctx context.Context, spec views.TailSpec) (views.Tail
 		return nil, err
 	}
 	s := &TailStream{
-		opt: t.opt, spec: spec, ch: make(chan views.TailRecord, t.opt.Buffer),
+		opt: t.opt, spec: spec, ch: make(chan views.TailBatch, t.opt.Buffer),
 		offs: make([]int64, t.opt.Partitions), done: make(chan struct{}),
 	}
 	for p := range s.offs {
@@ -127,18 +125,27 @@ func topicsFor(target string) []string {
 	return out
 }
 
-// TailStream is a fake views.TailStream.
+// BatchSize is the most records a fake stream puts in one batch.
+const BatchSize = 512
+
+// TailStream is a fake views.TailStream. Like the real one it stops
+// producing while paused: records emitted meanwhile are held (they wait
+// "in the cluster", counted by Waiting) and arrive on resume.
 type TailStream struct {
 	opt    TailerOptions
 	spec   views.TailSpec
 	topics []string
-	ch     chan views.TailRecord
+	ch     chan views.TailBatch
 
 	mu     sync.Mutex
 	next   int64   // index of the next generated record
 	offs   []int64 // next offset per partition
 	clock  time.Time
-	seeks  []views.TailSeek
+	seeks  []position.Position
+	epoch  uint64
+	paused bool
+	held   int    // records emitted while paused
+	pauses []bool // Pause calls, in order
 	closed bool
 	err    error
 	done   chan struct{}
@@ -149,7 +156,42 @@ type TailStream struct {
 func (s *TailStream) Spec() views.TailSpec { return s.spec }
 
 // Records implements views.TailStream.
-func (s *TailStream) Records() <-chan views.TailRecord { return s.ch }
+func (s *TailStream) Records() <-chan views.TailBatch { return s.ch }
+
+// Pause implements views.TailStream.
+func (s *TailStream) Pause(ctx context.Context, paused bool) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("the tail is closed")
+	}
+	s.pauses = append(s.pauses, paused)
+	s.paused = paused
+	held := 0
+	if !paused {
+		held, s.held = s.held, 0
+	}
+	s.mu.Unlock()
+	s.Emit(held)
+	return nil
+}
+
+// Pauses returns the Pause calls so far (true = pause).
+func (s *TailStream) Pauses() []bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]bool(nil), s.pauses...)
+}
+
+// Waiting implements views.TailStream: the records held while paused.
+func (s *TailStream) Waiting() (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.paused {
+		return 0, false
+	}
+	return int64(s.held), true
+}
 
 // Err implements views.TailStream.
 func (s *TailStream) Err() error {
@@ -166,40 +208,43 @@ func (s *TailStream) Closed() bool {
 }
 
 // Seeks returns the seeks asked so far.
-func (s *TailStream) Seeks() []views.TailSeek {
+func (s *TailStream) Seeks() []position.Position {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]views.TailSeek(nil), s.seeks...)
+	return append([]position.Position(nil), s.seeks...)
 }
 
-// Seek implements views.TailStream: it discards the queued records and
-// moves the per-partition offsets.
-func (s *TailStream) Seek(ctx context.Context, to views.TailSeek) error {
+// Seek implements views.TailStream: it moves the per-partition offsets
+// and starts a new epoch. Batches already queued stay in the channel, of
+// the old epoch, for the view to drop. A seek resumes a paused stream.
+func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("MIMQE_CONSUMER_CLOSED: the tail is closed")
+		return s.epoch, errors.New("MIMQE_CONSUMER_CLOSED: the tail is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return s.epoch, err
 	}
 	s.seeks = append(s.seeks, to)
-	for len(s.ch) > 0 {
-		<-s.ch
-	}
 	for p := range s.offs {
 		if to.Partition >= 0 && int32(p) != to.Partition {
 			continue
 		}
-		switch {
-		case !to.Time.IsZero():
+		switch to.Kind {
+		case position.Time:
 			s.clock = to.Time
-		case to.Offset == views.TailEarliest:
+		case position.Earliest:
 			s.offs[p] = 0
-		case to.Offset >= 0:
+		case position.Offset:
 			s.offs[p] = to.Offset
 		}
 	}
-	return nil
+	s.epoch++
+	s.paused, s.held = false, 0
+	return s.epoch, nil
 }
 
 // Close implements views.TailStream.
@@ -225,37 +270,46 @@ func (s *TailStream) end(err error) {
 	s.emitMu.Unlock()
 }
 
-// Emit generates the next n records into the channel (blocking while it
-// is full). It does nothing once the stream is closed.
+// Emit generates the next n records into the channel, in batches of up
+// to BatchSize (blocking while it is full). While paused the records are
+// held instead (Waiting counts them) and come on resume. It does nothing
+// once the stream is closed.
 func (s *TailStream) Emit(n int) {
-	for i := 0; i < n; i++ {
+	for n > 0 {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			return
 		}
-		r := s.make(time.Time{})
+		if s.paused {
+			s.held += n
+			s.mu.Unlock()
+			return
+		}
+		b := make([]views.TailRecord, min(n, BatchSize))
+		for i := range b {
+			b[i] = s.make(time.Time{})
+		}
 		s.mu.Unlock()
-		s.put(r)
+		s.put(b)
+		n -= len(b)
 	}
 }
 
-// EmitRecords sends the given records as they are.
+// EmitRecords sends the given records as they are, in one batch.
 func (s *TailStream) EmitRecords(recs ...views.TailRecord) {
-	for _, r := range recs {
-		s.put(r)
-	}
+	s.put(recs)
 }
 
-func (s *TailStream) put(r views.TailRecord) {
+func (s *TailStream) put(recs []views.TailRecord) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
-	closed := s.closed
+	closed, epoch := s.closed, s.epoch
 	s.mu.Unlock()
 	if !closed {
 		select {
-		case s.ch <- r:
+		case s.ch <- views.TailBatch{Epoch: epoch, Records: recs}:
 		case <-s.done:
 		}
 	}
@@ -280,9 +334,15 @@ func (s *TailStream) generate(ctx context.Context) {
 					s.mu.Unlock()
 					return
 				}
+				if s.paused {
+					s.held++
+					s.mu.Unlock()
+					sent++
+					continue
+				}
 				r := s.make(now)
 				s.mu.Unlock()
-				s.put(r)
+				s.put([]views.TailRecord{r})
 				sent++
 			}
 		}

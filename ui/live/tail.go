@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,11 +13,9 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/views"
 )
-
-// tailChanSize keeps up with 50,000 records/s at the view's 50 ms drains.
-const tailChanSize = 8192
 
 var tailSeq atomic.Int64
 
@@ -49,6 +48,22 @@ func TailRecordOf(r *consumer.Record) views.TailRecord {
 	return tr
 }
 
+// Tail stream bounds: a batch is at most one consumer read; the channel
+// holds tailChanBatches of them (up to 32,768 records, a few 50 ms drains
+// at 50,000 records/s).
+const (
+	tailReadMax     = 2048
+	tailChanBatches = 16
+	// tailReadWait bounds one read, so a request waits at most this long
+	// for the owner goroutine while the stream is idle.
+	tailReadWait = 100 * time.Millisecond
+	// tailLagEvery is how often a paused stream asks for end offsets.
+	tailLagEvery = time.Second
+	// tailPrefetch bounds what the consumer buffers ahead per partition:
+	// a paused tail receives at most this much after the pause.
+	tailPrefetch = 2048
+)
+
 // StartTail implements views.Tailer with a consumer v2 subscription.
 func (s *Sources) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
 	if len(s.cfg.DataAddrs) == 0 {
@@ -59,13 +74,14 @@ func (s *Sources) StartTail(ctx context.Context, spec views.TailSpec) (views.Tai
 	opt.Logf = s.cfg.Logf
 	opt.Group = spec.Group
 	opt.Durable = spec.Group != ""
+	opt.Prefetch = tailPrefetch
 	if spec.Group == "" {
 		opt.Group = TempGroupName()
 	} else if s.cfg.ReadOnly {
 		// A named group commits offsets: a write the read-only context must not make.
 		return nil, ilink.ReadOnlyError("tail with a named group")
 	}
-	if err := applyFrom(&opt, spec.From); err != nil {
+	if err := StartAt(&opt, spec.From); err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithCancel(ctx)
@@ -74,47 +90,71 @@ func (s *Sources) StartTail(ctx context.Context, spec views.TailSpec) (views.Tai
 		cancel()
 		return nil, err
 	}
-	t := &tailStream{c: c, ch: make(chan views.TailRecord, tailChanSize), cancel: cancel, done: make(chan struct{})}
-	go t.run(sctx)
+	t := &tailStream{
+		ch:     make(chan views.TailBatch, tailChanBatches),
+		reqs:   make(chan tailReq),
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	t.waiting.Store(-1)
+	go t.run(sctx, c)
 	return t, nil
 }
 
-// applyFrom turns the view's From into a start mode.
-func applyFrom(opt *consumer.Options, from string) error {
-	switch from {
-	case "", "latest":
+// StartAt sets the start mode of opt from a position (the tail's From).
+func StartAt(opt *consumer.Options, from position.Position) error {
+	switch from.Kind {
+	case position.Latest:
 		opt.Start = consumer.StartLatest
-	case "earliest":
+	case position.Earliest:
 		opt.Start = consumer.StartEarliest
+	case position.Offset:
+		if from.Partition >= 0 {
+			return fmt.Errorf("start %s: a tail starts every partition at the same place; open it, then jump (o) to %s", from, from)
+		}
+		opt.Start, opt.StartOffset = consumer.StartOffset, from.Offset
+	case position.Time:
+		opt.Start, opt.StartTime = consumer.StartTime, from.Time
 	default:
-		if off, err := strconv.ParseInt(from, 10, 64); err == nil && off >= 0 {
-			opt.Start, opt.StartOffset = consumer.StartOffset, off
-			return nil
-		}
-		t, err := time.Parse(time.RFC3339Nano, from)
-		if err != nil {
-			return fmt.Errorf("tail from %q: want latest, earliest, an offset or an RFC 3339 time", from)
-		}
-		opt.Start, opt.StartTime = consumer.StartTime, t
+		return fmt.Errorf("start: unknown position kind %v", from.Kind)
 	}
 	return nil
 }
 
+// tailStream is one tail: the goroutine in run owns the consumer; Seek,
+// Pause and Close reach it as requests, never through a shared lock, so
+// none of them waits behind a send to a full channel.
 type tailStream struct {
-	c      *consumer.Consumer
-	ch     chan views.TailRecord
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	// mu is held by the reader while it reads and forwards one batch, and
-	// by Seek while it drains the channel and moves the positions, so no
-	// record from before a seek is forwarded after it.
-	mu   sync.Mutex
-	err  atomic.Pointer[error]
-	once sync.Once
+	ch      chan views.TailBatch
+	reqs    chan tailReq
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     atomic.Pointer[error]
+	waiting atomic.Int64 // -1 = unknown
+	once    sync.Once
 }
 
-func (t *tailStream) Records() <-chan views.TailRecord { return t.ch }
+type tailReqKind int
+
+const (
+	reqSeek tailReqKind = iota
+	reqPause
+	reqResume
+)
+
+type tailReq struct {
+	kind  tailReqKind
+	to    position.Position
+	ctx   context.Context
+	reply chan tailReply // buffered: the owner never blocks on it
+}
+
+type tailReply struct {
+	epoch uint64
+	err   error
+}
+
+func (t *tailStream) Records() <-chan views.TailBatch { return t.ch }
 
 func (t *tailStream) Err() error {
 	if p := t.err.Load(); p != nil {
@@ -123,86 +163,175 @@ func (t *tailStream) Err() error {
 	return nil
 }
 
-func (t *tailStream) run(ctx context.Context) {
+func (t *tailStream) Waiting() (int64, bool) {
+	n := t.waiting.Load()
+	return n, n >= 0
+}
+
+// run is the owner goroutine: read a batch, offer it to the view while
+// serving requests, repeat. A seek drops the batch in hand (it is of the
+// old epoch) and bumps the epoch.
+func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 	defer close(t.done)
+	defer c.Close() // leaving deletes a temporary group
 	defer close(t.ch)
+	var (
+		epoch   uint64
+		paused  bool
+		pending []views.TailRecord
+		lagAt   time.Time
+	)
+	serve := func(r tailReq) {
+		var rep tailReply
+		switch {
+		case r.ctx.Err() != nil:
+			rep.err = r.ctx.Err() // the caller gave up: do nothing
+		case r.kind == reqSeek:
+			if rep.err = seek(r.ctx, c, r.to); rep.err == nil {
+				epoch++
+				pending = nil
+				if paused {
+					c.ResumeFetching()
+					paused = false
+					t.waiting.Store(-1)
+				}
+			}
+		case r.kind == reqPause:
+			paused = true
+			lagAt = time.Time{}
+			rep.err = c.PauseFetching(r.ctx)
+		case r.kind == reqResume:
+			c.ResumeFetching()
+			paused = false
+			t.waiting.Store(-1)
+		}
+		rep.epoch = epoch
+		r.reply <- rep
+	}
 	for ctx.Err() == nil {
-		if !t.forwardBatch(ctx) {
-			return
+		if pending != nil {
+			select {
+			case t.ch <- views.TailBatch{Epoch: epoch, Records: pending}:
+				pending = nil
+			case r := <-t.reqs:
+				serve(r)
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
-	}
-}
-
-// forwardBatch reads one batch and hands it to the view; false ends the stream.
-func (t *tailStream) forwardBatch(ctx context.Context) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	recs, err := t.c.ReadBatch(ctx, 2048, 200*time.Millisecond)
-	if err != nil && !ilink.IsNoMessage(err) {
-		if ctx.Err() != nil {
-			return false
-		}
-		if ilink.IsRejected(err) || ilink.IsConfigError(err) {
-			t.err.Store(&err)
-			return false
-		}
-		return true // session trouble: the consumer recovers by itself
-	}
-	for _, r := range recs {
-		tr := TailRecordOf(r)
 		select {
-		case t.ch <- tr:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
-}
-
-// Seek implements views.TailStream.
-func (t *tailStream) Seek(ctx context.Context, to views.TailSeek) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for drained := false; !drained; {
-		select {
-		case <-t.ch:
+		case r := <-t.reqs:
+			serve(r)
+			continue
 		default:
-			drained = true
+		}
+		if paused && time.Since(lagAt) >= tailLagEvery {
+			lagAt = time.Now()
+			lctx, cancel := context.WithTimeout(ctx, tailLagEvery)
+			if n, err := c.Lag(lctx); err == nil {
+				t.waiting.Store(n)
+			}
+			cancel()
+		}
+		recs, err := c.ReadBatch(ctx, tailReadMax, tailReadWait)
+		if err != nil && !ilink.IsNoMessage(err) {
+			if ctx.Err() != nil {
+				return
+			}
+			if ilink.IsRejected(err) || ilink.IsConfigError(err) {
+				t.err.Store(&err)
+				return
+			}
+			continue // session trouble: the consumer recovers by itself
+		}
+		if len(recs) > 0 {
+			pending = make([]views.TailRecord, len(recs))
+			for i, r := range recs {
+				pending[i] = TailRecordOf(r)
+			}
 		}
 	}
-	switch {
-	case !to.Time.IsZero():
-		return t.c.SeekToTime(ctx, to.Time)
-	case to.Offset == views.TailLatest && to.Partition < 0:
+}
+
+// seek moves c to a position (the jump).
+func seek(ctx context.Context, c *consumer.Consumer, to position.Position) error {
+	switch to.Kind {
+	case position.Time:
+		return c.SeekToTime(ctx, to.Time)
+	case position.Latest:
 		// No record is at or after the far future: every partition moves to its end.
-		return t.c.SeekToTime(ctx, time.Now().Add(100*365*24*time.Hour))
-	case to.Offset == views.TailEarliest && to.Partition < 0:
-		return t.c.SeekToTime(ctx, time.Unix(0, 0))
+		return c.SeekToTime(ctx, time.Now().Add(100*365*24*time.Hour))
+	case position.Earliest:
+		return c.SeekToTime(ctx, time.Unix(0, 0))
 	}
-	for _, tp := range t.c.Assignment() {
+	found := false
+	var parts []string
+	for _, tp := range c.Assignment() {
 		for _, p := range tp.Partitions {
+			parts = append(parts, strconv.Itoa(int(p)))
 			if to.Partition >= 0 && p != to.Partition {
 				continue
 			}
-			off := to.Offset
-			if off < 0 {
-				return fmt.Errorf("seek one partition to latest/earliest: give an offset or a time")
-			}
-			if err := t.c.SeekToOffset(tp.Topic, p, off); err != nil {
+			found = true
+			if err := c.SeekToOffset(tp.Topic, p, to.Offset); err != nil {
 				return err
 			}
 		}
 	}
+	if !found {
+		if to.Partition >= 0 {
+			return fmt.Errorf("partition %d is not tailed (partitions %s)", to.Partition, strings.Join(parts, ", "))
+		}
+		return errors.New("no partition is assigned to the tail yet")
+	}
 	return nil
 }
 
-// Close implements views.TailStream: the temporary group goes with its member.
+// request hands r to the owner goroutine and waits for its reply, within ctx.
+func (t *tailStream) request(ctx context.Context, r tailReq) (tailReply, error) {
+	r.ctx, r.reply = ctx, make(chan tailReply, 1)
+	select {
+	case t.reqs <- r:
+	case <-ctx.Done():
+		return tailReply{}, ctx.Err()
+	case <-t.done:
+		return tailReply{}, errTailClosed
+	}
+	select {
+	case rep := <-r.reply:
+		return rep, rep.err
+	case <-ctx.Done():
+		return tailReply{}, ctx.Err()
+	case <-t.done:
+		return tailReply{}, errTailClosed
+	}
+}
+
+var errTailClosed = errors.New("the tail is closed")
+
+// Seek implements views.TailStream.
+func (t *tailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
+	rep, err := t.request(ctx, tailReq{kind: reqSeek, to: to})
+	return rep.epoch, err
+}
+
+// Pause implements views.TailStream.
+func (t *tailStream) Pause(ctx context.Context, paused bool) error {
+	kind := reqResume
+	if paused {
+		kind = reqPause
+	}
+	_, err := t.request(ctx, tailReq{kind: kind})
+	return err
+}
+
+// Close implements views.TailStream: the owner goroutine ends and closes
+// the consumer (a temporary group goes with its member).
 func (t *tailStream) Close() error {
-	var err error
 	t.once.Do(func() {
 		t.cancel()
 		<-t.done
-		err = t.c.Close()
 	})
-	return err
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -670,12 +671,11 @@ func (v *Groups) openSeek(name string) {
 		SubmitLabel: "preview",
 		Fields: []*components.Field{
 			components.ChoiceField("Topic", disp...),
-			components.ChoiceField("To", "earliest", "latest", "offset", "time"),
-			components.TextField("Offset/time", "", "offset, or 2026-11-30 10:00 / 10:00 / -15m"),
+			components.TextField("To", "earliest", "earliest · latest · 1234 · 2026-11-30 10:00 · 10:00 · -15m"),
 		},
 	}
 	d.Fields[0].Hint = "←/→"
-	d.Fields[1].Hint = "←/→"
+	d.Focus(1)
 	v.openDialog(d)
 	v.flow = groupFlow{stage: flowSeekForm, group: name, members: v.activeMembers(name)}
 	v.flowTopics = topics
@@ -729,31 +729,28 @@ func (v *Groups) submitSeekForm() tea.Cmd {
 	}
 	fl.byTime = false
 	fl.target = admin.SeekTarget{}
-	switch f[1].Value() {
-	case "earliest":
+	to, err := position.Parse(f[1].Value(), v.ctx.Now())
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	switch to.Kind {
+	case position.Earliest:
 		fl.target.Earliest = true
 		fl.desc = "earliest"
-	case "latest":
+	case position.Latest:
 		fl.target.Latest = true
 		fl.desc = "latest"
-	case "offset":
-		n, err := strconv.ParseInt(strings.ReplaceAll(f[2].Value(), ",", ""), 10, 64)
-		if err != nil || n < 0 {
-			v.dlg.Err = "give the offset as a whole number ≥ 0"
-			v.dlg.Focus(2)
+	case position.Offset:
+		if to.Partition >= 0 {
+			v.dlg.Err = "a group seek moves every partition of the topic: give an offset without P@ (or use ilinkdash group seek)"
 			return nil
 		}
-		fl.target.Offset = n
-		fl.desc = "offset " + itoa(n)
-	case "time":
-		t, err := parseSeekTime(f[2].Value(), v.ctx.Now())
-		if err != nil {
-			v.dlg.Err = err.Error()
-			v.dlg.Focus(2)
-			return nil
-		}
-		fl.byTime, fl.at = true, t
-		fl.desc = "time " + t.Format("2006-01-02 15:04:05")
+		fl.target.Offset = to.Offset
+		fl.desc = "offset " + itoa(to.Offset)
+	case position.Time:
+		fl.byTime, fl.at = true, to.Time
+		fl.desc = "time " + to.Time.In(v.ctx.Now().Location()).Format("2006-01-02 15:04:05")
 	}
 	v.dlg.Err = ""
 	v.dlg.Busy = "planning…"

@@ -78,15 +78,16 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.poll()
 	r.key("o") // audit-archiver, 2 active members
 	r.mustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
-	r.key("tab", "right", "right") // To: offset
-	r.key("tab")
+	// To (focused first) is read by ilink/position, as by the CLI.
 	r.typeText("abc")
 	r.key("enter")
-	r.mustShow("whole number")
-	for range "abc" {
-		r.key("backspace")
-	}
-	r.key("up", "left", "left") // To: earliest
+	r.mustShow(`position "abc": want earliest`)
+	r.key("ctrl+u")
+	r.typeText("3@5")
+	r.key("enter")
+	r.mustShow("without P@")
+	r.key("ctrl+u")
+	r.typeText("earliest")
 	r.key("enter")
 	r.mustShow("preview", "AUDIT.LOG [0]", "→", "re-read")
 	if r.src.Calls("SeekGroup") != 1 {
@@ -110,12 +111,15 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	if r.v.Capturing() {
 		t.Fatal("dialog still open after apply")
 	}
-	// By time.
-	r.key("o", "tab", "left") // To: time
-	r.key("tab")
+	// By time, and by offset.
+	r.key("o")
 	r.typeText("-1m")
 	r.key("enter")
 	r.mustShow("time 2026-11-30 09:59:00")
+	r.key("esc", "o")
+	r.typeText("1200")
+	r.key("enter")
+	r.mustShow("offset 1200")
 }
 
 func TestGroupDeleteRefusedThenDone(t *testing.T) {

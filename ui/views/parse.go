@@ -100,36 +100,6 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// parseSeekTime reads the time of a seek: RFC 3339 ("2026-11-30T10:00:00Z"),
-// "2026-11-30 10:00[:05]" and "10:00[:05]" (today) in the local zone, or a
-// relative time "-15m", "15m ago", "2h".
-func parseSeekTime(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, errors.New("give a time: 2026-11-30 10:00, 10:00, -15m or 15m ago")
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	loc := now.Location()
-	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	for _, layout := range []string{"15:04:05", "15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			y, m, d := now.Date()
-			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, loc), nil
-		}
-	}
-	rel := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, "-"), "ago"))
-	if d, err := parseDurationDays(rel); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("cannot read time %q: use 2026-11-30 10:00, 10:00, -15m or 15m ago", s)
-}
-
 // parseOptInt reads an optional integer field: blank = nil.
 func parseOptInt(label, s string, lo, hi int) (*int, error) {
 	s = strings.TrimSpace(s)

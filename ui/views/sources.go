@@ -25,6 +25,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ilink/position"
 )
 
 // ClusterSummary is what the overview shows about the cluster as a whole.
@@ -191,52 +192,52 @@ type TailSpec struct {
 	// the context is writable (a named group commits offsets).
 	Group string
 	// From is where reading starts in partitions without a committed
-	// offset (all of them for a temporary group), normalised by the view to
-	// one of: "latest" (default), "earliest", a decimal offset ("1234",
-	// applied to every partition, clamped to each partition's range), or
-	// an RFC 3339 time with nanoseconds ("2026-11-30T10:00:00Z": the first
-	// offset at or after it in every partition).
-	From string
+	// offset (all of them for a temporary group), as ilink/position reads
+	// it: latest (the zero value), earliest, an offset in every partition
+	// (clamped to each partition's range) or a time (the first offset at
+	// or after it). The view never asks for a P@OFFSET start.
+	From position.Position
 }
 
-// Tail seek targets (TailSeek.Offset).
-const (
-	TailLatest   int64 = -1
-	TailEarliest int64 = -2
-)
-
-// TailSeek is where the tail's "jump" moves the stream: to the first
-// offset at or after Time in every assigned partition when Time is set;
-// otherwise to Offset (TailLatest, TailEarliest or an offset, clamped to
-// each partition's range) in partition Partition (every assigned partition
-// when Partition < 0) of every tailed topic.
-type TailSeek struct {
-	Partition int32
-	Offset    int64
-	Time      time.Time
+// TailBatch is what a stream hands the view at once: records read from
+// the stream's position epoch Epoch (0 when the stream starts, one more
+// after each Seek). The view drops batches of an epoch older than the
+// last Seek it saw return, so nothing read before a jump shows after it.
+type TailBatch struct {
+	Epoch   uint64
+	Records []TailRecord
 }
 
-// TailStream is one running tail. The stream's goroutine (the consumer's
-// fetch loop) feeds a bounded channel; the view drains it without ever
-// blocking, at most every 50 ms while records flow (backing off to 250 ms
-// when idle), and renders one frame per drain, so the message rate and the
-// frame rate stay bounded however fast records arrive. A full channel
-// back-pressures the consumer; the view's ring buffer caps memory (the
-// oldest records are dropped, with a counter).
+// TailStream is one running tail. One goroutine per stream owns the
+// consumer: it reads, feeds a bounded channel of batches, and serves Seek,
+// Pause and Close as requests, so none of them waits behind a blocked
+// send. The view drains the channel without ever blocking, at most every
+// 50 ms while records flow (backing off to 250 ms when idle); a full
+// channel back-pressures the consumer; the view's ring buffer caps memory
+// (the oldest records are dropped, with a counter).
 type TailStream interface {
-	// Records is the bounded channel (a capacity of 4096 or more keeps up
-	// with 50,000 records/s). It is closed when the stream ends: after
-	// Close, when the StartTail context is cancelled, or on a fatal error
-	// (then Err says why).
-	Records() <-chan TailRecord
+	// Records is the bounded channel of batches. It is closed when the
+	// stream ends: after Close, when the StartTail context is cancelled, or
+	// on a fatal error (then Err says why).
+	Records() <-chan TailBatch
 	// Err is the error that ended the stream (nil while it runs and after
 	// a plain Close). Safe to call from any goroutine.
 	Err() error
-	// Seek moves every assigned partition (see TailSeek). When it returns
-	// nil, the records queued before it were discarded: everything
-	// received afterwards comes from the new position. The view stops
-	// draining while a seek runs. ctx bounds the call.
-	Seek(ctx context.Context, to TailSeek) error
+	// Seek moves every assigned partition to `to` (a P@OFFSET position
+	// moves one partition) and resumes a paused stream. It returns the
+	// epoch that batches read from the new position carry. ctx bounds the
+	// call, queueing included.
+	Seek(ctx context.Context, to position.Position) (epoch uint64, err error)
+	// Pause stops (true) or resumes (false) fetching: while paused the
+	// consumer fetches nothing, so its position holds and nothing is
+	// fetched only to be dropped; resuming continues from that position.
+	// Records fetched before the pause still arrive. ctx bounds the call.
+	Pause(ctx context.Context, paused bool) error
+	// Waiting is, while paused, how many records lie between the stream's
+	// position and the end of its partitions (from end offsets, refreshed
+	// about every second); ok is false when unknown (not paused, or not
+	// measured yet). Safe to call from any goroutine.
+	Waiting() (n int64, ok bool)
 	// Close stops the consumer (leaving a temporary group deletes it) and
 	// closes Records. Idempotent; the view calls it in a command, never
 	// in Update.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -49,8 +51,13 @@ type (
 	tailTickMsg struct{ seq uint64 }
 	tailSeekMsg struct {
 		err    error
+		epoch  uint64
 		label  string
 		dlgGen uint64
+	}
+	tailPauseMsg struct {
+		paused bool
+		err    error
 	}
 	tailSavedMsg struct {
 		path   string
@@ -66,14 +73,21 @@ type (
 // are drained from the stream in batches into a bounded ring buffer; the
 // filter runs once per record as it arrives; only the visible rows are
 // rendered, and a row's sanitized preview is computed the first time it is
-// drawn. Pausing freezes the screen while the buffer keeps filling.
+// drawn. Pausing freezes the screen and stops the consumer fetching (back
+// pressure: what arrives meanwhile waits in the cluster, counted from end
+// offsets). The screen changes by itself only as often as the context's
+// bandwidth budget allows (common.Pace): the rows advance at the table
+// pace, by whole pages in low-bandwidth mode, and the counters at the
+// counter pace.
 type Tail struct {
 	base
 	tailer   Tailer
 	capacity int
 
 	spec   TailSpec
+	from   string // where the stream reads from, for the header
 	stream TailStream
+	epoch  uint64 // batches of an older epoch are from before a jump
 	cancel context.CancelFunc
 	state  tailState
 	note   string // why the stream closed, or what the last action did
@@ -98,8 +112,21 @@ type Tail struct {
 
 	paused   bool
 	pauseEnd uint64 // while paused, rows are the seqs below pauseEnd
+	waiting  int64  // while paused: records waiting in the cluster; -1 unknown
 	follow   bool
 	cur, top uint64 // cursor and first-row seqs when not following
+
+	// Pacing: rows below showEnd are on screen (the table advances at the
+	// budget's pace); shown holds the counters as last let through.
+	showEnd   uint64
+	pageTop   uint64 // low bandwidth: first seq of the page on screen
+	tableGate common.Gate
+	countGate common.Gate
+	shown     tailCounters
+
+	// pin is the record the detail pane shows, kept (a copy of the
+	// entry) until the operator moves, even after it left the buffer.
+	pin tailPin
 
 	detail  bool
 	format  int
@@ -112,6 +139,20 @@ type Tail struct {
 	listTop, listRows int // body line of the first row, rows shown (mouse)
 
 	srch *tailSearch // the search beyond the buffer (tailsearch.go); nil = none
+}
+
+type tailCounters struct {
+	total, dropped int64
+	rate           float64
+	buffered       int
+	waiting        int64 // -1 unknown
+	newer          int64 // received since the pause
+}
+
+type tailPin struct {
+	on  bool
+	seq uint64
+	e   tailEntry
 }
 
 type detailCache struct {
@@ -137,6 +178,7 @@ func NewTail(ctx *common.Context, t Tailer) *Tail {
 		follow:   true,
 		offW:     6,
 		topicW:   5,
+		waiting:  -1,
 	}
 	v.filterIn = components.NewInput("/", FilterHelp)
 	v.filterIn.CharLimit = 1024
@@ -176,8 +218,11 @@ func (v *Tail) Shown() int { return v.rowCount() }
 // topic, `:tail PATTERN`); it replaces any running tail and empties the
 // buffer.
 func (v *Tail) Open(target string) tea.Cmd {
-	return v.start(TailSpec{Target: target, From: "latest"}, false)
+	return v.start(TailSpec{Target: target, From: fromLatest}, false)
 }
+
+// fromLatest is the default start (and the restart's).
+var fromLatest = position.Position{Kind: position.Latest, Partition: -1}
 
 // Focus implements common.Focuser.
 func (v *Tail) Focus() tea.Cmd { return nil }
@@ -211,10 +256,11 @@ func (v *Tail) start(spec TailSpec, keep bool) tea.Cmd {
 		v.clearBuffer()
 		v.total = 0
 		v.rate = rateWindow{}
-		v.paused = false
 	}
+	v.paused, v.waiting, v.epoch = false, -1, 0
 	v.gen++
 	v.spec = spec
+	v.from = fromLabel(spec.From, v.ctx.Now().Location())
 	v.state, v.note, v.err = tailStarting, "", nil
 	v.every = tailFast
 	ctx, cancel := context.WithCancel(context.Background())
@@ -257,9 +303,20 @@ func (v *Tail) clearBuffer() {
 	v.matches.reset()
 	v.dropped = 0
 	v.follow = true
-	v.detail = false
+	v.closeDetail()
 	v.dcache.ok = false
 	v.pauseEnd = v.ring.next
+	v.showEnd, v.pageTop = v.ring.next, v.ring.next
+	v.tableGate.Reset()
+	v.countGate.Reset()
+}
+
+// fromLabel says where a stream reads from, for the header.
+func fromLabel(p position.Position, loc *time.Location) string {
+	if p.Kind == position.Time {
+		return "from " + p.Time.In(loc).Format("2006-01-02 15:04:05")
+	}
+	return "from " + p.Label()
 }
 
 // ---- ingest ----
@@ -282,17 +339,23 @@ func (v *Tail) ingest(r *TailRecord) {
 	}
 }
 
-// drain takes what the stream has, without blocking.
+// drain takes what the stream has, without blocking, dropping batches
+// read before the last jump.
 func (v *Tail) drain() (n int, ended bool) {
 	ch := v.stream.Records()
 	for n < tailMaxBatch {
 		select {
-		case r, ok := <-ch:
+		case b, ok := <-ch:
 			if !ok {
 				return n, true
 			}
-			v.ingest(&r)
-			n++
+			if b.Epoch < v.epoch {
+				continue
+			}
+			for i := range b.Records {
+				v.ingest(&b.Records[i])
+			}
+			n += len(b.Records)
 		default:
 			return n, false
 		}
@@ -316,12 +379,13 @@ func spaces(n int) string {
 
 // ---- rows ----
 
-// limit is the exclusive upper bound of the seqs shown.
+// limit is the exclusive upper bound of the seqs shown: the pause's, or
+// what the table pace let through.
 func (v *Tail) limit() uint64 {
 	if v.paused {
 		return min(v.pauseEnd, v.ring.next)
 	}
-	return v.ring.next
+	return min(v.showEnd, v.ring.next)
 }
 
 func (v *Tail) rowCount() int {
@@ -392,9 +456,62 @@ func (v *Tail) move(d int) {
 		return
 	}
 	cur = max(0, min(cur+d, n-1))
-	v.follow = cur == n-1 && d > 0
+	v.follow = cur == n-1 && d > 0 && !v.detail
 	v.cur = v.rowSeq(cur)
 	v.dscroll = 0
+	v.repin()
+}
+
+// openDetail opens the detail pane on the record under the cursor and
+// pins it: the list stops following, and the pane keeps that record
+// (topic, partition, offset) while records arrive, even after it left the
+// buffer, until the operator moves.
+func (v *Tail) openDetail() {
+	_, cur, n := v.settle(v.listRowsFor())
+	if n == 0 || cur < 0 {
+		return
+	}
+	v.detail, v.follow, v.dscroll = true, false, 0
+	v.cur = v.rowSeq(cur)
+	v.pinAt(v.cur)
+}
+
+// newerThanPin counts the rows shown after the pinned record.
+func (v *Tail) newerThanPin() int64 {
+	n := v.rowCount()
+	if v.pin.seq < v.ring.first() {
+		return int64(n)
+	}
+	return int64(n - min(v.rowOf(v.pin.seq+1), n))
+}
+
+func (v *Tail) closeDetail() {
+	v.detail, v.pin = false, tailPin{}
+}
+
+func (v *Tail) pinAt(seq uint64) {
+	if seq < v.ring.first() || seq >= v.ring.next {
+		return
+	}
+	v.pin = tailPin{on: true, seq: seq, e: *v.ring.at(seq)}
+	v.dcache.ok = false
+}
+
+// repin moves the pin to the cursor after the operator moved it.
+func (v *Tail) repin() {
+	if v.detail && v.pin.seq != v.cur {
+		v.pinAt(v.cur)
+	}
+}
+
+// pinned returns the record the detail pane and its actions (f, c) are
+// about: the pinned one while the pane is open, else the one under the
+// cursor.
+func (v *Tail) pinned() (*tailEntry, uint64, bool) {
+	if v.detail && v.pin.on && !v.follow {
+		return &v.pin.e, v.pin.seq, true
+	}
+	return v.selected()
 }
 
 // selected returns the entry under the cursor.
@@ -487,7 +604,7 @@ func (v *Tail) HelpTitles() []string { return []string{"Navigation", "Tail", "Ta
 func (v *Tail) Back() bool {
 	switch {
 	case v.detail:
-		v.detail = false
+		v.closeDetail()
 		return true
 	case v.filter != nil || v.filterErr != "":
 		v.filterErr = ""
@@ -504,10 +621,10 @@ func (v *Tail) Status() string {
 		return ""
 	}
 	parts := []string{common.S(v.spec.Target)}
-	if v.state == tailLive {
-		parts = append(parts, common.Rate(v.rate.rate(v.ctx.Now(), v.total))+" rec/s")
+	if v.state == tailLive && !v.paused {
+		parts = append(parts, common.Rate(v.shown.rate)+" rec/s")
 	}
-	parts = append(parts, common.Count(v.total)+" total")
+	parts = append(parts, common.Count(v.shown.total)+" total")
 	if v.paused {
 		parts = append(parts, "paused")
 	}
@@ -547,12 +664,15 @@ func (v *Tail) Update(msg tea.Msg) tea.Cmd {
 		if y := msg.Y - v.listTop; y >= 0 && y < v.listRows {
 			top, cur, n := v.settle(v.listRows)
 			if i := top + y; i < n {
-				if i == cur {
-					v.detail = !v.detail
-				}
 				v.follow = false
 				v.cur = v.rowSeq(i)
 				v.dscroll = 0
+				switch {
+				case i == cur && v.detail:
+					v.closeDetail()
+				case i == cur || v.detail:
+					v.openDetail()
+				}
 			}
 		}
 		return nil
@@ -584,7 +704,18 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.stream, v.state = m.stream, tailLive
 		v.rate.add(v.ctx.Now(), v.total)
+		v.countGate.Reset()
+		v.pace(v.ctx.Now())
 		return v.tick()
+	case tailPauseMsg:
+		if m.err != nil && msg.Gen == v.gen {
+			what := "pause"
+			if !m.paused {
+				what = "resume"
+			}
+			return common.Flash(common.LevelWarn, "tail "+what+": "+sanitize.Error(m.err))
+		}
+		return nil
 	}
 	if msg.Gen != v.gen {
 		return nil
@@ -598,6 +729,12 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.matches.dropBefore(v.ring.first())
 		now := v.ctx.Now()
 		v.rate.add(now, v.total)
+		if v.paused {
+			if w, ok := v.stream.Waiting(); ok {
+				v.waiting = w
+			}
+		}
+		held := v.pace(now)
 		if ended {
 			s := v.stream
 			v.stream = nil
@@ -611,7 +748,7 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 			}
 			return closeStream(s)
 		}
-		if n > 0 {
+		if n > 0 || held {
 			v.every = tailFast
 		} else {
 			v.every = min(v.every*2, tailSlow)
@@ -634,8 +771,11 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 			v.closeDialog()
 		}
 		v.clearBuffer()
-		v.paused = false
+		v.epoch = max(v.epoch, m.epoch)
+		v.paused, v.waiting = false, -1 // a seek resumes the stream
 		v.note = "jumped to " + m.label
+		v.from = "jumped to " + m.label
+		v.pace(v.ctx.Now())
 		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared)"))
 	}
 	return nil
@@ -687,21 +827,25 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.follow = false
 		if v.rowCount() > 0 {
 			v.cur, v.top = v.rowSeq(0), v.rowSeq(0)
+			v.repin()
 		}
 	case key.Matches(msg, k.TailFollow):
 		v.follow = true
+		v.tableGate.Reset()
+		v.pace(v.ctx.Now())
 	case key.Matches(msg, k.TailDetail):
-		if v.rowCount() > 0 {
-			v.detail = !v.detail
-			v.dscroll = 0
+		if v.detail {
+			v.closeDetail()
+		} else {
+			v.openDetail()
 		}
 	case key.Matches(msg, k.TailPause):
-		v.togglePause()
+		return v.togglePause()
 	case key.Matches(msg, k.TailFormat):
 		v.format = (v.format + 1) % numFormats
 		v.dscroll = 0
-		if !v.detail && v.rowCount() > 0 {
-			v.detail = true
+		if !v.detail {
+			v.openDetail()
 		}
 	case key.Matches(msg, k.Filter):
 		v.filtering = true
@@ -718,9 +862,7 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailRestart):
 		if v.spec.Target != "" && !v.Running() {
 			spec := v.spec
-			if spec.From != "latest" {
-				spec.From = "latest"
-			}
+			spec.From = fromLatest
 			return tea.Batch(v.start(spec, true), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
 		}
 	case key.Matches(msg, k.TailSearch):
@@ -741,16 +883,96 @@ func (v *Tail) filterText() string {
 	return v.filter.src
 }
 
-func (v *Tail) togglePause() {
+// togglePause freezes (or unfreezes) the screen at once and asks the
+// stream to stop (or resume) fetching.
+func (v *Tail) togglePause() tea.Cmd {
 	if v.paused {
-		v.paused = false
+		v.paused, v.waiting = false, -1
+	} else {
+		v.paused, v.pauseEnd, v.waiting = true, v.limit(), -1
+	}
+	v.tableGate.Reset()
+	v.countGate.Reset()
+	v.pace(v.ctx.Now())
+	s := v.stream
+	if s == nil || !v.Running() {
+		return nil
+	}
+	paused := v.paused
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return tailPauseMsg{paused: paused, err: s.Pause(ctx, paused)}
+	})
+}
+
+// pace lets the rows and the counters change as often as the bandwidth
+// budget allows (common.Pace). It reports whether it held something back,
+// which then shows at a later tick.
+func (v *Tail) pace(now time.Time) (held bool) {
+	p := v.ctx.Pace
+	if !v.paused && v.showEnd < v.ring.next {
+		if v.tableGate.Allow(now, p.Table()) {
+			v.showEnd = v.ring.next
+			if p.Low() {
+				v.flipPage()
+			}
+		} else {
+			held = true
+		}
+	}
+	c := tailCounters{
+		total: v.total, dropped: v.dropped, buffered: v.ring.n,
+		waiting: v.waiting, newer: v.newWhilePaused(),
+	}
+	if v.state == tailLive && !v.paused {
+		c.rate = v.rate.rate(now, v.total)
+		if p.Low() {
+			c.rate = roughRate(c.rate)
+		}
+	}
+	if c != v.shown {
+		if v.countGate.Allow(now, p.Counters()) {
+			v.shown = c
+		} else {
+			held = true
+		}
+	}
+	return held
+}
+
+// roughRate rounds a rate to two significant digits, so that a steady
+// stream's rate does not change a digit on every update.
+func roughRate(r float64) float64 {
+	if r < 10 {
+		return math.Round(r)
+	}
+	scale := math.Pow(10, math.Floor(math.Log10(r))-1)
+	return math.Round(r/scale) * scale
+}
+
+// flipPage keeps a following low-bandwidth table on its page while the
+// new rows fit below the old ones (only they are written), and turns to
+// the page of the newest rows when they do not (one repaint, rows aligned
+// to whole pages from the last flip), instead of scrolling every row.
+func (v *Tail) flipPage() {
+	rows := max(v.listRowsFor(), 1)
+	n := v.rowCount()
+	if n == 0 {
 		return
 	}
-	v.paused, v.pauseEnd = true, v.ring.next
+	top := 0
+	if v.pageTop > v.ring.first() {
+		top = min(v.rowOf(v.pageTop), n-1)
+	}
+	if n-top > rows {
+		top += (n - 1 - top) / rows * rows
+	}
+	v.pageTop = v.rowSeq(top)
 }
 
 func (v *Tail) copyValue() tea.Cmd {
-	e, _, ok := v.selected()
+	e, _, ok := v.pinned()
 	if !ok {
 		return nil
 	}
@@ -798,9 +1020,13 @@ func (v *Tail) openJump() {
 	}
 	v.openDialog(&components.Dialog{
 		Title: "Jump to an offset or a time",
+		// One line per kind of form, each short enough for an 80-column
+		// box, so that no date is cut at a hyphen.
 		Body: []string{
 			"Moves every partition of the tail; the buffer is cleared.",
-			"1234 (every partition) · 3@1234 (partition 3) · earliest · latest · 2026-11-30 10:00 · 10:00 · -15m",
+			"Offsets: 1234 (all partitions) · 3@1234 (partition 3)",
+			"Ends: earliest · latest",
+			"Times: 2026-11-30 10:00 · 10:00 (today) · -15m · 2h ago",
 		},
 		SubmitLabel: "jump",
 		Fields:      []*components.Field{components.TextField("To", "", "offset, P@offset, earliest, latest or a time")},
@@ -876,9 +1102,15 @@ func (v *Tail) submitNew() tea.Cmd {
 		v.dlg.Err = "a topic or pattern has no spaces, control characters or , ; |"
 		return nil
 	}
-	from, _, err := parseTailFrom(f[1].Value(), v.ctx.Now())
-	if err != nil {
-		v.dlg.Err = err.Error()
+	from, err := position.Parse(f[1].Value(), v.ctx.Now())
+	switch {
+	case strings.TrimSpace(f[1].Value()) == "":
+		from, err = fromLatest, nil
+	case err != nil:
+		v.dlg.Err = "from: " + err.Error()
+		return nil
+	case from.Kind == position.Offset && from.Partition >= 0:
+		v.dlg.Err = "from " + from.String() + ": a tail starts every partition at the same place; open it, then jump (o) to " + from.String()
 		return nil
 	}
 	spec := TailSpec{Target: target, From: from}
@@ -893,85 +1125,13 @@ func (v *Tail) submitNew() tea.Cmd {
 	return v.start(spec, false)
 }
 
-// parseTailFrom normalises the From of a TailSpec.
-func parseTailFrom(s string, now time.Time) (norm, label string, err error) {
-	s = strings.TrimSpace(s)
-	switch strings.ToLower(s) {
-	case "", "latest", "end", "now":
-		return "latest", "latest", nil
-	case "earliest", "beginning", "start", "oldest":
-		return "earliest", "earliest", nil
-	}
-	if isDigits(s) {
-		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-			return "", "", fmt.Errorf("offset %q is too large", s)
-		}
-		return s, "offset " + s, nil
-	}
-	t, err := parseSeekTime(s, now)
-	if err != nil {
-		return "", "", fmt.Errorf("from: %v (or latest, earliest, an offset)", err)
-	}
-	return t.UTC().Format(time.RFC3339Nano), t.Format("2006-01-02 15:04:05"), nil
-}
-
-// parseTailSeek reads the jump prompt.
-func parseTailSeek(s string, now time.Time) (TailSeek, string, error) {
-	s = strings.TrimSpace(s)
-	to := TailSeek{Partition: -1}
-	switch strings.ToLower(s) {
-	case "":
-		return to, "", fmt.Errorf("give an offset, P@offset, earliest, latest or a time")
-	case "earliest", "beginning", "start", "oldest":
-		to.Offset = TailEarliest
-		return to, "the earliest records", nil
-	case "latest", "end", "now":
-		to.Offset = TailLatest
-		return to, "the latest records", nil
-	}
-	if p, o, ok := strings.Cut(s, "@"); ok {
-		pn, err1 := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
-		on, err2 := strconv.ParseInt(strings.TrimSpace(o), 10, 64)
-		if err1 != nil || err2 != nil || pn < 0 || on < 0 {
-			return to, "", fmt.Errorf("write P@OFFSET with whole numbers, e.g. 3@1234")
-		}
-		to.Partition, to.Offset = int32(pn), on
-		return to, "offset " + common.Thousands(on) + " of partition " + itoa(pn), nil
-	}
-	if isDigits(s) {
-		on, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return to, "", fmt.Errorf("offset %q is too large", s)
-		}
-		to.Offset = on
-		return to, "offset " + common.Thousands(on) + " in every partition", nil
-	}
-	t, err := parseSeekTime(s, now)
-	if err != nil {
-		return to, "", err
-	}
-	to.Time = t
-	return to, t.Format("2006-01-02 15:04:05"), nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func (v *Tail) submitJump() tea.Cmd {
-	to, label, err := parseTailSeek(v.dlg.Fields[0].Value(), v.ctx.Now())
+	to, err := position.Parse(v.dlg.Fields[0].Value(), v.ctx.Now())
 	if err != nil {
 		v.dlg.Err = err.Error()
 		return nil
 	}
+	label := jumpLabel(to, v.ctx.Now().Location())
 	if v.state != tailLive || v.stream == nil {
 		v.dlg.Err = "the tail is not running"
 		return nil
@@ -982,8 +1142,25 @@ func (v *Tail) submitJump() tea.Cmd {
 	return v.address(v.gen, func() any {
 		ctx, cancel := callCtx()
 		defer cancel()
-		return tailSeekMsg{err: s.Seek(ctx, to), label: label, dlgGen: gen}
+		epoch, err := s.Seek(ctx, to)
+		return tailSeekMsg{err: err, epoch: epoch, label: label, dlgGen: gen}
 	})
+}
+
+// jumpLabel names a jump's target for the header and the flash.
+func jumpLabel(p position.Position, loc *time.Location) string {
+	switch p.Kind {
+	case position.Earliest:
+		return "the earliest records"
+	case position.Latest:
+		return "the latest records"
+	case position.Offset:
+		if p.Partition < 0 {
+			return p.Label() + " in every partition"
+		}
+		return p.Label()
+	}
+	return p.Time.In(loc).Format("2006-01-02 15:04:05")
 }
 
 func (v *Tail) submitSave() tea.Cmd {
@@ -1120,16 +1297,10 @@ func (v *Tail) headLines(st *common.Styles) []string {
 	if v.spec.Group != "" {
 		group = "group " + common.S(v.spec.Group)
 	}
-	from := "from " + v.spec.From
-	if isDigits(v.spec.From) {
-		from = "from offset " + v.spec.From
-	} else if t, err := time.Parse(time.RFC3339Nano, v.spec.From); err == nil {
-		from = "from " + t.In(v.ctx.Now().Location()).Format("2006-01-02 15:04:05")
-	}
-	lines := []string{title + st.Muted.Render("  "+group+" · "+from)}
+	lines := []string{title + st.Muted.Render("  "+group+" · "+v.from)}
 	lines = append(lines, v.searchLines(st)...)
 
-	now := v.ctx.Now()
+	c := v.shown
 	var parts []string
 	switch v.state {
 	case tailStarting:
@@ -1148,19 +1319,32 @@ func (v *Tail) headLines(st *common.Styles) []string {
 		}
 	}
 	if v.paused {
-		parts = append(parts, st.Warn.Render("⏸ PAUSED · "+common.Thousands(v.newWhilePaused())+" new while paused"))
+		// Back pressure: the consumer fetches nothing while paused; what
+		// arrived before it stopped is in the buffer, the rest waits in
+		// the cluster (counted from its end offsets).
+		waiting := "⏸ PAUSED · " + common.Thousands(c.newer+max(c.waiting, 0)) + " newer waiting"
+		if c.waiting < 0 && v.Running() {
+			waiting += " (counting…)"
+		}
+		parts = append(parts, st.Warn.Render(waiting))
+	} else {
+		parts = append(parts, common.Rate(c.rate)+" rec/s")
 	}
-	rate := 0.0
-	if v.state == tailLive {
-		rate = v.rate.rate(now, v.total)
+	parts = append(parts, common.Thousands(c.total)+" total")
+	if c.dropped > 0 {
+		parts = append(parts, st.Warn.Render("dropped "+common.Thousands(c.dropped)))
 	}
-	parts = append(parts, common.Rate(rate)+" rec/s", common.Thousands(v.total)+" total")
-	if v.dropped > 0 {
-		parts = append(parts, st.Warn.Render("dropped "+common.Thousands(v.dropped)))
-	}
-	parts = append(parts, "buffer "+common.Thousands(int64(v.ring.n))+"/"+common.Thousands(int64(v.capacity)))
+	parts = append(parts, "buffer "+common.Thousands(int64(c.buffered))+"/"+common.Thousands(int64(v.capacity)))
 	if !v.follow && v.rowCount() > 0 {
-		parts = append(parts, st.Muted.Render("scrolled (G follows)"))
+		note := "scrolled (G follows)"
+		if v.detail && v.pin.on {
+			note = "◆ detail pinned"
+			if newer := v.newerThanPin(); newer > 0 {
+				note += " · " + common.Thousands(newer) + " newer"
+			}
+			note += " (G follows)"
+		}
+		parts = append(parts, st.Muted.Render(note))
 	}
 	lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
 
@@ -1261,8 +1445,10 @@ func (v *Tail) View() string {
 			lines = append(lines, "")
 		}
 	}
-	if detailH > 0 && cur >= 0 && n > 0 {
-		lines = append(lines, v.detailView(st, v.rowSeq(cur), detailH)...)
+	if detailH > 0 {
+		if e, seq, ok := v.pinned(); ok {
+			lines = append(lines, v.detailView(st, e, seq, detailH)...)
+		}
 	}
 	return common.Frame(lines, v.w, v.h)
 }
@@ -1338,8 +1524,7 @@ func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 }
 
 // detailView renders the detail pane (h lines, title included).
-func (v *Tail) detailView(st *common.Styles, seq uint64, h int) []string {
-	e := v.ring.at(seq)
+func (v *Tail) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []string {
 	w := v.w
 	if !v.dcache.ok || v.dcache.seq != seq || v.dcache.format != v.format || v.dcache.width != w {
 		v.dcache = detailCache{ok: true, seq: seq, format: v.format, width: w, lines: v.detailLines(st, e, w)}
@@ -1349,7 +1534,14 @@ func (v *Tail) detailView(st *common.Styles, seq uint64, h int) []string {
 	if e.ts != 0 {
 		when = time.Unix(0, e.ts).In(loc).Format("2006-01-02 15:04:05.000 MST")
 	}
-	title := " " + common.Trunc(common.S(e.topic), max(w/3, 12)) + " · P" + itoa(int64(e.part)) + " @ " + common.Thousands(e.off) + " · " + when + " "
+	mark := ""
+	if v.detail && v.pin.on && !v.follow {
+		mark = " ◆ pinned ·"
+		if v.pin.seq < v.ring.first() {
+			mark = " ◆ pinned (left the buffer) ·"
+		}
+	}
+	title := mark + " " + common.Trunc(common.S(e.topic), max(w/3, 12)) + " · P" + itoa(int64(e.part)) + " @ " + common.Thousands(e.off) + " · " + when + " "
 	title = common.Trunc(title, max(w-4, 1))
 	fill := max(w-2-common.Width(title), 0)
 	out := []string{st.Faint.Render("──") + st.Title.Render(title) + st.Faint.Render(strings.Repeat("─", fill))}

@@ -18,6 +18,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
 	"ilinkdash/ui/views"
@@ -64,7 +65,7 @@ func TestTailBatchesFollowAndRate(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	r.mustShow("Nothing tailed yet")
 	s := r.open("ORDER.EVENT", 100)
-	if got := s.Spec(); got.Target != "ORDER.EVENT" || got.Group != "" || got.From != "latest" {
+	if got := s.Spec(); got.Target != "ORDER.EVENT" || got.Group != "" || got.From.Kind != position.Latest {
 		t.Fatalf("spec %+v", got)
 	}
 	// Following: the newest record is on screen, the oldest is not.
@@ -114,28 +115,38 @@ func rowsOf(screen string) string {
 	return strings.Join(out, "\n")
 }
 
+// Pause is back pressure: the stream is asked to stop fetching, what is
+// published meanwhile waits (counted, not received, not dropped), and
+// resume continues from there, every record received once.
 func TestTailPauseResumeLosesNothing(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 40)
 	r.key("space")
+	if p := s.Pauses(); len(p) != 1 || !p[0] {
+		t.Fatalf("pause did not reach the stream: %v", p)
+	}
 	frozen := rowsOf(r.screen())
 	s.Emit(25)
-	r.advance(300 * time.Millisecond)
-	r.mustShow("⏸ PAUSED · 25 new while paused", "65 total")
+	r.advance(time.Second)
+	r.mustShow("⏸ PAUSED · 25 newer waiting", "40 total")
 	if got := rowsOf(r.screen()); got != frozen {
 		t.Fatalf("paused screen changed:\n%s\n---\n%s", frozen, got)
 	}
-	if b, _, _, paused := r.v.Counts(); b != 65 || paused != 25 {
-		t.Fatalf("buffered %d, new while paused %d", b, paused)
+	if b, total, _, _ := r.v.Counts(); b != 40 || total != 40 {
+		t.Fatalf("buffered %d, total %d while paused: records were received", b, total)
 	}
 	if r.v.Shown() != 40 {
 		t.Fatalf("shown while paused: %d", r.v.Shown())
 	}
 	r.key("space")
+	if p := s.Pauses(); len(p) != 2 || p[1] {
+		t.Fatalf("resume did not reach the stream: %v", p)
+	}
+	r.advance(time.Second)
 	r.mustNotShow("PAUSED")
-	r.mustShow(`"id":64`)
-	if r.v.Shown() != 65 {
-		t.Fatalf("shown after resume: %d", r.v.Shown())
+	r.mustShow(`"id":64`, "65 total")
+	if b, total, dropped, _ := r.v.Counts(); b != 65 || total != 65 || dropped != 0 || r.v.Shown() != 65 {
+		t.Fatalf("after resume: buffered %d total %d dropped %d shown %d; want 65 65 0 65", b, total, dropped, r.v.Shown())
 	}
 }
 
@@ -150,11 +161,16 @@ func TestTailDropsOldestAtTheBound(t *testing.T) {
 	r.key("g") // top: the oldest kept record is #150
 	r.mustShow(`"id":150,`)
 	r.mustNotShow(`"id":149,`)
-	// Paused rows dropped from the buffer leave a note, not a crash.
+	// While paused nothing arrives, so nothing is dropped; records that
+	// arrived before the pause took effect can still push the paused rows
+	// out, which leaves a note, not a crash.
 	r.key("space")
 	r.emit(300)
-	r.mustShow("300 new while paused", "dropped 450")
-	r.mustShow("the records shown when you paused were dropped")
+	r.mustShow("300 newer waiting", "dropped 150")
+	s := r.tl.Last()
+	s.Pause(context.Background(), false) // the 300 arrive as if they had been in flight
+	r.advance(time.Second)
+	r.mustShow("dropped 450", "the records shown when you paused were dropped")
 }
 
 func TestTailFilterKinds(t *testing.T) {
@@ -515,7 +531,7 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	r.typeText("3@1234")
 	r.key("enter")
 	seeks := s.Seeks()
-	if len(seeks) != 1 || seeks[0].Partition != 3 || seeks[0].Offset != 1234 || !seeks[0].Time.IsZero() {
+	if len(seeks) != 1 || seeks[0].Kind != position.Offset || seeks[0].Partition != 3 || seeks[0].Offset != 1234 {
 		t.Fatalf("seeks %+v", seeks)
 	}
 	if b, _, _, _ := r.v.Counts(); b != 0 {
@@ -528,13 +544,14 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	r.mustShow("1234") // partition 3 continues at 1234
 	for _, c := range []struct {
 		in    string
-		check func(views.TailSeek) bool
+		check func(position.Position) bool
 	}{
-		{"earliest", func(s views.TailSeek) bool { return s.Offset == views.TailEarliest && s.Partition == -1 }},
-		{"latest", func(s views.TailSeek) bool { return s.Offset == views.TailLatest }},
-		{"500", func(s views.TailSeek) bool { return s.Offset == 500 && s.Partition == -1 }},
-		{"-15m", func(s views.TailSeek) bool { return s.Time.Equal(r.now.Add(-15 * time.Minute)) }},
-		{"2026-11-30T09:00:00Z", func(s views.TailSeek) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
+		{"earliest", func(s position.Position) bool { return s.Kind == position.Earliest && s.Partition == -1 }},
+		{"latest", func(s position.Position) bool { return s.Kind == position.Latest }},
+		{"500", func(s position.Position) bool { return s.Kind == position.Offset && s.Offset == 500 && s.Partition == -1 }},
+		{"-15m", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(r.now.Add(-15*time.Minute)) }},
+		{"10:00", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(fakes.Epoch) }},
+		{"2026-11-30T09:00:00Z", func(s position.Position) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
 	} {
 		r.key("o")
 		r.typeText(c.in)
@@ -592,7 +609,7 @@ func TestTailStreamLifecycle(t *testing.T) {
 	r.mustShow("closed when you left the tab", "10 total")
 	r.key("r")
 	s2 := r.tl.Last()
-	if s2 == s || s2.Closed() || s2.Spec().From != "latest" {
+	if s2 == s || s2.Closed() || s2.Spec().From.Kind != position.Latest {
 		t.Fatal("r did not reopen")
 	}
 	r.emit(5)
@@ -666,14 +683,14 @@ func TestTailNewDialog(t *testing.T) {
 	r.key("tab", "ctrl+u")
 	r.typeText("soon")
 	r.key("enter")
-	r.mustShow("cannot read time")
+	r.mustShow(`position "soon": want earliest, latest`)
 	r.key("ctrl+u")
 	r.typeText("earliest")
 	r.key("tab")
 	r.typeText("audit-replay")
 	r.key("enter")
 	spec := r.tl.Last().Spec()
-	if spec.Target != "ORDER.*" || spec.From != "earliest" || spec.Group != "audit-replay" {
+	if spec.Target != "ORDER.*" || spec.From.Kind != position.Earliest || spec.Group != "audit-replay" {
 		t.Fatalf("spec %+v", spec)
 	}
 	r.emit(9) // a pattern shows the topic column
@@ -687,13 +704,19 @@ func TestTailNewDialog(t *testing.T) {
 	ro.mustShow("temporary group")
 	ro.mustNotShow("Group  ")
 
-	// From a time is normalised to RFC 3339.
+	// From a time (the dashboard's clock is UTC here).
 	r.key("t", "tab", "ctrl+u")
 	r.typeText("2026-11-30 09:30")
 	r.key("enter")
-	if got := r.tl.Last().Spec().From; got != "2026-11-30T09:30:00Z" {
-		t.Fatalf("from %q", got)
+	if got := r.tl.Last().Spec().From; got.Kind != position.Time || !got.Time.Equal(fakes.Epoch.Add(-30*time.Minute)) {
+		t.Fatalf("from %+v", got)
 	}
+	r.mustShow("from 2026-11-30 09:30:00")
+	// One partition cannot be a start: the form says what to do instead.
+	r.key("t", "tab", "ctrl+u")
+	r.typeText("3@10")
+	r.key("enter")
+	r.mustShow("a tail starts every partition at the same place")
 }
 
 func TestTailUnavailable(t *testing.T) {

@@ -11,18 +11,23 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
 	"ilinkdash/ui/views"
 )
 
 // benchStream is a TailStream whose channel the benchmark fills itself.
-type benchStream struct{ ch chan views.TailRecord }
+type benchStream struct{ ch chan views.TailBatch }
 
-func (s *benchStream) Records() <-chan views.TailRecord           { return s.ch }
-func (s *benchStream) Err() error                                 { return nil }
-func (s *benchStream) Seek(context.Context, views.TailSeek) error { return nil }
-func (s *benchStream) Close() error                               { return nil }
+func (s *benchStream) Records() <-chan views.TailBatch { return s.ch }
+func (s *benchStream) Err() error                      { return nil }
+func (s *benchStream) Seek(context.Context, position.Position) (uint64, error) {
+	return 0, nil
+}
+func (s *benchStream) Pause(context.Context, bool) error { return nil }
+func (s *benchStream) Waiting() (int64, bool)            { return 0, false }
+func (s *benchStream) Close() error                      { return nil }
 func (s *benchStream) StartTail(context.Context, views.TailSpec) (views.TailStream, error) {
 	return s, nil
 }
@@ -36,7 +41,7 @@ type benchTail struct {
 }
 
 func newBenchTail(tb testing.TB, buffer int) *benchTail {
-	bt := &benchTail{s: &benchStream{ch: make(chan views.TailRecord, 16384)}, now: fakes.Epoch}
+	bt := &benchTail{s: &benchStream{ch: make(chan views.TailBatch, 64)}, now: fakes.Epoch}
 	ctx := benchCtx(common.FullColor)
 	ctx.Config.TailBuffer = buffer
 	ctx.Now = func() time.Time { return bt.now }
@@ -71,8 +76,8 @@ func (bt *benchTail) run(cmd tea.Cmd) {
 // batch feeds recs through the channel and delivers one tick (one drain,
 // as every 50 ms in the program).
 func (bt *benchTail) batch(recs []views.TailRecord) {
-	for i := range recs {
-		bt.s.ch <- recs[i]
+	for i := 0; i < len(recs); i += 2048 {
+		bt.s.ch <- views.TailBatch{Records: recs[i:min(i+2048, len(recs))]}
 	}
 	bt.now = bt.now.Add(50 * time.Millisecond)
 	fn := bt.tick
@@ -83,12 +88,12 @@ func (bt *benchTail) batch(recs []views.TailRecord) {
 // records1KiB returns n records with ~1 KiB JSON values, as the fake
 // tailer makes them.
 func records1KiB(n int) []views.TailRecord {
-	tl := fakes.NewTailer(fakes.TailerOptions{ValueSize: 1024, Buffer: n})
+	tl := fakes.NewTailer(fakes.TailerOptions{ValueSize: 1024})
 	s, _ := tl.StartTail(context.Background(), views.TailSpec{Target: "ORDER.EVENT"})
 	s.(*fakes.TailStream).Emit(n)
 	out := make([]views.TailRecord, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, <-s.Records())
+	for len(out) < n {
+		out = append(out, (<-s.Records()).Records...)
 	}
 	return out
 }

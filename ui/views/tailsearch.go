@@ -124,7 +124,8 @@ func (v *Tail) startSearch(spec SearchSpec) tea.Cmd {
 	v.clearBuffer()
 	v.total, v.rate, v.paused = 0, rateWindow{}, false
 	v.gen++
-	v.spec = TailSpec{Target: spec.Target, From: "search"}
+	v.spec = TailSpec{Target: spec.Target}
+	v.from = "search"
 	v.state, v.note, v.err = tailClosed, "search results", nil
 	ctx, cancel := context.WithCancel(context.Background())
 	v.srch = &tailSearch{spec: spec, cancel: cancel}
@@ -178,6 +179,13 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 		if msg.Gen != v.gen || s == nil || s.run == nil || m.seq != s.ticks {
 			return nil, true
 		}
+		if s.prog.Done {
+			// Over: the last matches still go on screen at the pace.
+			if v.pace(v.ctx.Now()) {
+				return v.searchTick(), true
+			}
+			return nil, true
+		}
 		ch := s.run.Records()
 		for n := 0; n < tailMaxBatch; n++ {
 			select {
@@ -185,6 +193,9 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 				if !ok {
 					s.prog = s.run.Progress()
 					s.prog.Done = true
+					if v.pace(v.ctx.Now()) {
+						return v.searchTick(), true
+					}
 					return nil, true
 				}
 				v.ingest(&r)
@@ -193,6 +204,7 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 			}
 			break
 		}
+		v.pace(v.ctx.Now()) // the matches show at the budget's pace, like live records
 		s.prog = s.run.Progress()
 		return v.searchTick(), true
 	}

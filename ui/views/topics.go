@@ -630,7 +630,7 @@ func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 func (v *Topics) openCreate() {
 	d := &components.Dialog{
 		Title:       "Create topic",
-		Body:        []string{"Blank fields take the cluster's defaults."},
+		Body:        []string{"Blank fields take the cluster's defaults. Enter shows what will be created; enter again creates it."},
 		SubmitLabel: "create",
 		Fields: []*components.Field{
 			components.TextField("Name", "", "e.g. ORDER.EVENT"),
@@ -671,13 +671,17 @@ func (v *Topics) openDelete(name string) {
 
 func (v *Topics) openFlush(name string) {
 	disp := common.S(name)
+	confirm := disp
+	if disp != name || strings.ContainsAny(name, " ") {
+		confirm = "FLUSH"
+	}
 	v.openDialog(&components.Dialog{
 		Title: "Flush topic " + disp, Danger: true,
 		Body: []string{
-			"Removes every record of " + disp + " and wipes the group commits on it (ilink-spec §3.7).",
+			"Removes every record of " + disp + " and wipes the group commits on it (ilink-spec §3.7). This cannot be undone.",
 			"", "Producers and consumers stay connected; consumers restart from the new start.",
 		},
-		SubmitLabel: "flush",
+		ConfirmText: confirm, SubmitLabel: "flush",
 	})
 	v.pending = pendingAction{verb: "flush", name: name}
 }
@@ -736,6 +740,10 @@ func (v *Topics) submitCreate() tea.Cmd {
 		return nil
 	}
 	v.dlg.Err = ""
+	if v.dlg.Review == "" {
+		v.dlg.Review = createReview(spec)
+		return nil
+	}
 	v.dlg.Busy = "creating " + name + "…"
 	src, gen := v.src, v.dlgGen
 	return v.address(v.gen, func() any {
@@ -743,6 +751,28 @@ func (v *Topics) submitCreate() tea.Cmd {
 		defer cancel()
 		return topicActionMsg{verb: "create", name: name, err: src.CreateTopic(ctx, spec), dlgGen: gen}
 	})
+}
+
+// createReview is the create form's review line: what enter again sends.
+func createReview(s TopicSpec) string {
+	parts := []string{common.Plural(s.Partitions, "partition")}
+	if s.Replicas > 0 {
+		parts = append(parts, common.Plural(s.Replicas, "replica"))
+	} else {
+		parts = append(parts, "replicas: cluster default")
+	}
+	switch {
+	case s.RetentionMs < 0:
+		parts = append(parts, "kept forever")
+	case s.RetentionMs > 0:
+		parts = append(parts, "retention "+common.Dur(time.Duration(s.RetentionMs)*time.Millisecond))
+	default:
+		parts = append(parts, "retention: cluster default")
+	}
+	if s.RetentionBytes > 0 {
+		parts = append(parts, common.Bytes(s.RetentionBytes)+" per partition")
+	}
+	return "Create " + s.Name + ": " + strings.Join(parts, " · ") + ". Enter creates it; editing a field goes back."
 }
 
 func (v *Topics) submitPending() tea.Cmd {

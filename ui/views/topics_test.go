@@ -105,10 +105,22 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 		r.key("backspace")
 	}
 	r.typeText("NEW.TOPIC")
-	r.key("tab", "backspace")
-	r.typeText("8")
+	r.key("tab")
+	r.typeText("8") // replaces the selected default 3 (not 38)
 	r.key("tab", "tab")
 	r.typeText("12h")
+	// The first enter reviews; nothing is sent yet.
+	r.key("enter")
+	r.mustShow("Create NEW.TOPIC: 8 partitions · replicas: cluster default · retention", "12h. Enter creates it", "confirm: create")
+	if r.src.Calls("CreateTopic") != 0 {
+		t.Fatal("create sent before the review")
+	}
+	// Editing goes back to the form; the review shows the new values.
+	r.key("backspace", "backspace", "backspace")
+	r.typeText("1d")
+	r.mustNotShow("Create NEW.TOPIC:")
+	r.key("enter")
+	r.mustShow("retention 1d")
 	r.key("enter")
 	flash := took[common.FlashMsg](r)
 	if len(flash) != 1 || !strings.Contains(flash[0].Text, "NEW.TOPIC created") {
@@ -118,7 +130,7 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 		t.Fatal("no refresh after create")
 	}
 	r.poll()
-	r.mustShow("NEW.TOPIC", "12h")
+	r.mustShow("NEW.TOPIC", "1d")
 	if r.v.Capturing() {
 		t.Fatal("dialog still open")
 	}
@@ -137,16 +149,25 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	if r.src.Calls("DeleteTopic") != 1 {
 		t.Fatal("DeleteTopic not called")
 	}
-	// Flush is a plain confirmation.
+	// Flush, like delete, needs the name typed: neither enter nor y does it.
 	r.key("F")
-	r.mustShow("Flush topic AUDIT.LOG", "wipes the group commits")
-	r.key("y")
+	r.mustShow("Flush topic AUDIT.LOG", "wipes the group commits", "Type AUDIT.LOG to confirm")
+	r.key("y", "enter")
+	r.mustShow("type the name exactly")
+	if r.src.Calls("FlushTopic") != 0 {
+		t.Fatal("flushed without the name")
+	}
+	r.key("ctrl+u")
+	r.typeText("AUDIT.LOG")
+	r.key("enter")
 	if r.src.Calls("FlushTopic") != 1 {
 		t.Fatal("FlushTopic not called")
 	}
 	// A refusal stays in the dialog with the engine's text.
 	r.src.Fail("FlushTopic", errors.New("MIMQE_NOT_AUTHORIZED (\x1b[31mred\x1b[0m)"))
-	r.key("F", "y")
+	r.key("F")
+	r.typeText("AUDIT.LOG")
+	r.key("enter")
 	r.mustShow("flush failed: MIMQE_NOT_AUTHORIZED (␛[31mred␛[0m)")
 	r.key("esc")
 }
