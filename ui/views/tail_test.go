@@ -548,8 +548,12 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	}{
 		{"earliest", func(s position.Position) bool { return s.Kind == position.Earliest && s.Partition == -1 }},
 		{"latest", func(s position.Position) bool { return s.Kind == position.Latest }},
-		{"500", func(s position.Position) bool { return s.Kind == position.Offset && s.Offset == 500 && s.Partition == -1 }},
-		{"-15m", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(r.now.Add(-15*time.Minute)) }},
+		{"500", func(s position.Position) bool {
+			return s.Kind == position.Offset && s.Offset == 500 && s.Partition == -1
+		}},
+		{"-15m", func(s position.Position) bool {
+			return s.Kind == position.Time && s.Time.Equal(r.now.Add(-15*time.Minute))
+		}},
 		{"10:00", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(fakes.Epoch) }},
 		{"2026-11-30T09:00:00Z", func(s position.Position) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
 	} {
