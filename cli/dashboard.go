@@ -71,13 +71,18 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	defer cleanup()
 
 	uctx := ui.NewContext(r.Context, r.Embedded, os.Getenv)
-	var opts []ui.Option
+	// The meter counts what reaches the terminal and notices blocking
+	// writes (a slow link): the dashboard then keeps to the low-bandwidth
+	// budget until they stop.
+	out, meter := ui.NewMeter(os.Stdout)
+	uctx.Pace.SlowTerminal = meter.Slow
+	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
 	if r.File != nil {
 		uctx.Contexts = r.File.Names()
 		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))
 	}
 	m := ui.New(uctx, src, opts...)
-	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context()), tea.WithFPS(ui.FPS)).Run()
+	_, err = tea.NewProgram(m, tea.WithContext(cmd.Context()), tea.WithFPS(r.Context.FrameRate()), tea.WithOutput(out)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && cmd.Context().Err() != nil {
 		return nil // SIGINT/SIGTERM
 	}
@@ -137,6 +142,9 @@ func (a *app) switcher(r config.Resolved, logf func(string, ...any)) ui.Switcher
 		}
 		if r.Sources.ReadOnly == config.FromFlag || r.Sources.ReadOnly == config.FromEnv {
 			c.ReadOnly = c.ReadOnly || r.Context.ReadOnly // --read-only holds for every context
+		}
+		if r.Sources.LowBandwidth == config.FromFlag || r.Sources.LowBandwidth == config.FromEnv {
+			c.LowBandwidth = r.Context.LowBandwidth // so does --low-bandwidth (the link is the same)
 		}
 		admins := []string{}
 		if c.Admin != "" {

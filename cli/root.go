@@ -50,6 +50,7 @@ func newRootCommand() *app {
 	a.root.SetVersionTemplate("{{.Version}}\n")
 	a.root.SuggestionsMinimumDistance = 2
 	a.flags.Register(a.root.PersistentFlags())
+	a.flags.RegisterDashboard(a.root.Flags())
 	a.root.AddCommand(a.engineCommand(), a.configCommand(), a.publishCommand(),
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),
 		a.versionCommand(), a.serveCommand(),

@@ -27,6 +27,12 @@ func defaultHostKey(getenv func(string) string) string {
 	return filepath.Join(baseDir(getenv, "XDG_DATA_HOME", xdg.DataHome), appDir, "ssh_host_ed25519_key")
 }
 
+// DefaultHistoryFile returns $XDG_STATE_HOME/ilinkdash/history, where the
+// dashboard keeps its `:` command history.
+func DefaultHistoryFile() string {
+	return filepath.Join(baseDir(os.Getenv, "XDG_STATE_HOME", xdg.StateHome), appDir, "history")
+}
+
 func defaultPath(getenv func(string) string) string {
 	return filepath.Join(baseDir(getenv, "XDG_CONFIG_HOME", xdg.ConfigHome), appDir, "config.yaml")
 }

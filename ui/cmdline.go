@@ -20,7 +20,10 @@ import (
 //	:refresh  :help  :q  :quit                    refresh now, help, quit
 //
 // Tab completes the command, then topic names (tail, publish) or context
-// names (ctx); ↑/↓ pick among the matches shown.
+// names (ctx), and cycles through the matches shown. ↑/↓ walk the history
+// of the commands run (kept across runs, see history.go); they stop at
+// its ends and never wrap, and the quit commands are not kept, so ↑ then
+// enter never quits.
 
 type command struct {
 	name    string
@@ -46,6 +49,7 @@ func (m *Model) openCmd() {
 	m.cmdOpen = true
 	m.cmd.Reset()
 	m.cmd.Focus()
+	m.hist.reset()
 	m.updateCompletion()
 }
 
@@ -115,7 +119,7 @@ func (m *Model) cmdKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		text := strings.TrimSpace(m.cmd.Value())
 		m.closeCmd()
-		return m.runCommand(text)
+		return tea.Batch(m.runCommand(text), m.hist.add(text))
 	case "tab":
 		if len(m.cmdMatch) == 0 {
 			return nil
@@ -140,14 +144,16 @@ func (m *Model) cmdKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cmd.SetValue(next)
 		m.updateCompletion()
 		return nil
-	case "up", "down":
-		if n := len(m.cmdMatch); n > 0 {
-			if msg.String() == "down" {
-				m.cmdSel = (m.cmdSel + 1) % n
-			} else {
-				m.cmdSel = (m.cmdSel - 1 + n) % n
-			}
-			m.cmd.SetValue(m.cmdMatch[m.cmdSel])
+	case "up", "ctrl+p":
+		if line, ok := m.hist.older(m.cmd.Value()); ok {
+			m.cmd.SetValue(line)
+			m.updateCompletion()
+		}
+		return nil
+	case "down", "ctrl+n":
+		if line, ok := m.hist.newer(); ok {
+			m.cmd.SetValue(line)
+			m.updateCompletion()
 		}
 		return nil
 	}

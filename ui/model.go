@@ -24,6 +24,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin/health"
@@ -62,6 +63,10 @@ func WithSwitcher(s Switcher) Option { return func(m *Model) { m.switcher = s } 
 // own Tailer (if any) is used.
 func WithTailer(t views.Tailer) Option { return func(m *Model) { m.tailer = t } }
 
+// WithHistoryFile keeps the `:` history in path across runs
+// (config.DefaultHistoryFile in the program; none by default).
+func WithHistoryFile(path string) Option { return func(m *Model) { m.hist = newHistory(path) } }
+
 // WithPublisher enables the publish tab (hidden anyway in read-only
 // contexts). Same rules as WithTailer.
 func WithPublisher(p views.Publisher) Option { return func(m *Model) { m.publisher = p } }
@@ -74,7 +79,11 @@ func WithPublisher(p views.Publisher) Option { return func(m *Model) { m.publish
 // the 10 it needs), and a key still shows within 50 ms. Measured attached
 // to an engine without traffic (screenshots/measure.sh idle, part c):
 // 1.6–1.8 % of a core at 60 frames/s, about 1.0 % at 30, 0.8 % at 20.
-const FPS = 20
+//
+// --max-fps (or a context's fps:) changes it, and --low-bandwidth lowers
+// it to config.LowBandwidthFPS: config.Context.FrameRate is what the
+// program uses.
+const FPS = config.DefaultFPS
 
 // flashFor is how long a flash message stays on the hint line.
 const flashFor = 6 * time.Second
@@ -98,6 +107,7 @@ type Model struct {
 	cmd      components.Input
 	cmdMatch []string
 	cmdSel   int
+	hist     *history
 
 	helpOpen   bool
 	helpScroll int
@@ -113,7 +123,7 @@ type Model struct {
 
 // New returns the dashboard's root model.
 func New(ctx *Context, src Sources, opts ...Option) *Model {
-	m := &Model{ctx: ctx, src: src, active: common.ViewOverview}
+	m := &Model{ctx: ctx, src: src, active: common.ViewOverview, hist: newHistory("")}
 	setTarget(ctx, src)
 	m.cmd = components.NewInput(":", "topics, groups, tail PATTERN, ctx NAME… (tab completes)")
 	for _, o := range opts {
@@ -136,6 +146,7 @@ func (m *Model) buildViews() {
 	m.overview = views.NewOverview(ctx, m.health)
 	m.tail = views.NewTail(ctx, m.tailer)
 	m.publish = views.NewPublish(ctx, m.publisher)
+	m.publish.SetCreator(src) // a publish to a missing topic offers to create it
 	m.views = [common.NumViews]common.View{
 		common.ViewOverview: m.overview,
 		common.ViewTopics:   views.NewTopics(ctx, src),
@@ -239,7 +250,7 @@ func (m *Model) visible(id common.ViewID) bool {
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.poll.start(), m.clock()}
+	cmds := []tea.Cmd{m.poll.start(), m.clock(), m.hist.load()}
 	if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -304,6 +315,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
 		m.resize()
 		return m, nil
+	case tea.ColorProfileMsg:
+		// TERM=dumb: the renderer strips every attribute, so the cursor
+		// row and the active tab would not show; mark them in text.
+		if msg.Profile == colorprofile.NoTTY && m.ctx.Mode != common.Plain && m.ctx.Mode != common.Dumb {
+			m.ctx.Mode = common.Dumb
+			m.ctx.Rebuild()
+		}
+		return m, nil
 	case tea.BackgroundColorMsg:
 		if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
 			m.ctx.Dark = msg.IsDark()
@@ -352,6 +371,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case ctxSwitchedMsg:
 		return m, m.applySwitch(msg)
+	case historyLoadedMsg:
+		m.hist.loaded(msg.lines)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
 	case tea.PasteMsg:
@@ -538,6 +560,7 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 		c.Name = msg.name
 	}
 	c.ReadOnly = msg.cfg.ReadOnly
+	c.Pace.LowBandwidth = msg.cfg.LowBandwidth
 	c.Demo = false
 	if msg.cfg.Theme != "" && msg.cfg.Theme != c.ThemeName {
 		c.ThemeName = msg.cfg.Theme

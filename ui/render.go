@@ -115,7 +115,9 @@ func (m *Model) tabBar(w int) string {
 	var b strings.Builder
 	x := 0
 	for _, t := range lay.tabs {
-		if t.id == m.active {
+		if t.id == m.active && st.Mode == common.Dumb {
+			b.WriteString("[" + t.label[1:len(t.label)-1] + "]") // same width
+		} else if t.id == m.active {
 			b.WriteString(st.TabActive.Render(t.label))
 		} else {
 			b.WriteString(st.TabInactive.Render(t.label))
@@ -328,7 +330,7 @@ func (m *Model) overlayCompletions(body string, w, h int) string {
 		idx := start + i
 		text := common.Fit(" "+m.cmdMatch[idx], min(w, 40))
 		if idx == (m.cmdSel-1+len(m.cmdMatch))%len(m.cmdMatch) && m.cmdSel > 0 {
-			text = st.Selected.Render(text)
+			text = st.CursorRow(text, min(w, 40))
 		} else {
 			text = st.TabBar.Render(text)
 		}

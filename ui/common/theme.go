@@ -89,7 +89,25 @@ const (
 	NoColor
 	// Plain emits no escape sequence at all; golden tests use it.
 	Plain
+	// Dumb is for a terminal that shows no attribute at all (TERM=dumb:
+	// the renderer strips every SGR): no escape sequence, and what
+	// reverse video would show is marked in text instead (the cursor row
+	// starts with '>', the active tab is bracketed).
+	Dumb
 )
+
+// Textual reports whether the styles carry nothing, so that marks must be
+// drawn as text.
+func (s *Styles) Textual() bool { return s.Mode == Plain || s.Mode == Dumb }
+
+// CursorRow paints the row under a cursor, w cells wide: reverse video,
+// or in Dumb mode a leading '>' (the row loses its last cell).
+func (s *Styles) CursorRow(line string, w int) string {
+	if s.Mode == Dumb {
+		return ">" + PadStyled(ClipStyled(line, max(w-1, 0)), max(w-1, 0))
+	}
+	return s.Selected.Render(PadStyled(line, w))
+}
 
 // Style is a lipgloss style reduced to the SGR prefix and suffix it renders
 // around a single-line string, so painting a table cell is two string
@@ -146,7 +164,7 @@ func NewStyles(t Theme, mode ColorMode) *Styles {
 	s := &Styles{Mode: mode}
 	n := lipgloss.NewStyle
 	switch mode {
-	case Plain:
+	case Plain, Dumb:
 		return s // every Style zero: no escape sequences at all
 	case NoColor:
 		bold := NewStyle(n().Bold(true))

@@ -191,7 +191,7 @@ func (in *Input) View(st *common.Styles) string {
 		cur := ""
 		if in.focused {
 			cur = st.Selected.Render(" ")
-			if st.Mode == common.Plain {
+			if st.Textual() {
 				cur = "_"
 			}
 			avail--
@@ -220,7 +220,7 @@ func (in *Input) View(st *common.Styles) string {
 		// The selection: the value in the cursor style ([value] without
 		// styling), the cursor after it.
 		sel := string(in.value[start:end])
-		if st.Mode == common.Plain {
+		if st.Textual() {
 			b.WriteString("[" + sel + "]")
 		} else {
 			b.WriteString(st.Selected.Render(sel))
@@ -233,7 +233,7 @@ func (in *Input) View(st *common.Styles) string {
 		if in.pos < len(in.value) {
 			under = string(in.value[in.pos])
 		}
-		if st.Mode == common.Plain {
+		if st.Textual() {
 			b.WriteString("_")
 			if in.pos < len(in.value) {
 				b.WriteString(under)

@@ -599,7 +599,7 @@ func (t *Table[T]) Lines() []string {
 		}
 		line := b.String()
 		if selected {
-			line = st.Selected.Render(common.PadStyled(line, t.width))
+			line = st.CursorRow(line, t.width)
 		}
 		lines = append(lines, line)
 	}

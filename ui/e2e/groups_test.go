@@ -121,11 +121,12 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	d.keys("enter", "enter")
 	d.waitText("Group e2e-idle", "durable", "COMMITTED", "lag 18")
 
-	// Seek: o, To → latest, enter: the preview lists old → new per partition.
+	// Seek: o, To (focused, "earliest" selected) → latest, enter: the
+	// preview lists old → new per partition.
 	d.keys("o")
 	d.waitText("Seek group e2e-idle", "earliest")
-	d.keys("tab", "right")
-	d.waitText("‹ latest ›")
+	d.typeText("latest")
+	d.waitText("To    latest")
 	d.markNow()
 	d.keys("enter")
 	want := []string{"Seek e2e-idle — preview", "on all topics to latest", "Planned changes (nothing is applied"}
@@ -187,8 +188,8 @@ func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
 	})
 	d.keys("o")
 	d.waitText("Seek group e2e-busy", "has 1 active member.", wire.ErrGroupNotEmpty)
-	d.keys("tab", "right")
-	d.waitText("‹ latest ›")
+	d.typeText("latest")
+	d.waitText("To    latest")
 	d.markNow()
 	d.keys("enter")
 	// The engine may refuse the plan already, or only its application.

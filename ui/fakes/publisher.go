@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/views"
 )
 
@@ -32,6 +34,9 @@ type Publisher struct {
 	// Keep is how many records per run are kept for inspection (default
 	// 1,000).
 	Keep int
+	// Exists, when set, says whether a topic exists; records to one that
+	// does not fail with MIMQE_UNKNOWN_TOPIC, as the producer's do.
+	Exists func(topic string) bool
 
 	mu   sync.Mutex
 	runs []*FakeRun
@@ -49,6 +54,9 @@ func (p *Publisher) StartPublish(ctx context.Context, spec views.PublishSpec) (v
 		keep = 1000
 	}
 	r := &FakeRun{spec: spec, keep: keep, failEvery: p.FailEvery, offs: map[int32]int64{}}
+	if p.Exists != nil && !p.Exists(spec.Topic) {
+		r.missing = true
+	}
 	if p.Manual {
 		r.clock = Epoch
 		r.meter = views.NewPublishMeter(spec.Count, func() time.Time {
@@ -97,6 +105,7 @@ type FakeRun struct {
 	offs    map[int32]int64
 	records []views.PublishRecord
 	stopped bool
+	missing bool  // the topic does not exist
 	n       int64 // records completed (acked or failed)
 }
 
@@ -185,6 +194,9 @@ func (r *FakeRun) store(seq int64, rec *views.PublishRecord) (int32, int64, erro
 			c.Headers = append(c.Headers, views.HeaderKV{Key: h.Key, Value: append([]byte{}, h.Value...)})
 		}
 		r.records = append(r.records, c)
+	}
+	if r.missing {
+		return -1, -1, &ilink.Error{Name: wire.ErrUnknownTopic, Tail: r.spec.Topic, Kind: ilink.KindRejected}
 	}
 	if r.failEvery > 0 && (seq+1)%r.failEvery == 0 {
 		return -1, -1, ErrNotLeader

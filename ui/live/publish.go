@@ -41,18 +41,15 @@ func producerConfig(spec views.PublishSpec, client string) (ilink.ProducerConfig
 	if err != nil {
 		return ilink.ProducerConfig{}, err
 	}
-	cfg := ilink.ProducerConfig{ClientName: client, Compression: codec}
-	switch spec.Acks {
-	case "", "1":
-		cfg.Acks = ilink.AcksLeader
-	case "0":
-		cfg.Acks = ilink.AcksNone
-	case "all", "-1":
-		cfg.Acks = ilink.AcksAll
-	default:
-		return ilink.ProducerConfig{}, fmt.Errorf("acks %q: want 0, 1 or all", spec.Acks)
+	a := spec.Acks
+	if a == "" {
+		a = ilink.DefaultToolAcks // the one default, shared with `ilinkdash publish`
 	}
-	return cfg, nil
+	acks, err := ilink.ParseAcks(a)
+	if err != nil {
+		return ilink.ProducerConfig{}, err
+	}
+	return ilink.ProducerConfig{ClientName: client, Compression: codec, Acks: acks}, nil
 }
 
 // producerSender is the views.PublishSender over ilink.Producer.

@@ -307,7 +307,7 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (v
 	}
 	var err error
 	if spec.Group != "" {
-		err = ss.act(ctx, "tail-group", spec.Group, "target="+spec.Target+" from="+spec.From, start)
+		err = ss.act(ctx, "tail-group", spec.Group, "target="+spec.Target+" from="+spec.From.String(), start)
 	} else {
 		err = start(ctx)
 	}

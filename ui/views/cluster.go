@@ -432,7 +432,9 @@ func (v *Cluster) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *Cluster) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Resend, k.Rebalance, k.MoveLeader}}
+	// r (resend) is a key of the not-committed dialog only, which shows
+	// it in its own footer; pressed on the tab it does nothing.
+	return [][]key.Binding{k.TableHelp(), {k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Rebalance, k.MoveLeader}}
 }
 
 // Back implements common.View.

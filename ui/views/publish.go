@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ilinkdash/ilink"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/publish"
@@ -57,19 +58,31 @@ type (
 		err     error
 		summary string
 	}
-	pubTickMsg struct{}
+	pubTickMsg    struct{}
+	pubCreatedMsg struct {
+		topic  string
+		err    error
+		dlgGen uint64
+	}
 )
+
+// TopicCreator creates the topic a publish found missing.
+type TopicCreator interface {
+	CreateTopic(ctx context.Context, spec TopicSpec) error
+}
 
 // Publish is the publish tab: a form (topic, key, value or file, headers,
 // count, rate, compression, acks) that sends through a Publisher, and the
 // live results of the run, read every 250 ms: acknowledged, errors by
 // distinct text, rate, latency p50/p99, where the last records went and the
 // producer's connections per node. Keys, values and header values take
-// templates (package ui/publish), checked before anything is sent. Absent
-// in read-only contexts.
+// templates (package ui/publish), checked before anything is sent. A run
+// stops at the first MIMQE_UNKNOWN_TOPIC and offers to create the topic
+// (then publishes again). Absent in read-only contexts.
 type Publish struct {
 	base
-	pub Publisher
+	pub     Publisher
+	creator TopicCreator // nil: a missing topic is only reported
 
 	fields  []*components.Field
 	focus   int
@@ -83,6 +96,9 @@ type Publish struct {
 	summary  string
 	last     PublishProgress
 	runs     int
+
+	runTopic     string // the topic of the current run
+	pendingTopic string // the missing topic the open dialog creates
 }
 
 // NewPublish returns the publish view; p may be nil (the tab then explains
@@ -98,7 +114,7 @@ func NewPublish(ctx *common.Context, p Publisher) *Publish {
 		pfCount:       components.TextField("Count", "1", ""),
 		pfRate:        components.TextField("Rate", "0", ""),
 		pfCompression: components.ChoiceField("Compression", "none", "lz4", "zstd"),
-		pfAcks:        components.ChoiceField("Acks", "all", "1", "0"),
+		pfAcks:        components.ChoiceField("Acks", acksChoices()...),
 	}
 	for _, f := range v.fields {
 		f.Input.CharLimit = 4096
@@ -106,9 +122,24 @@ func NewPublish(ctx *common.Context, p Publisher) *Publish {
 	return v
 }
 
+// acksChoices offers the acks settings, the tools' one default
+// (ilink.DefaultToolAcks, shared with `ilinkdash publish`) first.
+func acksChoices() []string {
+	out := []string{ilink.DefaultToolAcks}
+	for _, a := range []string{"all", "1", "0"} {
+		if a != ilink.DefaultToolAcks {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// SetCreator lets the view create a topic a publish found missing.
+func (v *Publish) SetCreator(c TopicCreator) { v.creator = c }
+
 func (v *Publish) Title() string         { return "Publish" }
 func (v *Publish) Primary() common.ResID { return -1 }
-func (v *Publish) Capturing() bool       { return v.editing && v.available() }
+func (v *Publish) Capturing() bool       { return (v.editing || v.dlg != nil) && v.available() }
 func (v *Publish) SetSize(w, h int)      { v.w, v.h = w, h }
 func (v *Publish) available() bool       { return v.pub != nil && !v.ctx.ReadOnly }
 
@@ -204,6 +235,10 @@ func (v *Publish) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
 	case tea.PasteMsg:
+		if v.dlg != nil {
+			v.dlg.Update(v.ctx, msg)
+			return nil
+		}
 		if v.editing && v.fields[v.focus].Kind == components.FieldText {
 			v.syncFocus()
 			v.fields[v.focus].Input.Update(msg)
@@ -235,6 +270,9 @@ func (v *Publish) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	k := v.ctx.Keys
+	if v.dlg != nil {
+		return v.dialogKey(msg)
+	}
 	if msg.String() == "ctrl+x" {
 		return v.stop()
 	}
@@ -481,6 +519,7 @@ func (v *Publish) submit() tea.Cmd {
 	v.cancel = cancel
 	pub := v.pub
 	summary := v.describe(pf)
+	v.runTopic = pf.spec.Topic
 	return v.address(v.gen, func() any {
 		if pf.file != "" {
 			t, err := loadFile(pf.file)
@@ -548,9 +587,98 @@ func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 			text += " · " + sanitize.Error(p.Err)
 			level = common.LevelError
 		}
+		if p.MissingTopic {
+			v.openCreate(v.runTopic, p)
+			return nil
+		}
 		return common.Flash(level, text)
+	case pubCreatedMsg:
+		return v.created(m)
 	}
 	return nil
+}
+
+// openCreate offers to create the topic a run found missing.
+func (v *Publish) openCreate(topic string, p PublishProgress) {
+	disp := common.S(topic)
+	body := []string{"The publish stopped at the first MIMQE_UNKNOWN_TOPIC: " + disp + " does not exist (" + common.Thousands(p.Count-p.Acked) + " of " + common.Plural(p.Count, "record") + " not published)."}
+	if v.creator == nil {
+		body = append(body, "", "Create it in the Topics tab (n), then publish again.")
+		v.openDialog(&components.Dialog{Title: "Topic " + disp + " does not exist", Body: body})
+		return
+	}
+	body = append(body, "", "Create it now and publish the same records again? Blank fields take the cluster's defaults.")
+	v.openDialog(&components.Dialog{
+		Title:       "Topic " + disp + " does not exist",
+		Body:        body,
+		SubmitLabel: "create and publish",
+		Fields: []*components.Field{
+			components.TextField("Partitions", "3", ""),
+			components.TextField("Replicas", "", "cluster default"),
+		},
+	})
+	v.pendingTopic = topic
+}
+
+func (v *Publish) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	out, _ := v.dlg.Update(v.ctx, msg)
+	switch out {
+	case components.Cancel:
+		v.closeDialog()
+	case components.Submit:
+		if v.pendingTopic == "" || v.creator == nil {
+			v.closeDialog()
+			return nil
+		}
+		return v.submitCreate()
+	}
+	return nil
+}
+
+func (v *Publish) submitCreate() tea.Cmd {
+	f := v.dlg.Fields
+	spec := TopicSpec{Name: v.pendingTopic}
+	p, err := parseOptInt("partitions", f[0].Value(), 1, 100000)
+	if err != nil || p == nil {
+		v.dlg.Err = "partitions must be a whole number from 1 to 100000"
+		return nil
+	}
+	spec.Partitions = *p
+	r, err := parseOptInt("replicas", f[1].Value(), 1, 64)
+	if err != nil {
+		v.dlg.Err = err.Error()
+		return nil
+	}
+	if r != nil {
+		spec.Replicas = *r
+	}
+	if v.dlg.Review == "" {
+		v.dlg.Review = createReview(spec) + " Then the same records are published."
+		return nil
+	}
+	v.dlg.Err, v.dlg.Busy = "", "creating "+common.S(spec.Name)+"…"
+	c, gen := v.creator, v.dlgGen
+	return v.address(v.gen, func() any {
+		ctx, cancel := callCtx()
+		defer cancel()
+		return pubCreatedMsg{topic: spec.Name, err: c.CreateTopic(ctx, spec), dlgGen: gen}
+	})
+}
+
+// created publishes again once the missing topic exists.
+func (v *Publish) created(m pubCreatedMsg) tea.Cmd {
+	if m.err != nil {
+		if v.dlg != nil && v.dlgGen == m.dlgGen {
+			v.dlg.Busy, v.dlg.Err = "", "create failed: "+sanitize.Error(m.err)
+			return nil
+		}
+		return common.Flash(common.LevelError, "create "+common.S(m.topic)+" failed: "+sanitize.Error(m.err))
+	}
+	if v.dlg != nil && v.dlgGen == m.dlgGen {
+		v.closeDialog()
+	}
+	v.pendingTopic = ""
+	return tea.Batch(common.Flash(common.LevelOK, "topic "+common.S(m.topic)+" created · publishing again"), common.Refresh(common.ResTopics), v.submit())
 }
 
 // ---- rendering ----
@@ -567,6 +695,9 @@ func (v *Publish) View() string {
 		lines := []string{st.Title.Render("Publish"), ""}
 		lines = append(lines, common.Wrap("Publishing is not available in this session: no producer is configured for this context.", v.w)...)
 		return common.Frame(lines, v.w, v.h)
+	}
+	if v.dlg != nil {
+		return v.dialogView()
 	}
 	var lines []string
 	if v.formShown() {

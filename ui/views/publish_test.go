@@ -399,3 +399,63 @@ func TestPublishDurationsRound(t *testing.T) {
 		t.Fatalf("flash %+v", fl)
 	}
 }
+
+// A publish to a missing topic stops at the first MIMQE_UNKNOWN_TOPIC
+// (instead of failing every record at the set rate) and offers to create
+// the topic; created, the same records are published again.
+func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
+	exists := map[string]bool{}
+	var mu sync.Mutex
+	pub := &fakes.Publisher{Exists: func(topic string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return exists[topic]
+	}}
+	var created []views.TopicSpec
+	r := newPubRig(t, false, pub)
+	r.v.SetCreator(creatorFunc(func(_ context.Context, spec views.TopicSpec) error {
+		mu.Lock()
+		defer mu.Unlock()
+		created = append(created, spec)
+		exists[spec.Name] = true
+		return nil
+	}))
+	r.v.SetTarget("NEW.TOPIC")
+	r.v.Field(5).Input.SetValue("1000") // count
+	r.key("enter")
+	run := pub.Last()
+	if !run.Wait(5 * time.Second) {
+		t.Fatal("run did not finish")
+	}
+	r.advance(time.Second)
+	p := run.Progress()
+	if !p.MissingTopic || p.Failed == 0 || p.Failed+p.Acked >= 1000 {
+		t.Fatalf("the run did not stop at the unknown topic: %+v", p)
+	}
+	r.mustShow("Topic NEW.TOPIC does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC", "Partitions")
+	// The default partitions are selected: typing replaces them.
+	r.typeText("6")
+	r.key("enter")
+	r.mustShow("Create NEW.TOPIC: 6 partitions")
+	if len(created) != 0 {
+		t.Fatal("created before the review")
+	}
+	r.key("enter")
+	if len(created) != 1 || created[0].Name != "NEW.TOPIC" || created[0].Partitions != 6 {
+		t.Fatalf("created %+v", created)
+	}
+	if pub.Runs() != 2 {
+		t.Fatalf("%d runs, want the same publish again after the create", pub.Runs())
+	}
+	again := pub.Last()
+	if !again.Wait(5 * time.Second) {
+		t.Fatal("second run did not finish")
+	}
+	if p := again.Progress(); p.Acked != 1000 || p.Failed != 0 || p.MissingTopic {
+		t.Fatalf("second run %+v", p)
+	}
+}
+
+type creatorFunc func(context.Context, views.TopicSpec) error
+
+func (f creatorFunc) CreateTopic(ctx context.Context, s views.TopicSpec) error { return f(ctx, s) }

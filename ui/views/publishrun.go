@@ -7,6 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 )
 
 // PublishSender is what RunPublish drives: a thin adapter over the
@@ -90,6 +93,10 @@ func (r *publishRun) loop(ctx context.Context) {
 		r.s.Send(r.spec.Topic, &rec, func(p int32, o int64, err error) {
 			r.meter.Done(p, o, err, time.Since(t0))
 		})
+		if r.meter.missing.Load() {
+			stopped = true // the first MIMQE_UNKNOWN_TOPIC ends the run
+			break
+		}
 	}
 	if timer != nil {
 		timer.Stop()
@@ -131,6 +138,7 @@ type PublishMeter struct {
 
 	done, stopped bool
 	err           error
+	missing       atomic.Bool // a record failed with MIMQE_UNKNOWN_TOPIC
 }
 
 const latWindow = 8192
@@ -168,6 +176,9 @@ func (m *PublishMeter) Done(partition int32, offset int64, err error, latency ti
 	defer m.mu.Unlock()
 	if err != nil {
 		m.failed++
+		if ilink.HasName(err, wire.ErrUnknownTopic) {
+			m.missing.Store(true)
+		}
 		text := err.Error()
 		if _, ok := m.errs[text]; !ok && len(m.errs) >= maxDistinctErrors {
 			text = "(other errors)"
@@ -205,7 +216,7 @@ func (m *PublishMeter) Snapshot() PublishProgress {
 	now := m.now()
 	p := PublishProgress{
 		Count: m.count, Sent: m.sent, Acked: m.acked, Failed: m.failed,
-		Done: m.done, Stopped: m.stopped, Err: m.err,
+		Done: m.done, Stopped: m.stopped, Err: m.err, MissingTopic: m.missing.Load(),
 	}
 	end := now
 	if m.done {

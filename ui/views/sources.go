@@ -358,6 +358,9 @@ type PublishProgress struct {
 	Stopped bool
 	// Err is a fatal error that ended the run early (the producer failed).
 	Err error
+	// MissingTopic: a record failed with MIMQE_UNKNOWN_TOPIC, and the run
+	// stopped there instead of failing every record at the set rate.
+	MissingTopic bool
 }
 
 // PublishRun is one running publish. The view reads Progress every 250 ms

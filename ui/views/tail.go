@@ -1518,7 +1518,7 @@ func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 	paint(valStyle, common.Trunc(e.valS, c.val))
 	line := b.String()
 	if selected {
-		return st.Selected.Render(common.PadStyled(line, v.w))
+		return st.CursorRow(line, v.w)
 	}
 	return line
 }
