@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -106,6 +107,14 @@ func (h *harness) run(cmd tea.Cmd) {
 		case tea.QuitMsg:
 			h.quit = true
 		default:
+			// tea.Sequence's message is an unexported []tea.Cmd: run it
+			// in order.
+			if rv := reflect.ValueOf(msg); rv.Kind() == reflect.Slice && rv.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+				for i := 0; i < rv.Len(); i++ {
+					h.run(rv.Index(i).Interface().(tea.Cmd))
+				}
+				continue
+			}
 			_, next := h.m.Update(msg)
 			queue = append(queue, next)
 		}

@@ -476,6 +476,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.poll.stop()
 	m.shutdownViews()
+	// The history's last save may still be running in its command: write
+	// the newest snapshot before the program ends.
+	if save := m.hist.save(); save != nil {
+		return tea.Sequence(save, tea.Quit)
+	}
 	return tea.Quit
 }
 

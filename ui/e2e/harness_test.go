@@ -175,6 +175,8 @@ type dashOpts struct {
 	readOnly bool
 	demo     bool          // the DEMO badge, as on the embedded demo
 	refresh  time.Duration // polling interval of every resource (default 400 ms)
+	history  string        // the `:` history file ("" = none)
+	low      bool          // --low-bandwidth
 }
 
 type dash struct {
@@ -218,9 +220,10 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	cfg.Name = "e2e"
 	cfg.ReadOnly = o.readOnly
 	cfg.Refresh = refreshEvery(o.refresh)
+	cfg.LowBandwidth = o.low
 	uctx := ui.NewContext(cfg, o.demo, func(string) string { return "" })
 	d := &dash{t: t, e: e, src: src, fr: &frames{}}
-	m := ui.New(uctx, src)
+	m := ui.New(uctx, src, ui.WithHistoryFile(o.history))
 	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr},
 		teatest.WithInitialTermSize(o.w, o.h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))

@@ -435,6 +435,13 @@ func (v *Tail) settle(rows int) (top, cur, n int) {
 	if v.follow {
 		cur = n - 1
 		top = max(0, n-rows)
+		// Low bandwidth: the page flipPage chose, while the newest row is
+		// on it (new rows are written below the old ones).
+		if v.ctx.Pace.Low() && v.pageTop >= v.ring.first() && v.pageTop < v.limit() {
+			if pt := v.rowOf(v.pageTop); pt <= cur && cur < pt+rows {
+				top = pt
+			}
+		}
 	} else {
 		cur = min(v.rowOf(v.cur), n-1)
 		top = min(v.rowOf(v.top), n-1)
@@ -961,8 +968,16 @@ func (v *Tail) flipPage() {
 	if n == 0 {
 		return
 	}
+	if v.filter == nil {
+		// Pages are counted in seqs from where paging began, so records
+		// leaving the buffer do not shift them.
+		if last := v.limit() - 1; last >= v.pageTop && last-v.pageTop >= uint64(rows) {
+			v.pageTop += (last - v.pageTop) / uint64(rows) * uint64(rows)
+		}
+		return
+	}
 	top := 0
-	if v.pageTop > v.ring.first() {
+	if v.pageTop >= v.ring.first() {
 		top = min(v.rowOf(v.pageTop), n-1)
 	}
 	if n-top > rows {
