@@ -18,6 +18,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ui"
+	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 )
 
@@ -76,6 +77,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	// budget until they stop.
 	out, meter := ui.NewMeter(os.Stdout)
 	uctx.Pace.SlowTerminal = meter.Slow
+	uctx.Pace.Budget = common.NewBudget(meter.Bytes)
 	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
 	if r.File != nil {
 		uctx.Contexts = r.File.Names()

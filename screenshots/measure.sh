@@ -22,6 +22,14 @@
 #           FLOOD_SECS s: the screen is sampled every ~40 ms (distinct
 #           frames per second, status counters), space (pause/resume) is
 #           sent every 2 s and the time until the screen shows it is taken.
+#  bandwidth  bytes/s written to the terminal (a pty, read by a terminal
+#           emulator) at 120x40 and 80x24, default and --low-bandwidth: each
+#           view idle, the tail at 200 and 2,000 rec/s, paused, a publish
+#           running; key-to-screen latency of space, a tab switch and j
+#           through an 8,000 B/s relay; a 10 s pause at 2,000 rec/s. The Go
+#           tool screenshots/bandwidth (its own module) does the work;
+#           BANDWIDTH_ARGS passes it flags (-window 8s -settle 2s -repeats 5).
+#           Not part of the default set (about 15 minutes).
 #
 # CPU comes from /proc/PID/stat (utime+stime, in clock ticks), memory from
 # /proc/PID/status; % is of one core. Needs bash >= 5 ($EPOCHREALTIME), tmux,
@@ -323,8 +331,13 @@ for p in "${parts[@]}"; do
 	idle) part_idle ;;
 	rss) part_rss ;;
 	flood) part_flood ;;
+	bandwidth)
+		echo
+		echo "## (5) bandwidth: \$ (cd screenshots/bandwidth && go run . -bin \$WORK/ilinkdash ${BANDWIDTH_ARGS:-})"
+		(cd "$here/bandwidth" && go run . -bin "$bin" ${BANDWIDTH_ARGS:-})
+		;;
 	*)
-		echo "unknown part $p (want startup idle rss flood)" >&2
+		echo "unknown part $p (want startup idle rss flood bandwidth)" >&2
 		exit 2
 		;;
 	esac

@@ -22,6 +22,12 @@ type Pace struct {
 	// SlowTerminal, when set, reports that writes to the terminal are
 	// blocking now (see ui.Meter); the low-bandwidth budget then applies.
 	SlowTerminal func() bool
+	// Budget, when set, holds what the screen changes by itself to a byte
+	// rate in low-bandwidth mode, from the bytes really written (see
+	// ui.Meter): a live table advances only while the budget has room, so
+	// the link stays about half free and a key's frame never waits behind
+	// more than one page.
+	Budget *Budget
 }
 
 // Budget intervals.
@@ -31,6 +37,22 @@ const (
 	LowTableEvery = 500 * time.Millisecond // 2×/s
 	LowCounters   = time.Second            // 1×/s
 )
+
+// LowBudget is the byte rate the low-bandwidth budget lets a live table
+// use (half of a 64 kbit/s link); BudgetBurst is what it may save up.
+const (
+	LowBudget   = 4000
+	BudgetBurst = 4000
+)
+
+// Room reports whether the byte budget lets a live table advance now
+// (always without a Budget, or outside low-bandwidth mode).
+func (p Pace) Room(now time.Time) bool {
+	if p.Budget == nil || !p.Low() {
+		return true
+	}
+	return p.Budget.Room(now, LowBudget, BudgetBurst)
+}
 
 // Low reports whether the low-bandwidth budget applies now.
 func (p Pace) Low() bool {
@@ -72,3 +94,30 @@ func (g *Gate) Allow(now time.Time, every time.Duration) bool {
 
 // Reset makes the next Allow pass (a user action shows at once).
 func (g *Gate) Reset() { g.last = time.Time{} }
+
+// Budget is a token bucket over the bytes written to the terminal: it
+// fills at a rate, up to a burst, and every byte written (whatever wrote
+// it: a table, a counter, a key's echo) takes one out.
+type Budget struct {
+	written   func() int64 // bytes written so far
+	tokens    float64
+	last      time.Time
+	lastBytes int64
+}
+
+// NewBudget returns a budget over the byte counter written (ui.Meter.Bytes).
+func NewBudget(written func() int64) *Budget {
+	return &Budget{written: written, tokens: BudgetBurst}
+}
+
+// Room refills the bucket for the time since the last look, takes out
+// what was written meanwhile, and reports whether any room is left.
+func (b *Budget) Room(now time.Time, rate, burst float64) bool {
+	w := b.written()
+	if !b.last.IsZero() && now.After(b.last) {
+		b.tokens += rate * now.Sub(b.last).Seconds()
+	}
+	b.tokens = min(b.tokens, burst) - float64(w-b.lastBytes)
+	b.last, b.lastBytes = now, w
+	return b.tokens >= 0
+}

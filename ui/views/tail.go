@@ -919,10 +919,11 @@ func (v *Tail) togglePause() tea.Cmd {
 func (v *Tail) pace(now time.Time) (held bool) {
 	p := v.ctx.Pace
 	if !v.paused && v.showEnd < v.ring.next {
-		if v.tableGate.Allow(now, p.Table()) {
-			v.showEnd = v.ring.next
-			if p.Low() {
+		if p.Room(now) && v.tableGate.Allow(now, p.Table()) {
+			if p.Low() && v.follow {
 				v.flipPage()
+			} else {
+				v.showEnd = v.ring.next
 			}
 		} else {
 			held = true
@@ -958,32 +959,40 @@ func roughRate(r float64) float64 {
 	return math.Round(r/scale) * scale
 }
 
-// flipPage keeps a following low-bandwidth table on its page while the
-// new rows fit below the old ones (only they are written), and turns to
-// the page of the newest rows when they do not (one repaint, rows aligned
-// to whole pages from the last flip), instead of scrolling every row.
+// flipPage advances a following low-bandwidth table (rows appended below
+// the old ones, never a scroll that rewrites every row), in steps of at
+// most half a page, so that no frame is larger than half a page: a key's
+// frame never waits long behind one on a thin link. While the newest row
+// still falls on the page, the page fills up below; when it does not,
+// the page turns to the one that holds it (pages are counted in seqs from
+// where paging began, so records leaving the buffer do not shift them)
+// and shows its first half. With a filter the same happens in rows.
 func (v *Tail) flipPage() {
 	rows := max(v.listRowsFor(), 1)
-	n := v.rowCount()
-	if n == 0 {
-		return
-	}
-	if v.filter == nil {
-		// Pages are counted in seqs from where paging began, so records
-		// leaving the buffer do not shift them.
-		if last := v.limit() - 1; last >= v.pageTop && last-v.pageTop >= uint64(rows) {
-			v.pageTop += (last - v.pageTop) / uint64(rows) * uint64(rows)
+	step := max(rows/2, 1)
+	if v.filter != nil {
+		v.showEnd = v.ring.next
+		n := v.rowCount()
+		if n == 0 {
+			return
 		}
+		top := 0
+		if v.pageTop >= v.ring.first() {
+			top = min(v.rowOf(v.pageTop), n-1)
+		}
+		if n-top > rows {
+			top += (n - 1 - top) / rows * rows
+		}
+		v.pageTop = v.rowSeq(top)
 		return
 	}
-	top := 0
-	if v.pageTop >= v.ring.first() {
-		top = min(v.rowOf(v.pageTop), n-1)
+	newest := v.ring.next
+	if newest-v.pageTop > uint64(rows) {
+		v.pageTop += (newest - 1 - v.pageTop) / uint64(rows) * uint64(rows)
+		v.showEnd = v.pageTop
 	}
-	if n-top > rows {
-		top += (n - 1 - top) / rows * rows
-	}
-	v.pageTop = v.rowSeq(top)
+	v.showEnd = max(v.showEnd, v.pageTop)
+	v.showEnd = min(newest, v.showEnd+uint64(step))
 }
 
 func (v *Tail) copyValue() tea.Cmd {
@@ -1494,8 +1503,11 @@ func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 	e.ensurePreview()
 	var b strings.Builder
 	b.Grow(v.w + 64)
+	// Low bandwidth: one colour change per row (the time), not one per
+	// column; a page of rows then costs about half the bytes.
+	plain := v.ctx.Pace.Low()
 	paint := func(s common.Style, text string) {
-		if selected {
+		if selected || (plain && s != st.Muted) {
 			b.WriteString(text)
 		} else {
 			b.WriteString(s.Render(text))
