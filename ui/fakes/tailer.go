@@ -328,22 +328,22 @@ func (s *TailStream) generate(ctx context.Context) {
 			return
 		case now := <-t.C:
 			due := now.Sub(start).Seconds() * s.opt.Rate
-			for sent < due {
-				s.mu.Lock()
-				if s.closed {
-					s.mu.Unlock()
-					return
-				}
+			var batch []views.TailRecord // one batch per tick, as a consumer read
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				return
+			}
+			for ; sent < due; sent++ {
 				if s.paused {
 					s.held++
-					s.mu.Unlock()
-					sent++
-					continue
+				} else {
+					batch = append(batch, s.make(now))
 				}
-				r := s.make(now)
-				s.mu.Unlock()
-				s.put([]views.TailRecord{r})
-				sent++
+			}
+			s.mu.Unlock()
+			if len(batch) > 0 {
+				s.put(batch)
 			}
 		}
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
+
+	"ilinkdash/ilink/position"
 )
 
 // parseRetention reads a retention the way operators write it: blank =
@@ -19,7 +20,7 @@ func parseRetention(s string) (int64, error) {
 	case "forever", "0", "∞", "inf", "infinite":
 		return -1, nil
 	}
-	d, err := parseDurationDays(s)
+	d, err := position.ParseDuration(s) // one duration syntax: 7d, 36h, 1w2d
 	if err != nil {
 		return 0, err
 	}
@@ -27,50 +28,6 @@ func parseRetention(s string) (int64, error) {
 		return 0, errors.New("retention must be positive")
 	}
 	return d.Milliseconds(), nil
-}
-
-// parseDurationDays is time.ParseDuration plus d (days) and w (weeks).
-func parseDurationDays(s string) (time.Duration, error) {
-	var total time.Duration
-	rest := s
-	for rest != "" {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		if i == 0 {
-			return 0, fmt.Errorf("bad duration %q (e.g. 7d, 12h, 30m)", s)
-		}
-		j := i
-		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != '.' {
-			j++
-		}
-		num, unit := rest[:i], rest[i:j]
-		rest = rest[j:]
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return 0, fmt.Errorf("bad duration %q", s)
-		}
-		var u time.Duration
-		switch unit {
-		case "ms":
-			u = time.Millisecond
-		case "s":
-			u = time.Second
-		case "m":
-			u = time.Minute
-		case "h":
-			u = time.Hour
-		case "d":
-			u = 24 * time.Hour
-		case "w":
-			u = 7 * 24 * time.Hour
-		default:
-			return 0, fmt.Errorf("bad duration unit %q in %q (use s, m, h, d, w)", unit, s)
-		}
-		total += time.Duration(v * float64(u))
-	}
-	return total, nil
 }
 
 // parseBytes reads a size: blank = 0 (default), "1GiB", "500MB", "1024".
