@@ -35,8 +35,6 @@ const (
 )
 
 const (
-	// publishEvery is how often the view reads a run's progress.
-	publishEvery = 250 * time.Millisecond
 	// maxPublishFile bounds the value file.
 	maxPublishFile = 8 << 20
 	maxPublishRate = 1_000_000
@@ -562,14 +560,16 @@ func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.run, v.summary = m.run, m.summary
 		v.last = m.run.Progress()
-		return v.after(publishEvery, v.gen, pubTickMsg{})
+		// The progress is read at the budget's counter pace (250 ms;
+		// 1 s in low bandwidth).
+		return v.after(v.ctx.Pace.Counters(), v.gen, pubTickMsg{})
 	case pubTickMsg:
 		if v.run == nil {
 			return nil
 		}
 		v.last = v.run.Progress()
 		if !v.last.Done {
-			return v.after(publishEvery, v.gen, pubTickMsg{})
+			return v.after(v.ctx.Pace.Counters(), v.gen, pubTickMsg{})
 		}
 		v.stopping = false
 		p := v.last
