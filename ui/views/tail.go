@@ -713,6 +713,14 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.rate.add(v.ctx.Now(), v.total)
 		v.countGate.Reset()
 		v.pace(v.ctx.Now())
+		if v.paused { // space was pressed while the stream was starting
+			s := v.stream
+			return tea.Batch(v.tick(), v.address(v.gen, func() any {
+				ctx, cancel := callCtx()
+				defer cancel()
+				return tailPauseMsg{paused: true, err: s.Pause(ctx, true)}
+			}))
+		}
 		return v.tick()
 	case tailPauseMsg:
 		if m.err != nil && msg.Gen == v.gen {
