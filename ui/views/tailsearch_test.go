@@ -78,12 +78,10 @@ func TestTailSearchProgressStreamingAndCancel(t *testing.T) {
 	r.mustShow("value regex: error parsing regexp")
 	r.key("backspace")
 	r.key("tab", "tab")
-	r.typeText("-1h") // From: "earliest-1h" is no position
+	r.typeText("soon") // From: replaces the selected "earliest"; "soon" is no position
 	r.key("enter")
 	r.mustShow("position")
-	for i := 0; i < len("earliest-1h"); i++ {
-		r.key("backspace")
-	}
+	r.key("ctrl+u")
 	r.typeText("-1h")
 	r.key("enter")
 	if len(st.specs) != 1 || string(st.specs[0].Key) != "order-42" || st.specs[0].From != "-1h" || st.specs[0].Target != "ORDER.EVENT" {
