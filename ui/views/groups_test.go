@@ -185,7 +185,7 @@ func TestGroupWithoutCommitsOnSomePartitions(t *testing.T) {
 	r.mustShow("Group payment-audit", "no commit", "1 partition without a commit", "lag "+common.Thousands(lag))
 	r.mustNotShow("-1")
 	r.key("o")
-	r.key("tab", "right") // To: latest
+	r.typeText("latest") // To (focused): replaces the selected "earliest"
 	r.key("enter")
 	r.mustShow("preview", "PAYMENT.RESULT [1]  no commit (log start", "the group will skip "+common.Thousands(lag)+" records")
 }
