@@ -200,8 +200,7 @@ func (fc *fakeCluster) killNode(id uint16) {
 		}
 	}
 	if fc.coord == id {
-		fc.coord = fc.nextUpLocked(id)
-		fc.loseMembersLocked()
+		fc.coord = fc.nextUpLocked(id) // members are replicated: kept
 	}
 	fc.event("node %d killed", id)
 }
@@ -235,15 +234,9 @@ func (fc *fakeCluster) moveCoordinator(to uint16, load time.Duration) {
 	defer fc.mu.Unlock()
 	fc.coord = to
 	fc.loadingTill = time.Now().Add(load)
-	fc.loseMembersLocked()
+	// Like the engine, the new coordinator knows the members (they are in
+	// the replicated group state): nobody has to rejoin.
 	fc.event("coordinator -> %d", to)
-}
-
-func (fc *fakeCluster) loseMembersLocked() {
-	for _, g := range fc.groups {
-		g.members = map[string]*fakeMember{}
-		g.owner = map[tp]string{}
-	}
 }
 
 func (fc *fakeCluster) hook(h fakeHook) func() {

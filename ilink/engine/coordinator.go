@@ -137,9 +137,10 @@ func handleJoinGroup(r *request) {
 		SessionTimeoutMs:    int32(m.timeout / time.Millisecond),
 	}
 	e.logf("engine: group %s: member %s (%s) joined, generation %d, assigned %v", g.name, m.id, m.client, m.gen, assignment)
-	// The group record carries the generation: answered once replicated,
-	// a generation survives a coordinator move.
-	gc.finishWrite(r, s, []grec{groupMetaRec(g)}, rep)
+	// The group record carries the generation and the membership record
+	// the members and what they hold: answered once replicated, both
+	// survive a coordinator move.
+	gc.finishWrite(r, s, []grec{groupMetaRec(g), membersRec(g)}, rep)
 }
 
 // memberLocked finds the request's member and marks it seen; a stale
@@ -439,6 +440,8 @@ func handleTopicLeave(r *request) {
 		}
 		gc.rebalanceLocked(g)
 		gc.e.logf("engine: group %s: member %s left topic %s", g.name, m.id, req.Topic)
+		gc.finishWrite(r, s, []grec{membersRec(g)}, &wire.Empty{})
+		return
 	}
 	s.mu.Unlock()
 	r.reply(&wire.Empty{})
@@ -456,7 +459,7 @@ func (e *Engine) CoordinatorOf(group string) int {
 // SYSTEM.GROUPS partition goes to the next in-sync running replica, which
 // loads the partition's groups (LOADING window, REPORT 4176) while the
 // old coordinator answers REPORT 4175. Every group of that partition moves
-// with it, and their members must join the new coordinator afresh.
+// with it, members and assignments included (groups_persist.go).
 func (e *Engine) MoveCoordinator(group string) (int, error) {
 	if eb := validGroupName(group); eb != nil {
 		return 0, &Error{Name: eb.Name, Tail: eb.Tail}

@@ -23,14 +23,17 @@ import (
 //
 //	key group|topic|partition  value "<next offset>"          header epoch=<topic epoch>
 //	key group                   value "durable" | "temporary"  header generation=<n>
+//	key group|                  value members (JSON, groups_persist.go)
 //
 // and a nil value (tombstone) deletes. The group record is written when
 // the group appears and at every join, so a new coordinator continues the
 // generation numbers and a generation never names two different
-// assignments. Membership (members, assignments) lives only in the
-// coordinator's memory, as in Kafka: a new coordinator knows the commits
-// and the groups, and every member joins it afresh (the old member ids are
-// unknown to it).
+// assignments. The membership record (member ids, generations, subscribed
+// topics, the partitions each holds) is written at every membership change:
+// a new coordinator knows the members, so a coordinator move keeps the
+// group Stable, with no rejoin and no partition changing hands. The log is
+// compacted (groups_compact.go), so its length follows the number of groups,
+// not the number of commits ever made.
 //
 // Each SYSTEM.GROUPS partition has one groupShard: the coordinator state
 // that the partition's current leader holds. When the leader (or its
@@ -338,8 +341,15 @@ func (gc *groupCoord) syncLocked(s *groupShard, window bool) {
 	if orphan.Before(now) {
 		orphan = now
 	}
+	seen := now
+	if s.loadUntil.After(seen) {
+		seen = s.loadUntil
+	}
 	for _, g := range groups {
-		if !g.durable {
+		if gc.loadedMembersLocked(g, seen) {
+			stale = append(stale, membersRec(g))
+		}
+		if !g.durable && len(g.members) == 0 {
 			g.orphanUntil = orphan
 		}
 	}
@@ -386,7 +396,7 @@ func (gc *groupCoord) replay(batches [][]byte) (map[string]*group, map[string]in
 	}
 	gens := map[string]int32{}
 	for name, g := range groups {
-		if g.durable && !g.hasCommits() {
+		if g.durable && !g.hasCommits() && len(g.members) == 0 {
 			gens[name] = g.gen
 			delete(groups, name) // nothing left to remember
 		}
@@ -412,6 +422,18 @@ func applyGroupRecord(groups map[string]*group, r *wire.Record) {
 		if gen, ok := recordHeaderInt(r, groupRecGenHdr); ok {
 			g.gen = int32(gen)
 		}
+		return
+	}
+	if rest == "" { // "group|": the membership record (groups_persist.go)
+		g := groups[name]
+		if g == nil {
+			if r.Value == nil {
+				return
+			}
+			g = newGroup(name, true)
+			groups[name] = g
+		}
+		applyMembers(g, r.Value)
 		return
 	}
 	topic, ps, ok := strings.Cut(rest, "|")

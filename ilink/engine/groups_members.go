@@ -128,7 +128,7 @@ func (gc *groupCoord) removeMemberLocked(s *groupShard, g *group, id string) []g
 	}
 	if len(g.members) > 0 {
 		gc.rebalanceLocked(g)
-		return nil
+		return []grec{membersRec(g)}
 	}
 	if !g.durable {
 		gc.e.logf("engine: temporary group %s deleted with its last member", g.name)
@@ -137,7 +137,7 @@ func (gc *groupCoord) removeMemberLocked(s *groupShard, g *group, id string) []g
 	if !g.hasCommits() {
 		s.forgetLocked(g)
 	}
-	return nil
+	return []grec{membersRec(g)} // a tombstone: no members
 }
 
 // forgetLocked drops a durable group without members or commits from
@@ -174,7 +174,7 @@ func (gc *groupCoord) deleteGroupLocked(s *groupShard, g *group) []grec {
 		}
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].key < recs[j].key })
-	recs = append(recs, grec{key: g.name})
+	recs = append(recs, grec{key: membersRecKey(g.name)}, grec{key: g.name})
 	delete(s.groups, g.name)
 	return recs
 }
@@ -252,6 +252,9 @@ func (gc *groupCoord) topicWiped(name string) {
 				}
 				if dropped || len(g.members) > 0 {
 					gc.rebalanceLocked(g)
+				}
+				if dropped {
+					recs = append(recs, membersRec(g))
 				}
 			}
 			if g.durable && len(g.members) == 0 && !g.hasCommits() {

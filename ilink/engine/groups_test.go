@@ -188,16 +188,29 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 		t.Fatalf("old coordinator: %v", f)
 	}
 	time.Sleep(cfg.CoordinatorLoadTime - time.Since(moved) + 20*time.Millisecond)
-	// Loaded: the commit is there; members must join afresh.
+	// Loaded: the commit is there, and so is the member: it heartbeats and
+	// commits at the new coordinator with its id and generation, the group
+	// stays Stable and nothing was reassigned (groups_persist.go).
 	if got := nc.committed(g, "T", 0); got != 42 {
 		t.Fatalf("commit after the move: %d", got)
 	}
-	if f := nc.heartbeat(g, j); f == nil || f.text != `MIMQE_UNKNOWN_MEMBER (member "`+j.MemberID+`" is not in the group)` {
+	if f := nc.heartbeat(g, j); f != nil {
 		t.Fatalf("old member at the new coordinator: %v", f)
 	}
-	j2 := nc.mustJoin(g, "", true, "T")
-	if j2.Generation <= j.Generation || j2.MemberID == j.MemberID {
-		t.Fatalf("join at the new coordinator: %+v (old %+v)", j2, j)
+	if _, f := nc.commitAs(g, j, off("T", 0, 43)); f != nil {
+		t.Fatalf("commit as the old member at the new coordinator: %v", f)
+	}
+	d := describe(t, e, g)
+	if d.State != GroupStable || d.Generation != j.Generation || len(d.Members) != 1 || d.Members[0].MemberID != j.MemberID {
+		t.Fatalf("group after the move: %+v (member %+v)", d, j)
+	}
+	if a := d.Members[0].Assignment; len(a) != 1 || a[0].Topic != "T" || !slices.Equal(a[0].Partitions, []int32{0}) {
+		t.Fatalf("assignment after the move: %+v", a)
+	}
+	// A rejoin goes on from the same generation.
+	j2 := nc.mustJoin(g, j.MemberID, true, "T")
+	if j2.Generation != j.Generation+1 || j2.MemberID != j.MemberID {
+		t.Fatalf("rejoin at the new coordinator: %+v (old %+v)", j2, j)
 	}
 }
 
@@ -452,7 +465,7 @@ func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 		t.Fatalf("commit survived: %d", got)
 	}
 	recs := groupRecords(t, e, g)
-	if !slices.Equal(recs[len(recs)-2:], []string{"tmp|T|0=<nil>", "tmp=<nil>"}) {
+	if !slices.Equal(recs[len(recs)-3:], []string{"tmp|T|0=<nil>", "tmp|=<nil>", "tmp=<nil>"}) {
 		t.Fatalf("records: %v", recs)
 	}
 	// The same when the last member expires.
