@@ -220,6 +220,9 @@ func (gc *groupCoord) finishWrite(r *request, s *groupShard, recs []grec, m wire
 	}
 	end, f := gc.appendLocked(s, recs)
 	epoch := s.epoch
+	if f == nil {
+		gc.compactLocked(s)
+	}
 	s.mu.Unlock()
 	if f != nil {
 		r.failWith(f)

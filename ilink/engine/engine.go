@@ -95,6 +95,10 @@ type Config struct {
 	// HeartbeatInterval (default 1s) is the heartbeat period the coordinator
 	// gives group members in the JOIN reply.
 	HeartbeatInterval time.Duration
+	// GroupCompactMin (default 10000) is the number of records a
+	// SYSTEM.GROUPS partition must hold before it is compacted (and more
+	// than twice its live state; groups_compact.go).
+	GroupCompactMin int
 }
 
 // maxNodes bounds Config.Nodes; node ids travel as u16 and a cluster of
@@ -157,6 +161,12 @@ func (c *Config) applyDefaults() error {
 	}
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = time.Second
+	}
+	if c.GroupCompactMin == 0 {
+		c.GroupCompactMin = 10000
+	}
+	if c.GroupCompactMin < 0 {
+		return fmt.Errorf("engine: GroupCompactMin %d must not be negative", c.GroupCompactMin)
 	}
 	if c.CoordinatorLoadTime < 0 || c.HeartbeatInterval < 0 {
 		return fmt.Errorf("engine: CoordinatorLoadTime %v and HeartbeatInterval %v must not be negative", c.CoordinatorLoadTime, c.HeartbeatInterval)

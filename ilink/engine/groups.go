@@ -103,6 +103,10 @@ type groupShard struct {
 	// gens keeps the generation of durable groups forgotten for having
 	// neither members nor commits, so that a later join goes on from it.
 	gens map[string]int32
+	// snapBase..snapEnd is the snapshot of a compaction waiting to be
+	// replicated (groups_compact.go); snapEnd 0 = none.
+	snapBase, snapEnd int64
+	liveHint          int64 // live records at the last count: the next count is due past twice it
 }
 
 // gtp names one partition of one topic.
@@ -257,6 +261,7 @@ func (gc *groupCoord) sweep(now time.Time) {
 			if len(recs) > 0 {
 				gc.appendLocked(s, recs)
 			}
+			gc.compactLocked(s)
 		}
 		s.mu.Unlock()
 	}
@@ -315,6 +320,7 @@ func (gc *groupCoord) syncLocked(s *groupShard, window bool) {
 		p.mu.Unlock()
 		return
 	}
+	s.snapBase, s.snapEnd, s.liveHint = 0, 0, 0
 	var batches [][]byte
 	if leader != 0 {
 		for _, en := range p.rep(leader).log.live() {
@@ -515,44 +521,62 @@ func groupMetaRec(g *group) grec {
 	return grec{key: g.name, val: []byte(v), hkey: groupRecGenHdr, hval: g.gen}
 }
 
-// appendLocked appends records to the shard's partition on its leader, as
-// one batch, and returns the offset after them. It fails with REPORT 4175
-// when the partition's leadership moved away from the loaded state.
+// appendLocked appends records to the shard's partition on its leader
+// and returns the offset after them. It fails with REPORT 4175 when the
+// partition's leadership moved away from the loaded state.
 func (gc *groupCoord) appendLocked(s *groupShard, recs []grec) (int64, *gfail) {
+	_, end, f := gc.appendSpanLocked(s, recs)
+	return end, f
+}
+
+// appendSpanLocked is appendLocked that also returns the offset of the
+// first record. The records go in batches of at most snapshotBatchRecords,
+// appended back to back under one partition lock.
+func (gc *groupCoord) appendSpanLocked(s *groupShard, recs []grec) (int64, int64, *gfail) {
 	now := time.Now()
 	nowMs := now.UnixMilli()
-	bb := wire.NewBatchBuilder(-1, -1, -1)
+	var bs [][]byte
 	var hdr [1]wire.RecordHeader
-	for _, r := range recs {
-		var hs []wire.RecordHeader
-		if r.hkey != "" {
-			hdr[0] = wire.RecordHeader{Key: r.hkey, Value: strconv.AppendInt(nil, int64(r.hval), 10)}
-			hs = hdr[:]
+	for len(recs) > 0 {
+		chunk := recs[:min(len(recs), snapshotBatchRecords)]
+		recs = recs[len(chunk):]
+		bb := wire.NewBatchBuilder(-1, -1, -1)
+		for _, r := range chunk {
+			var hs []wire.RecordHeader
+			if r.hkey != "" {
+				hdr[0] = wire.RecordHeader{Key: r.hkey, Value: strconv.AppendInt(nil, int64(r.hval), 10)}
+				hs = hdr[:]
+			}
+			bb.Append(nowMs, []byte(r.key), r.val, hs)
 		}
-		bb.Append(nowMs, []byte(r.key), r.val, hs)
-	}
-	b, err := bb.Finish(wire.CodecNone)
-	if err != nil {
-		return 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInternal, Tail: err.Error()}}
+		b, err := bb.Finish(wire.CodecNone)
+		if err != nil {
+			return 0, 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInternal, Tail: err.Error()}}
+		}
+		bs = append(bs, b)
 	}
 	ts := gc.e.topics
 	p := s.p
 	p.mu.Lock()
 	if p.deleted || p.leader == 0 || p.leader != s.node || p.leaderEpoch != s.epoch {
 		p.mu.Unlock()
-		return 0, failNotCoordinator()
+		return 0, 0, failNotCoordinator()
 	}
 	L := p.rep(p.leader).log
 	start := L.end
-	wire.SetBatchBaseOffset(b, start)
-	wire.SetBatchLeaderEpoch(b, p.leaderEpoch)
-	h, err := wire.ParseBatchHeader(b)
-	if err != nil {
-		p.mu.Unlock()
-		return 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInternal, Tail: err.Error()}}
+	var records, nbytes int64
+	for _, b := range bs {
+		wire.SetBatchBaseOffset(b, L.end)
+		wire.SetBatchLeaderEpoch(b, p.leaderEpoch)
+		h, err := wire.ParseBatchHeader(b)
+		if err != nil {
+			p.mu.Unlock()
+			return 0, 0, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInternal, Tail: err.Error()}}
+		}
+		L.add(logEntry{b: b, base: L.end, next: L.end + int64(h.RecordCount), appendMs: nowMs, tEpoch: p.tEpoch}, &h)
+		records += int64(h.RecordCount)
+		nbytes += int64(len(b))
 	}
-	en := logEntry{b: b, base: start, next: start + int64(h.RecordCount), appendMs: nowMs, tEpoch: p.tEpoch}
-	L.add(en, &h)
 	if p.followerMaskLocked() != 0 {
 		mono := ts.mono()
 		for _, r := range p.reps {
@@ -563,9 +587,10 @@ func (gc *groupCoord) appendLocked(s *groupShard, recs []grec) (int64, *gfail) {
 		ts.kickFollowersLocked(p)
 	}
 	ts.advanceHWLocked(p)
+	end := L.end
 	p.mu.Unlock()
-	p.t.stats.addIn(now.Unix(), int64(h.RecordCount), int64(len(b)))
-	return en.next, nil
+	p.t.stats.addIn(now.Unix(), records, nbytes)
+	return start, end, nil
 }
 
 // replicated reports whether the records up to end are in every in-sync

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"testing"
+
+	"ilinkdash/ilink/wire"
+)
+
+// groupsLog is the number of records and bytes SYSTEM.GROUPS partition p
+// holds on its leader.
+func groupsLog(t testing.TB, e *Engine, p int) (records, bytes int64) {
+	t.Helper()
+	pi := partitionInfo(t, e, wire.GroupsTopic, p)
+	return pi.EndOffset - pi.StartOffset, pi.Bytes
+}
+
+// Many commits over time leave SYSTEM.GROUPS bounded by the number of
+// groups (the latest commit per group/topic/partition and the group and
+// membership records), and the compacted state is what a new coordinator
+// loads: after a move and after the coordinator's node dies.
+func TestGroupsCompactionBoundsTheLog(t *testing.T) {
+	t.Parallel()
+	cfg := groupConfig()
+	cfg.GroupCompactMin = 100
+	e := startEngine(t, cfg)
+	mustCreateTopic(t, e, "T", "partitions=4")
+	g := groupOn(t, e, 1, "compact")
+	gp := groupPartition(g, e.Config().GroupPartitions)
+	c := coordSession(t, e, g)
+	j := c.mustJoin(g, "", true, "T")
+	const rounds, perRound = 20, 100
+	var maxHeld int64
+	for r := 0; r < rounds; r++ {
+		for i := 0; i < perRound; i++ {
+			n := int64(r*perRound + i + 1)
+			if _, f := c.commitAs(g, j, off("T", int32(i%4), n)); f != nil {
+				t.Fatalf("commit %d: %v", n, f)
+			}
+		}
+		held, _ := groupsLog(t, e, gp)
+		maxHeld = max(maxHeld, held)
+	}
+	pi := partitionInfo(t, e, wire.GroupsTopic, gp)
+	if pi.EndOffset < rounds*perRound {
+		t.Fatalf("log end %d: the commits were not all written", pi.EndOffset)
+	}
+	// The live state is 1 group record + 1 membership record + 4 commits;
+	// a compaction starts once GroupCompactMin records are held, so
+	// afterwards the log holds that snapshot and what came after it.
+	bound := int64(cfg.GroupCompactMin) + 6
+	eventually(t, "the log compacted", func() bool {
+		held, _ := groupsLog(t, e, gp)
+		return held <= bound
+	})
+	// Every commit checks the bound: the log never runs far past it.
+	if maxHeld > 2*int64(cfg.GroupCompactMin)+perRound {
+		t.Errorf("the log held up to %d records during the commits", maxHeld)
+	}
+	t.Logf("%d records written, at most %d held", pi.EndOffset, maxHeld)
+	want := map[int32]int64{0: 1997, 1: 1998, 2: 1999, 3: 2000}
+	check := func(when string, s *rawClient) {
+		t.Helper()
+		for p, o := range want {
+			if got := s.committed(g, "T", p); got != o {
+				t.Fatalf("%s: commit of T/%d is %d, want %d", when, p, got, o)
+			}
+		}
+		if f := s.heartbeat(g, j); f != nil {
+			t.Fatalf("%s: heartbeat of the member: %v", when, f)
+		}
+		if d := describe(t, e, g); d.State != GroupStable || len(d.Members) != 1 || d.Members[0].MemberID != j.MemberID {
+			t.Fatalf("%s: %+v", when, d)
+		}
+	}
+	check("compacted", c)
+	// Every running replica dropped its head.
+	gpart := e.topics.lookup(wire.GroupsTopic).partitions()[gp]
+	gpart.mu.Lock()
+	for _, r := range gpart.reps {
+		if n := r.log.end - r.log.start; n > bound {
+			t.Errorf("replica on node %d holds %d records (%d..%d)", r.node, n, r.log.start, r.log.end)
+		}
+	}
+	gpart.mu.Unlock()
+	// loaded waits until the group's coordinator answers OFFSET FETCH.
+	loaded := func(what string) *rawClient {
+		t.Helper()
+		var nc *rawClient
+		node := 0
+		eventually(t, what, func() bool {
+			if e.CoordinatorOf(g) == 0 {
+				return false
+			}
+			if nc == nil || node != e.CoordinatorOf(g) {
+				node = e.CoordinatorOf(g)
+				nc = coordSession(t, e, g)
+			}
+			var rep wire.OffsetsReply
+			return nc.call(wire.CodeOffsetFetch, 0, &wire.OffsetFetchRequest{Group: g}, &rep) == nil
+		})
+		return nc
+	}
+	// A move loads the snapshot.
+	if _, err := e.MoveCoordinator(g); err != nil {
+		t.Fatal(err)
+	}
+	check("after the move", loaded("the new coordinator loaded"))
+	// And when the coordinator's node dies, the next replica loads it too.
+	if err := e.KillNode(e.CoordinatorOf(g)); err != nil {
+		t.Fatal(err)
+	}
+	check("after the kill", loaded("a coordinator after the kill"))
+}
