@@ -21,7 +21,8 @@ func groupsLog(t testing.TB, e *Engine, p int) (records, bytes int64) {
 func TestGroupsCompactionBoundsTheLog(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
-	cfg.GroupCompactMin = 100
+	const compactMin = 100
+	cfg.GroupCompactMin = compactMin
 	e := startEngine(t, cfg)
 	mustCreateTopic(t, e, "T", "partitions=4")
 	g := groupOn(t, e, 1, "compact")
@@ -47,13 +48,13 @@ func TestGroupsCompactionBoundsTheLog(t *testing.T) {
 	// The live state is 1 group record + 1 membership record + 4 commits;
 	// a compaction starts once GroupCompactMin records are held, so
 	// afterwards the log holds that snapshot and what came after it.
-	bound := int64(cfg.GroupCompactMin) + 6
+	const bound = compactMin + 6
 	eventually(t, "the log compacted", func() bool {
 		held, _ := groupsLog(t, e, gp)
 		return held <= bound
 	})
 	// Every commit checks the bound: the log never runs far past it.
-	if maxHeld > 2*int64(cfg.GroupCompactMin)+perRound {
+	if maxHeld > 2*compactMin+perRound {
 		t.Errorf("the log held up to %d records during the commits", maxHeld)
 	}
 	t.Logf("%d records written, at most %d held", pi.EndOffset, maxHeld)
