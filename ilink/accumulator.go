@@ -41,6 +41,9 @@ type batch struct {
 
 	frozen   []byte // wire bytes once frozen
 	seq      int32  // base sequence (idempotent), assigned at freeze
+	pid      int64  // producer id and epoch it is stamped with (idempotent), set with seq
+	pepoch   int16
+	gen      uint32 // generation of that producer id (Producer.ident)
 	epoch    int32  // topic epoch it travels with, fixed at freeze (idempotent)
 	newEpoch bool   // refused for its epoch, idempotence off: resend at the current one
 	inflight bool
@@ -56,11 +59,9 @@ var batchPool = sync.Pool{New: func() any { return new(batch) }}
 func (p *Producer) newBatch(pb *partBuf, now time.Time) *batch {
 	b := batchPool.Get().(*batch)
 	b.pb = pb
-	if p.cfg.idempotent {
-		b.bb.Reset(p.pid, p.epoch, -1) // the sequence is stamped at freeze
-	} else {
-		b.bb.Reset(-1, -1, -1)
-	}
+	// Idempotent batches get their producer id, epoch and sequence at
+	// freeze (partBuf.take), the id being the one current then.
+	b.bb.Reset(-1, -1, -1)
 	b.created = now
 	b.deadline = now.Add(p.cfg.deliveryTimeout)
 	b.seq = -1
@@ -95,7 +96,7 @@ func (b *batch) freeze(codec wire.Codec, idempotent bool) error {
 		}
 	}
 	if idempotent {
-		wire.SetBatchBaseSequence(out, b.seq)
+		wire.SetBatchProducer(out, b.pid, b.pepoch, b.seq)
 	}
 	b.frozen = out
 	return nil
@@ -129,6 +130,7 @@ type partBuf struct {
 	seqEpoch     int32 // topic epoch of the sequence space: the engine restarts at 0 in a new one
 	nextSeq      int32
 	seqUnsure    int32 // >= 0: a batch at this sequence (of seqEpoch) failed without a known outcome
+	idGen        uint32 // generation of the producer id its sequences belong to
 	backoffUntil time.Time
 	linger       *time.Timer
 }
@@ -255,6 +257,19 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 	case now.Before(pb.backoffUntil):
 		return nil, pb.backoffUntil
 	}
+	var id *producerIdent
+	if p.cfg.idempotent {
+		id = p.ident.Load()
+		switch {
+		case p.reinitPending(pb.idGen):
+			return nil, wakeAt // the engine lost our id: wait for the new one
+		case id.gen != pb.idGen:
+			if pb.inflight > 0 {
+				return nil, wakeAt // switch once nothing is in flight under the old id
+			}
+			pb.switchIDLocked(id)
+		}
+	}
 	b = pb.batches[pb.inflight]
 	if len(b.frozen) == 0 && !(b.closed || b.urgent || force || now.Sub(b.created) >= p.cfg.linger) {
 		return nil, wakeAt
@@ -272,6 +287,7 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 				pb.seqEpoch, pb.nextSeq, pb.seqUnsure, pb.reseq = b.epoch, 0, -1, false
 			}
 			b.seq = pb.nextSeq // spec P-24: assigned when frozen, kept afterwards
+			b.pid, b.pepoch, b.gen = id.id, id.epoch, id.gen
 			pb.nextSeq += int32(len(b.recs))
 		}
 	} else if b.newEpoch {
@@ -298,6 +314,7 @@ const (
 	outRetry                    // retriable rejection, counted in Retries
 	outUnsure                   // retriable, counted, and the engine may have appended it
 	outSequence                 // MIMQE_OUT_OF_ORDER_SEQUENCE
+	outUnknownID                // MIMQE_UNKNOWN_PRODUCER_ID: the engine lost the producer's state
 	outEpoch                    // MIMQE_TOPIC_FLUSHED / MIMQE_TOPIC_EPOCH_MISMATCH
 	outFatal                    // rejection: fail the batch
 )
@@ -366,6 +383,11 @@ func (pb *partBuf) result(b *batch, o outcome, err error) (finished bool, failEr
 				failErr = err
 			}
 		}
+	case outUnknownID:
+		// Not appended. Every batch of the partition waits for a new
+		// producer id and is resent under it from sequence 0.
+		p.requestReinit(b.gen)
+		backoff = true
 	case outEpoch:
 		if idem {
 			failErr = err // spec P-28, P-29: failed, not resent
@@ -432,6 +454,40 @@ func (pb *partBuf) endRewind() {
 	pb.nextSeq = seq
 	pb.seqUnsure = -1
 	pb.reseq = false
+}
+
+// switchIDLocked moves the partition to producer id id (nothing is in
+// flight): its numbered batches are stamped with it and renumbered from
+// sequence 0, the engine's start for a new id; one batch goes first until
+// the engine accepted one (spec P-34). A batch whose earlier attempt had no
+// known outcome may already be stored under the old id, where the engine
+// cannot see it as a duplicate: its records are counted in
+// PossibleDuplicates.
+func (pb *partBuf) switchIDLocked(id *producerIdent) {
+	seq := int32(0)
+	maybe := 0
+	for _, b := range pb.batches {
+		if b.seq < 0 {
+			break // not frozen yet: numbered at freeze
+		}
+		if b.maybe {
+			maybe += len(b.recs)
+			b.maybe = false
+		}
+		b.seq, b.pid, b.pepoch, b.gen = seq, id.id, id.epoch, id.gen
+		if len(b.frozen) > 0 {
+			wire.SetBatchProducer(b.frozen, id.id, id.epoch, seq)
+		}
+		if b.epoch == pb.seqEpoch {
+			seq += int32(len(b.recs))
+		}
+	}
+	pb.nextSeq, pb.seqUnsure, pb.reseq, pb.accepted = seq, -1, false, false
+	pb.idGen = id.gen
+	if maybe > 0 {
+		pb.p.stMaybeDups.Add(int64(maybe))
+	}
+	pb.p.cfg.logf("ilink: producer: %s[%d] now producer id %d from sequence 0 (%d records may be stored twice)", pb.t.name, pb.id, id.id, maybe)
 }
 
 func (pb *partBuf) remove(b *batch) {

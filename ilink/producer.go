@@ -34,10 +34,16 @@ import (
 // in-flight batches came back, then it resends from its oldest
 // unacknowledged batch with the same sequences.
 type Producer struct {
-	cfg   producerConfig
-	boot  []string
-	pid   int64
-	epoch int16
+	cfg  producerConfig
+	boot []string
+	// ident is the producer id the batches are stamped with; it changes
+	// when the engine answers MIMQE_UNKNOWN_PRODUCER_ID (it lost the
+	// producer's state): see reinit.
+	ident atomic.Pointer[producerIdent]
+	// reinitFor is the generation of ident found stale, -1 when none: the
+	// housekeeping goroutine asks for a new producer id.
+	reinitFor atomic.Int64
+	reinitCh  chan struct{}
 
 	ctx    context.Context // ends at Close: dials and metadata requests
 	cancel context.CancelFunc
@@ -76,6 +82,15 @@ type Producer struct {
 	flushCh      chan struct{}
 
 	stBatches, stRecords, stRetries, stErrors atomic.Int64
+	stIDResets, stMaybeDups                   atomic.Int64
+}
+
+// producerIdent is one producer id with its epoch; gen counts the ids this
+// producer had (0 = the first).
+type producerIdent struct {
+	id    int64
+	epoch int16
+	gen   uint32
 }
 
 // ProducerRecord is one record to send. Headers are the record's properties
@@ -134,6 +149,14 @@ type ProducerStats struct {
 	Retries       int64       // batch resends after a failed attempt
 	Errors        int64       // records failed
 	BufferedBytes int64       // accepted, not yet completed
+	// ProducerIDResets counts the new producer ids taken because the
+	// engine had lost this producer's state (MIMQE_UNKNOWN_PRODUCER_ID,
+	// e.g. after every replica of a partition restarted).
+	ProducerIDResets int64
+	// PossibleDuplicates counts the records resent under a new producer id
+	// after an attempt whose outcome was unknown: the engine cannot
+	// de-duplicate across ids, so these may be stored twice.
+	PossibleDuplicates int64
 }
 
 // NameDeliveryTimeout is the client-side error of a record that did not
@@ -156,11 +179,10 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 		return nil, err
 	}
 	p := &Producer{
-		cfg:    c,
-		boot:   boot,
-		pid:    -1,
-		epoch:  -1,
-		done:   make(chan struct{}),
+		cfg:      c,
+		boot:     boot,
+		reinitCh: make(chan struct{}, 1),
+		done:     make(chan struct{}),
 		nodes:  map[uint16]string{},
 		sinks:  map[uint16]*sink{},
 		metaCh: make(chan struct{}, 1),
@@ -173,6 +195,8 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 		},
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.ident.Store(&producerIdent{id: -1, epoch: -1})
+	p.reinitFor.Store(-1)
 	empty := map[string]*topicState{}
 	p.topics.Store(&empty)
 
@@ -190,17 +214,18 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 			p.shutdown()
 			return nil, err
 		}
-		p.pid, p.epoch = rep.ProducerID, rep.Epoch
+		p.ident.Store(&producerIdent{id: rep.ProducerID, epoch: rep.Epoch})
 	}
 	p.wg.Add(1)
 	go p.housekeeping()
-	c.logf("ilink: producer %d ready (idempotent %v, acks %d, linger %v, batch %d, codec %v)", p.pid, c.idempotent, c.acks, c.linger, c.batchSize, c.codec)
+	c.logf("ilink: producer %d ready (idempotent %v, acks %d, linger %v, batch %d, codec %v)", p.ProducerID(), c.idempotent, c.acks, c.linger, c.batchSize, c.codec)
 	return p, nil
 }
 
 // ProducerID is the engine-assigned producer id, -1 when idempotence is off
-// (spec P-24).
-func (p *Producer) ProducerID() int64 { return p.pid }
+// (spec P-24). It changes when the engine lost the producer's state
+// (Stats().ProducerIDResets).
+func (p *Producer) ProducerID() int64 { return p.ident.Load().id }
 
 // IsConnected reports whether the producer holds at least one live
 // connection; false after Close (spec P-42).
@@ -227,6 +252,9 @@ func (p *Producer) Stats() ProducerStats {
 		Retries:       p.stRetries.Load(),
 		Errors:        p.stErrors.Load(),
 		BufferedBytes: p.buffered.Load(),
+
+		ProducerIDResets:   p.stIDResets.Load(),
+		PossibleDuplicates: p.stMaybeDups.Load(),
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -291,7 +319,8 @@ func (p *Producer) send(r *ProducerRecord, cb func(RecordMetadata, error), fut *
 		p.failLocal(r, -1, cb, fut, err) // spec P-21
 		return
 	}
-	n := len(t.parts)
+	parts := t.partBufs()
+	n := len(parts)
 	var part int
 	if r.Key != nil {
 		part = KeyPartition(r.Key, n) // spec P-17
@@ -308,7 +337,7 @@ func (p *Producer) send(r *ProducerRecord, cb func(RecordMetadata, error), fut *
 		p.failLocal(r, int32(part), cb, fut, err)
 		return
 	}
-	t.parts[part].append(r.Key, r.Value, r.Headers, ts, est, cb, fut, urgent)
+	parts[part].append(r.Key, r.Value, r.Headers, ts, est, cb, fut, urgent)
 }
 
 // failLocal completes a record that never entered a buffer.
@@ -491,7 +520,7 @@ func (p *Producer) CloseContext(ctx context.Context) error {
 	p.shutdown()
 	// Whatever is left (a flush that timed out) fails now.
 	for _, t := range *p.topics.Load() {
-		for _, pb := range t.parts {
+		for _, pb := range t.partBufs() {
 			for _, b := range pb.takeAll() {
 				p.completeBatch(b, -1, producerClosedError())
 			}
@@ -582,10 +611,11 @@ func (p *Producer) completeBatch(b *batch, base int64, err error) {
 }
 
 // topicState is what the producer knows about one topic. The partition
-// count is learned once, at the first send (spec P-20).
+// count is learned at the first send (spec P-20) and grows when a metadata
+// refresh shows new partitions (every MetadataMaxAgeMs, and after errors).
 type topicState struct {
 	name       string
-	parts      []*partBuf
+	parts      atomic.Pointer[[]*partBuf] // copy-on-write: Send reads it without a lock; only grows
 	epoch      atomic.Int32
 	staleEpoch atomic.Int64 // epoch a batch was refused at (FLUSHED / EPOCH_MISMATCH); -1 = none
 	sticky     atomic.Uint64
@@ -597,11 +627,37 @@ func (p *Producer) newTopic(name string, n int, epoch int32) *topicState {
 	t.staleEpoch.Store(-1)
 	t.epoch.Store(epoch)
 	t.batchLimit = min(p.cfg.batchSize, p.cfg.maxRequestSize-loneEnvelope(name, 0))
-	t.parts = make([]*partBuf, n)
-	for i := range t.parts {
-		t.parts[i] = &partBuf{p: p, t: t, id: int32(i), seqUnsure: -1, seqEpoch: epoch}
+	parts := make([]*partBuf, n)
+	for i := range parts {
+		parts[i] = p.newPartBuf(t, i, epoch)
 	}
+	t.parts.Store(&parts)
 	return t
+}
+
+func (p *Producer) newPartBuf(t *topicState, i int, epoch int32) *partBuf {
+	return &partBuf{p: p, t: t, id: int32(i), seqUnsure: -1, seqEpoch: epoch, idGen: p.ident.Load().gen}
+}
+
+// partBufs is the topic's partition buffers (do not modify).
+func (t *topicState) partBufs() []*partBuf { return *t.parts.Load() }
+
+// growLocked adds buffers for partitions n and up (p.mu is held, which
+// serialises growth).
+func (p *Producer) growLocked(t *topicState, n int) []*partBuf {
+	old := t.partBufs()
+	if n <= len(old) {
+		return old
+	}
+	parts := make([]*partBuf, n)
+	copy(parts, old)
+	epoch := t.epoch.Load()
+	for i := len(old); i < n; i++ {
+		parts[i] = p.newPartBuf(t, i, epoch)
+	}
+	t.parts.Store(&parts)
+	p.cfg.logf("ilink: producer: %s grew from %d to %d partitions", t.name, len(old), n)
+	return parts
 }
 
 // stickyPartition is Kafka 3.3's uniform sticky partitioner without a
@@ -840,17 +896,22 @@ func (p *Producer) applyMetadata(rep *wire.MetadataReply) {
 		t.epoch.Store(tm.Epoch)
 		if st := t.staleEpoch.Load(); st >= 0 && int64(tm.Epoch) != st {
 			t.staleEpoch.Store(-1)
-			for _, pb := range t.parts {
+			for _, pb := range t.partBufs() {
 				if s := pb.currentSink(); s != nil {
 					wake = append(wake, s)
 				}
 			}
 		}
+		n := 0
 		for _, pm := range tm.Partitions {
-			if int(pm.ID) >= len(t.parts) || pm.ID < 0 {
-				continue // partitions added later are not used (spec P-20)
+			n = max(n, int(pm.ID)+1)
+		}
+		parts := p.growLocked(t, n) // a grown topic: its new partitions are used at once
+		for _, pm := range tm.Partitions {
+			if int(pm.ID) >= len(parts) || pm.ID < 0 {
+				continue
 			}
-			pb := t.parts[pm.ID]
+			pb := parts[pm.ID]
 			leader := pm.Leader
 			if leader != 0 && p.nodes[leader] == "" {
 				leader = 0 // no address for it yet
@@ -934,10 +995,17 @@ func (p *Producer) housekeeping() {
 			return
 		case <-p.metaCh:
 			urgent = true
+		case <-p.reinitCh:
 		case <-t.C:
 		}
 		now := time.Now()
 		p.expire(now)
+		if p.reinitFor.Load() >= 0 {
+			p.reinit()
+		}
+		if now.Sub(lastMeta) >= p.cfg.metadataMaxAge {
+			p.metaWanted.Store(true) // the periodic refresh: new partitions, moved leaders
+		}
 		if p.metaWanted.Load() {
 			gap := metaEvery
 			if urgent {
@@ -956,6 +1024,57 @@ func (p *Producer) housekeeping() {
 		}
 		p.closeIdle(now)
 	}
+}
+
+// requestReinit asks for a new producer id because the engine does not
+// know generation gen of it any more; a request for an id already
+// replaced is ignored.
+func (p *Producer) requestReinit(gen uint32) {
+	if p.ident.Load().gen != gen || !p.reinitFor.CompareAndSwap(-1, int64(gen)) {
+		return
+	}
+	select {
+	case p.reinitCh <- struct{}{}:
+	default:
+	}
+}
+
+// reinitPending reports whether a new id replacing generation gen is
+// being asked for: the partitions of that generation wait for it.
+func (p *Producer) reinitPending(gen uint32) bool {
+	return p.reinitFor.Load() == int64(gen)
+}
+
+// reinit asks the engine for a new producer id (INIT PRODUCER) after it
+// lost the producer's state. Each partition switches to it once nothing
+// of it is in flight: its unacknowledged batches are stamped with the new
+// id and numbered from sequence 0 (partBuf.switchIDLocked). On failure the
+// next housekeeping tick tries again; batches meanwhile wait, within their
+// delivery timeout.
+func (p *Producer) reinit() {
+	gen := p.reinitFor.Load()
+	if gen < 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.requestTimeout)
+	defer cancel()
+	c, err := p.controlConn(ctx)
+	var rep wire.InitProducerReply
+	if err == nil {
+		err = c.Do(ctx, wire.CodeInitProducer, 0, &wire.InitProducerRequest{ClientName: p.cfg.clientName}, &rep)
+	}
+	if err != nil {
+		if !p.isDone() {
+			p.cfg.logf("ilink: producer: new producer id: %v (trying again)", err)
+		}
+		return
+	}
+	old := p.ident.Load()
+	p.ident.Store(&producerIdent{id: rep.ProducerID, epoch: rep.Epoch, gen: uint32(gen) + 1})
+	p.reinitFor.Store(-1)
+	p.stIDResets.Add(1)
+	p.cfg.logf("ilink: producer: the engine lost the state of producer id %d: now %d", old.id, rep.ProducerID)
+	p.wakeAll()
 }
 
 // refreshMetadata asks for every known topic.
@@ -982,7 +1101,7 @@ func (p *Producer) refreshMetadata() error {
 // expire fails buffered batches whose delivery timeout passed (spec P-16).
 func (p *Producer) expire(now time.Time) {
 	for _, t := range *p.topics.Load() {
-		for _, pb := range t.parts {
+		for _, pb := range t.partBufs() {
 			for _, b := range pb.expire(now) {
 				p.completeBatch(b, -1, b.timeoutError(p.cfg.deliveryTimeout))
 			}

@@ -18,6 +18,7 @@ const (
 	DefaultRetryBackoffMs        = 100
 	DefaultDeliveryTimeoutMs     = 120_000
 	DefaultMaxInFlight           = 5
+	DefaultMetadataMaxAgeMs      = 30_000
 	MaxRequestSizeLimit          = wire.HardMaxFrame - wire.HeaderSize // 999,999,974 (spec P-07)
 	maxIdempotentInFlight        = 5                                   // the engine's de-duplication window
 	largeRecordBytes             = 1 << 20                             // retry protection threshold (P-31, P-32)
@@ -121,6 +122,10 @@ type ProducerConfig struct {
 	// Compression is the codec of every batch (a batch that would not
 	// shrink is sent uncompressed).
 	Compression wire.Codec
+	// MetadataMaxAgeMs is the period of the metadata refresh that finds
+	// moved leaders and new partitions of the topics written to (besides
+	// the refreshes after errors). 0 = 30,000.
+	MetadataMaxAgeMs int
 	// ReadOnly makes every Send fail locally with MIMQE_READ_ONLY before
 	// anything is sent; NewProducer then only connects (no producer id).
 	ReadOnly bool
@@ -145,6 +150,7 @@ type producerConfig struct {
 	idempotent      bool
 	maxInFlight     int
 	codec           wire.Codec
+	metadataMaxAge  time.Duration
 	readOnly        bool
 	logf            func(format string, args ...any)
 }
@@ -239,6 +245,14 @@ func (cfg ProducerConfig) validate() (producerConfig, error) {
 		c.deliveryTimeout = time.Duration(cfg.DeliveryTimeoutMs) * time.Millisecond
 	}
 	c.requestTimeout = min(max(c.deliveryTimeout/2, producerRequestTimeoutMin), producerRequestTimeoutMax)
+	switch {
+	case cfg.MetadataMaxAgeMs < 0:
+		return c, configError("MetadataMaxAgeMs %d: must not be negative", cfg.MetadataMaxAgeMs)
+	case cfg.MetadataMaxAgeMs == 0:
+		c.metadataMaxAge = DefaultMetadataMaxAgeMs * time.Millisecond
+	default:
+		c.metadataMaxAge = time.Duration(cfg.MetadataMaxAgeMs) * time.Millisecond
+	}
 	if !cfg.Compression.Valid() {
 		return c, configError("Compression %v: want none, lz4 or zstd", cfg.Compression)
 	}

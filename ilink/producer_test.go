@@ -137,6 +137,7 @@ func TestProducerConfigValidation(t *testing.T) {
 
 func TestStickyPartitionAtomic(t *testing.T) {
 	p := &Producer{cfg: producerConfig{batchSize: 1000, maxRequestSize: DefaultMaxRequestSize}}
+	p.ident.Store(&producerIdent{id: -1, epoch: -1})
 	tp := p.newTopic("T", 4, 0)
 	first := tp.stickyPartition(100, 4)
 	parts := []int{first}

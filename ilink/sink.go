@@ -424,6 +424,8 @@ func classify(name string) outcome {
 		return outEpoch
 	case wire.ErrOutOfOrderSequence:
 		return outSequence
+	case wire.ErrUnknownProducerID:
+		return outUnknownID
 	case wire.ErrNotEnoughReplicas:
 		return outUnsure
 	case wire.ErrInternal, wire.ErrUnknownTopic, wire.ErrLoading:
@@ -504,7 +506,7 @@ func (s *sink) handle(r *produceReq) {
 					moves = append(moves, en)
 					hints = append(hints, res.LeaderHint)
 				}
-			case outRoute, outEpoch, outRetry, outUnsure:
+			case outRoute, outEpoch, outRetry, outUnsure, outUnknownID:
 				meta = true
 			}
 			if o == outEpoch {

@@ -99,6 +99,12 @@ type Config struct {
 	// SYSTEM.GROUPS partition must hold before it is compacted (and more
 	// than twice its live state; groups_compact.go).
 	GroupCompactMin int
+
+	// PlantedBugNoDedup turns idempotent de-duplication off: every batch
+	// is appended, resends included. For the chaos checker's self-test
+	// only (a checker that cannot fail proves nothing); never set it
+	// otherwise.
+	PlantedBugNoDedup bool
 }
 
 // maxNodes bounds Config.Nodes; node ids travel as u16 and a cluster of

@@ -171,13 +171,15 @@ type seqVerdict struct {
 	dup      bool
 	dupRange seqRange // the original batch, when dup
 	err      string   // tail of MIMQE_OUT_OF_ORDER_SEQUENCE, when non-empty
+	unknown  bool     // with err: MIMQE_UNKNOWN_PRODUCER_ID instead
 }
 
 // checkSeq decides whether the leader may append batch h in topic epoch
 // tEpoch (spec P-25; kfake's pushAndValidate): a batch of the window is a
 // duplicate, a new producer id (or a new producer epoch, or a new topic
 // epoch) must start at sequence 0, anything else must be the next
-// sequence.
+// sequence. A producer id the replica knows nothing of that does not start
+// at 0 is unknown (MIMQE_UNKNOWN_PRODUCER_ID): its state was lost.
 func (l *partLog) checkSeq(h *wire.BatchHeader, tEpoch int32) seqVerdict {
 	if h.ProducerID < 0 {
 		return seqVerdict{}
@@ -186,6 +188,12 @@ func (l *partLog) checkSeq(h *wire.BatchHeader, tEpoch int32) seqVerdict {
 		return seqVerdict{err: fmt.Sprintf("producer %d sent sequence %d", h.ProducerID, h.BaseSequence)}
 	}
 	st := l.producers[h.ProducerID]
+	if st == nil && h.BaseSequence != 0 {
+		// The replica holds nothing of this producer id (its batches were
+		// lost with every replica of the partition, or truncated away):
+		// the producer must start afresh with a new id.
+		return seqVerdict{unknown: true, err: fmt.Sprintf("partition holds no state of producer %d (sequence %d): initialise a new producer id", h.ProducerID, h.BaseSequence)}
+	}
 	if st != nil && st.tEpoch != tEpoch {
 		st = nil
 	}

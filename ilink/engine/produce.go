@@ -279,8 +279,15 @@ func (ts *topicStore) produceTo(p *partition, node int, epoch int32, forwarded b
 		for i := range spans {
 			s := &spans[i]
 			v := L.checkSeq(&s.h, p.tEpoch)
+			if ts.e.cfg.PlantedBugNoDedup {
+				v = seqVerdict{} // the chaos checker's planted bug: every batch is new
+			}
 			if v.err != "" {
-				out.err = wire.PartError{Name: wire.ErrOutOfOrderSequence, Tail: v.err}
+				name := wire.ErrOutOfOrderSequence
+				if v.unknown {
+					name = wire.ErrUnknownProducerID
+				}
+				out.err = wire.PartError{Name: name, Tail: v.err}
 				break
 			}
 			if v.dup {

@@ -189,7 +189,7 @@ func TestOutOfOrderSequenceRefused(t *testing.T) {
 		vals []string
 		err  string
 	}{
-		{5, []string{"a"}, wire.ErrOutOfOrderSequence}, // a new producer starts at 0
+		{5, []string{"a"}, wire.ErrUnknownProducerID}, // a new producer starts at 0: no state of it
 		{0, []string{"a", "b"}, ""},
 		{3, []string{"c"}, wire.ErrOutOfOrderSequence}, // gap: 2 expected
 		{1, []string{"c"}, wire.ErrOutOfOrderSequence}, // overlaps, not a window batch

@@ -238,6 +238,19 @@ func SetBatchBaseSequence(b []byte, seq int32) {
 	}
 }
 
+// SetBatchProducer stamps the producer id, producer epoch and base sequence
+// of the whole batch b in place and recomputes its CRC once. A producer
+// whose engine lost its state re-stamps its unacknowledged batches with a
+// new producer id this way. A b shorter than a batch header is left alone.
+func SetBatchProducer(b []byte, producerID int64, epoch int16, seq int32) {
+	if len(b) >= BatchHeaderSize {
+		binary.BigEndian.PutUint64(b[batchOffProducerID:], uint64(producerID))
+		binary.BigEndian.PutUint16(b[batchOffProducerEpoch:], uint16(epoch))
+		binary.BigEndian.PutUint32(b[batchOffBaseSequence:], uint32(seq))
+		binary.BigEndian.PutUint32(b[batchOffCRC:], batchComputeCRC(b))
+	}
+}
+
 // NextBatch splits the first batch off a concatenation of batches, as carried
 // by fetch responses and stored in logs. It returns the batch and the rest.
 // An empty b returns (nil, nil, nil). If b ends inside the first batch the

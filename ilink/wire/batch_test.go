@@ -958,3 +958,25 @@ func TestSetBatchBaseSequence(t *testing.T) {
 		}
 	}
 }
+
+func TestSetBatchProducer(t *testing.T) {
+	for _, codec := range []Codec{CodecNone, CodecLZ4} {
+		bb := NewBatchBuilder(42, 0, -1)
+		bb.Append(1000, []byte("k"), []byte("value"), nil)
+		out, err := bb.Finish(codec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		SetBatchProducer(out, 9001, 3, 12)
+		if err := VerifyBatchCRC(out); err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		h, _ := ParseBatchHeader(out)
+		if h.ProducerID != 9001 || h.ProducerEpoch != 3 || h.BaseSequence != 12 {
+			t.Fatalf("%v: header %+v", codec, h)
+		}
+		if recs, err := DecodeBatch(out, 0, nil); err != nil || len(recs) != 1 || string(recs[0].Value) != "value" {
+			t.Fatalf("%v: decode %v %v", codec, recs, err)
+		}
+	}
+}
