@@ -129,7 +129,7 @@ type partBuf struct {
 	reseq        bool  // renumber the frozen batches from seqUnsure when the rewind ends
 	seqEpoch     int32 // topic epoch of the sequence space: the engine restarts at 0 in a new one
 	nextSeq      int32
-	seqUnsure    int32 // >= 0: a batch at this sequence (of seqEpoch) failed without a known outcome
+	seqUnsure    int32  // >= 0: a batch at this sequence (of seqEpoch) failed without a known outcome
 	idGen        uint32 // generation of the producer id its sequences belong to
 	backoffUntil time.Time
 	linger       *time.Timer

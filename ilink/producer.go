@@ -183,9 +183,9 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 		boot:     boot,
 		reinitCh: make(chan struct{}, 1),
 		done:     make(chan struct{}),
-		nodes:  map[uint16]string{},
-		sinks:  map[uint16]*sink{},
-		metaCh: make(chan struct{}, 1),
+		nodes:    map[uint16]string{},
+		sinks:    map[uint16]*sink{},
+		metaCh:   make(chan struct{}, 1),
 		connCfg: ConnConfig{
 			ClientName:     c.clientName,
 			Mode:           wire.ModeProducer,
