@@ -25,8 +25,16 @@ type ConnConfig struct {
 	MaxFrame       int              // client frame cap; 0 = wire.DefaultMaxFrame, else validated (W-07)
 	DialTimeout    time.Duration    // TCP connect + HELLO; default 5s
 	RequestTimeout time.Duration    // missing-reply limit beyond a request's own wait; default 30s
-	Logf           func(format string, args ...any)
+	// KeepAlive: after this long without a write the connection sends a
+	// PING, so the engine, which closes connections silent for its
+	// IdleTimeout (60 s by default), never cuts a healthy idle client.
+	// 0 = DefaultKeepAlive (15 s); negative = never.
+	KeepAlive time.Duration
+	Logf      func(format string, args ...any)
 }
+
+// DefaultKeepAlive is the default ConnConfig.KeepAlive.
+const DefaultKeepAlive = 15 * time.Second
 
 func (cfg ConnConfig) withDefaults() (ConnConfig, error) {
 	if cfg.ClientName == "" {
@@ -42,6 +50,9 @@ func (cfg ConnConfig) withDefaults() (ConnConfig, error) {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = DefaultKeepAlive
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -69,6 +80,7 @@ type Conn struct {
 	nc    net.Conn
 	hello wire.HelloReply
 	timer *time.Timer // missing-reply watchdog of the FIFO head
+	ka    *time.Timer // keepalive: a PING after KeepAlive without a write
 
 	mu         sync.Mutex
 	corr       uint32
@@ -77,6 +89,7 @@ type Conn struct {
 	timerAt    time.Time // zero when the watchdog is not armed
 	wq, wspare [][]byte  // frames waiting for the flusher / its spare slice
 	writing    bool      // a flusher is active
+	lastWrite  time.Time // when the last request was queued (keepalive)
 	dead       *Error
 	done       chan struct{}
 }
@@ -128,8 +141,32 @@ func newConn(nc net.Conn, addr string, cfg ConnConfig) *Conn {
 	c := &Conn{cfg: cfg, addr: addr, nc: nc, done: make(chan struct{})}
 	c.timer = time.AfterFunc(time.Hour, c.watchdog)
 	c.timer.Stop()
+	if cfg.KeepAlive > 0 {
+		c.lastWrite = time.Now()
+		c.ka = time.AfterFunc(cfg.KeepAlive, c.keepalive)
+	}
 	go c.readLoop()
 	return c
+}
+
+// keepalive sends a PING when nothing was written for KeepAlive, and
+// re-arms itself for the next moment one may be due. The PING's reply (or
+// error) is ignored: a dead connection is noticed by the reader anyway.
+func (c *Conn) keepalive() {
+	c.mu.Lock()
+	if c.dead != nil {
+		c.mu.Unlock()
+		return
+	}
+	idle := time.Since(c.lastWrite)
+	c.mu.Unlock()
+	if idle >= c.cfg.KeepAlive {
+		if _, err := c.Send(wire.CodePing, 0, &wire.Empty{}, nil, func(error) {}); err != nil {
+			return
+		}
+		idle = 0
+	}
+	c.ka.Reset(c.cfg.KeepAlive - idle)
 }
 
 // Addr is the address dialled.
@@ -268,6 +305,7 @@ func (c *Conn) enqueue(frames [][]byte, calls []*Call) error {
 		}
 		return err
 	}
+	c.lastWrite = time.Now()
 	for i, frame := range frames {
 		c.corr++
 		binary.BigEndian.PutUint32(frame[10:14], c.corr)
@@ -505,6 +543,9 @@ func (c *Conn) fail(err *Error) {
 	c.wq = nil
 	c.mu.Unlock()
 	c.timer.Stop()
+	if c.ka != nil {
+		c.ka.Stop()
+	}
 	_ = c.nc.Close()
 	if err.Name != NameConnectionLost || !errors.Is(err, net.ErrClosed) {
 		c.cfg.Logf("ilink: connection to %s dead: %v", c.addr, err)

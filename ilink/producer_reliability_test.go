@@ -105,3 +105,31 @@ func TestProducerNewIDAfterEngineLostState(t *testing.T) {
 		t.Fatalf("partition holds %d records (first %q), unsure record at %d", len(recs), recs[0].Value, md.Offset)
 	}
 }
+
+// An idle connection sends PINGs (KeepAlive), so the engine's IdleTimeout,
+// which drops silent (half-open) connections, never cuts it; without
+// keepalive the same idle connection is cut.
+func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
+	e := startEngine(t, engine.Config{Nodes: 1, IdleTimeout: 300 * time.Millisecond, FrameTimeout: 100 * time.Millisecond})
+	dial := func(ka time.Duration) *Conn {
+		c, err := DialConn(testCtx(t), e.DataAddrs()[0], ConnConfig{Mode: wire.ModeProducer, KeepAlive: ka, Logf: testLogf(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	kept := dial(100 * time.Millisecond)
+	silent := dial(-1)
+	waitFor(t, 5*time.Second, "the silent connection cut", func() bool { return silent.Err() != nil })
+	// The silent one was idle for IdleTimeout; so was the other, which
+	// pinged. It stays through three more idle timeouts.
+	for end := time.Now().Add(900 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if err := kept.Err(); err != nil {
+			t.Fatalf("the keepalive connection was cut: %v", err)
+		}
+	}
+	if err := kept.Do(testCtx(t), wire.CodePing, 0, &wire.Empty{}, nil); err != nil {
+		t.Fatalf("the keepalive connection after the idle timeout: %v", err)
+	}
+}

@@ -490,6 +490,8 @@ func (fc *fakeCluster) handle(cs *fakeConnState, h wire.Header, body []byte) boo
 		}
 	}
 	switch h.Code {
+	case wire.CodePing:
+		return fc.reply(cs, h, &wire.Empty{})
 	case wire.CodeHello:
 		return fc.reply(cs, h, &wire.HelloReply{NodeID: cs.node.id, QueueManager: "QM1", Cluster: "C1", EngineVersion: "fake", Nodes: fc.nodeInfos()})
 	case wire.CodeMetadata:

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -115,15 +116,46 @@ func (c *conn) run() {
 	close(c.finished)
 }
 
+// deadlineReader gives every read of a connection a deadline: IdleTimeout
+// between frames, FrameTimeout inside one (the FrameReader reads exactly
+// one frame's bytes, so the reader knows where frames begin).
+type deadlineReader struct {
+	nc          net.Conn
+	idle, frame time.Duration
+	inFrame     bool // a byte of the current frame has arrived
+}
+
+func (r *deadlineReader) Read(b []byte) (int, error) {
+	d := r.idle
+	if r.inFrame {
+		d = r.frame
+	}
+	_ = r.nc.SetReadDeadline(time.Now().Add(d))
+	n, err := r.nc.Read(b)
+	if n > 0 {
+		r.inFrame = true
+	}
+	return n, err
+}
+
 func (c *conn) readLoop() {
-	fr := wire.NewFrameReader(c.nc, c.e.cfg.MaxFrame)
+	dr := &deadlineReader{nc: c.nc, idle: c.e.cfg.IdleTimeout, frame: c.e.cfg.FrameTimeout}
+	fr := wire.NewFrameReader(dr, c.e.cfg.MaxFrame)
 	for {
+		dr.inFrame = false
 		h, body, err := fr.Next()
 		if err != nil {
 			// Oversize or malformed frames close the connection without a
 			// reply (spec W-02, W-03), exactly like EOF.
 			var tl *wire.FrameTooLargeError
+			var ne net.Error
 			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				what := fmt.Sprintf("no byte for %v (IdleTimeout)", dr.idle)
+				if dr.inFrame {
+					what = fmt.Sprintf("a frame stalled for %v (FrameTimeout)", dr.frame)
+				}
+				c.e.logf("engine: node %d %s: %s; closing", c.nodeID(), c.ep.kind, what)
 			case errors.As(err, &tl):
 				c.e.logf("engine: node %d %s: %v; closing without reply", c.nodeID(), c.ep.kind, err)
 			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
@@ -167,7 +199,9 @@ func (c *conn) readLoop() {
 
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
-	bw := bufio.NewWriterSize(c.nc, 64<<10)
+	// A write that makes no progress for IdleTimeout (the client stopped
+	// reading) fails and closes the connection.
+	bw := bufio.NewWriterSize(&deadlineWriter{nc: c.nc, d: c.e.cfg.IdleTimeout}, 64<<10)
 	flush := func() bool {
 		if bw.Buffered() == 0 {
 			return true
@@ -234,6 +268,17 @@ func (c *conn) writeLoop() {
 			return
 		}
 	}
+}
+
+// deadlineWriter gives every write of a connection a deadline.
+type deadlineWriter struct {
+	nc net.Conn
+	d  time.Duration
+}
+
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	_ = w.nc.SetWriteDeadline(time.Now().Add(w.d))
+	return w.nc.Write(b)
 }
 
 // request is one request being handled.

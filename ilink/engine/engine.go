@@ -100,6 +100,24 @@ type Config struct {
 	// than twice its live state; groups_compact.go).
 	GroupCompactMin int
 
+	// IdleTimeout (default 60s) closes a connection on which no byte
+	// arrived for this long, whatever it waits for: a half-open connection
+	// (the client vanished without a FIN) does not live forever. Clients
+	// send a PING after KeepAlive (15s) without a write
+	// (ilink.ConnConfig), so a healthy idle client is never cut. It also
+	// bounds a reply write that makes no progress (a client that stopped
+	// reading).
+	IdleTimeout time.Duration
+	// FrameTimeout (default 10s) closes a connection whose frame stalls:
+	// once a frame has begun, its next bytes must come within this time
+	// (a client that sent 3 header bytes and went silent is dropped).
+	FrameTimeout time.Duration
+	// MaxConnections (default 1024) caps the open connections of each
+	// listener (data and admin, per node). A connection over the cap gets
+	// its first request answered with MIMQE_TOO_MANY_CONNECTIONS and is
+	// closed.
+	MaxConnections int
+
 	// PlantedBugNoDedup turns idempotent de-duplication off: every batch
 	// is appended, resends included. For the chaos checker's self-test
 	// only (a checker that cannot fail proves nothing); never set it
@@ -167,6 +185,18 @@ func (c *Config) applyDefaults() error {
 	}
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = time.Second
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 60 * time.Second
+	}
+	if c.FrameTimeout == 0 {
+		c.FrameTimeout = 10 * time.Second
+	}
+	if c.MaxConnections == 0 {
+		c.MaxConnections = 1024
+	}
+	if c.IdleTimeout < 0 || c.FrameTimeout < 0 || c.MaxConnections < 0 {
+		return fmt.Errorf("engine: IdleTimeout %v, FrameTimeout %v and MaxConnections %d must not be negative", c.IdleTimeout, c.FrameTimeout, c.MaxConnections)
 	}
 	if c.GroupCompactMin == 0 {
 		c.GroupCompactMin = 10000

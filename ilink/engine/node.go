@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
+	"time"
+
+	"ilinkdash/ilink/wire"
 )
 
 // listenerKind tells a data listener from an admin listener; the HELLO
@@ -55,6 +59,7 @@ type endpoint struct {
 	ln         net.Listener // nil while closed
 	acceptDone chan struct{}
 	conns      map[*conn]struct{}
+	refusing   int // connections over the cap being refused (refuse)
 	// down: the endpoint is closed (its node killed, the engine closed).
 	// It is independent of ln: connections the engine did not accept (a
 	// spoke's tunnel to its hub, A-36) are served while the node is up,
@@ -104,10 +109,50 @@ func (ep *endpoint) acceptLoop(ln net.Listener, done chan struct{}) {
 			nc.Close()
 			continue
 		}
+		if max := ep.node.e.cfg.MaxConnections; len(ep.conns) >= max {
+			refuse := ep.refusing < maxRefusing
+			if refuse {
+				ep.refusing++
+			}
+			ep.mu.Unlock()
+			if !refuse {
+				nc.Close() // a flood: not even a refusal
+				continue
+			}
+			go ep.refuse(nc, max)
+			continue
+		}
 		ep.conns[c] = struct{}{}
 		ep.mu.Unlock()
 		go c.run()
 	}
+}
+
+// maxRefusing bounds the connections being refused at once (each costs a
+// goroutine until its first request or FrameTimeout).
+const maxRefusing = 64
+
+// refuse answers the first request of a connection over the listener's
+// cap with MIMQE_TOO_MANY_CONNECTIONS and closes it: the client learns why
+// (a HELLO is the first request of every client) instead of seeing a
+// reset.
+func (ep *endpoint) refuse(nc net.Conn, max int) {
+	defer func() {
+		nc.Close()
+		ep.mu.Lock()
+		ep.refusing--
+		ep.mu.Unlock()
+	}()
+	e := ep.node.e
+	_ = nc.SetDeadline(time.Now().Add(e.cfg.FrameTimeout))
+	h, _, err := wire.NewFrameReader(nc, wire.MinMaxFrame).Next()
+	if err != nil || h.IsResponse() {
+		return
+	}
+	e.logf("engine: node %d %s: %d connections open (MaxConnections): refusing one", ep.node.id, ep.kind, max)
+	eb := &wire.ErrorBody{Name: wire.ErrTooManyConnections, Tail: fmt.Sprintf("node %d %s listener: %d connections open, the most it accepts (MaxConnections); try again later", ep.node.id, ep.kind, max)}
+	reply := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: h.Code, Corr: h.Corr}
+	_, _ = nc.Write(wire.AppendFrame(nil, reply, eb.Encode))
 }
 
 // close closes the listener and every connection, and waits until the

@@ -33,7 +33,8 @@ const (
 	ErrNotInTransaction    = "MIMQE_NO_TRANSACTION" // ours: commit/rollback on an auto-commit session
 	ErrSessionMode         = "MIMQE_SESSION_MODE"   // ours: request not allowed in this session mode
 	ErrOutOfOrderSequence  = "MIMQE_OUT_OF_ORDER_SEQUENCE"
-	ErrUnknownProducerID   = "MIMQE_UNKNOWN_PRODUCER_ID" // ours: the partition holds no state of the producer id
+	ErrUnknownProducerID   = "MIMQE_UNKNOWN_PRODUCER_ID"  // ours: the partition holds no state of the producer id
+	ErrTooManyConnections  = "MIMQE_TOO_MANY_CONNECTIONS" // ours: the listener's connection cap is reached
 	ErrOffsetOutOfRange    = "MIMQE_OFFSET_OUT_OF_RANGE"
 	ErrNotEnoughReplicas   = "MIMQE_NOT_ENOUGH_REPLICAS"
 	ErrReadOnly            = "MIMQE_READ_ONLY" // client-side: mutation refused in read-only mode
