@@ -373,8 +373,11 @@ func handleOffsetFetch(r *request) {
 			}
 		}
 	}
+	// Only durable commits are shown: the reply waits (usually not at all)
+	// until every record of the state is replicated.
+	end, epoch := s.lastEnd, s.epoch
 	s.mu.Unlock()
-	r.reply(rep)
+	r.c.e.groups.replyAfterReplication(r, s, end, epoch, rep)
 }
 
 func handleDeleteGroup(r *request) {
@@ -497,16 +500,17 @@ func (e *Engine) MoveCoordinator(group string) (int, error) {
 }
 
 // GroupCommits returns a group's commits (next offsets) by topic and
-// partition as its coordinator holds them, or nil for an unknown group or
-// while its coordinator is offline.
+// partition as its coordinator holds them once they are durable (it waits
+// for their replication, as OFFSET FETCH does), or nil for an unknown group
+// or while its coordinator is offline.
 func (e *Engine) GroupCommits(group string) map[string]map[int32]int64 {
 	gc := e.groups
 	s := gc.shardOf(group)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	gc.syncLocked(s, true)
 	g := s.groups[group]
-	if g == nil || !g.hasCommits() {
+	if g == nil || !g.hasCommits() || s.node == 0 {
+		s.mu.Unlock()
 		return nil
 	}
 	out := make(map[string]map[int32]int64, len(g.commits))
@@ -516,6 +520,11 @@ func (e *Engine) GroupCommits(group string) map[string]map[int32]int64 {
 			m[p] = c.off
 		}
 		out[t] = m
+	}
+	end, epoch := s.lastEnd, s.epoch
+	s.mu.Unlock()
+	if f := gc.waitReplicated(s.p, end, epoch, gc.done); f != nil {
+		return nil
 	}
 	return out
 }

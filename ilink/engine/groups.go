@@ -107,6 +107,10 @@ type groupShard struct {
 	// replicated (groups_compact.go); snapEnd 0 = none.
 	snapBase, snapEnd int64
 	liveHint          int64 // live records at the last count: the next count is due past twice it
+	// lastEnd is the log end after the state's last record (loaded or
+	// appended): reads of the state wait until the high watermark covers
+	// it, so they never show a commit that a leader change could undo.
+	lastEnd int64
 }
 
 // gtp names one partition of one topic.
@@ -322,10 +326,12 @@ func (gc *groupCoord) syncLocked(s *groupShard, window bool) {
 	}
 	s.snapBase, s.snapEnd, s.liveHint = 0, 0, 0
 	var batches [][]byte
+	var logEnd int64
 	if leader != 0 {
 		for _, en := range p.rep(leader).log.live() {
 			batches = append(batches, en.b) // immutable once stored
 		}
+		logEnd = p.rep(leader).log.end
 	}
 	p.mu.Unlock()
 	e := gc.e
@@ -337,7 +343,7 @@ func (gc *groupCoord) syncLocked(s *groupShard, window bool) {
 		return
 	}
 	groups, gens, stale := gc.replay(batches)
-	s.node, s.epoch, s.groups, s.gens = leader, epoch, groups, gens
+	s.node, s.epoch, s.groups, s.gens, s.lastEnd = leader, epoch, groups, gens, logEnd
 	now := time.Now()
 	s.loadUntil = time.Time{}
 	if window {
@@ -589,6 +595,7 @@ func (gc *groupCoord) appendSpanLocked(s *groupShard, recs []grec) (int64, int64
 	ts.advanceHWLocked(p)
 	end := L.end
 	p.mu.Unlock()
+	s.lastEnd = end
 	p.t.stats.addIn(now.Unix(), records, nbytes)
 	return start, end, nil
 }
