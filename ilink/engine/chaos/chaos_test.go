@@ -1,0 +1,68 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// run runs one experiment and logs its result.
+func run(t *testing.T, cfg Config) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("seed %d: %v", cfg.Seed, err)
+	}
+	b, _ := json.Marshal(res)
+	t.Logf("%s", b)
+	return res
+}
+
+// The short form of bench/cmd/chaos: three seeds of 10 s with every fault
+// kind. Any anomaly is a bug in the engine or the client.
+func TestChaosShort(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run("seed"+string(rune('0'+seed)), func(t *testing.T) {
+			t.Parallel()
+			res := run(t, Config{Seed: seed, Duration: 10 * time.Second})
+			if !res.Clean() {
+				t.Errorf("seed %d: lost %d, duplicated %d, reordered %d, misacked %d, backwards commits %d; e.g. %q",
+					seed, res.Lost, res.Duplicated, res.Reordered, res.Misacked, res.BackwardsCommits, res.Examples)
+			}
+			if res.Acked == 0 || res.Read < res.Acked {
+				t.Errorf("seed %d: %d acknowledged, %d read back", seed, res.Acked, res.Read)
+			}
+			total := 0
+			for _, n := range res.Faults {
+				total += n
+			}
+			if total < 5 {
+				t.Errorf("seed %d: only %d faults applied: %v", seed, total, res.Faults)
+			}
+		})
+	}
+}
+
+// A checker that cannot fail proves nothing: with the engine's idempotent
+// de-duplication switched off, lost replies make the producers resend
+// batches the engine already stored, and the checker must report the
+// duplicates.
+func TestChaosFindsPlantedBug(t *testing.T) {
+	t.Parallel()
+	res := run(t, Config{Seed: 7, Duration: 4 * time.Second, PlantedBug: true, Faults: []string{DropReplies, Sever}})
+	if res.Duplicated == 0 || res.Clean() {
+		t.Fatalf("the planted bug went unnoticed: %+v", res)
+	}
+	if len(res.Examples) == 0 {
+		t.Fatalf("no example of the duplicates: %+v", res)
+	}
+}
+
+func TestConfigRefusesUnknownFault(t *testing.T) {
+	if _, err := (Config{Faults: []string{"kill-everything"}}).withDefaults(); err == nil {
+		t.Fatal("an unknown fault kind was accepted")
+	}
+}

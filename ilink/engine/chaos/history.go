@@ -1,0 +1,223 @@
+package chaos
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// What the experiment saw, as it happened: every record sent and its
+// outcome, every delivery to the group, every fault. One mutex; producer
+// callbacks and consumer loops hold it only to note one event.
+
+// Record outcomes.
+const (
+	pending uint8 = iota
+	acked
+	failed
+)
+
+type sendRec struct {
+	state uint8
+	part  int32
+	off   int64
+}
+
+type tp struct {
+	part int32
+	off  int64
+}
+
+// faultRec is one fault and its recovery: the time from at (the fault, or
+// the end of a windowed fault) until every partition that existed then had
+// a record acknowledged (produce) and delivered to the group (fetch) that
+// was sent after at.
+type faultRec struct {
+	kind      string
+	detail    string
+	injected  time.Time
+	at        time.Time // recovery is measured from here
+	measured  bool      // at is known (windowed faults: once healed)
+	parts     int
+	produce   time.Duration // -1 until recovered
+	fetch     time.Duration
+	reReads   int
+	completed bool
+}
+
+type history struct {
+	mu      sync.Mutex
+	sends   [][]sendRec // per producer, by its counter
+	deliv   map[tp]int
+	reReads int
+	// Per partition: the latest send time (Unix ns) of a record
+	// acknowledged, and of one delivered to the group.
+	lastAckSent, lastReadSent []int64
+	faults                    []*faultRec
+	last                      *faultRec // the latest fault injected (re-reads are charged to it)
+	examples                  []string
+}
+
+func newHistory(producers int) *history {
+	return &history{sends: make([][]sendRec, producers), deliv: map[tp]int{}}
+}
+
+func grow(s []int64, n int) []int64 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s
+}
+
+// sent notes record n of producer p, sent at sentNs.
+func (h *history) sent(p, n int) {
+	h.mu.Lock()
+	for len(h.sends[p]) <= n {
+		h.sends[p] = append(h.sends[p], sendRec{})
+	}
+	h.mu.Unlock()
+}
+
+func (h *history) outcome(p, n int, part int32, off int64, sentNs int64, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := &h.sends[p][n]
+	if err != nil {
+		r.state = failed
+		return
+	}
+	r.state, r.part, r.off = acked, part, off
+	h.lastAckSent = grow(h.lastAckSent, int(part)+1)
+	h.lastAckSent[part] = max(h.lastAckSent[part], sentNs)
+}
+
+// delivered notes a record handed to a group member.
+func (h *history) delivered(part int32, off int64, sentNs int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := tp{part, off}
+	h.deliv[k]++
+	if h.deliv[k] > 1 {
+		h.reReads++
+		if h.last != nil {
+			h.last.reReads++
+		}
+	}
+	h.lastReadSent = grow(h.lastReadSent, int(part)+1)
+	h.lastReadSent[part] = max(h.lastReadSent[part], sentNs)
+}
+
+func (h *history) example(format string, args ...any) {
+	if len(h.examples) < 12 {
+		h.examples = append(h.examples, fmt.Sprintf(format, args...))
+	}
+}
+
+// fault notes a fault injected now. Windowed faults start measuring when
+// healed (measure).
+func (h *history) fault(kind, detail string, parts int, windowed bool) *faultRec {
+	now := time.Now()
+	f := &faultRec{kind: kind, detail: detail, injected: now, at: now, measured: !windowed, parts: parts, produce: -1, fetch: -1}
+	h.mu.Lock()
+	h.faults = append(h.faults, f)
+	h.last = f
+	h.mu.Unlock()
+	return f
+}
+
+func (h *history) measureFrom(f *faultRec, at time.Time) {
+	h.mu.Lock()
+	f.at, f.measured = at, true
+	h.mu.Unlock()
+}
+
+// checkRecovery completes the recoveries reached by now.
+func (h *history) checkRecovery(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	covered := func(last []int64, parts int, at int64) bool {
+		if len(last) < parts {
+			return false
+		}
+		for _, ns := range last[:parts] {
+			if ns <= at {
+				return false
+			}
+		}
+		return true
+	}
+	for _, f := range h.faults {
+		if f.completed || !f.measured {
+			continue
+		}
+		at := f.at.UnixNano()
+		if f.produce < 0 && covered(h.lastAckSent, f.parts, at) {
+			f.produce = now.Sub(f.at)
+		}
+		if f.fetch < 0 && covered(h.lastReadSent, f.parts, at) {
+			f.fetch = now.Sub(f.at)
+		}
+		f.completed = f.produce >= 0 && f.fetch >= 0
+	}
+}
+
+// value is a record's value: producer, counter, send time.
+func value(p, n int, sentNs int64) []byte {
+	return []byte(strconv.Itoa(p) + " " + strconv.Itoa(n) + " " + strconv.FormatInt(sentNs, 10))
+}
+
+func parseValue(v []byte) (p, n int, sentNs int64, ok bool) {
+	f := strings.Fields(string(v))
+	if len(f) != 3 {
+		return 0, 0, 0, false
+	}
+	var err1, err2, err3 error
+	p, err1 = strconv.Atoi(f[0])
+	n, err2 = strconv.Atoi(f[1])
+	sentNs, err3 = strconv.ParseInt(f[2], 10, 64)
+	return p, n, sentNs, err1 == nil && err2 == nil && err3 == nil
+}
+
+// recoveryStats summarises the recoveries by fault kind.
+func (h *history) recoveryStats() (map[string]Recovery, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	byKind := map[string][]*faultRec{}
+	unrecovered := 0
+	for _, f := range h.faults {
+		byKind[f.kind] = append(byKind[f.kind], f)
+		if !f.completed {
+			unrecovered++
+		}
+	}
+	out := map[string]Recovery{}
+	for k, fs := range byKind {
+		var prod, fetch []time.Duration
+		r := Recovery{Count: len(fs)}
+		for _, f := range fs {
+			if f.produce >= 0 {
+				prod = append(prod, f.produce)
+			}
+			if f.fetch >= 0 {
+				fetch = append(fetch, f.fetch)
+			}
+			r.MaxReReads = max(r.MaxReReads, f.reReads)
+		}
+		r.ProduceMaxMs, r.ProduceP50Ms = stats(prod)
+		r.FetchMaxMs, r.FetchP50Ms = stats(fetch)
+		r.Unrecovered = len(fs) - min(len(prod), len(fetch))
+		out[k] = r
+	}
+	return out, unrecovered
+}
+
+func stats(ds []time.Duration) (maxMs, p50Ms int64) {
+	if len(ds) == 0 {
+		return -1, -1
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)-1].Milliseconds(), ds[len(ds)/2].Milliseconds()
+}

@@ -1,0 +1,353 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
+)
+
+const (
+	topic = "chaos"
+	group = "chaos-group"
+	// readWindow is the most records one ReadBatch hands a member.
+	readWindow = 500
+	// maxOutstanding bounds a producer's unanswered records, so a long
+	// outage does not buffer without end.
+	maxOutstanding = 5000
+)
+
+// runner is one experiment in progress.
+type runner struct {
+	cfg Config
+	e   *engine.Engine
+	h   *history
+	rng *rand.Rand // the schedule's; used by the scheduler goroutine only
+
+	prods []*ilink.Producer
+	mems  []*consumer.Consumer
+	addrs string
+
+	skipped int
+	faults  map[string]int
+}
+
+// Run runs one experiment and checks its history. The error is for a run
+// that could not be carried out (the engine did not start, a client could
+// not connect); anomalies are in the Result.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.Start(engine.Config{
+		Nodes:               3,
+		ElectionDelay:       cfg.ElectionDelay,
+		CoordinatorLoadTime: 200 * time.Millisecond,
+		HeartbeatInterval:   100 * time.Millisecond,
+		ReplicaLagMax:       time.Second,
+		QueueManager:        "QMCHAOS" + strconv.FormatInt(cfg.Seed, 36),
+		PlantedBugNoDedup:   cfg.PlantedBug,
+		Logf:                cfg.Logf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	if err := e.SetSubGroupTimeout(3); err != nil {
+		return nil, err
+	}
+	if err := e.CreateTopic(topic, fmt.Sprintf("partitions=%d,replicas=3,minSync=2", cfg.Partitions)); err != nil {
+		return nil, err
+	}
+	r := &runner{
+		cfg:    cfg,
+		e:      e,
+		h:      newHistory(cfg.Producers),
+		rng:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0x63686130)),
+		addrs:  strings.Join(e.DataAddrs(), ","),
+		faults: map[string]int{},
+	}
+	defer r.closeClients()
+	if err := r.startClients(ctx); err != nil {
+		return nil, err
+	}
+
+	work, stopWork := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var sendWG sync.WaitGroup
+	stopSend := make(chan struct{})
+	for i, p := range r.prods {
+		sendWG.Add(1)
+		go func() { defer sendWG.Done(); r.produce(i, p, stopSend) }()
+	}
+	for i, c := range r.mems {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.consume(work, i, c) }()
+	}
+	backwards := 0
+	wg.Add(2)
+	go func() { defer wg.Done(); backwards = r.watchCommits(work) }()
+	go func() { defer wg.Done(); r.watchRecovery(work) }()
+
+	// The fault phase, then everything healed, then a calm phase long
+	// enough for the last faults to show their recovery.
+	r.schedule(ctx, time.Now().Add(cfg.Duration))
+	select {
+	case <-ctx.Done():
+	case <-time.After(cfg.ElectionDelay + 2*time.Second):
+	}
+
+	// Drain: stop sending, let every record complete, let the group read
+	// everything acknowledged.
+	close(stopSend)
+	sendWG.Wait()
+	for _, p := range r.prods {
+		fctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+		if err := p.Flush(fctx); err != nil {
+			cfg.Logf("chaos: flush: %v", err)
+		}
+		cancel()
+	}
+	r.waitConsumed(ctx, 30*time.Second)
+	r.h.checkRecovery(time.Now())
+	stopWork()
+	wg.Wait()
+	var pst ilink.ProducerStats
+	for _, p := range r.prods {
+		st := p.Stats()
+		pst.ProducerIDResets += st.ProducerIDResets
+		pst.PossibleDuplicates += st.PossibleDuplicates
+		pst.Retries += st.Retries
+	}
+	r.closeClients()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+
+	res, err := r.check()
+	if err != nil {
+		return nil, err
+	}
+	res.BackwardsCommits = backwards
+	res.ProducerIDResets, res.PossibleDuplicates, res.Retries = pst.ProducerIDResets, pst.PossibleDuplicates, pst.Retries
+	return res, nil
+}
+
+func (r *runner) startClients(ctx context.Context) error {
+	for i := 0; i < r.cfg.Producers; i++ {
+		p, err := ilink.NewProducer(ctx, r.addrs, ilink.ProducerConfig{
+			ClientName:        fmt.Sprintf("chaos-p%d", i),
+			Acks:              ilink.AcksAll,
+			LingerMs:          2,
+			Retries:           1 << 20, // only the delivery timeout ends a record
+			RetryBackoffMs:    50,
+			DeliveryTimeoutMs: 60_000,
+			MetadataMaxAgeMs:  500,
+			Logf:              r.cfg.Logf,
+		})
+		if err != nil {
+			return fmt.Errorf("chaos: producer %d: %w", i, err)
+		}
+		r.prods = append(r.prods, p)
+	}
+	for i := 0; i < r.cfg.Members; i++ {
+		o := consumer.NewOptions()
+		o.Group = group
+		o.ClientName = fmt.Sprintf("chaos-m%d", i)
+		o.AutoCommitInterval = 200 * time.Millisecond
+		o.Logf = r.cfg.Logf
+		c, err := consumer.Subscribe(ctx, r.addrs, topic, o)
+		if err != nil {
+			return fmt.Errorf("chaos: member %d: %w", i, err)
+		}
+		r.mems = append(r.mems, c)
+	}
+	return nil
+}
+
+func (r *runner) closeClients() {
+	var wg sync.WaitGroup
+	for _, c := range r.mems {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Close() }()
+	}
+	for _, p := range r.prods {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Close() }()
+	}
+	wg.Wait()
+	r.mems, r.prods = nil, nil
+}
+
+// produce sends producer i's records: keys p<i>k<n mod Keys>, values
+// "<i> <n> <send time>", Rate per second, until stop.
+func (r *runner) produce(i int, p *ilink.Producer, stop <-chan struct{}) {
+	const tick = 10 * time.Millisecond
+	per := max(r.cfg.Rate*int(tick)/int(time.Second), 1)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	var open int64
+	var mu sync.Mutex
+	n := 0
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		mu.Lock()
+		busy := open >= maxOutstanding
+		mu.Unlock()
+		if busy {
+			continue
+		}
+		for range per {
+			k := n
+			sentNs := time.Now().UnixNano()
+			r.h.sent(i, k)
+			mu.Lock()
+			open++
+			mu.Unlock()
+			p.Send(&ilink.ProducerRecord{
+				Topic: topic,
+				Key:   []byte(fmt.Sprintf("p%dk%d", i, k%r.cfg.Keys)),
+				Value: value(i, k, sentNs),
+			}, func(md ilink.RecordMetadata, err error) {
+				r.h.outcome(i, k, md.Partition, md.Offset, sentNs, err)
+				mu.Lock()
+				open--
+				mu.Unlock()
+			})
+			n++
+		}
+	}
+}
+
+// consume reads as member i until ctx ends.
+func (r *runner) consume(ctx context.Context, i int, c *consumer.Consumer) {
+	for ctx.Err() == nil {
+		recs, err := c.ReadBatch(ctx, readWindow, 100*time.Millisecond)
+		if err != nil {
+			if !ilink.IsNoMessage(err) && ctx.Err() == nil {
+				r.cfg.Logf("chaos: member %d: read: %v", i, err)
+				time.Sleep(20 * time.Millisecond)
+			}
+			continue
+		}
+		for _, rec := range recs {
+			_, _, sentNs, ok := parseValue(rec.Value)
+			if !ok {
+				continue
+			}
+			r.h.delivered(rec.Partition, rec.Offset, sentNs)
+		}
+	}
+}
+
+// watchCommits polls the group's durable commits and counts those seen
+// lower than a value seen before.
+func (r *runner) watchCommits(ctx context.Context) int {
+	last := map[int32]int64{}
+	backwards := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return backwards
+		case <-time.After(50 * time.Millisecond):
+		}
+		for p, o := range r.e.GroupCommits(group)[topic] {
+			if prev, ok := last[p]; ok && o < prev {
+				backwards++
+				r.h.mu.Lock()
+				r.h.example("commit of partition %d went back from %d to %d", p, prev, o)
+				r.h.mu.Unlock()
+			}
+			last[p] = max(last[p], o)
+		}
+	}
+}
+
+func (r *runner) watchRecovery(ctx context.Context) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			r.h.checkRecovery(now)
+		}
+	}
+}
+
+// waitConsumed waits until the group has delivered every acknowledged
+// record, or d passes.
+func (r *runner) waitConsumed(ctx context.Context, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		missing := 0
+		r.h.mu.Lock()
+		for _, ss := range r.h.sends {
+			for _, s := range ss {
+				if s.state == acked && r.h.deliv[tp{s.part, s.off}] == 0 {
+					missing++
+				}
+			}
+		}
+		r.h.mu.Unlock()
+		if missing == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// readBack reads every partition of the topic once the cluster has healed:
+// each partition led, its high watermark at its log end.
+func (r *runner) readBack() ([][]recordAt, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		parts, err := r.e.TopicPartitions(topic)
+		if err != nil {
+			return nil, err
+		}
+		ready := true
+		for _, p := range parts {
+			if p.Leader == 0 || p.HighWatermark != p.EndOffset {
+				ready = false
+			}
+		}
+		if ready {
+			out := make([][]recordAt, len(parts))
+			for i, p := range parts {
+				recs, err := r.e.ReadPartition(topic, i, p.StartOffset, 0)
+				if err != nil {
+					return nil, err
+				}
+				for _, rec := range recs {
+					out[i] = append(out[i], recordAt{off: rec.Offset, key: string(rec.Key), value: rec.Value})
+				}
+			}
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("chaos: the cluster did not heal: some partition has no leader or an uncommitted tail")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type recordAt struct {
+	off   int64
+	key   string
+	value []byte
+}

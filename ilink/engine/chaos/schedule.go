@@ -1,0 +1,247 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
+)
+
+// The fault schedule: a seeded sequence of faults, one every
+// FaultGapMin..FaultGapMax, each with its own heal (a restart, a start,
+// the removal of a reply control) due a little later. At most one node is
+// down at a time, and a node goes down only if every partition keeps
+// another in-sync replica running.
+
+type heal struct {
+	at time.Time
+	do func()
+}
+
+// schedule applies faults until end, then heals everything.
+func (r *runner) schedule(ctx context.Context, end time.Time) {
+	var heals []heal
+	down := 0 // the node down, 0 = none
+	next := time.Now().Add(r.gap())
+	runHeals := func(now time.Time, all bool) {
+		keep := heals[:0]
+		for _, h := range heals {
+			if all || !now.Before(h.at) {
+				h.do()
+			} else {
+				keep = append(keep, h)
+			}
+		}
+		heals = keep
+	}
+	for ctx.Err() == nil {
+		now := time.Now()
+		runHeals(now, false)
+		if !now.Before(end) {
+			break
+		}
+		if now.Before(next) {
+			wake := next
+			for _, h := range heals {
+				if h.at.Before(wake) {
+					wake = h.at
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(min(time.Until(wake), time.Until(end)) + time.Millisecond):
+			}
+			continue
+		}
+		next = now.Add(r.gap())
+		kinds := slices.Clone(r.cfg.Faults)
+		r.rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+		applied := false
+		for _, k := range kinds {
+			if h, ok := r.apply(k, &down); ok {
+				if h.do != nil {
+					heals = append(heals, h)
+				}
+				r.faults[k]++
+				applied = true
+				break
+			}
+		}
+		if !applied {
+			r.skipped++
+		}
+	}
+	runHeals(time.Now(), true)
+}
+
+func (r *runner) gap() time.Duration {
+	lo, hi := r.cfg.FaultGapMin, r.cfg.FaultGapMax
+	return lo + time.Duration(r.rng.Int64N(int64(hi-lo)+1))
+}
+
+func (r *runner) dwell(lo, hi time.Duration) time.Time {
+	return time.Now().Add(lo + time.Duration(r.rng.Int64N(int64(hi-lo)+1)))
+}
+
+func (r *runner) partitions() int {
+	ps, _ := r.e.TopicPartitions(topic)
+	return len(ps)
+}
+
+// apply applies one fault of kind k if it can be applied safely now, and
+// returns its heal (do nil: none).
+func (r *runner) apply(k string, down *int) (heal, bool) {
+	e := r.e
+	parts := r.partitions()
+	switch k {
+	case KillLeader, KillNode, StopNode:
+		if *down != 0 {
+			return heal{}, false
+		}
+		var node int
+		if k == KillLeader {
+			node = e.PartitionLeader(topic, r.rng.IntN(parts))
+		} else {
+			node = 1 + r.rng.IntN(len(e.Nodes()))
+		}
+		if node == 0 || !r.safeToTakeDown(node) {
+			return heal{}, false
+		}
+		var err error
+		if k == StopNode {
+			err = e.StopNode(node)
+		} else {
+			err = e.KillNode(node)
+		}
+		if err != nil {
+			r.cfg.Logf("chaos: %s %d: %v", k, node, err)
+			return heal{}, false
+		}
+		r.h.fault(k, fmt.Sprintf("node %d", node), parts, false)
+		*down = node
+		return heal{at: r.dwell(300*time.Millisecond, 1500*time.Millisecond), do: func() {
+			var err error
+			if k == StopNode {
+				err = e.StartNode(node)
+			} else {
+				err = e.RestartNode(node)
+			}
+			if err != nil {
+				r.cfg.Logf("chaos: bring node %d back: %v", node, err)
+			}
+			*down = 0
+		}}, true
+	case Sever:
+		e.SeverConnections()
+		r.h.fault(k, "", parts, false)
+		return heal{}, true
+	case DelayReplies, DropReplies:
+		var n atomic.Uint64
+		salt := r.rng.Uint64()
+		drop := k == DropReplies
+		remove := e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+			x := mix(n.Add(1) ^ salt)
+			if drop {
+				switch ev.Code {
+				case wire.CodeProduce, wire.CodeFetch, wire.CodeOffsetCommit, wire.CodeHeartbeat, wire.CodeJoinGroup:
+					if x%100 < 5 {
+						return engine.ControlAction{DropReply: true}
+					}
+				}
+				return engine.ControlAction{}
+			}
+			if x%3 == 0 {
+				return engine.ControlAction{Delay: time.Duration(50+x%350) * time.Millisecond}
+			}
+			return engine.ControlAction{}
+		})
+		f := r.h.fault(k, "", parts, true)
+		return heal{at: r.dwell(500*time.Millisecond, 1500*time.Millisecond), do: func() {
+			remove()
+			r.h.measureFrom(f, time.Now())
+		}}, true
+	case MoveLeader:
+		p := r.rng.IntN(parts)
+		infos, err := e.TopicPartitions(topic)
+		if err != nil || p >= len(infos) {
+			return heal{}, false
+		}
+		var to []int
+		for _, n := range infos[p].InSync {
+			if n != infos[p].Leader {
+				to = append(to, n)
+			}
+		}
+		if len(to) == 0 || infos[p].Leader == 0 {
+			return heal{}, false
+		}
+		node := to[r.rng.IntN(len(to))]
+		if err := e.MovePartitionLeader(topic, p, node); err != nil {
+			r.cfg.Logf("chaos: move %s/%d to %d: %v", topic, p, node, err)
+			return heal{}, false
+		}
+		r.h.fault(k, fmt.Sprintf("%s/%d to node %d", topic, p, node), parts, false)
+		return heal{}, true
+	case MoveCoordinator:
+		to, err := e.MoveCoordinator(group)
+		if err != nil {
+			r.cfg.Logf("chaos: move coordinator: %v", err)
+			return heal{}, false
+		}
+		r.h.fault(k, fmt.Sprintf("to node %d", to), parts, false)
+		return heal{}, true
+	case GrowTopic:
+		if parts+2 > r.cfg.MaxPartitions {
+			return heal{}, false
+		}
+		if err := e.AlterTopic(topic, fmt.Sprintf("partitions=%d", parts+2)); err != nil {
+			r.cfg.Logf("chaos: grow: %v", err)
+			return heal{}, false
+		}
+		// Recovery covers the new partitions too: they get records and
+		// readers without an error first.
+		r.h.fault(k, fmt.Sprintf("%d to %d partitions", parts, parts+2), parts+2, false)
+		return heal{}, true
+	}
+	return heal{}, false
+}
+
+// safeToTakeDown reports whether node may go down: every partition of
+// every topic (SYSTEM.GROUPS included) that has node in its in-sync set
+// has another in-sync replica, which holds every acknowledged record.
+func (r *runner) safeToTakeDown(node int) bool {
+	for _, st := range r.e.Nodes() {
+		if !st.Running {
+			return false
+		}
+	}
+	for _, ti := range r.e.Topics() {
+		infos, err := r.e.TopicPartitions(ti.Name)
+		if err != nil {
+			return false
+		}
+		for _, p := range infos {
+			if p.Leader == 0 {
+				return false
+			}
+			if slices.Contains(p.InSync, node) && len(p.InSync) < 2 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mix is splitmix64's finaliser: a counter becomes a well-spread number.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
