@@ -1,7 +1,5 @@
 package chaos
 
-import "maps"
-
 // check reads the log back and judges the history.
 func (r *runner) check() (*Result, error) {
 	logs, err := r.readBack()
@@ -9,7 +7,7 @@ func (r *runner) check() (*Result, error) {
 		return nil, err
 	}
 	h := r.h
-	res := &Result{Seed: r.cfg.Seed, Faults: maps.Clone(r.faults), Skipped: r.skipped, Partitions: len(logs)}
+	res := &Result{Seed: r.cfg.Seed, Partitions: len(logs)}
 	res.Recovery, res.Unrecovered = h.recoveryStats()
 	res.ProduceRecoveryMaxMs, res.FetchRecoveryMaxMs = -1, -1
 	for _, rc := range res.Recovery {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,14 +29,10 @@ type runner struct {
 	cfg Config
 	e   *engine.Engine
 	h   *history
-	rng *rand.Rand // the schedule's; used by the scheduler goroutine only
 
 	prods []*ilink.Producer
 	mems  []*consumer.Consumer
 	addrs string
-
-	skipped int
-	faults  map[string]int
 }
 
 // Run runs one experiment and checks its history. The error is for a run
@@ -68,13 +63,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := e.CreateTopic(topic, fmt.Sprintf("partitions=%d,replicas=3,minSync=2", cfg.Partitions)); err != nil {
 		return nil, err
 	}
-	r := &runner{
-		cfg:    cfg,
-		e:      e,
-		h:      newHistory(cfg.Producers),
-		rng:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0x63686130)),
-		addrs:  strings.Join(e.DataAddrs(), ","),
-		faults: map[string]int{},
+	r := &runner{cfg: cfg, e: e, h: newHistory(cfg.Producers), addrs: strings.Join(e.DataAddrs(), ",")}
+	sched, err := NewSchedule(e, ScheduleConfig{
+		Seed: cfg.Seed, Faults: cfg.Faults, GapMin: cfg.FaultGapMin, GapMax: cfg.FaultGapMax,
+		Topic: topic, Group: group, MaxPartitions: cfg.MaxPartitions, Logf: cfg.Logf,
+		OnFault: func(kind, detail string, parts int, windowed bool) func(time.Time) {
+			cfg.Logf("chaos: fault %s %s", kind, detail)
+			f := r.h.fault(kind, detail, parts, windowed)
+			return func(at time.Time) { r.h.measureFrom(f, at) }
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	defer r.closeClients()
 	if err := r.startClients(ctx); err != nil {
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	// The fault phase, then everything healed, then a calm phase long
 	// enough for the last faults to show their recovery.
-	r.schedule(ctx, time.Now().Add(cfg.Duration))
+	sched.Run(ctx, time.Now().Add(cfg.Duration))
 	select {
 	case <-ctx.Done():
 	case <-time.After(cfg.ElectionDelay + 2*time.Second):
@@ -137,6 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Faults, res.Skipped = sched.Counts(), sched.Skipped()
 	res.BackwardsCommits = backwards
 	res.ProducerIDResets, res.PossibleDuplicates, res.Retries = pst.ProducerIDResets, pst.PossibleDuplicates, pst.Retries
 	return res, nil

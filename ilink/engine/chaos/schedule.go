@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -22,8 +24,74 @@ type heal struct {
 	do func()
 }
 
-// schedule applies faults until end, then heals everything.
-func (r *runner) schedule(ctx context.Context, end time.Time) {
+// ScheduleConfig configures a Schedule.
+type ScheduleConfig struct {
+	Seed           int64
+	Faults         []string      // kinds drawn from (nil: all)
+	GapMin, GapMax time.Duration // between two faults (default 300 ms .. 1.2 s)
+	Topic          string        // target of kill-leader, move-leader and grow-topic
+	Group          string        // target of move-coordinator
+	MaxPartitions  int           // grow-topic bound (default 12)
+	Logf           func(format string, args ...any)
+	// OnFault, when set, is told of every fault applied (parts: the
+	// topic's partitions after it). For a windowed fault (delay and drop
+	// replies) the function it returns, if any, is called when the fault
+	// is healed.
+	OnFault func(kind, detail string, parts int, windowed bool) (healed func(time.Time))
+}
+
+// Schedule is a seeded random fault schedule over an engine (the one Run
+// uses; bench/cmd/soak runs it under the demo). It is not safe for
+// concurrent use.
+type Schedule struct {
+	e       *engine.Engine
+	cfg     ScheduleConfig
+	rng     *rand.Rand
+	counts  map[string]int
+	skipped int
+}
+
+// NewSchedule checks cfg and returns its schedule.
+func NewSchedule(e *engine.Engine, cfg ScheduleConfig) (*Schedule, error) {
+	if cfg.Faults == nil {
+		cfg.Faults = Kinds
+	}
+	for _, k := range cfg.Faults {
+		if !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("chaos: unknown fault kind %q (known: %v)", k, Kinds)
+		}
+	}
+	if cfg.GapMin == 0 {
+		cfg.GapMin = 300 * time.Millisecond
+	}
+	if cfg.GapMax == 0 {
+		cfg.GapMax = 1200 * time.Millisecond
+	}
+	if cfg.GapMin <= 0 || cfg.GapMax < cfg.GapMin {
+		return nil, fmt.Errorf("chaos: fault gap %v..%v", cfg.GapMin, cfg.GapMax)
+	}
+	if cfg.MaxPartitions == 0 {
+		cfg.MaxPartitions = 12
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.OnFault == nil {
+		cfg.OnFault = func(string, string, int, bool) func(time.Time) { return nil }
+	}
+	return &Schedule{e: e, cfg: cfg, rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x63686130)), counts: map[string]int{}}, nil
+}
+
+// Counts is the faults applied, by kind; Skipped the draws for which no
+// kind could be applied safely.
+func (s *Schedule) Counts() map[string]int { return maps.Clone(s.counts) }
+
+// Skipped is the number of draws for which no fault could be applied safely.
+func (s *Schedule) Skipped() int { return s.skipped }
+
+// Run applies faults until end (or ctx ends), then heals everything:
+// every node up and running, every reply control removed.
+func (r *Schedule) Run(ctx context.Context, end time.Time) {
 	var heals []heal
 	down := 0 // the node down, 0 = none
 	next := time.Now().Add(r.gap())
@@ -66,7 +134,7 @@ func (r *runner) schedule(ctx context.Context, end time.Time) {
 				if h.do != nil {
 					heals = append(heals, h)
 				}
-				r.faults[k]++
+				r.counts[k]++
 				applied = true
 				break
 			}
@@ -78,25 +146,29 @@ func (r *runner) schedule(ctx context.Context, end time.Time) {
 	runHeals(time.Now(), true)
 }
 
-func (r *runner) gap() time.Duration {
-	lo, hi := r.cfg.FaultGapMin, r.cfg.FaultGapMax
+func (r *Schedule) gap() time.Duration {
+	lo, hi := r.cfg.GapMin, r.cfg.GapMax
 	return lo + time.Duration(r.rng.Int64N(int64(hi-lo)+1))
 }
 
-func (r *runner) dwell(lo, hi time.Duration) time.Time {
+func (r *Schedule) dwell(lo, hi time.Duration) time.Time {
 	return time.Now().Add(lo + time.Duration(r.rng.Int64N(int64(hi-lo)+1)))
 }
 
-func (r *runner) partitions() int {
-	ps, _ := r.e.TopicPartitions(topic)
+func (r *Schedule) partitions() int {
+	ps, _ := r.e.TopicPartitions(r.cfg.Topic)
 	return len(ps)
 }
 
 // apply applies one fault of kind k if it can be applied safely now, and
 // returns its heal (do nil: none).
-func (r *runner) apply(k string, down *int) (heal, bool) {
+func (r *Schedule) apply(k string, down *int) (heal, bool) {
 	e := r.e
+	topic, group := r.cfg.Topic, r.cfg.Group
 	parts := r.partitions()
+	if parts == 0 && (k == KillLeader || k == MoveLeader || k == GrowTopic) {
+		return heal{}, false
+	}
 	switch k {
 	case KillLeader, KillNode, StopNode:
 		if *down != 0 {
@@ -121,7 +193,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 			r.cfg.Logf("chaos: %s %d: %v", k, node, err)
 			return heal{}, false
 		}
-		r.h.fault(k, fmt.Sprintf("node %d", node), parts, false)
+		r.cfg.OnFault(k, fmt.Sprintf("node %d", node), parts, false)
 		*down = node
 		return heal{at: r.dwell(300*time.Millisecond, 1500*time.Millisecond), do: func() {
 			var err error
@@ -137,7 +209,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 		}}, true
 	case Sever:
 		e.SeverConnections()
-		r.h.fault(k, "", parts, false)
+		r.cfg.OnFault(k, "", parts, false)
 		return heal{}, true
 	case DelayReplies, DropReplies:
 		var n atomic.Uint64
@@ -159,10 +231,12 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 			}
 			return engine.ControlAction{}
 		})
-		f := r.h.fault(k, "", parts, true)
+		healed := r.cfg.OnFault(k, "", parts, true)
 		return heal{at: r.dwell(500*time.Millisecond, 1500*time.Millisecond), do: func() {
 			remove()
-			r.h.measureFrom(f, time.Now())
+			if healed != nil {
+				healed(time.Now())
+			}
 		}}, true
 	case MoveLeader:
 		p := r.rng.IntN(parts)
@@ -184,7 +258,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 			r.cfg.Logf("chaos: move %s/%d to %d: %v", topic, p, node, err)
 			return heal{}, false
 		}
-		r.h.fault(k, fmt.Sprintf("%s/%d to node %d", topic, p, node), parts, false)
+		r.cfg.OnFault(k, fmt.Sprintf("%s/%d to node %d", topic, p, node), parts, false)
 		return heal{}, true
 	case MoveCoordinator:
 		to, err := e.MoveCoordinator(group)
@@ -192,7 +266,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 			r.cfg.Logf("chaos: move coordinator: %v", err)
 			return heal{}, false
 		}
-		r.h.fault(k, fmt.Sprintf("to node %d", to), parts, false)
+		r.cfg.OnFault(k, fmt.Sprintf("%s to node %d", group, to), parts, false)
 		return heal{}, true
 	case GrowTopic:
 		if parts+2 > r.cfg.MaxPartitions {
@@ -204,7 +278,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 		}
 		// Recovery covers the new partitions too: they get records and
 		// readers without an error first.
-		r.h.fault(k, fmt.Sprintf("%d to %d partitions", parts, parts+2), parts+2, false)
+		r.cfg.OnFault(k, fmt.Sprintf("%s from %d to %d partitions", topic, parts, parts+2), parts+2, false)
 		return heal{}, true
 	}
 	return heal{}, false
@@ -213,7 +287,7 @@ func (r *runner) apply(k string, down *int) (heal, bool) {
 // safeToTakeDown reports whether node may go down: every partition of
 // every topic (SYSTEM.GROUPS included) that has node in its in-sync set
 // has another in-sync replica, which holds every acknowledged record.
-func (r *runner) safeToTakeDown(node int) bool {
+func (r *Schedule) safeToTakeDown(node int) bool {
 	for _, st := range r.e.Nodes() {
 		if !st.Running {
 			return false
