@@ -694,12 +694,29 @@ func (p *Producer) topicFor(name string) (*topicState, error) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, min(p.cfg.deliveryTimeout, producerFirstMetadataTimeout))
 	defer cancel()
-	rep, err := p.metadata(ctx, []string{name})
-	if err != nil {
+	var rep *wire.MetadataReply
+	for {
+		var err error
+		rep, err = p.metadata(ctx, []string{name})
+		if err == nil {
+			break
+		}
 		if p.isDone() {
 			return nil, producerClosedError()
 		}
-		return nil, err
+		// No node answers (the cluster is restarting): try again within
+		// the first-metadata budget, as a batch would be resent; only a
+		// refusal (no such topic) fails at once (spec P-21).
+		if !IsSessionError(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		t := time.NewTimer(p.cfg.retryBackoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		}
 	}
 	var tm *wire.TopicMeta
 	for i := range rep.Topics {

@@ -133,3 +133,29 @@ func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
 		t.Fatalf("the keepalive connection after the idle timeout: %v", err)
 	}
 }
+
+// The first send to a topic needs its partition count; while no node
+// answers (the whole cluster restarting) the producer keeps asking within
+// its budget instead of failing the record with the connect error.
+func TestProducerFirstSendWaitsThroughOutage(t *testing.T) {
+	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2,replicas=3"})
+	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll})
+	if err := e.Outage(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond) // the outage lasts a while
+		ended <- e.EndOutage()
+	}()
+	md, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("first")})
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatalf("first send during the outage: %v", err)
+	}
+	if recs := readAll(t, e, "T", 2); len(recs[md.Partition]) != 1 || string(recs[md.Partition][0].Value) != "first" {
+		t.Fatalf("partition %d holds %v", md.Partition, recs[md.Partition])
+	}
+}

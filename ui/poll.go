@@ -22,8 +22,10 @@ import (
 //     generation are dropped.
 //   - On failure the views keep their last good data; the poller records
 //     the error, when the failures started and when the data was last
-//     good (the status bar shows both), and retries with a backoff of
-//     up to 8 intervals (at most 30 s, never less than one interval).
+//     good (the status bar shows both), and retries after two intervals
+//     (one after the first failure), so a cluster that comes back is seen
+//     within two intervals (issue 15: recovery within 2 poll intervals)
+//     while a dead one is asked half as often.
 //   - Resources nobody shows (the cluster's definition while the cluster
 //     tab is hidden, the stat series while the overview is hidden) go idle
 //     after their reply and wake up when a view that wants them is shown.
@@ -130,7 +132,7 @@ func (p *poller) arm(id common.ResID) tea.Cmd {
 	s.armed = true
 	d := p.ctx.Interval(id)
 	if s.fails > 0 {
-		back := d << min(s.fails-1, 3)
+		back := d << min(s.fails-1, 1)
 		d = max(d, min(back, 30*time.Second))
 	}
 	gen := s.gen

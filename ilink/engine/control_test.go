@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,4 +133,36 @@ func TestControlChainFirstActionWins(t *testing.T) {
 	}
 	r2()
 	c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil)
+}
+
+// Outage closes every listener and connection and keeps the state; after
+// EndOutage the nodes listen on the same ports, elect, and hold what they
+// held.
+func TestOutageKeepsState(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{ElectionDelay: 100 * time.Millisecond})
+	mustCreateTopic(t, e, "T", "partitions=1,replicas=3")
+	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p.mustProduce("T", topicEpoch(t, e, "T"), 0, plainBatch(t, "a", "b"))
+	if err := e.Outage(); err != nil {
+		t.Fatal(err)
+	}
+	p.expectClosed()
+	for _, a := range append(e.DataAddrs(), e.AdminAddrs()...) {
+		if c, err := dialTimeout(a); err == nil {
+			c.Close()
+			t.Fatalf("%s accepts connections during the outage", a)
+		}
+	}
+	if err := e.Outage(); err == nil {
+		t.Fatal("a second Outage was accepted")
+	}
+	if err := e.EndOutage(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a leader", func() bool { return e.Leader() != 0 && e.PartitionLeader("T", 0) != 0 })
+	openSession(t, e.AdminAddrs()[1], wire.ModeAdmin)
+	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("after the outage the partition holds %v", got)
+	}
 }

@@ -233,8 +233,9 @@ type Engine struct {
 	ctl    controls
 	adm    adminState // admin surface (admin_*.go, clusterdef.go)
 
-	faultMu sync.Mutex // serialises the fault API and Close (see package doc)
-	closed  bool       // guarded by faultMu
+	faultMu sync.Mutex   // serialises the fault API and Close (see package doc)
+	closed  bool         // guarded by faultMu
+	outage  map[int]bool // guarded by faultMu: during an Outage, the nodes it took down (value: it was running)
 
 	sessionIDs atomic.Uint64
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -229,4 +230,72 @@ func (cs *controls) decide(node int, h wire.Header, body []byte) ControlAction {
 		}
 	}
 	return ControlAction{}
+}
+
+// Outage takes the whole cluster off the network the way a crashed engine
+// process does, keeping its state the way a restart from disk would: every
+// queue manager stops (its replicas keep their data, frozen) and every
+// listener closes with all its connections, so clients see connections
+// refused, and no node leads. EndOutage reopens every listener on the
+// same ports and starts every queue manager again; the elections follow
+// after ElectionDelay. Nodes already down or stopped stay so.
+func (e *Engine) Outage() error {
+	e.faultMu.Lock()
+	defer e.faultMu.Unlock()
+	if e.closed {
+		return errClosed
+	}
+	if e.outage != nil {
+		return errors.New("engine: already in an outage")
+	}
+	e.outage = map[int]bool{}
+	for _, n := range e.nodes {
+		st := e.cl.statuses()[n.id-1]
+		if !st.Up {
+			continue
+		}
+		if st.Running {
+			if err := e.cl.stop(n.id); err != nil {
+				return err
+			}
+			n.data.close()
+		}
+		n.admin.close()
+		e.outage[n.id] = st.Running
+	}
+	e.logf("engine: outage: every listener closed, state kept")
+	return nil
+}
+
+// EndOutage ends an Outage: every node it took down listens again on its
+// ports, and every queue manager it stopped starts with its data.
+func (e *Engine) EndOutage() error {
+	e.faultMu.Lock()
+	defer e.faultMu.Unlock()
+	if e.closed {
+		return errClosed
+	}
+	if e.outage == nil {
+		return errors.New("engine: no outage to end")
+	}
+	for _, n := range e.nodes {
+		running, ok := e.outage[n.id]
+		if !ok {
+			continue
+		}
+		if err := n.admin.listen(); err != nil {
+			return fmt.Errorf("engine: node %d admin listener: %w", n.id, err)
+		}
+		if running {
+			if err := n.data.listen(); err != nil {
+				return fmt.Errorf("engine: node %d data listener: %w", n.id, err)
+			}
+			e.cl.started(n.id)
+			n.data.serve()
+		}
+		n.admin.serve()
+	}
+	e.outage = nil
+	e.logf("engine: outage over: every listener open again")
+	return nil
 }

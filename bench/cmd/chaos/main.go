@@ -43,7 +43,8 @@ type report struct {
 	ReReads          int                       `json:"re_reads"`
 	Unconsumed       int                       `json:"unconsumed"`
 	Faults           map[string]int            `json:"faults"`
-	Recovery         map[string]chaos.Recovery `json:"recovery"` // worst case over the seeds, by fault kind
+	Recovery         map[string]chaos.Recovery `json:"recovery"`          // worst case over the seeds, by fault kind
+	IsolatedRecovery map[string]chaos.Recovery `json:"isolated_recovery"` // the same over the faults that overlapped no other
 	ElectionDelayMs  int64                     `json:"election_delay_ms"`
 	Rows             []*chaos.Result           `json:"rows"`
 }
@@ -73,7 +74,7 @@ func main() {
 	defer stop()
 
 	rep := report{Seeds: *seeds, FirstSeed: *first, Duration: duration.String(), PlantedBug: *planted,
-		Faults: map[string]int{}, Recovery: map[string]chaos.Recovery{}, ElectionDelayMs: election.Milliseconds()}
+		Faults: map[string]int{}, Recovery: map[string]chaos.Recovery{}, IsolatedRecovery: map[string]chaos.Recovery{}, ElectionDelayMs: election.Milliseconds()}
 	for i := 0; i < *seeds; i++ {
 		cfg.Seed = *first + int64(i)
 		res, err := chaos.Run(ctx, cfg)
@@ -119,16 +120,26 @@ func (r *report) add(res *chaos.Result) {
 	for k, n := range res.Faults {
 		r.Faults[k] += n
 	}
-	for k, rc := range res.Recovery {
-		w := r.Recovery[k]
+	merge(r.Recovery, res.Recovery)
+	merge(r.IsolatedRecovery, res.IsolatedRecovery)
+}
+
+// merge folds one seed's recoveries into the worst case over the seeds
+// (p50: the worst seed's median).
+func merge(into, from map[string]chaos.Recovery) {
+	for k, rc := range from {
+		w, ok := into[k]
+		if !ok {
+			w = chaos.Recovery{ProduceMaxMs: -1, FetchMaxMs: -1, ProduceP50Ms: -1, FetchP50Ms: -1}
+		}
 		w.Count += rc.Count
 		w.ProduceMaxMs = max(w.ProduceMaxMs, rc.ProduceMaxMs)
 		w.FetchMaxMs = max(w.FetchMaxMs, rc.FetchMaxMs)
-		w.ProduceP50Ms = max(w.ProduceP50Ms, rc.ProduceP50Ms) // the worst seed's median
+		w.ProduceP50Ms = max(w.ProduceP50Ms, rc.ProduceP50Ms)
 		w.FetchP50Ms = max(w.FetchP50Ms, rc.FetchP50Ms)
 		w.Unrecovered += rc.Unrecovered
 		w.MaxReReads = max(w.MaxReReads, rc.MaxReReads)
-		r.Recovery[k] = w
+		into[k] = w
 	}
 }
 
@@ -146,19 +157,24 @@ func (r *report) table() {
 	}
 	fmt.Fprintf(w, "all\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t\t\t\t\n", r.Acked, r.Unacked, r.Read, r.Lost, r.Duplicated, r.Reordered, r.Misacked, r.BackwardsCommits, r.ReReads)
 	w.Flush()
-	fmt.Println()
-	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "fault\tcount\tprod max ms\tprod p50 ms\tfetch max ms\tfetch p50 ms\tunrecovered\tmax re-reads\t")
-	kinds := make([]string, 0, len(r.Recovery))
-	for k := range r.Recovery {
-		kinds = append(kinds, k)
+	for _, t := range []struct {
+		title string
+		m     map[string]chaos.Recovery
+	}{{"recovery after every fault", r.Recovery}, {"recovery after the faults that overlapped no other", r.IsolatedRecovery}} {
+		fmt.Printf("\n%s (election delay %d ms)\n", t.title, r.ElectionDelayMs)
+		w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(w, "fault\tcount\tprod max ms\tprod p50 ms\tfetch max ms\tfetch p50 ms\tunrecovered\tmax re-reads\t")
+		kinds := make([]string, 0, len(t.m))
+		for k := range t.m {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			rc := t.m[k]
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, rc.Count, rc.ProduceMaxMs, rc.ProduceP50Ms, rc.FetchMaxMs, rc.FetchP50Ms, rc.Unrecovered, rc.MaxReReads)
+		}
+		w.Flush()
 	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		rc := r.Recovery[k]
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k, rc.Count, rc.ProduceMaxMs, rc.ProduceP50Ms, rc.FetchMaxMs, rc.FetchP50Ms, rc.Unrecovered, rc.MaxReReads)
-	}
-	w.Flush()
 	for _, res := range r.Rows {
 		for _, ex := range res.Examples {
 			fmt.Printf("seed %d: %s\n", res.Seed, ex)

@@ -8,7 +8,9 @@ func (r *runner) check() (*Result, error) {
 	}
 	h := r.h
 	res := &Result{Seed: r.cfg.Seed, Partitions: len(logs)}
-	res.Recovery, res.Unrecovered = h.recoveryStats()
+	res.Recovery, res.Unrecovered = h.recoveryStats(false)
+	res.IsolatedRecovery, _ = h.recoveryStats(true)
+	res.FaultLog = h.faultLog(r.t0)
 	res.ProduceRecoveryMaxMs, res.FetchRecoveryMaxMs = -1, -1
 	for _, rc := range res.Recovery {
 		res.ProduceRecoveryMaxMs = max(res.ProduceRecoveryMaxMs, rc.ProduceMaxMs)

@@ -181,13 +181,53 @@ func parseValue(v []byte) (p, n int, sentNs int64, ok bool) {
 	return p, n, sentNs, err1 == nil && err2 == nil && err3 == nil
 }
 
-// recoveryStats summarises the recoveries by fault kind.
-func (h *history) recoveryStats() (map[string]Recovery, int) {
+// faultLog lists the faults with their recoveries, and marks those that
+// overlapped another fault.
+func (h *history) faultLog(t0 time.Time) []FaultEntry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	done := func(f *faultRec) time.Time {
+		if !f.completed {
+			return time.Now().Add(time.Hour)
+		}
+		return f.at.Add(max(f.produce, f.fetch))
+	}
+	out := make([]FaultEntry, len(h.faults))
+	for i, f := range h.faults {
+		ms := func(d time.Duration) int64 {
+			if d < 0 {
+				return -1
+			}
+			return d.Milliseconds()
+		}
+		e := FaultEntry{Kind: f.kind, Detail: f.detail, AtMs: f.injected.Sub(t0).Milliseconds(), HealedMs: f.at.Sub(t0).Milliseconds(),
+			ProduceMs: ms(f.produce), FetchMs: ms(f.fetch), ReReads: f.reReads}
+		if i > 0 && done(h.faults[i-1]).After(f.injected) {
+			e.Overlapped = true
+		}
+		if i+1 < len(h.faults) && h.faults[i+1].injected.Before(done(f)) {
+			e.Overlapped = true
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// recoveryStats summarises the recoveries by fault kind; with isolated,
+// only those of the faults that did not overlap another.
+func (h *history) recoveryStats(isolated bool) (map[string]Recovery, int) {
+	var log []FaultEntry
+	if isolated {
+		log = h.faultLog(time.Time{})
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	byKind := map[string][]*faultRec{}
 	unrecovered := 0
-	for _, f := range h.faults {
+	for i, f := range h.faults {
+		if isolated && log[i].Overlapped {
+			continue
+		}
 		byKind[f.kind] = append(byKind[f.kind], f)
 		if !f.completed {
 			unrecovered++

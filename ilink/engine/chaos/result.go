@@ -35,7 +35,26 @@ type Result struct {
 	PossibleDuplicates int64 `json:"possible_duplicates"` // as the producers counted them
 	Retries            int64 `json:"producer_retries"`
 
+	// FaultLog is every fault in order with its recovery (-1: none).
+	FaultLog []FaultEntry `json:"fault_log"`
+	// IsolatedRecovery is Recovery over the faults that did not overlap
+	// another one (none injected before this one recovered, and the one
+	// before recovered first): the recovery of the fault alone.
+	IsolatedRecovery map[string]Recovery `json:"isolated_recovery"`
+
 	Examples []string `json:"examples,omitempty"` // the first anomalies found
+}
+
+// FaultEntry is one fault of FaultLog.
+type FaultEntry struct {
+	Kind       string `json:"kind"`
+	Detail     string `json:"detail,omitempty"`
+	AtMs       int64  `json:"at_ms"`      // since the first fault's run began
+	HealedMs   int64  `json:"healed_ms"`  // windowed faults: when the window ended; else = at_ms
+	ProduceMs  int64  `json:"produce_ms"` // recovery from healed_ms
+	FetchMs    int64  `json:"fetch_ms"`
+	ReReads    int    `json:"re_reads"`
+	Overlapped bool   `json:"overlapped"`
 }
 
 // Recovery is the recovery time after the faults of one kind: from the

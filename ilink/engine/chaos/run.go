@@ -29,6 +29,7 @@ type runner struct {
 	cfg Config
 	e   *engine.Engine
 	h   *history
+	t0  time.Time // the start of the fault phase
 
 	prods []*ilink.Producer
 	mems  []*consumer.Consumer
@@ -100,7 +101,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	// The fault phase, then everything healed, then a calm phase long
 	// enough for the last faults to show their recovery.
-	sched.Run(ctx, time.Now().Add(cfg.Duration))
+	r.t0 = time.Now()
+	sched.Run(ctx, r.t0.Add(cfg.Duration))
 	select {
 	case <-ctx.Done():
 	case <-time.After(cfg.ElectionDelay + 2*time.Second):
