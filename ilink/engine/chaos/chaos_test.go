@@ -66,3 +66,33 @@ func TestConfigRefusesUnknownFault(t *testing.T) {
 		t.Fatal("an unknown fault kind was accepted")
 	}
 }
+
+// The history charges a record delivered twice to the fault before it,
+// and a fault recovers once every partition had a record acknowledged and
+// one delivered that were sent after it.
+func TestHistoryReReadsAndRecovery(t *testing.T) {
+	h := newHistory(1)
+	h.sent(0, 0)
+	h.outcome(0, 0, 0, 0, 1, nil)
+	h.delivered(0, 0, 1)
+	f := h.fault(Sever, "", 2, false)
+	h.delivered(0, 0, 1) // the same record again: a re-read
+	after := f.at.UnixNano() + 1
+	h.sent(0, 1)
+	h.outcome(0, 1, 0, 1, after, nil)
+	h.delivered(0, 1, after)
+	h.checkRecovery(f.at.Add(10 * time.Millisecond))
+	if f.completed {
+		t.Fatal("recovered although partition 1 had nothing after the fault")
+	}
+	h.sent(0, 2)
+	h.outcome(0, 2, 1, 0, after, nil)
+	h.delivered(1, 0, after)
+	h.checkRecovery(f.at.Add(20 * time.Millisecond))
+	if !f.completed || f.produce != 20*time.Millisecond || f.fetch != 20*time.Millisecond {
+		t.Fatalf("recovery %+v", f)
+	}
+	if h.reReads != 1 || f.reReads != 1 {
+		t.Fatalf("re-reads %d, charged to the fault %d", h.reReads, f.reReads)
+	}
+}
