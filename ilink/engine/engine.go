@@ -95,7 +95,7 @@ type Config struct {
 	// HeartbeatInterval (default 1s) is the heartbeat period the coordinator
 	// gives group members in the JOIN reply.
 	HeartbeatInterval time.Duration
-	// GroupCompactMin (default 10000) is the number of records a
+	// GroupCompactMin (default 1000) is the number of records a
 	// SYSTEM.GROUPS partition must hold before it is compacted (and more
 	// than twice its live state; groups_compact.go).
 	GroupCompactMin int
@@ -199,7 +199,7 @@ func (c *Config) applyDefaults() error {
 		return fmt.Errorf("engine: IdleTimeout %v, FrameTimeout %v and MaxConnections %d must not be negative", c.IdleTimeout, c.FrameTimeout, c.MaxConnections)
 	}
 	if c.GroupCompactMin == 0 {
-		c.GroupCompactMin = 10000
+		c.GroupCompactMin = 1000 // a snapshot is a few records per group: cheap to write often
 	}
 	if c.GroupCompactMin < 0 {
 		return fmt.Errorf("engine: GroupCompactMin %d must not be negative", c.GroupCompactMin)
