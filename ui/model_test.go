@@ -363,3 +363,24 @@ func TestClusterRereadThroughRoot(t *testing.T) {
 	h.warm(3)
 	h.mustShow("definition version 8", "replicas 2")
 }
+
+// A resource that failed and that no view wants any more is not asked
+// again, so its error says nothing about now: the status bar of another
+// tab does not show it (after an outage it would say "failing" forever
+// while everything else works).
+func TestStatusBarDropsErrorsOfIdleResources(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.warm(2)
+	h.key("1")
+	h.src.Fail("StatSeries", errors.New("MIMQE_CONNECTION_LOST (connection reset by peer)"))
+	h.warm(3)
+	h.mustShow("⚠ stats: MIMQE_CONNECTION_LOST")
+	h.key("2") // only the overview polls the stat series
+	h.warm(3)
+	h.mustNotShow("⚠ stats")
+	h.mustShow("● topics")
+	// Back on the overview it is asked again, and its error shows again.
+	h.key("1")
+	h.warm(3)
+	h.mustShow("⚠ stats: MIMQE_CONNECTION_LOST")
+}

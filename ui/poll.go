@@ -63,6 +63,10 @@ type resState struct {
 // failing reports whether the latest reply was an error.
 func (s *resState) failing() bool { return s.err != nil }
 
+// idle reports whether nothing polls the resource (no view wants it): no
+// request in flight, no tick pending.
+func (s *resState) idle() bool { return !s.inFlight && !s.armed }
+
 type poller struct {
 	ctx    *common.Context
 	res    [common.NumRes]*resState

@@ -246,7 +246,10 @@ func (m *Model) statusBar(w int) string {
 	others := 0
 	for id := common.ResID(0); id < common.NumRes; id++ {
 		s := m.poll.res[id]
-		if !s.failing() {
+		if !s.failing() || s.idle() {
+			// An idle resource (no view wants it) is not asked again, so
+			// its last error says nothing about now: after an outage it
+			// would stay "failing" while everything else works again.
 			continue
 		}
 		if !mine[id] && len(errs) > 0 {

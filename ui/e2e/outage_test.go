@@ -33,12 +33,14 @@ func acked(screen string) int {
 // listener reopened and the elections held):
 //
 //  1. while the dashboard publishes (300 records at 30/s): the outage is
-//     shown (the status bar's polling error, its age growing) with the
+//     shown (the status bar's "cannot reach", its age growing) with the
 //     last data kept on screen; the publish shows its records in flight;
-//     after the engine is back the dashboard recovers by itself (within
-//     two poll intervals: the poller retries at most two intervals apart),
-//     and the publish resumes and acknowledges every record, none failed,
-//     each exactly once in the log;
+//     the overview, looked at meanwhile, keeps its node table, marks its
+//     data stale and says it cannot reach the cluster (issue 10's
+//     connection truth); after the engine is back the dashboard recovers by
+//     itself (within two poll intervals: the poller retries at most two
+//     intervals apart), the stale mark goes, and the publish resumes and
+//     acknowledges every record, none failed, each exactly once in the log;
 //  2. while the dashboard tails the topic (its tail closes when its tab is
 //     left, so this is the tail's own outage) and a producer from outside
 //     adds 100 records: the tail keeps its records during the outage and
@@ -71,7 +73,23 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 	d.keys("enter")
 	d.waitFor("a tenth of the records acknowledged", func(s string) bool { return acked(s) >= n/10 })
 
-	outage(t, e, d, poll, func(s string) bool { return strings.Contains(s, "in flight") })
+	outage(t, e, d, poll, func(s string) bool { return strings.Contains(s, "in flight") }, func() {
+		// The overview during the outage: last data kept, marked stale.
+		d.keys("1")
+		s := d.waitFor("the overview's last data, marked stale", func(s string) bool {
+			_, alerts, _ := strings.Cut(s, "Alerts")
+			return nodeState(s, "1") == "running" && strings.Contains(alerts, "stale: data from") &&
+				strings.Contains(alerts, "✖ cannot reach ")
+		})
+		t.Logf("the overview during the outage:\n%s", s)
+		d.keys("7")
+		d.waitText("Results")
+	})
+	d.keys("1")
+	d.waitFor("the overview fresh again", func(s string) bool {
+		return !strings.Contains(s, "stale: data from") && !strings.Contains(s, "cannot reach") && nodeState(s, "1") == "running"
+	})
+	d.keys("7")
 
 	done := d.waitFor("the publish done", func(s string) bool { return acked(s) == n && strings.Contains(s, "✓ done") })
 	if strings.Contains(done, "failed") {
@@ -107,7 +125,13 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 		got, _ := strconv.Atoi(strings.ReplaceAll(tailTotal(s), ",", ""))
 		return sentN.Load() >= 10 && got > n
 	})
-	outage(t, e, d, poll, func(s string) bool { return tailTotal(s) != "" && tailTotal(s) != "0" })
+	outage(t, e, d, poll, func(s string) bool { return tailTotal(s) != "" && tailTotal(s) != "0" }, func() {
+		// Missing (issue 10 covers the polled views, not the tail): the
+		// tail still says "● live" while nothing answers.
+		if strings.Contains(d.fr.latest().plain, "● live") {
+			t.Log("the tail says ● live during the outage (no connection truth for the tail yet)")
+		}
+	})
 	if err := <-sent; err != nil {
 		t.Fatalf("the outside producer: %v", err)
 	}
@@ -121,25 +145,27 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 
 // outage runs one engine outage behind the dashboard: it waits for the
 // error in the status bar, for the error to age while kept (the screen
-// keeps satisfying kept), ends the outage and waits for the recovery.
-func outage(t *testing.T, e *engine.Engine, d *dash, poll time.Duration, kept func(string) bool) {
+// keeps satisfying kept), runs during, ends the outage and waits for the
+// recovery.
+func outage(t *testing.T, e *engine.Engine, d *dash, poll time.Duration, kept func(string) bool, during func()) {
 	t.Helper()
 	d.markNow()
 	if err := e.Outage(); err != nil {
 		t.Fatal(err)
 	}
-	d.waitFor("the outage in the status bar", func(s string) bool { return strings.Contains(statusBar(s), "⚠") && kept(s) })
+	d.waitFor("the outage in the status bar", func(s string) bool { return strings.Contains(statusBar(s), "✖ cannot reach") && kept(s) })
 	d.waitFor("the error aged, the last data kept", func(s string) bool {
 		m := failingRE.FindStringSubmatch(statusBar(s))
 		return m != nil && m[1] != "0" && m[1] != "1" && kept(s)
 	})
 	t.Logf("during the outage:\n%s", d.fr.latest().plain)
+	during()
 	d.markNow()
 	back := time.Now()
 	if err := e.EndOutage(); err != nil {
 		t.Fatal(err)
 	}
-	d.waitFor("recovered: no error in the status bar", func(s string) bool { return !strings.Contains(statusBar(s), "⚠") })
+	d.waitFor("recovered: no error in the status bar", func(s string) bool { return !strings.Contains(statusBar(s), "✖") })
 	took := time.Since(back)
 	t.Logf("recovered %v after the engine came back (poll interval %v)", took.Round(time.Millisecond), poll)
 	// Two intervals, plus the reply and a frame; generous for -race on
