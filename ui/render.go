@@ -13,7 +13,7 @@ import (
 )
 
 // View implements tea.Model. Layout, top to bottom: the tab bar (with the
-// DEMO and RO badges), the active view (or the help overlay), the hint line
+// DEMO, RO and LOW-BW badges), the active view (or the help overlay), the hint line
 // (command line, flash message or key hints) and the status bar. Every line
 // is clipped to the width and the frame has exactly the terminal's height.
 func (m *Model) View() tea.View {
@@ -74,6 +74,11 @@ func (m *Model) tabLayout(w int) tabBarLayout {
 	}
 	if m.ctx.ReadOnly {
 		lay.badges = append(lay.badges, " RO ")
+	}
+	if m.ctx.Pace.Low() {
+		// The low-bandwidth budget is on (asked for, or the terminal's
+		// writes block): the operator should know why the tail moves by pages.
+		lay.badges = append(lay.badges, " LOW-BW ")
 	}
 	badgeW := 0
 	for _, bd := range lay.badges {

@@ -572,3 +572,27 @@ func TestClientTermAndColourProfile(t *testing.T) {
 		c.exitStatus()
 	}
 }
+
+// A client asks for the bandwidth budget of its own link with the
+// environment it sends (ssh -o SetEnv=ILINKDASH_LOW_BANDWIDTH=1); other
+// sessions keep the server's setting, and a value that does not parse is
+// ignored.
+func TestSessionAsksForLowBandwidth(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	low := r.open(r.viewer, sessOpts{env: map[string]string{"ILINKDASH_LOW_BANDWIDTH": "1"}})
+	screen := low.waitScreen("the overview", overviewShown)
+	if !strings.Contains(screen, "LOW-BW") {
+		t.Errorf("a session that sent ILINKDASH_LOW_BANDWIDTH=1 has no LOW-BW badge:\n%s", screen)
+	}
+	for _, env := range []map[string]string{nil, {"ILINKDASH_LOW_BANDWIDTH": "maybe"}} {
+		c := r.open(r.viewer, sessOpts{env: env})
+		screen := c.waitScreen("the overview", overviewShown)
+		if strings.Contains(screen, "LOW-BW") {
+			t.Errorf("session with env %v shows LOW-BW:\n%s", env, screen)
+		}
+		c.send("q")
+		c.exitStatus()
+	}
+	low.send("q")
+	low.exitStatus()
+}

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,7 +12,9 @@ import (
 	"charm.land/ssh"
 	bm "charm.land/wish/v2/bubbletea"
 
+	"ilinkdash/config"
 	"ilinkdash/ui"
+	"ilinkdash/ui/common"
 	"ilinkdash/ui/views"
 )
 
@@ -205,7 +208,15 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	cfg := s.cfg.Context
 	cfg.ReadOnly = ss.readOnly
 	cfg.TailBuffer = s.cfg.Serve.TailBuffer
+	sessionBandwidth(&cfg, getenv)
 	uctx := ui.NewContext(cfg, s.cfg.Demo, getenv)
+	// The meter counts what reaches the client and notices writes that
+	// block (the SSH channel's window full: a slow link); the dashboard
+	// then keeps to the low-bandwidth budget by itself, as it does on a
+	// local terminal.
+	out, meter := ui.NewMeter(sess)
+	uctx.Pace.SlowTerminal = meter.Slow
+	uctx.Pace.Budget = common.NewBudget(meter.Bytes)
 	uctx.Tick = sessionTick(ss.ctx.Done())
 	pty, _, _ := sess.Pty()
 	// Until the program's first WindowSizeMsg: the pty's size, less the
@@ -223,7 +234,8 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	// No tea.WithContext: the middleware quits the program when the
 	// connection goes, which ends it the ordinary way.
 	opts := append(bm.MakeOptions(sess),
-		tea.WithFPS(ui.FPS),
+		tea.WithOutput(out),
+		tea.WithFPS(cfg.FrameRate()),
 		tea.WithoutSignalHandler(), // the server owns SIGINT/SIGTERM
 	)
 	p := tea.NewProgram(m, opts...)
@@ -235,4 +247,22 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 		return nil
 	}
 	return p
+}
+
+// sessionBandwidth lets an SSH client ask for the bandwidth budget of its
+// own link: ILINKDASH_LOW_BANDWIDTH and ILINKDASH_MAX_FPS sent with the
+// session (ssh -o SetEnv=ILINKDASH_LOW_BANDWIDTH=1) override the server's
+// settings for that session. A value that does not parse is ignored: the
+// server's setting stays.
+func sessionBandwidth(cfg *config.Context, getenv func(string) string) {
+	if v := getenv(config.EnvLowBandwidth); v != "" {
+		if b, err := strconv.ParseBool(v); err == nil {
+			cfg.LowBandwidth = b
+		}
+	}
+	if v := getenv(config.EnvMaxFPS); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= config.MinFPS && n <= config.MaxFPS {
+			cfg.FPS = n
+		}
+	}
 }
