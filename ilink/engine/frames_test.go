@@ -76,9 +76,10 @@ func TestOversizeFrameClosesWithoutReply(t *testing.T) {
 		}
 	}
 
-	// A body that does not decode (a PUT whose id is 3 bytes).
+	// A body that does not decode (a PUT whose queue name announces 5
+	// bytes and has 1).
 	c = openSession(t, addr, wire.ModeAutoCommit)
-	c.send(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: []byte{1, 2, 3}})
+	c.writeRaw(append(header(wire.CodePut, 5, wire.HeaderSize+2), 5, 'Q'))
 	c.expectClosed()
 }
 

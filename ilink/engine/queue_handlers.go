@@ -36,6 +36,10 @@ func handlePut(r *request) {
 	if !r.decode(&req) {
 		return
 	}
+	if err := wire.CheckMsgID(req.MsgID); err != nil {
+		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: err.Error()})
+		return
+	}
 	// The body aliases the frame reader's buffer: keep copies.
 	id := bytes.Clone(req.MsgID)
 	payload := bytes.Clone(req.Payload)
@@ -56,6 +60,12 @@ func handleGet(r *request) {
 	var req wire.GetRequest
 	if !r.decode(&req) {
 		return
+	}
+	if req.MatchID != nil {
+		if err := wire.CheckMsgID(req.MatchID); err != nil {
+			r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "match " + err.Error()})
+			return
+		}
 	}
 	match := bytes.Clone(req.MatchID)
 	wait := time.Duration(r.hdr.TimeoutMs) * time.Millisecond

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -117,10 +118,24 @@ func TestSessionMessagesRoundTrip(t *testing.T) {
 	}
 }
 
-func TestPutRequestNeedsFullMsgID(t *testing.T) {
+func TestPutRequestMsgIDLengthIsAParameterCheck(t *testing.T) {
+	// A short id is a well-formed body (it decodes); its length is checked
+	// by CheckMsgID, which the engine turns into a refusal, not a close.
 	body := Encode(nil, &PutRequest{Queue: "Q", MsgID: []byte{1, 2}, Payload: nil})
-	if err := Decode(body, &PutRequest{}); err == nil {
-		t.Fatal("short message id accepted")
+	var req PutRequest
+	if err := Decode(body, &req); err != nil || len(req.MsgID) != 2 {
+		t.Fatalf("decode: %v (id %x)", err, req.MsgID)
+	}
+	for _, n := range []int{0, 2, 15, 17} {
+		if err := CheckMsgID(make([]byte, n)); err == nil || err.Error() != fmt.Sprintf("message id of %d bytes (want 16)", n) {
+			t.Errorf("CheckMsgID(%d bytes) = %v", n, err)
+		}
+	}
+	if err := CheckMsgID(nil); err == nil {
+		t.Error("CheckMsgID(nil) accepted")
+	}
+	if err := CheckMsgID(make([]byte, MsgIDLen)); err != nil {
+		t.Errorf("CheckMsgID(16 bytes) = %v", err)
 	}
 }
 

@@ -32,6 +32,10 @@ const (
 	FlagError Flags = 1 << 1
 	// FlagNoReply marks a request the engine must not answer (acks=0 produce).
 	FlagNoReply Flags = 1 << 2
+
+	// knownFlags are the bits a header may set; bits 3–7 make it malformed,
+	// like non-zero reserved bytes (docs/PROTOCOL.md §2).
+	knownFlags = FlagResponse | FlagError | FlagNoReply
 )
 
 // Header is the decoded 25-byte frame header.
@@ -102,6 +106,9 @@ func ParseHeader(b []byte) (Header, error) {
 	}
 	if h.Length < HeaderSize {
 		return Header{}, fmt.Errorf("frame header: length %d shorter than the header", h.Length)
+	}
+	if f := h.Flags &^ knownFlags; f != 0 {
+		return Header{}, fmt.Errorf("frame header: unknown flag bits 0x%02x", uint8(f))
 	}
 	for _, r := range b[20:25] {
 		if r != 0 {

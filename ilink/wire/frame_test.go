@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -89,9 +90,18 @@ func TestParseHeaderRejectsGarbage(t *testing.T) {
 		"length":   func() []byte { b := AppendFrame(nil, Header{}, nil); b[3] = 3; return b }(),
 		"reserved": func() []byte { b := AppendFrame(nil, Header{}, nil); b[24] = 1; return b }(),
 	}
+	for bit := 3; bit < 8; bit++ {
+		cases[fmt.Sprintf("flag bit %d", bit)] = func() []byte { b := AppendFrame(nil, Header{}, nil); b[7] = 1 << bit; return b }()
+	}
 	for name, b := range cases {
 		if _, err := ParseHeader(b); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+	// The three defined flags parse, alone and together.
+	for _, f := range []Flags{0, FlagResponse, FlagError, FlagNoReply, FlagResponse | FlagError | FlagNoReply} {
+		if h, err := ParseHeader(AppendFrame(nil, Header{Flags: f}, nil)); err != nil || h.Flags != f {
+			t.Errorf("flags %03b: %v (parsed %03b)", f, err, h.Flags)
 		}
 	}
 	_, err := ParseHeader([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))

@@ -1,5 +1,7 @@
 package wire
 
+import "fmt"
+
 // Session modes chosen in HELLO. A session's mode is fixed for its life
 // (spec Q-06). Queue sessions need the cluster leader; producer and
 // consumer data connections are accepted by any running node, because
@@ -133,6 +135,17 @@ func (m *DepthReply) Decode(r *Reader) { m.Depth = r.U64() }
 // put retried after failover carries the same id (spec S-14).
 const MsgIDLen = 16
 
+// CheckMsgID checks a message id's length. A PUT id or a GET match id of
+// another length is a bad parameter, not a malformed body: the engine
+// refuses that one request with MIMQE_INVALID_ARGUMENT and the connection
+// (and its transaction) stays open (docs/PROTOCOL.md §7).
+func CheckMsgID(id []byte) error {
+	if len(id) != MsgIDLen {
+		return fmt.Errorf("message id of %d bytes (want %d)", len(id), MsgIDLen)
+	}
+	return nil
+}
+
 // PutRequest stores one message.
 type PutRequest struct {
 	Queue   string
@@ -150,9 +163,6 @@ func (m *PutRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 	m.MsgID = r.Bytes()
 	m.Payload = r.Bytes()
-	if r.Err() == nil && len(m.MsgID) != MsgIDLen {
-		r.Fail(errBadMsgID(len(m.MsgID)))
-	}
 }
 
 // PutReply confirms a put; Depth is the queue's committed depth after it.
