@@ -250,7 +250,7 @@ func TestProtocolBeforeAndAfterHello(t *testing.T) {
 		// PING before HELLO: the 25-byte reply, byte for byte.
 		corr := c.send(wire.CodePing, 0, 0, nil)
 		want := docFrame(uint16(wire.CodePing), corr, 0x01, 0, 0, nil)
-		if r := c.next(); !bytes.Equal(append(r.hdr[:], r.body...), want) {
+		if r := c.next(); !bytes.Equal(append(r.hdr[:], r.body...), want) { // spec: W-01
 			t.Fatalf("PING reply % x, want % x", append(r.hdr[:], r.body...), want)
 		}
 		// Every other known request is refused, whatever its mode rule,
@@ -262,7 +262,7 @@ func TestProtocolBeforeAndAfterHello(t *testing.T) {
 			}
 		}
 		// An unknown code is MIMQE_INVALID_REQ_CODE before HELLO too.
-		if tail, _ := c.refused(4242, nil, wire.ErrInvalidReqCode); tail != "request code 4242" {
+		if tail, _ := c.refused(4242, nil, wire.ErrInvalidReqCode); tail != "request code 4242" { // spec: W-12
 			t.Fatalf("unknown code: tail %q", tail)
 		}
 		// HELLO still opens the session on the same connection.
@@ -277,7 +277,7 @@ func TestProtocolBeforeAndAfterHello(t *testing.T) {
 		c.ok(wire.CodePing, 0, nil)
 		if tc.mode == wire.ModeProducer {
 			// Still a producer session: FETCH (consumer, admin) is refused.
-			if tail, _ := c.refused(wire.CodeFetch, nil, wire.ErrSessionMode); tail != "FETCH(1202) not allowed in producer session" {
+			if tail, _ := c.refused(wire.CodeFetch, nil, wire.ErrSessionMode); tail != "FETCH(1202) not allowed in producer session" { // spec: Q-06
 				t.Fatalf("FETCH in the producer session: tail %q", tail)
 			}
 		}
@@ -405,6 +405,12 @@ func TestProtocolListOffsetsReplyLayout(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("LIST_OFFSETS results\n got %+v\nwant %+v", got, want)
 	}
+	// The worked example of §8, byte for byte.
+	body := c.ok(wire.CodeListOffsets, 0, req([2]int64{0, 1001}))
+	want1 := []byte{0x01, 0x02, 'L', 'O', 0x01, 0, 0, 0, 0, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x03, 0xE9, 0, 0}
+	if !bytes.Equal(body, want1) {
+		t.Fatalf("LIST_OFFSETS LO/0 at 1001: % x, want % x", body, want1)
+	}
 	// From a node that does not lead the partition: MIMQE_FOLLOWER_NODE
 	// with leader_hint = the leader's node id; the error body's hint is
 	// not involved.
@@ -530,7 +536,7 @@ func TestProtocolGroupGenerations(t *testing.T) {
 	// JOIN waits for no other member: B is answered at once, with only
 	// the free partitions of its target (none: A holds both).
 	b := c.mustJoin(g, "", true, "GG")
-	if b.Generation != 2 || len(b.Assignment) != 0 {
+	if b.Generation != 2 || len(b.Assignment) != 0 { // spec: C-26
 		t.Fatalf("second join: generation %d assignment %v", b.Generation, b.Assignment)
 	}
 	if d := describe(t, e, g); d.Generation != 2 {
@@ -573,7 +579,7 @@ func TestProtocolGroupGenerations(t *testing.T) {
 		t.Fatalf("B's heartbeat after A released partition 1: %v", f)
 	}
 	b = c.mustJoin(g, b.MemberID, true, "GG")
-	if b.Generation != 4 || !slices.Equal(assigned(b.Assignment, "GG"), []int32{1}) {
+	if b.Generation != 4 || !slices.Equal(assigned(b.Assignment, "GG"), []int32{1}) { // spec: C-26
 		t.Fatalf("B's rejoin: generation %d assignment %v", b.Generation, b.Assignment)
 	}
 	// A's generation 3 stays valid though the group is at 4. A commit
