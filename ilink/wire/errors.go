@@ -52,8 +52,10 @@ const (
 )
 
 // ErrorBody is the body of a response frame with FlagError. The REPORT code
-// travels in the header's Status field; Hint carries a leader address when
-// the refusal names one (follower refusal, MIMQE_FOLLOWER_NODE).
+// travels in the header's Status field; Hint carries the cluster leader's
+// data address on a follower's HELLO refusal (MIMQE_NOT_LEADER) and is
+// empty otherwise. MIMQE_FOLLOWER_NODE is a per-partition result whose
+// LeaderHint is a node id (docs/PROTOCOL.md §4).
 type ErrorBody struct {
 	Name string
 	Tail string
