@@ -460,10 +460,14 @@ func TestProtocolDescribeGroupArrays(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, groupConfig())
 	mustCreateTopic(t, e, "DG", "partitions=2")
+	leader := partitionInfo(t, e, "DG", 1).Leader
+	p := openSession(t, e.DataAddrs()[leader-1], wire.ModeProducer)
+	p.mustProduce("DG", topicEpoch(t, e, "DG"), 1, plainBatch(t, "a", "b"))
+	eventually(t, "DG/1 committed", func() bool { return partitionInfo(t, e, "DG", 1).HighWatermark == 2 })
 	g := "doc-group"
 	m := coordSession(t, e, g)
 	j := m.mustJoin(g, "", true, "DG")
-	if _, f := m.commitAs(g, j, off("DG", 1, 0)); f != nil {
+	if _, f := m.commitAs(g, j, off("DG", 1, 1)); f != nil {
 		t.Fatalf("commit: %v", f)
 	}
 	for _, addr := range []string{e.DataAddrs()[0], e.AdminAddrs()[0]} {
@@ -502,17 +506,17 @@ func TestProtocolDescribeGroupArrays(t *testing.T) {
 			t.Fatalf("%d offsets", n)
 		}
 		type row struct {
-			topic            string
-			part             int32
-			commit, end, lag int64
-			owner            string
+			topic              string
+			part               int32
+			commit, start, end int64
+			owner              string
 		}
 		var rows []row
 		for range 2 {
 			rows = append(rows, row{d.str(), d.i32(), d.zigzag(), d.zigzag(), d.zigzag(), d.str()})
 		}
 		d.end()
-		want := []row{{"DG", 0, -1, 0, -1, j.MemberID}, {"DG", 1, 0, 0, 0, j.MemberID}}
+		want := []row{{"DG", 0, -1, 0, 0, j.MemberID}, {"DG", 1, 1, 0, 2, j.MemberID}}
 		if !slices.Equal(rows, want) {
 			t.Fatalf("offsets %+v, want %+v", rows, want)
 		}
