@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
@@ -377,46 +376,34 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 			st.progressLoop(a.io.rawErr, stopProgress)
 		}()
 	}
-	var stopped atomic.Bool // set when ctx ends: checked for every record, cheaply
-	stopFlag := context.AfterFunc(ctx, func() { stopped.Store(true) })
-	defer stopFlag()
-
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := processCPU()
 	st.start = time.Now()
 	rec := ilink.ProducerRecord{Topic: topic}
 	build := newRecordBuilder(&rec, keyT, valueT, headers)
-	var sent int64
-	pace := newPacer(f.rate, st.start)
-	for !stopped.Load() {
-		if n := pace.allowed(sent); n == 0 {
-			if !pace.wait(ctx) {
-				break
-			}
-			continue
-		}
+	var srcErr error
+	sent := loadgen.NewPacer(float64(f.rate), st.start).Run(ctx, func(n int64) bool {
 		var ok bool
-		var err error
 		if src.jl != nil {
-			ok, err = src.fillJSONL(&rec)
+			ok, srcErr = src.fillJSONL(&rec)
 		} else {
 			var v []byte
-			if v, ok, err = src.next(); ok {
-				build.build(&rec, sent, v)
+			if v, ok, srcErr = src.next(); ok {
+				build.build(&rec, n, v)
 			}
 		}
-		if err != nil {
-			close(stopProgress)
-			return err
-		}
-		if !ok {
-			break
+		if !ok || srcErr != nil {
+			return false
 		}
 		st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
 		p.Send(&rec, cb)
-		sent++
-		st.sent.Store(sent)
+		st.sent.Store(n + 1)
+		return true
+	})
+	if srcErr != nil {
+		close(stopProgress)
+		return srcErr
 	}
 	interrupted := ctx.Err() != nil
 	wait := f.timeout
@@ -456,9 +443,9 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		Compression:     codec.String(),
 		Acks:            f.acks,
 		Embedded:        embedded,
-		P50Ms:           st.lat.quantile(0.50).Seconds() * 1e3,
-		P99Ms:           st.lat.quantile(0.99).Seconds() * 1e3,
-		MaxMs:           st.lat.max().Seconds() * 1e3,
+		P50Ms:           st.lat.Quantile(0.50).Seconds() * 1e3,
+		P99Ms:           st.lat.Quantile(0.99).Seconds() * 1e3,
+		MaxMs:           st.lat.Max().Seconds() * 1e3,
 		FirstErrors:     st.firstErrors(),
 		PeakRSSMB:       peakRSSMB(),
 		Batches:         pst.BatchesSent,
@@ -684,7 +671,7 @@ type pubStats struct {
 	sentBytes atomic.Int64
 	acked     atomic.Int64
 	failed    atomic.Int64
-	lat       latencyHist
+	lat       loadgen.Histogram
 
 	errMu  sync.Mutex
 	errors []string
@@ -697,7 +684,7 @@ func (s *pubStats) callback(md ilink.RecordMetadata, err error) {
 		return
 	}
 	s.acked.Add(1)
-	s.lat.record(time.Since(md.Timestamp))
+	s.lat.Record(time.Since(md.Timestamp))
 }
 
 const maxDistinctErrors = 5
@@ -735,109 +722,6 @@ func (s *pubStats) progressLoop(w io.Writer, stop <-chan struct{}) {
 			acked := s.acked.Load()
 			fmt.Fprintf(w, "\r\033[Ksent %d, acknowledged %d, errors %d, %.0f records/s", s.sent.Load(), acked, s.failed.Load(), float64(acked)/el)
 		}
-	}
-}
-
-// latencyHist is a bounded log-linear histogram of durations: 16 linear
-// sub-buckets per power of two (about 6% resolution), from 1 ns to hours.
-type latencyHist struct {
-	buckets [64 * 16]atomic.Int64
-	maxNs   atomic.Int64
-}
-
-func (h *latencyHist) record(d time.Duration) {
-	v := max(int64(d), 1)
-	h.buckets[latBucket(uint64(v))].Add(1)
-	for {
-		m := h.maxNs.Load()
-		if v <= m || h.maxNs.CompareAndSwap(m, v) {
-			return
-		}
-	}
-}
-
-func latBucket(v uint64) int {
-	if v < 16 {
-		return int(v)
-	}
-	e := bits.Len64(v) - 1 // >= 4
-	sub := (v >> (e - 4)) & 15
-	return (e-3)*16 + int(sub)
-}
-
-// latBucketLow is the smallest value of bucket i.
-func latBucketLow(i int) uint64 {
-	if i < 16 {
-		return uint64(i)
-	}
-	e := i/16 + 3
-	sub := uint64(i % 16)
-	return (16 + sub) << (e - 4)
-}
-
-func (h *latencyHist) quantile(q float64) time.Duration {
-	var total int64
-	for i := range h.buckets {
-		total += h.buckets[i].Load()
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := int64(math.Ceil(q * float64(total)))
-	var seen int64
-	for i := range h.buckets {
-		seen += h.buckets[i].Load()
-		if seen >= rank {
-			lo, hi := latBucketLow(i), latBucketLow(i+1)
-			return min(time.Duration((lo+hi)/2), h.max())
-		}
-	}
-	return h.max()
-}
-
-func (h *latencyHist) max() time.Duration { return time.Duration(h.maxNs.Load()) }
-
-// pacer spreads --rate records/s over ticks of a timer, sending the records
-// due at each tick in a burst (no spinning).
-type pacer struct {
-	rate  int
-	start time.Time
-	tick  time.Duration
-	t     *time.Timer
-}
-
-func newPacer(rate int, start time.Time) *pacer {
-	p := &pacer{rate: rate, start: start}
-	if rate > 0 {
-		p.tick = time.Millisecond
-		if rate < 1000 {
-			p.tick = max(time.Second/time.Duration(rate), time.Millisecond)
-		}
-	}
-	return p
-}
-
-// allowed is how many more records may be sent now (1<<62 without a rate).
-func (p *pacer) allowed(sent int64) int64 {
-	if p.rate <= 0 {
-		return 1 << 62
-	}
-	due := int64(time.Since(p.start).Seconds()*float64(p.rate)) + 1
-	return max(due-sent, 0)
-}
-
-// wait sleeps until the next tick; false when ctx ended.
-func (p *pacer) wait(ctx context.Context) bool {
-	if p.t == nil {
-		p.t = time.NewTimer(p.tick)
-	} else {
-		p.t.Reset(p.tick)
-	}
-	select {
-	case <-p.t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -118,29 +118,6 @@ func TestPublishErrors(t *testing.T) {
 	}
 }
 
-func TestLatencyHistogram(t *testing.T) {
-	var h latencyHist
-	for i := 1; i <= 1000; i++ {
-		h.record(time.Duration(i) * time.Millisecond)
-	}
-	p50, p99 := h.quantile(0.5), h.quantile(0.99)
-	if p50 < 470*time.Millisecond || p50 > 530*time.Millisecond {
-		t.Errorf("p50 = %v", p50)
-	}
-	if p99 < 930*time.Millisecond || p99 > 1050*time.Millisecond {
-		t.Errorf("p99 = %v", p99)
-	}
-	if h.max() != time.Second {
-		t.Errorf("max = %v", h.max())
-	}
-	for _, v := range []uint64{1, 15, 16, 17, 31, 32, 1000, 1 << 40} {
-		i := latBucket(v)
-		if lo, hi := latBucketLow(i), latBucketLow(i+1); v < lo || v >= hi {
-			t.Errorf("value %d in bucket %d [%d, %d)", v, i, lo, hi)
-		}
-	}
-}
-
 func TestValuePool(t *testing.T) {
 	pool := valuePool(100, 50)
 	for _, v := range pool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ilink/wire"
 )
 
@@ -34,58 +35,32 @@ type PublishSender interface {
 // the records in flight are then awaited for up to 10 s. The Publisher's
 // StartPublish can be: make a producer, wrap it, return RunPublish.
 func RunPublish(ctx context.Context, spec PublishSpec, s PublishSender) PublishRun {
-	r := &publishRun{spec: spec, s: s, meter: NewPublishMeter(spec.Count, nil), stop: make(chan struct{})}
+	ctx, stop := context.WithCancel(ctx)
+	r := &publishRun{spec: spec, s: s, meter: NewPublishMeter(spec.Count, nil), stop: stop}
 	r.meter.SetConnections(s.Connections)
 	go r.loop(ctx)
 	return r
 }
 
 type publishRun struct {
-	spec     PublishSpec
-	s        PublishSender
-	meter    *PublishMeter
-	stopOnce sync.Once
-	stop     chan struct{}
-	stopped  atomic.Bool
+	spec  PublishSpec
+	s     PublishSender
+	meter *PublishMeter
+	stop  context.CancelFunc
 }
 
 func (r *publishRun) Progress() PublishProgress { return r.meter.Snapshot() }
 
-func (r *publishRun) Stop() {
-	r.stopOnce.Do(func() {
-		r.stopped.Store(true)
-		close(r.stop)
-	})
-}
+func (r *publishRun) Stop() { r.stop() }
 
 func (r *publishRun) loop(ctx context.Context) {
+	defer r.stop()
 	var rec PublishRecord
-	start := time.Now()
-	stopped := false
-	var timer *time.Timer
-	for seq := int64(0); seq < r.spec.Count; seq++ {
-		if r.stopped.Load() || ctx.Err() != nil {
-			stopped = true
-			break
-		}
-		if r.spec.Rate > 0 {
-			due := start.Add(time.Duration(float64(seq) / r.spec.Rate * float64(time.Second)))
-			if wait := time.Until(due); wait > time.Millisecond {
-				if timer == nil {
-					timer = time.NewTimer(wait)
-				} else {
-					timer.Reset(wait)
-				}
-				select {
-				case <-timer.C:
-				case <-r.stop:
-				case <-ctx.Done():
-				}
-				if r.stopped.Load() || ctx.Err() != nil {
-					stopped = true
-					break
-				}
-			}
+	loadgen.NewPacer(r.spec.Rate, time.Now()).Run(ctx, func(seq int64) bool {
+		// The first MIMQE_UNKNOWN_TOPIC ends the run (instead of failing
+		// every record at the set rate).
+		if seq >= r.spec.Count || r.meter.missing.Load() {
+			return false
 		}
 		r.spec.Record(seq, &rec)
 		r.meter.Sent()
@@ -93,14 +68,9 @@ func (r *publishRun) loop(ctx context.Context) {
 		r.s.Send(r.spec.Topic, &rec, func(p int32, o int64, err error) {
 			r.meter.Done(p, o, err, time.Since(t0))
 		})
-		if r.meter.missing.Load() {
-			stopped = true // the first MIMQE_UNKNOWN_TOPIC ends the run
-			break
-		}
-	}
-	if timer != nil {
-		timer.Stop()
-	}
+		return true
+	})
+	stopped := ctx.Err() != nil || r.meter.missing.Load()
 	wait := 30 * time.Second
 	if stopped {
 		wait = 10 * time.Second
@@ -128,8 +98,7 @@ type PublishMeter struct {
 	end   time.Time
 
 	count, sent, acked, failed int64
-	lat                        [latWindow]time.Duration
-	latN                       int64
+	lat                        *loadgen.Window
 	last                       [8]PublishedAt
 	lastN                      int64
 	errs                       map[string]int64
@@ -153,7 +122,7 @@ func NewPublishMeter(count int64, now func() time.Time) *PublishMeter {
 	if now == nil {
 		now = time.Now
 	}
-	return &PublishMeter{now: now, start: now(), count: count, errs: map[string]int64{}}
+	return &PublishMeter{now: now, start: now(), count: count, errs: map[string]int64{}, lat: loadgen.NewWindow(latWindow)}
 }
 
 // SetConnections sets where Snapshot reads the open connections.
@@ -187,8 +156,7 @@ func (m *PublishMeter) Done(partition int32, offset int64, err error, latency ti
 		return
 	}
 	m.acked++
-	m.lat[m.latN%latWindow] = latency
-	m.latN++
+	m.lat.Record(latency)
 	m.last[m.lastN%int64(len(m.last))] = PublishedAt{Partition: partition, Offset: offset}
 	m.lastN++
 }
@@ -229,9 +197,7 @@ func (m *PublishMeter) Snapshot() PublishProgress {
 	} else if s := p.Elapsed.Seconds(); s > 0 {
 		p.Rate = float64(m.acked) / s
 	}
-	n := min(m.latN, latWindow)
-	lats := make([]time.Duration, n)
-	copy(lats, m.lat[:n])
+	p.LatencyP50, p.LatencyP99 = m.lat.Quantile(0.50), m.lat.Quantile(0.99)
 	for i := int64(0); i < min(m.lastN, int64(len(m.last))); i++ {
 		p.Last = append(p.Last, m.last[(m.lastN-1-i)%int64(len(m.last))])
 	}
@@ -241,11 +207,6 @@ func (m *PublishMeter) Snapshot() PublishProgress {
 	conns := m.conns
 	m.mu.Unlock()
 
-	if len(lats) > 0 {
-		slices.Sort(lats)
-		p.LatencyP50 = lats[(len(lats)-1)*50/100]
-		p.LatencyP99 = lats[(len(lats)-1)*99/100]
-	}
 	slices.SortFunc(p.Errors, func(a, b PublishError) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c

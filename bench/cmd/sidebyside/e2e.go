@@ -11,11 +11,13 @@ package main
 //  3. create the producer and run the pacer in another goroutine: a 1 ms
 //     time.Ticker (--pacer ticker), or syscall.Nanosleep to the next tick
 //     (--pacer sleep: the Go runtime sleeps in epoll_wait with a whole
-//     millisecond timeout, so a ticker wakes up 0-1 ms late); tick k (k = 1..K) has the scheduled time start + k ms and
-//     owns records floor(k*rate/1000) - floor((k-1)*rate/1000). On every
-//     wake-up the pacer sends all records of every tick that is due, so a
-//     late wake-up or a blocking Send delays records without moving their
-//     scheduled time (no coordinated omission);
+//     millisecond timeout, so a ticker wakes up 0-1 ms late). The schedule
+//     is the publish driver's (loadgen.Pacer with 1 ms ticks): record n is
+//     due n/rate after the start, rounded up to its tick's end (tick k at
+//     start + k ms, k = 0..K). On every wake-up the pacer sends all records
+//     of every tick that is due, so a late wake-up or a blocking Send
+//     delays records without moving their scheduled time (no coordinated
+//     omission);
 //  4. every value carries its scheduled time (8 bytes, unix nanos, little
 //     endian), its sequence number (8 bytes), the time Send was called
 //     (8 bytes) and padding from the value pool;
@@ -37,11 +39,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"ilinkdash/ilink/loadgen"
 )
 
 // e2eMinSize: scheduled time, sequence number and Send-call time.
@@ -54,9 +57,6 @@ func e2eSched(v []byte) int64 {
 	return int64(binary.LittleEndian.Uint64(v))
 }
 
-// recordsDue is the number of records scheduled at or before tick k.
-func recordsDue(k int64, rate int) int64 { return k * int64(rate) / 1000 }
-
 // e2eAcker collects producer completions: ack time - scheduled time for
 // the measured records.
 type e2eAcker struct {
@@ -64,8 +64,7 @@ type e2eAcker struct {
 	acked       atomic.Int64
 	errs        atomic.Int64
 	firstErr    atomic.Pointer[string]
-	mu          sync.Mutex
-	hist        histogram
+	hist        histogram // safe for concurrent use
 }
 
 func (a *e2eAcker) ack(sched int64, err error) {
@@ -75,9 +74,7 @@ func (a *e2eAcker) ack(sched int64, err error) {
 		msg := err.Error()
 		a.firstErr.CompareAndSwap(nil, &msg)
 	} else if sched > a.measureFrom {
-		a.mu.Lock()
-		a.hist.record(now - sched)
-		a.mu.Unlock()
+		a.hist.Record(time.Duration(now - sched))
 	}
 	a.acked.Add(1)
 }
@@ -128,8 +125,8 @@ func (r *e2eReceiver) record(_ int32, _ int64, v []byte) {
 	r.got++
 	if seq >= r.warmN {
 		r.gotMeasured++
-		r.hist.record(now - sched)
-		r.fromSend.record(now - int64(binary.LittleEndian.Uint64(v[16:])))
+		r.hist.Record(time.Duration(now - sched))
+		r.fromSend.Record(time.Duration(now - int64(binary.LittleEndian.Uint64(v[16:]))))
 	}
 	if r.got == r.total {
 		close(r.done)
@@ -148,15 +145,16 @@ func (r *e2eReceiver) run(ctx context.Context, c consumer) {
 	}
 }
 
-// pacer sends the schedule: ticks 1..ticks, 1 ms apart from start.
+// pacer sends the schedule: the records 0..total-1 of sched, on wake-ups
+// every 1 ms tick.
 type pacer struct {
 	p           producer
 	a           *e2eAcker
 	pool        *valuePool
-	size, rate  int
+	size        int
 	sleep       bool // syscall.Nanosleep instead of a time.Ticker
-	start       time.Time
-	ticks       int64
+	sched       *loadgen.Pacer
+	total       int64
 	warmN       int64
 	lag         histogram // Send call time - scheduled time, measured records
 	sent        int64
@@ -170,12 +168,37 @@ func (pc *pacer) run(ctx context.Context) error {
 		tk = time.NewTicker(time.Millisecond)
 		defer tk.Stop()
 	}
-	var k int64 // last tick sent
-	for k < pc.ticks {
+	start := pc.sched.Start()
+	k := int64(-1) // last tick sent
+	for {
+		tick := int64(time.Since(start) / time.Millisecond)
+		if tick > k {
+			pc.maxBacklogT = max(pc.maxBacklogT, tick-k)
+			k = tick
+			for due := min(pc.sched.Due(start.Add(time.Duration(tick)*time.Millisecond)), pc.total); pc.sent < due; {
+				seq := pc.sent
+				sched := pc.sched.At(seq)
+				schedNs := sched.UnixNano()
+				v := make([]byte, pc.size)
+				binary.LittleEndian.PutUint64(v, uint64(schedNs))
+				binary.LittleEndian.PutUint64(v[8:], uint64(seq))
+				copy(v[e2eMinSize:], pc.pool.get(int(seq))[e2eMinSize:])
+				now := time.Now().UnixNano()
+				binary.LittleEndian.PutUint64(v[16:], uint64(now))
+				if seq >= pc.warmN {
+					pc.lag.Record(time.Duration(now - schedNs))
+				}
+				pc.p.sendTimed(benchTopic, v, sched, pc.a)
+				pc.sent++
+			}
+		}
+		if pc.sent >= pc.total {
+			break
+		}
 		if pc.sleep {
 			// Not a spin: one blocking sleep per tick (early wake-ups by a
 			// signal just loop).
-			if d := time.Until(pc.start.Add(time.Duration(k+1) * time.Millisecond)); d > 0 {
+			if d := time.Until(start.Add(time.Duration(k+1) * time.Millisecond)); d > 0 {
 				ts := syscall.NsecToTimespec(int64(d))
 				_ = syscall.Nanosleep(&ts, nil)
 			}
@@ -187,30 +210,6 @@ func (pc *pacer) run(ctx context.Context) error {
 			case <-tk.C:
 			case <-ctx.Done():
 				return ctx.Err()
-			}
-		}
-		due := min(int64(time.Since(pc.start)/time.Millisecond), pc.ticks)
-		if due <= k {
-			continue
-		}
-		pc.maxBacklogT = max(pc.maxBacklogT, due-k)
-		for ; k < due; k++ {
-			tick := k + 1
-			sched := pc.start.Add(time.Duration(tick) * time.Millisecond)
-			schedNs := sched.UnixNano()
-			for n := recordsDue(tick, pc.rate) - recordsDue(k, pc.rate); n > 0; n-- {
-				seq := pc.sent
-				v := make([]byte, pc.size)
-				binary.LittleEndian.PutUint64(v, uint64(schedNs))
-				binary.LittleEndian.PutUint64(v[8:], uint64(seq))
-				copy(v[e2eMinSize:], pc.pool.get(int(seq))[e2eMinSize:])
-				now := time.Now().UnixNano()
-				binary.LittleEndian.PutUint64(v[16:], uint64(now))
-				if seq >= pc.warmN {
-					pc.lag.record(now - schedNs)
-				}
-				pc.p.sendTimed(benchTopic, v, sched, pc.a)
-				pc.sent++
 			}
 		}
 	}
@@ -310,7 +309,12 @@ func measureE2E(ctx context.Context, st *stackImpl, s *spec, addrs []string) ([]
 	}
 	warmTicks := int64(s.E2EWarmup / time.Millisecond)
 	ticks := warmTicks + int64(s.Duration/time.Millisecond)
-	total, warmN := recordsDue(ticks, s.Rate), recordsDue(warmTicks, s.Rate)
+	// The schedule starts when the producer is up; how many records it
+	// holds does not depend on when (ticks 0..ticks, the warm-up's first).
+	var origin time.Time
+	plan := loadgen.NewPacer(float64(s.Rate), origin).WithTick(time.Millisecond)
+	total := plan.Due(origin.Add(time.Duration(ticks) * time.Millisecond))
+	warmN := plan.Due(origin.Add(time.Duration(warmTicks) * time.Millisecond))
 
 	// The consumer first, on the empty topic: it reads everything produced.
 	c, err := st.newConsumer(ctx, s, addrs, benchTopic)
@@ -335,7 +339,8 @@ func measureE2E(ctx context.Context, st *stackImpl, s *spec, addrs []string) ([]
 	start := time.Now()
 	measureAt := start.Add(time.Duration(warmTicks) * time.Millisecond)
 	a := &e2eAcker{measureFrom: measureAt.UnixNano()}
-	pc := &pacer{p: p, a: a, pool: pool, size: s.Size, rate: s.Rate, sleep: s.Pacer == "sleep", start: start, ticks: ticks, warmN: warmN}
+	pc := &pacer{p: p, a: a, pool: pool, size: s.Size, sleep: s.Pacer == "sleep",
+		sched: loadgen.NewPacer(float64(s.Rate), start).WithTick(time.Millisecond), total: total, warmN: warmN}
 	paced := make(chan error, 1)
 	go func() { paced <- pc.run(ctx) }()
 
@@ -374,16 +379,14 @@ func measureE2E(ctx context.Context, st *stackImpl, s *spec, addrs []string) ([]
 		return nil, fmt.Errorf("consumer after %d records: %w", rx.got, rx.err)
 	}
 
-	a.mu.Lock()
-	ackStats := a.hist.stats()
-	a.mu.Unlock()
+	ackStats := histStats(&a.hist)
 	res := &e2eResult{
 		Rate: s.Rate, Seconds: s.Duration.Seconds(), WarmupSeconds: s.E2EWarmup.Seconds(),
 		Sent: measured, Received: rx.gotMeasured, Lost: measured - rx.gotMeasured,
 		WarmupSent: warmN, WarmupReceived: rx.got - rx.gotMeasured,
 		Duplicates: rx.dups, Unknown: rx.bad, AckErrors: a.errs.Load(),
 		MaxBacklogMs: pc.maxBacklogT,
-		Pacer:        s.Pacer, E2E: rx.hist.stats(), E2EFromSend: rx.fromSend.stats(), Ack: ackStats, SendLag: pc.lag.stats(),
+		Pacer:        s.Pacer, E2E: histStats(&rx.hist), E2EFromSend: histStats(&rx.fromSend), Ack: ackStats, SendLag: histStats(&pc.lag),
 		DrainTimedOut: timedOut,
 	}
 	if e := a.firstErr.Load(); e != nil {
