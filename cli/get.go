@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
-	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ui/common"
 )
 
@@ -87,7 +87,7 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 			cancel()
 			return nil, err
 		}
-		if err := seedDemo(e); err != nil {
+		if _, err := demo.Seed(e, demo.Snapshot); err != nil {
 			e.Close()
 			cancel()
 			return nil, err
@@ -108,58 +108,6 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	}
 	t.svc, t.qm = svc, svc.AccessAdminQmgr(c.QueueManager)
 	return t, nil
-}
-
-// seedDemo gives an embedded engine a few topics with records and queues
-// with messages, so every command has something to show.
-func seedDemo(e *engine.Engine) error {
-	for _, tp := range []struct{ name, props string }{
-		{"ORDER.EVENT", "partitions=3"},
-		{"PAYMENT.RESULT", "partitions=2"},
-		{"AUDIT.LOG", "partitions=1,replicas=2"},
-	} {
-		if err := e.CreateTopic(tp.name, tp.props); err != nil {
-			return err
-		}
-	}
-	for _, q := range []string{"ORDER.IN", "PAYMENT.OUT"} {
-		if err := e.CreateQueue(q); err != nil {
-			return err
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	svc, err := admin.Connect(ctx, e.AdminAddrs()[0], admin.Options{ClientName: "ilinkdash-demo"})
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
-	qm := svc.AccessAdminQmgr("")
-	for i := 0; i < 12; i++ {
-		if _, err := qm.Publish(ctx, "ORDER.EVENT", []byte("order-"+strconv.Itoa(i)), []byte(`{"id":`+strconv.Itoa(i)+`}`)); err != nil {
-			return err
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if _, err := qm.Publish(ctx, "PAYMENT.RESULT", nil, []byte("ok")); err != nil {
-			return err
-		}
-	}
-	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{ClientName: "ilinkdash-demo", AutoCommit: true})
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
-	q, err := sess.AccessQueue(ctx, "ORDER.IN")
-	if err != nil {
-		return err
-	}
-	for i := 0; i < 5; i++ {
-		if _, err := q.Put(ctx, []byte("order "+strconv.Itoa(i))); err != nil {
-			return err
-		}
-	}
-	return e.AddQuarantine(engine.QuarantineEntry{Dir: "q1", Queue: "ORDER.IN", Payload: []byte("poison")})
 }
 
 // emit writes v as JSON (-o json), or calls fill with a table.

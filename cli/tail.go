@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
@@ -435,80 +434,18 @@ func writeTailJSON(w io.Writer, r *consumer.Record) error {
 	return err
 }
 
-// startTailDemo starts a fresh 3-node engine with demo topics (and target,
-// when it names a topic that is not one of them), seeds records and keeps
-// producing one every 250 ms per topic until stop is called.
+// startTailDemo starts a fresh 3-node engine seeded with demo.TailSet
+// (its topics, and target when it names a topic that is not one of them,
+// with records, and one more per topic every 250 ms until stop is called).
 func startTailDemo(target string) (*engine.Engine, func(), error) {
 	e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
 	if err != nil {
 		return nil, nil, err
 	}
-	topics := []string{"ORDER.EVENT", "ORDER.KR.EVENT", "PAYMENT.RESULT"}
-	if !consumer.IsPattern(target) && !strings.HasPrefix(target, "SYSTEM.") && !slices.Contains(topics, target) {
-		topics = append(topics, target)
-	}
-	for _, t := range topics {
-		if err := e.CreateTopic(t, "partitions=3"); err != nil {
-			e.Close()
-			return nil, nil, fmt.Errorf("create demo topic %s: %w", t, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{ClientName: "ilinkdash-demo", LingerMs: 1})
+	stop, err := demo.Seed(e, demo.TailSet(target))
 	if err != nil {
 		e.Close()
 		return nil, nil, err
-	}
-	seq := 0
-	send := func(t string) {
-		seq++
-		rec := &ilink.ProducerRecord{
-			Topic:   t,
-			Key:     []byte(fmt.Sprintf("id-%d", seq%17)),
-			Value:   []byte(fmt.Sprintf(`{"seq":%d,"topic":%q,"amount":%d,"state":"created"}`, seq, t, (seq*7919)%100000)),
-			Headers: []wire.RecordHeader{{Key: "trace-id", Value: []byte(fmt.Sprintf("t-%06d", seq))}},
-		}
-		if seq%10 == 0 {
-			rec.Value = []byte{0x00, 0xff, 0x1b, '[', '2', 'J', 0xfe, byte(seq)} // binary: shows base64 / sanitizing
-		}
-		p.Send(rec, nil)
-	}
-	for i := 0; i < 20; i++ {
-		for _, t := range topics {
-			send(t)
-		}
-	}
-	if err := p.Flush(ctx); err != nil {
-		p.Close()
-		e.Close()
-		return nil, nil, fmt.Errorf("seed demo records: %w", err)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				for _, t := range topics {
-					send(t)
-				}
-			}
-		}
-	}()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			close(done)
-			wg.Wait()
-			p.Close()
-		})
 	}
 	return e, stop, nil
 }

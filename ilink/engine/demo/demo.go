@@ -65,25 +65,22 @@ var Groups = []struct{ Name, Word, Why string }{
 }
 
 // Topics created by the demo, with their properties.
-var Topics = []struct{ Name, Props string }{
-	{"ORDER.EVENT", "partitions=6,replicas=3,minSync=2,retention.ms=3600000"},
-	{"ORDER.KR", "partitions=3,replicas=2,retention.ms=3600000"},
-	{"PAYMENT.RESULT", "partitions=3,replicas=3,minSync=2,retention.ms=3600000"},
-	{"AUDIT.LOG", "partitions=2,replicas=2,retention.bytes=33554432"},
-	{"INVENTORY.UPDATE", "partitions=4,replicas=2,retention.ms=1800000"},
-	{"REPORT.DAILY", "partitions=1,replicas=2"},
+var Topics = []Topic{
+	{Name: "ORDER.EVENT", Props: "partitions=6,replicas=3,minSync=2,retention.ms=3600000"},
+	{Name: "ORDER.KR", Props: "partitions=3,replicas=2,retention.ms=3600000"},
+	{Name: "PAYMENT.RESULT", Props: "partitions=3,replicas=3,minSync=2,retention.ms=3600000"},
+	{Name: "AUDIT.LOG", Props: "partitions=2,replicas=2,retention.bytes=33554432"},
+	{Name: "INVENTORY.UPDATE", Props: "partitions=4,replicas=2,retention.ms=1800000"},
+	{Name: "REPORT.DAILY", Props: "partitions=1,replicas=2"},
 }
 
 // Queues created by the demo, with their properties. Both have a
 // dead-letter queue (created by the engine): PAYMENT.Q's consumer rolls
 // back the poison messages it meets, which move to PAYMENT.DLQ after two
 // returns, so that DLQ grows slowly.
-var Queues = []struct {
-	Name string
-	Cfg  engine.QueueConfig
-}{
-	{"ORDER.Q", engine.QueueConfig{Description: "incoming orders", MaxDepth: 5000, DeadLetterQueue: "ORDER.DLQ", MaxRedeliveries: 3}},
-	{"PAYMENT.Q", engine.QueueConfig{Description: "payments to settle", MaxDepth: 2000, DeadLetterQueue: "PAYMENT.DLQ", MaxRedeliveries: 2}},
+var Queues = []Queue{
+	{Name: "ORDER.Q", Cfg: engine.QueueConfig{Description: "incoming orders", MaxDepth: 5000, DeadLetterQueue: "ORDER.DLQ", MaxRedeliveries: 3}},
+	{Name: "PAYMENT.Q", Cfg: engine.QueueConfig{Description: "payments to settle", MaxDepth: 2000, DeadLetterQueue: "PAYMENT.DLQ", MaxRedeliveries: 2}},
 }
 
 // Demo is running demo traffic. Close stops it.
@@ -117,25 +114,15 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 	if opt.CommitInterval <= 0 {
 		opt.CommitInterval = 2 * time.Second
 	}
-	for _, t := range Topics {
-		if err := e.CreateTopic(t.Name, t.Props); err != nil && !isExists(err) {
-			return nil, fmt.Errorf("demo: create topic %s: %w", t.Name, err)
-		}
-	}
-	for _, q := range Queues {
-		if err := e.DefineQueue(q.Name, q.Cfg); err != nil {
-			return nil, fmt.Errorf("demo: define queue %s: %w", q.Name, err)
-		}
-	}
 	// A few quarantined messages for the quarantine pane: two NEW, one OLD
 	// (already delivered: reinjecting it duplicates it).
 	now := time.Now()
-	if err := e.AddQuarantine(
-		engine.QuarantineEntry{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000417"}`), At: now.Add(-40 * time.Minute)},
-		engine.QuarantineEntry{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000418"}`), At: now.Add(-38 * time.Minute), Old: true},
-		engine.QuarantineEntry{Dir: "qdir2", Queue: "PAYMENT.Q", Payload: []byte(`{"payment":991}`), At: now.Add(-5 * time.Minute)},
-	); err != nil {
-		return nil, fmt.Errorf("demo: quarantine: %w", err)
+	if _, err := Seed(e, Set{Topics: Topics, Queues: Queues, Quarantine: []engine.QuarantineEntry{
+		{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000417"}`), At: now.Add(-40 * time.Minute)},
+		{Dir: "qdir1", Queue: "ORDER.Q", Payload: []byte(`{"order":"order-000418"}`), At: now.Add(-38 * time.Minute), Old: true},
+		{Dir: "qdir2", Queue: "PAYMENT.Q", Payload: []byte(`{"payment":991}`), At: now.Add(-5 * time.Minute)},
+	}}); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Demo{e: e, addrs: strings.Join(e.DataAddrs(), ","), opt: opt, cancel: cancel}
@@ -246,12 +233,7 @@ func (d *Demo) produce(ctx context.Context, p *ilink.Producer) {
 			seq++
 			topic := pick(rng, weights)
 			key, value := record(rng, topic, seq)
-			p.Send(&ilink.ProducerRecord{
-				Topic:   topic,
-				Key:     key,
-				Value:   value,
-				Headers: []wire.RecordHeader{{Key: "trace-id", Value: fmt.Appendf(nil, "%016x", rng.Uint64())}, {Key: "source", Value: []byte("demo")}},
-			}, nil)
+			p.Send(&ilink.ProducerRecord{Topic: topic, Key: key, Value: value, Headers: headers(rng)}, nil)
 		}
 	}
 }
@@ -284,6 +266,13 @@ var (
 	cities   = []string{"Seoul", "Busan", "Incheon", "Daegu", "Daejeon", "Gwangju"}
 )
 
+// headers are a demo record's headers: a trace id and the source.
+func headers(rng *rand.Rand) []wire.RecordHeader {
+	return []wire.RecordHeader{{Key: "trace-id", Value: fmt.Appendf(nil, "%016x", rng.Uint64())}, {Key: "source", Value: []byte("demo")}}
+}
+
+// record is a demo record of topic: an order, a payment, an audit line or
+// a stock change, as JSON.
 func record(rng *rand.Rand, topic string, seq int) (key, value []byte) {
 	order := fmt.Sprintf("order-%06d", rng.IntN(200000))
 	switch topic {
