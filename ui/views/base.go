@@ -54,6 +54,31 @@ func (b *base) closeDialog() {
 	b.dlg = nil
 }
 
+// dialogFlow passes a key to the open dialog of a multi-step flow. Esc
+// ends the flow: the dialog closes and reset (when not nil) starts the
+// flow over. Enter runs submit, the flow's next step, which ends the flow
+// the same way by calling end (after its last step). act, when not nil,
+// handles a dialog's action key.
+func (b *base) dialogFlow(msg tea.KeyPressMsg, reset func(), submit func(end func()) tea.Cmd, act func(id int) tea.Cmd) tea.Cmd {
+	end := func() {
+		b.closeDialog()
+		if reset != nil {
+			reset()
+		}
+	}
+	switch out, id := b.dlg.Update(b.ctx, msg); out {
+	case components.Cancel:
+		end()
+	case components.Submit:
+		return submit(end)
+	case components.Acted:
+		if act != nil {
+			return act(id)
+		}
+	}
+	return nil
+}
+
 // dialogView renders the open dialog in the view's box.
 func (b *base) dialogView() string {
 	return b.dlg.View(b.ctx, b.w, b.h)

@@ -35,7 +35,7 @@ type Cluster struct {
 	summary   ClusterSummary
 	summaryOK bool
 
-	pane  int // 0 nodes, 1 partitions, 2 leadership, 3 balance
+	panes panes // nodes, partitions, leadership, balance
 	nodes *components.Table[nodeRow]
 	parts *components.Table[admin.PartitionReplication]
 	lead  *components.Table[leadRow]
@@ -204,17 +204,7 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 	v.nodes.Empty = "no node in the definition"
 	v.nodes.SetSort(0, false)
 	type P = components.Column[admin.PartitionReplication]
-	v.parts = components.NewTable(ctx, func(p admin.PartitionReplication) string { return offKey(p.Topic, p.Partition) },
-		P{Title: "TOPIC", Width: 18, Min: 8, Flex: true, Max: 48,
-			Text: func(p admin.PartitionReplication) string { return common.S(p.Topic) },
-			Cmp: func(a, b admin.PartitionReplication) int {
-				if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.Partition, b.Partition)
-			}},
-		P{Title: "P", Width: 3, Right: true,
-			Text: func(p admin.PartitionReplication) string { return itoa(int64(p.Partition)) }},
+	v.parts = newPartitionTable(ctx, 18, func(p admin.PartitionReplication) (string, int32) { return p.Topic, p.Partition },
 		P{Title: "LEADER", Width: 6, Right: true,
 			Text: func(p admin.PartitionReplication) string {
 				if p.Leader == 0 {
@@ -281,6 +271,10 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 	)
 	v.lead.Empty = "no leadership row"
 	v.bal = newBalanceTable(ctx)
+	v.panes.add("nodes", tableOps(v.nodes))
+	v.panes.add("partitions", tableOps(v.parts))
+	v.panes.add("leadership", tableOps(v.lead))
+	v.panes.add("balance", tableOps(v.bal))
 	return v
 }
 
@@ -331,17 +325,7 @@ func (v *Cluster) Wants() []common.ResID {
 }
 func (v *Cluster) Capturing() bool { return v.dlg != nil || v.active().filtering() }
 
-func (v *Cluster) active() paneTable {
-	switch v.pane {
-	case 1:
-		return tableOps(v.parts)
-	case 2:
-		return tableOps(v.lead)
-	case 3:
-		return tableOps(v.bal)
-	}
-	return tableOps(v.nodes)
-}
+func (v *Cluster) active() paneTable { return v.panes.active() }
 
 // headerLines renders the definition block above the panes.
 func (v *Cluster) headerLines(st *common.Styles) []string {
@@ -419,8 +403,7 @@ func (v *Cluster) resizeTables() {
 }
 
 func (v *Cluster) Status() string {
-	name := []string{"nodes", "partitions", "leadership", "balance"}[v.pane]
-	return words(name, v.active().position())
+	return words(v.panes.name(), v.active().position())
 }
 
 // ShortHelp implements common.View.
@@ -559,7 +542,7 @@ func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Pane):
-		v.pane = (v.pane + 1) % 4
+		v.panes.next()
 		return nil
 	case key.Matches(msg, k.Rebalance):
 		return v.openRebalance()
@@ -573,7 +556,7 @@ func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.openAdd()
 		return nil
 	case key.Matches(msg, k.RemoveNode):
-		if v.pane == 0 {
+		if v.panes.cur == 0 {
 			if r, ok := v.nodes.Selected(); ok {
 				v.openRemove(r)
 			}
@@ -782,16 +765,7 @@ func (v *Cluster) confirmOp(title string, body []string) {
 }
 
 func (v *Cluster) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, act := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		v.flow = clusterFlow{}
-	case components.Acted:
-		if act == actResend {
-			return v.send()
-		}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { v.flow = clusterFlow{} }, func(end func()) tea.Cmd {
 		switch v.flow.stage {
 		case cflowEdit:
 			v.submitEdit()
@@ -800,11 +774,15 @@ func (v *Cluster) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		case cflowConfirm, cflowRemove:
 			return v.send()
 		case cflowOutcome:
-			v.closeDialog()
-			v.flow = clusterFlow{}
+			end()
 		}
-	}
-	return nil
+		return nil
+	}, func(act int) tea.Cmd {
+		if act == actResend {
+			return v.send()
+		}
+		return nil
+	})
 }
 
 // send runs the prepared operation (again, for a resend: the same change
@@ -944,16 +922,8 @@ func (v *Cluster) View() string {
 	lines := v.headerLines(st)
 	names := []string{" Nodes (" + itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + itoa(int64(v.parts.Total())) + ") ",
 		" Leadership (" + itoa(int64(v.lead.Total())) + ") ", " Balance (" + itoa(int64(v.balance.Partitions-v.balance.OnPreferred)) + " off) "}
-	var tabs []string
-	for i, n := range names {
-		if i == v.pane {
-			tabs = append(tabs, st.TabActive.Render(n))
-		} else {
-			tabs = append(tabs, st.Muted.Render(n))
-		}
-	}
-	lines = append(lines, strings.Join(tabs, " ")+st.Faint.Render("  v switch"))
-	switch v.pane {
+	lines = append(lines, paneTabs(st, names, v.panes.cur))
+	switch v.panes.cur {
 	case 0:
 		lines = append(lines, v.nodes.Lines()...)
 	case 1:

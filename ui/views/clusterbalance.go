@@ -65,17 +65,7 @@ type moveLeaderMsg struct {
 
 func newBalanceTable(ctx *common.Context) *components.Table[balanceRow] {
 	type B = components.Column[balanceRow]
-	t := components.NewTable(ctx, func(b balanceRow) string { return offKey(b.r.Topic, b.r.Partition) },
-		B{Title: "TOPIC", Width: 18, Min: 8, Flex: true, Max: 48,
-			Text: func(b balanceRow) string { return common.S(b.r.Topic) },
-			Cmp: func(a, b balanceRow) int {
-				if c := strings.Compare(a.r.Topic, b.r.Topic); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.r.Partition, b.r.Partition)
-			}},
-		B{Title: "P", Width: 3, Right: true,
-			Text: func(b balanceRow) string { return itoa(int64(b.r.Partition)) }},
+	t := newPartitionTable(ctx, 18, func(b balanceRow) (string, int32) { return b.r.Topic, b.r.Partition },
 		B{Title: "LEADER", Width: 6, Right: true,
 			Text: func(b balanceRow) string {
 				if b.r.Node == 0 {
@@ -247,7 +237,7 @@ func (v *Cluster) rebalanceReply(m rebalanceMsg) tea.Cmd {
 func (v *Cluster) openMoveLeader() {
 	var r admin.LeadRow
 	var ok bool
-	switch v.pane {
+	switch v.panes.cur {
 	case 3:
 		var b balanceRow
 		if b, ok = v.bal.Selected(); ok {
@@ -344,28 +334,21 @@ func (v *Cluster) moveLeaderReply(m moveLeaderMsg) tea.Cmd {
 
 // leaderDialogKey drives the rebalance and leader-move dialogs.
 func (v *Cluster) leaderDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		v.lflow = leaderFlow{}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { v.lflow = leaderFlow{} }, func(end func()) tea.Cmd {
 		switch v.lflow.stage {
 		case lflowPreview:
 			if v.lflow.plan.Movable() > 0 {
 				v.dlg.Busy = "rebalancing…"
 				return v.runRebalance(true)
 			}
-			v.closeDialog()
-			v.lflow = leaderFlow{}
+			end()
 		case lflowMoveForm:
 			v.moveLeaderConfirm()
 		case lflowMoveConfirm:
 			return v.runMoveLeader()
 		case lflowResult:
-			v.closeDialog()
-			v.lflow = leaderFlow{}
+			end()
 		}
-	}
-	return nil
+		return nil
+	}, nil)
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -24,15 +25,14 @@ import (
 // Enter opens members and per-partition offsets with a time-to-drain
 // estimate; seek (with a preview) and delete are offered when writable.
 type Groups struct {
-	base
+	listDetail[*groupRow]
+	shownDetail[groupDetail, *groupDetail]
 	src GroupAdmin
 
-	table   *components.Table[*groupRow]
 	tracker *HealthTracker
 	loaded  bool
 	counts  [health.Dead + 1]int
 
-	detail     *groupDetail
 	flow       groupFlow
 	flowTopics []string // raw topic names of the seek form's choices
 }
@@ -74,19 +74,13 @@ type partSample struct {
 }
 
 type groupDetail struct {
-	name     string
-	desc     admin.GroupDescription
-	loaded   bool
-	at       time.Time
-	err      error
-	errAt    time.Time
-	pane     int // 0 offsets, 1 members
-	offs     *components.Table[offRow]
-	mems     *components.Table[admin.GroupMember]
-	inFlight bool
-	prev     map[string]*partSample
-	rate     float64
-	prod     float64
+	paneDetail // panes: offsets, members
+	desc       admin.GroupDescription
+	offs       *components.Table[offRow]
+	mems       *components.Table[admin.GroupMember]
+	prev       map[string]*partSample
+	rate       float64
+	prod       float64
 }
 
 type (
@@ -95,8 +89,7 @@ type (
 		err  error
 		at   time.Time
 	}
-	groupDetailTick struct{}
-	seekPlanMsg     struct {
+	seekPlanMsg struct {
 		changes []admin.OffsetChange
 		err     error
 		apply   bool
@@ -116,9 +109,9 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 	if tracker == nil {
 		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	}
-	v := &Groups{base: base{ctx: ctx, id: common.ViewGroups}, src: src, tracker: tracker}
+	v := &Groups{src: src, tracker: tracker}
 	type C = components.Column[*groupRow]
-	v.table = components.NewTable(ctx, func(r *groupRow) string { return r.st.Info.Name },
+	v.init(ctx, common.ViewGroups, v, components.NewTable(ctx, func(r *groupRow) string { return r.st.Info.Name },
 		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
 			Text: func(r *groupRow) string { return r.name },
 			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.st.Info.Name, b.st.Info.Name) }},
@@ -149,7 +142,7 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 			Text:  func(r *groupRow) string { return r.st.Word.String() },
 			Cmp:   func(a, b *groupRow) int { return cmp.Compare(a.st.Word, b.st.Word) },
 			Paint: func(r *groupRow, st *common.Styles) common.Style { return healthStyle(st, r.st.Word) }},
-	)
+	))
 	v.table.Empty = "no consumer group yet"
 	v.table.SetSort(0, false)
 	return v
@@ -157,35 +150,6 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 
 func (v *Groups) Title() string         { return "Groups" }
 func (v *Groups) Primary() common.ResID { return common.ResGroups }
-func (v *Groups) Capturing() bool {
-	if v.dlg != nil {
-		return true
-	}
-	if v.detail != nil {
-		return v.detailTable().filtering()
-	}
-	return v.table.Filtering()
-}
-
-// SetSize implements common.View.
-func (v *Groups) SetSize(w, h int) {
-	v.w, v.h = w, h
-	v.table.SetSize(w, max(h-1, 0))
-	if v.detail != nil {
-		v.sizeDetail()
-	}
-}
-
-func (v *Groups) Status() string {
-	if v.detail != nil {
-		pane := "offsets"
-		if v.detail.pane == 1 {
-			pane = "members"
-		}
-		return "group " + common.S(v.detail.name) + " · " + pane
-	}
-	return words(v.table.Position(), v.table.SortInfo())
-}
 
 // ShortHelp implements common.View.
 func (v *Groups) ShortHelp() []key.Binding {
@@ -202,17 +166,10 @@ func (v *Groups) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.Seek, k.DeleteGroup}}
 }
 
-// Back implements common.View.
-func (v *Groups) Back() bool {
-	if v.detail != nil {
-		if v.detailTable().clearFilter() {
-			return true
-		}
-		v.gen++
-		v.detail = nil
-		return true
-	}
-	return v.table.ClearFilter()
+// closeDetail goes back to the list.
+func (v *Groups) closeDetail() {
+	v.gen++
+	v.detail = nil
 }
 
 // Update implements common.View.
@@ -231,43 +188,8 @@ func (v *Groups) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
-	case tea.KeyPressMsg:
-		return v.handleKey(msg)
-	case tea.PasteMsg:
-		switch {
-		case v.dlg != nil:
-			v.dlg.Update(v.ctx, msg)
-		case v.detail != nil:
-			v.detailTable().update(msg)
-		default:
-			v.table.Update(msg)
-		}
-		return nil
-	case tea.MouseClickMsg:
-		if v.dlg != nil || msg.Button != tea.MouseLeft {
-			return nil
-		}
-		if v.detail != nil {
-			v.detailTable().click(msg.Y - v.detailTop())
-			return nil
-		}
-		if hit, again := v.table.Click(msg.Y - 1); hit && again {
-			if r, ok := v.table.Selected(); ok {
-				return v.openDetail(r.st.Info.Name)
-			}
-		}
-		return nil
-	case tea.MouseWheelMsg:
-		switch {
-		case v.dlg != nil:
-		case v.detail != nil:
-			v.detailTable().update(msg)
-		default:
-			v.table.Update(msg)
-		}
-		return nil
 	}
-	return nil
+	return v.input(msg)
 }
 
 func (v *Groups) setGroups(rows []*groupRow) {
@@ -279,64 +201,36 @@ func (v *Groups) setGroups(rows []*groupRow) {
 	v.table.SetItems(rows)
 }
 
-func (v *Groups) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Groups) openRow(r *groupRow) tea.Cmd { return v.openDetail(r.st.Info.Name) }
+
+func (v *Groups) listKey(msg tea.KeyPressMsg, r *groupRow, ok bool) (tea.Cmd, bool) {
 	k := v.ctx.Keys
-	if v.dlg != nil {
-		return v.dialogKey(msg)
-	}
-	if v.detail != nil {
-		dt := v.detailTable()
-		if dt.filtering() {
-			dt.update(msg)
-			return nil
-		}
-		switch {
-		case key.Matches(msg, k.Pane):
-			v.detail.pane = 1 - v.detail.pane
-			return nil
-		case key.Matches(msg, k.Seek):
-			v.openSeek(v.detail.name)
-			return nil
-		case key.Matches(msg, k.DeleteGroup):
-			v.openDelete(v.detail.name)
-			return nil
-		}
-		dt.update(msg)
-		return nil
-	}
-	if v.table.Filtering() {
-		_, cmd := v.table.Update(msg)
-		return cmd
-	}
-	r, ok := v.table.Selected()
 	switch {
-	case key.Matches(msg, k.Open):
-		if ok {
-			return v.openDetail(r.st.Info.Name)
-		}
-		return nil
 	case key.Matches(msg, k.Seek):
 		if ok {
 			v.openSeek(r.st.Info.Name)
 		}
-		return nil
+		return nil, true
 	case key.Matches(msg, k.DeleteGroup):
 		if ok {
 			v.openDelete(r.st.Info.Name)
 		}
-		return nil
+		return nil, true
 	}
-	_, cmd := v.table.Update(msg)
-	return cmd
+	return nil, false
 }
 
-// ---- detail ----
-
-func (v *Groups) detailTable() paneTable {
-	if v.detail.pane == 1 {
-		return tableOps(v.detail.mems)
+func (v *Groups) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := v.ctx.Keys
+	switch {
+	case key.Matches(msg, k.Seek):
+		v.openSeek(v.detail.name)
+	case key.Matches(msg, k.DeleteGroup):
+		v.openDelete(v.detail.name)
+	default:
+		return nil, false
 	}
-	return tableOps(v.detail.offs)
+	return nil, true
 }
 
 // detailHeader is the detail's title block (before the lag line).
@@ -358,31 +252,20 @@ func (v *Groups) detailHeader(st *common.Styles) []string {
 		"", common.Plural(len(d.desc.Members), "member")), v.w)
 }
 
-func (v *Groups) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+func (v *Groups) detailTableTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
 
 func (v *Groups) sizeDetail() {
-	h := max(v.h-v.detailTop(), 0)
-	v.detail.offs.SetSize(v.w, h)
-	v.detail.mems.SetSize(v.w, h)
+	h := max(v.h-v.detailTableTop(), 0)
+	v.detail.panes.setSize(v.w, h)
 }
 
 func offKey(topic string, p int32) string { return topic + "\x00" + strconv.Itoa(int(p)) }
 
 func (v *Groups) openDetail(name string) tea.Cmd {
 	v.gen++
-	d := &groupDetail{name: name, prev: map[string]*partSample{}}
+	d := &groupDetail{paneDetail: paneDetail{kind: "group", name: name, fetch: v.fetchGroup(name)}, prev: map[string]*partSample{}}
 	type O = components.Column[offRow]
-	d.offs = components.NewTable(v.ctx, func(r offRow) string { return offKey(r.o.Topic, r.o.Partition) },
-		O{Title: "TOPIC", Width: 16, Min: 8, Flex: true, Max: 48,
-			Text: func(r offRow) string { return common.S(r.o.Topic) },
-			Cmp: func(a, b offRow) int {
-				if c := strings.Compare(a.o.Topic, b.o.Topic); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.o.Partition, b.o.Partition)
-			}},
-		O{Title: "P", Width: 3, Right: true,
-			Text: func(r offRow) string { return itoa(int64(r.o.Partition)) }},
+	d.offs = newPartitionTable(v.ctx, 16, func(r offRow) (string, int32) { return r.o.Topic, r.o.Partition },
 		O{Title: "COMMITTED", Width: 10, Min: 6, Right: true, Drop: 3,
 			Text: func(r offRow) string {
 				if r.o.Committed < 0 {
@@ -450,9 +333,11 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 	)
 	d.mems.Empty = "no active member"
 	d.mems.SetSort(0, false)
+	d.panes.add("offsets", tableOps(d.offs))
+	d.panes.add("members", tableOps(d.mems))
 	v.detail = d
 	v.sizeDetail()
-	return v.fetchDetail()
+	return v.readDetail(&v.base)
 }
 
 func assignment(tps []admin.TopicPartitions) string {
@@ -470,26 +355,20 @@ func assignment(tps []admin.TopicPartitions) string {
 	return strings.Join(parts, " ")
 }
 
-func (v *Groups) fetchDetail() tea.Cmd {
-	d := v.detail
-	if d == nil || d.inFlight {
-		return nil
-	}
-	d.inFlight = true
-	src, name, now := v.src, d.name, v.ctx.Now
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
-		defer cancel()
+// fetchGroup reads a group's describe.
+func (v *Groups) fetchGroup(name string) func(context.Context) any {
+	src, now := v.src, v.ctx.Now
+	return func(ctx context.Context) any {
 		desc, err := src.DescribeGroup(ctx, name)
 		return groupDetailMsg{desc: desc, err: err, at: now()}
-	})
+	}
 }
 
 // applyDescribe stores a describe and updates the per-partition rate
 // estimates (EWMA of committed and end-offset progress between two
 // describes) that give the time to drain.
 func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
-	d.desc, d.at, d.loaded, d.err = desc, at, true, nil
+	d.desc = desc
 	rows := make([]offRow, 0, len(desc.Offsets))
 	d.rate, d.prod = 0, 0
 	rateKnown := false
@@ -581,16 +460,12 @@ func (v *Groups) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	d := v.detail
 	switch m := msg.Msg.(type) {
 	case groupDetailMsg:
-		d.inFlight = false
-		if m.err != nil {
-			d.err, d.errAt = m.err, m.at
-		} else {
+		return d.done(&v.base, common.ResGroups, m.err, m.at, func() {
 			d.applyDescribe(m.desc, m.at)
 			v.sizeDetail()
-		}
-		return v.after(v.ctx.Interval(common.ResGroups), v.gen, groupDetailTick{})
-	case groupDetailTick:
-		return v.fetchDetail()
+		})
+	case detailTick:
+		return v.readDetail(&v.base)
 	}
 	return nil
 }
@@ -699,12 +574,7 @@ func (v *Groups) openDelete(name string) {
 }
 
 func (v *Groups) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		v.flow = groupFlow{}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { v.flow = groupFlow{} }, func(end func()) tea.Cmd {
 		switch v.flow.stage {
 		case flowSeekForm:
 			return v.submitSeekForm()
@@ -713,11 +583,10 @@ func (v *Groups) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		case flowDelete:
 			return v.runDelete()
 		case flowResult:
-			v.closeDialog()
-			v.flow = groupFlow{}
+			end()
 		}
-	}
-	return nil
+		return nil
+	}, nil)
 }
 
 func (v *Groups) submitSeekForm() tea.Cmd {
@@ -810,7 +679,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 			common.Refresh(common.ResGroups),
 		}
 		if v.detail != nil && v.detail.name == m.group && !v.detail.inFlight {
-			cmds = append(cmds, v.fetchDetail())
+			cmds = append(cmds, v.readDetail(&v.base))
 		}
 		return tea.Batch(cmds...)
 	}
@@ -910,31 +779,20 @@ func (v *Groups) deleteReply(m groupDeleteMsg) tea.Cmd {
 
 // ---- rendering ----
 
-// View implements common.View.
-func (v *Groups) View() string {
-	if v.dlg != nil {
-		return v.dialogView()
-	}
-	st := v.ctx.Styles
-	if v.detail != nil {
-		return v.detailView(st)
-	}
-	var summary string
+// listSummary is the line above the list: how many groups, and how many
+// show each health word that needs a look.
+func (v *Groups) listSummary(st *common.Styles) string {
 	if !v.loaded {
-		summary = st.Muted.Render("loading groups…")
-	} else {
-		parts := []string{common.Plural(v.table.Total(), "group")}
-		for _, h := range []health.Word{health.Stopped, health.Stalled, health.Rewound, health.Lagging, health.Rebalancing,
-			health.Dead, health.Empty, health.Unknown} {
-			if n := v.counts[h]; n > 0 {
-				parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))
-			}
-		}
-		summary = strings.Join(parts, st.Faint.Render(" · "))
+		return st.Muted.Render("loading groups…")
 	}
-	lines := append(make([]string, 0, v.h), summary)
-	lines = append(lines, v.table.Lines()...)
-	return common.Frame(lines, v.w, v.h)
+	parts := []string{common.Plural(v.table.Total(), "group")}
+	for _, h := range []health.Word{health.Stopped, health.Stalled, health.Rewound, health.Lagging, health.Rebalancing,
+		health.Dead, health.Empty, health.Unknown} {
+		if n := v.counts[h]; n > 0 {
+			parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))
+		}
+	}
+	return strings.Join(parts, st.Faint.Render(" · "))
 }
 
 func (v *Groups) detailView(st *common.Styles) string {
@@ -968,18 +826,7 @@ func (v *Groups) detailView(st *common.Styles) string {
 		}
 		lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
 	}
-	p0 := " Offsets (" + itoa(int64(len(d.desc.Offsets))) + ") "
-	p1 := " Members (" + itoa(int64(len(d.desc.Members))) + ") "
-	if d.pane == 0 {
-		p0, p1 = st.TabActive.Render(p0), st.Muted.Render(p1)
-	} else {
-		p0, p1 = st.Muted.Render(p0), st.TabActive.Render(p1)
-	}
-	lines = append(lines, p0+" "+p1+st.Faint.Render("  v switch"))
-	if d.pane == 0 {
-		lines = append(lines, d.offs.Lines()...)
-	} else {
-		lines = append(lines, d.mems.Lines()...)
-	}
+	lines = append(lines, paneTabs(st, []string{" Offsets (" + itoa(int64(len(d.desc.Offsets))) + ") ", " Members (" + itoa(int64(len(d.desc.Members))) + ") "}, d.panes.cur))
+	lines = append(lines, d.panes.active().lines()...)
 	return common.Frame(lines, v.w, v.h)
 }

@@ -621,18 +621,13 @@ func (v *Publish) openCreate(topic string, p PublishProgress) {
 }
 
 func (v *Publish) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-	case components.Submit:
+	return v.dialogFlow(msg, nil, func(end func()) tea.Cmd {
 		if v.pendingTopic == "" || v.creator == nil {
-			v.closeDialog()
+			end()
 			return nil
 		}
 		return v.submitCreate()
-	}
-	return nil
+	}, nil)
 }
 
 func (v *Publish) submitCreate() tea.Cmd {

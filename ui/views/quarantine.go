@@ -22,6 +22,7 @@ import (
 // spec Q-23 — before it runs, then the result: count, leader, stop reason.
 
 type quarantinePane struct {
+	panes   panes // the one table, dirs
 	dirs    *components.Table[admin.QuarantineDir]
 	scan    admin.QuarantineScan
 	loaded  bool
@@ -86,7 +87,9 @@ func newQuarantinePane(ctx *common.Context) *quarantinePane {
 	)
 	t.Empty = "nothing is quarantined"
 	t.SetSort(0, false)
-	return &quarantinePane{dirs: t}
+	q := &quarantinePane{dirs: t}
+	q.panes.add("quarantine", tableOps(t))
+	return q
 }
 
 func (v *Queues) openQuarantine() tea.Cmd {
@@ -171,24 +174,20 @@ func (v *Queues) quarantineView(st *common.Styles) string {
 	return common.Frame(lines, v.w, v.h)
 }
 
-func (v *Queues) quarantineKey(msg tea.KeyPressMsg) tea.Cmd {
+// quarantineKey handles the keys of the quarantine pane; false leaves the
+// key to its table.
+func (v *Queues) quarantineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := v.ctx.Keys
-	q := v.qq
-	if q.dirs.Filtering() {
-		q.dirs.Update(msg)
-		return nil
-	}
 	switch {
 	case key.Matches(msg, k.QueueRefresh):
-		return v.fetchQuarantine()
+		return v.fetchQuarantine(), true
 	case key.Matches(msg, k.Reinject):
-		if d, ok := q.dirs.Selected(); ok {
+		if d, ok := v.qq.dirs.Selected(); ok {
 			v.openReinject(d)
 		}
-		return nil
+		return nil, true
 	}
-	q.dirs.Update(msg)
-	return nil
+	return nil, false
 }
 
 func (v *Queues) openReinject(d admin.QuarantineDir) {
@@ -277,13 +276,8 @@ func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
 }
 
 func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
 	f := &v.qq.flow
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		*f = reinjectFlow{}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { *f = reinjectFlow{} }, func(end func()) tea.Cmd {
 		switch f.stage {
 		case rflowForm:
 			v.reinjectPreview()
@@ -291,12 +285,10 @@ func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			if f.newN > 0 || (f.includeOld && f.oldN > 0) {
 				return v.runReinject()
 			}
-			v.closeDialog()
-			*f = reinjectFlow{}
+			end()
 		case rflowResult:
-			v.closeDialog()
-			*f = reinjectFlow{}
+			end()
 		}
-	}
-	return nil
+		return nil
+	}, nil)
 }

@@ -34,6 +34,7 @@ const browsePage = 200
 const maxQueuePut = 10_000
 
 type queueDetail struct {
+	panes   panes // the one table, msgs
 	name    string
 	browse  admin.QueueBrowse
 	loaded  bool
@@ -128,7 +129,8 @@ func (v *Queues) openQueue(name string) tea.Cmd {
 	v.detail = name
 	v.gen++
 	v.qd = &queueDetail{name: name, msgs: newMessageTable(v.ctx)}
-	v.sizeDetail()
+	v.qd.panes.add("messages", tableOps(v.qd.msgs))
+	v.sizeQueue()
 	return v.fetchBrowse()
 }
 
@@ -161,15 +163,15 @@ func (v *Queues) browseReply(m queueBrowseMsg) {
 	d.msgs.SetItems(m.b.Messages)
 }
 
-// detailTop is the number of lines above the message table.
-func (v *Queues) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 1 }
+// queueTop is the number of lines above the message table.
+func (v *Queues) queueTop() int { return len(v.detailHeader(v.ctx.Styles)) + 1 }
 
-func (v *Queues) sizeDetail() {
+func (v *Queues) sizeQueue() {
 	if v.qd == nil {
 		return
 	}
 	// The table takes the upper half of what is left, the message below.
-	left := max(v.h-v.detailTop(), 0)
+	left := max(v.h-v.queueTop(), 0)
 	v.qd.msgs.SetSize(v.w, max(left/2, min(left, 4)))
 }
 
@@ -277,7 +279,7 @@ func (v *Queues) detailHeader(st *common.Styles) []string {
 	return append(lines, sectionTitle(st, "")+title)
 }
 
-func (v *Queues) detailView(st *common.Styles) string {
+func (v *Queues) queueView(st *common.Styles) string {
 	lines := v.detailHeader(st)
 	d := v.qd
 	switch {
@@ -317,22 +319,15 @@ func (v *Queues) messageLines(st *common.Styles, h int) []string {
 	return lines
 }
 
-// detailKey handles the keys of the queue detail.
-func (v *Queues) detailKey(msg tea.KeyPressMsg) tea.Cmd {
+// queueKey handles the keys of the queue detail; false leaves the key to
+// its message table.
+func (v *Queues) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := v.ctx.Keys
-	d := v.qd
-	if d == nil {
-		return nil
-	}
-	if d.msgs.Filtering() {
-		d.msgs.Update(msg)
-		return nil
-	}
 	switch {
 	case key.Matches(msg, k.TailFormat):
-		d.format = (d.format + 1) % numFormats
+		v.qd.format = (v.qd.format + 1) % numFormats
 	case key.Matches(msg, k.QueueRefresh):
-		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues))
+		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)), true
 	case key.Matches(msg, k.QueuePut):
 		v.openPut()
 	case key.Matches(msg, k.QueueTake):
@@ -340,9 +335,9 @@ func (v *Queues) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.QueueMove):
 		v.openMove()
 	default:
-		d.msgs.Update(msg)
+		return nil, false
 	}
-	return nil
+	return nil, true
 }
 
 func (v *Queues) openPut() {
@@ -529,13 +524,8 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 
 // detailDialogKey drives the detail's dialogs.
 func (v *Queues) detailDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
 	f := &v.qd.flow
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		*f = queueFlow{}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { *f = queueFlow{} }, func(end func()) tea.Cmd {
 		switch f.stage {
 		case qflowPut:
 			return v.submitPut()
@@ -547,12 +537,10 @@ func (v *Queues) detailDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			if f.plan.Moved > 0 {
 				return v.runMove(true)
 			}
-			v.closeDialog()
-			*f = queueFlow{}
+			end()
 		case qflowResult:
-			v.closeDialog()
-			*f = queueFlow{}
+			end()
 		}
-	}
-	return nil
+		return nil
+	}, nil)
 }

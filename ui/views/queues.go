@@ -27,9 +27,8 @@ type queueRow struct {
 // queue's detail with a browse of its messages (queuedetail.go); Q opens
 // the quarantine (quarantine.go).
 type Queues struct {
-	base
+	listDetail[*queueRow]
 	src    QueueAdmin // nil: no detail actions (tests of the list alone)
-	table  *components.Table[*queueRow]
 	rows   map[string]*queueRow
 	loaded bool
 	detail string // raw name of the queue shown; "" = list
@@ -39,9 +38,9 @@ type Queues struct {
 
 // NewQueues returns the queues view.
 func NewQueues(ctx *common.Context, src QueueAdmin) *Queues {
-	v := &Queues{base: base{ctx: ctx, id: common.ViewQueues}, src: src, rows: map[string]*queueRow{}}
+	v := &Queues{src: src, rows: map[string]*queueRow{}}
 	type C = components.Column[*queueRow]
-	v.table = components.NewTable(ctx, func(r *queueRow) string { return r.info.Name },
+	v.init(ctx, common.ViewQueues, v, components.NewTable(ctx, func(r *queueRow) string { return r.info.Name },
 		C{Title: "NAME", Width: 22, Min: 10, Flex: true, Max: 48,
 			Text: func(r *queueRow) string { return r.name },
 			Cmp:  func(a, b *queueRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
@@ -84,7 +83,7 @@ func NewQueues(ctx *common.Context, src QueueAdmin) *Queues {
 				}
 				return st.Muted
 			}},
-	)
+	))
 	v.table.Empty = "no queue"
 	v.table.SetSort(0, false)
 	return v
@@ -132,37 +131,59 @@ func queueFlags(p admin.QueueProperty) string {
 
 func (v *Queues) Title() string         { return "Queues" }
 func (v *Queues) Primary() common.ResID { return common.ResQueues }
-func (v *Queues) Capturing() bool {
+
+// detailPanes is the quarantine's one table or the queue detail's.
+func (v *Queues) detailPanes() *panes {
 	switch {
-	case v.dlg != nil:
-		return true
 	case v.qq != nil:
-		return v.qq.dirs.Filtering()
-	case v.detail != "":
-		return v.qd != nil && v.qd.msgs.Filtering()
+		return &v.qq.panes
+	case v.qd != nil:
+		return &v.qd.panes
 	}
-	return v.table.Filtering()
+	return nil
 }
 
-// SetSize implements common.View.
-func (v *Queues) SetSize(w, h int) {
-	v.w, v.h = w, h
-	v.table.SetSize(w, max(h-1, 0))
-	v.sizeDetail()
+func (v *Queues) detailTableTop() int {
+	if v.qq != nil {
+		return 1
+	}
+	return v.queueTop()
+}
+
+func (v *Queues) detailStatus() string {
+	if v.qq != nil {
+		return words("quarantine", v.qq.dirs.Position())
+	}
+	return words("queue "+common.S(v.detail), v.qd.msgs.Position())
+}
+
+func (v *Queues) sizeDetail() {
+	v.sizeQueue()
 	v.sizeQuarantine()
 }
 
-func (v *Queues) Status() string {
-	switch {
-	case v.qq != nil:
-		return words("quarantine", v.qq.dirs.Position())
-	case v.detail != "":
-		if v.qd != nil {
-			return words("queue "+common.S(v.detail), v.qd.msgs.Position())
-		}
-		return "queue " + common.S(v.detail)
+func (v *Queues) detailView(st *common.Styles) string {
+	if v.qq != nil {
+		return v.quarantineView(st)
 	}
-	return words(v.table.Position(), v.table.SortInfo())
+	return v.queueView(st)
+}
+
+func (v *Queues) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	if v.qq != nil {
+		return v.quarantineKey(msg)
+	}
+	return v.queueKey(msg)
+}
+
+// closeDetail closes the quarantine or the queue detail.
+func (v *Queues) closeDetail() {
+	if v.qq != nil {
+		v.qq = nil
+	} else {
+		v.detail, v.qd = "", nil
+	}
+	v.gen++
 }
 
 // ShortHelp implements common.View.
@@ -183,27 +204,6 @@ func (v *Queues) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.TableHelp(), {k.Open, k.Quarantine, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.Reinject}}
 }
 
-// Back implements common.View.
-func (v *Queues) Back() bool {
-	switch {
-	case v.qq != nil:
-		if v.qq.dirs.ClearFilter() {
-			return true
-		}
-		v.qq = nil
-		v.gen++
-		return true
-	case v.detail != "":
-		if v.qd != nil && v.qd.msgs.ClearFilter() {
-			return true
-		}
-		v.detail, v.qd = "", nil
-		v.gen++
-		return true
-	}
-	return v.table.ClearFilter()
-}
-
 // Update implements common.View.
 func (v *Queues) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -213,79 +213,32 @@ func (v *Queues) Update(msg tea.Msg) tea.Cmd {
 		}
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
-	case tea.KeyPressMsg:
-		return v.handleKey(msg)
-	case tea.PasteMsg:
-		switch {
-		case v.dlg != nil:
-			v.dlg.Update(v.ctx, msg)
-		case v.qq != nil:
-			v.qq.dirs.Update(msg)
-		case v.qd != nil:
-			v.qd.msgs.Update(msg)
-		case v.detail == "":
-			v.table.Update(msg)
-		}
-	case tea.MouseWheelMsg:
-		switch {
-		case v.dlg != nil:
-		case v.qq != nil:
-			v.qq.dirs.Update(msg)
-		case v.qd != nil:
-			v.qd.msgs.Update(msg)
-		case v.detail == "":
-			v.table.Update(msg)
-		}
-	case tea.MouseClickMsg:
-		if v.dlg != nil || msg.Button != tea.MouseLeft {
-			return nil
-		}
-		switch {
-		case v.qq != nil:
-			v.qq.dirs.Click(msg.Y - 1)
-		case v.qd != nil:
-			v.qd.msgs.Click(msg.Y - v.detailTop())
-		case v.detail == "":
-			if hit, again := v.table.Click(msg.Y - 1); hit && again {
-				if r, ok := v.table.Selected(); ok {
-					return v.openQueue(r.info.Name)
-				}
-			}
-		}
+	default:
+		return v.input(msg)
 	}
 	return nil
 }
 
-func (v *Queues) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Queues) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case v.dlg != nil && v.qq != nil:
-		return v.quarantineDialogKey(msg)
-	case v.dlg != nil && v.qd != nil:
-		return v.detailDialogKey(msg)
-	case v.dlg != nil:
-		if out, _ := v.dlg.Update(v.ctx, msg); out == components.Cancel || out == components.Submit {
-			v.closeDialog()
-		}
-		return nil
 	case v.qq != nil:
-		return v.quarantineKey(msg)
-	case v.detail != "":
-		return v.detailKey(msg)
+		return v.quarantineDialogKey(msg)
+	case v.qd != nil:
+		return v.detailDialogKey(msg)
 	}
-	k := v.ctx.Keys
-	if !v.table.Filtering() {
-		switch {
-		case key.Matches(msg, k.Open):
-			if r, ok := v.table.Selected(); ok {
-				return v.openQueue(r.info.Name)
-			}
-			return nil
-		case key.Matches(msg, k.Quarantine):
-			return v.openQuarantine()
-		}
+	if out, _ := v.dlg.Update(v.ctx, msg); out == components.Cancel || out == components.Submit {
+		v.closeDialog()
 	}
-	_, cmd := v.table.Update(msg)
-	return cmd
+	return nil
+}
+
+func (v *Queues) openRow(r *queueRow) tea.Cmd { return v.openQueue(r.info.Name) }
+
+func (v *Queues) listKey(msg tea.KeyPressMsg, _ *queueRow, _ bool) (tea.Cmd, bool) {
+	if key.Matches(msg, v.ctx.Keys.Quarantine) {
+		return v.openQuarantine(), true
+	}
+	return nil, false
 }
 
 func (v *Queues) handleViewMsg(msg common.ViewMsg) tea.Cmd {
@@ -337,17 +290,9 @@ func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) {
 	v.sizeDetail() // the header follows the data
 }
 
-// View implements common.View.
-func (v *Queues) View() string {
-	st := v.ctx.Styles
-	switch {
-	case v.dlg != nil:
-		return v.dialogView()
-	case v.qq != nil:
-		return v.quarantineView(st)
-	case v.detail != "":
-		return v.detailView(st)
-	}
+// listSummary is the line above the list: the queues, their total depth,
+// how many are nearly full and the dead letters.
+func (v *Queues) listSummary(st *common.Styles) string {
 	summary := st.Muted.Render("loading queues…")
 	if v.loaded {
 		var depth int64
@@ -372,9 +317,7 @@ func (v *Queues) View() string {
 		}
 		summary = strings.Join(parts, st.Faint.Render(" · "))
 	}
-	lines := append(make([]string, 0, v.h), summary)
-	lines = append(lines, v.table.Lines()...)
-	return common.Frame(lines, v.w, v.h)
+	return summary
 }
 
 // deadLetters sums the depth and the growth of every dead-letter queue (a

@@ -1102,11 +1102,7 @@ func (v *Tail) openSave() {
 }
 
 func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-	case components.Submit:
+	return v.dialogFlow(msg, nil, func(end func()) tea.Cmd {
 		switch v.dlgKind {
 		case "new":
 			return v.submitNew()
@@ -1116,11 +1112,10 @@ func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return v.submitSave()
 		case "search":
 			return v.submitSearch()
-		default:
-			v.closeDialog()
 		}
-	}
-	return nil
+		end()
+		return nil
+	}, nil)
 }
 
 func (v *Tail) submitNew() tea.Cmd {

@@ -188,18 +188,13 @@ func (v *Topics) applyConfig() tea.Cmd {
 
 // configDialogKey drives the configuration dialogs.
 func (v *Topics) configDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-		v.cfg = topicCfgFlow{}
-	case components.Submit:
+	return v.dialogFlow(msg, func() { v.cfg = topicCfgFlow{} }, func(func()) tea.Cmd {
 		switch v.cfg.stage {
 		case cfgForm:
 			v.submitConfig()
 		case cfgPreview:
 			return v.applyConfig()
 		}
-	}
-	return nil
+		return nil
+	}, nil)
 }

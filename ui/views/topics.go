@@ -2,6 +2,7 @@ package views
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -34,10 +35,10 @@ type topicRow struct {
 // with its rates and a rate sparkline; Enter opens a detail with the
 // partitions and the groups consuming the topic.
 type Topics struct {
-	base
+	listDetail[*topicRow]
+	shownDetail[topicDetail, *topicDetail]
 	src TopicAdmin
 
-	table        *components.Table[*topicRow]
 	rows         map[string]*topicRow
 	order        []string // topic names in list order, for deterministic rebuilds
 	showInternal bool
@@ -49,25 +50,18 @@ type Topics struct {
 	sumIn        float64
 	sumOut       float64
 
-	detail  *topicDetail
 	pending pendingAction
 	cfg     topicCfgFlow // the configuration pane (topicconfig.go)
 	scratch []float64
 }
 
 type topicDetail struct {
-	name     string // raw name
-	desc     admin.TopicDescription
-	subs     []admin.SubscriptionLine
-	series   admin.StatSeries
-	loaded   bool
-	at       time.Time
-	err      error
-	errAt    time.Time
-	pane     int // 0 partitions, 1 consumers
-	parts    *components.Table[admin.PartitionInfo]
-	cons     *components.Table[admin.SubscriptionLine]
-	inFlight bool
+	paneDetail // panes: partitions, consumers
+	desc       admin.TopicDescription
+	subs       []admin.SubscriptionLine
+	series     admin.StatSeries
+	parts      *components.Table[admin.PartitionInfo]
+	cons       *components.Table[admin.SubscriptionLine]
 }
 
 // Messages private to the topics view (carried in common.ViewMsg).
@@ -79,8 +73,7 @@ type (
 		err    error
 		at     time.Time
 	}
-	topicDetailTick struct{}
-	topicActionMsg  struct {
+	topicActionMsg struct {
 		verb, name string
 		err        error
 		dlgGen     uint64
@@ -89,9 +82,9 @@ type (
 
 // NewTopics returns the topics view.
 func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
-	v := &Topics{base: base{ctx: ctx, id: common.ViewTopics}, src: src, rows: map[string]*topicRow{}}
+	v := &Topics{src: src, rows: map[string]*topicRow{}}
 	cmpF := func(f func(a, b *topicRow) int) func(a, b *topicRow) int { return f }
-	v.table = components.NewTable(ctx, func(r *topicRow) string { return r.info.Name },
+	v.init(ctx, common.ViewTopics, v, components.NewTable(ctx, func(r *topicRow) string { return r.info.Name },
 		components.Column[*topicRow]{Title: "NAME", Width: 24, Min: 12, Flex: true, Max: 48,
 			Text: func(r *topicRow) string { return r.name },
 			Cmp:  cmpF(func(a, b *topicRow) int { return strings.Compare(a.info.Name, b.info.Name) })},
@@ -133,7 +126,7 @@ func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
 		components.Column[*topicRow]{Title: "RETENTION", Width: 10, Drop: 7,
 			Text: func(r *topicRow) string { return r.retention },
 			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RetentionMs, b.info.RetentionMs) })},
-	)
+	))
 	v.table.Empty = "no topic yet"
 	v.table.SetSort(0, false)
 	return v
@@ -151,33 +144,6 @@ func inSyncText(t admin.TopicInfo) string {
 
 func (v *Topics) Title() string         { return "Topics" }
 func (v *Topics) Primary() common.ResID { return common.ResTopics }
-func (v *Topics) Capturing() bool       { return v.dlg != nil || v.activeFiltering() }
-func (v *Topics) activeFiltering() bool {
-	if v.detail != nil {
-		return v.detailTable().filtering()
-	}
-	return v.table.Filtering()
-}
-
-// SetSize implements common.View.
-func (v *Topics) SetSize(w, h int) {
-	v.w, v.h = w, h
-	v.table.SetSize(w, max(h-1, 0))
-	if v.detail != nil {
-		v.sizeDetail()
-	}
-}
-
-func (v *Topics) Status() string {
-	if v.detail != nil {
-		pane := "partitions"
-		if v.detail.pane == 1 {
-			pane = "consumers"
-		}
-		return "topic " + common.S(v.detail.name) + " · " + pane
-	}
-	return words(v.table.Position(), v.table.SortInfo())
-}
 
 // ShortHelp implements common.View.
 func (v *Topics) ShortHelp() []key.Binding {
@@ -197,18 +163,6 @@ func (v *Topics) FullHelp() [][]key.Binding {
 	}
 }
 
-// Back implements common.View.
-func (v *Topics) Back() bool {
-	if v.detail != nil {
-		if v.detailTable().clearFilter() {
-			return true
-		}
-		v.closeDetail()
-		return true
-	}
-	return v.table.ClearFilter()
-}
-
 // Update implements common.View.
 func (v *Topics) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -221,33 +175,8 @@ func (v *Topics) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
-	case tea.KeyPressMsg:
-		return v.handleKey(msg)
-	case tea.PasteMsg:
-		if v.dlg != nil {
-			v.dlg.Update(v.ctx, msg)
-			return nil
-		}
-		if v.detail != nil {
-			v.detailTable().update(msg)
-			return nil
-		}
-		_, cmd := v.table.Update(msg)
-		return cmd
-	case tea.MouseClickMsg:
-		return v.handleClick(msg)
-	case tea.MouseWheelMsg:
-		if v.dlg != nil {
-			return nil
-		}
-		if v.detail != nil {
-			v.detailTable().update(msg)
-			return nil
-		}
-		_, cmd := v.table.Update(msg)
-		return cmd
 	}
-	return nil
+	return v.input(msg)
 }
 
 // setTopics takes a fresh topic list: pushes rates into each topic's
@@ -319,49 +248,28 @@ func (v *Topics) selectedName() (string, bool) {
 	return r.info.Name, true
 }
 
-func (v *Topics) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Topics) openRow(r *topicRow) tea.Cmd { return v.openDetail(r.info.Name) }
+
+func (v *Topics) listKey(msg tea.KeyPressMsg, _ *topicRow, _ bool) (tea.Cmd, bool) {
 	k := v.ctx.Keys
-	if v.dlg != nil && v.cfg.stage != cfgNone {
-		return v.configDialogKey(msg)
-	}
-	if v.dlg != nil {
-		return v.dialogKey(msg)
-	}
-	if v.detail != nil {
-		dt := v.detailTable()
-		if dt.filtering() {
-			dt.update(msg)
-			return nil
-		}
-		switch {
-		case key.Matches(msg, k.Pane):
-			v.detail.pane = 1 - v.detail.pane
-			return nil
-		case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
-			return v.action(msg)
-		}
-		dt.update(msg)
-		return nil
-	}
-	if v.table.Filtering() {
-		_, cmd := v.table.Update(msg)
-		return cmd
-	}
 	switch {
-	case key.Matches(msg, k.Open):
-		if name, ok := v.selectedName(); ok {
-			return v.openDetail(name)
-		}
-		return nil
 	case key.Matches(msg, k.Internal):
 		v.showInternal = !v.showInternal
 		v.rebuildItems()
-		return nil
+		return nil, true
 	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
-		return v.action(msg)
+		return v.action(msg), true
 	}
-	_, cmd := v.table.Update(msg)
-	return cmd
+	return nil, false
+}
+
+func (v *Topics) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := v.ctx.Keys
+	switch {
+	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
+		return v.action(msg), true
+	}
+	return nil, false
 }
 
 // action handles the topic action keys (list and detail alike).
@@ -388,50 +296,7 @@ func (v *Topics) action(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *Topics) handleClick(msg tea.MouseClickMsg) tea.Cmd {
-	if v.dlg != nil || msg.Button != tea.MouseLeft {
-		return nil
-	}
-	if v.detail != nil {
-		dt := v.detailTable()
-		dt.click(msg.Y - v.detailTop())
-		return nil
-	}
-	if hit, again := v.table.Click(msg.Y - 1); hit && again {
-		if name, ok := v.selectedName(); ok {
-			return v.openDetail(name)
-		}
-	}
-	return nil
-}
-
 // ---- detail ----
-
-// detailTable gives uniform access to the active detail pane's table.
-type paneTable struct {
-	filtering   func() bool
-	clearFilter func() bool
-	update      func(tea.Msg)
-	click       func(y int)
-	position    func() string
-}
-
-func tableOps[T any](t *components.Table[T]) paneTable {
-	return paneTable{
-		filtering:   t.Filtering,
-		clearFilter: t.ClearFilter,
-		update:      func(m tea.Msg) { t.Update(m) },
-		click:       func(y int) { t.Click(y) },
-		position:    t.Position,
-	}
-}
-
-func (v *Topics) detailTable() paneTable {
-	if v.detail.pane == 1 {
-		return tableOps(v.detail.cons)
-	}
-	return tableOps(v.detail.parts)
-}
 
 // detailHeader is the detail's title block (before the rate line).
 func (v *Topics) detailHeader(st *common.Styles) []string {
@@ -449,19 +314,18 @@ func (v *Topics) detailHeader(st *common.Styles) []string {
 		"epoch", itoa(int64(t.Epoch))), v.w)
 }
 
-// detailTop is the first line of the detail's pane table: the header, the
-// rate line and the pane selector come first.
-func (v *Topics) detailTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+// detailTableTop is the first line of the detail's pane table: the
+// header, the rate line and the pane selector come first.
+func (v *Topics) detailTableTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
 
 func (v *Topics) sizeDetail() {
-	h := max(v.h-v.detailTop(), 0)
-	v.detail.parts.SetSize(v.w, h)
-	v.detail.cons.SetSize(v.w, h)
+	h := max(v.h-v.detailTableTop(), 0)
+	v.detail.panes.setSize(v.w, h)
 }
 
 func (v *Topics) openDetail(name string) tea.Cmd {
 	v.gen++
-	d := &topicDetail{name: name}
+	d := &topicDetail{paneDetail: paneDetail{kind: "topic", name: name, fetch: v.fetchTopic(name)}}
 	d.parts = components.NewTable(v.ctx, func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
 		components.Column[admin.PartitionInfo]{Title: "P", Width: 4, Right: true,
 			Text: func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
@@ -546,9 +410,11 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 	)
 	d.cons.Empty = "no group consumes this topic"
 	d.cons.SetSort(0, false)
+	d.panes.add("partitions", tableOps(d.parts))
+	d.panes.add("consumers", tableOps(d.cons))
 	v.detail = d
 	v.sizeDetail()
-	return v.fetchDetail()
+	return v.readDetail(&v.base)
 }
 
 // subLag is a subscription line's lag: its commit against the partition's
@@ -571,16 +437,11 @@ func (v *Topics) closeDetail() {
 	v.detail = nil
 }
 
-func (v *Topics) fetchDetail() tea.Cmd {
-	d := v.detail
-	if d == nil || d.inFlight {
-		return nil
-	}
-	d.inFlight = true
-	src, name, now := v.src, d.name, v.ctx.Now
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
-		defer cancel()
+// fetchTopic reads a topic's detail: the describe, the subscription list
+// and the rate series.
+func (v *Topics) fetchTopic(name string) func(context.Context) any {
+	src, now := v.src, v.ctx.Now
+	return func(ctx context.Context) any {
 		var m topicDetailMsg
 		m.desc, m.err = src.DescribeTopic(ctx, name)
 		if m.err == nil {
@@ -592,7 +453,7 @@ func (v *Topics) fetchDetail() tea.Cmd {
 		}
 		m.at = now()
 		return m
-	})
+	}
 }
 
 func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
@@ -608,19 +469,14 @@ func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	d := v.detail
 	switch m := msg.Msg.(type) {
 	case topicDetailMsg:
-		d.inFlight = false
-		if m.err != nil {
-			d.err, d.errAt = m.err, m.at
-		} else {
-			d.err = nil
-			d.desc, d.subs, d.series, d.at, d.loaded = m.desc, m.subs, m.series, m.at, true
+		return d.done(&v.base, common.ResTopics, m.err, m.at, func() {
+			d.desc, d.subs, d.series = m.desc, m.subs, m.series
 			d.parts.SetItems(m.desc.PartitionList)
 			d.cons.SetItems(m.subs)
 			v.sizeDetail() // the header's height may have changed
-		}
-		return v.after(v.ctx.Interval(common.ResTopics), v.gen, topicDetailTick{})
-	case topicDetailTick:
-		return v.fetchDetail()
+		})
+	case detailTick:
+		return v.readDetail(&v.base)
 	}
 	return nil
 }
@@ -692,17 +548,15 @@ type pendingAction struct {
 }
 
 func (v *Topics) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	out, _ := v.dlg.Update(v.ctx, msg)
-	switch out {
-	case components.Cancel:
-		v.closeDialog()
-	case components.Submit:
+	if v.cfg.stage != cfgNone {
+		return v.configDialogKey(msg)
+	}
+	return v.dialogFlow(msg, nil, func(func()) tea.Cmd {
 		if v.pending.verb == "create" {
 			return v.submitCreate()
 		}
 		return v.submitPending()
-	}
-	return nil
+	}, nil)
 }
 
 func (v *Topics) submitCreate() tea.Cmd {
@@ -815,43 +669,31 @@ func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 	} else if v.detail != nil && v.detail.name == m.name {
 		v.detail.inFlight = false
 		v.gen++
-		cmds = append(cmds, v.fetchDetail())
+		cmds = append(cmds, v.readDetail(&v.base))
 	}
 	return tea.Batch(cmds...)
 }
 
 // ---- rendering ----
 
-// View implements common.View.
-func (v *Topics) View() string {
-	if v.dlg != nil {
-		return v.dialogView()
-	}
-	st := v.ctx.Styles
-	if v.detail != nil {
-		return v.detailView(st)
-	}
-	var summary string
+// listSummary is the line above the list: counts, what is hidden or
+// unhealthy, and the total rates.
+func (v *Topics) listSummary(st *common.Styles) string {
 	if !v.loaded {
-		summary = st.Muted.Render("loading topics…")
-	} else {
-		parts := []string{common.Plural(v.table.Total(), "topic")}
-		if v.hiddenInt > 0 {
-			parts = append(parts, st.Muted.Render(itoa(int64(v.hiddenInt))+" internal hidden (i)"))
-		}
-		if v.offline > 0 {
-			parts = append(parts, st.Err.Render(common.Plural(v.offline, "partition")+" offline"))
-		}
-		if v.underRepl > 0 {
-			parts = append(parts, st.Warn.Render(itoa(int64(v.underRepl))+" under-replicated"))
-		}
-		parts = append(parts, "in "+common.Rate(v.sumIn)+"/s", "out "+common.Rate(v.sumOut)+"/s")
-		summary = strings.Join(parts, st.Faint.Render(" · "))
+		return st.Muted.Render("loading topics…")
 	}
-	lines := make([]string, 0, v.h)
-	lines = append(lines, summary)
-	lines = append(lines, v.table.Lines()...)
-	return common.Frame(lines, v.w, v.h)
+	parts := []string{common.Plural(v.table.Total(), "topic")}
+	if v.hiddenInt > 0 {
+		parts = append(parts, st.Muted.Render(itoa(int64(v.hiddenInt))+" internal hidden (i)"))
+	}
+	if v.offline > 0 {
+		parts = append(parts, st.Err.Render(common.Plural(v.offline, "partition")+" offline"))
+	}
+	if v.underRepl > 0 {
+		parts = append(parts, st.Warn.Render(itoa(int64(v.underRepl))+" under-replicated"))
+	}
+	parts = append(parts, "in "+common.Rate(v.sumIn)+"/s", "out "+common.Rate(v.sumOut)+"/s")
+	return strings.Join(parts, st.Faint.Render(" · "))
 }
 
 func (v *Topics) detailView(st *common.Styles) string {
@@ -871,18 +713,8 @@ func (v *Topics) detailView(st *common.Styles) string {
 	for _, s := range d.subs {
 		groups[s.Group] = true
 	}
-	p0, p1 := " Partitions ("+itoa(int64(len(d.desc.PartitionList)))+") ", " Consumers ("+common.Plural(len(groups), "group")+") "
-	if d.pane == 0 {
-		p0, p1 = st.TabActive.Render(p0), st.Muted.Render(p1)
-	} else {
-		p0, p1 = st.Muted.Render(p0), st.TabActive.Render(p1)
-	}
-	lines = append(lines, p0+" "+p1+st.Faint.Render("  v switch"))
-	if d.pane == 0 {
-		lines = append(lines, d.parts.Lines()...)
-	} else {
-		lines = append(lines, d.cons.Lines()...)
-	}
+	lines = append(lines, paneTabs(st, []string{" Partitions (" + itoa(int64(len(d.desc.PartitionList))) + ") ", " Consumers (" + common.Plural(len(groups), "group") + ") "}, d.panes.cur))
+	lines = append(lines, d.panes.active().lines()...)
 	return common.Frame(lines, v.w, v.h)
 }
 
