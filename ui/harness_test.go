@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/internal/viewtest"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -155,55 +157,17 @@ func (h *harness) warm(n int) {
 
 func (h *harness) key(keys ...string) {
 	for _, k := range keys {
-		h.send(keyMsg(k))
+		h.send(viewtest.KeyMsg(k))
 	}
 }
 
 func (h *harness) typeText(s string) {
 	for _, r := range s {
-		h.send(keyMsg(string(r)))
+		h.send(viewtest.KeyMsg(string(r)))
 	}
 }
 
 // keyMsg builds a key press from its string form ("enter", "ctrl+c", "G").
-func keyMsg(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	}
-	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok {
-		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
-	}
-	r := []rune(s)[0]
-	k := tea.KeyPressMsg{Code: r, Text: s}
-	if r >= 'A' && r <= 'Z' {
-		k.Code = r + 'a' - 'A'
-		k.ShiftedCode = r
-		k.Mod = tea.ModShift
-	}
-	return k
-}
-
 func (h *harness) screen() string { return ansi.Strip(h.m.View().Content) }
 
 // assertFrame checks the frame's geometry: exactly height lines, none

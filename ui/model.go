@@ -22,6 +22,9 @@ import (
 	"strings"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tail"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -59,9 +62,9 @@ func WithSwitcher(s Switcher) Option { return func(m *Model) { m.switcher = s } 
 
 // WithTailer enables the tail tab (records through a group consumer).
 // Without it the tab explains that tailing is unavailable, unless the
-// Sources also implement views.Tailer. After `:ctx NAME` the new Sources'
+// Sources also implement tail.Tailer. After `:ctx NAME` the new Sources'
 // own Tailer (if any) is used.
-func WithTailer(t views.Tailer) Option { return func(m *Model) { m.tailer = t } }
+func WithTailer(t tail.Tailer) Option { return func(m *Model) { m.tailer = t } }
 
 // WithHistoryFile keeps the `:` history in path across runs
 // (config.DefaultHistoryFile in the program; none by default).
@@ -69,7 +72,7 @@ func WithHistoryFile(path string) Option { return func(m *Model) { m.hist = newH
 
 // WithPublisher enables the publish tab (hidden anyway in read-only
 // contexts). Same rules as WithTailer.
-func WithPublisher(p views.Publisher) Option { return func(m *Model) { m.publisher = p } }
+func WithPublisher(p publish.Publisher) Option { return func(m *Model) { m.publisher = p } }
 
 // FPS is the frame rate to give the program (tea.WithFPS(ui.FPS)).
 // Bubble Tea's renderer ticks at its frame rate (60/s by default) even when
@@ -95,10 +98,10 @@ type Model struct {
 	views     [common.NumViews]common.View
 	overview  *views.Overview
 	health    *views.HealthTracker // one health evaluation: groups view and overview
-	tail      *views.Tail
-	publish   *views.Publish
-	tailer    views.Tailer
-	publisher views.Publisher
+	tail      *tail.View
+	publish   *publish.View
+	tailer    tail.Tailer
+	publisher publish.Publisher
 	active    common.ViewID
 	poll      *poller
 	switcher  Switcher
@@ -130,10 +133,10 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 		o(m)
 	}
 	if m.tailer == nil {
-		m.tailer, _ = src.(views.Tailer)
+		m.tailer, _ = src.(tail.Tailer)
 	}
 	if m.publisher == nil {
-		m.publisher, _ = src.(views.Publisher)
+		m.publisher, _ = src.(publish.Publisher)
 	}
 	m.buildViews()
 	m.poll = newPoller(ctx, fetchers(src), m.wanted)
@@ -144,8 +147,8 @@ func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
 	m.health = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	m.overview = views.NewOverview(ctx, m.health)
-	m.tail = views.NewTail(ctx, m.tailer)
-	m.publish = views.NewPublish(ctx, m.publisher)
+	m.tail = tail.New(ctx, m.tailer)
+	m.publish = publish.New(ctx, m.publisher)
 	m.publish.SetCreator(src) // a publish to a missing topic offers to create it
 	m.views = [common.NumViews]common.View{
 		common.ViewOverview: m.overview,
@@ -577,8 +580,8 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	m.shutdownViews()
 	m.src = msg.src
 	setTarget(c, msg.src)
-	m.tailer, _ = msg.src.(views.Tailer)
-	m.publisher, _ = msg.src.(views.Publisher)
+	m.tailer, _ = msg.src.(tail.Tailer)
+	m.publisher, _ = msg.src.(publish.Publisher)
 	m.buildViews()
 	if !m.visible(m.active) {
 		m.active = common.ViewOverview

@@ -14,27 +14,18 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views"
 )
 
 func (h *harness) mustShow(parts ...string) {
 	h.t.Helper()
-	s := h.screen()
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			h.t.Fatalf("screen lacks %q:\n%s", p, s)
-		}
-	}
+	viewtest.MustShow(h.t, h.screen(), parts...)
 }
 
 func (h *harness) mustNotShow(parts ...string) {
 	h.t.Helper()
-	s := h.screen()
-	for _, p := range parts {
-		if strings.Contains(s, p) {
-			h.t.Fatalf("screen shows %q:\n%s", p, s)
-		}
-	}
+	viewtest.MustNotShow(h.t, h.screen(), parts...)
 }
 
 func TestViewDeclaresAltScreenAndMouse(t *testing.T) {
@@ -54,7 +45,7 @@ func TestTabsKeysAndQuit(t *testing.T) {
 	h.key("shift+tab", "shift+tab")
 	h.mustShow("5 topics")
 	// ctrl+l redraws.
-	if _, cmd := h.m.Update(keyMsg("ctrl+l")); cmd == nil || cmd() != tea.ClearScreen() {
+	if _, cmd := h.m.Update(viewtest.KeyMsg("ctrl+l")); cmd == nil || cmd() != tea.ClearScreen() {
 		t.Fatal("ctrl+l does not clear the screen")
 	}
 	h.key("q")

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ui/fakes"
-	"ilinkdash/ui/views"
 )
 
 type screenCase struct {
@@ -105,11 +106,11 @@ func openHostileTail(h *harness, n int) {
 		if i >= n {
 			break
 		}
-		s.EmitRecords(views.TailRecord{
+		s.EmitRecords(tail.Record{
 			Topic: "EVIL." + string(p.Bytes), Partition: int32(i % 3), Offset: int64(100 + i),
 			Timestamp: fakes.Epoch.Add(time.Duration(i) * time.Second),
 			Key:       p.Bytes, Value: p.Bytes,
-			Headers: []views.HeaderKV{{Key: string(p.Bytes), Value: p.Bytes}, {Key: "name", Value: []byte(p.Name)}},
+			Headers: []tail.Header{{Key: string(p.Bytes), Value: p.Bytes}, {Key: "name", Value: []byte(p.Name)}},
 		})
 	}
 	h.advance(300 * time.Millisecond)

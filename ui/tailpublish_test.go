@@ -8,12 +8,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"ilinkdash/ui/views/tail"
+
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
-	"ilinkdash/ui/views"
 )
 
 // assertInert fails when a frame holds anything a terminal could act on
@@ -75,10 +76,10 @@ func TestTailHostilePayloadsRenderInert(t *testing.T) {
 		s := h.tailer.Last()
 		payloads := fakes.HostilePayloads()
 		for i, p := range payloads {
-			s.EmitRecords(views.TailRecord{
+			s.EmitRecords(tail.Record{
 				Topic: "EVIL." + string(p.Bytes), Partition: int32(i), Offset: int64(i),
 				Timestamp: fakes.Epoch, Key: p.Bytes, Value: p.Bytes,
-				Headers: []views.HeaderKV{{Key: string(p.Bytes), Value: p.Bytes}},
+				Headers: []tail.Header{{Key: string(p.Bytes), Value: p.Bytes}},
 			})
 		}
 		// And the fake's own mix of hostile and ordinary records.

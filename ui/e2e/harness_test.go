@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/internal/viewtest"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -238,7 +240,7 @@ func (d *dash) quit() {
 		return
 	}
 	d.done = true
-	d.tm.Send(key("ctrl+c"))
+	d.tm.Send(viewtest.KeyMsg("ctrl+c"))
 	d.tm.WaitFinished(d.t, teatest.WithFinalTimeout(deadline))
 	_ = d.src.Close()
 }
@@ -255,13 +257,13 @@ func (d *dash) rawOutput() []byte {
 
 func (d *dash) keys(ks ...string) {
 	for _, k := range ks {
-		d.tm.Send(key(k))
+		d.tm.Send(viewtest.KeyMsg(k))
 	}
 }
 
 func (d *dash) typeText(s string) {
 	for _, r := range s {
-		d.tm.Send(key(string(r)))
+		d.tm.Send(viewtest.KeyMsg(string(r)))
 	}
 }
 
@@ -326,39 +328,4 @@ func line(screen, text string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// key builds a key press from its string form ("enter", "ctrl+c", "G").
-func key(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok {
-		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
-	}
-	r := []rune(s)[0]
-	k := tea.KeyPressMsg{Code: r, Text: s}
-	if r >= 'A' && r <= 'Z' {
-		k.Code = r + 'a' - 'A'
-		k.ShiftedCode = r
-		k.Mod = tea.ModShift
-	}
-	return k
 }

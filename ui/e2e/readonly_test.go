@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
@@ -33,8 +36,8 @@ func mutations(src interface {
 	views.TopicAdmin
 	views.GroupAdmin
 	views.ClusterAdmin
-	views.Publisher
-	views.Tailer
+	publish.Publisher
+	tail.Tailer
 }) map[string]func(context.Context) error {
 	return map[string]func(context.Context) error{
 		"CreateTopic": func(c context.Context) error {
@@ -55,11 +58,11 @@ func mutations(src interface {
 		"AddNode":            func(c context.Context) error { return src.AddNode(c, admin.ClusterNode{}) },
 		"RemoveNode":         func(c context.Context) error { return src.RemoveNode(c, 3) },
 		"StartPublish": func(c context.Context) error {
-			_, err := src.StartPublish(c, views.PublishSpec{Topic: "E2E.RO", Count: 1, Record: func(int64, *views.PublishRecord) {}})
+			_, err := src.StartPublish(c, publish.Spec{Topic: "E2E.RO", Count: 1, Record: func(int64, *publish.Record) {}})
 			return err
 		},
 		"StartTail(named group)": func(c context.Context) error {
-			_, err := src.StartTail(c, views.TailSpec{Target: "E2E.RO", Group: "e2e-ro"})
+			_, err := src.StartTail(c, tail.Spec{Target: "E2E.RO", Group: "e2e-ro"})
 			return err
 		},
 	}

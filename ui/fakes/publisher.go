@@ -6,17 +6,18 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
 )
 
 // ErrNotLeader is the failure the fake publisher injects (FailEvery).
 var ErrNotLeader = errors.New("MIMQE_NOT_LEADER: partition 2 is led by node 3")
 
-// Publisher is a fake views.Publisher.
+// Publisher is a fake publish.Publisher.
 //
-// In automatic mode (the default) a run goes through views.RunPublish
+// In automatic mode (the default) a run goes through publish.Drive
 // with an in-memory sender that acknowledges every record at once (after
 // Latency), so the driver, the rate limit and the meter are the real ones.
 // In Manual mode nothing moves until the test calls Step on the run, and
@@ -42,8 +43,8 @@ type Publisher struct {
 	runs []*FakeRun
 }
 
-// StartPublish implements views.Publisher.
-func (p *Publisher) StartPublish(ctx context.Context, spec views.PublishSpec) (views.PublishRun, error) {
+// StartPublish implements publish.Publisher.
+func (p *Publisher) StartPublish(ctx context.Context, spec publish.Spec) (publish.Run, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.Err != nil {
@@ -59,14 +60,14 @@ func (p *Publisher) StartPublish(ctx context.Context, spec views.PublishSpec) (v
 	}
 	if p.Manual {
 		r.clock = Epoch
-		r.meter = views.NewPublishMeter(spec.Count, func() time.Time {
+		r.meter = publish.NewMeter(spec.Count, func() time.Time {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			return r.clock
 		})
 		r.meter.SetConnections(connections)
 	} else {
-		r.run = views.RunPublish(ctx, spec, &fakeSender{r: r, latency: p.Latency})
+		r.run = publish.Drive(ctx, spec, &fakeSender{r: r, latency: p.Latency})
 	}
 	p.runs = append(p.runs, r)
 	return r, nil
@@ -93,41 +94,41 @@ func connections() map[int]int { return map[int]int{1: 1, 2: 1, 3: 1} }
 
 // FakeRun is one run of the fake publisher.
 type FakeRun struct {
-	spec      views.PublishSpec
+	spec      publish.Spec
 	keep      int
 	failEvery int64
-	run       views.PublishRun // automatic mode
-	meter     *views.PublishMeter
+	run       publish.Run // automatic mode
+	meter     *publish.Meter
 
 	mu      sync.Mutex
 	clock   time.Time
 	seq     int64
 	offs    map[int32]int64
-	records []views.PublishRecord
+	records []publish.Record
 	stopped bool
 	missing bool  // the topic does not exist
 	n       int64 // records completed (acked or failed)
 }
 
 // Spec returns the run's spec.
-func (r *FakeRun) Spec() views.PublishSpec { return r.spec }
+func (r *FakeRun) Spec() publish.Spec { return r.spec }
 
 // Records returns copies of the first records the run sent.
-func (r *FakeRun) Records() []views.PublishRecord {
+func (r *FakeRun) Records() []publish.Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]views.PublishRecord(nil), r.records...)
+	return append([]publish.Record(nil), r.records...)
 }
 
-// Progress implements views.PublishRun.
-func (r *FakeRun) Progress() views.PublishProgress {
+// Progress implements publish.Run.
+func (r *FakeRun) Progress() publish.Progress {
 	if r.run != nil {
 		return r.run.Progress()
 	}
 	return r.meter.Snapshot()
 }
 
-// Stop implements views.PublishRun.
+// Stop implements publish.Run.
 func (r *FakeRun) Stop() {
 	if r.run != nil {
 		r.run.Stop()
@@ -157,7 +158,7 @@ func (r *FakeRun) Wait(timeout time.Duration) bool {
 // Step sends and completes the next n records of a manual run, 10 ms of
 // fake time each, with latencies of 1–5 ms.
 func (r *FakeRun) Step(n int) {
-	var rec views.PublishRecord
+	var rec publish.Record
 	for i := 0; i < n; i++ {
 		r.mu.Lock()
 		if r.stopped || r.seq >= r.spec.Count {
@@ -182,16 +183,16 @@ func (r *FakeRun) Step(n int) {
 }
 
 // store keeps a copy of the record and assigns its partition and offset.
-func (r *FakeRun) store(seq int64, rec *views.PublishRecord) (int32, int64, error) {
+func (r *FakeRun) store(seq int64, rec *publish.Record) (int32, int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.records) < r.keep {
-		c := views.PublishRecord{Value: append([]byte{}, rec.Value...)}
+		c := publish.Record{Value: append([]byte{}, rec.Value...)}
 		if rec.Key != nil {
 			c.Key = append([]byte{}, rec.Key...)
 		}
 		for _, h := range rec.Headers {
-			c.Headers = append(c.Headers, views.HeaderKV{Key: h.Key, Value: append([]byte{}, h.Value...)})
+			c.Headers = append(c.Headers, publish.Header{Key: h.Key, Value: append([]byte{}, h.Value...)})
 		}
 		r.records = append(r.records, c)
 	}
@@ -210,7 +211,7 @@ func (r *FakeRun) store(seq int64, rec *views.PublishRecord) (int32, int64, erro
 	return p, o, nil
 }
 
-// fakeSender is the in-memory views.PublishSender of automatic runs.
+// fakeSender is the in-memory publish.Sender of automatic runs.
 type fakeSender struct {
 	r       *FakeRun
 	latency time.Duration
@@ -218,7 +219,7 @@ type fakeSender struct {
 	seq     int64
 }
 
-func (s *fakeSender) Send(topic string, rec *views.PublishRecord, done func(int32, int64, error)) {
+func (s *fakeSender) Send(topic string, rec *publish.Record, done func(int32, int64, error)) {
 	seq := s.seq
 	s.seq++
 	p, o, err := s.r.store(seq, rec)
@@ -249,4 +250,4 @@ func (s *fakeSender) Close(ctx context.Context) error {
 	}
 }
 
-var _ views.Publisher = (*Publisher)(nil)
+var _ publish.Publisher = (*Publisher)(nil)

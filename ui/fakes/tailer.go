@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink/position"
-	"ilinkdash/ui/views"
 )
 
 // TailerOptions configure a fake Tailer.
@@ -36,7 +37,7 @@ type TailerOptions struct {
 	Err error
 }
 
-// Tailer is a fake views.Tailer producing deterministic records.
+// Tailer is a fake tail.Tailer producing deterministic records.
 type Tailer struct {
 	opt     TailerOptions
 	mu      sync.Mutex
@@ -64,8 +65,8 @@ func (t *Tailer) SetErr(err error) {
 	t.mu.Unlock()
 }
 
-// StartTail implements views.Tailer.
-func (t *Tailer) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
+// StartTail implements tail.Tailer.
+func (t *Tailer) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.opt.Err != nil {
@@ -75,7 +76,7 @@ func (t *Tailer) StartTail(ctx context.Context, spec views.TailSpec) (views.Tail
 		return nil, err
 	}
 	s := &TailStream{
-		opt: t.opt, spec: spec, ch: make(chan views.TailBatch, t.opt.Buffer),
+		opt: t.opt, spec: spec, ch: make(chan tail.Batch, t.opt.Buffer),
 		offs: make([]int64, t.opt.Partitions), done: make(chan struct{}),
 	}
 	for p := range s.offs {
@@ -128,14 +129,14 @@ func topicsFor(target string) []string {
 // BatchSize is the most records a fake stream puts in one batch.
 const BatchSize = 512
 
-// TailStream is a fake views.TailStream. Like the real one it stops
+// TailStream is a fake tail.Stream. Like the real one it stops
 // producing while paused: records emitted meanwhile are held (they wait
 // "in the cluster", counted by Waiting) and arrive on resume.
 type TailStream struct {
 	opt    TailerOptions
-	spec   views.TailSpec
+	spec   tail.Spec
 	topics []string
-	ch     chan views.TailBatch
+	ch     chan tail.Batch
 
 	mu     sync.Mutex
 	next   int64   // index of the next generated record
@@ -153,12 +154,12 @@ type TailStream struct {
 }
 
 // Spec returns the spec the stream was started with.
-func (s *TailStream) Spec() views.TailSpec { return s.spec }
+func (s *TailStream) Spec() tail.Spec { return s.spec }
 
-// Records implements views.TailStream.
-func (s *TailStream) Records() <-chan views.TailBatch { return s.ch }
+// Records implements tail.Stream.
+func (s *TailStream) Records() <-chan tail.Batch { return s.ch }
 
-// Pause implements views.TailStream.
+// Pause implements tail.Stream.
 func (s *TailStream) Pause(ctx context.Context, paused bool) error {
 	s.mu.Lock()
 	if s.closed {
@@ -183,7 +184,7 @@ func (s *TailStream) Pauses() []bool {
 	return append([]bool(nil), s.pauses...)
 }
 
-// Waiting implements views.TailStream: the records held while paused.
+// Waiting implements tail.Stream: the records held while paused.
 func (s *TailStream) Waiting() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -193,7 +194,7 @@ func (s *TailStream) Waiting() (int64, bool) {
 	return int64(s.held), true
 }
 
-// Err implements views.TailStream.
+// Err implements tail.Stream.
 func (s *TailStream) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -214,7 +215,7 @@ func (s *TailStream) Seeks() []position.Position {
 	return append([]position.Position(nil), s.seeks...)
 }
 
-// Seek implements views.TailStream: it moves the per-partition offsets
+// Seek implements tail.Stream: it moves the per-partition offsets
 // and starts a new epoch. Batches already queued stay in the channel, of
 // the old epoch, for the view to drop. A seek resumes a paused stream.
 func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
@@ -247,7 +248,7 @@ func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, er
 	return s.epoch, nil
 }
 
-// Close implements views.TailStream.
+// Close implements tail.Stream.
 func (s *TailStream) Close() error {
 	s.end(nil)
 	return nil
@@ -286,7 +287,7 @@ func (s *TailStream) Emit(n int) {
 			s.mu.Unlock()
 			return
 		}
-		b := make([]views.TailRecord, min(n, BatchSize))
+		b := make([]tail.Record, min(n, BatchSize))
 		for i := range b {
 			b[i] = s.make(time.Time{})
 		}
@@ -297,11 +298,11 @@ func (s *TailStream) Emit(n int) {
 }
 
 // EmitRecords sends the given records as they are, in one batch.
-func (s *TailStream) EmitRecords(recs ...views.TailRecord) {
+func (s *TailStream) EmitRecords(recs ...tail.Record) {
 	s.put(recs)
 }
 
-func (s *TailStream) put(recs []views.TailRecord) {
+func (s *TailStream) put(recs []tail.Record) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
@@ -309,7 +310,7 @@ func (s *TailStream) put(recs []views.TailRecord) {
 	s.mu.Unlock()
 	if !closed {
 		select {
-		case s.ch <- views.TailBatch{Epoch: epoch, Records: recs}:
+		case s.ch <- tail.Batch{Epoch: epoch, Records: recs}:
 		case <-s.done:
 		}
 	}
@@ -328,7 +329,7 @@ func (s *TailStream) generate(ctx context.Context) {
 			return
 		case now := <-t.C:
 			due := now.Sub(start).Seconds() * s.opt.Rate
-			var batch []views.TailRecord // one batch per tick, as a consumer read
+			var batch []tail.Record // one batch per tick, as a consumer read
 			s.mu.Lock()
 			if s.closed {
 				s.mu.Unlock()
@@ -350,7 +351,7 @@ func (s *TailStream) generate(ctx context.Context) {
 }
 
 // make builds record s.next (s.mu held); at zero means the fake clock.
-func (s *TailStream) make(at time.Time) views.TailRecord {
+func (s *TailStream) make(at time.Time) tail.Record {
 	i := s.next
 	s.next++
 	p := int32(i % int64(len(s.offs)))
@@ -371,13 +372,13 @@ func (s *TailStream) make(at time.Time) views.TailRecord {
 		val += `,"note":"` + strings.Repeat("x", pad) + `"`
 	}
 	val += "}"
-	r := views.TailRecord{
+	r := tail.Record{
 		Topic:     s.topics[i%int64(len(s.topics))],
 		Partition: p,
 		Offset:    off,
 		Timestamp: ts,
 		Value:     []byte(val),
-		Headers: []views.HeaderKV{
+		Headers: []tail.Header{
 			{Key: "trace-id", Value: []byte(fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15))},
 			{Key: "source", Value: []byte("fake")},
 		},
@@ -394,9 +395,9 @@ func (s *TailStream) make(at time.Time) views.TailRecord {
 		case 1:
 			r.Key = h.Bytes
 		case 2:
-			r.Headers = append(r.Headers, views.HeaderKV{Key: "x-" + h.Name, Value: h.Bytes})
+			r.Headers = append(r.Headers, tail.Header{Key: "x-" + h.Name, Value: h.Bytes})
 		case 3:
-			r.Headers = append(r.Headers, views.HeaderKV{Key: string(h.Bytes), Value: h.Bytes})
+			r.Headers = append(r.Headers, tail.Header{Key: string(h.Bytes), Value: h.Bytes})
 			r.Value = h.Bytes
 		}
 	}
@@ -411,5 +412,5 @@ func pad5(i int64) string {
 	return s
 }
 
-var _ views.Tailer = (*Tailer)(nil)
-var _ views.TailStream = (*TailStream)(nil)
+var _ tail.Tailer = (*Tailer)(nil)
+var _ tail.Stream = (*TailStream)(nil)

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/views"
@@ -27,7 +30,7 @@ type Config struct {
 	Logf         func(format string, args ...any)
 }
 
-// Sources implements views.Sources, views.Tailer and views.Publisher over
+// Sources implements views.Sources, tail.Tailer and publish.Publisher over
 // one admin service connection that it re-opens by itself after a failure.
 type Sources struct {
 	cfg Config
@@ -40,9 +43,9 @@ type Sources struct {
 }
 
 var (
-	_ views.Sources   = (*Sources)(nil)
-	_ views.Tailer    = (*Sources)(nil)
-	_ views.Publisher = (*Sources)(nil)
+	_ views.Sources     = (*Sources)(nil)
+	_ tail.Tailer       = (*Sources)(nil)
+	_ publish.Publisher = (*Sources)(nil)
 )
 
 // New returns adapters for cfg; nothing is dialled until the first call.

@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
 )
 
-// StartPublish implements views.Publisher with a fresh multi-connection
+// StartPublish implements publish.Publisher with a fresh multi-connection
 // producer per run (its compression and acks are per run).
-func (s *Sources) StartPublish(ctx context.Context, spec views.PublishSpec) (views.PublishRun, error) {
+func (s *Sources) StartPublish(ctx context.Context, spec publish.Spec) (publish.Run, error) {
 	if s.cfg.ReadOnly {
 		return nil, ilink.ReadOnlyError("publish")
 	}
@@ -29,11 +30,11 @@ func (s *Sources) StartPublish(ctx context.Context, spec views.PublishSpec) (vie
 	if err != nil {
 		return nil, err
 	}
-	return views.RunPublish(ctx, spec, &producerSender{p: p}), nil
+	return publish.Drive(ctx, spec, &producerSender{p: p}), nil
 }
 
 // producerConfig maps the form's compression and acks onto the producer's.
-func producerConfig(spec views.PublishSpec, client string) (ilink.ProducerConfig, error) {
+func producerConfig(spec publish.Spec, client string) (ilink.ProducerConfig, error) {
 	codec, err := wire.ParseCodec(spec.Compression)
 	if spec.Compression == "" {
 		codec, err = wire.CodecNone, nil
@@ -52,10 +53,10 @@ func producerConfig(spec views.PublishSpec, client string) (ilink.ProducerConfig
 	return ilink.ProducerConfig{ClientName: client, Compression: codec, Acks: acks}, nil
 }
 
-// producerSender is the views.PublishSender over ilink.Producer.
+// producerSender is the publish.Sender over ilink.Producer.
 type producerSender struct{ p *ilink.Producer }
 
-func (ps *producerSender) Send(topic string, r *views.PublishRecord, done func(partition int32, offset int64, err error)) {
+func (ps *producerSender) Send(topic string, r *publish.Record, done func(partition int32, offset int64, err error)) {
 	rec := ilink.ProducerRecord{Topic: topic, Key: r.Key, Value: r.Value}
 	if len(r.Headers) > 0 {
 		rec.Headers = make([]wire.RecordHeader, len(r.Headers))

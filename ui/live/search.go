@@ -9,16 +9,17 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/search"
-	"ilinkdash/ui/views"
 )
 
-var _ views.Searcher = (*Sources)(nil)
+var _ tail.Searcher = (*Sources)(nil)
 
 // searchSpec turns the view's spec into ilink/search's.
-func searchSpec(v views.SearchSpec, now time.Time) (search.Spec, error) {
+func searchSpec(v tail.SearchSpec, now time.Time) (search.Spec, error) {
 	s := search.Spec{Target: v.Target, Key: v.Key, ValueContains: []byte(v.ValueContains)}
 	if v.ValueRegex != "" {
 		re, err := regexp.Compile(v.ValueRegex)
@@ -50,9 +51,9 @@ func searchSpec(v views.SearchSpec, now time.Time) (search.Spec, error) {
 	return s, nil
 }
 
-// StartSearch implements views.Searcher with ilink/search: an assign
+// StartSearch implements tail.Searcher with ilink/search: an assign
 // consumer and no group, from the data addresses.
-func (s *Sources) StartSearch(ctx context.Context, spec views.SearchSpec) (views.SearchRun, error) {
+func (s *Sources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.SearchRun, error) {
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, errors.New("search needs a data address (set --addr or the context's addresses)")
 	}
@@ -61,7 +62,7 @@ func (s *Sources) StartSearch(ctx context.Context, spec views.SearchSpec) (views
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &searchRun{ch: make(chan views.TailRecord, 1024), cancel: cancel}
+	r := &searchRun{ch: make(chan tail.Record, 1024), cancel: cancel}
 	r.prog.Topic = spec.Target
 	addrs := strings.Join(s.cfg.DataAddrs, ",")
 	opt := search.Options{ClientName: s.cfg.ClientName, Logf: s.cfg.Logf, ProgressEvery: 200 * time.Millisecond, OnProgress: r.set}
@@ -85,10 +86,10 @@ func (s *Sources) StartSearch(ctx context.Context, spec views.SearchSpec) (views
 }
 
 type searchRun struct {
-	ch     chan views.TailRecord
+	ch     chan tail.Record
 	cancel context.CancelFunc
 	mu     sync.Mutex
-	prog   views.SearchProgress
+	prog   tail.SearchProgress
 }
 
 func (r *searchRun) set(p search.Progress) {
@@ -98,9 +99,9 @@ func (r *searchRun) set(p search.Progress) {
 	r.prog.Rate, r.prog.ETA, r.prog.Cancelled = p.Rate, p.ETA, p.Cancelled
 }
 
-func (r *searchRun) Records() <-chan views.TailRecord { return r.ch }
+func (r *searchRun) Records() <-chan tail.Record { return r.ch }
 
-func (r *searchRun) Progress() views.SearchProgress {
+func (r *searchRun) Progress() tail.SearchProgress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.prog

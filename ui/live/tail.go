@@ -11,10 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/position"
-	"ilinkdash/ui/views"
 )
 
 var tailSeq atomic.Int64
@@ -37,12 +38,12 @@ func TempGroupName() string {
 
 // TailRecordOf converts a consumed record for the tail view (and the
 // tail command's JSON lines). The record's slices are shared, not copied.
-func TailRecordOf(r *consumer.Record) views.TailRecord {
-	tr := views.TailRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
+func TailRecordOf(r *consumer.Record) tail.Record {
+	tr := tail.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: r.Key, Value: r.Value}
 	if len(r.Headers) > 0 {
-		tr.Headers = make([]views.HeaderKV, len(r.Headers))
+		tr.Headers = make([]tail.Header, len(r.Headers))
 		for i, h := range r.Headers {
-			tr.Headers[i] = views.HeaderKV{Key: h.Key, Value: h.Value}
+			tr.Headers[i] = tail.Header{Key: h.Key, Value: h.Value}
 		}
 	}
 	return tr
@@ -64,8 +65,8 @@ const (
 	tailPrefetch = 2048
 )
 
-// StartTail implements views.Tailer with a consumer v2 subscription.
-func (s *Sources) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
+// StartTail implements tail.Tailer with a consumer v2 subscription.
+func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, error) {
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, fmt.Errorf("tail needs a data address (set --addr or the context's addresses)")
 	}
@@ -91,7 +92,7 @@ func (s *Sources) StartTail(ctx context.Context, spec views.TailSpec) (views.Tai
 		return nil, err
 	}
 	t := &tailStream{
-		ch:     make(chan views.TailBatch, tailChanBatches),
+		ch:     make(chan tail.Batch, tailChanBatches),
 		reqs:   make(chan tailReq),
 		cancel: cancel,
 		done:   make(chan struct{}),
@@ -125,7 +126,7 @@ func StartAt(opt *consumer.Options, from position.Position) error {
 // Pause and Close reach it as requests, never through a shared lock, so
 // none of them waits behind a send to a full channel.
 type tailStream struct {
-	ch      chan views.TailBatch
+	ch      chan tail.Batch
 	reqs    chan tailReq
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -154,7 +155,7 @@ type tailReply struct {
 	err   error
 }
 
-func (t *tailStream) Records() <-chan views.TailBatch { return t.ch }
+func (t *tailStream) Records() <-chan tail.Batch { return t.ch }
 
 func (t *tailStream) Err() error {
 	if p := t.err.Load(); p != nil {
@@ -178,7 +179,7 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 	var (
 		epoch   uint64
 		paused  bool
-		pending []views.TailRecord
+		pending []tail.Record
 		lagAt   time.Time
 	)
 	serve := func(r tailReq) {
@@ -211,7 +212,7 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 	for ctx.Err() == nil {
 		if pending != nil {
 			select {
-			case t.ch <- views.TailBatch{Epoch: epoch, Records: pending}:
+			case t.ch <- tail.Batch{Epoch: epoch, Records: pending}:
 				pending = nil
 			case r := <-t.reqs:
 				serve(r)
@@ -246,7 +247,7 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 			continue // session trouble: the consumer recovers by itself
 		}
 		if len(recs) > 0 {
-			pending = make([]views.TailRecord, len(recs))
+			pending = make([]tail.Record, len(recs))
 			for i, r := range recs {
 				pending[i] = TailRecordOf(r)
 			}
@@ -310,13 +311,13 @@ func (t *tailStream) request(ctx context.Context, r tailReq) (tailReply, error) 
 
 var errTailClosed = errors.New("the tail is closed")
 
-// Seek implements views.TailStream.
+// Seek implements tail.Stream.
 func (t *tailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
 	rep, err := t.request(ctx, tailReq{kind: reqSeek, to: to})
 	return rep.epoch, err
 }
 
-// Pause implements views.TailStream.
+// Pause implements tail.Stream.
 func (t *tailStream) Pause(ctx context.Context, paused bool) error {
 	kind := reqResume
 	if paused {
@@ -326,7 +327,7 @@ func (t *tailStream) Pause(ctx context.Context, paused bool) error {
 	return err
 }
 
-// Close implements views.TailStream: the owner goroutine ends and closes
+// Close implements tail.Stream: the owner goroutine ends and closes
 // the consumer (a temporary group goes with its member).
 func (t *tailStream) Close() error {
 	t.once.Do(func() {

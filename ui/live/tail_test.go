@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
 )
 
 const deadline = 20 * time.Second
@@ -52,7 +53,7 @@ func produce(t *testing.T, e *engine.Engine, topic string, from, n int) {
 	}
 }
 
-func startTail(t *testing.T, e *engine.Engine, spec views.TailSpec) views.TailStream {
+func startTail(t *testing.T, e *engine.Engine, spec tail.Spec) tail.Stream {
 	t.Helper()
 	src, err := New(Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: "live-test"})
 	if err != nil {
@@ -92,7 +93,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	}
 	backlog := tailChanBatches*tailReadMax + 4*tailReadMax
 	produce(t, e, topic, 0, backlog)
-	s := startTail(t, e, views.TailSpec{Target: topic, From: position.Position{Kind: position.Earliest, Partition: -1}})
+	s := startTail(t, e, tail.Spec{Target: topic, From: position.Position{Kind: position.Earliest, Partition: -1}})
 	ch := s.Records()
 	waitFor(t, "the channel fills up (nobody drains it)", func() bool { return len(ch) == cap(ch) })
 
@@ -105,7 +106,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	if epoch != 1 {
 		t.Fatalf("epoch after the first seek = %d, want 1", epoch)
 	}
-	var got []views.TailRecord
+	var got []tail.Record
 	old := 0
 	waitFor(t, "the 5 records after the jump", func() bool {
 		select {
@@ -151,7 +152,7 @@ func TestTailPauseStopsFetching(t *testing.T) {
 		}
 		return engine.ControlAction{}
 	}))
-	s := startTail(t, e, views.TailSpec{Target: topic, From: position.Position{Kind: position.Latest, Partition: -1}})
+	s := startTail(t, e, tail.Spec{Target: topic, From: position.Position{Kind: position.Latest, Partition: -1}})
 	seen := map[string]int{}
 	read := func(want int) {
 		t.Helper()

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"sync"
 
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink/admin"
-	"ilinkdash/ui/views"
 )
 
 // The operator actions of the queues, topics and cluster views, for a
@@ -102,8 +103,8 @@ func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, dir, queue str
 
 // StartSearch runs a tail search of the session's role (a read: a direct
 // consumer, no group; not audited), bound to the session's life.
-func (ss *sessionSources) StartSearch(ctx context.Context, spec views.SearchSpec) (views.SearchRun, error) {
-	sr, ok := ss.b.(views.Searcher)
+func (ss *sessionSources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.SearchRun, error) {
+	sr, ok := ss.b.(tail.Searcher)
 	if !ok {
 		return nil, errors.New("search is not available on this server")
 	}
@@ -118,12 +119,12 @@ func (ss *sessionSources) StartSearch(ctx context.Context, spec views.SearchSpec
 
 // sessionSearch releases the search's session binding once it is over.
 type sessionSearch struct {
-	views.SearchRun
+	tail.SearchRun
 	once    sync.Once
 	release func()
 }
 
-func (s *sessionSearch) Progress() views.SearchProgress {
+func (s *sessionSearch) Progress() tail.SearchProgress {
 	p := s.SearchRun.Progress()
 	if p.Done {
 		s.once.Do(s.release)
@@ -136,4 +137,4 @@ func (s *sessionSearch) Cancel() {
 	s.once.Do(s.release)
 }
 
-var _ views.Searcher = (*sessionSources)(nil)
+var _ tail.Searcher = (*sessionSources)(nil)

@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tail"
+
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	bm "charm.land/wish/v2/bubbletea"
@@ -15,7 +18,6 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/views"
 )
 
 // Why the server ended a session ("" = the user quit).
@@ -228,7 +230,7 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	}
 	src := &sessionSources{s: s, sess: ss, b: b}
 	ss.src.Store(src)
-	root := ui.New(uctx, src, ui.WithTailer(views.Tailer(src)), ui.WithPublisher(views.Publisher(src)))
+	root := ui.New(uctx, src, ui.WithTailer(tail.Tailer(src)), ui.WithPublisher(publish.Publisher(src)))
 	m := newSessionModel(root, uctx, ss, s.cfg.Serve.IdleTimeout)
 	m.width, m.height = pty.Window.Width, pty.Window.Height
 	// No tea.WithContext: the middleware quits the program when the

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tail"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/wire"
@@ -22,8 +25,8 @@ import (
 // (unless the served context is read-only).
 type Backend interface {
 	views.Sources
-	views.Tailer
-	views.Publisher
+	tail.Tailer
+	publish.Publisher
 }
 
 // sessionSources is what one session's dashboard reads and calls: the
@@ -40,9 +43,9 @@ type sessionSources struct {
 }
 
 var (
-	_ views.Sources   = (*sessionSources)(nil)
-	_ views.Tailer    = (*sessionSources)(nil)
-	_ views.Publisher = (*sessionSources)(nil)
+	_ views.Sources     = (*sessionSources)(nil)
+	_ tail.Tailer       = (*sessionSources)(nil)
+	_ publish.Publisher = (*sessionSources)(nil)
 )
 
 // bind returns ctx, also cancelled when the session ends.
@@ -247,8 +250,8 @@ func (ss *sessionSources) RemoveNode(ctx context.Context, n int) error {
 
 // StartPublish is audited when the run starts (its outcome is whether it
 // started); the run's context ends with the session.
-func (ss *sessionSources) StartPublish(ctx context.Context, spec views.PublishSpec) (views.PublishRun, error) {
-	var run views.PublishRun
+func (ss *sessionSources) StartPublish(ctx context.Context, spec publish.Spec) (publish.Run, error) {
+	var run publish.Run
 	detail := fmt.Sprintf("count=%d rate=%g compression=%s acks=%s", spec.Count, spec.Rate, spec.Compression, spec.Acks)
 	ctx, release := ss.bind(ctx)
 	err := ss.act(ctx, "publish", spec.Topic, detail, func(context.Context) error {
@@ -260,18 +263,18 @@ func (ss *sessionSources) StartPublish(ctx context.Context, spec views.PublishSp
 		release()
 		return nil, err
 	}
-	return &sessionRun{PublishRun: run, release: release}, nil
+	return &sessionRun{Run: run, release: release}, nil
 }
 
 // sessionRun releases the run's session binding once it is done.
 type sessionRun struct {
-	views.PublishRun
+	publish.Run
 	once    sync.Once
 	release func()
 }
 
-func (r *sessionRun) Progress() views.PublishProgress {
-	p := r.PublishRun.Progress()
+func (r *sessionRun) Progress() publish.Progress {
+	p := r.Run.Progress()
 	if p.Done {
 		r.once.Do(r.release)
 	}
@@ -287,7 +290,7 @@ var errTailsBusy = errors.New("every tail of this server is in use (serve --max-
 // tail view has one; a new one replaces the old) and at most --max-tails
 // over the server. A tail with a named group commits offsets, a mutation:
 // it is audited (and refused for viewers by the client layer).
-func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (views.TailStream, error) {
+func (ss *sessionSources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, error) {
 	ss.sess.closeTails() // the view replaces its tail; its old one goes first
 	if ss.s.tails == nil {
 		return nil, errors.New("tailing is disabled on this server (serve --max-tails 0)")
@@ -299,7 +302,7 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (v
 	}
 	ctx, release := ss.bind(ctx)
 	free := func() { release(); <-ss.s.tails }
-	var st views.TailStream
+	var st tail.Stream
 	start := func(context.Context) error {
 		var err error
 		st, err = ss.b.StartTail(ctx, spec) // the stream lives on ctx, not on act's call context
@@ -315,7 +318,7 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (v
 		free()
 		return nil, err
 	}
-	t := &sessionTail{TailStream: st, sess: ss.sess, free: free}
+	t := &sessionTail{Stream: st, sess: ss.sess, free: free}
 	if !ss.sess.addTail(t) { // the session ended meanwhile
 		_ = t.Close()
 		return nil, context.Canceled
@@ -325,14 +328,14 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec views.TailSpec) (v
 
 // sessionTail gives the tail's slot back when it closes.
 type sessionTail struct {
-	views.TailStream
+	tail.Stream
 	sess *session
 	once sync.Once
 	free func()
 }
 
 func (t *sessionTail) Close() error {
-	err := t.TailStream.Close()
+	err := t.Stream.Close()
 	t.once.Do(func() {
 		t.sess.dropTail(t)
 		t.free()

@@ -6,26 +6,17 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ilinkdash/config"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/viewtest"
 	. "ilinkdash/ui/views"
 )
-
-func benchCtx(mode common.ColorMode) *common.Context {
-	ctx := common.NewContext(config.DefaultContext(), false, nil)
-	ctx.Mode = mode
-	ctx.Rebuild()
-	ctx.Width, ctx.Height = 120, 40
-	ctx.Now = func() time.Time { return fakes.Epoch }
-	return ctx
-}
 
 // BenchmarkTopicsView10k is the cost of one frame of the topics table with
 // 10,000 topics (colours on): View only; sorting and filtering happen when
 // data arrives.
 func BenchmarkTopicsView10k(b *testing.B) {
-	ctx := benchCtx(common.FullColor)
+	ctx := viewtest.BenchContext(common.FullColor)
 	topics, _ := fakes.Big(10_000, 1)
 	v := NewTopics(ctx, fakes.NewDemo())
 	v.SetSize(120, 37)
@@ -44,7 +35,7 @@ func BenchmarkTopicsView10k(b *testing.B) {
 
 // BenchmarkGroupsView2k: one frame of the groups table with 2,000 groups.
 func BenchmarkGroupsView2k(b *testing.B) {
-	ctx := benchCtx(common.FullColor)
+	ctx := viewtest.BenchContext(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
 	v := NewGroups(ctx, fakes.NewDemo(), nil)
 	v.SetSize(120, 37)
@@ -63,7 +54,7 @@ func BenchmarkGroupsView2k(b *testing.B) {
 // BenchmarkTopicsArrival10k is the per-poll cost of taking in a list of
 // 10,000 topics (histories, cells, sort, filter).
 func BenchmarkTopicsArrival10k(b *testing.B) {
-	ctx := benchCtx(common.FullColor)
+	ctx := viewtest.BenchContext(common.FullColor)
 	topics, _ := fakes.Big(10_000, 1)
 	v := NewTopics(ctx, fakes.NewDemo())
 	v.SetSize(120, 37)
@@ -77,7 +68,7 @@ func BenchmarkTopicsArrival10k(b *testing.B) {
 // BenchmarkGroupsArrival2k is the per-poll cost of 2,000 groups (health
 // evaluation included).
 func BenchmarkGroupsArrival2k(b *testing.B) {
-	ctx := benchCtx(common.FullColor)
+	ctx := viewtest.BenchContext(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
 	v := NewGroups(ctx, fakes.NewDemo(), nil)
 	v.SetSize(120, 37)

@@ -14,6 +14,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // Cluster is the cluster tab: the cluster definition with its version
@@ -152,7 +153,7 @@ const actResend = 1
 
 // NewCluster returns the cluster view.
 func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
-	v := &Cluster{base: base{ctx: ctx, id: common.ViewCluster}, src: src}
+	v := &Cluster{base: tab.New(ctx, common.ViewCluster), src: src}
 	type N = components.Column[nodeRow]
 	v.nodes = components.NewTable(ctx, func(r nodeRow) string { return strconv.Itoa(r.id()) },
 		N{Title: "NODE", Width: 5, Right: true,
@@ -210,7 +211,7 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 				if p.Leader == 0 {
 					return "none"
 				}
-				return itoa(int64(p.Leader))
+				return tab.Itoa(int64(p.Leader))
 			},
 			Paint: func(p admin.PartitionReplication, st *common.Styles) common.Style {
 				if p.Leader == 0 {
@@ -252,20 +253,20 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 				return common.Style{}
 			}},
 		L{Title: "NODE", Width: 4, Right: true,
-			Text: func(r leadRow) string { return itoa(int64(r.r.Node)) },
+			Text: func(r leadRow) string { return tab.Itoa(int64(r.r.Node)) },
 			Cmp:  func(a, b leadRow) int { return cmp.Compare(a.r.Node, b.r.Node) }},
 		L{Title: "TOPIC/BUNDLE", Width: 20, Min: 8, Flex: true,
 			Text: func(r leadRow) string {
 				switch {
 				case r.r.Topic != "":
-					return common.S(r.r.Topic) + "[" + itoa(int64(r.r.Partition)) + "]"
+					return common.S(r.r.Topic) + "[" + tab.Itoa(int64(r.r.Partition)) + "]"
 				case r.r.Bundle != "":
 					return common.S(r.r.Bundle)
 				}
 				return "-"
 			}},
 		L{Title: "EPOCH", Width: 5, Right: true, Drop: 2,
-			Text: func(r leadRow) string { return itoa(int64(r.r.Epoch)) }},
+			Text: func(r leadRow) string { return tab.Itoa(int64(r.r.Epoch)) }},
 		L{Title: "DETAIL", Width: 24, Min: 8, Flex: true, Drop: 1,
 			Text: func(r leadRow) string { return common.S(r.r.Detail) }},
 	)
@@ -293,7 +294,7 @@ func nodeStateStyle(st *common.Styles, s admin.NodeState) common.Style {
 func followersText(fs []admin.FollowerLag) string {
 	var parts []string
 	for _, f := range fs {
-		s := itoa(int64(f.Node)) + ":"
+		s := tab.Itoa(int64(f.Node)) + ":"
 		if f.InSync && f.LagRecords == 0 {
 			s += "ok"
 		} else {
@@ -323,7 +324,7 @@ func (v *Cluster) Primary() common.ResID { return common.ResCluster }
 func (v *Cluster) Wants() []common.ResID {
 	return []common.ResID{common.ResCluster, common.ResReplication, common.ResLeaders}
 }
-func (v *Cluster) Capturing() bool { return v.dlg != nil || v.active().filtering() }
+func (v *Cluster) Capturing() bool { return v.Dlg != nil || v.active().filtering() }
 
 func (v *Cluster) active() paneTable { return v.panes.active() }
 
@@ -357,8 +358,8 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 	} else if v.summaryOK && v.summary.Leader != 0 {
 		leader = "node " + strconv.Itoa(v.summary.Leader)
 	}
-	pairs := common.Pairs(st, v.w,
-		"definition version", itoa(p.Version),
+	pairs := common.Pairs(st, v.W,
+		"definition version", tab.Itoa(p.Version),
 		"replicas", unset(p.Replicas),
 		"minSync", unset(p.MinSync),
 		"PLACEMENT", onoff(p.Placement),
@@ -368,10 +369,10 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 		"leaders", v.balanceText(st))
 	if len(pairs) > 0 {
 		pairs[0] = title + "  " + pairs[0]
-		if common.Width(pairs[0]) > v.w {
+		if common.Width(pairs[0]) > v.W {
 			lines = append(lines, title)
-			pairs = common.Pairs(st, v.w,
-				"definition version", itoa(p.Version),
+			pairs = common.Pairs(st, v.W,
+				"definition version", tab.Itoa(p.Version),
 				"replicas", unset(p.Replicas),
 				"minSync", unset(p.MinSync),
 				"PLACEMENT", onoff(p.Placement),
@@ -385,36 +386,36 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 }
 
 func (v *Cluster) paneTop() int {
-	return len(v.headerLines(v.ctx.Styles)) + 1
+	return len(v.headerLines(v.Ctx.Styles)) + 1
 }
 
 // SetSize implements common.View.
 func (v *Cluster) SetSize(w, h int) {
-	v.w, v.h = w, h
+	v.W, v.H = w, h
 	v.resizeTables()
 }
 
 func (v *Cluster) resizeTables() {
-	th := max(v.h-v.paneTop(), 0)
-	v.nodes.SetSize(v.w, th)
-	v.parts.SetSize(v.w, th)
-	v.lead.SetSize(v.w, th)
-	v.bal.SetSize(v.w, max(th-1, 0)) // one line for the per-node leader counts
+	th := max(v.H-v.paneTop(), 0)
+	v.nodes.SetSize(v.W, th)
+	v.parts.SetSize(v.W, th)
+	v.lead.SetSize(v.W, th)
+	v.bal.SetSize(v.W, max(th-1, 0)) // one line for the per-node leader counts
 }
 
 func (v *Cluster) Status() string {
-	return words(v.panes.name(), v.active().position())
+	return tab.Words(v.panes.name(), v.active().position())
 }
 
 // ShortHelp implements common.View.
 func (v *Cluster) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return []key.Binding{k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Rebalance, k.MoveLeader, k.Filter}
 }
 
 // FullHelp implements common.View.
 func (v *Cluster) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	// r (resend) is a key of the not-committed dialog only, which shows
 	// it in its own footer; pressed on the tab it does nothing.
 	return [][]key.Binding{k.TableHelp(), {k.Pane, k.EditCluster, k.AddNode, k.RemoveNode, k.Rebalance, k.MoveLeader}}
@@ -440,17 +441,17 @@ func (v *Cluster) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
 	case tea.PasteMsg:
-		if v.dlg != nil {
-			v.dlg.Update(v.ctx, msg)
+		if v.Dlg != nil {
+			v.Dlg.Update(v.Ctx, msg)
 		} else {
 			v.active().update(msg)
 		}
 	case tea.MouseWheelMsg:
-		if v.dlg == nil {
+		if v.Dlg == nil {
 			v.active().update(msg)
 		}
 	case tea.MouseClickMsg:
-		if v.dlg == nil && msg.Button == tea.MouseLeft {
+		if v.Dlg == nil && msg.Button == tea.MouseLeft {
 			v.active().click(msg.Y - v.paneTop())
 		}
 	}
@@ -528,11 +529,11 @@ func (v *Cluster) rebuildNodes() {
 }
 
 func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := v.ctx.Keys
-	if v.dlg != nil && v.lflow.stage != lflowNone {
+	k := v.Ctx.Keys
+	if v.Dlg != nil && v.lflow.stage != lflowNone {
 		return v.leaderDialogKey(msg)
 	}
-	if v.dlg != nil {
+	if v.Dlg != nil {
 		return v.dialogKey(msg)
 	}
 	at := v.active()
@@ -589,7 +590,7 @@ func (v *Cluster) openEdit() {
 	d := &components.Dialog{
 		Title: "Edit cluster " + common.S(p.Name),
 		Body: []string{
-			"Definition version " + itoa(p.Version) + ". The change is sent with this version; if the definition moved meanwhile the engine refuses it with MIMQE_CLUSTER_DEF_MOVED.",
+			"Definition version " + tab.Itoa(p.Version) + ". The change is sent with this version; if the definition moved meanwhile the engine refuses it with MIMQE_CLUSTER_DEF_MOVED.",
 		},
 		SubmitLabel: "review",
 		Fields: []*components.Field{
@@ -599,12 +600,12 @@ func (v *Cluster) openEdit() {
 			components.ChoiceField("Auto-start", leave(p.AutoStart), "on", "off"),
 		},
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.flow = clusterFlow{stage: cflowEdit, op: clusterOp{kind: opSet, base: p.Version}}
 }
 
 func (v *Cluster) submitEdit() {
-	f := v.dlg.Fields
+	f := v.Dlg.Fields
 	p := v.prop
 	ch := admin.ClusterPropertyChange{BaseVersion: v.flow.op.base}
 	var what []string
@@ -615,10 +616,10 @@ func (v *Cluster) submitEdit() {
 		return strconv.Itoa(n)
 	}
 	for i, label := range []string{"replicas", "minSync"} {
-		val, err := parseOptInt(label, f[i].Value(), 0, 64)
+		val, err := tab.ParseOptInt(label, f[i].Value(), 0, 64)
 		if err != nil {
-			v.dlg.Err = err.Error()
-			v.dlg.Focus(i)
+			v.Dlg.Err = err.Error()
+			v.Dlg.Focus(i)
 			return
 		}
 		if val == nil {
@@ -657,12 +658,12 @@ func (v *Cluster) submitEdit() {
 		}
 	}
 	if len(what) == 0 {
-		v.dlg.Err = "nothing to change: every field is blank"
+		v.Dlg.Err = "nothing to change: every field is blank"
 		return
 	}
-	body := append([]string{"Sent with base version " + itoa(v.flow.op.base) + ":"}, what...)
+	body := append([]string{"Sent with base version " + tab.Itoa(v.flow.op.base) + ":"}, what...)
 	if ch.Replicas != nil && *ch.Replicas > 0 && len(p.Nodes) > 0 && *ch.Replicas > len(p.Nodes) {
-		body = append(body, "", v.ctx.Styles.Warn.Render(fmt.Sprintf("replicas %d exceeds the %s: the engine will refuse it (MIMQE_INVALID_PROPERTY).", *ch.Replicas, common.Plural(len(p.Nodes), "data node"))))
+		body = append(body, "", v.Ctx.Styles.Warn.Render(fmt.Sprintf("replicas %d exceeds the %s: the engine will refuse it (MIMQE_INVALID_PROPERTY).", *ch.Replicas, common.Plural(len(p.Nodes), "data node"))))
 	}
 	v.flow.op.change = ch
 	v.flow.op.what = what
@@ -705,27 +706,27 @@ func (v *Cluster) openAdd() {
 			components.TextField("ILCC port", strconv.Itoa(v.prop.IlccPort), ""),
 		},
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.flow = clusterFlow{stage: cflowAdd, op: clusterOp{kind: opAdd, base: v.prop.Version}}
 }
 
 func (v *Cluster) submitAdd() {
-	f := v.dlg.Fields
+	f := v.Dlg.Fields
 	n := admin.ClusterNode{QueueManager: f[0].Value(), Host: f[1].Value()}
 	if n.QueueManager == "" || n.Host == "" || sanitize.String(n.QueueManager) != n.QueueManager || sanitize.String(n.Host) != n.Host {
-		v.dlg.Err = "give the queue manager name and the host"
+		v.Dlg.Err = "give the queue manager name and the host"
 		return
 	}
-	port, err := parseOptInt("port", f[2].Value(), 1, 65535)
+	port, err := tab.ParseOptInt("port", f[2].Value(), 1, 65535)
 	if err != nil || port == nil {
-		v.dlg.Err = "port must be a number from 1 to 65535"
-		v.dlg.Focus(2)
+		v.Dlg.Err = "port must be a number from 1 to 65535"
+		v.Dlg.Focus(2)
 		return
 	}
-	ilcc, err := parseOptInt("ILCC port", f[3].Value(), 1, 65535)
+	ilcc, err := tab.ParseOptInt("ILCC port", f[3].Value(), 1, 65535)
 	if err != nil {
-		v.dlg.Err = err.Error()
-		v.dlg.Focus(3)
+		v.Dlg.Err = err.Error()
+		v.Dlg.Focus(3)
 		return
 	}
 	n.Port = *port
@@ -748,9 +749,9 @@ func (v *Cluster) openRemove(r nodeRow) {
 	}
 	body := []string{fmt.Sprintf("Remove node %d (%s) from the cluster definition.", id, qm), "", v.placementEffect(false)}
 	if r.r.Role == admin.RoleLeader {
-		body = append(body, "", v.ctx.Styles.Warn.Render("This node is the cluster leader: removing it forces an election; no node accepts sessions until a new leader is promoted."))
+		body = append(body, "", v.Ctx.Styles.Warn.Render("This node is the cluster leader: removing it forces an election; no node accepts sessions until a new leader is promoted."))
 	}
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: fmt.Sprintf("Remove node %d", id), Danger: true, Body: body,
 		ConfirmText: strconv.Itoa(id), SubmitLabel: "remove",
 	})
@@ -760,12 +761,12 @@ func (v *Cluster) openRemove(r nodeRow) {
 
 func (v *Cluster) confirmOp(title string, body []string) {
 	op := v.flow.op
-	v.openDialog(&components.Dialog{Title: title, Body: body, SubmitLabel: "send"})
+	v.OpenDialog(&components.Dialog{Title: title, Body: body, SubmitLabel: "send"})
 	v.flow = clusterFlow{stage: cflowConfirm, op: op}
 }
 
 func (v *Cluster) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, func() { v.flow = clusterFlow{} }, func(end func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { v.flow = clusterFlow{} }, func(end func()) tea.Cmd {
 		switch v.flow.stage {
 		case cflowEdit:
 			v.submitEdit()
@@ -789,13 +790,13 @@ func (v *Cluster) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 // with the same base version).
 func (v *Cluster) send() tea.Cmd {
 	op := v.flow.op
-	if v.dlg != nil {
-		v.dlg.Busy = "sending…"
-		v.dlg.Err = ""
+	if v.Dlg != nil {
+		v.Dlg.Busy = "sending…"
+		v.Dlg.Err = ""
 	}
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		var err error
 		switch op.kind {
@@ -813,11 +814,11 @@ func (v *Cluster) send() tea.Cmd {
 var rereadRes = []common.ResID{common.ResCluster, common.ResReplication, common.ResLeaders}
 
 func (v *Cluster) opReply(m clusterOpMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	out := classifyDefErr(m.err)
 	if out == outOK {
 		if current {
-			v.closeDialog()
+			v.CloseDialog()
 			v.flow = clusterFlow{}
 		}
 		return tea.Batch(
@@ -827,7 +828,7 @@ func (v *Cluster) opReply(m clusterOpMsg) tea.Cmd {
 	if !current {
 		return common.Flash(common.LevelError, "cluster change failed: "+sanitize.Error(m.err))
 	}
-	v.flow = clusterFlow{stage: cflowOutcome, op: m.op, outcome: out, err: sanitize.Error(m.err), since: v.ctx.Now()}
+	v.flow = clusterFlow{stage: cflowOutcome, op: m.op, outcome: out, err: sanitize.Error(m.err), since: v.Ctx.Now()}
 	switch out {
 	case outNotCommitted, outUnknown, outPending, outMoved, outNodeExists:
 		// ilink-spec §3.8: re-read with getClusterProperty before deciding.
@@ -842,7 +843,7 @@ func (v *Cluster) opReply(m clusterOpMsg) tea.Cmd {
 
 // reread completes an outcome dialog waiting for the definition re-read.
 func (v *Cluster) reread() tea.Cmd {
-	if v.flow.stage != cflowOutcome || !v.flow.awaiting || v.dlg == nil {
+	if v.flow.stage != cflowOutcome || !v.flow.awaiting || v.Dlg == nil {
 		return nil
 	}
 	v.flow.awaiting = false
@@ -856,8 +857,8 @@ func (v *Cluster) reread() tea.Cmd {
 // refusal, in the words of ilink-spec §3.8.
 func (v *Cluster) showOutcome() {
 	f := v.flow
-	st := v.ctx.Styles
-	base := itoa(f.op.base)
+	st := v.Ctx.Styles
+	base := tab.Itoa(f.op.base)
 	title := "Cluster change not confirmed"
 	var body []string
 	body = append(body, "Asked: "+strings.Join(f.op.what, "; "), "", "The engine answered: "+f.err, "")
@@ -889,7 +890,7 @@ func (v *Cluster) showOutcome() {
 	case f.awaiting:
 		body = append(body, "", st.Muted.Render("Re-reading the definition (getClusterProperty)…"))
 	case f.reread:
-		now := itoa(f.version)
+		now := tab.Itoa(f.version)
 		switch {
 		case f.outcome == outMoved || f.outcome == outNodeExists:
 			body = append(body, "", "Re-read: the definition is at version "+now+" now.")
@@ -902,26 +903,26 @@ func (v *Cluster) showOutcome() {
 	}
 	d := &components.Dialog{Title: title, Danger: f.outcome == outOther || f.outcome == outInvalid, Body: body, SubmitLabel: "", CancelLabel: "close"}
 	if resendOK {
-		d.Actions = []components.Action{{Key: v.ctx.Keys.Resend, ID: actResend}}
+		d.Actions = []components.Action{{Key: v.Ctx.Keys.Resend, ID: actResend}}
 	}
-	if v.dlg != nil && v.flow.stage == cflowOutcome {
+	if v.Dlg != nil && v.flow.stage == cflowOutcome {
 		// keep the dialog generation: a reply to a resend must find it
 		d.Busy = ""
 	}
-	v.dlg = d
+	v.Dlg = d
 }
 
 // ---- rendering ----
 
 // View implements common.View.
 func (v *Cluster) View() string {
-	if v.dlg != nil {
-		return v.dialogView()
+	if v.Dlg != nil {
+		return v.DialogView()
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	lines := v.headerLines(st)
-	names := []string{" Nodes (" + itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + itoa(int64(v.parts.Total())) + ") ",
-		" Leadership (" + itoa(int64(v.lead.Total())) + ") ", " Balance (" + itoa(int64(v.balance.Partitions-v.balance.OnPreferred)) + " off) "}
+	names := []string{" Nodes (" + tab.Itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + tab.Itoa(int64(v.parts.Total())) + ") ",
+		" Leadership (" + tab.Itoa(int64(v.lead.Total())) + ") ", " Balance (" + tab.Itoa(int64(v.balance.Partitions-v.balance.OnPreferred)) + " off) "}
 	lines = append(lines, paneTabs(st, names, v.panes.cur))
 	switch v.panes.cur {
 	case 0:
@@ -931,8 +932,8 @@ func (v *Cluster) View() string {
 	case 2:
 		lines = append(lines, v.lead.Lines()...)
 	case 3:
-		lines = append(lines, st.Muted.Render(common.Trunc("b rebalance · L move a leader · "+v.nodeLeadsText(), v.w)))
+		lines = append(lines, st.Muted.Render(common.Trunc("b rebalance · L move a leader · "+v.nodeLeadsText(), v.W)))
 		lines = append(lines, v.bal.Lines()...)
 	}
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }

@@ -13,6 +13,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // The Cluster view's leadership balance: the Balance pane lists every
@@ -71,7 +72,7 @@ func newBalanceTable(ctx *common.Context) *components.Table[balanceRow] {
 				if b.r.Node == 0 {
 					return "none"
 				}
-				return itoa(int64(b.r.Node))
+				return tab.Itoa(int64(b.r.Node))
 			},
 			Paint: func(b balanceRow, st *common.Styles) common.Style {
 				switch {
@@ -83,7 +84,7 @@ func newBalanceTable(ctx *common.Context) *components.Table[balanceRow] {
 				return common.Style{}
 			}},
 		B{Title: "PREFERRED", Width: 9, Right: true,
-			Text: func(b balanceRow) string { return itoa(int64(b.pref)) }},
+			Text: func(b balanceRow) string { return tab.Itoa(int64(b.pref)) }},
 		B{Title: "REPLICAS", Width: 9, Min: 5, Drop: 2,
 			Text: func(b balanceRow) string { return ints(b.r.Replicas) }},
 		B{Title: "IN-SYNC", Width: 8, Min: 5, Drop: 1,
@@ -160,16 +161,16 @@ func (v *Cluster) nodeLeadsText() string {
 
 // openRebalance asks the engine for the plan; the preview follows.
 func (v *Cluster) openRebalance() tea.Cmd {
-	v.openDialog(&components.Dialog{Title: "Rebalance leaders", Busy: "asking the engine for the plan…",
+	v.OpenDialog(&components.Dialog{Title: "Rebalance leaders", Busy: "asking the engine for the plan…",
 		Body: []string{"Moves every partition back to its preferred leader (the first replica of its placement). You will see the plan first."}})
 	v.lflow = leaderFlow{stage: lflowPlanning}
 	return v.runRebalance(false)
 }
 
 func (v *Cluster) runRebalance(apply bool) tea.Cmd {
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		res, err := src.RebalanceLeaders(ctx, apply)
 		return rebalanceMsg{res: res, apply: apply, err: err, dlgGen: gen}
@@ -177,18 +178,18 @@ func (v *Cluster) runRebalance(apply bool) tea.Cmd {
 }
 
 func (v *Cluster) rebalanceReply(m rebalanceMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "rebalance failed: "+sanitize.Error(m.err))
 		}
-		v.openDialog(&components.Dialog{Title: "Rebalance failed", Danger: true, Body: []string{"The engine refused: " + sanitize.Error(m.err)}, SubmitLabel: "close"})
+		v.OpenDialog(&components.Dialog{Title: "Rebalance failed", Danger: true, Body: []string{"The engine refused: " + sanitize.Error(m.err)}, SubmitLabel: "close"})
 		v.lflow.stage = lflowResult
 		return nil
 	}
 	if m.apply {
 		if current {
-			v.closeDialog()
+			v.CloseDialog()
 			v.lflow = leaderFlow{}
 		}
 		return tea.Batch(common.Flash(common.LevelOK, fmt.Sprintf("rebalance: %s moved to their preferred leader", common.Plural(m.res.Movable(), "partition"))),
@@ -197,7 +198,7 @@ func (v *Cluster) rebalanceReply(m rebalanceMsg) tea.Cmd {
 	if !current {
 		return nil
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	p := m.res
 	imb := func(on int) int {
 		if p.Partitions == 0 {
@@ -228,7 +229,7 @@ func (v *Cluster) rebalanceReply(m rebalanceMsg) tea.Cmd {
 	if p.Movable() > 0 {
 		d.SubmitLabel = "rebalance"
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.lflow = leaderFlow{stage: lflowPreview, plan: p}
 	return nil
 }
@@ -269,9 +270,9 @@ func (v *Cluster) openMoveLeader() {
 			choices = append(choices, label)
 		}
 	}
-	title := "Move the leader of " + common.S(r.Topic) + " [" + itoa(int64(r.Partition)) + "]"
+	title := "Move the leader of " + common.S(r.Topic) + " [" + tab.Itoa(int64(r.Partition)) + "]"
 	if len(targets) == 0 {
-		v.openDialog(&components.Dialog{Title: title, SubmitLabel: "close",
+		v.OpenDialog(&components.Dialog{Title: title, SubmitLabel: "close",
 			Body: []string{"No other replica is in sync (in-sync set " + ints(r.InSync) + "): the leader cannot move without losing records."}})
 		v.lflow = leaderFlow{stage: lflowResult}
 		return
@@ -282,7 +283,7 @@ func (v *Cluster) openMoveLeader() {
 	if i := slices.Index(targets, firstOr(r.Replicas)); i >= 0 {
 		d.Fields[0].Choice = i // the preferred replica first, when it can take it
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.lflow = leaderFlow{stage: lflowMoveForm, topic: r.Topic, partition: r.Partition, from: r.Node, targets: targets}
 }
 
@@ -295,8 +296,8 @@ func firstOr(xs []int) int {
 
 func (v *Cluster) moveLeaderConfirm() {
 	f := v.lflow
-	to := f.targets[v.dlg.Fields[0].Choice]
-	v.openDialog(&components.Dialog{Title: "Move leader — preview", SubmitLabel: "move",
+	to := f.targets[v.Dlg.Fields[0].Choice]
+	v.OpenDialog(&components.Dialog{Title: "Move leader — preview", SubmitLabel: "move",
 		Body: []string{fmt.Sprintf("%s [%d]: leader node %d → node %d.", common.S(f.topic), f.partition, f.from, to), "",
 			"Producers and consumers of this partition follow the new leader after a metadata refresh; records are not lost (node " + strconv.Itoa(to) + " first takes what it lacks)."}})
 	v.lflow.stage = lflowMoveConfirm
@@ -305,10 +306,10 @@ func (v *Cluster) moveLeaderConfirm() {
 
 func (v *Cluster) runMoveLeader() tea.Cmd {
 	f := v.lflow
-	v.dlg.Busy = "moving…"
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "moving…"
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		err := src.MovePartitionLeader(ctx, f.topic, f.partition, f.targets[0])
 		return moveLeaderMsg{topic: f.topic, partition: f.partition, to: f.targets[0], err: err, dlgGen: gen}
@@ -316,17 +317,17 @@ func (v *Cluster) runMoveLeader() tea.Cmd {
 }
 
 func (v *Cluster) moveLeaderReply(m moveLeaderMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "leader move failed: "+sanitize.Error(m.err))
 		}
-		v.openDialog(&components.Dialog{Title: "Leader move failed", Danger: true, SubmitLabel: "close", Body: []string{"The engine refused: " + sanitize.Error(m.err)}})
+		v.OpenDialog(&components.Dialog{Title: "Leader move failed", Danger: true, SubmitLabel: "close", Body: []string{"The engine refused: " + sanitize.Error(m.err)}})
 		v.lflow.stage = lflowResult
 		return nil
 	}
 	if current {
-		v.closeDialog()
+		v.CloseDialog()
 		v.lflow = leaderFlow{}
 	}
 	return tea.Batch(common.Flash(common.LevelOK, fmt.Sprintf("%s [%d]: node %d leads", common.S(m.topic), m.partition, m.to)), common.Refresh(rereadRes...))
@@ -334,11 +335,11 @@ func (v *Cluster) moveLeaderReply(m moveLeaderMsg) tea.Cmd {
 
 // leaderDialogKey drives the rebalance and leader-move dialogs.
 func (v *Cluster) leaderDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, func() { v.lflow = leaderFlow{} }, func(end func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { v.lflow = leaderFlow{} }, func(end func()) tea.Cmd {
 		switch v.lflow.stage {
 		case lflowPreview:
 			if v.lflow.plan.Movable() > 0 {
-				v.dlg.Busy = "rebalancing…"
+				v.Dlg.Busy = "rebalancing…"
 				return v.runRebalance(true)
 			}
 			end()

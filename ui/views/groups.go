@@ -18,6 +18,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // Groups is the consumer groups tab: every group with its lag, a lag-trend
@@ -120,7 +121,7 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 			Cmp:   func(a, b *groupRow) int { return strings.Compare(string(a.st.Info.State), string(b.st.Info.State)) },
 			Paint: func(r *groupRow, st *common.Styles) common.Style { return stateStyle(st, r.st.Info.State) }},
 		C{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
-			Text: func(r *groupRow) string { return itoa(int64(r.st.Info.Members)) },
+			Text: func(r *groupRow) string { return tab.Itoa(int64(r.st.Info.Members)) },
 			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.st.Info.Members, b.st.Info.Members) }},
 		C{Title: "TOPICS", Width: 16, Min: 8, Drop: 6,
 			Text: func(r *groupRow) string { return r.topics }},
@@ -153,7 +154,7 @@ func (v *Groups) Primary() common.ResID { return common.ResGroups }
 
 // ShortHelp implements common.View.
 func (v *Groups) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	if v.detail != nil {
 		return []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.Filter}
 	}
@@ -162,13 +163,13 @@ func (v *Groups) ShortHelp() []key.Binding {
 
 // FullHelp implements common.View.
 func (v *Groups) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.Seek, k.DeleteGroup}}
 }
 
 // closeDetail goes back to the list.
 func (v *Groups) closeDetail() {
-	v.gen++
+	v.Gen++
 	v.detail = nil
 }
 
@@ -204,7 +205,7 @@ func (v *Groups) setGroups(rows []*groupRow) {
 func (v *Groups) openRow(r *groupRow) tea.Cmd { return v.openDetail(r.st.Info.Name) }
 
 func (v *Groups) listKey(msg tea.KeyPressMsg, r *groupRow, ok bool) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.Seek):
 		if ok {
@@ -221,7 +222,7 @@ func (v *Groups) listKey(msg tea.KeyPressMsg, r *groupRow, ok bool) (tea.Cmd, bo
 }
 
 func (v *Groups) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.Seek):
 		v.openSeek(v.detail.name)
@@ -244,34 +245,34 @@ func (v *Groups) detailHeader(st *common.Styles) []string {
 	if d.desc.Durable {
 		durable = "durable"
 	}
-	return titled(title, common.Pairs(st, v.w,
+	return titled(title, common.Pairs(st, v.W,
 		"", stateStyle(st, d.desc.State).Render(common.S(string(d.desc.State))),
-		"generation", itoa(int64(d.desc.Generation)),
-		"coordinator", "node "+itoa(int64(d.desc.Coordinator)),
+		"generation", tab.Itoa(int64(d.desc.Generation)),
+		"coordinator", "node "+tab.Itoa(int64(d.desc.Coordinator)),
 		"", durable,
-		"", common.Plural(len(d.desc.Members), "member")), v.w)
+		"", common.Plural(len(d.desc.Members), "member")), v.W)
 }
 
-func (v *Groups) detailTableTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+func (v *Groups) detailTableTop() int { return len(v.detailHeader(v.Ctx.Styles)) + 2 }
 
 func (v *Groups) sizeDetail() {
-	h := max(v.h-v.detailTableTop(), 0)
-	v.detail.panes.setSize(v.w, h)
+	h := max(v.H-v.detailTableTop(), 0)
+	v.detail.panes.setSize(v.W, h)
 }
 
 func offKey(topic string, p int32) string { return topic + "\x00" + strconv.Itoa(int(p)) }
 
 func (v *Groups) openDetail(name string) tea.Cmd {
-	v.gen++
+	v.Gen++
 	d := &groupDetail{paneDetail: paneDetail{kind: "group", name: name, fetch: v.fetchGroup(name)}, prev: map[string]*partSample{}}
 	type O = components.Column[offRow]
-	d.offs = newPartitionTable(v.ctx, 16, func(r offRow) (string, int32) { return r.o.Topic, r.o.Partition },
+	d.offs = newPartitionTable(v.Ctx, 16, func(r offRow) (string, int32) { return r.o.Topic, r.o.Partition },
 		O{Title: "COMMITTED", Width: 10, Min: 6, Right: true, Drop: 3,
 			Text: func(r offRow) string {
 				if r.o.Committed < 0 {
 					return "no commit"
 				}
-				return itoa(r.o.Committed)
+				return tab.Itoa(r.o.Committed)
 			},
 			Paint: func(r offRow, st *common.Styles) common.Style {
 				if r.o.Committed < 0 {
@@ -313,7 +314,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 	d.offs.Empty = "loading offsets…"
 	d.offs.SetSort(0, false)
 	type M = components.Column[admin.GroupMember]
-	d.mems = components.NewTable(v.ctx, func(m admin.GroupMember) string { return m.MemberID },
+	d.mems = components.NewTable(v.Ctx, func(m admin.GroupMember) string { return m.MemberID },
 		M{Title: "MEMBER", Width: 18, Min: 8, Flex: true, Max: 40,
 			Text: func(m admin.GroupMember) string { return common.S(m.MemberID) },
 			Cmp:  func(a, b admin.GroupMember) int { return strings.Compare(a.MemberID, b.MemberID) }},
@@ -328,7 +329,7 @@ func (v *Groups) openDetail(name string) tea.Cmd {
 				if m.LastSeen.IsZero() {
 					return "-"
 				}
-				return common.Dur(v.ctx.Now().Sub(m.LastSeen))
+				return common.Dur(v.Ctx.Now().Sub(m.LastSeen))
 			}},
 	)
 	d.mems.Empty = "no active member"
@@ -357,7 +358,7 @@ func assignment(tps []admin.TopicPartitions) string {
 
 // fetchGroup reads a group's describe.
 func (v *Groups) fetchGroup(name string) func(context.Context) any {
-	src, now := v.src, v.ctx.Now
+	src, now := v.src, v.Ctx.Now
 	return func(ctx context.Context) any {
 		desc, err := src.DescribeGroup(ctx, name)
 		return groupDetailMsg{desc: desc, err: err, at: now()}
@@ -454,7 +455,7 @@ func (v *Groups) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case groupDeleteMsg:
 		return v.deleteReply(m)
 	}
-	if msg.Gen != v.gen || v.detail == nil {
+	if msg.Gen != v.Gen || v.detail == nil {
 		return nil
 	}
 	d := v.detail
@@ -538,7 +539,7 @@ func (v *Groups) openSeek(name string) {
 	}
 	body := []string{"Moves the committed offsets of " + common.S(name) + ". You will see every change before it is applied."}
 	if w := v.membersWarning(name); w != "" {
-		body = append(body, "", v.ctx.Styles.Warn.Render(w))
+		body = append(body, "", v.Ctx.Styles.Warn.Render(w))
 	}
 	d := &components.Dialog{
 		Title:       "Seek group " + common.S(name),
@@ -551,7 +552,7 @@ func (v *Groups) openSeek(name string) {
 	}
 	d.Fields[0].Hint = "←/→"
 	d.Focus(1)
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.flow = groupFlow{stage: flowSeekForm, group: name, members: v.activeMembers(name)}
 	v.flowTopics = topics
 }
@@ -564,9 +565,9 @@ func (v *Groups) openDelete(name string) {
 	}
 	body := []string{"Deletes " + disp + " and all its committed offsets. Its consumers would start over from their reset policy."}
 	if w := v.membersWarning(name); w != "" {
-		body = append(body, "", v.ctx.Styles.Warn.Render(w))
+		body = append(body, "", v.Ctx.Styles.Warn.Render(w))
 	}
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: "Delete group " + disp, Danger: true, Body: body,
 		ConfirmText: confirm, SubmitLabel: "delete",
 	})
@@ -574,7 +575,7 @@ func (v *Groups) openDelete(name string) {
 }
 
 func (v *Groups) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, func() { v.flow = groupFlow{} }, func(end func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { v.flow = groupFlow{} }, func(end func()) tea.Cmd {
 		switch v.flow.stage {
 		case flowSeekForm:
 			return v.submitSeekForm()
@@ -590,7 +591,7 @@ func (v *Groups) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *Groups) submitSeekForm() tea.Cmd {
-	f := v.dlg.Fields
+	f := v.Dlg.Fields
 	fl := &v.flow
 	fl.topic = ""
 	if f[0].Choice > 0 && f[0].Choice < len(v.flowTopics) {
@@ -598,9 +599,9 @@ func (v *Groups) submitSeekForm() tea.Cmd {
 	}
 	fl.byTime = false
 	fl.target = admin.SeekTarget{}
-	to, err := position.Parse(f[1].Value(), v.ctx.Now())
+	to, err := position.Parse(f[1].Value(), v.Ctx.Now())
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
 	switch to.Kind {
@@ -612,28 +613,28 @@ func (v *Groups) submitSeekForm() tea.Cmd {
 		fl.desc = "latest"
 	case position.Offset:
 		if to.Partition >= 0 {
-			v.dlg.Err = "a group seek moves every partition of the topic: give an offset without P@ (or use ilinkdash group seek)"
+			v.Dlg.Err = "a group seek moves every partition of the topic: give an offset without P@ (or use ilinkdash group seek)"
 			return nil
 		}
 		fl.target.Offset = to.Offset
-		fl.desc = "offset " + itoa(to.Offset)
+		fl.desc = "offset " + tab.Itoa(to.Offset)
 	case position.Time:
 		fl.byTime, fl.at = true, to.Time
-		fl.desc = "time " + to.Time.In(v.ctx.Now().Location()).Format("2006-01-02 15:04:05")
+		fl.desc = "time " + to.Time.In(v.Ctx.Now().Location()).Format("2006-01-02 15:04:05")
 	}
-	v.dlg.Err = ""
-	v.dlg.Busy = "planning…"
+	v.Dlg.Err = ""
+	v.Dlg.Busy = "planning…"
 	return v.runSeek(false)
 }
 
 func (v *Groups) runSeek(apply bool) tea.Cmd {
 	fl := v.flow
 	if apply {
-		v.dlg.Busy = "applying…"
+		v.Dlg.Busy = "applying…"
 	}
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		var ch []admin.OffsetChange
 		var err error
@@ -660,18 +661,18 @@ func explainRefusal(err error, group string) []string {
 }
 
 func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "seek "+common.S(m.group)+" failed: "+sanitize.Error(m.err))
 		}
-		v.openDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
+		v.OpenDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
 		v.flow.stage = flowResult
 		return nil
 	}
 	if m.apply {
 		if current {
-			v.closeDialog()
+			v.CloseDialog()
 			v.flow = groupFlow{}
 		}
 		cmds := []tea.Cmd{
@@ -687,7 +688,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 		return nil
 	}
 	// Preview.
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	scope := "all topics"
 	if v.flow.topic != "" {
 		scope = common.S(v.flow.topic)
@@ -703,7 +704,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 	unknown := 0
 	for _, c := range m.changes {
 		n, ok := c.Skip()
-		old := itoa(c.Old)
+		old := tab.Itoa(c.Old)
 		if c.Old < 0 {
 			old = "no commit (log start " + offsetText(c.LogStart) + ")"
 		}
@@ -717,7 +718,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 			what = "re-read " + common.Thousands(-n)
 		}
 		delta += n
-		body = append(body, fmt.Sprintf("%s [%d]  %s → %s  (%s)", common.S(c.Topic), c.Partition, old, itoa(c.New), what))
+		body = append(body, fmt.Sprintf("%s [%d]  %s → %s  (%s)", common.S(c.Topic), c.Partition, old, tab.Itoa(c.New), what))
 	}
 	if len(m.changes) > 0 {
 		var sum string
@@ -741,37 +742,37 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 	if len(m.changes) > 0 {
 		d.SubmitLabel = "apply"
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.flow.stage = flowSeekPreview
 	return nil
 }
 
 func (v *Groups) runDelete() tea.Cmd {
-	v.dlg.Busy = "deleting…"
-	src, gen, name := v.src, v.dlgGen, v.flow.group
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "deleting…"
+	src, gen, name := v.src, v.DlgGen, v.flow.group
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return groupDeleteMsg{group: name, err: src.DeleteGroup(ctx, name), dlgGen: gen}
 	})
 }
 
 func (v *Groups) deleteReply(m groupDeleteMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "delete "+common.S(m.group)+" failed: "+sanitize.Error(m.err))
 		}
-		v.openDialog(&components.Dialog{Title: "Delete " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
+		v.OpenDialog(&components.Dialog{Title: "Delete " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
 		v.flow.stage = flowResult
 		return nil
 	}
 	if current {
-		v.closeDialog()
+		v.CloseDialog()
 		v.flow = groupFlow{}
 	}
 	if v.detail != nil && v.detail.name == m.group {
-		v.gen++
+		v.Gen++
 		v.detail = nil
 	}
 	return tea.Batch(common.Flash(common.LevelOK, "group "+common.S(m.group)+" deleted"), common.Refresh(common.ResGroups))
@@ -789,7 +790,7 @@ func (v *Groups) listSummary(st *common.Styles) string {
 	for _, h := range []health.Word{health.Stopped, health.Stalled, health.Rewound, health.Lagging, health.Rebalancing,
 		health.Dead, health.Empty, health.Unknown} {
 		if n := v.counts[h]; n > 0 {
-			parts = append(parts, healthStyle(st, h).Render(itoa(int64(n))+" "+h.String()))
+			parts = append(parts, healthStyle(st, h).Render(tab.Itoa(int64(n))+" "+h.String()))
 		}
 	}
 	return strings.Join(parts, st.Faint.Render(" · "))
@@ -797,10 +798,10 @@ func (v *Groups) listSummary(st *common.Styles) string {
 
 func (v *Groups) detailView(st *common.Styles) string {
 	d := v.detail
-	lines := append(make([]string, 0, v.h), v.detailHeader(st)...)
+	lines := append(make([]string, 0, v.H), v.detailHeader(st)...)
 	switch {
 	case d.err != nil:
-		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.ctx.Now(), d.errAt)+")"))
+		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.Ctx.Now(), d.errAt)+")"))
 	case !d.loaded:
 		lines = append(lines, st.Muted.Render("loading…"))
 	default:
@@ -826,7 +827,7 @@ func (v *Groups) detailView(st *common.Styles) string {
 		}
 		lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
 	}
-	lines = append(lines, paneTabs(st, []string{" Offsets (" + itoa(int64(len(d.desc.Offsets))) + ") ", " Members (" + itoa(int64(len(d.desc.Members))) + ") "}, d.panes.cur))
+	lines = append(lines, paneTabs(st, []string{" Offsets (" + tab.Itoa(int64(len(d.desc.Offsets))) + ") ", " Members (" + tab.Itoa(int64(len(d.desc.Members))) + ") "}, d.panes.cur))
 	lines = append(lines, d.panes.active().lines()...)
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }

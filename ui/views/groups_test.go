@@ -6,21 +6,22 @@ import (
 	"testing"
 
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/viewtest"
 )
 
 func TestGroupsHealthFromTheDemo(t *testing.T) {
-	r := newRig(t, false, groupsView)
-	r.poll()
+	r := viewtest.New(t, false, groupsView)
+	r.Poll()
 	// One sample: the verdicts of the state and the lag now (STOPPED: no
 	// member and 9,000 unread; OK: caught up); the others are not judged
 	// yet (UNKNOWN), never OK.
-	r.mustShow("6 groups", "REBALANCING", "1 STOPPED", "3 UNKNOWN")
-	r.mustNotShow("STALLED", "LAGGING")
-	if line := lineWith(r.screen(), "payment-audit"); !strings.HasSuffix(strings.TrimSpace(line), "UNKNOWN") {
+	r.MustShow("6 groups", "REBALANCING", "1 STOPPED", "3 UNKNOWN")
+	r.MustNotShow("STALLED", "LAGGING")
+	if line := lineWith(r.Screen(), "payment-audit"); !strings.HasSuffix(strings.TrimSpace(line), "UNKNOWN") {
 		t.Errorf("payment-audit after one sample: %q", line)
 	}
-	r.step(12)
-	s := r.screen()
+	r.Step(12)
+	s := r.Screen()
 	for group, want := range map[string]string{
 		"audit-archiver":   "STALLED",
 		"payment-audit":    "LAGGING",
@@ -34,16 +35,16 @@ func TestGroupsHealthFromTheDemo(t *testing.T) {
 			t.Errorf("%s: %q, want health %s", group, line, want)
 		}
 	}
-	r.mustShow("1 STALLED", "1 LAGGING", "1 STOPPED")
+	r.MustShow("1 STALLED", "1 LAGGING", "1 STOPPED")
 	// Sorting by health puts the worst last / first reversed.
 	for i := 0; i < 7; i++ {
-		r.key("s")
-		if strings.Contains(r.v.Status(), "health") {
+		r.Key("s")
+		if strings.Contains(r.V.Status(), "health") {
 			break
 		}
 	}
-	r.key("S")
-	s = r.screen()
+	r.Key("S")
+	s = r.Screen()
 	if strings.Index(s, "audit-archiver") > strings.Index(s, "payment-audit") {
 		t.Fatalf("health descending should list STALLED first:\n%s", s)
 	}
@@ -59,98 +60,98 @@ func lineWith(s, sub string) string {
 }
 
 func TestGroupDetailMembersOffsetsDrain(t *testing.T) {
-	r := newRig(t, false, groupsView)
-	r.poll()
-	r.key("down", "down", "down", "enter") // payment-audit
-	r.mustShow("Group payment-audit", "generation 12", "coordinator node 2", "PAYMENT.RESULT", "COMMITTED")
-	r.step(3)
-	r.mustShow("consuming 30/s", "falling behind")
-	r.key("v")
-	r.mustShow("payment-audit-1", "svc-payment", "10.0.1.10", "PAYMENT.RESULT:0,1,2")
-	r.key("esc")
-	r.key("up", "enter") // order-processor keeps pace
-	r.step(3)
-	r.mustShow("steady")
+	r := viewtest.New(t, false, groupsView)
+	r.Poll()
+	r.Key("down", "down", "down", "enter") // payment-audit
+	r.MustShow("Group payment-audit", "generation 12", "coordinator node 2", "PAYMENT.RESULT", "COMMITTED")
+	r.Step(3)
+	r.MustShow("consuming 30/s", "falling behind")
+	r.Key("v")
+	r.MustShow("payment-audit-1", "svc-payment", "10.0.1.10", "PAYMENT.RESULT:0,1,2")
+	r.Key("esc")
+	r.Key("up", "enter") // order-processor keeps pace
+	r.Step(3)
+	r.MustShow("steady")
 }
 
 func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
-	r := newRig(t, false, groupsView)
-	r.poll()
-	r.key("o") // audit-archiver, 2 active members
-	r.mustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
+	r := viewtest.New(t, false, groupsView)
+	r.Poll()
+	r.Key("o") // audit-archiver, 2 active members
+	r.MustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
 	// To (focused first) is read by ilink/position, as by the CLI.
-	r.typeText("abc")
-	r.key("enter")
-	r.mustShow(`position "abc": want earliest`)
-	r.key("ctrl+u")
-	r.typeText("3@5")
-	r.key("enter")
-	r.mustShow("without P@")
-	r.key("ctrl+u")
-	r.typeText("earliest")
-	r.key("enter")
-	r.mustShow("preview", "AUDIT.LOG [0]", "→", "re-read")
-	if r.src.Calls("SeekGroup") != 1 {
+	r.TypeText("abc")
+	r.Key("enter")
+	r.MustShow(`position "abc": want earliest`)
+	r.Key("ctrl+u")
+	r.TypeText("3@5")
+	r.Key("enter")
+	r.MustShow("without P@")
+	r.Key("ctrl+u")
+	r.TypeText("earliest")
+	r.Key("enter")
+	r.MustShow("preview", "AUDIT.LOG [0]", "→", "re-read")
+	if r.Src.Calls("SeekGroup") != 1 {
 		t.Fatal("preview did not plan through SeekGroup")
 	}
-	r.key("enter") // apply: the engine refuses, members are active
-	r.mustShow("The engine refused: MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers of audit-archiver")
-	r.key("esc")
+	r.Key("enter") // apply: the engine refuses, members are active
+	r.MustShow("The engine refused: MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers of audit-archiver")
+	r.Key("esc")
 	// Consumers stopped: the same seek goes through.
-	r.src.SetMembers("audit-archiver", 0)
-	r.poll()
-	r.key("o")
-	r.mustNotShow("active member")
-	r.key("enter")
-	r.mustShow("12 partitions")
-	r.key("y")
+	r.Src.SetMembers("audit-archiver", 0)
+	r.Poll()
+	r.Key("o")
+	r.MustNotShow("active member")
+	r.Key("enter")
+	r.MustShow("12 partitions")
+	r.Key("y")
 	f := took[common.FlashMsg](r)
 	if len(f) != 1 || !strings.Contains(f[0].Text, "12 offsets moved") {
 		t.Fatalf("flash %+v", f)
 	}
-	if r.v.Capturing() {
+	if r.V.Capturing() {
 		t.Fatal("dialog still open after apply")
 	}
 	// By time, and by offset.
-	r.key("o")
-	r.typeText("-1m")
-	r.key("enter")
-	r.mustShow("time 2026-11-30 09:59:00")
-	r.key("esc", "o")
-	r.typeText("1200")
-	r.key("enter")
-	r.mustShow("offset 1200")
+	r.Key("o")
+	r.TypeText("-1m")
+	r.Key("enter")
+	r.MustShow("time 2026-11-30 09:59:00")
+	r.Key("esc", "o")
+	r.TypeText("1200")
+	r.Key("enter")
+	r.MustShow("offset 1200")
 }
 
 func TestGroupDeleteRefusedThenDone(t *testing.T) {
-	r := newRig(t, false, groupsView)
-	r.poll()
-	r.key("D")
-	r.mustShow("Delete group audit-archiver", "2 active members")
-	r.typeText("audit-archiver")
-	r.key("enter")
-	r.mustShow("MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers")
-	r.key("esc")
-	r.key("down", "down", "down", "down", "D") // reporting-batch: empty
-	r.typeText("reporting-batch")
-	r.key("enter")
+	r := viewtest.New(t, false, groupsView)
+	r.Poll()
+	r.Key("D")
+	r.MustShow("Delete group audit-archiver", "2 active members")
+	r.TypeText("audit-archiver")
+	r.Key("enter")
+	r.MustShow("MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers")
+	r.Key("esc")
+	r.Key("down", "down", "down", "down", "D") // reporting-batch: empty
+	r.TypeText("reporting-batch")
+	r.Key("enter")
 	if f := took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "reporting-batch deleted") {
 		t.Fatalf("flash %+v", f)
 	}
-	r.poll()
-	r.mustNotShow("reporting-batch")
+	r.Poll()
+	r.MustNotShow("reporting-batch")
 }
 
 func TestGroupsReadOnly(t *testing.T) {
-	r := newRig(t, true, groupsView)
-	r.poll()
-	r.key("o", "D")
-	if r.v.Capturing() {
+	r := viewtest.New(t, true, groupsView)
+	r.Poll()
+	r.Key("o", "D")
+	if r.V.Capturing() {
 		t.Fatal("a mutating dialog opened read-only")
 	}
-	r.key("enter")
-	r.key("o", "D")
-	if r.v.Capturing() {
+	r.Key("enter")
+	r.Key("o", "D")
+	if r.V.Capturing() {
 		t.Fatal("a mutating dialog opened read-only in the detail")
 	}
 	assertNoMutatingHelp(t, r)
@@ -161,11 +162,11 @@ func TestGroupsReadOnly(t *testing.T) {
 // commit" in the detail (never -1), and a seek preview to the latest
 // offset skips exactly the group's LAG.
 func TestGroupWithoutCommitsOnSomePartitions(t *testing.T) {
-	r := newRig(t, false, groupsView)
-	r.src.DropCommit("payment-audit", "PAYMENT.RESULT", 1)
-	r.poll()
+	r := viewtest.New(t, false, groupsView)
+	r.Src.DropCommit("payment-audit", "PAYMENT.RESULT", 1)
+	r.Poll()
 	var lag, noCommit int64
-	gs, _ := r.src.ListGroups(context.Background())
+	gs, _ := r.Src.ListGroups(context.Background())
 	for _, g := range gs {
 		if g.Name == "payment-audit" {
 			for _, p := range g.Partitions {
@@ -181,11 +182,11 @@ func TestGroupWithoutCommitsOnSomePartitions(t *testing.T) {
 	if noCommit != 1 {
 		t.Fatalf("%d partitions without a commit", noCommit)
 	}
-	r.key("down", "down", "down", "enter") // payment-audit
-	r.mustShow("Group payment-audit", "no commit", "1 partition without a commit", "lag "+common.Thousands(lag))
-	r.mustNotShow("-1")
-	r.key("o")
-	r.typeText("latest") // To (focused): replaces the selected "earliest"
-	r.key("enter")
-	r.mustShow("preview", "PAYMENT.RESULT [1]  no commit (log start", "the group will skip "+common.Thousands(lag)+" records")
+	r.Key("down", "down", "down", "enter") // payment-audit
+	r.MustShow("Group payment-audit", "no commit", "1 partition without a commit", "lag "+common.Thousands(lag))
+	r.MustNotShow("-1")
+	r.Key("o")
+	r.TypeText("latest") // To (focused): replaces the selected "earliest"
+	r.Key("enter")
+	r.MustShow("preview", "PAYMENT.RESULT [1]  no commit (log start", "the group will skip "+common.Thousands(lag)+" records")
 }

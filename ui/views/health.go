@@ -4,6 +4,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/views/tab"
 )
 
 // The health words and the alerts are the health package's (one set of
@@ -46,7 +47,7 @@ func offsetText(n int64) string {
 	if n < 0 {
 		return "-"
 	}
-	return itoa(n)
+	return tab.Itoa(n)
 }
 
 // alertLevel maps a health alert to the overview's levels.

@@ -11,6 +11,7 @@ import (
 
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
+	"ilinkdash/ui/views/tab"
 )
 
 // listDetail is the scaffold of the tabs that list things and open one:
@@ -23,7 +24,7 @@ import (
 type listDetail[R any] struct {
 	base
 	table *components.Table[R]
-	tab   listTab[R]
+	hooks listTab[R]
 }
 
 // listTab is what a list-plus-detail view tells its scaffold.
@@ -58,46 +59,46 @@ type listTab[R any] interface {
 }
 
 // init sets the scaffold up; the view calls it in its constructor.
-func (l *listDetail[R]) init(ctx *common.Context, id common.ViewID, tab listTab[R], table *components.Table[R]) {
-	l.base = base{ctx: ctx, id: id}
-	l.tab, l.table = tab, table
+func (l *listDetail[R]) init(ctx *common.Context, id common.ViewID, hooks listTab[R], table *components.Table[R]) {
+	l.base = tab.New(ctx, id)
+	l.hooks, l.table = hooks, table
 }
 
 // Capturing implements common.View: a dialog or a filter being typed
 // takes every key.
 func (l *listDetail[R]) Capturing() bool {
-	if l.dlg != nil {
+	if l.Dlg != nil {
 		return true
 	}
-	if l.tab.detailPanes() != nil {
-		return l.tab.detailPanes().active().filtering()
+	if l.hooks.detailPanes() != nil {
+		return l.hooks.detailPanes().active().filtering()
 	}
 	return l.table.Filtering()
 }
 
 // SetSize implements common.View.
 func (l *listDetail[R]) SetSize(w, h int) {
-	l.w, l.h = w, h
+	l.W, l.H = w, h
 	l.table.SetSize(w, max(h-1, 0))
-	if l.tab.detailPanes() != nil {
-		l.tab.sizeDetail()
+	if l.hooks.detailPanes() != nil {
+		l.hooks.sizeDetail()
 	}
 }
 
 // Status implements common.View.
 func (l *listDetail[R]) Status() string {
-	if l.tab.detailPanes() != nil {
-		return l.tab.detailStatus()
+	if l.hooks.detailPanes() != nil {
+		return l.hooks.detailStatus()
 	}
-	return words(l.table.Position(), l.table.SortInfo())
+	return tab.Words(l.table.Position(), l.table.SortInfo())
 }
 
 // Back implements common.View: it clears the filter being shown, else
 // closes the detail.
 func (l *listDetail[R]) Back() bool {
-	if l.tab.detailPanes() != nil {
-		if !l.tab.detailPanes().active().clearFilter() {
-			l.tab.closeDetail()
+	if l.hooks.detailPanes() != nil {
+		if !l.hooks.detailPanes().active().clearFilter() {
+			l.hooks.closeDetail()
 		}
 		return true
 	}
@@ -111,30 +112,30 @@ func (l *listDetail[R]) input(msg tea.Msg) tea.Cmd {
 		return l.key(msg)
 	case tea.PasteMsg:
 		switch {
-		case l.dlg != nil:
-			l.dlg.Update(l.ctx, msg)
-		case l.tab.detailPanes() != nil:
-			l.tab.detailPanes().active().update(msg)
+		case l.Dlg != nil:
+			l.Dlg.Update(l.Ctx, msg)
+		case l.hooks.detailPanes() != nil:
+			l.hooks.detailPanes().active().update(msg)
 		default:
 			l.table.Update(msg)
 		}
 	case tea.MouseWheelMsg:
 		switch {
-		case l.dlg != nil:
-		case l.tab.detailPanes() != nil:
-			l.tab.detailPanes().active().update(msg)
+		case l.Dlg != nil:
+		case l.hooks.detailPanes() != nil:
+			l.hooks.detailPanes().active().update(msg)
 		default:
 			l.table.Update(msg)
 		}
 	case tea.MouseClickMsg:
 		switch {
-		case l.dlg != nil || msg.Button != tea.MouseLeft:
-		case l.tab.detailPanes() != nil:
-			l.tab.detailPanes().active().click(msg.Y - l.tab.detailTableTop())
+		case l.Dlg != nil || msg.Button != tea.MouseLeft:
+		case l.hooks.detailPanes() != nil:
+			l.hooks.detailPanes().active().click(msg.Y - l.hooks.detailTableTop())
 		default:
 			if hit, again := l.table.Click(msg.Y - 1); hit && again {
 				if r, ok := l.table.Selected(); ok {
-					return l.tab.openRow(r)
+					return l.hooks.openRow(r)
 				}
 			}
 		}
@@ -143,20 +144,20 @@ func (l *listDetail[R]) input(msg tea.Msg) tea.Cmd {
 }
 
 func (l *listDetail[R]) key(msg tea.KeyPressMsg) tea.Cmd {
-	if l.dlg != nil {
-		return l.tab.dialogKey(msg)
+	if l.Dlg != nil {
+		return l.hooks.dialogKey(msg)
 	}
-	if p := l.tab.detailPanes(); p != nil {
+	if p := l.hooks.detailPanes(); p != nil {
 		t := p.active()
 		if t.filtering() {
 			t.update(msg)
 			return nil
 		}
-		if len(p.tables) > 1 && key.Matches(msg, l.ctx.Keys.Pane) {
+		if len(p.tables) > 1 && key.Matches(msg, l.Ctx.Keys.Pane) {
 			p.next()
 			return nil
 		}
-		if cmd, ok := l.tab.detailKey(msg); ok {
+		if cmd, ok := l.hooks.detailKey(msg); ok {
 			return cmd
 		}
 		t.update(msg)
@@ -167,13 +168,13 @@ func (l *listDetail[R]) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	r, ok := l.table.Selected()
-	if key.Matches(msg, l.ctx.Keys.Open) {
+	if key.Matches(msg, l.Ctx.Keys.Open) {
 		if ok {
-			return l.tab.openRow(r)
+			return l.hooks.openRow(r)
 		}
 		return nil
 	}
-	if cmd, handled := l.tab.listKey(msg, r, ok); handled {
+	if cmd, handled := l.hooks.listKey(msg, r, ok); handled {
 		return cmd
 	}
 	_, cmd := l.table.Update(msg)
@@ -183,16 +184,16 @@ func (l *listDetail[R]) key(msg tea.KeyPressMsg) tea.Cmd {
 // View implements common.View: the dialog, the detail, or the summary
 // line over the list.
 func (l *listDetail[R]) View() string {
-	if l.dlg != nil {
-		return l.dialogView()
+	if l.Dlg != nil {
+		return l.DialogView()
 	}
-	st := l.ctx.Styles
-	if l.tab.detailPanes() != nil {
-		return l.tab.detailView(st)
+	st := l.Ctx.Styles
+	if l.hooks.detailPanes() != nil {
+		return l.hooks.detailView(st)
 	}
-	lines := append(make([]string, 0, l.h), l.tab.listSummary(st))
+	lines := append(make([]string, 0, l.H), l.hooks.listSummary(st))
 	lines = append(lines, l.table.Lines()...)
-	return common.Frame(lines, l.w, l.h)
+	return common.Frame(lines, l.W, l.H)
 }
 
 // paneTable gives uniform access to one of several tables a view shows
@@ -240,7 +241,7 @@ func newPartitionTable[T any](ctx *common.Context, topicWidth int, of func(T) (s
 		{Title: "P", Width: 3, Right: true,
 			Text: func(r T) string {
 				_, p := of(r)
-				return itoa(int64(p))
+				return tab.Itoa(int64(p))
 			}},
 	}
 	return components.NewTable(ctx, func(r T) string { return offKey(of(r)) }, append(tp, cols...)...)
@@ -325,8 +326,8 @@ func (o *shownDetail[D, PD]) readDetail(b *base) tea.Cmd {
 	if !d.begin() {
 		return nil
 	}
-	return b.address(b.gen, func() any {
-		ctx, cancel := callCtx()
+	return b.Address(b.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return d.fetch(ctx)
 	})
@@ -371,5 +372,5 @@ func (r *detailRead) done(b *base, res common.ResID, err error, at time.Time, ap
 		r.err, r.at, r.loaded = nil, at, true
 		apply()
 	}
-	return b.after(b.ctx.Interval(res), b.gen, detailTick{})
+	return b.After(b.Ctx.Interval(res), b.Gen, detailTick{})
 }

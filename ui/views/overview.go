@@ -16,6 +16,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // leaderEventWindow is how long leader changes stay in the alert list.
@@ -87,7 +88,7 @@ func NewOverview(ctx *common.Context, tracker *HealthTracker) *Overview {
 		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	}
 	v := &Overview{
-		base:    base{ctx: ctx, id: common.ViewOverview},
+		base:    tab.New(ctx, common.ViewOverview),
 		tracker: tracker,
 		feeds:   map[common.ResID]*feed{},
 	}
@@ -131,20 +132,20 @@ func (v *Overview) Primary() common.ResID { return common.ResSummary }
 func (v *Overview) Wants() []common.ResID { return []common.ResID{common.ResStats} }
 func (v *Overview) Capturing() bool       { return false }
 func (v *Overview) Back() bool            { return false }
-func (v *Overview) SetSize(w, h int)      { v.w, v.h = w, h }
+func (v *Overview) SetSize(w, h int)      { v.W, v.H = w, h }
 
 // Alerts returns the health alerts and leader changes (the connection
 // line, whose age changes every second, is drawn by View).
 func (v *Overview) Alerts() []Alert { return v.alerts }
 
 func (v *Overview) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return []key.Binding{k.NextTab, k.TabsHelp, k.Refresh, k.Down}
 }
 
 // FullHelp implements common.View.
 func (v *Overview) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return [][]key.Binding{{k.Up, k.Down}}
 }
 
@@ -172,7 +173,7 @@ func (v *Overview) Update(msg tea.Msg) tea.Cmd {
 			f.err = msg.Err
 		}
 	case tea.KeyPressMsg:
-		k := v.ctx.Keys
+		k := v.Ctx.Keys
 		switch {
 		case key.Matches(msg, k.Down):
 			v.scroll++
@@ -305,7 +306,7 @@ func (v *Overview) freshness(now time.Time) (fresh bool, oldest time.Time) {
 		if f.okAt.IsZero() {
 			return false, time.Time{}
 		}
-		if now.Sub(f.okAt) > v.ctx.StaleAfter(r) {
+		if now.Sub(f.okAt) > v.Ctx.StaleAfter(r) {
 			fresh = false
 		}
 		if oldest.IsZero() || f.okAt.Before(oldest) {
@@ -317,7 +318,7 @@ func (v *Overview) freshness(now time.Time) (fresh bool, oldest time.Time) {
 
 // target names where the dashboard connects.
 func (v *Overview) target() string {
-	if t := common.S(v.ctx.Target); t != "" {
+	if t := common.S(v.Ctx.Target); t != "" {
 		return t
 	}
 	return "the cluster"
@@ -355,8 +356,8 @@ func listSome(xs []string, n int) string {
 
 // View implements common.View.
 func (v *Overview) View() string {
-	st := v.ctx.Styles
-	w, h := v.w, v.h
+	st := v.Ctx.Styles
+	w, h := v.W, v.H
 	var head []string
 	s := v.summary
 	name := common.S(s.Cluster)
@@ -525,7 +526,7 @@ func resample(vals []float64, w int) []float64 {
 // the alerts. "Nothing to report" needs fresh data from every feed; stale
 // data is said so in the title.
 func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
-	now := v.ctx.Now()
+	now := v.Ctx.Now()
 	title := sectionTitle(st, "Alerts")
 	conn := v.ConnectionLine(now)
 	fresh, oldest := v.freshness(now)

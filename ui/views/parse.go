@@ -56,16 +56,3 @@ func parseBytes(s string) (int64, error) {
 	}
 	return int64(v * mult), nil
 }
-
-// parseOptInt reads an optional integer field: blank = nil.
-func parseOptInt(label, s string, lo, hi int) (*int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, nil
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < lo || v > hi {
-		return nil, fmt.Errorf("%s must be a whole number from %d to %d", label, lo, hi)
-	}
-	return &v, nil
-}

@@ -13,6 +13,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // The quarantine pane (Q on the queues list): getQuarantineList as a
@@ -93,15 +94,15 @@ func newQuarantinePane(ctx *common.Context) *quarantinePane {
 }
 
 func (v *Queues) openQuarantine() tea.Cmd {
-	v.gen++
-	v.qq = newQuarantinePane(v.ctx)
+	v.Gen++
+	v.qq = newQuarantinePane(v.Ctx)
 	v.sizeQuarantine()
 	return v.fetchQuarantine()
 }
 
 func (v *Queues) sizeQuarantine() {
 	if v.qq != nil {
-		v.qq.dirs.SetSize(v.w, max((v.h-2)/2, 3))
+		v.qq.dirs.SetSize(v.W, max((v.H-2)/2, 3))
 	}
 }
 
@@ -112,8 +113,8 @@ func (v *Queues) fetchQuarantine() tea.Cmd {
 	}
 	q.pending = true
 	src := v.src
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		dirs, err := src.QuarantineList(ctx)
 		var scan admin.QuarantineScan
@@ -153,11 +154,11 @@ func (v *Queues) quarantineView(st *common.Styles) string {
 	lines := []string{st.Title.Render("Quarantine") + st.Muted.Render("  messages a queue manager set aside; OLD ones were already delivered (reinjecting them duplicates them)")}
 	switch {
 	case q.err != nil:
-		lines = append(lines, st.Err.Render(common.Trunc("quarantine: "+sanitize.Error(q.err), v.w)))
-		return common.Frame(lines, v.w, v.h)
+		lines = append(lines, st.Err.Render(common.Trunc("quarantine: "+sanitize.Error(q.err), v.W)))
+		return common.Frame(lines, v.W, v.H)
 	case !q.loaded:
 		lines = append(lines, st.Muted.Render("reading the quarantine…"))
-		return common.Frame(lines, v.w, v.h)
+		return common.Frame(lines, v.W, v.H)
 	}
 	lines = append(lines, q.dirs.Lines()...)
 	if d, ok := q.dirs.Selected(); ok {
@@ -168,16 +169,16 @@ func (v *Queues) quarantineView(st *common.Styles) string {
 			if e.Old {
 				kind = st.Warn.Render("OLD")
 			}
-			lines = append(lines, common.Trunc(fmt.Sprintf("%s  %s  %s  %s", e.Time.Format("2006-01-02 15:04:05"), kind, hex.EncodeToString(e.MsgID), common.Bytes(int64(e.Bytes))), v.w))
+			lines = append(lines, common.Trunc(fmt.Sprintf("%s  %s  %s  %s", e.Time.Format("2006-01-02 15:04:05"), kind, hex.EncodeToString(e.MsgID), common.Bytes(int64(e.Bytes))), v.W))
 		}
 	}
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }
 
 // quarantineKey handles the keys of the quarantine pane; false leaves the
 // key to its table.
 func (v *Queues) quarantineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.QueueRefresh):
 		return v.fetchQuarantine(), true
@@ -199,7 +200,7 @@ func (v *Queues) openReinject(d admin.QuarantineDir) {
 	dlg := &components.Dialog{Title: "Reinject " + common.S(d.Dir) + " into " + common.S(d.Queue), Body: body, SubmitLabel: "preview",
 		Fields: []*components.Field{components.ChoiceField("Take", choices...)}}
 	dlg.Fields[0].Hint = "←/→"
-	v.openDialog(dlg)
+	v.OpenDialog(dlg)
 	v.qq.flow = reinjectFlow{stage: rflowForm, dir: d.Dir, queue: d.Queue}
 }
 
@@ -207,7 +208,7 @@ func (v *Queues) openReinject(d admin.QuarantineDir) {
 // first when OLD entries are in it (spec Q-23).
 func (v *Queues) reinjectPreview() {
 	f := &v.qq.flow
-	f.includeOld = strings.HasPrefix(v.dlg.Fields[0].Value(), "NEW and OLD")
+	f.includeOld = strings.HasPrefix(v.Dlg.Fields[0].Value(), "NEW and OLD")
 	f.newN, f.oldN = 0, 0
 	for _, e := range v.qq.entriesOf(f.dir, f.queue) {
 		if e.Old {
@@ -216,7 +217,7 @@ func (v *Queues) reinjectPreview() {
 			f.newN++
 		}
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	var body []string
 	take := f.newN
 	if f.includeOld {
@@ -234,16 +235,16 @@ func (v *Queues) reinjectPreview() {
 	if take > 0 {
 		d.SubmitLabel = "reinject"
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	f.stage = rflowPreview
 }
 
 func (v *Queues) runReinject() tea.Cmd {
 	f := v.qq.flow
-	v.dlg.Busy = "reinjecting…"
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "reinjecting…"
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		res, err := src.ReinjectQuarantine(ctx, f.dir, f.queue, f.includeOld)
 		return reinjectMsg{res: res, queue: f.queue, err: err, dlgGen: gen}
@@ -251,14 +252,14 @@ func (v *Queues) runReinject() tea.Cmd {
 }
 
 func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen && v.qq != nil
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen && v.qq != nil
 	if !current {
 		if m.err != nil {
 			return common.Flash(common.LevelError, "reinject failed: "+sanitize.Error(m.err))
 		}
 		return common.Flash(common.LevelOK, fmt.Sprintf("reinjected %d into %s", m.res.Count, common.S(m.queue)))
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	var body []string
 	if m.err != nil {
 		body = []string{"The engine refused: " + sanitize.Error(m.err)}
@@ -270,14 +271,14 @@ func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
 			body = append(body, "", st.OK.Render("Every selected entry was reinjected."))
 		}
 	}
-	v.openDialog(&components.Dialog{Title: "Reinject — result", Danger: m.err != nil, Body: body, SubmitLabel: "close"})
+	v.OpenDialog(&components.Dialog{Title: "Reinject — result", Danger: m.err != nil, Body: body, SubmitLabel: "close"})
 	v.qq.flow.stage = rflowResult
 	return tea.Batch(v.fetchQuarantine(), common.Refresh(common.ResQueues))
 }
 
 func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	f := &v.qq.flow
-	return v.dialogFlow(msg, func() { *f = reinjectFlow{} }, func(end func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { *f = reinjectFlow{} }, func(end func()) tea.Cmd {
 		switch f.stage {
 		case rflowForm:
 			v.reinjectPreview()

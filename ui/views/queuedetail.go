@@ -16,6 +16,7 @@ import (
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // The queue detail (enter on a queue): properties, the dead-letter queue's
@@ -91,7 +92,7 @@ func newMessageTable(ctx *common.Context) *components.Table[admin.QueueMessage] 
 		M{Title: "PUT TIME", Width: 12, Drop: 2,
 			Text: func(m admin.QueueMessage) string { return m.PutTime.Format("15:04:05.000") }},
 		M{Title: "REDELIV", Width: 7, Right: true,
-			Text: func(m admin.QueueMessage) string { return itoa(int64(m.Redeliveries)) },
+			Text: func(m admin.QueueMessage) string { return tab.Itoa(int64(m.Redeliveries)) },
 			Cmp:  func(a, b admin.QueueMessage) int { return cmp.Compare(a.Redeliveries, b.Redeliveries) },
 			Paint: func(m admin.QueueMessage, st *common.Styles) common.Style {
 				if m.Redeliveries > 0 {
@@ -127,8 +128,8 @@ func shortID(id []byte) string {
 // openQueue opens the detail of a queue and browses it.
 func (v *Queues) openQueue(name string) tea.Cmd {
 	v.detail = name
-	v.gen++
-	v.qd = &queueDetail{name: name, msgs: newMessageTable(v.ctx)}
+	v.Gen++
+	v.qd = &queueDetail{name: name, msgs: newMessageTable(v.Ctx)}
 	v.qd.panes.add("messages", tableOps(v.qd.msgs))
 	v.sizeQueue()
 	return v.fetchBrowse()
@@ -141,8 +142,8 @@ func (v *Queues) fetchBrowse() tea.Cmd {
 	}
 	d.pending = true
 	src, name := v.src, d.name
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		b, err := src.BrowseQueue(ctx, name, 0, browsePage)
 		return queueBrowseMsg{name: name, b: b, err: err}
@@ -164,15 +165,15 @@ func (v *Queues) browseReply(m queueBrowseMsg) {
 }
 
 // queueTop is the number of lines above the message table.
-func (v *Queues) queueTop() int { return len(v.detailHeader(v.ctx.Styles)) + 1 }
+func (v *Queues) queueTop() int { return len(v.detailHeader(v.Ctx.Styles)) + 1 }
 
 func (v *Queues) sizeQueue() {
 	if v.qd == nil {
 		return
 	}
 	// The table takes the upper half of what is left, the message below.
-	left := max(v.h-v.queueTop(), 0)
-	v.qd.msgs.SetSize(v.w, max(left/2, min(left, 4)))
+	left := max(v.H-v.queueTop(), 0)
+	v.qd.msgs.SetSize(v.W, max(left/2, min(left, 4)))
 }
 
 // dlqInfo is "ORDERS.DLQ 3 (+1 in 1m)" for a queue with a dead-letter
@@ -206,7 +207,7 @@ func (v *Queues) growth(r *queueRow) int64 {
 }
 
 func (v *Queues) growthSamples() int {
-	iv := v.ctx.Interval(common.ResQueues)
+	iv := v.Ctx.Interval(common.ResQueues)
 	if iv <= 0 {
 		return 30
 	}
@@ -215,7 +216,7 @@ func (v *Queues) growthSamples() int {
 
 func (v *Queues) growthWindow(r *queueRow) time.Duration {
 	back := min(r.depth.Len()-1, v.growthSamples())
-	return time.Duration(back) * v.ctx.Interval(common.ResQueues)
+	return time.Duration(back) * v.Ctx.Interval(common.ResQueues)
 }
 
 // dlqOf lists the queues whose dead-letter queue name is.
@@ -250,7 +251,7 @@ func (v *Queues) detailHeader(st *common.Styles) []string {
 	if p.Description != "" {
 		lines = append(lines, st.Muted.Render(common.S(p.Description)))
 	}
-	lines = append(lines, common.Pairs(st, v.w,
+	lines = append(lines, common.Pairs(st, v.W,
 		"depth", common.Thousands(q.Depth), "max depth", maxDepth, "in flight", common.Thousands(q.InFlight),
 		"put", common.Rate(q.PutRate)+"/s", "get", common.Rate(q.GetRate)+"/s")...)
 	dlq := "none"
@@ -261,19 +262,19 @@ func (v *Queues) detailHeader(st *common.Styles) []string {
 	if of := v.dlqOf(q.Name); len(of) > 0 {
 		pairs = append(pairs, "dead letters of", common.S(strings.Join(of, ", ")))
 	}
-	lines = append(lines, common.Pairs(st, v.w, pairs...)...)
-	lines = append(lines, common.Pairs(st, v.w,
+	lines = append(lines, common.Pairs(st, v.W, pairs...)...)
+	lines = append(lines, common.Pairs(st, v.W,
 		"max message", common.Bytes(int64(p.MaxMsgSize)),
 		"", yes(p.PutEnabled, "put enabled", "put disabled"),
 		"", yes(p.GetEnabled, "get enabled", "get disabled"),
 		"", map[bool]string{true: "persistent", false: "non-persistent"}[p.Persistent],
 		"created", created)...)
-	lines = append(lines, st.Spark.Render(components.Sparkline(r.depth.Values(nil, v.w), v.w)))
+	lines = append(lines, st.Spark.Render(components.Sparkline(r.depth.Values(nil, v.W), v.W)))
 	title := "Messages"
 	if d := v.qd; d != nil && d.loaded {
 		title += st.Muted.Render(fmt.Sprintf("  browsing %d of %s, without taking them", len(d.browse.Messages), common.Thousands(d.browse.Depth)))
 		if d.browse.More {
-			title += st.Muted.Render(" (the first " + itoa(browsePage) + ")")
+			title += st.Muted.Render(" (the first " + tab.Itoa(browsePage) + ")")
 		}
 	}
 	return append(lines, sectionTitle(st, "")+title)
@@ -285,14 +286,14 @@ func (v *Queues) queueView(st *common.Styles) string {
 	switch {
 	case d == nil:
 	case d.err != nil:
-		lines = append(lines, st.Err.Render(common.Trunc("browse failed: "+sanitize.Error(d.err), v.w)))
+		lines = append(lines, st.Err.Render(common.Trunc("browse failed: "+sanitize.Error(d.err), v.W)))
 	case !d.loaded:
 		lines = append(lines, st.Muted.Render("browsing…"))
 	default:
 		lines = append(lines, d.msgs.Lines()...)
-		lines = append(lines, v.messageLines(st, max(v.h-len(lines), 0))...)
+		lines = append(lines, v.messageLines(st, max(v.H-len(lines), 0))...)
 	}
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }
 
 // messageLines renders the selected message: id, put time, redeliveries,
@@ -307,12 +308,12 @@ func (v *Queues) messageLines(st *common.Styles, h int) []string {
 	if m.InFlight {
 		head += " · in flight (locked)"
 	}
-	lines := []string{st.Faint.Render(strings.Repeat("─", v.w)), common.Trunc(head, v.w)}
+	lines := []string{st.Faint.Render(strings.Repeat("─", v.W)), common.Trunc(head, v.W)}
 	for _, hd := range m.Headers {
-		lines = append(lines, common.Trunc(st.Muted.Render(common.S(hd.Key)+": ")+sanitize.Bytes(hd.Value), v.w))
+		lines = append(lines, common.Trunc(st.Muted.Render(common.S(hd.Key)+": ")+sanitize.Bytes(hd.Value), v.W))
 	}
-	lines = append(lines, st.Muted.Render(common.Trunc("body ("+formatNames[d.format]+", f cycles) · "+common.Bytes(int64(len(m.Payload))), v.w)))
-	lines = append(lines, valueLines(st, m.Payload, d.format, v.w)...)
+	lines = append(lines, st.Muted.Render(common.Trunc("body ("+components.FormatNames[d.format]+", f cycles) · "+common.Bytes(int64(len(m.Payload))), v.W)))
+	lines = append(lines, components.ValueLines(st, m.Payload, d.format, v.W)...)
 	if len(lines) > h {
 		lines = lines[:h]
 	}
@@ -322,10 +323,10 @@ func (v *Queues) messageLines(st *common.Styles, h int) []string {
 // queueKey handles the keys of the queue detail; false leaves the key to
 // its message table.
 func (v *Queues) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.TailFormat):
-		v.qd.format = (v.qd.format + 1) % numFormats
+		v.qd.format = (v.qd.format + 1) % components.NumFormats
 	case key.Matches(msg, k.QueueRefresh):
 		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)), true
 	case key.Matches(msg, k.QueuePut):
@@ -350,20 +351,20 @@ func (v *Queues) openPut() {
 			components.TextField("Count", "1", "1.."+common.Thousands(maxQueuePut)),
 		},
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.qd.flow = queueFlow{stage: qflowPut}
 }
 
 func (v *Queues) submitPut() tea.Cmd {
-	f := v.dlg.Fields
+	f := v.Dlg.Fields
 	tmpl, err := publish.Parse("body", f[0].Input.Value())
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
 	n, err := strconv.Atoi(strings.ReplaceAll(f[1].Value(), ",", ""))
 	if err != nil || n < 1 || n > maxQueuePut {
-		v.dlg.Err = "count: a whole number from 1 to " + common.Thousands(maxQueuePut)
+		v.Dlg.Err = "count: a whole number from 1 to " + common.Thousands(maxQueuePut)
 		return nil
 	}
 	exp := publish.NewExpander()
@@ -371,17 +372,17 @@ func (v *Queues) submitPut() tea.Cmd {
 	for i := range bodies {
 		bodies[i] = exp.Append(nil, tmpl, int64(i))
 	}
-	v.dlg.Err, v.dlg.Busy = "", "putting "+common.Plural(n, "message")+"…"
-	src, gen, name := v.src, v.dlgGen, v.qd.name
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Err, v.Dlg.Busy = "", "putting "+common.Plural(n, "message")+"…"
+	src, gen, name := v.src, v.DlgGen, v.qd.name
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies), dlgGen: gen}
 	})
 }
 
 func (v *Queues) openTake() {
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: "Take the next message of " + common.S(v.qd.name), Danger: true, SubmitLabel: "take",
 		Body: []string{"Gets the first message that is not in flight and removes it from the queue (browse only looks). Its body is shown once taken."},
 	})
@@ -389,10 +390,10 @@ func (v *Queues) openTake() {
 }
 
 func (v *Queues) runTake() tea.Cmd {
-	v.dlg.Busy = "taking…"
-	src, gen, name := v.src, v.dlgGen, v.qd.name
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "taking…"
+	src, gen, name := v.src, v.DlgGen, v.qd.name
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		m, err := src.TakeMessage(ctx, name)
 		return queueActionMsg{verb: "take", name: name, taken: m, err: err, dlgGen: gen}
@@ -416,7 +417,7 @@ func (v *Queues) openMove() {
 		Fields: []*components.Field{components.ChoiceField("Move", choices...)},
 	}
 	dlg.Fields[0].Hint = "←/→"
-	v.openDialog(dlg)
+	v.OpenDialog(dlg)
 	d.flow = queueFlow{stage: qflowMoveForm}
 }
 
@@ -424,18 +425,18 @@ func (v *Queues) runMove(apply bool) tea.Cmd {
 	d := v.qd
 	if !apply {
 		d.flow.ids, d.flow.scope = nil, "every message"
-		if c := v.dlg.Fields[0]; strings.HasPrefix(c.Value(), "the selected") {
+		if c := v.Dlg.Fields[0]; strings.HasPrefix(c.Value(), "the selected") {
 			if m, ok := d.msgs.Selected(); ok {
 				d.flow.ids, d.flow.scope = [][]byte{m.ID}, "message "+shortID(m.ID)
 			}
 		}
-		v.dlg.Busy = "planning…"
+		v.Dlg.Busy = "planning…"
 	} else {
-		v.dlg.Busy = "moving…"
+		v.Dlg.Busy = "moving…"
 	}
-	src, gen, name, ids := v.src, v.dlgGen, d.name, d.flow.ids
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	src, gen, name, ids := v.src, v.DlgGen, d.name, d.flow.ids
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		res, err := src.MoveMessages(ctx, name, "", ids, apply)
 		return queueActionMsg{verb: "move", name: name, move: res, apply: apply, err: err, dlgGen: gen}
@@ -443,7 +444,7 @@ func (v *Queues) runMove(apply bool) tea.Cmd {
 }
 
 func (v *Queues) movePreview(m queueActionMsg) {
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	p := m.move
 	body := []string{fmt.Sprintf("Move %s of %s back (nothing is moved yet):", v.qd.flow.scope, common.S(m.name)), ""}
 	const maxLines = 12
@@ -469,19 +470,19 @@ func (v *Queues) movePreview(m queueActionMsg) {
 	if p.Moved > 0 {
 		dlg.SubmitLabel = "move"
 	}
-	v.openDialog(dlg)
+	v.OpenDialog(dlg)
 	v.qd.flow.stage = qflowMovePreview
 	v.qd.flow.plan = p
 }
 
 func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
-	current := v.dlg != nil && v.dlgGen == m.dlgGen && v.qd != nil
+	current := v.Dlg != nil && v.DlgGen == m.dlgGen && v.qd != nil
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
 		}
-		v.dlg.Busy = ""
-		v.dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
+		v.Dlg.Busy = ""
+		v.Dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
 		return nil
 	}
 	refresh := func() tea.Cmd { return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)) }
@@ -492,19 +493,19 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 		}
 		return nil
 	case m.verb == "take" && current:
-		st := v.ctx.Styles
+		st := v.Ctx.Styles
 		body := []string{st.Muted.Render("The queue was empty (or every message is in flight): nothing was taken.")}
 		if t := m.taken; t != nil {
 			body = []string{fmt.Sprintf("Took %s (put %s, %s). It is no longer on the queue.", hex.EncodeToString(t.ID), t.PutTime.Format("15:04:05.000"),
 				common.Bytes(int64(len(t.Payload)))), ""}
-			body = append(body, valueLines(st, t.Payload, v.qd.format, min(max(v.w-10, 10), 64))...)
+			body = append(body, components.ValueLines(st, t.Payload, v.qd.format, min(max(v.W-10, 10), 64))...)
 		}
-		v.openDialog(&components.Dialog{Title: "Taken from " + common.S(m.name), Body: body, SubmitLabel: "close"})
+		v.OpenDialog(&components.Dialog{Title: "Taken from " + common.S(m.name), Body: body, SubmitLabel: "close"})
 		v.qd.flow.stage = qflowResult
 		return refresh()
 	}
 	if current {
-		v.closeDialog()
+		v.CloseDialog()
 		v.qd.flow = queueFlow{}
 	}
 	var text string
@@ -525,7 +526,7 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 // detailDialogKey drives the detail's dialogs.
 func (v *Queues) detailDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	f := &v.qd.flow
-	return v.dialogFlow(msg, func() { *f = queueFlow{} }, func(end func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { *f = queueFlow{} }, func(end func()) tea.Cmd {
 		switch f.stage {
 		case qflowPut:
 			return v.submitPut()

@@ -11,6 +11,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
+	"ilinkdash/ui/views/tab"
 )
 
 const depthHistory = 120
@@ -114,7 +115,7 @@ func fullText(q admin.QueueInfo) string {
 	if q.Property.MaxDepth <= 0 {
 		return "-"
 	}
-	return itoa(q.Depth*100/q.Property.MaxDepth) + "%"
+	return tab.Itoa(q.Depth*100/q.Property.MaxDepth) + "%"
 }
 
 func queueFlags(p admin.QueueProperty) string {
@@ -152,9 +153,9 @@ func (v *Queues) detailTableTop() int {
 
 func (v *Queues) detailStatus() string {
 	if v.qq != nil {
-		return words("quarantine", v.qq.dirs.Position())
+		return tab.Words("quarantine", v.qq.dirs.Position())
 	}
-	return words("queue "+common.S(v.detail), v.qd.msgs.Position())
+	return tab.Words("queue "+common.S(v.detail), v.qd.msgs.Position())
 }
 
 func (v *Queues) sizeDetail() {
@@ -183,12 +184,12 @@ func (v *Queues) closeDetail() {
 	} else {
 		v.detail, v.qd = "", nil
 	}
-	v.gen++
+	v.Gen++
 }
 
 // ShortHelp implements common.View.
 func (v *Queues) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case v.qq != nil:
 		return []key.Binding{k.Back, k.Reinject, k.QueueRefresh}
@@ -200,7 +201,7 @@ func (v *Queues) ShortHelp() []key.Binding {
 
 // FullHelp implements common.View.
 func (v *Queues) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return [][]key.Binding{k.TableHelp(), {k.Open, k.Quarantine, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.Reinject}}
 }
 
@@ -226,8 +227,8 @@ func (v *Queues) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case v.qd != nil:
 		return v.detailDialogKey(msg)
 	}
-	if out, _ := v.dlg.Update(v.ctx, msg); out == components.Cancel || out == components.Submit {
-		v.closeDialog()
+	if out, _ := v.Dlg.Update(v.Ctx, msg); out == components.Cancel || out == components.Submit {
+		v.CloseDialog()
 	}
 	return nil
 }
@@ -235,7 +236,7 @@ func (v *Queues) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 func (v *Queues) openRow(r *queueRow) tea.Cmd { return v.openQueue(r.info.Name) }
 
 func (v *Queues) listKey(msg tea.KeyPressMsg, _ *queueRow, _ bool) (tea.Cmd, bool) {
-	if key.Matches(msg, v.ctx.Keys.Quarantine) {
+	if key.Matches(msg, v.Ctx.Keys.Quarantine) {
 		return v.openQuarantine(), true
 	}
 	return nil, false
@@ -248,7 +249,7 @@ func (v *Queues) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case reinjectMsg:
 		return v.reinjectReply(m)
 	}
-	if msg.Gen != v.gen {
+	if msg.Gen != v.Gen {
 		return nil // the detail or pane it was for is gone
 	}
 	switch m := msg.Msg.(type) {
@@ -284,7 +285,7 @@ func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) {
 	}
 	if _, ok := v.rows[v.detail]; !ok && v.detail != "" {
 		v.detail, v.qd = "", nil
-		v.gen++
+		v.Gen++
 	}
 	v.table.SetItems(items)
 	v.sizeDetail() // the header follows the data
@@ -305,7 +306,7 @@ func (v *Queues) listSummary(st *common.Styles) string {
 		}
 		parts := []string{common.Plural(len(v.rows), "queue"), "total depth " + common.Thousands(depth)}
 		if full > 0 {
-			parts = append(parts, st.Err.Render(itoa(int64(full))+" ≥ 90% full"))
+			parts = append(parts, st.Err.Render(tab.Itoa(int64(full))+" ≥ 90% full"))
 		}
 		if dead, grew, n := v.deadLetters(); n > 0 {
 			t := common.PluralOf(dead, "dead letter", "dead letters")

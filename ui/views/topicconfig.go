@@ -10,6 +10,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // The topic configuration pane (`c` on a topic): every property of the
@@ -47,11 +48,11 @@ type topicConfigMsg struct {
 var cfgFieldKeys = []string{"retention.ms", "retention.bytes", "minSync", "partitions"}
 
 func (v *Topics) openConfig(name string) tea.Cmd {
-	v.openDialog(&components.Dialog{Title: "Configuration of " + common.S(name), Busy: "reading the topic…"})
+	v.OpenDialog(&components.Dialog{Title: "Configuration of " + common.S(name), Busy: "reading the topic…"})
 	v.cfg = topicCfgFlow{stage: cfgLoading, name: name}
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		d, err := src.DescribeTopic(ctx, name)
 		return topicConfigMsg{name: name, desc: d, err: err, dlgGen: gen}
@@ -91,19 +92,19 @@ func leaderText(n int) string {
 }
 
 func (v *Topics) configReply(m topicConfigMsg) tea.Cmd {
-	if v.dlg == nil || v.dlgGen != m.dlgGen || v.cfg.stage != cfgLoading {
+	if v.Dlg == nil || v.DlgGen != m.dlgGen || v.cfg.stage != cfgLoading {
 		return nil
 	}
 	if m.err != nil {
-		v.dlg.Busy = ""
-		v.dlg.Err = "describe failed: " + sanitize.Error(m.err)
+		v.Dlg.Busy = ""
+		v.Dlg.Err = "describe failed: " + sanitize.Error(m.err)
 		return nil
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	t := m.desc.TopicInfo
 	body := configLines(st, m.desc)
 	d := &components.Dialog{Title: "Configuration of " + common.S(m.name), Body: body}
-	editable := v.ctx.Keys.TopicAlter.Enabled() && !t.Internal
+	editable := v.Ctx.Keys.TopicAlter.Enabled() && !t.Internal
 	switch {
 	case t.Internal:
 		d.Body = append(d.Body, "", st.Muted.Render("The layout of a SYSTEM. topic is the engine's: it cannot be altered."))
@@ -122,25 +123,25 @@ func (v *Topics) configReply(m topicConfigMsg) tea.Cmd {
 			d.Fields = append(d.Fields, f)
 		}
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.cfg = topicCfgFlow{stage: cfgForm, name: m.name, desc: m.desc}
 	return nil
 }
 
 // submitConfig plans the alteration from the fields and shows the diff.
 func (v *Topics) submitConfig() {
-	if len(v.dlg.Fields) == 0 {
-		v.closeDialog()
+	if len(v.Dlg.Fields) == 0 {
+		v.CloseDialog()
 		v.cfg = topicCfgFlow{}
 		return
 	}
 	var sets []string
 	for i, k := range cfgFieldKeys {
-		sets = append(sets, k+"="+v.dlg.Fields[i].Value())
+		sets = append(sets, k+"="+v.Dlg.Fields[i].Value())
 	}
 	_, all, err := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, sets)
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return
 	}
 	var changed []string
@@ -152,11 +153,11 @@ func (v *Topics) submitConfig() {
 		}
 	}
 	if len(diff) == 0 {
-		v.dlg.Err = "nothing changes: edit a value first"
+		v.Dlg.Err = "nothing changes: edit a value first"
 		return
 	}
 	props, _, _ := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, changed)
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	body := []string{"Planned change of " + common.S(v.cfg.name) + " (nothing is applied yet):", ""}
 	for _, c := range diff {
 		body = append(body, fmt.Sprintf("%-16s %s → %s", c.Key, admin.FormatTopicValue(c.Key, c.Old), st.Accent.Render(admin.FormatTopicValue(c.Key, c.New))))
@@ -171,16 +172,16 @@ func (v *Topics) submitConfig() {
 			}
 		}
 	}
-	v.openDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — preview", Body: body, SubmitLabel: "apply"})
+	v.OpenDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — preview", Body: body, SubmitLabel: "apply"})
 	v.cfg.stage, v.cfg.props, v.cfg.diff = cfgPreview, props, diff
 }
 
 func (v *Topics) applyConfig() tea.Cmd {
 	name, props := v.cfg.name, v.cfg.props
-	v.dlg.Busy = "altering " + common.S(name) + "…"
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "altering " + common.S(name) + "…"
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return topicActionMsg{verb: "alter", name: name, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
 	})
@@ -188,7 +189,7 @@ func (v *Topics) applyConfig() tea.Cmd {
 
 // configDialogKey drives the configuration dialogs.
 func (v *Topics) configDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, func() { v.cfg = topicCfgFlow{} }, func(func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { v.cfg = topicCfgFlow{} }, func(func()) tea.Cmd {
 		switch v.cfg.stage {
 		case cfgForm:
 			v.submitConfig()

@@ -14,6 +14,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // rateHistory is how many rate samples a topic keeps for its sparkline.
@@ -89,11 +90,13 @@ func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
 			Text: func(r *topicRow) string { return r.name },
 			Cmp:  cmpF(func(a, b *topicRow) int { return strings.Compare(a.info.Name, b.info.Name) })},
 		components.Column[*topicRow]{Title: "PART", Width: 4, Right: true, Drop: 2,
-			Text: func(r *topicRow) string { return itoa(int64(r.info.Partitions)) },
+			Text: func(r *topicRow) string { return tab.Itoa(int64(r.info.Partitions)) },
 			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Partitions, b.info.Partitions) })},
 		components.Column[*topicRow]{Title: "REPL", Width: 4, Right: true, Drop: 6,
-			Text: func(r *topicRow) string { return itoa(int64(r.info.MinSync)) + "/" + itoa(int64(r.info.Replicas)) },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Replicas, b.info.Replicas) })},
+			Text: func(r *topicRow) string {
+				return tab.Itoa(int64(r.info.MinSync)) + "/" + tab.Itoa(int64(r.info.Replicas))
+			},
+			Cmp: cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Replicas, b.info.Replicas) })},
 		components.Column[*topicRow]{Title: "IN-SYNC", Width: 9,
 			Text: func(r *topicRow) string { return inSyncText(r.info) },
 			Cmp: cmpF(func(a, b *topicRow) int {
@@ -135,9 +138,9 @@ func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
 func inSyncText(t admin.TopicInfo) string {
 	switch {
 	case t.Offline > 0:
-		return itoa(int64(t.Offline)) + " offline"
+		return tab.Itoa(int64(t.Offline)) + " offline"
 	case t.UnderReplicated > 0:
-		return itoa(int64(t.UnderReplicated)) + " under"
+		return tab.Itoa(int64(t.UnderReplicated)) + " under"
 	}
 	return "ok"
 }
@@ -147,7 +150,7 @@ func (v *Topics) Primary() common.ResID { return common.ResTopics }
 
 // ShortHelp implements common.View.
 func (v *Topics) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	if v.detail != nil {
 		return []key.Binding{k.Back, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.Filter}
 	}
@@ -156,7 +159,7 @@ func (v *Topics) ShortHelp() []key.Binding {
 
 // FullHelp implements common.View.
 func (v *Topics) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	return [][]key.Binding{
 		k.TableHelp(),
 		{k.Open, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.CreateTopic, k.DeleteTopic, k.FlushTopic, k.Internal},
@@ -251,7 +254,7 @@ func (v *Topics) selectedName() (string, bool) {
 func (v *Topics) openRow(r *topicRow) tea.Cmd { return v.openDetail(r.info.Name) }
 
 func (v *Topics) listKey(msg tea.KeyPressMsg, _ *topicRow, _ bool) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.Internal):
 		v.showInternal = !v.showInternal
@@ -264,7 +267,7 @@ func (v *Topics) listKey(msg tea.KeyPressMsg, _ *topicRow, _ bool) (tea.Cmd, boo
 }
 
 func (v *Topics) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	switch {
 	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
 		return v.action(msg), true
@@ -274,7 +277,7 @@ func (v *Topics) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 
 // action handles the topic action keys (list and detail alike).
 func (v *Topics) action(msg tea.KeyPressMsg) tea.Cmd {
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	name, ok := v.selectedName()
 	switch {
 	case key.Matches(msg, k.CreateTopic):
@@ -306,36 +309,36 @@ func (v *Topics) detailHeader(st *common.Styles) []string {
 		return []string{title}
 	}
 	t := d.desc.TopicInfo
-	return titled(title, common.Pairs(st, v.w,
+	return titled(title, common.Pairs(st, v.W,
 		"", common.Plural(t.Partitions, "partition"),
-		"replicas", itoa(int64(t.Replicas)),
-		"minSync", itoa(int64(t.MinSync)),
+		"replicas", tab.Itoa(int64(t.Replicas)),
+		"minSync", tab.Itoa(int64(t.MinSync)),
 		"retention", common.Retention(t.RetentionMs, t.RetentionBytes),
-		"epoch", itoa(int64(t.Epoch))), v.w)
+		"epoch", tab.Itoa(int64(t.Epoch))), v.W)
 }
 
 // detailTableTop is the first line of the detail's pane table: the
 // header, the rate line and the pane selector come first.
-func (v *Topics) detailTableTop() int { return len(v.detailHeader(v.ctx.Styles)) + 2 }
+func (v *Topics) detailTableTop() int { return len(v.detailHeader(v.Ctx.Styles)) + 2 }
 
 func (v *Topics) sizeDetail() {
-	h := max(v.h-v.detailTableTop(), 0)
-	v.detail.panes.setSize(v.w, h)
+	h := max(v.H-v.detailTableTop(), 0)
+	v.detail.panes.setSize(v.W, h)
 }
 
 func (v *Topics) openDetail(name string) tea.Cmd {
-	v.gen++
+	v.Gen++
 	d := &topicDetail{paneDetail: paneDetail{kind: "topic", name: name, fetch: v.fetchTopic(name)}}
-	d.parts = components.NewTable(v.ctx, func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
+	d.parts = components.NewTable(v.Ctx, func(p admin.PartitionInfo) string { return tab.Itoa(int64(p.Partition)) },
 		components.Column[admin.PartitionInfo]{Title: "P", Width: 4, Right: true,
-			Text: func(p admin.PartitionInfo) string { return itoa(int64(p.Partition)) },
+			Text: func(p admin.PartitionInfo) string { return tab.Itoa(int64(p.Partition)) },
 			Cmp:  func(a, b admin.PartitionInfo) int { return cmp.Compare(a.Partition, b.Partition) }},
 		components.Column[admin.PartitionInfo]{Title: "LEADER", Width: 6, Right: true,
 			Text: func(p admin.PartitionInfo) string {
 				if p.Leader == 0 {
 					return "none"
 				}
-				return itoa(int64(p.Leader))
+				return tab.Itoa(int64(p.Leader))
 			},
 			Cmp: func(a, b admin.PartitionInfo) int { return cmp.Compare(a.Leader, b.Leader) },
 			Paint: func(p admin.PartitionInfo, st *common.Styles) common.Style {
@@ -345,7 +348,7 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 				return common.Style{}
 			}},
 		components.Column[admin.PartitionInfo]{Title: "EPOCH", Width: 5, Right: true, Drop: 4,
-			Text: func(p admin.PartitionInfo) string { return itoa(int64(p.LeaderEpoch)) }},
+			Text: func(p admin.PartitionInfo) string { return tab.Itoa(int64(p.LeaderEpoch)) }},
 		components.Column[admin.PartitionInfo]{Title: "REPLICAS", Width: 8, Min: 5, Drop: 2,
 			Text: func(p admin.PartitionInfo) string { return ints(p.Replicas) }},
 		components.Column[admin.PartitionInfo]{Title: "IN-SYNC", Width: 8, Min: 5,
@@ -358,12 +361,12 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 				return st.OK
 			}},
 		components.Column[admin.PartitionInfo]{Title: "START", Width: 10, Min: 6, Right: true, Drop: 3,
-			Text: func(p admin.PartitionInfo) string { return itoa(p.StartOffset) }},
+			Text: func(p admin.PartitionInfo) string { return tab.Itoa(p.StartOffset) }},
 		components.Column[admin.PartitionInfo]{Title: "END", Width: 10, Min: 6, Right: true,
-			Text: func(p admin.PartitionInfo) string { return itoa(p.EndOffset) },
+			Text: func(p admin.PartitionInfo) string { return tab.Itoa(p.EndOffset) },
 			Cmp:  func(a, b admin.PartitionInfo) int { return cmp.Compare(a.EndOffset, b.EndOffset) }},
 		components.Column[admin.PartitionInfo]{Title: "HW", Width: 10, Min: 6, Right: true, Drop: 1,
-			Text: func(p admin.PartitionInfo) string { return itoa(p.HighWatermark) }},
+			Text: func(p admin.PartitionInfo) string { return tab.Itoa(p.HighWatermark) }},
 		components.Column[admin.PartitionInfo]{Title: "RECORDS", Width: 10, Min: 7, Right: true, Drop: 5,
 			Text: func(p admin.PartitionInfo) string { return common.Count(p.EndOffset - p.StartOffset) },
 			Cmp: func(a, b admin.PartitionInfo) int {
@@ -372,8 +375,8 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 	)
 	d.parts.Empty = "loading partitions…"
 	d.parts.SetSort(0, false)
-	d.cons = components.NewTable(v.ctx, func(s admin.SubscriptionLine) string {
-		return s.Group + "\x00" + itoa(int64(s.Partition))
+	d.cons = components.NewTable(v.Ctx, func(s admin.SubscriptionLine) string {
+		return s.Group + "\x00" + tab.Itoa(int64(s.Partition))
 	},
 		components.Column[admin.SubscriptionLine]{Title: "GROUP", Width: 20, Min: 10, Flex: true, Max: 40,
 			Text: func(s admin.SubscriptionLine) string { return common.S(s.Group) },
@@ -387,14 +390,14 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 			Text:  func(s admin.SubscriptionLine) string { return common.S(string(s.State)) },
 			Paint: func(s admin.SubscriptionLine, st *common.Styles) common.Style { return stateStyle(st, s.State) }},
 		components.Column[admin.SubscriptionLine]{Title: "P", Width: 4, Right: true,
-			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Partition)) },
+			Text: func(s admin.SubscriptionLine) string { return tab.Itoa(int64(s.Partition)) },
 			Cmp:  func(a, b admin.SubscriptionLine) int { return cmp.Compare(a.Partition, b.Partition) }},
 		components.Column[admin.SubscriptionLine]{Title: "COMMIT", Width: 10, Min: 6, Right: true, Drop: 1,
 			Text: func(s admin.SubscriptionLine) string {
 				if s.Commit < 0 {
 					return "no commit"
 				}
-				return itoa(s.Commit)
+				return tab.Itoa(s.Commit)
 			}},
 		// The lag by the one rule (admin.PartitionLag) over the partition's
 		// bounds from the same describe, not the subscription list's
@@ -406,7 +409,7 @@ func (v *Topics) openDetail(name string) tea.Cmd {
 				return cmp.Compare(partLagKey(d.subLag(a)), partLagKey(d.subLag(b)))
 			}},
 		components.Column[admin.SubscriptionLine]{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
-			Text: func(s admin.SubscriptionLine) string { return itoa(int64(s.Members)) }},
+			Text: func(s admin.SubscriptionLine) string { return tab.Itoa(int64(s.Members)) }},
 	)
 	d.cons.Empty = "no group consumes this topic"
 	d.cons.SetSort(0, false)
@@ -433,14 +436,14 @@ func (d *topicDetail) subLag(s admin.SubscriptionLine) admin.PartLag {
 }
 
 func (v *Topics) closeDetail() {
-	v.gen++ // drops the in-flight reply and the pending tick
+	v.Gen++ // drops the in-flight reply and the pending tick
 	v.detail = nil
 }
 
 // fetchTopic reads a topic's detail: the describe, the subscription list
 // and the rate series.
 func (v *Topics) fetchTopic(name string) func(context.Context) any {
-	src, now := v.src, v.ctx.Now
+	src, now := v.src, v.Ctx.Now
 	return func(ctx context.Context) any {
 		var m topicDetailMsg
 		m.desc, m.err = src.DescribeTopic(ctx, name)
@@ -463,7 +466,7 @@ func (v *Topics) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case topicConfigMsg:
 		return v.configReply(m)
 	}
-	if msg.Gen != v.gen || v.detail == nil {
+	if msg.Gen != v.Gen || v.detail == nil {
 		return nil // stale: the detail was closed or replaced
 	}
 	d := v.detail
@@ -496,7 +499,7 @@ func (v *Topics) openCreate() {
 			components.TextField("Retention bytes", "", "per partition; 1GiB"),
 		},
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.pending = pendingAction{verb: "create"}
 }
 
@@ -518,7 +521,7 @@ func (v *Topics) openDelete(name string) {
 			body = append(body, "", fmt.Sprintf("%s %s it and will lose %s offsets.", common.Plural(len(groups), "group"), common.Agree(len(groups), "consumes", "consume"), common.Agree(len(groups), "its", "their")))
 		}
 	}
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: "Delete topic " + disp, Danger: true, Body: body,
 		ConfirmText: confirm, SubmitLabel: "delete",
 	})
@@ -531,7 +534,7 @@ func (v *Topics) openFlush(name string) {
 	if disp != name || strings.ContainsAny(name, " ") {
 		confirm = "FLUSH"
 	}
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: "Flush topic " + disp, Danger: true,
 		Body: []string{
 			"Removes every record of " + disp + " and wipes the group commits on it (ilink-spec §3.7). This cannot be undone.",
@@ -551,7 +554,7 @@ func (v *Topics) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if v.cfg.stage != cfgNone {
 		return v.configDialogKey(msg)
 	}
-	return v.dialogFlow(msg, nil, func(func()) tea.Cmd {
+	return v.DialogFlow(msg, nil, func(func()) tea.Cmd {
 		if v.pending.verb == "create" {
 			return v.submitCreate()
 		}
@@ -560,81 +563,50 @@ func (v *Topics) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *Topics) submitCreate() tea.Cmd {
-	f := v.dlg.Fields
+	f := v.Dlg.Fields
 	name := f[0].Value()
 	spec := TopicSpec{Name: name}
 	switch {
 	case name == "":
-		v.dlg.Err = "give the topic a name"
+		v.Dlg.Err = "give the topic a name"
 		return nil
 	case sanitize.String(name) != name || strings.ContainsAny(name, " |,:;*?"):
-		v.dlg.Err = "a topic name has no spaces, control characters or | , : ; * ?"
+		v.Dlg.Err = "a topic name has no spaces, control characters or | , : ; * ?"
 		return nil
 	}
-	p, err := parseOptInt("partitions", f[1].Value(), 1, 100000)
-	if err != nil || p == nil {
-		v.dlg.Err = "partitions must be a whole number from 1 to 100000"
-		return nil
-	}
-	spec.Partitions = *p
-	r, err := parseOptInt("replicas", f[2].Value(), 1, 64)
+	err := spec.ParseSize(f[1].Value(), f[2].Value())
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
-	}
-	if r != nil {
-		spec.Replicas = *r
 	}
 	if spec.RetentionMs, err = parseRetention(f[3].Value()); err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
 	if spec.RetentionBytes, err = parseBytes(f[4].Value()); err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
-	v.dlg.Err = ""
-	if v.dlg.Review == "" {
-		v.dlg.Review = createReview(spec)
+	v.Dlg.Err = ""
+	if v.Dlg.Review == "" {
+		v.Dlg.Review = spec.Review()
 		return nil
 	}
-	v.dlg.Busy = "creating " + name + "…"
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "creating " + name + "…"
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return topicActionMsg{verb: "create", name: name, err: src.CreateTopic(ctx, spec), dlgGen: gen}
 	})
 }
 
-// createReview is the create form's review line: what enter again sends.
-func createReview(s TopicSpec) string {
-	parts := []string{common.Plural(s.Partitions, "partition")}
-	if s.Replicas > 0 {
-		parts = append(parts, common.Plural(s.Replicas, "replica"))
-	} else {
-		parts = append(parts, "replicas: cluster default")
-	}
-	switch {
-	case s.RetentionMs < 0:
-		parts = append(parts, "kept forever")
-	case s.RetentionMs > 0:
-		parts = append(parts, "retention "+common.Dur(time.Duration(s.RetentionMs)*time.Millisecond))
-	default:
-		parts = append(parts, "retention: cluster default")
-	}
-	if s.RetentionBytes > 0 {
-		parts = append(parts, common.Bytes(s.RetentionBytes)+" per partition")
-	}
-	return "Create " + s.Name + ": " + strings.Join(parts, " · ") + ". Enter creates it; editing a field goes back."
-}
-
 func (v *Topics) submitPending() tea.Cmd {
 	p := v.pending
-	v.dlg.Busy = map[string]string{"delete": "deleting ", "flush": "flushing "}[p.verb] + common.S(p.name) + "…"
-	src, gen := v.src, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = map[string]string{"delete": "deleting ", "flush": "flushing "}[p.verb] + common.S(p.name) + "…"
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		var err error
 		switch p.verb {
@@ -652,15 +624,15 @@ func (v *Topics) submitPending() tea.Cmd {
 func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 	past := map[string]string{"create": "created", "delete": "deleted", "flush": "flushed", "alter": "altered"}[m.verb]
 	if m.err != nil {
-		if v.dlg != nil && v.dlgGen == m.dlgGen {
-			v.dlg.Busy = ""
-			v.dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
+		if v.Dlg != nil && v.DlgGen == m.dlgGen {
+			v.Dlg.Busy = ""
+			v.Dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
 			return nil
 		}
 		return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
 	}
-	if v.dlg != nil && v.dlgGen == m.dlgGen {
-		v.closeDialog()
+	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+		v.CloseDialog()
 		v.cfg = topicCfgFlow{}
 	}
 	cmds := []tea.Cmd{common.Flash(common.LevelOK, "topic "+common.S(m.name)+" "+past), common.Refresh(common.ResTopics)}
@@ -668,7 +640,7 @@ func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 		v.closeDetail()
 	} else if v.detail != nil && v.detail.name == m.name {
 		v.detail.inFlight = false
-		v.gen++
+		v.Gen++
 		cmds = append(cmds, v.readDetail(&v.base))
 	}
 	return tea.Batch(cmds...)
@@ -684,13 +656,13 @@ func (v *Topics) listSummary(st *common.Styles) string {
 	}
 	parts := []string{common.Plural(v.table.Total(), "topic")}
 	if v.hiddenInt > 0 {
-		parts = append(parts, st.Muted.Render(itoa(int64(v.hiddenInt))+" internal hidden (i)"))
+		parts = append(parts, st.Muted.Render(tab.Itoa(int64(v.hiddenInt))+" internal hidden (i)"))
 	}
 	if v.offline > 0 {
 		parts = append(parts, st.Err.Render(common.Plural(v.offline, "partition")+" offline"))
 	}
 	if v.underRepl > 0 {
-		parts = append(parts, st.Warn.Render(itoa(int64(v.underRepl))+" under-replicated"))
+		parts = append(parts, st.Warn.Render(tab.Itoa(int64(v.underRepl))+" under-replicated"))
 	}
 	parts = append(parts, "in "+common.Rate(v.sumIn)+"/s", "out "+common.Rate(v.sumOut)+"/s")
 	return strings.Join(parts, st.Faint.Render(" · "))
@@ -698,11 +670,11 @@ func (v *Topics) listSummary(st *common.Styles) string {
 
 func (v *Topics) detailView(st *common.Styles) string {
 	d := v.detail
-	lines := append(make([]string, 0, v.h), v.detailHeader(st)...)
+	lines := append(make([]string, 0, v.H), v.detailHeader(st)...)
 	// Line 2: rates with sparklines, or the error.
 	switch {
 	case d.err != nil:
-		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.ctx.Now(), d.errAt)+"; showing data from "+common.Ago(v.ctx.Now(), d.at)+")"))
+		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.err))+st.Muted.Render(" ("+common.Ago(v.Ctx.Now(), d.errAt)+"; showing data from "+common.Ago(v.Ctx.Now(), d.at)+")"))
 	case !d.loaded:
 		lines = append(lines, st.Muted.Render("loading…"))
 	default:
@@ -713,9 +685,9 @@ func (v *Topics) detailView(st *common.Styles) string {
 	for _, s := range d.subs {
 		groups[s.Group] = true
 	}
-	lines = append(lines, paneTabs(st, []string{" Partitions (" + itoa(int64(len(d.desc.PartitionList))) + ") ", " Consumers (" + common.Plural(len(groups), "group") + ") "}, d.panes.cur))
+	lines = append(lines, paneTabs(st, []string{" Partitions (" + tab.Itoa(int64(len(d.desc.PartitionList))) + ") ", " Consumers (" + common.Plural(len(groups), "group") + ") "}, d.panes.cur))
 	lines = append(lines, d.panes.active().lines()...)
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }
 
 func (v *Topics) rateLine(st *common.Styles, d *topicDetail) string {
@@ -727,7 +699,7 @@ func (v *Topics) rateLine(st *common.Styles, d *topicDetail) string {
 	t := d.desc.TopicInfo
 	label := func(name string, rate float64) string { return name + " " + common.Rate(rate) + "/s " }
 	li, lo := label("in", t.RecordsInPerSec), label("out", t.RecordsOutPerSec)
-	sw := (v.w - common.Width(li) - common.Width(lo) - 3) / 2
+	sw := (v.W - common.Width(li) - common.Width(lo) - 3) / 2
 	if sw < 4 || len(in) == 0 {
 		return li + st.Faint.Render("·") + " " + lo
 	}

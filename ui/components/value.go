@@ -1,4 +1,4 @@
-package views
+package components
 
 import (
 	"bytes"
@@ -9,23 +9,27 @@ import (
 	"ilinkdash/ui/sanitize"
 )
 
-// Value display formats of the tail's detail pane (f cycles them).
+// Value display formats of a record value or a message body (f cycles
+// them in the tail's detail and the queue detail).
 const (
-	fmtText = iota
-	fmtJSON
-	fmtHex
-	numFormats
+	FormatText = iota
+	FormatJSON
+	FormatHex
+	NumFormats
 )
 
-var formatNames = [numFormats]string{"text", "json", "hex"}
+// FormatNames are the formats' names, by format.
+var FormatNames = [NumFormats]string{"text", "json", "hex"}
+
+const hexLower = "0123456789abcdef"
 
 // detailMax bounds how much of a value the detail pane renders; the rest
 // is announced (save the buffer to see everything).
 const detailMax = 64 << 10
 
-// valueLines renders a value in a format, wrapped to w cells. Every line
+// ValueLines renders a value in a format, wrapped to w cells. Every line
 // is sanitized display text.
-func valueLines(st *common.Styles, v []byte, format, w int) []string {
+func ValueLines(st *common.Styles, v []byte, format, w int) []string {
 	if v == nil {
 		return []string{st.Muted.Render("null value")}
 	}
@@ -38,9 +42,9 @@ func valueLines(st *common.Styles, v []byte, format, w int) []string {
 	}
 	var out []string
 	switch format {
-	case fmtHex:
+	case FormatHex:
 		out = hexLines(cut, w)
-	case fmtJSON:
+	case FormatJSON:
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, v, "", "  "); err != nil {
 			out = append(out, st.Warn.Render(common.Trunc("not JSON ("+sanitize.Error(err)+"); shown as text", w)))

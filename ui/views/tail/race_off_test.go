@@ -1,5 +1,5 @@
 //go:build !race
 
-package views_test
+package tail_test
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package views
+package publish
 
 import (
 	"cmp"
@@ -11,51 +11,52 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/common"
 )
 
-// PublishSender is what RunPublish drives: a thin adapter over the
+// Sender is what Drive drives: a thin adapter over the
 // multi-connection producer (ilink.Producer), created by the Publisher
 // with the spec's compression and acks.
-type PublishSender interface {
+type Sender interface {
 	// Send hands one record to the producer and returns without waiting
 	// for its acknowledgement (it may block while the producer's buffer is
 	// full: that is the run's back-pressure). done is called exactly once,
 	// from any goroutine, with the partition and offset (offset -1 with
 	// acks 0) or the error. r's slices are reused after Send returns.
-	Send(topic string, r *PublishRecord, done func(partition int32, offset int64, err error))
+	Send(topic string, r *Record, done func(partition int32, offset int64, err error))
 	// Connections returns the producer's open connections per node id.
 	Connections() map[int]int
 	// Close flushes (every done called, or ctx ends) and closes.
 	Close(ctx context.Context) error
 }
 
-// RunPublish runs spec through s in its own goroutine: Count records at
+// Drive runs spec through s in its own goroutine: Count records at
 // Rate (0 = as fast as s accepts), each built by spec.Record, with the
-// progress a PublishMeter keeps. Stop, or cancelling ctx, stops sending;
+// progress a Meter keeps. Stop, or cancelling ctx, stops sending;
 // the records in flight are then awaited for up to 10 s. The Publisher's
-// StartPublish can be: make a producer, wrap it, return RunPublish.
-func RunPublish(ctx context.Context, spec PublishSpec, s PublishSender) PublishRun {
+// StartPublish can be: make a producer, wrap it, return Drive.
+func Drive(ctx context.Context, spec Spec, s Sender) Run {
 	ctx, stop := context.WithCancel(ctx)
-	r := &publishRun{spec: spec, s: s, meter: NewPublishMeter(spec.Count, nil), stop: stop}
+	r := &publishRun{spec: spec, s: s, meter: NewMeter(spec.Count, nil), stop: stop}
 	r.meter.SetConnections(s.Connections)
 	go r.loop(ctx)
 	return r
 }
 
 type publishRun struct {
-	spec  PublishSpec
-	s     PublishSender
-	meter *PublishMeter
+	spec  Spec
+	s     Sender
+	meter *Meter
 	stop  context.CancelFunc
 }
 
-func (r *publishRun) Progress() PublishProgress { return r.meter.Snapshot() }
+func (r *publishRun) Progress() Progress { return r.meter.Snapshot() }
 
 func (r *publishRun) Stop() { r.stop() }
 
 func (r *publishRun) loop(ctx context.Context) {
 	defer r.stop()
-	var rec PublishRecord
+	var rec Record
 	loadgen.NewPacer(r.spec.Rate, time.Now()).Run(ctx, func(seq int64) bool {
 		// The first MIMQE_UNKNOWN_TOPIC ends the run (instead of failing
 		// every record at the set rate).
@@ -87,11 +88,11 @@ func (r *publishRun) loop(ctx context.Context) {
 	r.meter.Finish(stopped, nil)
 }
 
-// PublishMeter keeps a run's progress: counts, distinct errors, recent
+// Meter keeps a run's progress: counts, distinct errors, recent
 // latencies (p50/p99 over the last 8,192 acknowledgements), the rate over
 // the last seconds and where the last records went. Safe for concurrent
-// use; Snapshot is what PublishRun.Progress returns.
-type PublishMeter struct {
+// use; Snapshot is what Run.Progress returns.
+type Meter struct {
 	mu    sync.Mutex
 	now   func() time.Time
 	start time.Time
@@ -99,10 +100,10 @@ type PublishMeter struct {
 
 	count, sent, acked, failed int64
 	lat                        *loadgen.Window
-	last                       [8]PublishedAt
+	last                       [8]Stored
 	lastN                      int64
 	errs                       map[string]int64
-	rate                       rateWindow
+	rate                       common.RateWindow
 	conns                      func() map[int]int
 
 	done, stopped bool
@@ -116,31 +117,31 @@ const latWindow = 8192
 // counted under "other errors".
 const maxDistinctErrors = 32
 
-// NewPublishMeter returns a meter for count records; now is the clock
+// NewMeter returns a meter for count records; now is the clock
 // (time.Now when nil).
-func NewPublishMeter(count int64, now func() time.Time) *PublishMeter {
+func NewMeter(count int64, now func() time.Time) *Meter {
 	if now == nil {
 		now = time.Now
 	}
-	return &PublishMeter{now: now, start: now(), count: count, errs: map[string]int64{}, lat: loadgen.NewWindow(latWindow)}
+	return &Meter{now: now, start: now(), count: count, errs: map[string]int64{}, lat: loadgen.NewWindow(latWindow)}
 }
 
 // SetConnections sets where Snapshot reads the open connections.
-func (m *PublishMeter) SetConnections(f func() map[int]int) {
+func (m *Meter) SetConnections(f func() map[int]int) {
 	m.mu.Lock()
 	m.conns = f
 	m.mu.Unlock()
 }
 
 // Sent counts a record handed to the producer.
-func (m *PublishMeter) Sent() {
+func (m *Meter) Sent() {
 	m.mu.Lock()
 	m.sent++
 	m.mu.Unlock()
 }
 
 // Done records a record's outcome and its send → acknowledgement latency.
-func (m *PublishMeter) Done(partition int32, offset int64, err error, latency time.Duration) {
+func (m *Meter) Done(partition int32, offset int64, err error, latency time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
@@ -157,12 +158,12 @@ func (m *PublishMeter) Done(partition int32, offset int64, err error, latency ti
 	}
 	m.acked++
 	m.lat.Record(latency)
-	m.last[m.lastN%int64(len(m.last))] = PublishedAt{Partition: partition, Offset: offset}
+	m.last[m.lastN%int64(len(m.last))] = Stored{Partition: partition, Offset: offset}
 	m.lastN++
 }
 
 // abandon counts the records still in flight as failed with text.
-func (m *PublishMeter) abandon(text string) {
+func (m *Meter) abandon(text string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if n := m.sent - m.acked - m.failed; n > 0 {
@@ -172,17 +173,17 @@ func (m *PublishMeter) abandon(text string) {
 }
 
 // Finish marks the run over.
-func (m *PublishMeter) Finish(stopped bool, err error) {
+func (m *Meter) Finish(stopped bool, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.done, m.stopped, m.err, m.end = true, stopped, err, m.now()
 }
 
 // Snapshot returns the progress so far.
-func (m *PublishMeter) Snapshot() PublishProgress {
+func (m *Meter) Snapshot() Progress {
 	m.mu.Lock()
 	now := m.now()
-	p := PublishProgress{
+	p := Progress{
 		Count: m.count, Sent: m.sent, Acked: m.acked, Failed: m.failed,
 		Done: m.done, Stopped: m.stopped, Err: m.err, MissingTopic: m.missing.Load(),
 	}
@@ -191,9 +192,9 @@ func (m *PublishMeter) Snapshot() PublishProgress {
 		end = m.end
 	}
 	p.Elapsed = end.Sub(m.start)
-	m.rate.add(now, m.acked)
+	m.rate.Add(now, m.acked)
 	if !m.done {
-		p.Rate = m.rate.rate(now, m.acked)
+		p.Rate = m.rate.Rate(now, m.acked)
 	} else if s := p.Elapsed.Seconds(); s > 0 {
 		p.Rate = float64(m.acked) / s
 	}
@@ -202,12 +203,12 @@ func (m *PublishMeter) Snapshot() PublishProgress {
 		p.Last = append(p.Last, m.last[(m.lastN-1-i)%int64(len(m.last))])
 	}
 	for text, c := range m.errs {
-		p.Errors = append(p.Errors, PublishError{Text: text, Count: c})
+		p.Errors = append(p.Errors, Error{Text: text, Count: c})
 	}
 	conns := m.conns
 	m.mu.Unlock()
 
-	slices.SortFunc(p.Errors, func(a, b PublishError) int {
+	slices.SortFunc(p.Errors, func(a, b Error) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}

@@ -1,4 +1,4 @@
-package views
+package tail
 
 import (
 	"slices"
@@ -18,14 +18,14 @@ type tailEntry struct {
 	part  int32
 	drawn bool
 	k, v  []byte // nil = null
-	hdrs  []HeaderKV
+	hdrs  []Header
 
 	keyS, valS string // sanitized previews ("" until drawn)
 }
 
-func (e *tailEntry) key() []byte         { return e.k }
-func (e *tailEntry) value() []byte       { return e.v }
-func (e *tailEntry) headers() []HeaderKV { return e.hdrs }
+func (e *tailEntry) key() []byte       { return e.k }
+func (e *tailEntry) value() []byte     { return e.v }
+func (e *tailEntry) headers() []Header { return e.hdrs }
 
 func (e *tailEntry) time() time.Time {
 	if e.ts == 0 {
@@ -34,9 +34,9 @@ func (e *tailEntry) time() time.Time {
 	return time.Unix(0, e.ts)
 }
 
-// record rebuilds the TailRecord (slices shared with the entry).
-func (e *tailEntry) record() TailRecord {
-	return TailRecord{
+// record rebuilds the Record (slices shared with the entry).
+func (e *tailEntry) record() Record {
+	return Record{
 		Topic: e.topic, Partition: e.part, Offset: e.off, Timestamp: e.time(),
 		Key: e.k, Value: e.v, Headers: e.hdrs,
 	}
@@ -151,7 +151,7 @@ func (in interner) get(s string) string {
 }
 
 // newEntry takes r into an entry (its slices are kept, not copied).
-func newEntry(r *TailRecord, in interner) tailEntry {
+func newEntry(r *Record, in interner) tailEntry {
 	e := tailEntry{topic: in.get(r.Topic), off: r.Offset, part: r.Partition, k: r.Key, v: r.Value, hdrs: r.Headers}
 	if !r.Timestamp.IsZero() {
 		e.ts = r.Timestamp.UnixNano()

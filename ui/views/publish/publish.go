@@ -1,4 +1,4 @@
-package views
+package publish
 
 import (
 	"context"
@@ -16,8 +16,9 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
-	"ilinkdash/ui/publish"
+	tmpl "ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // Form fields of the publish view, in order.
@@ -52,7 +53,7 @@ var pubHints = [numPubFields]string{
 // Messages private to the publish view.
 type (
 	pubStartedMsg struct {
-		run     PublishRun
+		run     Run
 		err     error
 		summary string
 	}
@@ -66,7 +67,7 @@ type (
 
 // TopicCreator creates the topic a publish found missing.
 type TopicCreator interface {
-	CreateTopic(ctx context.Context, spec TopicSpec) error
+	CreateTopic(ctx context.Context, spec tab.TopicSpec) error
 }
 
 // Publish is the publish tab: a form (topic, key, value or file, headers,
@@ -77,8 +78,8 @@ type TopicCreator interface {
 // templates (package ui/publish), checked before anything is sent. A run
 // stops at the first MIMQE_UNKNOWN_TOPIC and offers to create the topic
 // (then publishes again). Absent in read-only contexts.
-type Publish struct {
-	base
+type View struct {
+	tab.Base
 	pub     Publisher
 	creator TopicCreator // nil: a missing topic is only reported
 
@@ -87,22 +88,22 @@ type Publish struct {
 	editing bool
 	formErr string
 
-	run      PublishRun
+	run      Run
 	cancel   context.CancelFunc
 	starting bool
 	stopping bool
 	summary  string
-	last     PublishProgress
+	last     Progress
 	runs     int
 
 	runTopic     string // the topic of the current run
 	pendingTopic string // the missing topic the open dialog creates
 }
 
-// NewPublish returns the publish view; p may be nil (the tab then explains
+// New returns the publish view; p may be nil (the tab then explains
 // that publishing is unavailable).
-func NewPublish(ctx *common.Context, p Publisher) *Publish {
-	v := &Publish{base: base{ctx: ctx, id: common.ViewPublish}, pub: p}
+func New(ctx *common.Context, p Publisher) *View {
+	v := &View{Base: tab.New(ctx, common.ViewPublish), pub: p}
 	v.fields = []*components.Field{
 		pfTopic:       components.TextField("Topic", "", "topic name"),
 		pfKey:         components.TextField("Key", "", "null"),
@@ -133,29 +134,29 @@ func acksChoices() []string {
 }
 
 // SetCreator lets the view create a topic a publish found missing.
-func (v *Publish) SetCreator(c TopicCreator) { v.creator = c }
+func (v *View) SetCreator(c TopicCreator) { v.creator = c }
 
-func (v *Publish) Title() string         { return "Publish" }
-func (v *Publish) Primary() common.ResID { return -1 }
-func (v *Publish) Capturing() bool       { return (v.editing || v.dlg != nil) && v.available() }
-func (v *Publish) SetSize(w, h int)      { v.w, v.h = w, h }
-func (v *Publish) available() bool       { return v.pub != nil && !v.ctx.ReadOnly }
+func (v *View) Title() string         { return "Publish" }
+func (v *View) Primary() common.ResID { return -1 }
+func (v *View) Capturing() bool       { return (v.editing || v.Dlg != nil) && v.available() }
+func (v *View) SetSize(w, h int)      { v.W, v.H = w, h }
+func (v *View) available() bool       { return v.pub != nil && !v.Ctx.ReadOnly }
 
 // Target returns the topic in the form.
-func (v *Publish) Target() string { return v.fields[pfTopic].Input.Value() }
+func (v *View) Target() string { return v.fields[pfTopic].Input.Value() }
 
 // Field returns the form field i (tests, prefill).
-func (v *Publish) Field(i int) *components.Field { return v.fields[i] }
+func (v *View) Field(i int) *components.Field { return v.fields[i] }
 
 // Running reports whether a run is in progress.
-func (v *Publish) Running() bool { return v.starting || (v.run != nil && !v.last.Done) }
+func (v *View) Running() bool { return v.starting || (v.run != nil && !v.last.Done) }
 
 // Progress returns the last progress read.
-func (v *Publish) Progress() PublishProgress { return v.last }
+func (v *View) Progress() Progress { return v.last }
 
 // SetTarget prefills the topic (from `p` on a topic, `:publish TOPIC`) and
 // opens the form on the key.
-func (v *Publish) SetTarget(topic string) {
+func (v *View) SetTarget(topic string) {
 	if topic != "" {
 		v.fields[pfTopic].Input.SetValue(topic)
 		v.focus = pfKey
@@ -167,7 +168,7 @@ func (v *Publish) SetTarget(topic string) {
 }
 
 // Shutdown implements common.Closer: it stops a running publish.
-func (v *Publish) Shutdown() {
+func (v *View) Shutdown() {
 	if v.run != nil {
 		v.run.Stop()
 	}
@@ -177,11 +178,11 @@ func (v *Publish) Shutdown() {
 }
 
 // ShortHelp implements common.View.
-func (v *Publish) ShortHelp() []key.Binding {
+func (v *View) ShortHelp() []key.Binding {
 	if !v.available() {
 		return nil
 	}
-	k := v.ctx.Keys
+	k := v.Ctx.Keys
 	if v.editing {
 		b := []key.Binding{k.PublishSend, k.NextField, k.Right, k.PublishLeave}
 		if v.Running() {
@@ -196,13 +197,13 @@ func (v *Publish) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements common.View.
-func (v *Publish) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+func (v *View) FullHelp() [][]key.Binding {
+	k := v.Ctx.Keys
 	return [][]key.Binding{{k.PublishEdit, k.PublishSend, k.NextField, k.PrevField, k.Left, k.Right, k.PublishLeave, k.PublishStop}}
 }
 
 // Back implements common.View.
-func (v *Publish) Back() bool {
+func (v *View) Back() bool {
 	if v.formErr != "" {
 		v.formErr = ""
 		return true
@@ -211,7 +212,7 @@ func (v *Publish) Back() bool {
 }
 
 // Status implements common.View.
-func (v *Publish) Status() string {
+func (v *View) Status() string {
 	if v.run == nil {
 		return ""
 	}
@@ -226,15 +227,15 @@ func (v *Publish) Status() string {
 }
 
 // Update implements common.View.
-func (v *Publish) Update(msg tea.Msg) tea.Cmd {
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
 	case tea.PasteMsg:
-		if v.dlg != nil {
-			v.dlg.Update(v.ctx, msg)
+		if v.Dlg != nil {
+			v.Dlg.Update(v.Ctx, msg)
 			return nil
 		}
 		if v.editing && v.fields[v.focus].Kind == components.FieldText {
@@ -253,7 +254,7 @@ func (v *Publish) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *Publish) syncFocus() {
+func (v *View) syncFocus() {
 	for i, f := range v.fields {
 		if i == v.focus && v.editing {
 			f.Input.Focus()
@@ -263,12 +264,12 @@ func (v *Publish) syncFocus() {
 	}
 }
 
-func (v *Publish) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !v.available() {
 		return nil
 	}
-	k := v.ctx.Keys
-	if v.dlg != nil {
+	k := v.Ctx.Keys
+	if v.Dlg != nil {
 		return v.dialogKey(msg)
 	}
 	if msg.String() == "ctrl+x" {
@@ -314,7 +315,7 @@ func (v *Publish) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *Publish) stop() tea.Cmd {
+func (v *View) stop() tea.Cmd {
 	if v.run == nil || !v.Running() || v.stopping {
 		return nil
 	}
@@ -326,7 +327,7 @@ func (v *Publish) stop() tea.Cmd {
 // pubHeader is a parsed header: a name and a value template.
 type pubHeader struct {
 	key string
-	val *publish.Template
+	val *tmpl.Template
 }
 
 // parsePubHeaders reads "NAME=VALUE, NAME2=VALUE2" (\, is a literal comma).
@@ -364,7 +365,7 @@ func parsePubHeaders(s string) ([]pubHeader, error) {
 		if sanitize.String(name) != name {
 			return nil, fmt.Errorf("headers: the name %q holds control characters", sanitize.String(name))
 		}
-		t, err := publish.Parse("header "+name, strings.TrimSpace(val))
+		t, err := tmpl.Parse("header "+name, strings.TrimSpace(val))
 		if err != nil {
 			return nil, err
 		}
@@ -375,15 +376,15 @@ func parsePubHeaders(s string) ([]pubHeader, error) {
 
 // pubForm is the validated form.
 type pubForm struct {
-	spec    PublishSpec
-	key     *publish.Template // nil = null key
-	value   *publish.Template
+	spec    Spec
+	key     *tmpl.Template // nil = null key
+	value   *tmpl.Template
 	file    string
 	headers []pubHeader
 }
 
 // validate checks the form; it reports the first problem in words.
-func (v *Publish) validate() (pubForm, error) {
+func (v *View) validate() (pubForm, error) {
 	var pf pubForm
 	f := v.fields
 	topic := f[pfTopic].Value()
@@ -396,7 +397,7 @@ func (v *Publish) validate() (pubForm, error) {
 	pf.spec.Topic = topic
 	var err error
 	if k := f[pfKey].Input.Value(); k != "" {
-		if pf.key, err = publish.Parse("key", k); err != nil {
+		if pf.key, err = tmpl.Parse("key", k); err != nil {
 			return pf, err
 		}
 	}
@@ -405,7 +406,7 @@ func (v *Publish) validate() (pubForm, error) {
 	if val != "" && pf.file != "" {
 		return pf, fmt.Errorf("give a value or a file, not both")
 	}
-	if pf.value, err = publish.Parse("value", val); err != nil {
+	if pf.value, err = tmpl.Parse("value", val); err != nil {
 		return pf, err
 	}
 	if pf.headers, err = parsePubHeaders(f[pfHeaders].Input.Value()); err != nil {
@@ -416,8 +417,8 @@ func (v *Publish) validate() (pubForm, error) {
 		cs = "1"
 	}
 	n, err := strconv.ParseInt(cs, 10, 64)
-	if err != nil || n < 1 || n > MaxPublishCount {
-		return pf, fmt.Errorf("count must be a whole number from 1 to %s", common.Thousands(MaxPublishCount))
+	if err != nil || n < 1 || n > MaxCount {
+		return pf, fmt.Errorf("count must be a whole number from 1 to %s", common.Thousands(MaxCount))
 	}
 	pf.spec.Count = n
 	rs := f[pfRate].Value()
@@ -436,7 +437,7 @@ func (v *Publish) validate() (pubForm, error) {
 
 // loadFile reads the value file (in a command): at most maxPublishFile
 // bytes; a UTF-8 file with "{{" is a template.
-func loadFile(path string) (*publish.Template, error) {
+func loadFile(path string) (*tmpl.Template, error) {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = home + "/" + rest
@@ -457,13 +458,13 @@ func loadFile(path string) (*publish.Template, error) {
 		return nil, fmt.Errorf("file: %v", err)
 	}
 	if utf8.Valid(b) && strings.Contains(string(b), "{{") {
-		return publish.Parse("file "+path, string(b))
+		return tmpl.Parse("file "+path, string(b))
 	}
-	return publish.Literal(b), nil
+	return tmpl.Literal(b), nil
 }
 
-// recordFunc builds the PublishSpec.Record of a validated form.
-func recordFunc(pf pubForm, exp *publish.Expander) func(int64, *PublishRecord) {
+// recordFunc builds the Spec.Record of a validated form.
+func recordFunc(pf pubForm, exp *tmpl.Expander) func(int64, *Record) {
 	hbufs := make([][]byte, len(pf.headers))
 	var keyBuf, valBuf []byte
 	var staticVal []byte
@@ -473,7 +474,7 @@ func recordFunc(pf pubForm, exp *publish.Expander) func(int64, *PublishRecord) {
 			staticVal = []byte{}
 		}
 	}
-	return func(seq int64, r *PublishRecord) {
+	return func(seq int64, r *Record) {
 		if pf.key == nil {
 			r.Key = nil
 		} else {
@@ -489,12 +490,12 @@ func recordFunc(pf pubForm, exp *publish.Expander) func(int64, *PublishRecord) {
 		r.Headers = r.Headers[:0]
 		for i, h := range pf.headers {
 			hbufs[i] = exp.Append(hbufs[i][:0], h.val, seq)
-			r.Headers = append(r.Headers, HeaderKV{Key: h.key, Value: hbufs[i]})
+			r.Headers = append(r.Headers, Header{Key: h.key, Value: hbufs[i]})
 		}
 	}
 }
 
-func (v *Publish) submit() tea.Cmd {
+func (v *View) submit() tea.Cmd {
 	if v.Running() {
 		v.formErr = "a publish is running (ctrl+x stops it)"
 		return nil
@@ -508,7 +509,7 @@ func (v *Publish) submit() tea.Cmd {
 	v.starting, v.stopping = true, false
 	v.editing = false
 	v.syncFocus()
-	v.gen++
+	v.Gen++
 	v.runs++
 	ctx, cancel := context.WithCancel(context.Background())
 	if v.cancel != nil {
@@ -518,7 +519,7 @@ func (v *Publish) submit() tea.Cmd {
 	pub := v.pub
 	summary := v.describe(pf)
 	v.runTopic = pf.spec.Topic
-	return v.address(v.gen, func() any {
+	return v.Address(v.Gen, func() any {
 		if pf.file != "" {
 			t, err := loadFile(pf.file)
 			if err != nil {
@@ -526,13 +527,13 @@ func (v *Publish) submit() tea.Cmd {
 			}
 			pf.value = t
 		}
-		pf.spec.Record = recordFunc(pf, publish.NewExpander())
+		pf.spec.Record = recordFunc(pf, tmpl.NewExpander())
 		run, err := pub.StartPublish(ctx, pf.spec)
 		return pubStartedMsg{run: run, err: err, summary: summary}
 	})
 }
 
-func (v *Publish) describe(pf pubForm) string {
+func (v *View) describe(pf pubForm) string {
 	parts := []string{common.Plural(pf.spec.Count, "record")}
 	if pf.spec.Rate > 0 {
 		parts = append(parts, common.Rate(pf.spec.Rate)+"/s")
@@ -543,8 +544,8 @@ func (v *Publish) describe(pf pubForm) string {
 	return "to " + common.S(pf.spec.Topic) + " · " + strings.Join(parts, " · ")
 }
 
-func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
-	if msg.Gen != v.gen {
+func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+	if msg.Gen != v.Gen {
 		if m, ok := msg.Msg.(pubStartedMsg); ok && m.run != nil {
 			m.run.Stop()
 		}
@@ -562,14 +563,14 @@ func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.last = m.run.Progress()
 		// The progress is read at the budget's counter pace (250 ms;
 		// 1 s in low bandwidth).
-		return v.after(v.ctx.Pace.Counters(), v.gen, pubTickMsg{})
+		return v.After(v.Ctx.Pace.Counters(), v.Gen, pubTickMsg{})
 	case pubTickMsg:
 		if v.run == nil {
 			return nil
 		}
 		v.last = v.run.Progress()
 		if !v.last.Done {
-			return v.after(v.ctx.Pace.Counters(), v.gen, pubTickMsg{})
+			return v.After(v.Ctx.Pace.Counters(), v.Gen, pubTickMsg{})
 		}
 		v.stopping = false
 		p := v.last
@@ -599,16 +600,16 @@ func (v *Publish) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 }
 
 // openCreate offers to create the topic a run found missing.
-func (v *Publish) openCreate(topic string, p PublishProgress) {
+func (v *View) openCreate(topic string, p Progress) {
 	disp := common.S(topic)
 	body := []string{"The publish stopped at the first MIMQE_UNKNOWN_TOPIC: " + disp + " does not exist (" + common.Thousands(p.Count-p.Acked) + " of " + common.Plural(p.Count, "record") + " not published)."}
 	if v.creator == nil {
 		body = append(body, "", "Create it in the Topics tab (n), then publish again.")
-		v.openDialog(&components.Dialog{Title: "Topic " + disp + " does not exist", Body: body})
+		v.OpenDialog(&components.Dialog{Title: "Topic " + disp + " does not exist", Body: body})
 		return
 	}
 	body = append(body, "", "Create it now and publish the same records again? Blank fields take the cluster's defaults.")
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title:       "Topic " + disp + " does not exist",
 		Body:        body,
 		SubmitLabel: "create and publish",
@@ -620,8 +621,8 @@ func (v *Publish) openCreate(topic string, p PublishProgress) {
 	v.pendingTopic = topic
 }
 
-func (v *Publish) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, nil, func(end func()) tea.Cmd {
+func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	return v.DialogFlow(msg, nil, func(end func()) tea.Cmd {
 		if v.pendingTopic == "" || v.creator == nil {
 			end()
 			return nil
@@ -630,47 +631,47 @@ func (v *Publish) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	}, nil)
 }
 
-func (v *Publish) submitCreate() tea.Cmd {
-	f := v.dlg.Fields
-	spec := TopicSpec{Name: v.pendingTopic}
-	p, err := parseOptInt("partitions", f[0].Value(), 1, 100000)
+func (v *View) submitCreate() tea.Cmd {
+	f := v.Dlg.Fields
+	spec := tab.TopicSpec{Name: v.pendingTopic}
+	p, err := tab.ParseOptInt("partitions", f[0].Value(), 1, 100000)
 	if err != nil || p == nil {
-		v.dlg.Err = "partitions must be a whole number from 1 to 100000"
+		v.Dlg.Err = "partitions must be a whole number from 1 to 100000"
 		return nil
 	}
 	spec.Partitions = *p
-	r, err := parseOptInt("replicas", f[1].Value(), 1, 64)
+	r, err := tab.ParseOptInt("replicas", f[1].Value(), 1, 64)
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
 	if r != nil {
 		spec.Replicas = *r
 	}
-	if v.dlg.Review == "" {
-		v.dlg.Review = createReview(spec) + " Then the same records are published."
+	if v.Dlg.Review == "" {
+		v.Dlg.Review = spec.Review() + " Then the same records are published."
 		return nil
 	}
-	v.dlg.Err, v.dlg.Busy = "", "creating "+common.S(spec.Name)+"…"
-	c, gen := v.creator, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Err, v.Dlg.Busy = "", "creating "+common.S(spec.Name)+"…"
+	c, gen := v.creator, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return pubCreatedMsg{topic: spec.Name, err: c.CreateTopic(ctx, spec), dlgGen: gen}
 	})
 }
 
 // created publishes again once the missing topic exists.
-func (v *Publish) created(m pubCreatedMsg) tea.Cmd {
+func (v *View) created(m pubCreatedMsg) tea.Cmd {
 	if m.err != nil {
-		if v.dlg != nil && v.dlgGen == m.dlgGen {
-			v.dlg.Busy, v.dlg.Err = "", "create failed: "+sanitize.Error(m.err)
+		if v.Dlg != nil && v.DlgGen == m.dlgGen {
+			v.Dlg.Busy, v.Dlg.Err = "", "create failed: "+sanitize.Error(m.err)
 			return nil
 		}
 		return common.Flash(common.LevelError, "create "+common.S(m.topic)+" failed: "+sanitize.Error(m.err))
 	}
-	if v.dlg != nil && v.dlgGen == m.dlgGen {
-		v.closeDialog()
+	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+		v.CloseDialog()
 	}
 	v.pendingTopic = ""
 	return tea.Batch(common.Flash(common.LevelOK, "topic "+common.S(m.topic)+" created · publishing again"), common.Refresh(common.ResTopics), v.submit())
@@ -678,21 +679,21 @@ func (v *Publish) created(m pubCreatedMsg) tea.Cmd {
 
 // ---- rendering ----
 
-func (v *Publish) formShown() bool { return v.editing || v.run == nil }
+func (v *View) formShown() bool { return v.editing || v.run == nil }
 
 // View implements common.View.
-func (v *Publish) View() string {
-	st := v.ctx.Styles
+func (v *View) View() string {
+	st := v.Ctx.Styles
 	switch {
-	case v.ctx.ReadOnly:
-		return common.Frame([]string{st.Title.Render("Publish"), "", "Publishing is disabled: this context is read-only."}, v.w, v.h)
+	case v.Ctx.ReadOnly:
+		return common.Frame([]string{st.Title.Render("Publish"), "", "Publishing is disabled: this context is read-only."}, v.W, v.H)
 	case v.pub == nil:
 		lines := []string{st.Title.Render("Publish"), ""}
-		lines = append(lines, common.Wrap("Publishing is not available in this session: no producer is configured for this context.", v.w)...)
-		return common.Frame(lines, v.w, v.h)
+		lines = append(lines, common.Wrap("Publishing is not available in this session: no producer is configured for this context.", v.W)...)
+		return common.Frame(lines, v.W, v.H)
 	}
-	if v.dlg != nil {
-		return v.dialogView()
+	if v.Dlg != nil {
+		return v.DialogView()
 	}
 	var lines []string
 	if v.formShown() {
@@ -701,10 +702,10 @@ func (v *Publish) View() string {
 		lines = v.summaryLines(st)
 	}
 	lines = append(lines, v.resultLines(st)...)
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }
 
-func (v *Publish) formLines(st *common.Styles) []string {
+func (v *View) formLines(st *common.Styles) []string {
 	v.syncFocus()
 	title := "Publish"
 	if t := v.fields[pfTopic].Input.Value(); t != "" {
@@ -722,7 +723,7 @@ func (v *Publish) formLines(st *common.Styles) []string {
 			marker = st.DialogKey.Render("▸ ")
 		}
 		label := marker + st.DialogLabel.Render(common.Fit(f.Label, labelW)) + " "
-		avail := max(v.w-labelW-3, 4)
+		avail := max(v.W-labelW-3, 4)
 		var val string
 		if f.Kind == components.FieldChoice {
 			val = "‹ " + f.Value() + " ›"
@@ -734,32 +735,32 @@ func (v *Publish) formLines(st *common.Styles) []string {
 			val = f.Input.View(st)
 		}
 		line := label + val
-		if h := pubHints[i]; h != "" && common.Width(line)+2+common.Width(h) <= v.w {
+		if h := pubHints[i]; h != "" && common.Width(line)+2+common.Width(h) <= v.W {
 			line += "  " + st.Faint.Render(h)
 		}
 		lines = append(lines, line)
 	}
 	if v.formErr != "" {
-		for _, l := range common.Wrap(v.formErr, max(v.w-2, 1)) {
+		for _, l := range common.Wrap(v.formErr, max(v.W-2, 1)) {
 			lines = append(lines, st.Err.Render(l))
 		}
 	} else if v.editing {
-		lines = append(lines, st.Faint.Render(common.Trunc("enter sends · tab/↓ next field · ←/→ changes a choice · esc leaves the form", v.w)))
+		lines = append(lines, st.Faint.Render(common.Trunc("enter sends · tab/↓ next field · ←/→ changes a choice · esc leaves the form", v.W)))
 	}
 	// Too short: keep the focused field on screen.
-	if room := v.h - 4; len(lines) > room && room > 2 && v.editing {
+	if room := v.H - 4; len(lines) > room && room > 2 && v.editing {
 		first := min(max(v.focus+1-(room-2), 1), len(lines)-(room-1))
 		lines = append([]string{lines[0]}, lines[max(first, 1):]...)
 	}
 	return lines
 }
 
-func (v *Publish) summaryLines(st *common.Styles) []string {
+func (v *View) summaryLines(st *common.Styles) []string {
 	head := st.Title.Render("Publish "+v.summary) + st.Muted.Render("  e edits")
-	return []string{common.ClipStyled(head, v.w)}
+	return []string{common.ClipStyled(head, v.W)}
 }
 
-func (v *Publish) resultLines(st *common.Styles) []string {
+func (v *View) resultLines(st *common.Styles) []string {
 	if v.starting {
 		return []string{"", st.Info.Render("◌ starting the producer…")}
 	}
@@ -785,7 +786,7 @@ func (v *Publish) resultLines(st *common.Styles) []string {
 		frac = float64(doneN) / float64(p.Count)
 	}
 	counts := common.Thousands(p.Acked) + "/" + common.Thousands(p.Count) + " acknowledged"
-	barW := min(max(v.w-common.Width(counts)-30, 0), 40)
+	barW := min(max(v.W-common.Width(counts)-30, 0), 40)
 	line := ""
 	if barW >= 8 {
 		fill := int(frac * float64(barW))
@@ -815,7 +816,7 @@ func (v *Publish) resultLines(st *common.Styles) []string {
 			if at.Offset >= 0 {
 				off = common.Thousands(at.Offset)
 			}
-			b.WriteString("P" + itoa(int64(at.Partition)) + "@" + off)
+			b.WriteString("P" + tab.Itoa(int64(at.Partition)) + "@" + off)
 		}
 		out = append(out, b.String())
 	}
@@ -827,7 +828,7 @@ func (v *Publish) resultLines(st *common.Styles) []string {
 		sort.Ints(ids)
 		var parts []string
 		for _, id := range ids {
-			parts = append(parts, "node "+itoa(int64(id))+": "+itoa(int64(p.Connections[id])))
+			parts = append(parts, "node "+tab.Itoa(int64(id))+": "+tab.Itoa(int64(p.Connections[id])))
 		}
 		out = append(out, st.Muted.Render("connections ")+strings.Join(parts, st.Faint.Render(" · ")))
 	}

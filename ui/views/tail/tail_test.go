@@ -1,4 +1,4 @@
-package views_test
+package tail_test
 
 import (
 	"bufio"
@@ -16,29 +16,32 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ui/internal/viewtest"
+
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tail"
 )
 
 // tailRig is a rig on a tail view with a manual fake tailer.
 type tailRig struct {
-	*rig
+	*viewtest.Rig
 	tl *fakes.Tailer
-	v  *views.Tail
+	v  *tail.View
 }
 
 func newTailRig(t *testing.T, buffer int, opt fakes.TailerOptions) *tailRig {
 	t.Helper()
 	tr := &tailRig{tl: fakes.NewTailer(opt)}
-	tr.rig = newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+	tr.Rig = viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
 		if buffer > 0 {
 			ctx.Config.TailBuffer = buffer
 		}
-		tr.v = views.NewTail(ctx, tr.tl)
+		tr.v = tail.New(ctx, tr.tl)
 		return tr.v
 	})
 	return tr
@@ -46,11 +49,11 @@ func newTailRig(t *testing.T, buffer int, opt fakes.TailerOptions) *tailRig {
 
 // open tails target and lets n records in.
 func (r *tailRig) open(target string, n int) *fakes.TailStream {
-	r.t.Helper()
-	r.run(r.v.Open(target))
+	r.T.Helper()
+	r.Run(r.v.Open(target))
 	s := r.tl.Last()
 	if s == nil {
-		r.t.Fatal("no stream started")
+		r.T.Fatal("no stream started")
 	}
 	r.emit(n)
 	return s
@@ -58,19 +61,19 @@ func (r *tailRig) open(target string, n int) *fakes.TailStream {
 
 func (r *tailRig) emit(n int) {
 	r.tl.Last().Emit(n)
-	r.advance(300 * time.Millisecond)
+	r.Advance(300 * time.Millisecond)
 }
 
 func TestTailBatchesFollowAndRate(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
-	r.mustShow("Nothing tailed yet")
+	r.MustShow("Nothing tailed yet")
 	s := r.open("ORDER.EVENT", 100)
 	if got := s.Spec(); got.Target != "ORDER.EVENT" || got.Group != "" || got.From.Kind != position.Latest {
 		t.Fatalf("spec %+v", got)
 	}
 	// Following: the newest record is on screen, the oldest is not.
-	r.mustShow("● live", "100 total", "buffer 100/10,000", `"id":98`, "2016")
-	r.mustNotShow(`"id":0,`)
+	r.MustShow("● live", "100 total", "buffer 100/10,000", `"id":98`, "2016")
+	r.MustNotShow(`"id":0,`)
 	if b, total, dropped, _ := r.v.Counts(); b != 100 || total != 100 || dropped != 0 {
 		t.Fatalf("counts %d %d %d", b, total, dropped)
 	}
@@ -78,30 +81,30 @@ func TestTailBatchesFollowAndRate(t *testing.T) {
 	// the bounded channel).
 	s.Emit(20000)
 	for _, want := range []int64{100 + 8192, 100 + 2*8192, 20100, 20100} {
-		r.fireOne()
+		r.FireOne()
 		if _, total, _, _ := r.v.Counts(); total != want {
 			t.Fatalf("after one tick: %d, want %d", total, want)
 		}
 	}
 	s.Emit(5000)
-	r.advance(300 * time.Millisecond)
-	r.mustShow("25,100 total", `"id":25098`)
+	r.Advance(300 * time.Millisecond)
+	r.MustShow("25,100 total", `"id":25098`)
 	if !strings.Contains(r.v.Status(), "rec/s") {
 		t.Fatalf("status %q", r.v.Status())
 	}
 	// Scrolling up stops following; new records then do not move the view.
-	r.key("k", "k")
-	before := r.screen()
+	r.Key("k", "k")
+	before := r.Screen()
 	s.Emit(10)
-	r.advance(300 * time.Millisecond)
-	after := r.screen()
+	r.Advance(300 * time.Millisecond)
+	after := r.Screen()
 	if rowsOf(before) != rowsOf(after) {
 		t.Fatalf("the view moved while scrolled up:\n%s\n---\n%s", before, after)
 	}
-	r.mustShow("scrolled (G follows)")
-	r.key("G")
-	r.mustShow(`"id":25108`)
-	r.mustNotShow("scrolled")
+	r.MustShow("scrolled (G follows)")
+	r.Key("G")
+	r.MustShow(`"id":25108`)
+	r.MustNotShow("scrolled")
 }
 
 // rowsOf keeps the record rows of a tail screen (drops the status lines).
@@ -121,15 +124,15 @@ func rowsOf(screen string) string {
 func TestTailPauseResumeLosesNothing(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 40)
-	r.key("space")
+	r.Key("space")
 	if p := s.Pauses(); len(p) != 1 || !p[0] {
 		t.Fatalf("pause did not reach the stream: %v", p)
 	}
-	frozen := rowsOf(r.screen())
+	frozen := rowsOf(r.Screen())
 	s.Emit(25)
-	r.advance(time.Second)
-	r.mustShow("⏸ PAUSED · 25 newer waiting", "40 total")
-	if got := rowsOf(r.screen()); got != frozen {
+	r.Advance(time.Second)
+	r.MustShow("⏸ PAUSED · 25 newer waiting", "40 total")
+	if got := rowsOf(r.Screen()); got != frozen {
 		t.Fatalf("paused screen changed:\n%s\n---\n%s", frozen, got)
 	}
 	if b, total, _, _ := r.v.Counts(); b != 40 || total != 40 {
@@ -138,13 +141,13 @@ func TestTailPauseResumeLosesNothing(t *testing.T) {
 	if r.v.Shown() != 40 {
 		t.Fatalf("shown while paused: %d", r.v.Shown())
 	}
-	r.key("space")
+	r.Key("space")
 	if p := s.Pauses(); len(p) != 2 || p[1] {
 		t.Fatalf("resume did not reach the stream: %v", p)
 	}
-	r.advance(time.Second)
-	r.mustNotShow("PAUSED")
-	r.mustShow(`"id":64`, "65 total")
+	r.Advance(time.Second)
+	r.MustNotShow("PAUSED")
+	r.MustShow(`"id":64`, "65 total")
 	if b, total, dropped, _ := r.v.Counts(); b != 65 || total != 65 || dropped != 0 || r.v.Shown() != 65 {
 		t.Fatalf("after resume: buffered %d total %d dropped %d shown %d; want 65 65 0 65", b, total, dropped, r.v.Shown())
 	}
@@ -157,34 +160,34 @@ func TestTailDropsOldestAtTheBound(t *testing.T) {
 	if b != 100 || total != 250 || dropped != 150 {
 		t.Fatalf("buffered %d total %d dropped %d", b, total, dropped)
 	}
-	r.mustShow("dropped 150", "buffer 100/100")
-	r.key("g") // top: the oldest kept record is #150
-	r.mustShow(`"id":150,`)
-	r.mustNotShow(`"id":149,`)
+	r.MustShow("dropped 150", "buffer 100/100")
+	r.Key("g") // top: the oldest kept record is #150
+	r.MustShow(`"id":150,`)
+	r.MustNotShow(`"id":149,`)
 	// While paused nothing arrives, so nothing is dropped; records that
 	// arrived before the pause took effect can still push the paused rows
 	// out, which leaves a note, not a crash.
-	r.key("space")
+	r.Key("space")
 	r.emit(300)
-	r.mustShow("300 newer waiting", "dropped 150")
+	r.MustShow("300 newer waiting", "dropped 150")
 	s := r.tl.Last()
 	s.Pause(context.Background(), false) // the 300 arrive as if they had been in flight
-	r.advance(time.Second)
-	r.mustShow("dropped 450", "the records shown when you paused were dropped")
+	r.Advance(time.Second)
+	r.MustShow("dropped 450", "the records shown when you paused were dropped")
 }
 
 func TestTailFilterKinds(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 0)
 	s.EmitRecords(
-		views.TailRecord{Topic: "ORDER.EVENT", Partition: 0, Offset: 1, Key: []byte("alpha"), Value: []byte(`{"status":"PAID"}`),
-			Headers: []views.HeaderKV{{Key: "Trace-Id", Value: []byte("t-1")}}},
-		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 2, Key: []byte("beta"), Value: []byte(`{"status":"NEW"}`),
-			Headers: []views.HeaderKV{{Key: "source", Value: []byte("billing")}}},
-		views.TailRecord{Topic: "ORDER.RETRY", Partition: 2, Offset: 3, Key: nil, Value: []byte("payment failed: card declined")},
-		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 4, Key: []byte("Gamma-7"), Value: []byte{0, 1, 2, 0xff}},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 0, Offset: 1, Key: []byte("alpha"), Value: []byte(`{"status":"PAID"}`),
+			Headers: []tail.Header{{Key: "Trace-Id", Value: []byte("t-1")}}},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 2, Key: []byte("beta"), Value: []byte(`{"status":"NEW"}`),
+			Headers: []tail.Header{{Key: "source", Value: []byte("billing")}}},
+		tail.Record{Topic: "ORDER.RETRY", Partition: 2, Offset: 3, Key: nil, Value: []byte("payment failed: card declined")},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 4, Key: []byte("Gamma-7"), Value: []byte{0, 1, 2, 0xff}},
 	)
-	r.advance(300 * time.Millisecond)
+	r.Advance(300 * time.Millisecond)
 	for _, c := range []struct {
 		filter string
 		want   int
@@ -212,37 +215,37 @@ func TestTailFilterKinds(t *testing.T) {
 		{"p:1 v:status", 1}, // terms AND
 		{"!k:e", 3},         // alpha, the null key and Gamma-7 hold no "e"
 	} {
-		r.key("/")
-		r.key("ctrl+u")
-		r.typeText(c.filter)
-		r.key("enter")
+		r.Key("/")
+		r.Key("ctrl+u")
+		r.TypeText(c.filter)
+		r.Key("enter")
 		if got := r.v.Shown(); got != c.want {
-			t.Errorf("filter %q: %d rows, want %d\n%s", c.filter, got, c.want, r.screen())
+			t.Errorf("filter %q: %d rows, want %d\n%s", c.filter, got, c.want, r.Screen())
 		}
 	}
 	// A bad regexp keeps the previous filter and says why.
-	r.key("/", "ctrl+u")
-	r.typeText("p:2")
-	r.typeText(" re:(")
-	r.mustShow("bad regexp", "missing closing )")
+	r.Key("/", "ctrl+u")
+	r.TypeText("p:2")
+	r.TypeText(" re:(")
+	r.MustShow("bad regexp", "missing closing )")
 	if r.v.Shown() != 1 {
 		t.Fatalf("bad regexp changed the rows: %d", r.v.Shown())
 	}
-	r.key("esc")
+	r.Key("esc")
 	if r.v.Shown() != 4 || r.v.Capturing() {
 		t.Fatal("esc did not clear the filter")
 	}
 	// The filter runs incrementally on arriving records.
-	r.key("/")
-	r.typeText("v:status")
-	r.key("enter")
+	r.Key("/")
+	r.TypeText("v:status")
+	r.Key("enter")
 	s.Emit(30) // fake JSON values all hold "status"
-	r.advance(300 * time.Millisecond)
+	r.Advance(300 * time.Millisecond)
 	if r.v.Shown() != 32 {
 		t.Fatalf("incremental filter: %d rows", r.v.Shown())
 	}
-	r.mustShow("32 of 34 match")
-	r.key("esc") // Back clears the filter
+	r.MustShow("32 of 34 match")
+	r.Key("esc") // Back clears the filter
 	if r.v.Shown() != 34 {
 		t.Fatalf("Back did not clear the filter: %d", r.v.Shown())
 	}
@@ -251,50 +254,50 @@ func TestTailFilterKinds(t *testing.T) {
 func TestTailDetailFormats(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 0)
-	s.EmitRecords(views.TailRecord{
+	s.EmitRecords(tail.Record{
 		Topic: "ORDER.EVENT", Partition: 3, Offset: 4242, Timestamp: fakes.Epoch,
 		Key: []byte("k-1"), Value: []byte(`{"id":1,"items":[1,2]}`),
-		Headers: []views.HeaderKV{{Key: "trace-id", Value: []byte("abc")}, {Key: "empty", Value: nil}},
+		Headers: []tail.Header{{Key: "trace-id", Value: []byte("abc")}, {Key: "empty", Value: nil}},
 	})
-	r.advance(300 * time.Millisecond)
-	r.key("enter")
-	r.mustShow("ORDER.EVENT · P3 @ 4,242 · 2026-11-30 10:00:00.000 UTC", "key     k-1", "trace-id = abc", "empty = null",
+	r.Advance(300 * time.Millisecond)
+	r.Key("enter")
+	r.MustShow("ORDER.EVENT · P3 @ 4,242 · 2026-11-30 10:00:00.000 UTC", "key     k-1", "trace-id = abc", "empty = null",
 		"[text]", `{"id":1,"items":[1,2]}`)
-	r.key("f")
-	r.mustShow("[json]", `"id": 1,`, `"items": [`)
-	r.key("f")
-	r.mustShow("[hex]", "00000000  7b 22 69 64 22 3a 31 2c  22 69 74 65 6d 73 22 3a  |{\"id\":1,\"items\":|")
-	r.key("f")
-	r.mustShow("[text]")
+	r.Key("f")
+	r.MustShow("[json]", `"id": 1,`, `"items": [`)
+	r.Key("f")
+	r.MustShow("[hex]", "00000000  7b 22 69 64 22 3a 31 2c  22 69 74 65 6d 73 22 3a  |{\"id\":1,\"items\":|")
+	r.Key("f")
+	r.MustShow("[text]")
 	// Not JSON: said so, shown as text.
-	s.EmitRecords(views.TailRecord{Topic: "ORDER.EVENT", Offset: 4243, Value: []byte("plain words")})
-	r.advance(300 * time.Millisecond)
-	r.key("G", "f")
-	r.mustShow("not JSON", "plain words")
-	r.key("esc")
-	r.mustNotShow("[json]")
+	s.EmitRecords(tail.Record{Topic: "ORDER.EVENT", Offset: 4243, Value: []byte("plain words")})
+	r.Advance(300 * time.Millisecond)
+	r.Key("G", "f")
+	r.MustShow("not JSON", "plain words")
+	r.Key("esc")
+	r.MustNotShow("[json]")
 }
 
 func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{Hostile: true})
 	s := r.open("ORDER.EVENT", 0)
-	extra := []views.TailRecord{
+	extra := []tail.Record{
 		{Topic: "ORDER.EVENT", Partition: 1, Offset: 7, Timestamp: fakes.Epoch.Add(123 * time.Millisecond),
-			Key: nil, Value: []byte{0, 1, 0xfe, 0xff}, Headers: []views.HeaderKV{{Key: "bin", Value: []byte{0x9b, 0}}, {Key: "nil", Value: nil}}},
+			Key: nil, Value: []byte{0, 1, 0xfe, 0xff}, Headers: []tail.Header{{Key: "bin", Value: []byte{0x9b, 0}}, {Key: "nil", Value: nil}}},
 		{Topic: "ORDER.EVENT", Partition: 2, Offset: 8, Key: []byte(""), Value: nil},
 		{Topic: "ORDER.EVENT", Partition: 2, Offset: 9, Timestamp: fakes.Epoch, Key: []byte("k\u202e"), Value: []byte("\x1b]52;c;eA==\x07 \u2028 \U000E0041 é")},
 	}
 	s.EmitRecords(extra...)
 	s.Emit(60) // every 5th carries a hostile payload
-	r.advance(300 * time.Millisecond)
+	r.Advance(300 * time.Millisecond)
 
 	path := filepath.Join(t.TempDir(), "out.jsonl")
-	r.key("w")
-	r.mustShow("Save the tail buffer", "63 records", "./ilinkdash-tail-ORDER.EVENT-20261130-100000.jsonl")
-	r.key("ctrl+u")
-	r.typeText(path)
-	r.key("enter")
-	flashes := took[common.FlashMsg](r.rig)
+	r.Key("w")
+	r.MustShow("Save the tail buffer", "63 records", "./ilinkdash-tail-ORDER.EVENT-20261130-100000.jsonl")
+	r.Key("ctrl+u")
+	r.TypeText(path)
+	r.Key("enter")
+	flashes := viewtest.Took[common.FlashMsg](r.Rig)
 	if len(flashes) != 1 || !strings.Contains(flashes[0].Text, "saved 63 records") {
 		t.Fatalf("flashes %+v", flashes)
 	}
@@ -306,7 +309,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var got []views.TailRecord
+	var got []tail.Record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -319,7 +322,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 		if bytes.Contains(line, []byte("\u202e")) || bytes.Contains(line, []byte{0xc2, 0x9b}) {
 			t.Fatalf("unescaped format/C1 character in %q", line)
 		}
-		rec, err := views.ParseTailJSON(line)
+		rec, err := jsonl.Parse(line)
 		if err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
@@ -351,15 +354,15 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	}
 
 	// Saving over an existing file fails clearly and keeps the dialog.
-	r.key("w", "ctrl+u")
-	r.typeText(path)
-	r.key("enter")
-	r.mustShow("save failed", "already exists")
-	r.key("ctrl+u")
-	r.typeText(filepath.Join(t.TempDir(), "no", "such", "dir.jsonl"))
-	r.key("enter")
-	r.mustShow("save failed", "no such")
-	r.key("esc")
+	r.Key("w", "ctrl+u")
+	r.TypeText(path)
+	r.Key("enter")
+	r.MustShow("save failed", "already exists")
+	r.Key("ctrl+u")
+	r.TypeText(filepath.Join(t.TempDir(), "no", "such", "dir.jsonl"))
+	r.Key("enter")
+	r.MustShow("save failed", "no such")
+	r.Key("esc")
 	if r.v.Capturing() {
 		t.Fatal("esc did not close the save dialog")
 	}
@@ -374,7 +377,7 @@ func readLine(t *testing.T, path string, n int) string {
 	return strings.Split(string(b), "\n")[n]
 }
 
-func assertSameRecord(t *testing.T, got, want views.TailRecord) {
+func assertSameRecord(t *testing.T, got, want tail.Record) {
 	t.Helper()
 	if got.Topic != want.Topic || got.Partition != want.Partition || got.Offset != want.Offset ||
 		!got.Timestamp.Equal(want.Timestamp) ||
@@ -392,27 +395,27 @@ func assertSameRecord(t *testing.T, got, want views.TailRecord) {
 }
 
 func TestTailJSONFormat(t *testing.T) {
-	r := views.TailRecord{
+	r := tail.Record{
 		Topic: "T", Partition: 2, Offset: 99, Timestamp: time.Date(2026, 11, 30, 11, 0, 0, 123_000_000, time.FixedZone("CET", 3600)),
-		Key: []byte(`k"\<&>`), Value: []byte("line\nnext\ttab\x1b[2J\u202e"), Headers: []views.HeaderKV{{Key: "h", Value: []byte("v")}},
+		Key: []byte(`k"\<&>`), Value: []byte("line\nnext\ttab\x1b[2J\u202e"), Headers: []tail.Header{{Key: "h", Value: []byte("v")}},
 	}
-	got := string(views.AppendTailJSON(nil, &r))
+	got := string(jsonl.Append(nil, &r))
 	want := `{"topic":"T","partition":2,"offset":99,"timestamp":"2026-11-30T10:00:00.123Z","key":"k\"\\\u003c\u0026\u003e","value":"line\nnext\ttab\u001b[2J\u202e","headers":[{"key":"h","value":"v"}]}` + "\n"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	empty := views.TailRecord{Topic: "T"}
-	got = string(views.AppendTailJSON(nil, &empty))
+	empty := tail.Record{Topic: "T"}
+	got = string(jsonl.Append(nil, &empty))
 	if got != `{"topic":"T","partition":0,"offset":0,"timestamp":"0001-01-01T00:00:00Z","key":null,"value":null,"headers":[]}`+"\n" {
 		t.Fatalf("empty: %s", got)
 	}
-	if back, err := views.ParseTailJSON([]byte(got)); err != nil || !back.Timestamp.IsZero() {
+	if back, err := jsonl.Parse([]byte(got)); err != nil || !back.Timestamp.IsZero() {
 		t.Fatalf("zero timestamp round trip: %v %v", back.Timestamp, err)
 	}
-	if _, err := views.ParseTailJSON([]byte(`{"topic":"T","value":"!!","value_encoding":"base64"}`)); err == nil {
+	if _, err := jsonl.Parse([]byte(`{"topic":"T","value":"!!","value_encoding":"base64"}`)); err == nil {
 		t.Fatal("bad base64 accepted")
 	}
-	if _, err := views.ParseTailJSON([]byte(`{"topic":"T","value":"x","value_encoding":"hex"}`)); err == nil {
+	if _, err := jsonl.Parse([]byte(`{"topic":"T","value":"x","value_encoding":"hex"}`)); err == nil {
 		t.Fatal("unknown encoding accepted")
 	}
 }
@@ -421,7 +424,7 @@ func TestTailJSONFormat(t *testing.T) {
 // does: encoding/json over a struct, then the terminal-unsafe runes
 // (DEL, C1, U+200B–U+200F, U+202A–U+202E, U+2066–U+2069, U+FEFF) as
 // \uxxxx.
-func marshalReference(r *views.TailRecord) string {
+func marshalReference(r *tail.Record) string {
 	type hdr struct {
 		Key           string  `json:"key"`
 		Value         *string `json:"value"`
@@ -500,18 +503,18 @@ func TestTailJSONMatchesHeadlessFormat(t *testing.T) {
 		n = 500
 	}
 	for i := 0; i < n; i++ {
-		r := views.TailRecord{
+		r := tail.Record{
 			Topic: str(), Partition: int32(rng.IntN(100)), Offset: rng.Int64N(1 << 40),
 			Timestamp: time.Unix(0, rng.Int64N(1<<62)), Key: bin(), Value: bin(),
 		}
 		for j := rng.IntN(3); j > 0; j-- {
-			r.Headers = append(r.Headers, views.HeaderKV{Key: str(), Value: bin()})
+			r.Headers = append(r.Headers, tail.Header{Key: str(), Value: bin()})
 		}
-		got, want := string(views.AppendTailJSON(nil, &r)), marshalReference(&r)
+		got, want := string(jsonl.Append(nil, &r)), marshalReference(&r)
 		if got != want {
 			t.Fatalf("record %+v\n got  %q\nwant %q", r, got, want)
 		}
-		back, err := views.ParseTailJSON([]byte(got))
+		back, err := jsonl.Parse([]byte(got))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -522,14 +525,14 @@ func TestTailJSONMatchesHeadlessFormat(t *testing.T) {
 func TestTailJumpToOffsetAndTime(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 30)
-	r.key("o")
-	r.mustShow("Jump to an offset or a time")
-	r.typeText("3@x")
-	r.key("enter")
-	r.mustShow("write P@OFFSET")
-	r.key("ctrl+u")
-	r.typeText("3@1234")
-	r.key("enter")
+	r.Key("o")
+	r.MustShow("Jump to an offset or a time")
+	r.TypeText("3@x")
+	r.Key("enter")
+	r.MustShow("write P@OFFSET")
+	r.Key("ctrl+u")
+	r.TypeText("3@1234")
+	r.Key("enter")
 	seeks := s.Seeks()
 	if len(seeks) != 1 || seeks[0].Kind != position.Offset || seeks[0].Partition != 3 || seeks[0].Offset != 1234 {
 		t.Fatalf("seeks %+v", seeks)
@@ -537,11 +540,11 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	if b, _, _, _ := r.v.Counts(); b != 0 {
 		t.Fatalf("buffer not cleared after the jump: %d", b)
 	}
-	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "offset 1,234 of partition 3") {
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "offset 1,234 of partition 3") {
 		t.Fatalf("flash %+v", fl)
 	}
 	r.emit(6)
-	r.mustShow("1234") // partition 3 continues at 1234
+	r.MustShow("1234") // partition 3 continues at 1234
 	for _, c := range []struct {
 		in    string
 		check func(position.Position) bool
@@ -552,14 +555,14 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 			return s.Kind == position.Offset && s.Offset == 500 && s.Partition == -1
 		}},
 		{"-15m", func(s position.Position) bool {
-			return s.Kind == position.Time && s.Time.Equal(r.now.Add(-15*time.Minute))
+			return s.Kind == position.Time && s.Time.Equal(r.Now.Add(-15*time.Minute))
 		}},
 		{"10:00", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(fakes.Epoch) }},
 		{"2026-11-30T09:00:00Z", func(s position.Position) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
 	} {
-		r.key("o")
-		r.typeText(c.in)
-		r.key("enter")
+		r.Key("o")
+		r.TypeText(c.in)
+		r.Key("enter")
 		all := s.Seeks()
 		if last := all[len(all)-1]; !c.check(last) {
 			t.Errorf("%q → %+v", c.in, last)
@@ -567,37 +570,37 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	}
 	// A failed seek keeps the dialog with the reason and the stream live.
 	s.Close()
-	r.advance(300 * time.Millisecond)
-	r.mustShow("the stream ended")
-	r.key("o")
-	r.mustShow("not running")
-	r.key("esc")
+	r.Advance(300 * time.Millisecond)
+	r.MustShow("the stream ended")
+	r.Key("o")
+	r.MustShow("not running")
+	r.Key("esc")
 }
 
 func TestTailCopyValueOSC52(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 0)
 	val := []byte("\x1b]52;c;ZXZpbA==\x07 raw value")
-	s.EmitRecords(views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 77, Value: val},
-		views.TailRecord{Topic: "ORDER.EVENT", Partition: 1, Offset: 78, Value: nil})
-	r.advance(300 * time.Millisecond)
-	r.key("k", "c")
+	s.EmitRecords(tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 77, Value: val},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 78, Value: nil})
+	r.Advance(300 * time.Millisecond)
+	r.Key("k", "c")
 	want := tea.SetClipboard(string(val))()
 	found := false
-	for _, m := range r.out {
+	for _, m := range r.Out {
 		if m == want {
 			found = true
 		}
 	}
 	if !found {
-		t.Fatalf("no OSC 52 clipboard command among %#v", r.out)
+		t.Fatalf("no OSC 52 clipboard command among %#v", r.Out)
 	}
-	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "copied the raw value of P1@77 (26B)") {
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "copied the raw value of P1@77 (26B)") {
 		t.Fatalf("flash %+v", fl)
 	}
-	r.out = nil
-	r.key("j", "y")
-	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "nothing to copy") {
+	r.Out = nil
+	r.Key("j", "y")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "nothing to copy") {
 		t.Fatalf("null value flash %+v", fl)
 	}
 }
@@ -606,12 +609,12 @@ func TestTailStreamLifecycle(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 10)
 	// Leaving the tab closes the stream; the buffer stays; r reopens.
-	r.run(r.v.Blur())
+	r.Run(r.v.Blur())
 	if !s.Closed() || r.v.Running() {
 		t.Fatal("blur did not close the stream")
 	}
-	r.mustShow("closed when you left the tab", "10 total")
-	r.key("r")
+	r.MustShow("closed when you left the tab", "10 total")
+	r.Key("r")
 	s2 := r.tl.Last()
 	if s2 == s || s2.Closed() || s2.Spec().From.Kind != position.Latest {
 		t.Fatal("r did not reopen")
@@ -621,21 +624,21 @@ func TestTailStreamLifecycle(t *testing.T) {
 		t.Fatalf("reopen lost the buffer: %d/%d", b, total)
 	}
 	// x closes the tail.
-	r.key("x")
+	r.Key("x")
 	if !s2.Closed() {
 		t.Fatal("x did not close the stream")
 	}
-	r.mustShow("closed · r reopens it")
+	r.MustShow("closed · r reopens it")
 	// A failing stream shows its (sanitized) error.
-	r.key("r")
+	r.Key("r")
 	s3 := r.tl.Last()
 	s3.Fail(errors.New("MIMQE_NOT_AVAILABLE: coordinator gone \x1b[2J"))
-	r.advance(300 * time.Millisecond)
-	r.mustShow("■ stopped: MIMQE_NOT_AVAILABLE: coordinator gone ␛[2J")
+	r.Advance(300 * time.Millisecond)
+	r.MustShow("■ stopped: MIMQE_NOT_AVAILABLE: coordinator gone ␛[2J")
 	// A failing start.
 	r.tl.SetErr(errors.New("MIMQE_UNKNOWN_TOPIC: NOPE"))
-	r.run(r.v.Open("NOPE"))
-	r.mustShow("stopped: MIMQE_UNKNOWN_TOPIC: NOPE")
+	r.Run(r.v.Open("NOPE"))
+	r.MustShow("stopped: MIMQE_UNKNOWN_TOPIC: NOPE")
 	r.tl.SetErr(nil)
 	// Shutdown closes a live stream.
 	s4 := r.open("ORDER.EVENT", 1)
@@ -653,21 +656,21 @@ func TestTailStreamLifecycle(t *testing.T) {
 // (a StartTail that completed just as the user moved on).
 type slowTailer struct{ *fakes.Tailer }
 
-func (s slowTailer) StartTail(_ context.Context, spec views.TailSpec) (views.TailStream, error) {
+func (s slowTailer) StartTail(_ context.Context, spec tail.Spec) (tail.Stream, error) {
 	return s.Tailer.StartTail(context.Background(), spec)
 }
 
 func TestTailSupersededStartIsClosed(t *testing.T) {
 	tr := &tailRig{tl: fakes.NewTailer(fakes.TailerOptions{})}
-	tr.rig = newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		tr.v = views.NewTail(ctx, slowTailer{tr.tl})
+	tr.Rig = viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		tr.v = tail.New(ctx, slowTailer{tr.tl})
 		return tr.v
 	})
 	r := tr
 	first := r.v.Open("A") // not run yet: StartTail happens when the command runs
-	r.run(r.v.Open("B"))
+	r.Run(r.v.Open("B"))
 	b := r.tl.Last()
-	r.run(first) // the late reply of A
+	r.Run(first) // the late reply of A
 	a := r.tl.Last()
 	if a == b || !a.Closed() || b.Closed() {
 		t.Fatalf("stale stream not closed (a closed %v, b closed %v)", a.Closed(), b.Closed())
@@ -679,56 +682,56 @@ func TestTailSupersededStartIsClosed(t *testing.T) {
 
 func TestTailNewDialog(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
-	r.key("t")
-	r.mustShow("Tail a topic or a pattern", "Group")
-	r.key("enter")
-	r.mustShow("give a topic name or a pattern")
-	r.typeText("ORDER.*")
-	r.key("tab", "ctrl+u")
-	r.typeText("soon")
-	r.key("enter")
-	r.mustShow(`position "soon": want earliest, latest`)
-	r.key("ctrl+u")
-	r.typeText("earliest")
-	r.key("tab")
-	r.typeText("audit-replay")
-	r.key("enter")
+	r.Key("t")
+	r.MustShow("Tail a topic or a pattern", "Group")
+	r.Key("enter")
+	r.MustShow("give a topic name or a pattern")
+	r.TypeText("ORDER.*")
+	r.Key("tab", "ctrl+u")
+	r.TypeText("soon")
+	r.Key("enter")
+	r.MustShow(`position "soon": want earliest, latest`)
+	r.Key("ctrl+u")
+	r.TypeText("earliest")
+	r.Key("tab")
+	r.TypeText("audit-replay")
+	r.Key("enter")
 	spec := r.tl.Last().Spec()
 	if spec.Target != "ORDER.*" || spec.From.Kind != position.Earliest || spec.Group != "audit-replay" {
 		t.Fatalf("spec %+v", spec)
 	}
 	r.emit(9) // a pattern shows the topic column
-	r.mustShow("TOPIC", "ORDER.RETRY", "group audit-replay · from earliest")
+	r.MustShow("TOPIC", "ORDER.RETRY", "group audit-replay · from earliest")
 
 	// Read-only: no group field (a named group commits offsets).
-	ro := newRig(t, true, func(ctx *common.Context, _ *fakes.Source) common.View {
-		return views.NewTail(ctx, fakes.NewTailer(fakes.TailerOptions{}))
+	ro := viewtest.New(t, true, func(ctx *common.Context, _ *fakes.Source) common.View {
+		return tail.New(ctx, fakes.NewTailer(fakes.TailerOptions{}))
 	})
-	ro.key("t")
-	ro.mustShow("temporary group")
-	ro.mustNotShow("Group  ")
+	ro.Key("t")
+	ro.MustShow("temporary group")
+	ro.MustNotShow("Group  ")
 
 	// From a time (the dashboard's clock is UTC here).
-	r.key("t", "tab", "ctrl+u")
-	r.typeText("2026-11-30 09:30")
-	r.key("enter")
+	r.Key("t", "tab", "ctrl+u")
+	r.TypeText("2026-11-30 09:30")
+	r.Key("enter")
 	if got := r.tl.Last().Spec().From; got.Kind != position.Time || !got.Time.Equal(fakes.Epoch.Add(-30*time.Minute)) {
 		t.Fatalf("from %+v", got)
 	}
-	r.mustShow("from 2026-11-30 09:30:00")
+	r.MustShow("from 2026-11-30 09:30:00")
 	// One partition cannot be a start: the form says what to do instead.
-	r.key("t", "tab", "ctrl+u")
-	r.typeText("3@10")
-	r.key("enter")
-	r.mustShow("a tail starts every partition at the same place")
+	r.Key("t", "tab", "ctrl+u")
+	r.TypeText("3@10")
+	r.Key("enter")
+	r.MustShow("a tail starts every partition at the same place")
 }
 
 func TestTailUnavailable(t *testing.T) {
-	r := newRig(t, false, func(ctx *common.Context, _ *fakes.Source) common.View { return views.NewTail(ctx, nil) })
-	r.mustShow("Tailing is not available")
-	r.key("t", "space", "/")
-	r.mustShow("Tailing is not available")
-	if r.v.Capturing() {
+	r := viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View { return tail.New(ctx, nil) })
+	r.MustShow("Tailing is not available")
+	r.Key("t", "space", "/")
+	r.MustShow("Tailing is not available")
+	if r.V.Capturing() {
 		t.Fatal("unavailable tail captures keys")
 	}
 }
@@ -736,18 +739,18 @@ func TestTailUnavailable(t *testing.T) {
 func TestTailMouse(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	r.open("ORDER.EVENT", 50)
-	r.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	r.mustShow("scrolled")
+	r.Send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	r.MustShow("scrolled")
 	// Rows start below the two status lines and the header.
-	r.send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
-	r.send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
-	r.mustShow("[text]")
+	r.Send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
+	r.Send(tea.MouseClickMsg{Button: tea.MouseLeft, Y: 3})
+	r.MustShow("[text]")
 }
 
 func TestTailStreamContextEndsStream(t *testing.T) {
 	tl := fakes.NewTailer(fakes.TailerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := tl.StartTail(ctx, views.TailSpec{Target: "X"})
+	s, err := tl.StartTail(ctx, tail.Spec{Target: "X"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package views_test
+package tail_test
 
 import (
 	"context"
@@ -14,42 +14,43 @@ import (
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/views/tail"
 )
 
 // benchStream is a TailStream whose channel the benchmark fills itself.
-type benchStream struct{ ch chan views.TailBatch }
+type benchStream struct{ ch chan tail.Batch }
 
-func (s *benchStream) Records() <-chan views.TailBatch { return s.ch }
-func (s *benchStream) Err() error                      { return nil }
+func (s *benchStream) Records() <-chan tail.Batch { return s.ch }
+func (s *benchStream) Err() error                 { return nil }
 func (s *benchStream) Seek(context.Context, position.Position) (uint64, error) {
 	return 0, nil
 }
 func (s *benchStream) Pause(context.Context, bool) error { return nil }
 func (s *benchStream) Waiting() (int64, bool)            { return 0, false }
 func (s *benchStream) Close() error                      { return nil }
-func (s *benchStream) StartTail(context.Context, views.TailSpec) (views.TailStream, error) {
+func (s *benchStream) StartTail(context.Context, tail.Spec) (tail.Stream, error) {
 	return s, nil
 }
 
 // benchTail is a tail view on a benchStream with its ticks captured.
 type benchTail struct {
-	v    *views.Tail
+	v    *tail.View
 	s    *benchStream
 	tick func(time.Time) tea.Msg
 	now  time.Time
 }
 
 func newBenchTail(tb testing.TB, buffer int) *benchTail {
-	bt := &benchTail{s: &benchStream{ch: make(chan views.TailBatch, 64)}, now: fakes.Epoch}
-	ctx := benchCtx(common.FullColor)
+	bt := &benchTail{s: &benchStream{ch: make(chan tail.Batch, 64)}, now: fakes.Epoch}
+	ctx := viewtest.BenchContext(common.FullColor)
 	ctx.Config.TailBuffer = buffer
 	ctx.Now = func() time.Time { return bt.now }
 	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		bt.tick = fn
 		return nil
 	}
-	bt.v = views.NewTail(ctx, bt.s)
+	bt.v = tail.New(ctx, bt.s)
 	bt.v.SetSize(120, 37)
 	cmd := bt.v.Open("ORDER.EVENT")
 	bt.run(cmd)
@@ -75,9 +76,9 @@ func (bt *benchTail) run(cmd tea.Cmd) {
 
 // batch feeds recs through the channel and delivers one tick (one drain,
 // as every 50 ms in the program).
-func (bt *benchTail) batch(recs []views.TailRecord) {
+func (bt *benchTail) batch(recs []tail.Record) {
 	for i := 0; i < len(recs); i += 2048 {
-		bt.s.ch <- views.TailBatch{Records: recs[i:min(i+2048, len(recs))]}
+		bt.s.ch <- tail.Batch{Records: recs[i:min(i+2048, len(recs))]}
 	}
 	bt.now = bt.now.Add(50 * time.Millisecond)
 	fn := bt.tick
@@ -87,11 +88,11 @@ func (bt *benchTail) batch(recs []views.TailRecord) {
 
 // records1KiB returns n records with ~1 KiB JSON values, as the fake
 // tailer makes them.
-func records1KiB(n int) []views.TailRecord {
+func records1KiB(n int) []tail.Record {
 	tl := fakes.NewTailer(fakes.TailerOptions{ValueSize: 1024})
-	s, _ := tl.StartTail(context.Background(), views.TailSpec{Target: "ORDER.EVENT"})
+	s, _ := tl.StartTail(context.Background(), tail.Spec{Target: "ORDER.EVENT"})
 	s.(*fakes.TailStream).Emit(n)
-	out := make([]views.TailRecord, 0, n)
+	out := make([]tail.Record, 0, n)
 	for len(out) < n {
 		out = append(out, (<-s.Records()).Records...)
 	}

@@ -1,4 +1,4 @@
-package views
+package tail
 
 import (
 	"context"
@@ -44,12 +44,12 @@ type (
 	searchTickMsg struct{ seq uint64 }
 )
 
-func (v *Tail) searcher() (Searcher, bool) {
+func (v *View) searcher() (Searcher, bool) {
 	s, ok := v.tailer.(Searcher)
 	return s, ok
 }
 
-func (v *Tail) openSearch() {
+func (v *View) openSearch() {
 	if _, ok := v.searcher(); !ok {
 		return
 	}
@@ -74,21 +74,21 @@ func (v *Tail) openSearch() {
 	if topic != "" {
 		d.Focus(1)
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.dlgKind = "search"
 }
 
 // submitSearch checks the form and starts the search.
-func (v *Tail) submitSearch() tea.Cmd {
-	f := v.dlg.Fields
+func (v *View) submitSearch() tea.Cmd {
+	f := v.Dlg.Fields
 	spec := SearchSpec{Target: f[0].Value(), ValueContains: f[2].Input.Value(), ValueRegex: f[3].Value(),
 		Header: f[4].Value(), From: f[5].Value(), To: f[6].Value()}
 	if k := f[1].Input.Value(); k != "" {
 		spec.Key = []byte(k)
 	}
 	fail := func(i int, msg string) tea.Cmd {
-		v.dlg.Err = msg
-		v.dlg.Focus(i)
+		v.Dlg.Err = msg
+		v.Dlg.Focus(i)
 		return nil
 	}
 	switch {
@@ -109,27 +109,27 @@ func (v *Tail) submitSearch() tea.Cmd {
 		if p == "" {
 			continue
 		}
-		if _, err := position.Parse(p, v.ctx.Now()); err != nil {
+		if _, err := position.Parse(p, v.Ctx.Now()); err != nil {
 			return fail(5+i, err.Error())
 		}
 	}
-	v.closeDialog()
+	v.CloseDialog()
 	return v.startSearch(spec)
 }
 
 // startSearch closes the live tail, clears the buffer and starts spec.
-func (v *Tail) startSearch(spec SearchSpec) tea.Cmd {
+func (v *View) startSearch(spec SearchSpec) tea.Cmd {
 	sr, _ := v.searcher()
 	cmds := []tea.Cmd{v.stop("search: the live tail is closed · r reopens it"), v.cancelSearch()}
 	v.clearBuffer()
-	v.total, v.rate, v.paused = 0, rateWindow{}, false
-	v.gen++
-	v.spec = TailSpec{Target: spec.Target}
+	v.total, v.rate, v.paused = 0, common.RateWindow{}, false
+	v.Gen++
+	v.spec = Spec{Target: spec.Target}
 	v.from = "search"
 	v.state, v.note, v.err = tailClosed, "search results", nil
 	ctx, cancel := context.WithCancel(context.Background())
 	v.srch = &tailSearch{spec: spec, cancel: cancel}
-	cmds = append(cmds, v.address(v.gen, func() any {
+	cmds = append(cmds, v.Address(v.Gen, func() any {
 		run, err := sr.StartSearch(ctx, spec)
 		return searchStartedMsg{run: run, err: err}
 	}))
@@ -137,7 +137,7 @@ func (v *Tail) startSearch(spec SearchSpec) tea.Cmd {
 }
 
 // cancelSearch stops a running search (the matches found stay).
-func (v *Tail) cancelSearch() tea.Cmd {
+func (v *View) cancelSearch() tea.Cmd {
 	s := v.srch
 	if s == nil {
 		return nil
@@ -152,17 +152,17 @@ func (v *Tail) cancelSearch() tea.Cmd {
 	return nil
 }
 
-func (v *Tail) searchTick() tea.Cmd {
+func (v *View) searchTick() tea.Cmd {
 	v.srch.ticks++
-	return v.after(searchEvery, v.gen, searchTickMsg{seq: v.srch.ticks})
+	return v.After(searchEvery, v.Gen, searchTickMsg{seq: v.srch.ticks})
 }
 
 // searchMsg handles the search's replies and ticks (stale ones, of an
 // earlier search or tail, carry another gen and are dropped).
-func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
+func (v *View) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 	switch m := msg.Msg.(type) {
 	case searchStartedMsg:
-		if msg.Gen != v.gen || v.srch == nil {
+		if msg.Gen != v.Gen || v.srch == nil {
 			if m.run != nil {
 				m.run.Cancel()
 			}
@@ -176,12 +176,12 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 		return v.searchTick(), true
 	case searchTickMsg:
 		s := v.srch
-		if msg.Gen != v.gen || s == nil || s.run == nil || m.seq != s.ticks {
+		if msg.Gen != v.Gen || s == nil || s.run == nil || m.seq != s.ticks {
 			return nil, true
 		}
 		if s.prog.Done {
 			// Over: the last matches still go on screen at the pace.
-			if v.pace(v.ctx.Now()) {
+			if v.pace(v.Ctx.Now()) {
 				return v.searchTick(), true
 			}
 			return nil, true
@@ -193,7 +193,7 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 				if !ok {
 					s.prog = s.run.Progress()
 					s.prog.Done = true
-					if v.pace(v.ctx.Now()) {
+					if v.pace(v.Ctx.Now()) {
 						return v.searchTick(), true
 					}
 					return nil, true
@@ -204,7 +204,7 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 			}
 			break
 		}
-		v.pace(v.ctx.Now()) // the matches show at the budget's pace, like live records
+		v.pace(v.Ctx.Now()) // the matches show at the budget's pace, like live records
 		s.prog = s.run.Progress()
 		return v.searchTick(), true
 	}
@@ -213,7 +213,7 @@ func (v *Tail) searchMsg(msg common.ViewMsg) (tea.Cmd, bool) {
 
 // searchLines is the search's status: a progress bar while it runs, the
 // outcome when it is over.
-func (v *Tail) searchLines(st *common.Styles) []string {
+func (v *View) searchLines(st *common.Styles) []string {
 	s := v.srch
 	if s == nil {
 		return nil
@@ -222,16 +222,16 @@ func (v *Tail) searchLines(st *common.Styles) []string {
 	p := s.prog
 	switch {
 	case s.err != nil:
-		return []string{st.Err.Render(common.Trunc("search "+what+" failed: "+sanitize.Error(s.err), v.w))}
+		return []string{st.Err.Render(common.Trunc("search "+what+" failed: "+sanitize.Error(s.err), v.W))}
 	case p.Done && p.Err != nil:
-		return []string{st.Err.Render(common.Trunc(fmt.Sprintf("search %s failed after %s records: %s", what, common.Thousands(p.Scanned), sanitize.Error(p.Err)), v.w))}
+		return []string{st.Err.Render(common.Trunc(fmt.Sprintf("search %s failed after %s records: %s", what, common.Thousands(p.Scanned), sanitize.Error(p.Err)), v.W))}
 	case p.Done:
 		verb := "done"
 		if p.Cancelled {
 			verb = "cancelled"
 		}
 		return []string{st.Info.Render(common.Trunc(fmt.Sprintf("search %s · %s: %s in %s records · r reopens the live tail",
-			what, verb, common.PluralOf(p.Matches, "match", "matches"), common.Thousands(p.Scanned)), v.w))}
+			what, verb, common.PluralOf(p.Matches, "match", "matches"), common.Thousands(p.Scanned)), v.W))}
 	}
 	pct := 0.0
 	if p.Total > 0 {
@@ -243,10 +243,10 @@ func (v *Tail) searchLines(st *common.Styles) []string {
 	}
 	tail := fmt.Sprintf(" %3d%% · %s of %s scanned · %s/s · %s left · %s · x cancels", int(pct*100),
 		common.Thousands(p.Scanned), common.Thousands(p.Total), common.Count(int64(p.Rate)), left, common.PluralOf(p.Matches, "match", "matches"))
-	barW := max(min(v.w-sanitize.Width(tail)-12, 40), 5)
+	barW := max(min(v.W-sanitize.Width(tail)-12, 40), 5)
 	fill := int(pct * float64(barW))
 	bar := st.Accent.Render(strings.Repeat("█", fill)) + st.Faint.Render(strings.Repeat("░", barW-fill))
-	return []string{common.Trunc(st.Info.Render("◌ search ")+bar+tail, v.w), st.Muted.Render(common.Trunc(what, v.w))}
+	return []string{common.Trunc(st.Info.Render("◌ search ")+bar+tail, v.W), st.Muted.Render(common.Trunc(what, v.W))}
 }
 
 func searchCriteria(s SearchSpec) string {

@@ -1,4 +1,4 @@
-package views
+package tail
 
 import (
 	"bufio"
@@ -15,10 +15,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
 )
 
 // Drain cadence: every 50 ms while records flow, backing off to 250 ms
@@ -45,7 +47,7 @@ const (
 // Messages private to the tail view (carried in common.ViewMsg).
 type (
 	tailStartedMsg struct {
-		stream TailStream
+		stream Stream
 		err    error
 	}
 	tailTickMsg struct{ seq uint64 }
@@ -68,7 +70,7 @@ type (
 	}
 )
 
-// Tail is the tail tab: live records of a topic or a pattern through a
+// View is the tail tab: live records of a topic or a pattern through a
 // group consumer (a temporary group unless a named one is given). Records
 // are drained from the stream in batches into a bounded ring buffer; the
 // filter runs once per record as it arrives; only the visible rows are
@@ -79,14 +81,14 @@ type (
 // bandwidth budget allows (common.Pace): the rows advance at the table
 // pace, by whole pages in low-bandwidth mode, and the counters at the
 // counter pace.
-type Tail struct {
-	base
+type View struct {
+	tab.Base
 	tailer   Tailer
 	capacity int
 
-	spec   TailSpec
+	spec   Spec
 	from   string // where the stream reads from, for the header
-	stream TailStream
+	stream Stream
 	epoch  uint64 // batches of an older epoch are from before a jump
 	cancel context.CancelFunc
 	state  tailState
@@ -99,7 +101,7 @@ type Tail struct {
 	intern  interner
 	total   int64 // records received since the tail opened
 	dropped int64 // records dropped from the buffer (the oldest first)
-	rate    rateWindow
+	rate    common.RateWindow
 	topics  int // distinct topics seen (interned)
 	topicW  int
 	offW    int
@@ -162,15 +164,15 @@ type detailCache struct {
 	lines         []string
 }
 
-// NewTail returns the tail view; t may be nil (the tab then explains that
+// New returns the tail view; t may be nil (the tab then explains that
 // tailing is unavailable).
-func NewTail(ctx *common.Context, t Tailer) *Tail {
+func New(ctx *common.Context, t Tailer) *View {
 	capacity := ctx.Config.TailBuffer
 	if capacity <= 0 {
 		capacity = config.DefaultTailBuffer
 	}
-	v := &Tail{
-		base:     base{ctx: ctx, id: common.ViewTail},
+	v := &View{
+		Base:     tab.New(ctx, common.ViewTail),
 		tailer:   t,
 		capacity: capacity,
 		ring:     newTailRing(capacity),
@@ -185,51 +187,51 @@ func NewTail(ctx *common.Context, t Tailer) *Tail {
 	return v
 }
 
-func (v *Tail) Title() string         { return "Tail" }
-func (v *Tail) Primary() common.ResID { return -1 }
-func (v *Tail) Capturing() bool       { return v.dlg != nil || v.filtering }
-func (v *Tail) SetSize(w, h int) {
-	v.w, v.h = w, h
+func (v *View) Title() string         { return "Tail" }
+func (v *View) Primary() common.ResID { return -1 }
+func (v *View) Capturing() bool       { return v.Dlg != nil || v.filtering }
+func (v *View) SetSize(w, h int) {
+	v.W, v.H = w, h
 	v.filterIn.SetWidth(max(w-24, 10))
 }
 
 // Target returns the topic or pattern being tailed.
-func (v *Tail) Target() string { return v.spec.Target }
+func (v *View) Target() string { return v.spec.Target }
 
 // Spec returns the spec of the current (or last) stream.
-func (v *Tail) Spec() TailSpec { return v.spec }
+func (v *View) Spec() Spec { return v.spec }
 
 // Running reports whether a stream is open (starting, live or seeking).
-func (v *Tail) Running() bool {
+func (v *View) Running() bool {
 	return v.state == tailStarting || v.state == tailLive || v.state == tailSeeking
 }
 
 // Counts returns what the view holds: records buffered, received in total,
 // dropped at the bound, and received while paused.
-func (v *Tail) Counts() (buffered int, total, dropped, newWhilePaused int64) {
+func (v *View) Counts() (buffered int, total, dropped, newWhilePaused int64) {
 	return v.ring.n, v.total, v.dropped, v.newWhilePaused()
 }
 
 // Shown returns the number of rows the view offers (after the filter and
 // the pause).
-func (v *Tail) Shown() int { return v.rowCount() }
+func (v *View) Shown() int { return v.rowCount() }
 
 // Open starts tailing target from the latest records (from `t` on a
 // topic, `:tail PATTERN`); it replaces any running tail and empties the
 // buffer.
-func (v *Tail) Open(target string) tea.Cmd {
-	return v.start(TailSpec{Target: target, From: fromLatest}, false)
+func (v *View) Open(target string) tea.Cmd {
+	return v.start(Spec{Target: target, From: fromLatest}, false)
 }
 
 // fromLatest is the default start (and the restart's).
 var fromLatest = position.Position{Kind: position.Latest, Partition: -1}
 
 // Focus implements common.Focuser.
-func (v *Tail) Focus() tea.Cmd { return nil }
+func (v *View) Focus() tea.Cmd { return nil }
 
 // Blur implements common.Focuser: leaving the tab closes the stream (the
 // buffer stays; r reopens).
-func (v *Tail) Blur() tea.Cmd {
+func (v *View) Blur() tea.Cmd {
 	if v.Running() {
 		return v.stop("closed when you left the tab · r reopens it")
 	}
@@ -237,7 +239,7 @@ func (v *Tail) Blur() tea.Cmd {
 }
 
 // Shutdown implements common.Closer.
-func (v *Tail) Shutdown() {
+func (v *View) Shutdown() {
 	v.cancelSearch()
 	if cmd := v.stop("closed"); cmd != nil {
 		go cmd()
@@ -245,7 +247,7 @@ func (v *Tail) Shutdown() {
 }
 
 // start opens a stream for spec; keep keeps the buffer (reopen).
-func (v *Tail) start(spec TailSpec, keep bool) tea.Cmd {
+func (v *View) start(spec Spec, keep bool) tea.Cmd {
 	if v.tailer == nil {
 		return nil
 	}
@@ -255,29 +257,29 @@ func (v *Tail) start(spec TailSpec, keep bool) tea.Cmd {
 	if !keep {
 		v.clearBuffer()
 		v.total = 0
-		v.rate = rateWindow{}
+		v.rate = common.RateWindow{}
 	}
 	v.paused, v.waiting, v.epoch = false, -1, 0
-	v.gen++
+	v.Gen++
 	v.spec = spec
-	v.from = fromLabel(spec.From, v.ctx.Now().Location())
+	v.from = fromLabel(spec.From, v.Ctx.Now().Location())
 	v.state, v.note, v.err = tailStarting, "", nil
 	v.every = tailFast
 	ctx, cancel := context.WithCancel(context.Background())
 	v.cancel = cancel
 	t := v.tailer
-	return tea.Batch(closeOld, v.address(v.gen, func() any {
+	return tea.Batch(closeOld, v.Address(v.Gen, func() any {
 		s, err := t.StartTail(ctx, spec)
 		return tailStartedMsg{stream: s, err: err}
 	}))
 }
 
 // stop closes the stream (in a command) and records why.
-func (v *Tail) stop(note string) tea.Cmd {
+func (v *View) stop(note string) tea.Cmd {
 	if !v.Running() {
 		return nil
 	}
-	v.gen++ // pending ticks and a late start reply are now stale
+	v.Gen++ // pending ticks and a late start reply are now stale
 	v.state, v.note = tailClosed, note
 	if v.cancel != nil {
 		v.cancel()
@@ -291,14 +293,14 @@ func (v *Tail) stop(note string) tea.Cmd {
 	return closeStream(s)
 }
 
-func closeStream(s TailStream) tea.Cmd {
+func closeStream(s Stream) tea.Cmd {
 	return func() tea.Msg {
 		_ = s.Close()
 		return nil
 	}
 }
 
-func (v *Tail) clearBuffer() {
+func (v *View) clearBuffer() {
 	v.ring.clear()
 	v.matches.reset()
 	v.dropped = 0
@@ -321,7 +323,7 @@ func fromLabel(p position.Position, loc *time.Location) string {
 
 // ---- ingest ----
 
-func (v *Tail) ingest(r *TailRecord) {
+func (v *View) ingest(r *Record) {
 	if _, seen := v.intern[r.Topic]; !seen {
 		v.topics++
 		v.topicW = max(v.topicW, min(sanitize.Width(sanitize.String(r.Topic)), 24))
@@ -341,7 +343,7 @@ func (v *Tail) ingest(r *TailRecord) {
 
 // drain takes what the stream has, without blocking, dropping batches
 // read before the last jump.
-func (v *Tail) drain() (n int, ended bool) {
+func (v *View) drain() (n int, ended bool) {
 	ch := v.stream.Records()
 	for n < tailMaxBatch {
 		select {
@@ -363,9 +365,9 @@ func (v *Tail) drain() (n int, ended bool) {
 	return n, false
 }
 
-func (v *Tail) tick() tea.Cmd {
+func (v *View) tick() tea.Cmd {
 	v.ticks++
-	return v.after(v.every, v.gen, tailTickMsg{seq: v.ticks})
+	return v.After(v.every, v.Gen, tailTickMsg{seq: v.ticks})
 }
 
 // spaces returns n spaces.
@@ -381,14 +383,14 @@ func spaces(n int) string {
 
 // limit is the exclusive upper bound of the seqs shown: the pause's, or
 // what the table pace let through.
-func (v *Tail) limit() uint64 {
+func (v *View) limit() uint64 {
 	if v.paused {
 		return min(v.pauseEnd, v.ring.next)
 	}
 	return min(v.showEnd, v.ring.next)
 }
 
-func (v *Tail) rowCount() int {
+func (v *View) rowCount() int {
 	if v.filter != nil {
 		return v.matches.search(v.limit())
 	}
@@ -399,7 +401,7 @@ func (v *Tail) rowCount() int {
 	return int(hi - lo)
 }
 
-func (v *Tail) rowSeq(i int) uint64 {
+func (v *View) rowSeq(i int) uint64 {
 	if v.filter != nil {
 		return v.matches.at(i)
 	}
@@ -407,7 +409,7 @@ func (v *Tail) rowSeq(i int) uint64 {
 }
 
 // rowOf is the index of the first row whose seq is ≥ seq.
-func (v *Tail) rowOf(seq uint64) int {
+func (v *View) rowOf(seq uint64) int {
 	if v.filter != nil {
 		return v.matches.search(seq)
 	}
@@ -417,7 +419,7 @@ func (v *Tail) rowOf(seq uint64) int {
 	return 0
 }
 
-func (v *Tail) newWhilePaused() int64 {
+func (v *View) newWhilePaused() int64 {
 	if !v.paused || v.ring.next <= v.pauseEnd {
 		return 0
 	}
@@ -426,7 +428,7 @@ func (v *Tail) newWhilePaused() int64 {
 
 // settle computes the cursor and first row for rows lines, from the
 // follow flag or the remembered seqs, and remembers them again.
-func (v *Tail) settle(rows int) (top, cur, n int) {
+func (v *View) settle(rows int) (top, cur, n int) {
 	n = v.rowCount()
 	if n == 0 {
 		return 0, -1, 0
@@ -437,7 +439,7 @@ func (v *Tail) settle(rows int) (top, cur, n int) {
 		top = max(0, n-rows)
 		// Low bandwidth: the page flipPage chose, while the newest row is
 		// on it (new rows are written below the old ones).
-		if v.ctx.Pace.Low() && v.pageTop >= v.ring.first() && v.pageTop < v.limit() {
+		if v.Ctx.Pace.Low() && v.pageTop >= v.ring.first() && v.pageTop < v.limit() {
 			if pt := v.rowOf(v.pageTop); pt <= cur && cur < pt+rows {
 				top = pt
 			}
@@ -457,7 +459,7 @@ func (v *Tail) settle(rows int) (top, cur, n int) {
 	return top, cur, n
 }
 
-func (v *Tail) move(d int) {
+func (v *View) move(d int) {
 	_, cur, n := v.settle(v.listRowsFor())
 	if n == 0 {
 		return
@@ -473,7 +475,7 @@ func (v *Tail) move(d int) {
 // pins it: the list stops following, and the pane keeps that record
 // (topic, partition, offset) while records arrive, even after it left the
 // buffer, until the operator moves.
-func (v *Tail) openDetail() {
+func (v *View) openDetail() {
 	_, cur, n := v.settle(v.listRowsFor())
 	if n == 0 || cur < 0 {
 		return
@@ -484,7 +486,7 @@ func (v *Tail) openDetail() {
 }
 
 // newerThanPin counts the rows shown after the pinned record.
-func (v *Tail) newerThanPin() int64 {
+func (v *View) newerThanPin() int64 {
 	n := v.rowCount()
 	if v.pin.seq < v.ring.first() {
 		return int64(n)
@@ -492,11 +494,11 @@ func (v *Tail) newerThanPin() int64 {
 	return int64(n - min(v.rowOf(v.pin.seq+1), n))
 }
 
-func (v *Tail) closeDetail() {
+func (v *View) closeDetail() {
 	v.detail, v.pin = false, tailPin{}
 }
 
-func (v *Tail) pinAt(seq uint64) {
+func (v *View) pinAt(seq uint64) {
 	if seq < v.ring.first() || seq >= v.ring.next {
 		return
 	}
@@ -505,7 +507,7 @@ func (v *Tail) pinAt(seq uint64) {
 }
 
 // repin moves the pin to the cursor after the operator moved it.
-func (v *Tail) repin() {
+func (v *View) repin() {
 	if v.detail && v.pin.seq != v.cur {
 		v.pinAt(v.cur)
 	}
@@ -514,7 +516,7 @@ func (v *Tail) repin() {
 // pinned returns the record the detail pane and its actions (f, c) are
 // about: the pinned one while the pane is open, else the one under the
 // cursor.
-func (v *Tail) pinned() (*tailEntry, uint64, bool) {
+func (v *View) pinned() (*tailEntry, uint64, bool) {
 	if v.detail && v.pin.on && !v.follow {
 		return &v.pin.e, v.pin.seq, true
 	}
@@ -522,7 +524,7 @@ func (v *Tail) pinned() (*tailEntry, uint64, bool) {
 }
 
 // selected returns the entry under the cursor.
-func (v *Tail) selected() (*tailEntry, uint64, bool) {
+func (v *View) selected() (*tailEntry, uint64, bool) {
 	_, cur, n := v.settle(v.listRowsFor())
 	if n == 0 || cur < 0 {
 		return nil, 0, false
@@ -533,7 +535,7 @@ func (v *Tail) selected() (*tailEntry, uint64, bool) {
 
 // ---- filter ----
 
-func (v *Tail) setFilter(f *tailFilter) {
+func (v *View) setFilter(f *tailFilter) {
 	v.filter = f
 	v.matches.reset()
 	if f == nil {
@@ -546,7 +548,7 @@ func (v *Tail) setFilter(f *tailFilter) {
 	}
 }
 
-func (v *Tail) filterKey(msg tea.Msg) {
+func (v *View) filterKey(msg tea.Msg) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
 		case "enter":
@@ -580,8 +582,8 @@ func (v *Tail) filterKey(msg tea.Msg) {
 // ---- update ----
 
 // ShortHelp implements common.View.
-func (v *Tail) ShortHelp() []key.Binding {
-	k := v.ctx.Keys
+func (v *View) ShortHelp() []key.Binding {
+	k := v.Ctx.Keys
 	if v.tailer == nil {
 		return nil
 	}
@@ -595,8 +597,8 @@ func (v *Tail) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements common.View.
-func (v *Tail) FullHelp() [][]key.Binding {
-	k := v.ctx.Keys
+func (v *View) FullHelp() [][]key.Binding {
+	k := v.Ctx.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.TailFollow},
 		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop},
@@ -605,10 +607,10 @@ func (v *Tail) FullHelp() [][]key.Binding {
 }
 
 // HelpTitles implements common.HelpTitler.
-func (v *Tail) HelpTitles() []string { return []string{"Navigation", "Tail", "Tail filter (/)"} }
+func (v *View) HelpTitles() []string { return []string{"Navigation", "Tail", "Tail filter (/)"} }
 
 // Back implements common.View.
-func (v *Tail) Back() bool {
+func (v *View) Back() bool {
 	switch {
 	case v.detail:
 		v.closeDetail()
@@ -623,7 +625,7 @@ func (v *Tail) Back() bool {
 }
 
 // Status implements common.View.
-func (v *Tail) Status() string {
+func (v *View) Status() string {
 	if v.spec.Target == "" {
 		return ""
 	}
@@ -635,11 +637,11 @@ func (v *Tail) Status() string {
 	if v.paused {
 		parts = append(parts, "paused")
 	}
-	return words(parts...)
+	return tab.Words(parts...)
 }
 
 // Update implements common.View.
-func (v *Tail) Update(msg tea.Msg) tea.Cmd {
+func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
@@ -647,14 +649,14 @@ func (v *Tail) Update(msg tea.Msg) tea.Cmd {
 		return v.handleKey(msg)
 	case tea.PasteMsg:
 		switch {
-		case v.dlg != nil:
-			v.dlg.Update(v.ctx, msg)
+		case v.Dlg != nil:
+			v.Dlg.Update(v.Ctx, msg)
 		case v.filtering:
 			v.filterKey(msg)
 		}
 		return nil
 	case tea.MouseWheelMsg:
-		if v.dlg != nil {
+		if v.Dlg != nil {
 			return nil
 		}
 		switch msg.Button {
@@ -665,7 +667,7 @@ func (v *Tail) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseClickMsg:
-		if v.dlg != nil || msg.Button != tea.MouseLeft || v.listRows == 0 {
+		if v.Dlg != nil || msg.Button != tea.MouseLeft || v.listRows == 0 {
 			return nil
 		}
 		if y := msg.Y - v.listTop; y >= 0 && y < v.listRows {
@@ -687,7 +689,7 @@ func (v *Tail) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
+func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	if cmd, ok := v.searchMsg(msg); ok {
 		return cmd
 	}
@@ -695,7 +697,7 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case tailSavedMsg:
 		return v.saved(m)
 	case tailStartedMsg:
-		if msg.Gen != v.gen || v.state != tailStarting {
+		if msg.Gen != v.Gen || v.state != tailStarting {
 			if m.stream != nil {
 				return closeStream(m.stream) // superseded
 			}
@@ -710,20 +712,20 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 			return nil
 		}
 		v.stream, v.state = m.stream, tailLive
-		v.rate.add(v.ctx.Now(), v.total)
+		v.rate.Add(v.Ctx.Now(), v.total)
 		v.countGate.Reset()
-		v.pace(v.ctx.Now())
+		v.pace(v.Ctx.Now())
 		if v.paused { // space was pressed while the stream was starting
 			s := v.stream
-			return tea.Batch(v.tick(), v.address(v.gen, func() any {
-				ctx, cancel := callCtx()
+			return tea.Batch(v.tick(), v.Address(v.Gen, func() any {
+				ctx, cancel := tab.CallCtx()
 				defer cancel()
 				return tailPauseMsg{paused: true, err: s.Pause(ctx, true)}
 			}))
 		}
 		return v.tick()
 	case tailPauseMsg:
-		if m.err != nil && msg.Gen == v.gen {
+		if m.err != nil && msg.Gen == v.Gen {
 			what := "pause"
 			if !m.paused {
 				what = "resume"
@@ -732,7 +734,7 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if msg.Gen != v.gen {
+	if msg.Gen != v.Gen {
 		return nil
 	}
 	switch m := msg.Msg.(type) {
@@ -742,8 +744,8 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		n, ended := v.drain()
 		v.matches.dropBefore(v.ring.first())
-		now := v.ctx.Now()
-		v.rate.add(now, v.total)
+		now := v.Ctx.Now()
+		v.rate.Add(now, v.total)
 		if v.paused {
 			if w, ok := v.stream.Waiting(); ok {
 				v.waiting = w
@@ -776,29 +778,29 @@ func (v *Tail) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.state = tailLive
 		v.every = tailFast
 		if m.err != nil {
-			if v.dlg != nil && v.dlgGen == m.dlgGen {
-				v.dlg.Busy = ""
-				v.dlg.Err = "jump failed: " + sanitize.Error(m.err)
+			if v.Dlg != nil && v.DlgGen == m.dlgGen {
+				v.Dlg.Busy = ""
+				v.Dlg.Err = "jump failed: " + sanitize.Error(m.err)
 			}
 			return v.tick()
 		}
-		if v.dlg != nil && v.dlgGen == m.dlgGen {
-			v.closeDialog()
+		if v.Dlg != nil && v.DlgGen == m.dlgGen {
+			v.CloseDialog()
 		}
 		v.clearBuffer()
 		v.epoch = max(v.epoch, m.epoch)
 		v.paused, v.waiting = false, -1 // a seek resumes the stream
 		v.note = "jumped to " + m.label
 		v.from = "jumped to " + m.label
-		v.pace(v.ctx.Now())
+		v.pace(v.Ctx.Now())
 		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared)"))
 	}
 	return nil
 }
 
-func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := v.ctx.Keys
-	if v.dlg != nil {
+func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := v.Ctx.Keys
+	if v.Dlg != nil {
 		return v.dialogKey(msg)
 	}
 	if v.filtering {
@@ -847,7 +849,7 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailFollow):
 		v.follow = true
 		v.tableGate.Reset()
-		v.pace(v.ctx.Now())
+		v.pace(v.Ctx.Now())
 	case key.Matches(msg, k.TailDetail):
 		if v.detail {
 			v.closeDetail()
@@ -857,7 +859,7 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailPause):
 		return v.togglePause()
 	case key.Matches(msg, k.TailFormat):
-		v.format = (v.format + 1) % numFormats
+		v.format = (v.format + 1) % components.NumFormats
 		v.dscroll = 0
 		if !v.detail {
 			v.openDetail()
@@ -891,7 +893,7 @@ func (v *Tail) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *Tail) filterText() string {
+func (v *View) filterText() string {
 	if v.filter == nil {
 		return ""
 	}
@@ -900,7 +902,7 @@ func (v *Tail) filterText() string {
 
 // togglePause freezes (or unfreezes) the screen at once and asks the
 // stream to stop (or resume) fetching.
-func (v *Tail) togglePause() tea.Cmd {
+func (v *View) togglePause() tea.Cmd {
 	if v.paused {
 		v.paused, v.waiting = false, -1
 	} else {
@@ -908,14 +910,14 @@ func (v *Tail) togglePause() tea.Cmd {
 	}
 	v.tableGate.Reset()
 	v.countGate.Reset()
-	v.pace(v.ctx.Now())
+	v.pace(v.Ctx.Now())
 	s := v.stream
 	if s == nil || !v.Running() {
 		return nil
 	}
 	paused := v.paused
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		return tailPauseMsg{paused: paused, err: s.Pause(ctx, paused)}
 	})
@@ -924,8 +926,8 @@ func (v *Tail) togglePause() tea.Cmd {
 // pace lets the rows and the counters change as often as the bandwidth
 // budget allows (common.Pace). It reports whether it held something back,
 // which then shows at a later tick.
-func (v *Tail) pace(now time.Time) (held bool) {
-	p := v.ctx.Pace
+func (v *View) pace(now time.Time) (held bool) {
+	p := v.Ctx.Pace
 	if !v.paused && v.showEnd < v.ring.next {
 		if p.Room(now) && v.tableGate.Allow(now, p.Table()) {
 			if p.Low() && v.follow {
@@ -942,7 +944,7 @@ func (v *Tail) pace(now time.Time) (held bool) {
 		waiting: v.waiting, newer: v.newWhilePaused(),
 	}
 	if v.state == tailLive && !v.paused {
-		c.rate = v.rate.rate(now, v.total)
+		c.rate = v.rate.Rate(now, v.total)
 		if p.Low() {
 			c.rate = roughRate(c.rate)
 		}
@@ -975,7 +977,7 @@ func roughRate(r float64) float64 {
 // the page turns to the one that holds it (pages are counted in seqs from
 // where paging began, so records leaving the buffer do not shift them)
 // and shows its first half. With a filter the same happens in rows.
-func (v *Tail) flipPage() {
+func (v *View) flipPage() {
 	rows := max(v.listRowsFor(), 1)
 	step := max(rows/2, 1)
 	if v.filter != nil {
@@ -1003,13 +1005,13 @@ func (v *Tail) flipPage() {
 	v.showEnd = min(newest, v.showEnd+uint64(step))
 }
 
-func (v *Tail) copyValue() tea.Cmd {
+func (v *View) copyValue() tea.Cmd {
 	e, _, ok := v.pinned()
 	if !ok {
 		return nil
 	}
 	val := e.value()
-	where := "P" + itoa(int64(e.part)) + "@" + itoa(e.off)
+	where := "P" + tab.Itoa(int64(e.part)) + "@" + tab.Itoa(e.off)
 	switch {
 	case val == nil:
 		return common.Flash(common.LevelWarn, "nothing to copy: the value of "+where+" is null")
@@ -1024,7 +1026,7 @@ func (v *Tail) copyValue() tea.Cmd {
 
 // ---- dialogs ----
 
-func (v *Tail) openNew() {
+func (v *View) openNew() {
 	d := &components.Dialog{
 		Title:       "Tail a topic or a pattern",
 		Body:        []string{"A pattern such as ORDER.* tails every matching topic (SYSTEM. topics only when named)."},
@@ -1034,23 +1036,23 @@ func (v *Tail) openNew() {
 			components.TextField("From", "latest", "latest · earliest · 1234 · 2026-11-30 10:00 · -15m"),
 		},
 	}
-	if !v.ctx.ReadOnly {
+	if !v.Ctx.ReadOnly {
 		d.Fields = append(d.Fields, components.TextField("Group", "", "blank = temporary group (recommended)"))
 		d.Body = append(d.Body, "A named group commits its offsets as it reads; leave it blank to tail without touching any group.")
 	} else {
 		d.Body = append(d.Body, "Read-only context: the tail uses a temporary group.")
 	}
-	v.openDialog(d)
+	v.OpenDialog(d)
 	v.dlgKind = "new"
 }
 
-func (v *Tail) openJump() {
+func (v *View) openJump() {
 	if !v.Running() || v.state == tailStarting {
-		v.openDialog(&components.Dialog{Title: "Jump", Body: []string{"The tail is not running: r reopens it, t starts another."}})
+		v.OpenDialog(&components.Dialog{Title: "Jump", Body: []string{"The tail is not running: r reopens it, t starts another."}})
 		v.dlgKind = "info"
 		return
 	}
-	v.openDialog(&components.Dialog{
+	v.OpenDialog(&components.Dialog{
 		Title: "Jump to an offset or a time",
 		// One line per kind of form, each short enough for an 80-column
 		// box, so that no date is cut at a hyphen.
@@ -1066,7 +1068,7 @@ func (v *Tail) openJump() {
 	v.dlgKind = "jump"
 }
 
-func (v *Tail) defaultSavePath() string {
+func (v *View) defaultSavePath() string {
 	name := strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
@@ -1077,13 +1079,13 @@ func (v *Tail) defaultSavePath() string {
 	if name == "" {
 		name = "records"
 	}
-	return "./ilinkdash-tail-" + name + "-" + v.ctx.Now().Format("20060102-150405") + ".jsonl"
+	return "./ilinkdash-tail-" + name + "-" + v.Ctx.Now().Format("20060102-150405") + ".jsonl"
 }
 
-func (v *Tail) openSave() {
+func (v *View) openSave() {
 	n := v.ring.n
 	if n == 0 {
-		v.openDialog(&components.Dialog{Title: "Save", Body: []string{"The buffer is empty: nothing to save."}})
+		v.OpenDialog(&components.Dialog{Title: "Save", Body: []string{"The buffer is empty: nothing to save."}})
 		v.dlgKind = "info"
 		return
 	}
@@ -1097,12 +1099,12 @@ func (v *Tail) openSave() {
 	} else {
 		body = append(body, common.Plural(n, "record")+".")
 	}
-	v.openDialog(&components.Dialog{Title: "Save the tail buffer", Body: body, Fields: fields, SubmitLabel: "save"})
+	v.OpenDialog(&components.Dialog{Title: "Save the tail buffer", Body: body, Fields: fields, SubmitLabel: "save"})
 	v.dlgKind = "save"
 }
 
-func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.dialogFlow(msg, nil, func(end func()) tea.Cmd {
+func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	return v.DialogFlow(msg, nil, func(end func()) tea.Cmd {
 		switch v.dlgKind {
 		case "new":
 			return v.submitNew()
@@ -1118,56 +1120,56 @@ func (v *Tail) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	}, nil)
 }
 
-func (v *Tail) submitNew() tea.Cmd {
-	f := v.dlg.Fields
+func (v *View) submitNew() tea.Cmd {
+	f := v.Dlg.Fields
 	target := f[0].Value()
 	switch {
 	case target == "":
-		v.dlg.Err = "give a topic name or a pattern"
+		v.Dlg.Err = "give a topic name or a pattern"
 		return nil
 	case sanitize.String(target) != target || strings.ContainsAny(target, " ,;|"):
-		v.dlg.Err = "a topic or pattern has no spaces, control characters or , ; |"
+		v.Dlg.Err = "a topic or pattern has no spaces, control characters or , ; |"
 		return nil
 	}
-	from, err := position.Parse(f[1].Value(), v.ctx.Now())
+	from, err := position.Parse(f[1].Value(), v.Ctx.Now())
 	switch {
 	case strings.TrimSpace(f[1].Value()) == "":
 		from, err = fromLatest, nil
 	case err != nil:
-		v.dlg.Err = "from: " + err.Error()
+		v.Dlg.Err = "from: " + err.Error()
 		return nil
 	case from.Kind == position.Offset && from.Partition >= 0:
-		v.dlg.Err = "from " + from.String() + ": a tail starts every partition at the same place; open it, then jump (o) to " + from.String()
+		v.Dlg.Err = "from " + from.String() + ": a tail starts every partition at the same place; open it, then jump (o) to " + from.String()
 		return nil
 	}
-	spec := TailSpec{Target: target, From: from}
+	spec := Spec{Target: target, From: from}
 	if len(f) > 2 {
 		spec.Group = f[2].Value()
 		if spec.Group != "" && (sanitize.String(spec.Group) != spec.Group || strings.ContainsAny(spec.Group, " ")) {
-			v.dlg.Err = "a group name has no spaces or control characters"
+			v.Dlg.Err = "a group name has no spaces or control characters"
 			return nil
 		}
 	}
-	v.closeDialog()
+	v.CloseDialog()
 	return v.start(spec, false)
 }
 
-func (v *Tail) submitJump() tea.Cmd {
-	to, err := position.Parse(v.dlg.Fields[0].Value(), v.ctx.Now())
+func (v *View) submitJump() tea.Cmd {
+	to, err := position.Parse(v.Dlg.Fields[0].Value(), v.Ctx.Now())
 	if err != nil {
-		v.dlg.Err = err.Error()
+		v.Dlg.Err = err.Error()
 		return nil
 	}
-	label := jumpLabel(to, v.ctx.Now().Location())
+	label := jumpLabel(to, v.Ctx.Now().Location())
 	if v.state != tailLive || v.stream == nil {
-		v.dlg.Err = "the tail is not running"
+		v.Dlg.Err = "the tail is not running"
 		return nil
 	}
 	v.state = tailSeeking
-	v.dlg.Busy = "jumping to " + label + "…"
-	s, gen := v.stream, v.dlgGen
-	return v.address(v.gen, func() any {
-		ctx, cancel := callCtx()
+	v.Dlg.Busy = "jumping to " + label + "…"
+	s, gen := v.stream, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
 		defer cancel()
 		epoch, err := s.Seek(ctx, to)
 		return tailSeekMsg{err: err, epoch: epoch, label: label, dlgGen: gen}
@@ -1190,11 +1192,11 @@ func jumpLabel(p position.Position, loc *time.Location) string {
 	return p.Time.In(loc).Format("2006-01-02 15:04:05")
 }
 
-func (v *Tail) submitSave() tea.Cmd {
-	f := v.dlg.Fields
+func (v *View) submitSave() tea.Cmd {
+	f := v.Dlg.Fields
 	path := f[0].Value()
 	if path == "" {
-		v.dlg.Err = "give a file name"
+		v.Dlg.Err = "give a file name"
 		return nil
 	}
 	all := v.filter == nil || (len(f) > 1 && f[1].Choice == 1)
@@ -1210,10 +1212,10 @@ func (v *Tail) submitSave() tea.Cmd {
 			entries = append(entries, *v.ring.at(seq))
 		}
 	}
-	v.dlg.Err = ""
-	v.dlg.Busy = "saving " + common.Plural(len(entries), "record") + "…"
-	gen := v.dlgGen
-	return v.address(v.gen, func() any {
+	v.Dlg.Err = ""
+	v.Dlg.Busy = "saving " + common.Plural(len(entries), "record") + "…"
+	gen := v.DlgGen
+	return v.Address(v.Gen, func() any {
 		p, n, err := saveJSONL(path, entries)
 		return tailSavedMsg{path: p, n: len(entries), bytes: n, err: err, dlgGen: gen}
 	})
@@ -1240,7 +1242,7 @@ func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
 	buf := make([]byte, 0, 4096)
 	for i := range entries {
 		r := entries[i].record()
-		buf = AppendTailJSON(buf[:0], &r)
+		buf = jsonl.Append(buf[:0], &r)
 		m, err := w.Write(buf)
 		n += int64(m)
 		if err != nil {
@@ -1261,17 +1263,17 @@ func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
 	return path, n, nil
 }
 
-func (v *Tail) saved(m tailSavedMsg) tea.Cmd {
+func (v *View) saved(m tailSavedMsg) tea.Cmd {
 	if m.err != nil {
-		if v.dlg != nil && v.dlgGen == m.dlgGen {
-			v.dlg.Busy = ""
-			v.dlg.Err = "save failed: " + sanitize.Error(m.err)
+		if v.Dlg != nil && v.DlgGen == m.dlgGen {
+			v.Dlg.Busy = ""
+			v.Dlg.Err = "save failed: " + sanitize.Error(m.err)
 			return nil
 		}
 		return common.Flash(common.LevelError, "save failed: "+sanitize.Error(m.err))
 	}
-	if v.dlg != nil && v.dlgGen == m.dlgGen {
-		v.closeDialog()
+	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+		v.CloseDialog()
 	}
 	return common.Flash(common.LevelOK, "saved "+common.Plural(m.n, "record")+" ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))
 }
@@ -1282,7 +1284,7 @@ type tailCols struct {
 	gap, time, topic, part, off, key, val int
 }
 
-func (v *Tail) columns(w int) tailCols {
+func (v *View) columns(w int) tailCols {
 	gap := 1
 	if w >= 100 {
 		gap = 2
@@ -1318,7 +1320,7 @@ func (v *Tail) columns(w int) tailCols {
 }
 
 // header lines above the list: title, state, optional filter line(s).
-func (v *Tail) headLines(st *common.Styles) []string {
+func (v *View) headLines(st *common.Styles) []string {
 	title := st.Title.Render("Tail " + common.S(v.spec.Target))
 	group := "temporary group"
 	if v.spec.Group != "" {
@@ -1383,31 +1385,31 @@ func (v *Tail) headLines(st *common.Styles) []string {
 		}
 		lines = append(lines, v.filterIn.View(st)+count)
 		if v.filterErr != "" {
-			lines = append(lines, st.Err.Render(common.Trunc(sanitize.String(v.filterErr), v.w)))
+			lines = append(lines, st.Err.Render(common.Trunc(sanitize.String(v.filterErr), v.W)))
 		} else {
-			lines = append(lines, st.Faint.Render(common.Trunc(FilterHelp+" · enter keeps · esc clears", v.w)))
+			lines = append(lines, st.Faint.Render(common.Trunc(FilterHelp+" · enter keeps · esc clears", v.W)))
 		}
 	case v.filter != nil:
 		shown := ""
 		if v.paused {
 			shown = " (" + common.Thousands(int64(v.rowCount())) + " before the pause)"
 		}
-		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.w-30, 8)))+
+		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.W-30, 8)))+
 			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" "+common.Agree(v.matches.len(), "matches", "match")+shown+" · esc clears"))
 	}
 	return lines
 }
 
 // listRowsFor is the number of record rows the current layout shows.
-func (v *Tail) listRowsFor() int {
-	rows, _ := v.split(len(v.headLines(v.ctx.Styles)))
+func (v *View) listRowsFor() int {
+	rows, _ := v.split(len(v.headLines(v.Ctx.Styles)))
 	return rows
 }
 
 // split divides the body below the head lines between the list (rows,
 // table header excluded) and the detail pane (its lines, title included).
-func (v *Tail) split(head int) (rows, detail int) {
-	avail := max(v.h-head, 0)
+func (v *View) split(head int) (rows, detail int) {
+	avail := max(v.H-head, 0)
 	if !v.detail {
 		return max(avail-1, 0), 0
 	}
@@ -1418,21 +1420,21 @@ func (v *Tail) split(head int) (rows, detail int) {
 	return max(avail-detail-1, 0), detail
 }
 
-func (v *Tail) detailRows() int {
-	_, d := v.split(len(v.headLines(v.ctx.Styles)))
+func (v *View) detailRows() int {
+	_, d := v.split(len(v.headLines(v.Ctx.Styles)))
 	return max(d-1, 1)
 }
 
 // View implements common.View.
-func (v *Tail) View() string {
-	if v.dlg != nil {
-		return v.dialogView()
+func (v *View) View() string {
+	if v.Dlg != nil {
+		return v.DialogView()
 	}
-	st := v.ctx.Styles
+	st := v.Ctx.Styles
 	if v.tailer == nil {
 		lines := []string{st.Title.Render("Tail"), ""}
-		lines = append(lines, common.Wrap("Tailing is not available in this session: no consumer is configured for this context. The other tabs work as usual.", v.w)...)
-		return common.Frame(lines, v.w, v.h)
+		lines = append(lines, common.Wrap("Tailing is not available in this session: no consumer is configured for this context. The other tabs work as usual.", v.W)...)
+		return common.Frame(lines, v.W, v.H)
 	}
 	if v.spec.Target == "" {
 		return common.Frame([]string{
@@ -1441,15 +1443,15 @@ func (v *Tail) View() string {
 			"Nothing tailed yet.",
 			st.Muted.Render("t here, t on a topic (tab 2) or :tail PATTERN starts a tail;"),
 			st.Muted.Render("a pattern such as ORDER.* tails every matching topic."),
-		}, v.w, v.h)
+		}, v.W, v.H)
 	}
-	lines := make([]string, 0, v.h)
+	lines := make([]string, 0, v.H)
 	lines = append(lines, v.headLines(st)...)
 	rows, detailH := v.split(len(lines))
 	v.listTop, v.listRows = len(lines)+1, rows
 	top, cur, n := v.settle(max(rows, 1))
 	if rows > 0 || detailH == 0 {
-		cols := v.columns(v.w)
+		cols := v.columns(v.W)
 		lines = append(lines, v.tableHeader(st, cols))
 		if n == 0 {
 			msg := "waiting for records…"
@@ -1461,14 +1463,14 @@ func (v *Tail) View() string {
 			case v.state == tailClosed:
 				msg = "no record"
 			}
-			lines = append(lines, st.Muted.Render(common.Trunc("  "+msg, v.w)))
+			lines = append(lines, st.Muted.Render(common.Trunc("  "+msg, v.W)))
 		}
-		loc := v.ctx.Now().Location()
+		loc := v.Ctx.Now().Location()
 		for r := 0; r < rows && top+r < n; r++ {
 			seq := v.rowSeq(top + r)
 			lines = append(lines, v.row(st, cols, v.ring.at(seq), top+r == cur, loc))
 		}
-		for len(lines) < v.h-detailH {
+		for len(lines) < v.H-detailH {
 			lines = append(lines, "")
 		}
 	}
@@ -1477,10 +1479,10 @@ func (v *Tail) View() string {
 			lines = append(lines, v.detailView(st, e, seq, detailH)...)
 		}
 	}
-	return common.Frame(lines, v.w, v.h)
+	return common.Frame(lines, v.W, v.H)
 }
 
-func (v *Tail) tableHeader(st *common.Styles, c tailCols) string {
+func (v *View) tableHeader(st *common.Styles, c tailCols) string {
 	var b strings.Builder
 	cell := func(title string, w int, right bool) {
 		if w <= 0 {
@@ -1502,13 +1504,13 @@ func (v *Tail) tableHeader(st *common.Styles, c tailCols) string {
 	return b.String()
 }
 
-func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, loc *time.Location) string {
+func (v *View) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, loc *time.Location) string {
 	e.ensurePreview()
 	var b strings.Builder
-	b.Grow(v.w + 64)
+	b.Grow(v.W + 64)
 	// Low bandwidth: one colour change per row (the time), not one per
 	// column; a page of rows then costs about half the bytes.
-	plain := v.ctx.Pace.Low()
+	plain := v.Ctx.Pace.Low()
 	paint := func(s common.Style, text string) {
 		if selected || (plain && s != st.Muted) {
 			b.WriteString(text)
@@ -1530,10 +1532,10 @@ func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 		b.WriteString(gap)
 	}
 	if c.part > 0 {
-		paint(st.Muted, common.FitRight(itoa(int64(e.part)), c.part))
+		paint(st.Muted, common.FitRight(tab.Itoa(int64(e.part)), c.part))
 		b.WriteString(gap)
 	}
-	paint(st.Text, common.FitRight(itoa(e.off), c.off))
+	paint(st.Text, common.FitRight(tab.Itoa(e.off), c.off))
 	b.WriteString(gap)
 	keyStyle := st.Accent
 	if e.k == nil {
@@ -1548,18 +1550,18 @@ func (v *Tail) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 	paint(valStyle, common.Trunc(e.valS, c.val))
 	line := b.String()
 	if selected {
-		return st.CursorRow(line, v.w)
+		return st.CursorRow(line, v.W)
 	}
 	return line
 }
 
 // detailView renders the detail pane (h lines, title included).
-func (v *Tail) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []string {
-	w := v.w
+func (v *View) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []string {
+	w := v.W
 	if !v.dcache.ok || v.dcache.seq != seq || v.dcache.format != v.format || v.dcache.width != w {
 		v.dcache = detailCache{ok: true, seq: seq, format: v.format, width: w, lines: v.detailLines(st, e, w)}
 	}
-	loc := v.ctx.Now().Location()
+	loc := v.Ctx.Now().Location()
 	when := "no timestamp"
 	if e.ts != 0 {
 		when = time.Unix(0, e.ts).In(loc).Format("2006-01-02 15:04:05.000 MST")
@@ -1571,7 +1573,7 @@ func (v *Tail) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []
 			mark = " ◆ pinned (left the buffer) ·"
 		}
 	}
-	title := mark + " " + common.Trunc(common.S(e.topic), max(w/3, 12)) + " · P" + itoa(int64(e.part)) + " @ " + common.Thousands(e.off) + " · " + when + " "
+	title := mark + " " + common.Trunc(common.S(e.topic), max(w/3, 12)) + " · P" + tab.Itoa(int64(e.part)) + " @ " + common.Thousands(e.off) + " · " + when + " "
 	title = common.Trunc(title, max(w-4, 1))
 	fill := max(w-2-common.Width(title), 0)
 	out := []string{st.Faint.Render("──") + st.Title.Render(title) + st.Faint.Render(strings.Repeat("─", fill))}
@@ -1586,7 +1588,7 @@ func (v *Tail) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []
 	return out
 }
 
-func (v *Tail) detailLines(st *common.Styles, e *tailEntry, w int) []string {
+func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 	label := func(s string) string { return st.Muted.Render(common.Fit(s, 8)) }
 	vw := max(w-8, 1)
 	var out []string
@@ -1614,7 +1616,7 @@ func (v *Tail) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 		out = append(out, common.ClipStyled(l+st.Accent.Render(sanitize.String(h.Key))+st.Muted.Render(" = ")+val, w))
 	}
 	var fm []string
-	for i, n := range formatNames {
+	for i, n := range components.FormatNames {
 		if i == v.format {
 			fm = append(fm, st.TabActive.Render("["+n+"]"))
 		} else {
@@ -1626,42 +1628,6 @@ func (v *Tail) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 		size = common.Bytes(int64(len(val)))
 	}
 	out = append(out, label("value")+size+"  "+strings.Join(fm, "")+st.Faint.Render("  f switches · c copies"))
-	out = append(out, valueLines(st, e.value(), v.format, w)...)
+	out = append(out, components.ValueLines(st, e.value(), v.format, w)...)
 	return out
-}
-
-// ---- rate ----
-
-// rateWindow estimates records per second over the last few seconds from
-// (time, total) samples taken at most every 250 ms.
-type rateWindow struct {
-	ts []time.Time
-	ns []int64
-}
-
-func (r *rateWindow) add(now time.Time, total int64) {
-	if n := len(r.ts); n > 0 && now.Sub(r.ts[n-1]) < 250*time.Millisecond {
-		return
-	}
-	r.ts = append(r.ts, now)
-	r.ns = append(r.ns, total)
-	drop := 0
-	for len(r.ts)-drop > 2 && now.Sub(r.ts[drop]) > 3*time.Second {
-		drop++
-	}
-	if drop > 0 {
-		r.ts = append(r.ts[:0], r.ts[drop:]...)
-		r.ns = append(r.ns[:0], r.ns[drop:]...)
-	}
-}
-
-func (r *rateWindow) rate(now time.Time, total int64) float64 {
-	if len(r.ts) == 0 {
-		return 0
-	}
-	dt := now.Sub(r.ts[0]).Seconds()
-	if dt < 0.1 {
-		return 0
-	}
-	return float64(total-r.ns[0]) / dt
 }

@@ -1,4 +1,4 @@
-package views_test
+package publish_test
 
 import (
 	"context"
@@ -6,30 +6,34 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/views"
+
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/publish"
 )
 
 type pubRig struct {
-	*rig
+	*viewtest.Rig
 	pub *fakes.Publisher
-	v   *views.Publish
+	v   *publish.View
 }
 
 func newPubRig(t *testing.T, readOnly bool, pub *fakes.Publisher) *pubRig {
 	t.Helper()
 	pr := &pubRig{pub: pub}
-	pr.rig = newRig(t, readOnly, func(ctx *common.Context, _ *fakes.Source) common.View {
+	pr.Rig = viewtest.New(t, readOnly, func(ctx *common.Context, _ *fakes.Source) common.View {
 		if pub == nil {
-			pr.v = views.NewPublish(ctx, nil)
+			pr.v = publish.New(ctx, nil)
 		} else {
-			pr.v = views.NewPublish(ctx, pub)
+			pr.v = publish.New(ctx, pub)
 		}
 		return pr.v
 	})
@@ -78,10 +82,10 @@ func TestPublishFormValidation(t *testing.T) {
 			}
 		}
 		r.fill(c.vals)
-		r.key("enter")
-		s := strings.Join(strings.Fields(r.screen()), " ")
+		r.Key("enter")
+		s := strings.Join(strings.Fields(r.Screen()), " ")
 		if !strings.Contains(s, strings.Join(strings.Fields(c.want), " ")) {
-			t.Errorf("%v: screen lacks %q:\n%s", c.vals, c.want, r.screen())
+			t.Errorf("%v: screen lacks %q:\n%s", c.vals, c.want, r.Screen())
 		}
 		if r.pub.Runs() != 0 {
 			t.Fatalf("%v: a run started despite the error", c.vals)
@@ -98,15 +102,15 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	if !r.v.Capturing() {
 		t.Fatal("SetTarget did not open the form")
 	}
-	r.typeText("order-{{seq}}")
-	r.key("tab")
-	r.typeText(`{"id":{{seq}},"r":"{{rand 4}}","u":"{{uuid}}","at":"{{now}}"}`)
-	r.key("tab", "tab")
-	r.typeText(`source=ilinkdash, run=r{{seq}}, note=a\,b`)
-	r.key("tab", "backspace")
-	r.typeText("25")
-	r.key("tab", "tab", "right", "right", "tab", "right") // zstd, acks 1
-	r.key("enter")
+	r.TypeText("order-{{seq}}")
+	r.Key("tab")
+	r.TypeText(`{"id":{{seq}},"r":"{{rand 4}}","u":"{{uuid}}","at":"{{now}}"}`)
+	r.Key("tab", "tab")
+	r.TypeText(`source=ilinkdash, run=r{{seq}}, note=a\,b`)
+	r.Key("tab", "backspace")
+	r.TypeText("25")
+	r.Key("tab", "tab", "right", "right", "tab", "right") // zstd, acks 1
+	r.Key("enter")
 	run := r.pub.Last()
 	if run == nil {
 		t.Fatal("no run")
@@ -118,26 +122,26 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	if !run.Wait(5 * time.Second) {
 		t.Fatal("run did not finish")
 	}
-	r.advance(250 * time.Millisecond)
+	r.Advance(250 * time.Millisecond)
 	recs := run.Records()
 	if len(recs) != 25 {
 		t.Fatalf("%d records", len(recs))
 	}
 	val := regexp.MustCompile(`^\{"id":(\d+),"r":"[0-9A-Za-z]{4}","u":"[0-9a-f-]{36}","at":"2\d{3}-\d\d-\d\dT[0-9:.]+Z"\}$`)
 	for i, rec := range recs {
-		if string(rec.Key) != "order-"+itoa(i) {
+		if string(rec.Key) != "order-"+strconv.Itoa(i) {
 			t.Fatalf("key %d: %q", i, rec.Key)
 		}
 		m := val.FindStringSubmatch(string(rec.Value))
-		if m == nil || m[1] != itoa(i) {
+		if m == nil || m[1] != strconv.Itoa(i) {
 			t.Fatalf("value %d: %q", i, rec.Value)
 		}
-		if len(rec.Headers) != 3 || rec.Headers[0].Key != "source" || string(rec.Headers[1].Value) != "r"+itoa(i) || string(rec.Headers[2].Value) != "a,b" {
+		if len(rec.Headers) != 3 || rec.Headers[0].Key != "source" || string(rec.Headers[1].Value) != "r"+strconv.Itoa(i) || string(rec.Headers[2].Value) != "a,b" {
 			t.Fatalf("headers %d: %+v", i, rec.Headers)
 		}
 	}
-	r.mustShow("done in", "25/25 acknowledged", "connections node 1: 1 · node 2: 1 · node 3: 1", "last P")
-	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "published 25 records") {
+	r.MustShow("done in", "25/25 acknowledged", "connections node 1: 1 · node 2: 1 · node 3: 1", "last P")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "published 25 records") {
 		t.Fatalf("flash %+v", fl)
 	}
 	if r.v.Running() || !strings.Contains(r.v.Status(), "published 25/25") {
@@ -145,12 +149,12 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	}
 	// A null key when Key is blank; a static value shared as is.
 	r.v.SetTarget("ORDER.EVENT") // focus on the key
-	r.key("ctrl+u", "down", "ctrl+u")
-	r.typeText("same")
-	r.key("enter")
+	r.Key("ctrl+u", "down", "ctrl+u")
+	r.TypeText("same")
+	r.Key("enter")
 	run2 := r.pub.Last()
 	if run2 == run {
-		t.Fatalf("no second run:\n%s", r.screen())
+		t.Fatalf("no second run:\n%s", r.Screen())
 	}
 	run2.Wait(5 * time.Second)
 	for _, rec := range run2.Records() {
@@ -160,50 +164,36 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for i > 0 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-		i /= 10
-	}
-	return string(b)
-}
-
 func TestPublishProgressErrorsAndStop(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true, FailEvery: 10}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("PAYMENT.RESULT")
-	r.key("down", "down", "down", "down", "ctrl+u")
-	r.typeText("1000")
-	r.key("enter")
+	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.TypeText("1000")
+	r.Key("enter")
 	if r.v.Capturing() {
 		t.Fatal("the form kept the focus after sending")
 	}
 	run := pub.Last()
 	run.Step(100)
-	r.advance(250 * time.Millisecond)
-	r.mustShow("● running", "90/1,000 acknowledged", "10 failed", "90 rec/s", "latency p50", "10× MIMQE_NOT_LEADER: partition 2 is led by node 3")
+	r.Advance(250 * time.Millisecond)
+	r.MustShow("● running", "90/1,000 acknowledged", "10 failed", "90 rec/s", "latency p50", "10× MIMQE_NOT_LEADER: partition 2 is led by node 3")
 	if !strings.Contains(r.v.Status(), "publishing 100/1,000") {
 		t.Fatalf("status %q", r.v.Status())
 	}
 	// Progress is read every 250 ms, not per record.
 	run.Step(50)
-	r.mustShow("90/1,000 acknowledged")
-	r.advance(250 * time.Millisecond)
-	r.mustShow("135/1,000 acknowledged")
+	r.MustShow("90/1,000 acknowledged")
+	r.Advance(250 * time.Millisecond)
+	r.MustShow("135/1,000 acknowledged")
 	// Sending again while running is refused.
-	r.key("e", "enter")
-	r.mustShow("a publish is running (ctrl+x stops it)")
-	r.key("esc")
-	r.key("x")
-	r.advance(250 * time.Millisecond)
-	r.mustShow("■ stopped", "135/1,000 acknowledged")
-	if fl := took[common.FlashMsg](r.rig); len(fl) < 2 || !strings.Contains(fl[len(fl)-1].Text, "stopped: 135 of 1,000 records acknowledged · 15 failed") {
+	r.Key("e", "enter")
+	r.MustShow("a publish is running (ctrl+x stops it)")
+	r.Key("esc")
+	r.Key("x")
+	r.Advance(250 * time.Millisecond)
+	r.MustShow("■ stopped", "135/1,000 acknowledged")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) < 2 || !strings.Contains(fl[len(fl)-1].Text, "stopped: 135 of 1,000 records acknowledged · 15 failed") {
 		t.Fatalf("flashes %+v", fl)
 	}
 	if r.v.Running() {
@@ -226,10 +216,10 @@ func TestPublishFileValue(t *testing.T) {
 		r.v.SetTarget("T")
 		r.v.Field(3).Input.SetValue(path)
 		r.v.Field(5).Input.SetValue(count)
-		r.key("enter")
+		r.Key("enter")
 		if run := pub.Last(); run != nil {
 			run.Wait(5 * time.Second)
-			r.advance(250 * time.Millisecond) // the view learns that the run is done
+			r.Advance(250 * time.Millisecond) // the view learns that the run is done
 		}
 	}
 	send(bin, "2")
@@ -244,9 +234,9 @@ func TestPublishFileValue(t *testing.T) {
 	}
 	runs := pub.Runs()
 	send(bad, "1")
-	r.mustShow("not sent:", `unknown placeholder "seqq"`)
+	r.MustShow("not sent:", `unknown placeholder "seqq"`)
 	send(filepath.Join(dir, "missing"), "1")
-	r.mustShow("not sent: file:", "no such file")
+	r.MustShow("not sent: file:", "no such file")
 	if pub.Runs() != runs {
 		t.Fatal("a bad file started a run")
 	}
@@ -256,35 +246,35 @@ func TestPublishStartError(t *testing.T) {
 	pub := &fakes.Publisher{Err: errors.New("MIMQE_READ_ONLY: \x1b]0;x\x07refused")}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("T")
-	r.key("enter")
-	r.mustShow("not sent: MIMQE_READ_ONLY: ␛]0;x␇refused")
-	r.mustNotShow("\x1b")
+	r.Key("enter")
+	r.MustShow("not sent: MIMQE_READ_ONLY: ␛]0;x␇refused")
+	r.MustNotShow("\x1b")
 }
 
 func TestPublishReadOnlyAndUnavailable(t *testing.T) {
 	ro := newPubRig(t, true, &fakes.Publisher{})
-	ro.mustShow("Publishing is disabled: this context is read-only")
+	ro.MustShow("Publishing is disabled: this context is read-only")
 	ro.v.SetTarget("T")
-	ro.key("enter")
+	ro.Key("enter")
 	if ro.pub.Runs() != 0 || ro.v.Capturing() || len(ro.v.ShortHelp()) != 0 {
 		t.Fatal("read-only publish view acts")
 	}
-	for _, b := range ro.ctx.Keys.Mutating() {
-		if b == &ro.ctx.Keys.PublishSend && b.Enabled() {
+	for _, b := range ro.Ctx.Keys.Mutating() {
+		if b == &ro.Ctx.Keys.PublishSend && b.Enabled() {
 			t.Fatal("PublishSend enabled read-only")
 		}
 	}
 	na := newPubRig(t, false, nil)
-	na.mustShow("Publishing is not available")
+	na.MustShow("Publishing is not available")
 }
 
 func TestPublishShutdownStops(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("T")
-	r.key("down", "down", "down", "down", "ctrl+u")
-	r.typeText("50")
-	r.key("enter")
+	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.TypeText("50")
+	r.Key("enter")
 	pub.Last().Step(5)
 	r.v.Shutdown()
 	if p := pub.Last().Progress(); !p.Done || !p.Stopped {
@@ -302,7 +292,7 @@ type recSender struct {
 	conns   map[int]int
 }
 
-func (s *recSender) Send(topic string, r *views.PublishRecord, done func(int32, int64, error)) {
+func (s *recSender) Send(topic string, r *publish.Record, done func(int32, int64, error)) {
 	s.mu.Lock()
 	seq := s.n
 	s.n++
@@ -335,11 +325,11 @@ func TestRunPublishDriver(t *testing.T) {
 		}
 		return nil
 	}}
-	spec := views.PublishSpec{Topic: "T", Count: 60, Rate: 600, Record: func(seq int64, r *views.PublishRecord) { r.Value = []byte("v") }}
+	spec := publish.Spec{Topic: "T", Count: 60, Rate: 600, Record: func(seq int64, r *publish.Record) { r.Value = []byte("v") }}
 	start := time.Now()
-	run := views.RunPublish(context.Background(), spec, s)
+	run := publish.Drive(context.Background(), spec, s)
 	deadline := time.Now().Add(10 * time.Second)
-	var p views.PublishProgress
+	var p publish.Progress
 	for p = run.Progress(); !p.Done && time.Now().Before(deadline); p = run.Progress() {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -364,8 +354,8 @@ func TestRunPublishDriver(t *testing.T) {
 
 	// Stop halts sending; what was sent is awaited.
 	s2 := &recSender{latency: time.Millisecond}
-	run2 := views.RunPublish(context.Background(), views.PublishSpec{Topic: "T", Count: 1_000_000, Rate: 1000,
-		Record: func(int64, *views.PublishRecord) {}}, s2)
+	run2 := publish.Drive(context.Background(), publish.Spec{Topic: "T", Count: 1_000_000, Rate: 1000,
+		Record: func(int64, *publish.Record) {}}, s2)
 	time.Sleep(30 * time.Millisecond)
 	run2.Stop()
 	run2.Stop() // idempotent
@@ -385,17 +375,17 @@ func TestPublishDurationsRound(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("PAYMENT.RESULT")
-	r.key("down", "down", "down", "down", "ctrl+u")
-	r.typeText("399")
-	r.key("enter")
+	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.TypeText("399")
+	r.Key("enter")
 	run := pub.Last()
 	run.Step(175) // 10 ms of fake time each: 1.75 s
-	r.advance(250 * time.Millisecond)
-	r.mustShow("● running 2s", "175/399 acknowledged")
+	r.Advance(250 * time.Millisecond)
+	r.MustShow("● running 2s", "175/399 acknowledged")
 	run.Step(224) // 3.99 s
-	r.advance(250 * time.Millisecond)
-	r.mustShow("✓ done in 4s", "399/399 acknowledged")
-	if fl := took[common.FlashMsg](r.rig); len(fl) != 1 || fl[0].Text != "published 399 records in 4s" {
+	r.Advance(250 * time.Millisecond)
+	r.MustShow("✓ done in 4s", "399/399 acknowledged")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Text != "published 399 records in 4s" {
 		t.Fatalf("flash %+v", fl)
 	}
 }
@@ -422,25 +412,25 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 	}))
 	r.v.SetTarget("NEW.TOPIC")
 	r.v.Field(5).Input.SetValue("1000") // count
-	r.key("enter")
+	r.Key("enter")
 	run := pub.Last()
 	if !run.Wait(5 * time.Second) {
 		t.Fatal("run did not finish")
 	}
-	r.advance(time.Second)
+	r.Advance(time.Second)
 	p := run.Progress()
 	if !p.MissingTopic || p.Failed == 0 || p.Failed+p.Acked >= 1000 {
 		t.Fatalf("the run did not stop at the unknown topic: %+v", p)
 	}
-	r.mustShow("Topic NEW.TOPIC does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC", "Partitions")
+	r.MustShow("Topic NEW.TOPIC does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC", "Partitions")
 	// The default partitions are selected: typing replaces them.
-	r.typeText("6")
-	r.key("enter")
-	r.mustShow("Create NEW.TOPIC: 6 partitions")
+	r.TypeText("6")
+	r.Key("enter")
+	r.MustShow("Create NEW.TOPIC: 6 partitions")
 	if len(created) != 0 {
 		t.Fatal("created before the review")
 	}
-	r.key("enter")
+	r.Key("enter")
 	if len(created) != 1 || created[0].Name != "NEW.TOPIC" || created[0].Partitions != 6 {
 		t.Fatalf("created %+v", created)
 	}

@@ -1,9 +1,12 @@
-package views_test
+package tail_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"ilinkdash/ui/internal/viewtest"
 
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/fakes"
@@ -19,8 +22,8 @@ func tailScreens(r *tailRig, s *fakes.TailStream, rate int, d time.Duration) []s
 		due := int((t + 10*time.Millisecond) * time.Duration(rate) / time.Second)
 		s.Emit(due - sent)
 		sent = due
-		r.advance(10 * time.Millisecond)
-		if sc := r.screen(); len(out) == 0 || sc != out[len(out)-1] {
+		r.Advance(10 * time.Millisecond)
+		if sc := r.Screen(); len(out) == 0 || sc != out[len(out)-1] {
 			out = append(out, sc)
 		}
 	}
@@ -53,7 +56,7 @@ func TestTailFramePacing(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			r := newTailRig(t, 0, fakes.TailerOptions{})
-			r.ctx.Pace.LowBandwidth = low
+			r.Ctx.Pace.LowBandwidth = low
 			s := r.open("ORDER.EVENT", 0)
 			const secs = 5
 			screens := tailScreens(r, s, 2000, secs*time.Second)
@@ -94,10 +97,10 @@ func TestTailFramePacing(t *testing.T) {
 				}
 			}
 			// Quiet: after the rate has decayed, nothing changes any more.
-			r.advance(5 * time.Second)
-			before := r.screen()
-			r.advance(3 * time.Second)
-			if after := r.screen(); after != before {
+			r.Advance(5 * time.Second)
+			before := r.Screen()
+			r.Advance(3 * time.Second)
+			if after := r.Screen(); after != before {
 				t.Fatalf("a quiet tail redraws:\n%s\n---\n%s", before, after)
 			}
 			// Everything received is on screen in the end.
@@ -110,7 +113,7 @@ func TestTailFramePacing(t *testing.T) {
 }
 
 func thousands(n int64) string {
-	s := itoa(int(n))
+	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
@@ -123,33 +126,33 @@ func thousands(n int64) string {
 func TestTailPinnedDetailSurvivesIncomingRecords(t *testing.T) {
 	r := newTailRig(t, 100, fakes.TailerOptions{})
 	s := r.open("ORDER.EVENT", 60)
-	r.key("k", "k", "enter") // the third newest: id 57, P3@4009
-	r.mustShow("◆ pinned · ORDER.EVENT · P3 @ 4,009", `"id":57`)
+	r.Key("k", "k", "enter") // the third newest: id 57, P3@4009
+	r.MustShow("◆ pinned · ORDER.EVENT · P3 @ 4,009", `"id":57`)
 	for i := 0; i < 4; i++ {
 		s.Emit(10)
-		r.advance(300 * time.Millisecond)
-		r.mustShow("◆ pinned · ORDER.EVENT · P3 @ 4,009", "◆ detail pinned", `"id":57`)
+		r.Advance(300 * time.Millisecond)
+		r.MustShow("◆ pinned · ORDER.EVENT · P3 @ 4,009", "◆ detail pinned", `"id":57`)
 	}
-	r.mustShow("42 newer (G follows)")
+	r.MustShow("42 newer (G follows)")
 	// 200 records in a 100-record buffer: the pinned one left it, the
 	// pane still shows it and c still copies it.
 	s.Emit(100)
-	r.advance(300 * time.Millisecond)
-	r.mustShow("◆ pinned (left the buffer) · ORDER.EVENT · P3 @ 4,009", `"id":57`)
-	r.key("c")
+	r.Advance(300 * time.Millisecond)
+	r.MustShow("◆ pinned (left the buffer) · ORDER.EVENT · P3 @ 4,009", `"id":57`)
+	r.Key("c")
 	var copied bool
-	for _, f := range took[common.FlashMsg](r.rig) {
+	for _, f := range viewtest.Took[common.FlashMsg](r.Rig) {
 		copied = copied || strings.Contains(f.Text, "P3@4009")
 	}
 	if !copied {
 		t.Fatal("c did not copy the pinned record")
 	}
 	// Moving pins the record under the cursor instead.
-	r.key("j")
-	r.mustNotShow("P3 @ 4,009")
-	r.mustShow("◆ pinned · ORDER.EVENT")
+	r.Key("j")
+	r.MustNotShow("P3 @ 4,009")
+	r.MustShow("◆ pinned · ORDER.EVENT")
 	// G follows again: the pane shows the newest record, unpinned.
-	r.key("G")
-	r.mustNotShow("◆ pinned")
-	r.mustShow(`"id":199`)
+	r.Key("G")
+	r.MustNotShow("◆ pinned")
+	r.MustShow(`"id":199`)
 }

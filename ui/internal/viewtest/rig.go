@@ -1,0 +1,291 @@
+// Package viewtest drives one dashboard tab in tests, playing the root's
+// part: it polls the lists from the fake (ui/fakes), routes the tab's
+// addressed replies back to it and parks ticks on a virtual clock, so a
+// test steps time and sees exactly what the tab renders. Only tests import
+// it.
+package viewtest
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/fakes"
+)
+
+type tickReq struct {
+	due time.Time
+	fn  func(time.Time) tea.Msg
+}
+
+// Rig drives one view with the fake: it plays the root's part (polls the
+// lists, routes addressed replies back, parks ticks on a virtual clock).
+type Rig struct {
+	T   *testing.T
+	Ctx *common.Context
+	Src *fakes.Source
+	Now time.Time // the virtual clock (the view's Ctx.Now)
+	V   common.View
+	// Out are the messages the view emitted that are not its own replies
+	// or ticks (flashes, refreshes, tab switches); Took takes them.
+	Out   []tea.Msg
+	ticks []tickReq
+}
+
+// New makes the view with mk over a fresh demo fake, 120×37, read-only
+// or not, and runs its Init.
+func New(t *testing.T, readOnly bool, mk func(*common.Context, *fakes.Source) common.View) *Rig {
+	t.Helper()
+	src := fakes.NewDemo()
+	r := &Rig{T: t, Src: src, Now: src.Now()}
+	cfg := config.DefaultContext()
+	cfg.ReadOnly = readOnly
+	ctx := common.NewContext(cfg, true, nil)
+	ctx.Mode = common.Plain
+	ctx.Rebuild()
+	ctx.Width, ctx.Height = 120, 40
+	ctx.Now = func() time.Time { return r.Now }
+	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		due := r.Now.Add(d)
+		return func() tea.Msg { return tickReq{due: due, fn: fn} }
+	}
+	r.Ctx = ctx
+	r.V = mk(ctx, src)
+	r.V.SetSize(120, 37)
+	r.Run(r.V.Init())
+	return r
+}
+
+// Run runs cmd as the root would: batches are expanded, the view's own
+// replies go back to it, ticks wait on the virtual clock, anything else
+// is kept in Out.
+func (r *Rig) Run(cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tickReq:
+			r.ticks = append(r.ticks, msg)
+		case common.ViewMsg:
+			if msg.To == r.V.ID() {
+				queue = append(queue, r.V.Update(msg))
+			}
+		default:
+			r.Out = append(r.Out, msg)
+		}
+	}
+}
+
+// Send gives msg to the view and runs what it returns.
+func (r *Rig) Send(msg tea.Msg) { r.Run(r.V.Update(msg)) }
+
+// Poll fetches every list from the fake and fans it out, like the root.
+func (r *Rig) Poll() {
+	ctx := context.Background()
+	at := r.Now
+	sum, _ := r.Src.ClusterSummary(ctx)
+	stats, _ := r.Src.StatSeries(ctx, "")
+	ts, _ := r.Src.ListTopics(ctx)
+	gs, _ := r.Src.ListGroups(ctx)
+	qs, _ := r.Src.ListQueues(ctx)
+	cp, _ := r.Src.ClusterProperty(ctx)
+	rs, _ := r.Src.ReplicationStatus(ctx)
+	lt, _ := r.Src.ClusterLeadTable(ctx)
+	for _, m := range []common.DataMsg{
+		{Res: common.ResSummary, At: at, Data: sum},
+		{Res: common.ResStats, At: at, Data: stats},
+		{Res: common.ResTopics, At: at, Data: ts},
+		{Res: common.ResGroups, At: at, Data: gs},
+		{Res: common.ResQueues, At: at, Data: qs},
+		{Res: common.ResCluster, At: at, Data: cp},
+		{Res: common.ResReplication, At: at, Data: rs},
+		{Res: common.ResLeaders, At: at, Data: lt},
+	} {
+		m.Sent = at
+		r.Send(m)
+	}
+}
+
+// Step advances the fake and the clock by 2 s, fires due ticks and polls.
+func (r *Rig) Step(n int) {
+	for i := 0; i < n; i++ {
+		r.Src.Advance(2 * time.Second)
+		r.Now = r.Now.Add(2 * time.Second)
+		var due []tickReq
+		keep := r.ticks[:0]
+		for _, tk := range r.ticks {
+			if !tk.due.After(r.Now) {
+				due = append(due, tk)
+			} else {
+				keep = append(keep, tk)
+			}
+		}
+		r.ticks = keep
+		for _, tk := range due {
+			r.Send(tk.fn(r.Now))
+		}
+		r.Poll()
+	}
+}
+
+// Key sends keys as the root would: esc goes to Back unless the view
+// captures input.
+func (r *Rig) Key(keys ...string) {
+	for _, k := range keys {
+		if k == "esc" && !r.V.Capturing() {
+			r.V.Back()
+			continue
+		}
+		r.Send(KeyMsg(k))
+	}
+}
+
+// TypeText types s, one key per character.
+func (r *Rig) TypeText(s string) {
+	for _, c := range s {
+		r.Send(KeyMsg(string(c)))
+	}
+}
+
+// Screen is the view's text without escapes.
+func (r *Rig) Screen() string { return ansi.Strip(r.V.View()) }
+
+// MustShow fails the test unless the screen holds every part.
+func (r *Rig) MustShow(parts ...string) {
+	r.T.Helper()
+	MustShow(r.T, r.Screen(), parts...)
+}
+
+// MustNotShow fails the test if the screen holds any part.
+func (r *Rig) MustNotShow(parts ...string) {
+	r.T.Helper()
+	MustNotShow(r.T, r.Screen(), parts...)
+}
+
+// MustShow fails t unless screen holds every part.
+func MustShow(t testing.TB, screen string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(screen, p) {
+			t.Fatalf("screen lacks %q:\n%s", p, screen)
+		}
+	}
+}
+
+// MustNotShow fails t if screen holds any part.
+func MustNotShow(t testing.TB, screen string, parts ...string) {
+	t.Helper()
+	if i := slices.IndexFunc(parts, func(p string) bool { return strings.Contains(screen, p) }); i >= 0 {
+		t.Fatalf("screen shows %q:\n%s", parts[i], screen)
+	}
+}
+
+// Took returns and forgets the emitted messages of type T.
+func Took[T any](r *Rig) []T {
+	var got []T
+	keep := r.Out[:0]
+	for _, m := range r.Out {
+		if x, ok := m.(T); ok {
+			got = append(got, x)
+		} else {
+			keep = append(keep, m)
+		}
+	}
+	r.Out = keep
+	return got
+}
+
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"esc":       {Code: tea.KeyEscape},
+	"tab":       {Code: tea.KeyTab},
+	"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
+	"up":        {Code: tea.KeyUp},
+	"down":      {Code: tea.KeyDown},
+	"left":      {Code: tea.KeyLeft},
+	"right":     {Code: tea.KeyRight},
+	"backspace": {Code: tea.KeyBackspace},
+	"space":     {Code: tea.KeySpace, Text: " "},
+	"pgdown":    {Code: tea.KeyPgDown},
+}
+
+// KeyMsg is the key press of a key name ("enter", "esc", "shift+tab",
+// "space", "ctrl+u", "down", …) or of one character (an upper-case letter
+// comes with shift).
+func KeyMsg(s string) tea.KeyPressMsg {
+	if k, ok := namedKeys[s]; ok {
+		return k
+	}
+	if rest, ok := strings.CutPrefix(s, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(rest[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(s)[0]
+	k := tea.KeyPressMsg{Code: r, Text: s}
+	if r >= 'A' && r <= 'Z' {
+		k.Code, k.ShiftedCode, k.Mod = r+'a'-'A', r, tea.ModShift
+	}
+	return k
+}
+
+// Advance moves the clock by d, firing due ticks in order (without
+// polling or moving the fake cluster).
+func (r *Rig) Advance(d time.Duration) {
+	end := r.Now.Add(d)
+	for {
+		sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
+		if len(r.ticks) == 0 || r.ticks[0].due.After(end) {
+			break
+		}
+		tk := r.ticks[0]
+		r.ticks = r.ticks[1:]
+		if tk.due.After(r.Now) {
+			r.Now = tk.due
+		}
+		r.Send(tk.fn(r.Now))
+	}
+	r.Now = end
+}
+
+// Pending is how many ticks wait on the virtual clock.
+func (r *Rig) Pending() int { return len(r.ticks) }
+
+// FireOne fires the earliest pending tick (moving the clock to it).
+func (r *Rig) FireOne() {
+	r.T.Helper()
+	if len(r.ticks) == 0 {
+		r.T.Fatal("no pending tick")
+	}
+	sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
+	tk := r.ticks[0]
+	r.ticks = r.ticks[1:]
+	if tk.due.After(r.Now) {
+		r.Now = tk.due
+	}
+	r.Send(tk.fn(r.Now))
+}
+
+// BenchContext is the context of a view benchmark: 120×40 in colour mode
+// mode, the clock stopped at fakes.Epoch.
+func BenchContext(mode common.ColorMode) *common.Context {
+	ctx := common.NewContext(config.DefaultContext(), false, nil)
+	ctx.Mode = mode
+	ctx.Rebuild()
+	ctx.Width, ctx.Height = 120, 40
+	ctx.Now = func() time.Time { return fakes.Epoch }
+	return ctx
+}

@@ -1,0 +1,94 @@
+// Package tab is what the dashboard's tabs share, so that the tabs of
+// package views and the tail and publish tabs (packages ui/views/tail and
+// ui/views/publish) are built the same way without importing each other:
+// the Base every tab embeds (its context, size, generation and dialog),
+// the timeout of a call a tab makes itself, the create-topic spec the
+// topics and publish tabs both ask for, and small text helpers.
+package tab
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+)
+
+// Base is what every tab embeds: the shared context, its size, its
+// generation counter and the dialog it may have open.
+type Base struct {
+	Ctx  *common.Context
+	id   common.ViewID
+	W, H int
+
+	// Gen is bumped whenever the tab's asynchronous context changes (a
+	// detail opened or closed, a stream replaced); replies carrying
+	// another Gen are stale and dropped.
+	Gen uint64
+	// DlgGen identifies the open dialog, so a late action reply only
+	// updates the dialog that sent it.
+	DlgGen uint64
+	Dlg    *components.Dialog
+}
+
+// New returns the Base of tab id.
+func New(ctx *common.Context, id common.ViewID) Base { return Base{Ctx: ctx, id: id} }
+
+func (b *Base) ID() common.ViewID     { return b.id }
+func (b *Base) Init() tea.Cmd         { return nil }
+func (b *Base) Wants() []common.ResID { return nil }
+
+// Address runs fn in a command and brings its result back to this tab,
+// tagged with gen.
+func (b *Base) Address(gen uint64, fn func() any) tea.Cmd {
+	return common.Address(b.id, gen, fn)
+}
+
+// After delivers msg to this tab after d, tagged with gen.
+func (b *Base) After(d time.Duration, gen uint64, msg any) tea.Cmd {
+	to := b.id
+	return b.Ctx.Tick(d, func(time.Time) tea.Msg { return common.ViewMsg{To: to, Gen: gen, Msg: msg} })
+}
+
+// OpenDialog shows d (replacing any dialog open).
+func (b *Base) OpenDialog(d *components.Dialog) {
+	b.DlgGen++
+	b.Dlg = d
+}
+
+// CloseDialog closes the open dialog.
+func (b *Base) CloseDialog() {
+	b.DlgGen++
+	b.Dlg = nil
+}
+
+// DialogFlow passes a key to the open dialog of a multi-step flow. Esc
+// ends the flow: the dialog closes and reset (when not nil) starts the
+// flow over. Enter runs submit, the flow's next step, which ends the flow
+// the same way by calling end (after its last step). act, when not nil,
+// handles a dialog's action key.
+func (b *Base) DialogFlow(msg tea.KeyPressMsg, reset func(), submit func(end func()) tea.Cmd, act func(id int) tea.Cmd) tea.Cmd {
+	end := func() {
+		b.CloseDialog()
+		if reset != nil {
+			reset()
+		}
+	}
+	switch out, id := b.Dlg.Update(b.Ctx, msg); out {
+	case components.Cancel:
+		end()
+	case components.Submit:
+		return submit(end)
+	case components.Acted:
+		if act != nil {
+			return act(id)
+		}
+	}
+	return nil
+}
+
+// DialogView renders the open dialog in the tab's box.
+func (b *Base) DialogView() string {
+	return b.Dlg.View(b.Ctx, b.W, b.H)
+}

@@ -1,0 +1,133 @@
+// Package tail is the dashboard's tail tab (tab 6): live records of a topic
+// or a pattern through a bounded channel into a ring buffer, with a
+// filter, a detail pane, pause, jumps, save as JSON lines and a search
+// beyond the buffer. The Tailer, Stream and Searcher it reads through are
+// defined here; ui/live implements them over the consumer (ui/fakes in
+// tests), and the root model (ui) and the SSH server (ui/serve) build it.
+package tail
+
+import (
+	"context"
+	"time"
+
+	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ilink/position"
+)
+
+// Header is one record header (an iLink record property).
+type Header = jsonl.Header
+
+// Record is one consumed record as the tail view receives it: the
+// record of the JSON lines format (ilink/jsonl), so saving and replaying
+// need no conversion. The view keeps the slices as they are (raw bytes are
+// stored once, never copied), so the stream must not modify or reuse them
+// after sending the record. ilink/consumer.Record satisfies this (its batch
+// buffers are never reused); converting its Headers to Header is the
+// adapter's only allocation per record.
+type Record = jsonl.Record
+
+// Spec is what the tail view asks a Tailer for.
+type Spec struct {
+	// Target is a topic name or a pattern (ORDER.*), with the consumer's
+	// pattern rules (SYSTEM. topics only when the pattern names them).
+	Target string
+	// Group is the consumer group; "" = a temporary group, so tailing never
+	// disturbs production groups. The view offers a named group only when
+	// the context is writable (a named group commits offsets).
+	Group string
+	// From is where reading starts in partitions without a committed
+	// offset (all of them for a temporary group), as ilink/position reads
+	// it: latest (the zero value), earliest, an offset in every partition
+	// (clamped to each partition's range) or a time (the first offset at
+	// or after it). The view never asks for a P@OFFSET start.
+	From position.Position
+}
+
+// Batch is what a stream hands the view at once: records read from
+// the stream's position epoch Epoch (0 when the stream starts, one more
+// after each Seek). The view drops batches of an epoch older than the
+// last Seek it saw return, so nothing read before a jump shows after it.
+type Batch struct {
+	Epoch   uint64
+	Records []Record
+}
+
+// Stream is one running tail. One goroutine per stream owns the
+// consumer: it reads, feeds a bounded channel of batches, and serves Seek,
+// Pause and Close as requests, so none of them waits behind a blocked
+// send. The view drains the channel without ever blocking, at most every
+// 50 ms while records flow (backing off to 250 ms when idle); a full
+// channel back-pressures the consumer; the view's ring buffer caps memory
+// (the oldest records are dropped, with a counter).
+type Stream interface {
+	// Records is the bounded channel of batches. It is closed when the
+	// stream ends: after Close, when the StartTail context is cancelled, or
+	// on a fatal error (then Err says why).
+	Records() <-chan Batch
+	// Err is the error that ended the stream (nil while it runs and after
+	// a plain Close). Safe to call from any goroutine.
+	Err() error
+	// Seek moves every assigned partition to `to` (a P@OFFSET position
+	// moves one partition) and resumes a paused stream. It returns the
+	// epoch that batches read from the new position carry. ctx bounds the
+	// call, queueing included.
+	Seek(ctx context.Context, to position.Position) (epoch uint64, err error)
+	// Pause stops (true) or resumes (false) fetching: while paused the
+	// consumer fetches nothing, so its position holds and nothing is
+	// fetched only to be dropped; resuming continues from that position.
+	// Records fetched before the pause still arrive. ctx bounds the call.
+	Pause(ctx context.Context, paused bool) error
+	// Waiting is, while paused, how many records lie between the stream's
+	// position and the end of its partitions (from end offsets, refreshed
+	// about every second); ok is false when unknown (not paused, or not
+	// measured yet). Safe to call from any goroutine.
+	Waiting() (n int64, ok bool)
+	// Close stops the consumer (leaving a temporary group deletes it) and
+	// closes Records. Idempotent; the view calls it in a command, never
+	// in Update.
+	Close() error
+}
+
+// Tailer starts tails. StartTail subscribes (joining the group, resolving
+// a pattern, positioning per spec.From) and returns once the stream is
+// running; it is called in a command, never in Update. ctx bounds the
+// stream's whole life: cancelling it ends the stream as Close does.
+type Tailer interface {
+	StartTail(ctx context.Context, spec Spec) (Stream, error)
+}
+
+// SearchSpec is a search beyond the tail's buffer (ilink/search): every
+// criterion given must match; positions take the forms of ilink/position.
+type SearchSpec struct {
+	Target        string
+	Key           []byte // nil = any key
+	ValueContains string
+	ValueRegex    string
+	Header        string // NAME=VALUE, or NAME for any value; "" = none
+	From, To      string // "" = earliest / the end when the scan starts
+}
+
+// SearchProgress is a snapshot of a running search.
+type SearchProgress struct {
+	Topic                   string
+	Scanned, Total, Matches int64
+	Rate                    float64 // records scanned per second
+	ETA                     time.Duration
+	Done, Cancelled         bool
+	Err                     error // set when it failed (Done too)
+}
+
+// SearchRun is one running search. Matches arrive on Records (bounded:
+// a full channel holds the scan back), which is closed when the search
+// ends; Progress is cheap and safe from any goroutine.
+type SearchRun interface {
+	Records() <-chan Record
+	Progress() SearchProgress
+	Cancel()
+}
+
+// Searcher starts searches; a Tailer that is also a Searcher gives the
+// tail view its search (S). It reads with a direct consumer and no group.
+type Searcher interface {
+	StartSearch(ctx context.Context, spec SearchSpec) (SearchRun, error)
+}
