@@ -17,20 +17,21 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/fakes"
 	"ilinkdash/ui/sanitize"
 )
 
-// hostileText is every text attack payload of ui/fakes in one string (the
+// hostileText is every text attack payload of ui/sanitize/sanitizetest in one string (the
 // binary one would make the sanitizer show the whole text as \xNN bytes,
 // which is inert but hides what the test looks for; records carry it).
 func hostileText() string {
 	var b strings.Builder
-	for _, p := range fakes.HostilePayloads() {
+	for _, p := range sanitizetest.Hostile() {
 		if p.Name == "binary" {
 			continue
 		}
@@ -41,7 +42,7 @@ func hostileText() string {
 }
 
 func binaryPayload() []byte {
-	for _, p := range fakes.HostilePayloads() {
+	for _, p := range sanitizetest.Hostile() {
 		if p.Name == "binary" {
 			return p.Bytes
 		}
@@ -119,7 +120,7 @@ func startHostileCluster(t *testing.T) *hostileCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, pl := range fakes.HostilePayloads()[:6] {
+	for i, pl := range sanitizetest.Hostile()[:6] {
 		value := []byte(h.hostileTail)
 		if i%2 == 1 {
 			value = binaryPayload()

@@ -17,7 +17,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens under testdata/golden")

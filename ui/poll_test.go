@@ -11,7 +11,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 // pollRig drives a poller by hand: ticks are recorded, not slept on.

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ui/views/tail"
 
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 type screenCase struct {
@@ -102,7 +104,7 @@ func openHostileTail(h *harness, n int) {
 	h.typeText("tail EVIL.*")
 	h.key("enter")
 	s := h.tailer.Last()
-	for i, p := range fakes.HostilePayloads() {
+	for i, p := range sanitizetest.Hostile() {
 		if i >= n {
 			break
 		}

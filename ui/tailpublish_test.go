@@ -8,13 +8,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ui/views/tail"
 
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 // assertInert fails when a frame holds anything a terminal could act on
@@ -74,7 +76,7 @@ func TestTailHostilePayloadsRenderInert(t *testing.T) {
 		h.typeText("tail EVIL.*")
 		h.key("enter")
 		s := h.tailer.Last()
-		payloads := fakes.HostilePayloads()
+		payloads := sanitizetest.Hostile()
 		for i, p := range payloads {
 			s.EmitRecords(tail.Record{
 				Topic: "EVIL." + string(p.Bytes), Partition: int32(i), Offset: int64(i),

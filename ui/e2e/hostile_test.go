@@ -10,16 +10,17 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui"
-	"ilinkdash/ui/fakes"
 )
 
 // briefPayloads are the attacks named in the dashboard issue, each with a
-// distinctive body, on top of fakes.HostilePayloads (every class of
+// distinctive body, on top of sanitizetest.Hostile (every class of
 // terminal attack the sanitizer's unit tests use).
-func briefPayloads() []fakes.Payload {
-	return []fakes.Payload{
+func briefPayloads() []sanitizetest.Payload {
+	return []sanitizetest.Payload{
 		{Name: "brief-osc52", Bytes: []byte("\x1b]52;c;aG9zdGlsZQ==\x07")},
 		{Name: "brief-osc8", Bytes: []byte("\x1b]8;;http://x\x1b\\click\x1b]8;;\x1b\\")},
 		{Name: "brief-osc0", Bytes: []byte("\x1b]0;title\x07")},
@@ -66,7 +67,7 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 	e := startEngine(t, engineOpts{})
 	const topic = "E2E.EVIL"
 	createTopic(t, e, topic, "partitions=1,replicas=2")
-	payloads := append(fakes.HostilePayloads(), briefPayloads()...)
+	payloads := append(sanitizetest.Hostile(), briefPayloads()...)
 	q := adminQmgr(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()

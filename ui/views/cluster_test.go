@@ -9,7 +9,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
 )
 

@@ -2,7 +2,7 @@ package views_test
 
 import (
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views"
 )

@@ -1,6 +1,6 @@
 // Package views holds the dashboard's tabs. Each view depends on a small
 // interface defined here, over the typed values of package admin, never on
-// a connection, so every view is tested with fakes (package ui/fakes) and
+// a connection, so every view is tested with fakes (package ui/internal/fakes) and
 // the application wires adapters from the real admin client.
 //
 // Polled lists arrive as common.DataMsg from the root's poller; the Data
@@ -140,7 +140,7 @@ type QueueAdmin interface {
 }
 
 // Sources is everything the dashboard reads and calls. The application
-// implements it with adapters over the admin client; ui/fakes implements
+// implements it with adapters over the admin client; ui/internal/fakes implements
 // it with deterministic demo data.
 type Sources interface {
 	SummarySource

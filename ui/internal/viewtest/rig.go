@@ -1,5 +1,5 @@
 // Package viewtest drives one dashboard tab in tests, playing the root's
-// part: it polls the lists from the fake (ui/fakes), routes the tab's
+// part: it polls the lists from the fake (ui/internal/fakes), routes the tab's
 // addressed replies back to it and parks ticks on a virtual clock, so a
 // test steps time and sees exactly what the tab renders. Only tests import
 // it.
@@ -18,7 +18,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 type tickReq struct {

@@ -16,7 +16,7 @@ import (
 	"ilinkdash/ui/views"
 
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/views/publish"
 )
 

@@ -2,7 +2,7 @@
 // or a pattern through a bounded channel into a ring buffer, with a
 // filter, a detail pane, pause, jumps, save as JSON lines and a search
 // beyond the buffer. The Tailer, Stream and Searcher it reads through are
-// defined here; ui/live implements them over the consumer (ui/fakes in
+// defined here; ui/live implements them over the consumer (ui/internal/fakes in
 // tests), and the root model (ui) and the SSH server (ui/serve) build it.
 package tail
 

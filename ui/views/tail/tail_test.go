@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ui/internal/viewtest"
 
@@ -23,7 +25,7 @@ import (
 
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/views/tail"
 )
 
@@ -337,7 +339,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	// The fake's hostile records survive byte for byte.
 	hostile := 0
 	for _, g := range got[3:] {
-		for _, p := range fakes.HostilePayloads() {
+		for _, p := range sanitizetest.Hostile() {
 			if bytes.Equal(g.Value, p.Bytes) || bytes.Equal(g.Key, p.Bytes) {
 				hostile++
 			}

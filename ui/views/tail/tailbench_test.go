@@ -13,7 +13,7 @@ import (
 
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/tail"
 )

@@ -9,7 +9,7 @@ import (
 	"ilinkdash/ui/internal/viewtest"
 
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 )
 
 // tailScreens runs a tail at rate records/s for d on the rig's fake clock

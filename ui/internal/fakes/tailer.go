@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"ilinkdash/ui/sanitize/sanitizetest"
+
 	"ilinkdash/ui/views/tail"
 
 	"ilinkdash/ilink/position"
@@ -22,7 +24,7 @@ type TailerOptions struct {
 	Rate float64
 	// ValueSize pads each JSON value to about this many bytes.
 	ValueSize int
-	// Hostile makes every 5th record carry one of HostilePayloads in its
+	// Hostile makes every 5th record carry one of sanitizetest.Hostile in its
 	// key, value or a header.
 	Hostile bool
 	// Partitions per topic (default 6).
@@ -387,7 +389,7 @@ func (s *TailStream) make(at time.Time) tail.Record {
 		r.Key = []byte("order-" + pad5(i))
 	}
 	if s.opt.Hostile && i%5 == 3 {
-		hs := HostilePayloads()
+		hs := sanitizetest.Hostile()
 		h := hs[(i/5)%int64(len(hs))]
 		switch (i / 5) % 4 {
 		case 0:
