@@ -192,6 +192,8 @@ func (s *scenario) runOverview(d time.Duration) (string, []views.Alert) {
 		common.ResGroups:  func(c context.Context) (any, error) { return src.ListGroups(c) },
 		common.ResQueues:  func(c context.Context) (any, error) { return src.ListQueues(c) },
 	}
+	// The root's polling cadence over the window d: what the scenario
+	// plays, not a wait for a condition.
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(scenPoll) {
 		for _, r := range []common.ResID{common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues} {
 			c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -425,7 +427,7 @@ func TestScenarioSlow(t *testing.T) {
 		defer wg.Done()
 		for ctx.Err() == nil {
 			if _, err := c.Read(ctx, 200*time.Millisecond); err == nil {
-				time.Sleep(time.Second / 60)
+				time.Sleep(time.Second / 60) // the slow consumer under test
 			}
 		}
 	}()

@@ -9,7 +9,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -259,14 +261,52 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 }
 
 // hang makes every engine node hold its replies (the connections stay up:
-// a paused or overloaded cluster).
-func hang(e *engine.Engine) {
+// a paused or overloaded cluster). The channel is closed when the first
+// request is held.
+func hang(e *engine.Engine) <-chan struct{} {
+	held := make(chan struct{})
+	var once sync.Once
 	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if ev.Code == wire.CodeHello {
 			return engine.ControlAction{}
 		}
+		once.Do(func() { close(held) })
 		return engine.ControlAction{Delay: time.Hour}
 	})
+	return held
+}
+
+// waitHeld waits until the hung engine holds a request of the process.
+func waitHeld(t *testing.T, held <-chan struct{}, p *process) {
+	t.Helper()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no request reached the hung engine\n%s", p.stderr.String())
+	}
+}
+
+// signalTaken waits until sig, sent to pid, is no longer pending (the
+// process took it): a second one sent before would merge into the first.
+func signalTaken(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	bit := uint64(1) << (uint(sig) - 1)
+	pending := func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return false // gone, or no /proc: nothing pending to wait for
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "ShdPnd:"); ok {
+				mask, _ := strconv.ParseUint(strings.TrimSpace(rest), 16, 64)
+				return mask&bit != 0
+			}
+		}
+		return false
+	}
+	if !waitFor(10*time.Second, func() bool { return !pending() }) {
+		t.Fatalf("%v still pending in process %d after 10 s", sig, pid)
+	}
 }
 
 func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
@@ -277,7 +317,12 @@ func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
 	}{
 		{"engine killed, SIGTERM", func(e *engine.Engine) { e.Close() }, syscall.SIGTERM},
 		{"engine killed, SIGINT", func(e *engine.Engine) { e.Close() }, syscall.SIGINT},
-		{"engine hung, SIGINT", hang, syscall.SIGINT},
+		{"engine hung, SIGINT", func(e *engine.Engine) {
+			select { // a produce held (bounded: the test fails later without one)
+			case <-hang(e):
+			case <-time.After(10 * time.Second):
+			}
+		}, syscall.SIGINT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := startStopEngine(t, "PUB.T", 0)
@@ -295,7 +340,10 @@ func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
 				t.Fatalf("publish never got going\n%s", p.stderr.String())
 			}
 			tc.fault(e)
-			time.Sleep(300 * time.Millisecond) // records pile up unacknowledged
+			// Not a wait for a condition: records sent in these 300 ms pile
+			// up unacknowledged, the state the stop must cope with (the
+			// exit's count is printed however many there are).
+			time.Sleep(300 * time.Millisecond)
 			p.cmd.Process.Signal(tc.sig)
 			sent := time.Now()
 			if !p.exitsWithin(stopBound) {
@@ -325,10 +373,11 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	}) {
 		t.Fatalf("publish never got going\n%s", p.stderr.String())
 	}
-	hang(e) // the first interrupt now waits its full grace for acknowledgements
-	time.Sleep(100 * time.Millisecond)
+	// A held produce: the first interrupt now waits its full grace for
+	// acknowledgements, so the process is still there for the second.
+	waitHeld(t, hang(e), p)
 	p.cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond)
+	signalTaken(t, p.cmd.Process.Pid, syscall.SIGINT)
 	p.cmd.Process.Signal(syscall.SIGINT)
 	if !p.exitsWithin(stopBound) {
 		t.Fatal("still running after two interrupts")
@@ -344,8 +393,7 @@ func TestTailStopsWithinTwoSecondsWhenTheClusterHangs(t *testing.T) {
 	if !waitFor(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
 		t.Fatalf("the tail's group never appeared\n%s", p.stderr.String())
 	}
-	hang(e)
-	time.Sleep(200 * time.Millisecond)
+	waitHeld(t, hang(e), p) // the tail's fetch (or heartbeat) is held
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if !p.exitsWithin(stopBound) {
 		p.exitsWithin(5 * time.Second)

@@ -166,11 +166,7 @@ func TestTailFromTopicsAndLeavingClosesStream(t *testing.T) {
 	// Quitting closes the stream.
 	s3 := h.tailer.Last()
 	h.key("q")
-	deadline := time.Now().Add(2 * time.Second)
-	for !s3.Closed() && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if !h.quit || !s3.Closed() {
+	if !s3.WaitClosed(2*time.Second) || !h.quit {
 		t.Fatal("quit did not close the stream")
 	}
 }
@@ -248,11 +244,7 @@ func TestSwitchContextClosesTailAndUsesNewStreams(t *testing.T) {
 	h.key(":")
 	h.typeText("ctx prod")
 	h.key("enter")
-	deadline := time.Now().Add(2 * time.Second)
-	for !old.Closed() && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if !old.Closed() {
+	if !old.WaitClosed(2 * time.Second) {
 		t.Fatal(":ctx did not close the old tail")
 	}
 	h.key(":")

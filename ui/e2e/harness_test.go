@@ -11,9 +11,11 @@
 //     output buffer), for the hostile-payload test.
 //
 // Nothing sleeps a fixed time to let things happen: every step polls the
-// frames with a generous deadline. (The one sleep, in the hostile-payload
-// test, only gives the renderer (ui.FPS frames/s, as in the program) time to write each state
-// before the next key replaces it.)
+// frames with a generous deadline. The hostile-payload test also waits,
+// before each key, for the renderer (ui.FPS frames/s, as in the program)
+// to have written the state just reached: with dashOpts.markFrames every
+// frame's window title carries its number, so the raw output says which
+// frames were written.
 //
 // The frames a test waits for come from the model; the engine, the
 // client and the adapters are the real ones, so a step that waits for
@@ -21,9 +23,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,11 +119,12 @@ type frames struct {
 
 const maxFrames = 4096
 
-func (f *frames) add(raw string) {
+// add records a frame; it returns the frame's number.
+func (f *frames) add(raw string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if raw == f.last {
-		return
+		return f.seq
 	}
 	f.last = raw
 	f.seq++
@@ -127,6 +132,7 @@ func (f *frames) add(raw string) {
 		f.list = append(f.list[:0], f.list[maxFrames/2:]...)
 	}
 	f.list = append(f.list, frame{seq: f.seq, raw: raw, plain: ansi.Strip(raw)})
+	return f.seq
 }
 
 // since returns the frames after seq.
@@ -151,10 +157,11 @@ func (f *frames) latest() frame {
 
 // recModel is the root model with its frames recorded: Init and Update are
 // the root model's, View is the root model's View, noted on its way to the
-// renderer.
+// renderer (with mark, its title ends in " #N", N the frame's number).
 type recModel struct {
 	root *ui.Model
 	fr   *frames
+	mark bool
 }
 
 func (r recModel) Init() tea.Cmd { return r.root.Init() }
@@ -166,7 +173,10 @@ func (r recModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (r recModel) View() tea.View {
 	v := r.root.View()
-	r.fr.add(v.Content)
+	seq := r.fr.add(v.Content)
+	if r.mark {
+		v.WindowTitle += fmt.Sprintf(" #%d", seq)
+	}
 	return v
 }
 
@@ -179,6 +189,8 @@ type dashOpts struct {
 	refresh  time.Duration // polling interval of every resource (default 400 ms)
 	history  string        // the `:` history file ("" = none)
 	low      bool          // --low-bandwidth
+	// markFrames numbers the frames in the window title, for written.
+	markFrames bool
 }
 
 type dash struct {
@@ -189,6 +201,7 @@ type dash struct {
 	fr   *frames
 	mark int // frames before this are not matched by waitFor
 	done bool
+	raw  []byte // the output read so far (reading the program's output consumes it)
 }
 
 // refreshEvery is the polling interval of every resource in the tests.
@@ -226,7 +239,7 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	uctx := ui.NewContext(cfg, o.demo, func(string) string { return "" })
 	d := &dash{t: t, e: e, src: src, fr: &frames{}}
 	m := ui.New(uctx, src, ui.WithHistoryFile(o.history))
-	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr},
+	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr, mark: o.markFrames},
 		teatest.WithInitialTermSize(o.w, o.h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
 	t.Cleanup(d.quit)
@@ -248,11 +261,51 @@ func (d *dash) quit() {
 // rawOutput ends the program and returns every byte it wrote.
 func (d *dash) rawOutput() []byte {
 	d.quit()
+	d.readOutput()
+	return d.raw
+}
+
+// readOutput appends what the program wrote since the last read to d.raw.
+func (d *dash) readOutput() {
 	b, err := io.ReadAll(d.tm.Output())
 	if err != nil {
 		d.t.Fatalf("reading the output: %v", err)
 	}
-	return b
+	d.raw = append(d.raw, b...)
+}
+
+// written waits until the renderer has written the latest frame, or a
+// later one, to the terminal (the numbered title of a frame that recent is
+// in the output; needs markFrames), so the next key cannot replace a state
+// before it was drawn.
+func (d *dash) written() {
+	d.t.Helper()
+	seq := d.fr.latest().seq
+	for end := time.Now().Add(deadline); ; time.Sleep(5 * time.Millisecond) {
+		d.readOutput()
+		if lastTitled(d.raw) >= seq {
+			return
+		}
+		if time.Now().After(end) {
+			d.t.Fatalf("frame %d not written to the terminal after %v (the last written: %d)", seq, deadline, lastTitled(d.raw))
+		}
+	}
+}
+
+// lastTitled is the number in the last frame title written to raw (see
+// recModel), 0 for none.
+func lastTitled(raw []byte) int {
+	i := bytes.LastIndex(raw, []byte("\x1b]2;"))
+	if i < 0 {
+		return 0
+	}
+	title, _, ok := bytes.Cut(raw[i+4:], []byte("\a"))
+	if !ok {
+		return 0
+	}
+	_, num, _ := bytes.Cut(title, []byte(" #"))
+	n, _ := strconv.Atoi(string(num))
+	return n
 }
 
 func (d *dash) keys(ks ...string) {

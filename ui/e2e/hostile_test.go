@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"ilinkdash/ui/sanitize/sanitizetest"
 
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui"
 )
 
 // briefPayloads are the attacks named in the dashboard issue, each with a
@@ -83,7 +81,7 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 	}
 	n := len(payloads)
 
-	d := startDash(t, e, dashOpts{})
+	d := startDash(t, e, dashOpts{markFrames: true})
 	d.openTail(topic, "earliest")
 	d.waitText(fmt.Sprintf("%d total", n))
 	// The list rows already show the payloads (sanitized previews).
@@ -110,13 +108,13 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 			return false
 		})
 		shown[fmt.Sprint(i, formats[cur])] = s
-		settle()
+		d.written()
 		for k := 1; k < len(formats); k++ {
 			next := formats[(cur+k)%len(formats)]
 			d.markNow()
 			d.keys("f")
 			shown[fmt.Sprint(i, next)] = d.waitText(title, next)
-			settle()
+			d.written()
 		}
 		d.markNow()
 		d.keys("down")
@@ -174,11 +172,6 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 	}
 	t.Logf("%d records × 3 formats, %d frames checked, %d bytes of output checked", n, len(frames), len(raw))
 }
-
-// settle lets the renderer (ui.FPS frames/s) write the frame just reached
-// before the next key replaces it, so the raw output holds every state:
-// two frame periods and a margin.
-func settle() { time.Sleep(2*time.Second/ui.FPS + 10*time.Millisecond) }
 
 // frameProblem checks a frame (View().Content): SGR is its only escape
 // sequence, LF its only control; no C1, no format character, valid UTF-8.

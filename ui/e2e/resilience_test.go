@@ -3,7 +3,6 @@ package e2e
 import (
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,23 +53,28 @@ func TestResilienceAdminNodeKilled(t *testing.T) {
 	})
 	// The dashboard's admin connection is on node 1 (live.Sources dials the
 	// admin addresses in order): its node list polls arrive there.
-	var polledOn atomic.Int32
+	polledOn := make(chan int, 1)
 	remove := e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if ev.Code == wire.CodeNodeList {
-			polledOn.Store(int32(ev.Node))
+			select {
+			case polledOn <- ev.Node:
+			default: // the first poll is the one
+			}
 		}
 		return engine.ControlAction{}
 	})
 	d.markNow()
 	d.keys("ctrl+r") // poll now
 	d.waitText("refreshing…")
-	for end := time.Now().Add(deadline); polledOn.Load() == 0 && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case n := <-polledOn:
+		if n != 1 {
+			t.Fatalf("the node list was polled on node %d, want 1", n)
+		}
+	case <-time.After(deadline):
+		t.Fatalf("no node list poll within %v", deadline)
 	}
 	remove()
-	if n := polledOn.Load(); n != 1 {
-		t.Fatalf("the node list was polled on node %d, want 1", n)
-	}
 
 	// 1. The admin connection's node dies.
 	d.markNow()

@@ -261,6 +261,8 @@ func TestIdleTimeout(t *testing.T) {
 	end := time.Now().Add(deadline)
 	for !idle.done() && time.Now().Before(end) {
 		busy.send("?")
+		// The typing cadence (well inside the 600 ms timeout) is what is
+		// under test here, not a wait for something.
 		time.Sleep(100 * time.Millisecond)
 	}
 	if code := idle.exitStatus(); code != 1 {

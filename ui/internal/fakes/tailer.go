@@ -210,6 +210,17 @@ func (s *TailStream) Closed() bool {
 	return s.closed
 }
 
+// WaitClosed waits up to d for the stream to be closed (the view closes
+// streams in a command, on its own goroutine); it reports whether it was.
+func (s *TailStream) WaitClosed(d time.Duration) bool {
+	select {
+	case <-s.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // Seeks returns the seeks asked so far.
 func (s *TailStream) Seeks() []position.Position {
 	s.mu.Lock()

@@ -284,12 +284,13 @@ func TestPublishShutdownStops(t *testing.T) {
 
 // recSender is a PublishSender that records what it got.
 type recSender struct {
-	mu      sync.Mutex
-	n       int
-	fail    func(seq int) error
-	latency time.Duration
-	closed  bool
-	conns   map[int]int
+	mu       sync.Mutex
+	n        int
+	fail     func(seq int) error
+	latency  time.Duration
+	closed   bool
+	conns    map[int]int
+	inFlight sync.WaitGroup
 }
 
 func (s *recSender) Send(topic string, r *publish.Record, done func(int32, int64, error)) {
@@ -301,18 +302,44 @@ func (s *recSender) Send(topic string, r *publish.Record, done func(int32, int64
 	if s.fail != nil {
 		err = s.fail(seq)
 	}
-	go func() {
+	s.inFlight.Go(func() {
+		// The acknowledgement's latency, which the run measures: the
+		// sleep is what is under test, not a wait for something.
 		time.Sleep(s.latency)
 		done(int32(seq%2), int64(seq), err)
-	}()
+	})
 }
 func (s *recSender) Connections() map[int]int { return s.conns }
+
+// Close returns once every record's done was called, as the producer's
+// flush does (or when ctx ends).
 func (s *recSender) Close(ctx context.Context) error {
-	time.Sleep(2*s.latency + 5*time.Millisecond)
+	flushed := make(chan struct{})
+	go func() { s.inFlight.Wait(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	return nil
+}
+
+// waitProgress polls run until cond holds (10 s at most) and returns the
+// progress it held on.
+func waitProgress(t *testing.T, run publish.Run, what string, cond func(publish.Progress) bool) publish.Progress {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	p := run.Progress()
+	for ; !cond(p); p = run.Progress() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 10 s: %+v", what, p)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return p
 }
 
 func TestRunPublishDriver(t *testing.T) {
@@ -328,12 +355,8 @@ func TestRunPublishDriver(t *testing.T) {
 	spec := publish.Spec{Topic: "T", Count: 60, Rate: 600, Record: func(seq int64, r *publish.Record) { r.Value = []byte("v") }}
 	start := time.Now()
 	run := publish.Drive(context.Background(), spec, s)
-	deadline := time.Now().Add(10 * time.Second)
-	var p publish.Progress
-	for p = run.Progress(); !p.Done && time.Now().Before(deadline); p = run.Progress() {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !p.Done || p.Stopped {
+	p := waitProgress(t, run, "end", func(p publish.Progress) bool { return p.Done })
+	if p.Stopped {
 		t.Fatalf("progress %+v", p)
 	}
 	if el := time.Since(start); el < 80*time.Millisecond {
@@ -356,14 +379,11 @@ func TestRunPublishDriver(t *testing.T) {
 	s2 := &recSender{latency: time.Millisecond}
 	run2 := publish.Drive(context.Background(), publish.Spec{Topic: "T", Count: 1_000_000, Rate: 1000,
 		Record: func(int64, *publish.Record) {}}, s2)
-	time.Sleep(30 * time.Millisecond)
+	waitProgress(t, run2, "records sent", func(p publish.Progress) bool { return p.Sent >= 10 })
 	run2.Stop()
 	run2.Stop() // idempotent
-	deadline = time.Now().Add(10 * time.Second)
-	for p = run2.Progress(); !p.Done && time.Now().Before(deadline); p = run2.Progress() {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !p.Done || !p.Stopped || p.Sent >= 1_000_000 || p.Acked != p.Sent {
+	p = waitProgress(t, run2, "end", func(p publish.Progress) bool { return p.Done })
+	if !p.Stopped || p.Sent >= 1_000_000 || p.Acked != p.Sent {
 		t.Fatalf("stopped run %+v", p)
 	}
 }

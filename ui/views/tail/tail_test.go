@@ -645,11 +645,7 @@ func TestTailStreamLifecycle(t *testing.T) {
 	// Shutdown closes a live stream.
 	s4 := r.open("ORDER.EVENT", 1)
 	r.v.Shutdown()
-	deadline := time.Now().Add(2 * time.Second)
-	for !s4.Closed() && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if !s4.Closed() {
+	if !s4.WaitClosed(2 * time.Second) {
 		t.Fatal("Shutdown did not close the stream")
 	}
 }
