@@ -48,20 +48,6 @@ func ParseSubscriptionList(text string) ([]SubscriptionLine, error) {
 	return out, nil
 }
 
-// FormatSubscriptionList is the inverse of ParseSubscriptionList: lines
-// joined with "\n", no trailing newline, "" for none. (The engine sorts by
-// group then partition; this keeps the given order.)
-func FormatSubscriptionList(lines []SubscriptionLine) string {
-	var b []byte
-	for i, l := range lines {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		b = wire.AppendSubscriptionLine(b, l.Group, string(l.State), l.Partition, l.Commit, l.Lag, l.Members)
-	}
-	return string(b)
-}
-
 // ParseLeadTable parses VIEW CLUSTER LEADERS text in format ILLT1. The
 // first non-empty line must be ILLT1|<cluster>|<unix ms>; any other format
 // version is an error (spec A-31). Lines of an unknown kind, or that do
