@@ -104,6 +104,8 @@ type Consumer struct {
 
 	lmu    sync.Mutex
 	listen *listener
+
+	health fetchHealth // FetchHealth
 }
 
 // Subscribe joins group opt.Group for one topic or, when topicOrPattern
@@ -470,6 +472,7 @@ func (c *Consumer) metaLoop() {
 					return
 				}
 				c.opt.Logf("consumer: metadata: %v", err)
+				c.health.failed(err, time.Now())
 			} else {
 				c.mu.Lock()
 				for _, cur := range c.cursors {

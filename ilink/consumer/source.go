@@ -99,6 +99,7 @@ func (s *source) run() {
 				return
 			}
 			c.opt.Logf("consumer: fetch from node %d: %v", s.node, err)
+			c.health.failed(err, time.Now())
 			s.release(err)
 			if c.opt.sleep(c.ctx, backoff) != nil {
 				return
@@ -106,6 +107,7 @@ func (s *source) run() {
 			backoff = min(2*backoff, time.Second)
 			continue
 		}
+		c.health.ok(time.Now())
 		backoff = 50 * time.Millisecond
 	}
 }

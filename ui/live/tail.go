@@ -92,6 +92,7 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 		return nil, err
 	}
 	t := &tailStream{
+		c:      c,
 		ch:     make(chan tail.Batch, tailChanBatches),
 		reqs:   make(chan tailReq),
 		cancel: cancel,
@@ -126,6 +127,7 @@ func StartAt(opt *consumer.Options, from position.Position) error {
 // Pause and Close reach it as requests, never through a shared lock, so
 // none of them waits behind a send to a full channel.
 type tailStream struct {
+	c       *consumer.Consumer // owned by run; FetchHealth is safe from anywhere
 	ch      chan tail.Batch
 	reqs    chan tailReq
 	cancel  context.CancelFunc
@@ -162,6 +164,12 @@ func (t *tailStream) Err() error {
 		return *p
 	}
 	return nil
+}
+
+// Fetching implements tail.Stream with the consumer's FetchHealth.
+func (t *tailStream) Fetching() tail.FetchState {
+	h := t.c.FetchHealth()
+	return tail.FetchState{OK: h.OK, Err: h.Err, FailingSince: h.FailingSince}
 }
 
 func (t *tailStream) Waiting() (int64, bool) {

@@ -199,3 +199,27 @@ func TestTailPauseStopsFetching(t *testing.T) {
 		t.Fatalf("received %d distinct records, want 350", len(seen))
 	}
 }
+
+// The stream reports its consumer's fetching: replies while the engine
+// answers, a failure (since when) while it is off the network, replies
+// again after.
+func TestTailStreamReportsItsFetching(t *testing.T) {
+	e := startEngine(t)
+	if err := e.CreateTopic("LIVE.FETCH", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	s := startTail(t, e, tail.Spec{Target: "LIVE.FETCH"})
+	waitFor(t, "a fetch reply", func() bool { f := s.Fetching(); return !f.OK.IsZero() && f.Err == nil })
+	down := time.Now()
+	if err := e.Outage(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the fetch failing", func() bool { return s.Fetching().Err != nil })
+	if f := s.Fetching(); f.FailingSince.Before(down) {
+		t.Fatalf("failing since %v, before the outage began (%v)", f.FailingSince, down)
+	}
+	if err := e.EndOutage(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "fetching again", func() bool { f := s.Fetching(); return f.Err == nil && f.OK.After(down) })
+}

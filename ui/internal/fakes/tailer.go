@@ -140,19 +140,20 @@ type TailStream struct {
 	topics []string
 	ch     chan tail.Batch
 
-	mu     sync.Mutex
-	next   int64   // index of the next generated record
-	offs   []int64 // next offset per partition
-	clock  time.Time
-	seeks  []position.Position
-	epoch  uint64
-	paused bool
-	held   int    // records emitted while paused
-	pauses []bool // Pause calls, in order
-	closed bool
-	err    error
-	done   chan struct{}
-	emitMu sync.Mutex
+	mu       sync.Mutex
+	next     int64   // index of the next generated record
+	offs     []int64 // next offset per partition
+	clock    time.Time
+	seeks    []position.Position
+	epoch    uint64
+	paused   bool
+	held     int    // records emitted while paused
+	pauses   []bool // Pause calls, in order
+	closed   bool
+	err      error
+	fetching tail.FetchState
+	done     chan struct{}
+	emitMu   sync.Mutex
 }
 
 // Spec returns the spec the stream was started with.
@@ -187,6 +188,21 @@ func (s *TailStream) Pauses() []bool {
 }
 
 // Waiting implements tail.Stream: the records held while paused.
+// Fetching implements tail.Stream: what SetFetching set (the zero value,
+// which the view takes as fetching fine, until then).
+func (s *TailStream) Fetching() tail.FetchState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fetching
+}
+
+// SetFetching sets what Fetching reports (a consumer that cannot fetch).
+func (s *TailStream) SetFetching(f tail.FetchState) {
+	s.mu.Lock()
+	s.fetching = f
+	s.mu.Unlock()
+}
+
 func (s *TailStream) Waiting() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -82,10 +82,26 @@ type Stream interface {
 	// about every second); ok is false when unknown (not paused, or not
 	// measured yet). Safe to call from any goroutine.
 	Waiting() (n int64, ok bool)
+	// Fetching is how the stream's consumer fetches. The consumer retries
+	// by itself and hides session trouble from its reads, so this is how
+	// the header knows not to say "live" while nothing answers. Safe to
+	// call from any goroutine.
+	Fetching() FetchState
 	// Close stops the consumer (leaving a temporary group deletes it) and
 	// closes Records. Idempotent; the view calls it in a command, never
 	// in Update.
 	Close() error
+}
+
+// FetchState is how a stream's fetching goes.
+type FetchState struct {
+	// OK is when a fetch last got a reply, records or not (zero before the
+	// first, or when the stream cannot tell).
+	OK time.Time
+	// Err is the last failure to fetch since OK; nil while fetching works.
+	Err error
+	// FailingSince is when the failures since OK began.
+	FailingSince time.Time
 }
 
 // Tailer starts tails. StartTail subscribes (joining the group, resolving

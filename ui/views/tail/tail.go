@@ -95,7 +95,8 @@ type View struct {
 	note   string // why the stream closed, or what the last action did
 	err    error  // the error that ended the stream
 	every  time.Duration
-	ticks  uint64 // the armed tick's number: one drain chain at a time
+	ticks  uint64     // the armed tick's number: one drain chain at a time
+	truth  fetchTruth // whether the stream still fetches (fetchtruth.go)
 
 	ring    tailRing
 	intern  interner
@@ -643,6 +644,9 @@ func (v *View) Status() string {
 // Update implements common.View.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.PollErrMsg, common.DataMsg:
+		v.truth.observe(msg)
+		return nil
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
 	case tea.KeyPressMsg:
@@ -712,6 +716,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 			return nil
 		}
 		v.stream, v.state = m.stream, tailLive
+		v.truth = fetchTruth{since: v.Ctx.Now(), unreachSince: v.truth.unreachSince}
 		v.rate.Add(v.Ctx.Now(), v.total)
 		v.countGate.Reset()
 		v.pace(v.Ctx.Now())
@@ -745,6 +750,10 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		n, ended := v.drain()
 		v.matches.dropBefore(v.ring.first())
 		now := v.Ctx.Now()
+		if n > 0 {
+			v.truth.lastRecord = now
+		}
+		v.truth.f = v.stream.Fetching()
 		v.rate.Add(now, v.total)
 		if v.paused {
 			if w, ok := v.stream.Waiting(); ok {
@@ -790,6 +799,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.clearBuffer()
 		v.epoch = max(v.epoch, m.epoch)
 		v.paused, v.waiting = false, -1 // a seek resumes the stream
+		v.truth.since = v.Ctx.Now()
 		v.note = "jumped to " + m.label
 		v.from = "jumped to " + m.label
 		v.pace(v.Ctx.Now())
@@ -905,6 +915,7 @@ func (v *View) filterText() string {
 func (v *View) togglePause() tea.Cmd {
 	if v.paused {
 		v.paused, v.waiting = false, -1
+		v.truth.since = v.Ctx.Now() // nothing was fetched while paused
 	} else {
 		v.paused, v.pauseEnd, v.waiting = true, v.limit(), -1
 	}
@@ -1335,7 +1346,13 @@ func (v *View) headLines(st *common.Styles) []string {
 	case tailStarting:
 		parts = append(parts, st.Info.Render("◌ connecting…"))
 	case tailLive:
-		if !v.paused {
+		switch since, stalled := v.truth.stalled(v.Ctx.Now()); {
+		case v.paused:
+		case stalled:
+			// The consumer retries by itself: say so, and for how long
+			// nothing was fetched, rather than "live".
+			parts = append(parts, st.Warn.Render("◌ reconnecting · no fetch for "+common.Dur(v.Ctx.Now().Sub(since))))
+		default:
 			parts = append(parts, st.OK.Render("● live"))
 		}
 	case tailSeeking:

@@ -28,6 +28,7 @@ func (s *benchStream) Seek(context.Context, position.Position) (uint64, error) {
 }
 func (s *benchStream) Pause(context.Context, bool) error { return nil }
 func (s *benchStream) Waiting() (int64, bool)            { return 0, false }
+func (s *benchStream) Fetching() tail.FetchState         { return tail.FetchState{} }
 func (s *benchStream) Close() error                      { return nil }
 func (s *benchStream) StartTail(context.Context, tail.Spec) (tail.Stream, error) {
 	return s, nil
