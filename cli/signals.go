@@ -18,6 +18,11 @@ import (
 // fires if something unforeseen blocks.
 const stopGrace = 1800 * time.Millisecond
 
+// stopNoteAfter is how long a headless command may take to stop before it
+// says it is stopping and how to force it: a tail that leaves at once
+// stays quiet, a publish waiting for its acknowledgements does not.
+const stopNoteAfter = 250 * time.Millisecond
+
 var (
 	errInterrupted  = errors.New("interrupted")
 	errStdoutClosed = errors.New("the reader of standard output went away")
@@ -34,7 +39,7 @@ func (a *app) handleSignals(cancel func(error)) (stop func()) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	done := make(chan struct{})
 	go func() {
-		var guard <-chan time.Time
+		var guard, note <-chan time.Time
 		interrupted := false
 		for {
 			select {
@@ -49,7 +54,10 @@ func (a *app) handleSignals(cancel func(error)) (stop func()) {
 				cancel(errInterrupted)
 				if a.headless.Load() {
 					guard = time.After(stopGrace)
+					note = time.After(stopNoteAfter)
 				}
+			case <-note:
+				fmt.Fprintln(os.Stderr, "ilinkdash: stopping (interrupt again to exit now)")
 			case <-guard:
 				fmt.Fprintf(os.Stderr, "ilinkdash: did not stop within %v of the interrupt: exiting now\n", stopGrace)
 				os.Exit(exitInterrupted)
