@@ -53,12 +53,10 @@ func (w *Writer) Bytes(b []byte) {
 func (w *Writer) Raw(b []byte) { w.B = append(w.B, b...) }
 
 // Strings writes uvarint(count) then each string.
-func (w *Writer) Strings(ss []string) {
-	w.Uvarint(uint64(len(ss)))
-	for _, s := range ss {
-		w.String(s)
-	}
-}
+func (w *Writer) Strings(ss []string) { writeArray(w, ss, encodeString) }
+
+func encodeString(s *string, w *Writer) { w.String(*s) }
+func decodeString(s *string, r *Reader) { *s = r.String() }
 
 // ArrayLen writes an element count.
 func (w *Writer) ArrayLen(n int) { w.Uvarint(uint64(n)) }
@@ -243,18 +241,8 @@ func (r *Reader) ArrayLen(minElem int) int {
 	return int(v)
 }
 
-// Strings reads a string array.
-func (r *Reader) Strings() []string {
-	n := r.ArrayLen(1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = r.String()
-	}
-	return out
-}
+// Strings reads a string array (nil when empty).
+func (r *Reader) Strings() []string { return readArray(r, 1, decodeString) }
 
 // Message is a request or response body.
 type Message interface {
@@ -299,6 +287,31 @@ func readArray[T any](r *Reader, minElem int, dec func(*T, *Reader)) []T {
 		return nil
 	}
 	xs := make([]T, n)
+	for i := range xs {
+		dec(&xs[i], r)
+	}
+	return xs
+}
+
+// readArrayFrom reads what writeArray wrote into the free end of *buf and
+// returns that part, its capacity clipped so an append to it cannot run
+// into a neighbour's elements. The many small arrays of one reply
+// (partitions of thousands of topics) then share a few backing arrays:
+// when *buf is full, a new one at least twice as large is started and
+// the old one is left to the slices already cut from it, so nothing is
+// copied. dec may fill other buffers, not *buf. An empty array decodes as
+// nil.
+func readArrayFrom[T any](r *Reader, minElem int, buf *[]T, dec func(*T, *Reader)) []T {
+	n := r.ArrayLen(minElem)
+	if n == 0 {
+		return nil
+	}
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(n, 2*cap(*buf), 64))
+	}
+	start := len(*buf)
+	*buf = (*buf)[:start+n]
+	xs := (*buf)[start : start+n : start+n]
 	for i := range xs {
 		dec(&xs[i], r)
 	}

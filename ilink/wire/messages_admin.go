@@ -124,25 +124,23 @@ const LeadTableFormat = "ILLT1"
 // Varint writes a signed zigzag LEB128 varint (at most 10 bytes).
 func (w *Writer) Varint(v int64) { w.B = binary.AppendVarint(w.B, v) }
 
-// Varint reads a signed zigzag varint.
+// Varint reads a signed zigzag varint, which must be minimally encoded
+// (no trailing 0x00 group), so every value has one encoding.
 func (r *Reader) Varint() int64 {
+	start := r.off
+	ux := r.Uvarint()
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b[r.off:])
-	if n <= 0 {
-		if n == 0 {
-			r.err = ErrShortBody
-		} else {
-			r.err = errors.New("varint overflows 64 bits")
-		}
-		return 0
-	}
-	if n > 1 && r.b[r.off+n-1] == 0 {
+	if r.off-start > 1 && r.b[r.off-1] == 0 {
+		r.off = start
 		r.err = errors.New("varint is not minimally encoded")
 		return 0
 	}
-	r.off += n
+	v := int64(ux >> 1) // zigzag, as binary.Varint
+	if ux&1 != 0 {
+		v = ^v
+	}
 	return v
 }
 
@@ -162,24 +160,11 @@ func (r *Reader) smallInt() int {
 	return int(v)
 }
 
-func writeInts(w *Writer, ids []int) {
-	w.ArrayLen(len(ids))
-	for _, id := range ids {
-		w.Varint(int64(id))
-	}
-}
+func encodeInt(id *int, w *Writer) { w.Varint(int64(*id)) }
+func decodeInt(id *int, r *Reader) { *id = r.smallInt() }
 
-func readInts(r *Reader) []int {
-	n := r.ArrayLen(1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]int, n)
-	for i := range out {
-		out[i] = r.smallInt()
-	}
-	return out
-}
+func writeInts(w *Writer, ids []int) { writeArray(w, ids, encodeInt) }
+func readInts(r *Reader) []int       { return readArray(r, 1, decodeInt) }
 
 // ---- generic bodies ----
 
@@ -212,30 +197,24 @@ type QmgrEntry struct {
 // QmgrListReply answers QMGR LIST (request body empty).
 type QmgrListReply struct{ Qmgrs []QmgrEntry }
 
-func (m *QmgrListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Qmgrs))
-	for _, q := range m.Qmgrs {
-		w.String(q.Name)
-		w.Bool(q.Running)
-		w.String(q.DataAddr)
-		w.Bool(q.Clustered)
-		w.String(q.Cluster)
-	}
+func (q *QmgrEntry) encode(w *Writer) {
+	w.String(q.Name)
+	w.Bool(q.Running)
+	w.String(q.DataAddr)
+	w.Bool(q.Clustered)
+	w.String(q.Cluster)
 }
 
-func (m *QmgrListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(5); n > 0 {
-		m.Qmgrs = make([]QmgrEntry, n)
-		for i := range m.Qmgrs {
-			q := &m.Qmgrs[i]
-			q.Name = r.String()
-			q.Running = r.Bool()
-			q.DataAddr = r.String()
-			q.Clustered = r.Bool()
-			q.Cluster = r.String()
-		}
-	}
+func (q *QmgrEntry) decode(r *Reader) {
+	q.Name = r.String()
+	q.Running = r.Bool()
+	q.DataAddr = r.String()
+	q.Clustered = r.Bool()
+	q.Cluster = r.String()
 }
+
+func (m *QmgrListReply) Encode(w *Writer) { writeArray(w, m.Qmgrs, (*QmgrEntry).encode) }
+func (m *QmgrListReply) Decode(r *Reader) { m.Qmgrs = readArray(r, 5, (*QmgrEntry).decode) }
 
 // NodeEntry is one node of NODE LIST. Role is "leader", "follower" or
 // "none"; State "running", "stopped", "down" or "syncing".
@@ -254,38 +233,32 @@ type NodeEntry struct {
 // NodeListReply answers NODE LIST (QmgrRequest).
 type NodeListReply struct{ Nodes []NodeEntry }
 
-func (m *NodeListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Nodes))
-	for _, n := range m.Nodes {
-		w.Varint(int64(n.ID))
-		w.String(n.QueueManager)
-		w.String(n.DataAddr)
-		w.String(n.AdminAddr)
-		w.String(n.Role)
-		w.String(n.State)
-		w.Varint(int64(n.Partitions))
-		w.Varint(n.LagRecords)
-		w.Varint(n.LagMs)
-	}
+func (n *NodeEntry) encode(w *Writer) {
+	w.Varint(int64(n.ID))
+	w.String(n.QueueManager)
+	w.String(n.DataAddr)
+	w.String(n.AdminAddr)
+	w.String(n.Role)
+	w.String(n.State)
+	w.Varint(int64(n.Partitions))
+	w.Varint(n.LagRecords)
+	w.Varint(n.LagMs)
 }
 
-func (m *NodeListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(9); n > 0 {
-		m.Nodes = make([]NodeEntry, n)
-		for i := range m.Nodes {
-			e := &m.Nodes[i]
-			e.ID = r.smallInt()
-			e.QueueManager = r.String()
-			e.DataAddr = r.String()
-			e.AdminAddr = r.String()
-			e.Role = r.String()
-			e.State = r.String()
-			e.Partitions = r.smallInt()
-			e.LagRecords = r.Varint()
-			e.LagMs = r.Varint()
-		}
-	}
+func (n *NodeEntry) decode(r *Reader) {
+	n.ID = r.smallInt()
+	n.QueueManager = r.String()
+	n.DataAddr = r.String()
+	n.AdminAddr = r.String()
+	n.Role = r.String()
+	n.State = r.String()
+	n.Partitions = r.smallInt()
+	n.LagRecords = r.Varint()
+	n.LagMs = r.Varint()
 }
+
+func (m *NodeListReply) Encode(w *Writer) { writeArray(w, m.Nodes, (*NodeEntry).encode) }
+func (m *NodeListReply) Decode(r *Reader) { m.Nodes = readArray(r, 9, (*NodeEntry).decode) }
 
 // Node control actions.
 const (
@@ -466,21 +439,8 @@ func (t *TopicEntry) decode(r *Reader) {
 // TopicListReply answers TOPIC LIST.
 type TopicListReply struct{ Topics []TopicEntry }
 
-func (m *TopicListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		m.Topics[i].encode(w)
-	}
-}
-
-func (m *TopicListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(28); n > 0 {
-		m.Topics = make([]TopicEntry, n)
-		for i := range m.Topics {
-			m.Topics[i].decode(r)
-		}
-	}
-}
+func (m *TopicListReply) Encode(w *Writer) { writeArray(w, m.Topics, (*TopicEntry).encode) }
+func (m *TopicListReply) Decode(r *Reader) { m.Topics = readArray(r, 28, (*TopicEntry).decode) }
 
 // TopicRequest names a topic (DESCRIBE, DELETE, FLUSH TOPIC).
 type TopicRequest struct {
@@ -529,37 +489,36 @@ type TopicDescriptionReply struct {
 	Partitions []PartitionEntry
 }
 
+func (p *PartitionEntry) encode(w *Writer) {
+	w.I32(p.Partition)
+	w.Varint(int64(p.Leader))
+	w.Varint(int64(p.LeaderEpoch))
+	writeInts(w, p.Replicas)
+	writeInts(w, p.InSync)
+	w.Varint(p.StartOffset)
+	w.Varint(p.EndOffset)
+	w.Varint(p.HighWatermark)
+}
+
+func (p *PartitionEntry) decode(r *Reader) {
+	p.Partition = r.I32()
+	p.Leader = r.smallInt()
+	p.LeaderEpoch = int32(r.smallInt())
+	p.Replicas = readInts(r)
+	p.InSync = readInts(r)
+	p.StartOffset = r.Varint()
+	p.EndOffset = r.Varint()
+	p.HighWatermark = r.Varint()
+}
+
 func (m *TopicDescriptionReply) Encode(w *Writer) {
 	m.Topic.encode(w)
-	w.ArrayLen(len(m.Partitions))
-	for _, p := range m.Partitions {
-		w.I32(p.Partition)
-		w.Varint(int64(p.Leader))
-		w.Varint(int64(p.LeaderEpoch))
-		writeInts(w, p.Replicas)
-		writeInts(w, p.InSync)
-		w.Varint(p.StartOffset)
-		w.Varint(p.EndOffset)
-		w.Varint(p.HighWatermark)
-	}
+	writeArray(w, m.Partitions, (*PartitionEntry).encode)
 }
 
 func (m *TopicDescriptionReply) Decode(r *Reader) {
 	m.Topic.decode(r)
-	if n := r.ArrayLen(11); n > 0 {
-		m.Partitions = make([]PartitionEntry, n)
-		for i := range m.Partitions {
-			p := &m.Partitions[i]
-			p.Partition = r.I32()
-			p.Leader = r.smallInt()
-			p.LeaderEpoch = int32(r.smallInt())
-			p.Replicas = readInts(r)
-			p.InSync = readInts(r)
-			p.StartOffset = r.Varint()
-			p.EndOffset = r.Varint()
-			p.HighWatermark = r.Varint()
-		}
-	}
+	m.Partitions = readArray(r, 11, (*PartitionEntry).decode)
 }
 
 // ---- queues ----
@@ -805,31 +764,24 @@ type QueueEntry struct {
 // QueueListReply answers QUEUE LIST (QmgrRequest).
 type QueueListReply struct{ Queues []QueueEntry }
 
-func (m *QueueListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Queues))
-	for i := range m.Queues {
-		q := &m.Queues[i]
-		q.Property.encode(w)
-		w.Varint(q.Depth)
-		w.Varint(q.InFlight)
-		w.F32(q.PutRate)
-		w.F32(q.GetRate)
-	}
+func (q *QueueEntry) encode(w *Writer) {
+	q.Property.encode(w)
+	w.Varint(q.Depth)
+	w.Varint(q.InFlight)
+	w.F32(q.PutRate)
+	w.F32(q.GetRate)
 }
 
-func (m *QueueListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(18); n > 0 {
-		m.Queues = make([]QueueEntry, n)
-		for i := range m.Queues {
-			q := &m.Queues[i]
-			q.Property.decode(r)
-			q.Depth = r.Varint()
-			q.InFlight = r.Varint()
-			q.PutRate = r.F32()
-			q.GetRate = r.F32()
-		}
-	}
+func (q *QueueEntry) decode(r *Reader) {
+	q.Property.decode(r)
+	q.Depth = r.Varint()
+	q.InFlight = r.Varint()
+	q.PutRate = r.F32()
+	q.GetRate = r.F32()
 }
+
+func (m *QueueListReply) Encode(w *Writer) { writeArray(w, m.Queues, (*QueueEntry).encode) }
+func (m *QueueListReply) Decode(r *Reader) { m.Queues = readArray(r, 18, (*QueueEntry).decode) }
 
 // ReloadQueueReply answers RELOAD QUEUE (3315) with the depth after it.
 type ReloadQueueReply struct{ Depth int64 }
@@ -893,10 +845,7 @@ func (m *ClusterPropertyReply) Encode(w *Writer) {
 	w.Varint(int64(m.MinSync))
 	w.Bool(m.Placement)
 	w.Bool(m.AutoStart)
-	w.ArrayLen(len(m.Nodes))
-	for i := range m.Nodes {
-		m.Nodes[i].encode(w)
-	}
+	writeArray(w, m.Nodes, (*ClusterNodeEntry).encode)
 }
 
 func (m *ClusterPropertyReply) Decode(r *Reader) {
@@ -907,12 +856,7 @@ func (m *ClusterPropertyReply) Decode(r *Reader) {
 	m.MinSync = r.smallInt()
 	m.Placement = r.Bool()
 	m.AutoStart = r.Bool()
-	if n := r.ArrayLen(5); n > 0 {
-		m.Nodes = make([]ClusterNodeEntry, n)
-		for i := range m.Nodes {
-			m.Nodes[i].decode(r)
-		}
-	}
+	m.Nodes = readArray(r, 5, (*ClusterNodeEntry).decode)
 }
 
 // Tri-state values of SET CLUSTER PROPERTY: IntBlank leaves an integer
@@ -1077,97 +1021,77 @@ type ReplicationStatusReply struct {
 	Topics  []TopicReplicationEntry
 }
 
+func (n *NodeReplicationEntry) encode(w *Writer) {
+	w.Varint(int64(n.ID))
+	w.String(n.QueueManager)
+	w.String(n.Role)
+	w.String(n.State)
+	w.Varint(n.LagRecords)
+	w.Varint(n.LagMs)
+}
+
+func (n *NodeReplicationEntry) decode(r *Reader) {
+	n.ID = r.smallInt()
+	n.QueueManager = r.String()
+	n.Role = r.String()
+	n.State = r.String()
+	n.LagRecords = r.Varint()
+	n.LagMs = r.Varint()
+}
+
+func (f *FollowerEntry) encode(w *Writer) {
+	w.Varint(int64(f.Node))
+	w.Bool(f.InSync)
+	w.Varint(f.LagRecords)
+	w.Varint(f.LagMs)
+}
+
+func (f *FollowerEntry) decode(r *Reader) {
+	f.Node = r.smallInt()
+	f.InSync = r.Bool()
+	f.LagRecords = r.Varint()
+	f.LagMs = r.Varint()
+}
+
+func (p *PartitionReplicationEntry) encode(w *Writer) {
+	w.I32(p.Partition)
+	w.Varint(int64(p.Leader))
+	writeInts(w, p.InSync)
+	writeArray(w, p.Followers, (*FollowerEntry).encode)
+}
+
+func (t *TopicReplicationEntry) encode(w *Writer) {
+	w.String(t.Topic)
+	writeArray(w, t.Partitions, (*PartitionReplicationEntry).encode)
+}
+
 func (m *ReplicationStatusReply) Encode(w *Writer) {
 	w.String(m.Cluster)
 	w.Varint(int64(m.Leader))
-	w.ArrayLen(len(m.Nodes))
-	for _, n := range m.Nodes {
-		w.Varint(int64(n.ID))
-		w.String(n.QueueManager)
-		w.String(n.Role)
-		w.String(n.State)
-		w.Varint(n.LagRecords)
-		w.Varint(n.LagMs)
-	}
-	w.ArrayLen(len(m.Topics))
-	for i := range m.Topics {
-		t := &m.Topics[i]
-		w.String(t.Topic)
-		w.ArrayLen(len(t.Partitions))
-		for j := range t.Partitions {
-			p := &t.Partitions[j]
-			w.I32(p.Partition)
-			w.Varint(int64(p.Leader))
-			writeInts(w, p.InSync)
-			w.ArrayLen(len(p.Followers))
-			for _, f := range p.Followers {
-				w.Varint(int64(f.Node))
-				w.Bool(f.InSync)
-				w.Varint(f.LagRecords)
-				w.Varint(f.LagMs)
-			}
-		}
-	}
+	writeArray(w, m.Nodes, (*NodeReplicationEntry).encode)
+	writeArray(w, m.Topics, (*TopicReplicationEntry).encode)
 }
 
+// Decode cuts partitions, in-sync lists and followers out of reply-wide
+// arrays (readArrayFrom): a poll of 10,000 topics would otherwise allocate
+// several small slices per partition.
 func (m *ReplicationStatusReply) Decode(r *Reader) {
 	m.Cluster = r.String()
 	m.Leader = r.smallInt()
-	if n := r.ArrayLen(6); n > 0 {
-		m.Nodes = make([]NodeReplicationEntry, n)
-		for i := range m.Nodes {
-			e := &m.Nodes[i]
-			e.ID = r.smallInt()
-			e.QueueManager = r.String()
-			e.Role = r.String()
-			e.State = r.String()
-			e.LagRecords = r.Varint()
-			e.LagMs = r.Varint()
-		}
+	m.Nodes = readArray(r, 6, (*NodeReplicationEntry).decode)
+	var parts []PartitionReplicationEntry
+	var inSync []int
+	var followers []FollowerEntry
+	decodePartition := func(p *PartitionReplicationEntry, r *Reader) {
+		p.Partition = r.I32()
+		p.Leader = r.smallInt()
+		p.InSync = readArrayFrom(r, 1, &inSync, decodeInt)
+		p.Followers = readArrayFrom(r, 4, &followers, (*FollowerEntry).decode)
 	}
-	// Partitions, in-sync lists and followers are carved out of shared
-	// backing arrays (a poll of 10,000 topics would otherwise allocate
-	// several small slices per partition). A slice keeps pointing at the
-	// array it was cut from when a later append moves the buffer.
-	var pbuf []PartitionReplicationEntry
-	var ibuf []int
-	var fbuf []FollowerEntry
-	if n := r.ArrayLen(2); n > 0 {
-		m.Topics = make([]TopicReplicationEntry, n)
-		for i := range m.Topics {
-			t := &m.Topics[i]
-			t.Topic = r.String()
-			k := r.ArrayLen(7)
-			if k == 0 {
-				continue
-			}
-			if cap(pbuf)-len(pbuf) < k {
-				pbuf = make([]PartitionReplicationEntry, 0, max(k, 2*cap(pbuf), 64))
-			}
-			p0 := len(pbuf)
-			pbuf = pbuf[:p0+k]
-			t.Partitions = pbuf[p0 : p0+k : p0+k]
-			for j := range t.Partitions {
-				p := &t.Partitions[j]
-				p.Partition = r.I32()
-				p.Leader = r.smallInt()
-				if c := r.ArrayLen(1); c > 0 {
-					i0 := len(ibuf)
-					for x := 0; x < c; x++ {
-						ibuf = append(ibuf, r.smallInt())
-					}
-					p.InSync = ibuf[i0:len(ibuf):len(ibuf)]
-				}
-				if f := r.ArrayLen(4); f > 0 {
-					f0 := len(fbuf)
-					for x := 0; x < f; x++ {
-						fbuf = append(fbuf, FollowerEntry{Node: r.smallInt(), InSync: r.Bool(), LagRecords: r.Varint(), LagMs: r.Varint()})
-					}
-					p.Followers = fbuf[f0:len(fbuf):len(fbuf)]
-				}
-			}
-		}
-	}
+	m.Topics = readArray(r, 2, func(t *TopicReplicationEntry, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArrayFrom(r, 7, &parts, decodePartition)
+	})
 }
 
 // StatSeriesRequest asks for a topic's series, or the queue manager's when
@@ -1197,33 +1121,32 @@ type StatSeriesReply struct {
 	Points       []StatPointEntry
 }
 
+func (p *StatPointEntry) encode(w *Writer) {
+	w.F32(p.RecordsIn)
+	w.F32(p.RecordsOut)
+	w.F32(p.BytesIn)
+	w.F32(p.BytesOut)
+}
+
+func (p *StatPointEntry) decode(r *Reader) {
+	p.RecordsIn = r.F32()
+	p.RecordsOut = r.F32()
+	p.BytesIn = r.F32()
+	p.BytesOut = r.F32()
+}
+
 func (m *StatSeriesReply) Encode(w *Writer) {
 	w.String(m.Scope)
 	w.Varint(m.ResolutionMs)
 	w.Varint(m.StartMs)
-	w.ArrayLen(len(m.Points))
-	for _, p := range m.Points {
-		w.F32(p.RecordsIn)
-		w.F32(p.RecordsOut)
-		w.F32(p.BytesIn)
-		w.F32(p.BytesOut)
-	}
+	writeArray(w, m.Points, (*StatPointEntry).encode)
 }
 
 func (m *StatSeriesReply) Decode(r *Reader) {
 	m.Scope = r.String()
 	m.ResolutionMs = r.Varint()
 	m.StartMs = r.Varint()
-	if n := r.ArrayLen(16); n > 0 {
-		m.Points = make([]StatPointEntry, n)
-		for i := range m.Points {
-			p := &m.Points[i]
-			p.RecordsIn = r.F32()
-			p.RecordsOut = r.F32()
-			p.BytesIn = r.F32()
-			p.BytesOut = r.F32()
-		}
-	}
+	m.Points = readArray(r, 16, (*StatPointEntry).decode)
 }
 
 // ViewLoadRequest is VIEW LOAD (3204): Level 0 = service totals, 1 = also
@@ -1258,6 +1181,46 @@ type QueueLoadEntry struct {
 	GetRate  float64
 }
 
+func (n *NodeLoadEntry) encode(w *Writer) {
+	w.Varint(int64(n.ID))
+	w.Bool(n.Up)
+	w.Bool(n.Running)
+	w.Bool(n.Leader)
+	w.Varint(int64(n.DataSessions))
+	w.Varint(int64(n.AdminSessions))
+	w.Varint(n.Requests)
+	w.F32(n.RequestsPerSec)
+	w.Varint(int64(n.PartitionsLed))
+}
+
+func (n *NodeLoadEntry) decode(r *Reader) {
+	n.ID = r.smallInt()
+	n.Up = r.Bool()
+	n.Running = r.Bool()
+	n.Leader = r.Bool()
+	n.DataSessions = r.smallInt()
+	n.AdminSessions = r.smallInt()
+	n.Requests = r.Varint()
+	n.RequestsPerSec = r.F32()
+	n.PartitionsLed = r.smallInt()
+}
+
+func (q *QueueLoadEntry) encode(w *Writer) {
+	w.String(q.Name)
+	w.Varint(q.Depth)
+	w.Varint(q.InFlight)
+	w.F32(q.PutRate)
+	w.F32(q.GetRate)
+}
+
+func (q *QueueLoadEntry) decode(r *Reader) {
+	q.Name = r.String()
+	q.Depth = r.Varint()
+	q.InFlight = r.Varint()
+	q.PutRate = r.F32()
+	q.GetRate = r.F32()
+}
+
 // ViewLoadReply answers VIEW LOAD.
 type ViewLoadReply struct {
 	Level          uint8
@@ -1283,26 +1246,8 @@ func (m *ViewLoadReply) Encode(w *Writer) {
 	w.Varint(int64(m.Partitions))
 	w.Varint(int64(m.Queues))
 	w.Varint(m.QueueDepth)
-	w.ArrayLen(len(m.Nodes))
-	for _, n := range m.Nodes {
-		w.Varint(int64(n.ID))
-		w.Bool(n.Up)
-		w.Bool(n.Running)
-		w.Bool(n.Leader)
-		w.Varint(int64(n.DataSessions))
-		w.Varint(int64(n.AdminSessions))
-		w.Varint(n.Requests)
-		w.F32(n.RequestsPerSec)
-		w.Varint(int64(n.PartitionsLed))
-	}
-	w.ArrayLen(len(m.QueueLoad))
-	for _, q := range m.QueueLoad {
-		w.String(q.Name)
-		w.Varint(q.Depth)
-		w.Varint(q.InFlight)
-		w.F32(q.PutRate)
-		w.F32(q.GetRate)
-	}
+	writeArray(w, m.Nodes, (*NodeLoadEntry).encode)
+	writeArray(w, m.QueueLoad, (*QueueLoadEntry).encode)
 }
 
 func (m *ViewLoadReply) Decode(r *Reader) {
@@ -1315,32 +1260,8 @@ func (m *ViewLoadReply) Decode(r *Reader) {
 	m.Partitions = r.smallInt()
 	m.Queues = r.smallInt()
 	m.QueueDepth = r.Varint()
-	if n := r.ArrayLen(12); n > 0 {
-		m.Nodes = make([]NodeLoadEntry, n)
-		for i := range m.Nodes {
-			e := &m.Nodes[i]
-			e.ID = r.smallInt()
-			e.Up = r.Bool()
-			e.Running = r.Bool()
-			e.Leader = r.Bool()
-			e.DataSessions = r.smallInt()
-			e.AdminSessions = r.smallInt()
-			e.Requests = r.Varint()
-			e.RequestsPerSec = r.F32()
-			e.PartitionsLed = r.smallInt()
-		}
-	}
-	if n := r.ArrayLen(11); n > 0 {
-		m.QueueLoad = make([]QueueLoadEntry, n)
-		for i := range m.QueueLoad {
-			q := &m.QueueLoad[i]
-			q.Name = r.String()
-			q.Depth = r.Varint()
-			q.InFlight = r.Varint()
-			q.PutRate = r.F32()
-			q.GetRate = r.F32()
-		}
-	}
+	m.Nodes = readArray(r, 12, (*NodeLoadEntry).decode)
+	m.QueueLoad = readArray(r, 11, (*QueueLoadEntry).decode)
 }
 
 // ---- service control ----
@@ -1424,28 +1345,22 @@ type SpokeEntry struct {
 // SpokeListReply answers SPOKE LIST.
 type SpokeListReply struct{ Spokes []SpokeEntry }
 
-func (m *SpokeListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Spokes))
-	for _, s := range m.Spokes {
-		w.String(s.Name)
-		w.String(s.Key)
-		w.Bool(s.Running)
-		w.Strings(s.Qmgrs)
-	}
+func (s *SpokeEntry) encode(w *Writer) {
+	w.String(s.Name)
+	w.String(s.Key)
+	w.Bool(s.Running)
+	w.Strings(s.Qmgrs)
 }
 
-func (m *SpokeListReply) Decode(r *Reader) {
-	if n := r.ArrayLen(4); n > 0 {
-		m.Spokes = make([]SpokeEntry, n)
-		for i := range m.Spokes {
-			s := &m.Spokes[i]
-			s.Name = r.String()
-			s.Key = r.String()
-			s.Running = r.Bool()
-			s.Qmgrs = r.Strings()
-		}
-	}
+func (s *SpokeEntry) decode(r *Reader) {
+	s.Name = r.String()
+	s.Key = r.String()
+	s.Running = r.Bool()
+	s.Qmgrs = r.Strings()
 }
+
+func (m *SpokeListReply) Encode(w *Writer) { writeArray(w, m.Spokes, (*SpokeEntry).encode) }
+func (m *SpokeListReply) Decode(r *Reader) { m.Spokes = readArray(r, 4, (*SpokeEntry).decode) }
 
 // SpokeSwitchRequest switches an admin connection to a spoke, by Name or,
 // when Key is set, by key (no lookup by name).
@@ -1536,58 +1451,35 @@ func (t *GroupTopicOffsets) encode(w *Writer) {
 // GroupListReply answers GROUP LIST.
 type GroupListReply struct{ Groups []GroupEntry }
 
-func (m *GroupListReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Groups))
-	for i := range m.Groups {
-		g := &m.Groups[i]
-		w.String(g.Name)
-		w.String(g.State)
-		w.Varint(int64(g.Members))
-		w.Bool(g.Durable)
-		w.Varint(int64(g.Generation))
-		writeArray(w, g.Offsets, (*GroupTopicOffsets).encode)
-	}
+func (g *GroupEntry) encode(w *Writer) {
+	w.String(g.Name)
+	w.String(g.State)
+	w.Varint(int64(g.Members))
+	w.Bool(g.Durable)
+	w.Varint(int64(g.Generation))
+	writeArray(w, g.Offsets, (*GroupTopicOffsets).encode)
 }
 
+func (m *GroupListReply) Encode(w *Writer) { writeArray(w, m.Groups, (*GroupEntry).encode) }
+
 // Decode reads the list into reply-wide arrays of topics and partitions
-// that each group's slices are cut from: a poll of thousands of groups
-// costs a few allocations, not two per group and topic.
+// that each group's slices are cut from (readArrayFrom): a poll of
+// thousands of groups costs a few allocations, not two per group and topic.
 func (m *GroupListReply) Decode(r *Reader) {
-	n := r.ArrayLen(6)
-	if n == 0 {
-		return
-	}
-	m.Groups = make([]GroupEntry, n)
 	var topics []GroupTopicOffsets
 	var parts []GroupPartitionOffsets
-	for i := range m.Groups {
-		g := &m.Groups[i]
+	decodeTopic := func(t *GroupTopicOffsets, r *Reader) {
+		t.Topic = r.String()
+		t.Partitions = readArrayFrom(r, 4, &parts, (*GroupPartitionOffsets).decode)
+	}
+	m.Groups = readArray(r, 6, func(g *GroupEntry, r *Reader) {
 		g.Name = r.String()
 		g.State = r.String()
 		g.Members = r.smallInt()
 		g.Durable = r.Bool()
 		g.Generation = int32(r.smallInt())
-		nt := r.ArrayLen(2)
-		if nt == 0 {
-			continue
-		}
-		first := len(topics)
-		for j := 0; j < nt; j++ {
-			t := GroupTopicOffsets{Topic: r.String()}
-			np := r.ArrayLen(4)
-			pf := len(parts)
-			for k := 0; k < np; k++ {
-				var p GroupPartitionOffsets
-				p.decode(r)
-				parts = append(parts, p)
-			}
-			if np > 0 {
-				t.Partitions = parts[pf:len(parts):len(parts)]
-			}
-			topics = append(topics, t)
-		}
-		g.Offsets = topics[first:len(topics):len(topics)]
-	}
+		g.Offsets = readArrayFrom(r, 2, &topics, decodeTopic)
+	})
 }
 
 // GroupMemberEntry is ILGroupMember.
@@ -1611,6 +1503,40 @@ type GroupOffsetEntry struct {
 	MemberID  string
 }
 
+func (mb *GroupMemberEntry) encode(w *Writer) {
+	w.String(mb.MemberID)
+	w.String(mb.ClientName)
+	w.String(mb.Host)
+	writeTopicPartitions(w, mb.Assignment)
+	w.Varint(mb.LastSeenMs)
+}
+
+func (mb *GroupMemberEntry) decode(r *Reader) {
+	mb.MemberID = r.String()
+	mb.ClientName = r.String()
+	mb.Host = r.String()
+	mb.Assignment = readTopicPartitions(r)
+	mb.LastSeenMs = r.Varint()
+}
+
+func (o *GroupOffsetEntry) encode(w *Writer) {
+	w.String(o.Topic)
+	w.I32(o.Partition)
+	w.Varint(o.Committed)
+	w.Varint(o.LogStart)
+	w.Varint(o.EndOffset)
+	w.String(o.MemberID)
+}
+
+func (o *GroupOffsetEntry) decode(r *Reader) {
+	o.Topic = r.String()
+	o.Partition = r.I32()
+	o.Committed = r.Varint()
+	o.LogStart = r.Varint()
+	o.EndOffset = r.Varint()
+	o.MemberID = r.String()
+}
+
 // GroupDescriptionReply answers DESCRIBE GROUP (GroupRequest). An unknown
 // group is state "Dead" with no members and no offsets, not an error
 // (spec A-11).
@@ -1630,24 +1556,8 @@ func (m *GroupDescriptionReply) Encode(w *Writer) {
 	w.Varint(int64(m.Generation))
 	w.Varint(int64(m.Coordinator))
 	w.Bool(m.Durable)
-	w.ArrayLen(len(m.Members))
-	for i := range m.Members {
-		mb := &m.Members[i]
-		w.String(mb.MemberID)
-		w.String(mb.ClientName)
-		w.String(mb.Host)
-		writeTopicPartitions(w, mb.Assignment)
-		w.Varint(mb.LastSeenMs)
-	}
-	w.ArrayLen(len(m.Offsets))
-	for _, o := range m.Offsets {
-		w.String(o.Topic)
-		w.I32(o.Partition)
-		w.Varint(o.Committed)
-		w.Varint(o.LogStart)
-		w.Varint(o.EndOffset)
-		w.String(o.MemberID)
-	}
+	writeArray(w, m.Members, (*GroupMemberEntry).encode)
+	writeArray(w, m.Offsets, (*GroupOffsetEntry).encode)
 }
 
 func (m *GroupDescriptionReply) Decode(r *Reader) {
@@ -1656,29 +1566,8 @@ func (m *GroupDescriptionReply) Decode(r *Reader) {
 	m.Generation = int32(r.smallInt())
 	m.Coordinator = r.smallInt()
 	m.Durable = r.Bool()
-	if n := r.ArrayLen(5); n > 0 {
-		m.Members = make([]GroupMemberEntry, n)
-		for i := range m.Members {
-			mb := &m.Members[i]
-			mb.MemberID = r.String()
-			mb.ClientName = r.String()
-			mb.Host = r.String()
-			mb.Assignment = readTopicPartitions(r)
-			mb.LastSeenMs = r.Varint()
-		}
-	}
-	if n := r.ArrayLen(9); n > 0 {
-		m.Offsets = make([]GroupOffsetEntry, n)
-		for i := range m.Offsets {
-			o := &m.Offsets[i]
-			o.Topic = r.String()
-			o.Partition = r.I32()
-			o.Committed = r.Varint()
-			o.LogStart = r.Varint()
-			o.EndOffset = r.Varint()
-			o.MemberID = r.String()
-		}
-	}
+	m.Members = readArray(r, 5, (*GroupMemberEntry).decode)
+	m.Offsets = readArray(r, 9, (*GroupOffsetEntry).decode)
 }
 
 // Seek modes of SEEK GROUP.
@@ -1741,32 +1630,26 @@ type OffsetChangeEntry struct {
 // SeekGroupReply lists the changes made (or planned, for a dry run).
 type SeekGroupReply struct{ Changes []OffsetChangeEntry }
 
-func (m *SeekGroupReply) Encode(w *Writer) {
-	w.ArrayLen(len(m.Changes))
-	for _, c := range m.Changes {
-		w.String(c.Topic)
-		w.I32(c.Partition)
-		w.Varint(c.Old)
-		w.Varint(c.New)
-		w.Varint(c.LogStart)
-		w.Varint(c.End)
-	}
+func (c *OffsetChangeEntry) encode(w *Writer) {
+	w.String(c.Topic)
+	w.I32(c.Partition)
+	w.Varint(c.Old)
+	w.Varint(c.New)
+	w.Varint(c.LogStart)
+	w.Varint(c.End)
 }
 
-func (m *SeekGroupReply) Decode(r *Reader) {
-	if n := r.ArrayLen(9); n > 0 {
-		m.Changes = make([]OffsetChangeEntry, n)
-		for i := range m.Changes {
-			c := &m.Changes[i]
-			c.Topic = r.String()
-			c.Partition = r.I32()
-			c.Old = r.Varint()
-			c.New = r.Varint()
-			c.LogStart = r.Varint()
-			c.End = r.Varint()
-		}
-	}
+func (c *OffsetChangeEntry) decode(r *Reader) {
+	c.Topic = r.String()
+	c.Partition = r.I32()
+	c.Old = r.Varint()
+	c.New = r.Varint()
+	c.LogStart = r.Varint()
+	c.End = r.Varint()
 }
+
+func (m *SeekGroupReply) Encode(w *Writer) { writeArray(w, m.Changes, (*OffsetChangeEntry).encode) }
+func (m *SeekGroupReply) Decode(r *Reader) { m.Changes = readArray(r, 9, (*OffsetChangeEntry).decode) }
 
 // SubscriptionListRequest is SUBSCRIPTION LIST (getSubscriptionList); the
 // reply is a TextReply in the spec's line format.

@@ -32,33 +32,25 @@ type TopicPartitions struct {
 	Partitions []int32
 }
 
+func (tp *TopicPartitions) encode(w *Writer) {
+	w.String(tp.Topic)
+	writeArray(w, tp.Partitions, encodeI32)
+}
+
+func (tp *TopicPartitions) decode(r *Reader) {
+	tp.Topic = r.String()
+	tp.Partitions = readArray(r, 4, decodeI32)
+}
+
+func encodeI32(v *int32, w *Writer) { w.I32(*v) }
+func decodeI32(v *int32, r *Reader) { *v = r.I32() }
+
 func writeTopicPartitions(w *Writer, tps []TopicPartitions) {
-	w.ArrayLen(len(tps))
-	for i := range tps {
-		w.String(tps[i].Topic)
-		w.ArrayLen(len(tps[i].Partitions))
-		for _, p := range tps[i].Partitions {
-			w.I32(p)
-		}
-	}
+	writeArray(w, tps, (*TopicPartitions).encode)
 }
 
 func readTopicPartitions(r *Reader) []TopicPartitions {
-	n := r.ArrayLen(2)
-	if n == 0 {
-		return nil
-	}
-	out := make([]TopicPartitions, n)
-	for i := range out {
-		out[i].Topic = r.String()
-		if k := r.ArrayLen(4); k > 0 {
-			out[i].Partitions = make([]int32, k)
-			for j := range out[i].Partitions {
-				out[i].Partitions[j] = r.I32()
-			}
-		}
-	}
-	return out
+	return readArray(r, 2, (*TopicPartitions).decode)
 }
 
 // GroupRequest names a group (FIND COORDINATOR).
@@ -164,30 +156,22 @@ type OffsetEntry struct {
 	Err       PartError // replies only
 }
 
-func writeOffsets(w *Writer, es []OffsetEntry) {
-	w.ArrayLen(len(es))
-	for i := range es {
-		w.String(es[i].Topic)
-		w.I32(es[i].Partition)
-		w.I64(es[i].Offset)
-		es[i].Err.encode(w)
-	}
+func (e *OffsetEntry) encode(w *Writer) {
+	w.String(e.Topic)
+	w.I32(e.Partition)
+	w.I64(e.Offset)
+	e.Err.encode(w)
 }
 
-func readOffsets(r *Reader) []OffsetEntry {
-	n := r.ArrayLen(15)
-	if n == 0 {
-		return nil
-	}
-	out := make([]OffsetEntry, n)
-	for i := range out {
-		out[i].Topic = r.String()
-		out[i].Partition = r.I32()
-		out[i].Offset = r.I64()
-		out[i].Err.decode(r)
-	}
-	return out
+func (e *OffsetEntry) decode(r *Reader) {
+	e.Topic = r.String()
+	e.Partition = r.I32()
+	e.Offset = r.I64()
+	e.Err.decode(r)
 }
+
+func writeOffsets(w *Writer, es []OffsetEntry) { writeArray(w, es, (*OffsetEntry).encode) }
+func readOffsets(r *Reader) []OffsetEntry      { return readArray(r, 15, (*OffsetEntry).decode) }
 
 // OffsetCommitRequest stores next-offsets. MemberID "" with Generation -1 is
 // a commit outside group membership (manual Assign, admin seek): the engine

@@ -91,10 +91,7 @@ func (m *HelloReply) Encode(w *Writer) {
 	w.String(m.Cluster)
 	w.String(m.EngineVersion)
 	w.U64(m.SessionID)
-	w.ArrayLen(len(m.Nodes))
-	for i := range m.Nodes {
-		m.Nodes[i].Encode(w)
-	}
+	writeArray(w, m.Nodes, (*NodeInfo).Encode)
 }
 
 func (m *HelloReply) Decode(r *Reader) {
@@ -103,13 +100,7 @@ func (m *HelloReply) Decode(r *Reader) {
 	m.Cluster = r.String()
 	m.EngineVersion = r.String()
 	m.SessionID = r.U64()
-	n := r.ArrayLen(6)
-	if n > 0 {
-		m.Nodes = make([]NodeInfo, n)
-		for i := range m.Nodes {
-			m.Nodes[i].Decode(r)
-		}
-	}
+	m.Nodes = readArray(r, 6, (*NodeInfo).Decode)
 }
 
 // Empty is the body of requests and replies that carry nothing

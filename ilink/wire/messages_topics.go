@@ -121,22 +121,11 @@ func (m *MetadataReply) Decode(r *Reader) {
 }
 
 func writeNodeIDs(w *Writer, ids []uint16) {
-	w.ArrayLen(len(ids))
-	for _, id := range ids {
-		w.U16(id)
-	}
+	writeArray(w, ids, func(id *uint16, w *Writer) { w.U16(*id) })
 }
 
 func readNodeIDs(r *Reader) []uint16 {
-	n := r.ArrayLen(2)
-	if n == 0 {
-		return nil
-	}
-	ids := make([]uint16, n)
-	for i := range ids {
-		ids[i] = r.U16()
-	}
-	return ids
+	return readArray(r, 2, func(id *uint16, r *Reader) { *id = r.U16() })
 }
 
 // Acks values of a produce request.
@@ -445,24 +434,14 @@ func (m *AdminPublishRequest) Encode(w *Writer) {
 	w.String(m.Topic)
 	w.Bytes(m.Key)
 	w.Bytes(m.Value)
-	w.ArrayLen(len(m.Headers))
-	for _, h := range m.Headers {
-		w.String(h.Key)
-		w.Bytes(h.Value)
-	}
+	writeArray(w, m.Headers, (*RecordHeader).encodeProp)
 }
 
 func (m *AdminPublishRequest) Decode(r *Reader) {
 	m.Topic = r.String()
 	m.Key = r.Bytes()
 	m.Value = r.Bytes()
-	if n := r.ArrayLen(2); n > 0 {
-		m.Headers = make([]RecordHeader, n)
-		for i := range m.Headers {
-			m.Headers[i].Key = r.String()
-			m.Headers[i].Value = r.Bytes()
-		}
-	}
+	m.Headers = readArray(r, 2, (*RecordHeader).decodeProp)
 }
 
 // AdminPublishReply is (offset, timestamp, partition).
