@@ -58,50 +58,17 @@ func handleFindCoordinator(r *request) {
 	r.reply(&wire.CoordinatorReply{NodeID: uint16(node), Addr: addr})
 }
 
-// coordShard runs the checks every coordinator request shares and returns
-// the group's shard, locked; on a refusal it answers r and returns nil.
-// Members of the group silent for too long are removed first.
-func coordShard(r *request, group string) *groupShard {
-	if !topicSessionOK(r, true) {
-		return nil
-	}
-	if eb := validGroupName(group); eb != nil {
-		r.fail(eb)
-		return nil
-	}
-	gc := r.c.e.groups
-	s := gc.shardOf(group)
-	s.mu.Lock()
-	gc.syncLocked(s, true)
-	now := time.Now()
-	switch {
-	case s.node != r.c.nodeID():
-		s.mu.Unlock()
-		r.failWith(failNotCoordinator()) // spec C-35
-		return nil
-	case now.Before(s.loadUntil):
-		s.mu.Unlock()
-		r.failWith(failLoading(s)) // spec C-36
-		return nil
-	}
-	if g := s.groups[group]; g != nil {
-		if recs := gc.expireLocked(s, g, now); len(recs) > 0 {
-			gc.appendLocked(s, recs)
-		}
-	}
-	return s
-}
-
 func handleJoinGroup(r *request) {
 	var req wire.JoinGroupRequest
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	gc := r.c.e.groups
+	coordinate(r, req.Group, func(s *groupShard) msgOp { return joinGroupLocked(s, &req) })
+}
+
+// joinGroupLocked is JOIN GROUP on the group's shard, held.
+func joinGroupLocked(s *groupShard, req *wire.JoinGroupRequest) msgOp {
+	gc := s.gc
 	e := gc.e
 	g := s.groups[req.Group]
 	var m *gmember
@@ -110,9 +77,7 @@ func handleJoinGroup(r *request) {
 			m = g.members[req.MemberID]
 		}
 		if m == nil {
-			s.mu.Unlock()
-			r.failWith(failUnknownMember(req.MemberID))
-			return
+			return msgOp{f: failUnknownMember(req.MemberID)}
 		}
 	}
 	if g == nil {
@@ -140,7 +105,7 @@ func handleJoinGroup(r *request) {
 	// The group record carries the generation and the membership record
 	// the members and what they hold: answered once replicated, both
 	// survive a coordinator move.
-	gc.finishWrite(r, s, []grec{groupMetaRec(g), membersRec(g)}, rep)
+	return msgOp{res: rep, recs: []grec{groupMetaRec(g), membersRec(g)}}
 }
 
 // memberLocked finds the request's member and marks it seen; a stale
@@ -164,29 +129,22 @@ func handleHeartbeat(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	gc := r.c.e.groups
-	g, m, f := memberLocked(s, req.Group, req.MemberID, req.Generation, time.Now())
-	if f == nil {
-		gc.refreshLocked(g)
+	coordinate(r, req.Group, func(s *groupShard) msgOp {
+		g, m, f := memberLocked(s, req.Group, req.MemberID, req.Generation, time.Now())
+		if f != nil {
+			return msgOp{f: f}
+		}
+		s.gc.refreshLocked(g)
 		if m.release || m.receive {
 			what := "its assignment changes"
 			if m.release {
 				what = "a partition it holds moves to another member"
 			}
-			f = &gfail{report: wire.ReportRebalanced, eb: &wire.ErrorBody{Name: wire.ErrRebalanceInProgress,
-				Tail: fmt.Sprintf("member %s must rejoin: %s", m.id, what)}}
+			return msgOp{f: &gfail{report: wire.ReportRebalanced, eb: &wire.ErrorBody{Name: wire.ErrRebalanceInProgress,
+				Tail: fmt.Sprintf("member %s must rejoin: %s", m.id, what)}}}
 		}
-	}
-	s.mu.Unlock()
-	if f != nil {
-		r.failWith(f)
-		return
-	}
-	r.reply(&wire.Empty{})
+		return msgOp{res: &wire.Empty{}}
+	})
 }
 
 func handleLeaveGroup(r *request) {
@@ -194,41 +152,14 @@ func handleLeaveGroup(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	gc := r.c.e.groups
-	g := s.groups[req.Group]
-	if g == nil || g.members[req.MemberID] == nil {
-		s.mu.Unlock()
-		r.reply(&wire.Empty{}) // already gone: a LEAVE is idempotent
-		return
-	}
-	gc.e.logf("engine: group %s: member %s left", g.name, req.MemberID)
-	recs := gc.removeMemberLocked(s, g, req.MemberID)
-	gc.finishWrite(r, s, recs, &wire.Empty{})
-}
-
-// finishWrite appends recs (if any), releases the shard and answers m once
-// they are replicated.
-func (gc *groupCoord) finishWrite(r *request, s *groupShard, recs []grec, m wire.Message) {
-	if len(recs) == 0 {
-		s.mu.Unlock()
-		r.reply(m)
-		return
-	}
-	end, f := gc.appendLocked(s, recs)
-	epoch := s.epoch
-	if f == nil {
-		gc.compactLocked(s)
-	}
-	s.mu.Unlock()
-	if f != nil {
-		r.failWith(f)
-		return
-	}
-	gc.replyAfterReplication(r, s, end, epoch, m)
+	coordinate(r, req.Group, func(s *groupShard) msgOp {
+		g := s.groups[req.Group]
+		if g == nil || g.members[req.MemberID] == nil {
+			return msgOp{res: &wire.Empty{}} // already gone: a LEAVE is idempotent
+		}
+		s.gc.e.logf("engine: group %s: member %s left", g.name, req.MemberID)
+		return msgOp{res: &wire.Empty{}, recs: s.gc.removeMemberLocked(s, g, req.MemberID)}
+	})
 }
 
 func handleOffsetCommit(r *request) {
@@ -236,18 +167,13 @@ func handleOffsetCommit(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	gc := r.c.e.groups
-	rep, recs, f := gc.commitLocked(s, &req, time.Now())
-	if f != nil {
-		s.mu.Unlock()
-		r.failWith(f)
-		return
-	}
-	gc.finishWrite(r, s, recs, rep)
+	coordinate(r, req.Group, func(s *groupShard) msgOp {
+		rep, recs, f := s.gc.commitLocked(s, &req, time.Now())
+		if f != nil {
+			return msgOp{f: f}
+		}
+		return msgOp{res: rep, recs: recs}
+	})
 }
 
 // commitLocked validates an OFFSET COMMIT, applies the accepted entries to
@@ -325,10 +251,11 @@ func handleOffsetFetch(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
+	coordinate(r, req.Group, func(s *groupShard) msgOp { return fetchOffsetsLocked(s, &req) })
+}
+
+// fetchOffsetsLocked is OFFSET FETCH on the group's shard, held.
+func fetchOffsetsLocked(s *groupShard, req *wire.OffsetFetchRequest) msgOp {
 	rep := &wire.OffsetsReply{}
 	g := s.groups[req.Group]
 	add := func(topic string, part int32) {
@@ -375,9 +302,7 @@ func handleOffsetFetch(r *request) {
 	}
 	// Only durable commits are shown: the reply waits (usually not at all)
 	// until every record of the state is replicated.
-	end, epoch := s.lastEnd, s.epoch
-	s.mu.Unlock()
-	r.c.e.groups.replyAfterReplication(r, s, end, epoch, rep)
+	return msgOp{res: rep, durable: true}
 }
 
 func handleDeleteGroup(r *request) {
@@ -385,30 +310,23 @@ func handleDeleteGroup(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	gc := r.c.e.groups
-	g := s.groups[req.Group]
-	if g == nil {
-		s.mu.Unlock()
-		r.reply(&wire.Empty{})
-		return
-	}
-	others := 0
-	for id := range g.members {
-		if id != req.MemberID {
-			others++
+	coordinate(r, req.Group, func(s *groupShard) msgOp {
+		g := s.groups[req.Group]
+		if g == nil {
+			return msgOp{res: &wire.Empty{}}
 		}
-	}
-	if others > 0 {
-		s.mu.Unlock()
-		r.failWith(failGroupNotEmpty(others)) // spec C-25: nothing is deleted
-		return
-	}
-	gc.e.logf("engine: group %s deleted (unsubscribe)", g.name)
-	gc.finishWrite(r, s, gc.deleteGroupLocked(s, g), &wire.Empty{})
+		others := 0
+		for id := range g.members {
+			if id != req.MemberID {
+				others++
+			}
+		}
+		if others > 0 {
+			return msgOp{f: failGroupNotEmpty(others)} // spec C-25: nothing is deleted
+		}
+		s.gc.e.logf("engine: group %s deleted (unsubscribe)", g.name)
+		return msgOp{res: &wire.Empty{}, recs: s.gc.deleteGroupLocked(s, g)}
+	})
 }
 
 // handleTopicLeave is MIMQ_TOPIC_LEAVE (3401): a pattern subscription
@@ -419,38 +337,31 @@ func handleTopicLeave(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	s := coordShard(r, req.Group)
-	if s == nil {
-		return
-	}
-	if r.c.sess.reads.covers(req.Topic) {
-		s.mu.Unlock()
-		r.fail(&wire.ErrorBody{Name: wire.ErrReadInProgress, Tail: req.Topic})
-		return
-	}
-	gc := r.c.e.groups
-	g := s.groups[req.Group]
-	if g == nil || g.members[req.MemberID] == nil {
-		s.mu.Unlock()
-		r.failWith(failUnknownMember(req.MemberID))
-		return
-	}
-	m := g.members[req.MemberID]
-	m.lastSeen = time.Now()
-	if i, ok := slices.BinarySearch(m.topics, req.Topic); ok {
+	reads := &r.c.sess.reads
+	coordinate(r, req.Group, func(s *groupShard) msgOp {
+		if reads.covers(req.Topic) { // a leaf lock (pendingReads.mu)
+			return msgOp{f: &gfail{eb: &wire.ErrorBody{Name: wire.ErrReadInProgress, Tail: req.Topic}}}
+		}
+		g := s.groups[req.Group]
+		if g == nil || g.members[req.MemberID] == nil {
+			return msgOp{f: failUnknownMember(req.MemberID)}
+		}
+		m := g.members[req.MemberID]
+		m.lastSeen = time.Now()
+		i, ok := slices.BinarySearch(m.topics, req.Topic)
+		if !ok {
+			return msgOp{res: &wire.Empty{}}
+		}
 		m.topics = slices.Delete(m.topics, i, i+1)
 		for k, o := range g.owner {
 			if o == m.id && k.topic == req.Topic {
 				delete(g.owner, k)
 			}
 		}
-		gc.rebalanceLocked(g)
-		gc.e.logf("engine: group %s: member %s left topic %s", g.name, m.id, req.Topic)
-		gc.finishWrite(r, s, []grec{membersRec(g)}, &wire.Empty{})
-		return
-	}
-	s.mu.Unlock()
-	r.reply(&wire.Empty{})
+		s.gc.rebalanceLocked(g)
+		s.gc.e.logf("engine: group %s: member %s left topic %s", g.name, m.id, req.Topic)
+		return msgOp{res: &wire.Empty{}, recs: []grec{membersRec(g)}}
+	})
 }
 
 // ---- Go API ----
@@ -492,9 +403,7 @@ func (e *Engine) MoveCoordinator(group string) (int, error) {
 	if err := e.MovePartitionLeader(wire.GroupsTopic, s.idx, to); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	gc.syncLocked(s, true)
-	s.mu.Unlock()
+	s.synced(func() {}) // the new coordinator's state, loaded
 	e.logf("engine: coordinator of group %s (%s/%d) moved from node %d to node %d", group, wire.GroupsTopic, s.idx, from, to)
 	return to, nil
 }
@@ -504,26 +413,24 @@ func (e *Engine) MoveCoordinator(group string) (int, error) {
 // for their replication, as OFFSET FETCH does), or nil for an unknown group
 // or while its coordinator is offline.
 func (e *Engine) GroupCommits(group string) map[string]map[int32]int64 {
-	gc := e.groups
-	s := gc.shardOf(group)
-	s.mu.Lock()
-	gc.syncLocked(s, true)
-	g := s.groups[group]
-	if g == nil || !g.hasCommits() || s.node == 0 {
-		s.mu.Unlock()
-		return nil
-	}
-	out := make(map[string]map[int32]int64, len(g.commits))
-	for t, parts := range g.commits {
-		m := make(map[int32]int64, len(parts))
-		for p, c := range parts {
-			m[p] = c.off
+	type commits = map[string]map[int32]int64
+	s := e.groups.shardOf(group)
+	out, f := await(withShard(s, nil, func() shardOp[commits] {
+		g := s.groups[group]
+		if g == nil || !g.hasCommits() || s.node == 0 {
+			return shardOp[commits]{}
 		}
-		out[t] = m
-	}
-	end, epoch := s.lastEnd, s.epoch
-	s.mu.Unlock()
-	if f := gc.waitReplicated(s.p, end, epoch, gc.done); f != nil {
+		out := make(commits, len(g.commits))
+		for t, parts := range g.commits {
+			m := make(map[int32]int64, len(parts))
+			for p, c := range parts {
+				m[p] = c.off
+			}
+			out[t] = m
+		}
+		return shardOp[commits]{res: out, durable: true}
+	}))
+	if f != nil {
 		return nil
 	}
 	return out

@@ -33,7 +33,9 @@
 //   - groupShard.mu owns the group coordinator state of one SYSTEM.GROUPS
 //     partition: its groups, members, assignments and commits (groups.go).
 //     It is taken before partition.mu (the coordinator appends commit
-//     records and reads end offsets under it), never under a topic lock.
+//     records and reads end offsets under it), never under a topic lock,
+//     and only through synced or withShard (group_shard.go), which release
+//     it by a defer before any answer is sent.
 //   - endpoint.mu owns a listener and its set of connections (node.go).
 //   - A connection's session is touched only by its reader goroutine
 //     (handlers run there), and its write side only by its writer goroutine

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	"ilinkdash/ilink/wire"
 )
@@ -164,12 +163,11 @@ func (e *Engine) Groups() []GroupInfo {
 	ec := newEndCache(e.topics)
 	var out []GroupInfo
 	for _, s := range gc.shards {
-		s.mu.Lock()
-		gc.syncLocked(s, true)
-		for _, g := range s.groups {
-			out = append(out, gc.infoLocked(s, g, ec))
-		}
-		s.mu.Unlock()
+		s.synced(func() {
+			for _, g := range s.groups {
+				out = append(out, gc.infoLocked(s, g, ec))
+			}
+		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -255,45 +253,18 @@ func partsOf(ec *endCache, g *group, topic string) []int32 {
 	return parts
 }
 
-// adminShard locks the group's shard for an admin call after the shared
-// checks: valid name, a coordinator (REPORT 4175 while the partition has
-// no leader) that is not loading (4176) unless anyLoad.
-func adminShard(gc *groupCoord, group string, anyLoad bool) (*groupShard, *gfail) {
-	if eb := validGroupName(group); eb != nil {
-		return nil, &gfail{eb: eb}
-	}
-	s := gc.shardOf(group)
-	s.mu.Lock()
-	gc.syncLocked(s, true)
-	now := time.Now()
-	switch {
-	case s.node == 0:
-		s.mu.Unlock()
-		return nil, &gfail{report: wire.ReportNotCoordinator, eb: &wire.ErrorBody{Name: wire.ErrNotCoordinator,
-			Tail: fmt.Sprintf("no coordinator for group %s: %s/%d has no leader", group, wire.GroupsTopic, s.idx)}}
-	case !anyLoad && now.Before(s.loadUntil):
-		s.mu.Unlock()
-		return nil, failLoading(s)
-	}
-	if g := s.groups[group]; g != nil {
-		if recs := gc.expireLocked(s, g, now); len(recs) > 0 {
-			gc.appendLocked(s, recs)
-		}
-	}
-	return s, nil
-}
-
 // DescribeGroup describes a group as its coordinator holds it: members
 // (client name, host, assignment) and per partition the commit, the end
 // offset (high watermark) and the lag. An unknown group is state Dead,
 // not an error (spec A-11).
 func (e *Engine) DescribeGroup(group string) (wire.GroupDescriptionReply, error) {
-	s, f := adminShard(e.groups, group, true)
+	d, f := await(administer(e.groups, group, true, func(s *groupShard) shardOp[wire.GroupDescriptionReply] {
+		return shardOp[wire.GroupDescriptionReply]{res: e.groups.describeLocked(s, group, s.groups[group])}
+	}))
 	if f != nil {
 		return wire.GroupDescriptionReply{}, f.err()
 	}
-	defer s.mu.Unlock()
-	return e.groups.describeLocked(s, group, s.groups[group]), nil
+	return d, nil
 }
 
 func handleDescribeGroup(r *request) {
@@ -301,15 +272,10 @@ func handleDescribeGroup(r *request) {
 	if !r.decode(&req) || !topicSessionOK(r, false) {
 		return
 	}
-	gc := r.c.e.groups
-	s, f := adminShard(gc, req.Group, false)
-	if f != nil {
-		r.failWith(f)
-		return
-	}
-	d := gc.describeLocked(s, req.Group, s.groups[req.Group])
-	s.mu.Unlock()
-	r.reply(&d)
+	answer(r, administer(r.c.e.groups, req.Group, false, func(s *groupShard) msgOp {
+		d := s.gc.describeLocked(s, req.Group, s.groups[req.Group])
+		return msgOp{res: &d}
+	}))
 }
 
 // seekLocked computes a SEEK GROUP and, unless it is a dry run, applies it
@@ -421,25 +387,10 @@ func (gc *groupCoord) seekTarget(p *partition, req *wire.SeekGroupRequest) (int6
 // MIMQE_GROUP_NOT_EMPTY (N active members) while the group has an active
 // member (spec ).
 func (e *Engine) SeekGroup(req wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, error) {
-	gc := e.groups
-	s, f := adminShard(gc, req.Group, true)
-	if f != nil {
-		return nil, f.err()
-	}
-	changes, recs, f := gc.seekLocked(s, &req)
-	if f != nil || len(recs) == 0 {
-		s.mu.Unlock()
-		if f != nil {
-			return nil, f.err()
-		}
-		return changes, nil
-	}
-	end, f := gc.appendLocked(s, recs)
-	epoch := s.epoch
-	s.mu.Unlock()
-	if f == nil {
-		f = gc.waitReplicated(s.p, end, epoch, gc.done)
-	}
+	changes, f := await(administer(e.groups, req.Group, true, func(s *groupShard) shardOp[[]wire.OffsetChangeEntry] {
+		changes, recs, f := s.gc.seekLocked(s, &req)
+		return shardOp[[]wire.OffsetChangeEntry]{res: changes, recs: recs, f: f}
+	}))
 	if f != nil {
 		return nil, f.err()
 	}
@@ -451,22 +402,13 @@ func handleSeekGroup(r *request) {
 	if !r.decode(&req) || !topicSessionOK(r, false) {
 		return
 	}
-	gc := r.c.e.groups
-	s, f := adminShard(gc, req.Group, false)
-	if f != nil {
-		r.failWith(f)
-		return
-	}
-	changes, recs, f := gc.seekLocked(s, &req)
-	if f != nil {
-		s.mu.Unlock()
-		r.failWith(f)
-		return
-	}
-	if len(recs) > 0 {
-		gc.e.logf("engine: group %s: %d commits moved by SEEK GROUP", req.Group, len(changes))
-	}
-	gc.finishWrite(r, s, recs, &wire.SeekGroupReply{Changes: changes})
+	answer(r, administer(r.c.e.groups, req.Group, false, func(s *groupShard) msgOp {
+		changes, recs, f := s.gc.seekLocked(s, &req)
+		if f == nil && len(recs) > 0 {
+			s.gc.e.logf("engine: group %s: %d commits moved by SEEK GROUP", req.Group, len(changes))
+		}
+		return msgOp{res: &wire.SeekGroupReply{Changes: changes}, recs: recs, f: f}
+	}))
 }
 
 // deleteLocked is the admin delete: refused while the group has an
@@ -487,26 +429,10 @@ func (gc *groupCoord) adminDeleteLocked(s *groupShard, group string) ([]grec, *g
 // MIMQE_GROUP_NOT_EMPTY (N active members) while it has an active member
 //
 func (e *Engine) DeleteGroup(group string) error {
-	gc := e.groups
-	s, f := adminShard(gc, group, true)
-	if f != nil {
-		return f.err()
-	}
-	recs, f := gc.adminDeleteLocked(s, group)
-	if f != nil || len(recs) == 0 {
-		s.mu.Unlock()
-		if f != nil {
-			return f.err()
-		}
-		return nil
-	}
-	end, f := gc.appendLocked(s, recs)
-	epoch := s.epoch
-	s.mu.Unlock()
-	if f == nil {
-		f = gc.waitReplicated(s.p, end, epoch, gc.done)
-	}
-	if f != nil {
+	if _, f := await(administer(e.groups, group, true, func(s *groupShard) msgOp {
+		recs, f := s.gc.adminDeleteLocked(s, group)
+		return msgOp{recs: recs, f: f}
+	})); f != nil {
 		return f.err()
 	}
 	return nil
@@ -517,19 +443,10 @@ func handleAdminDeleteGroup(r *request) {
 	if !r.decode(&req) || !topicSessionOK(r, false) {
 		return
 	}
-	gc := r.c.e.groups
-	s, f := adminShard(gc, req.Group, false)
-	if f != nil {
-		r.failWith(f)
-		return
-	}
-	recs, f := gc.adminDeleteLocked(s, req.Group)
-	if f != nil {
-		s.mu.Unlock()
-		r.failWith(f)
-		return
-	}
-	gc.finishWrite(r, s, recs, &wire.Empty{})
+	answer(r, administer(r.c.e.groups, req.Group, false, func(s *groupShard) msgOp {
+		recs, f := s.gc.adminDeleteLocked(s, req.Group)
+		return msgOp{res: &wire.Empty{}, recs: recs, f: f}
+	}))
 }
 
 // SubscriptionList is getSubscriptionList(topic): one line
@@ -541,41 +458,9 @@ func handleAdminDeleteGroup(r *request) {
 func (e *Engine) SubscriptionList(topic string) string {
 	gc := e.groups
 	ec := newEndCache(e.topics)
-	type block struct {
-		group string
-		lines []byte
-	}
-	var blocks []block
+	var blocks []subscriptionBlock
 	for _, s := range gc.shards {
-		s.mu.Lock()
-		gc.syncLocked(s, true)
-		for _, g := range s.groups {
-			held := false
-			for k := range g.owner {
-				if k.topic == topic {
-					held = true
-					break
-				}
-			}
-			if !held && len(g.commits[topic]) == 0 {
-				continue
-			}
-			gc.refreshLocked(g)
-			state, members := g.state(), len(g.members)
-			var lines []byte
-			for _, part := range partsOf(ec, g, topic) {
-				commit, lag := int64(-1), int64(-1)
-				if c, ok := g.commit(topic, part); ok {
-					commit, lag = c.off, lagOf(ec.end(topic, part), c.off)
-				}
-				if len(lines) > 0 {
-					lines = append(lines, '\n')
-				}
-				lines = wire.AppendSubscriptionLine(lines, g.name, state, part, commit, lag, members)
-			}
-			blocks = append(blocks, block{g.name, lines})
-		}
-		s.mu.Unlock()
+		s.synced(func() { blocks = append(blocks, gc.subscriptionBlocksLocked(s, ec, topic)...) })
 	}
 	sort.Slice(blocks, func(i, j int) bool { return blocks[i].group < blocks[j].group })
 	var out []byte
@@ -586,6 +471,44 @@ func (e *Engine) SubscriptionList(topic string) string {
 		out = append(out, b.lines...)
 	}
 	return string(out)
+}
+
+// subscriptionBlock is one group's lines of a SUBSCRIPTION LIST.
+type subscriptionBlock struct {
+	group string
+	lines []byte
+}
+
+// subscriptionBlocksLocked is the lines of s's groups for topic.
+func (gc *groupCoord) subscriptionBlocksLocked(s *groupShard, ec *endCache, topic string) []subscriptionBlock {
+	var blocks []subscriptionBlock
+	for _, g := range s.groups {
+		held := false
+		for k := range g.owner {
+			if k.topic == topic {
+				held = true
+				break
+			}
+		}
+		if !held && len(g.commits[topic]) == 0 {
+			continue
+		}
+		gc.refreshLocked(g)
+		state, members := g.state(), len(g.members)
+		var lines []byte
+		for _, part := range partsOf(ec, g, topic) {
+			commit, lag := int64(-1), int64(-1)
+			if c, ok := g.commit(topic, part); ok {
+				commit, lag = c.off, lagOf(ec.end(topic, part), c.off)
+			}
+			if len(lines) > 0 {
+				lines = append(lines, '\n')
+			}
+			lines = wire.AppendSubscriptionLine(lines, g.name, state, part, commit, lag, members)
+		}
+		blocks = append(blocks, subscriptionBlock{g.name, lines})
+	}
+	return blocks
 }
 
 func handleSubscriptionList(r *request) {

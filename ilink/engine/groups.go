@@ -255,9 +255,10 @@ func (gc *groupCoord) housekeeping() {
 // groups.
 func (gc *groupCoord) sweep(now time.Time) {
 	for _, s := range gc.shards {
-		s.mu.Lock()
-		gc.syncLocked(s, true)
-		if s.node != 0 && !now.Before(s.loadUntil) {
+		s.synced(func() {
+			if s.node == 0 || now.Before(s.loadUntil) {
+				return
+			}
 			var recs []grec
 			for _, g := range s.groupList() {
 				recs = append(recs, gc.expireLocked(s, g, now)...)
@@ -266,8 +267,7 @@ func (gc *groupCoord) sweep(now time.Time) {
 				gc.appendLocked(s, recs)
 			}
 			gc.compactLocked(s)
-		}
-		s.mu.Unlock()
+		})
 	}
 }
 
