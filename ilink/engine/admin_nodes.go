@@ -219,13 +219,7 @@ func handleNodeControl(r *request) {
 		return
 	}
 	// The fault API waits for connections to finish; run it off the reader.
-	go func() {
-		if err := do(); err != nil {
-			r.fail(nodeStateError(err))
-			return
-		}
-		r.reply(&wire.Empty{})
-	}()
+	go func() { r.replyEmpty(do(), nodeStateError) }()
 }
 
 // handleShutdown is SHUTDOWN (3002). A node shutdown answers, then the node

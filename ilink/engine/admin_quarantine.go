@@ -201,12 +201,7 @@ func (e *Engine) reinject(dir, queue string, sinceMs int64, includeOld bool) wir
 func (s *queueStore) appendTail(queue string, entries []QuarantineEntry, idx []int) (int, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var l *replica
-	for _, r := range s.reps {
-		if r.leading {
-			l = r
-		}
-	}
+	l := s.leaderLocked()
 	if l == nil {
 		return 0, 0, "no leader (election in progress)"
 	}

@@ -35,12 +35,7 @@ type queueCounters struct {
 func (s *queueStore) adminQueues() ([]queueCounters, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var l *replica
-	for _, r := range s.reps {
-		if r.leading {
-			l = r
-		}
-	}
+	l := s.leaderLocked()
 	if l == nil {
 		return nil, false
 	}

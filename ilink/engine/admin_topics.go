@@ -82,37 +82,60 @@ func handleTopicList(r *request) {
 
 func handleDescribeTopic(r *request) {
 	var req wire.TopicRequest
-	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
-		return
+	if r.decode(&req) {
+		if t := r.qmgrTopic(req.Qmgr, req.Topic); t != nil {
+			r.reply(describeTopic(r.c.e.topics, t))
+		}
 	}
-	e := r.c.e
-	t := e.topics.lookup(req.Topic)
-	if t == nil {
-		r.fail(errUnknownTopic(req.Topic).body())
-		return
-	}
+}
+
+// describeTopic is DESCRIBE TOPIC's answer.
+func describeTopic(ts *topicStore, t *topic) *wire.TopicDescriptionReply {
 	lay := t.layout() // the summary and the partition list agree
 	rep := &wire.TopicDescriptionReply{Topic: topicEntry(t, lay, time.Now())}
-	for _, pi := range e.topics.partitionInfos(lay.parts) {
+	for _, pi := range ts.partitionInfos(lay.parts) {
 		rep.Partitions = append(rep.Partitions, wire.PartitionEntry{
 			Partition: pi.Partition, Leader: pi.Leader, LeaderEpoch: pi.LeaderEpoch,
 			Replicas: pi.Replicas, InSync: pi.InSync,
 			StartOffset: pi.StartOffset, EndOffset: pi.EndOffset, HighWatermark: pi.HighWatermark,
 		})
 	}
-	r.reply(rep)
+	return rep
+}
+
+// topicOf is the topic name names, or nil once r is answered
+// MIMQE_UNKNOWN_TOPIC.
+func (r *request) topicOf(name string) *topic {
+	t := r.c.e.topics.lookup(name)
+	if t == nil {
+		r.fail(errUnknownTopic(name).body())
+	}
+	return t
+}
+
+// qmgrTopic is topicOf on a running queue manager qmgr (qmgrRunning).
+func (r *request) qmgrTopic(qmgr, name string) *topic {
+	if !r.qmgrRunning(qmgr) {
+		return nil
+	}
+	return r.topicOf(name)
+}
+
+// replyEmpty answers r with an empty body, or with err's error body (as
+// toBody makes it) when err is set.
+func (r *request) replyEmpty(err error, toBody func(error) *wire.ErrorBody) {
+	if err != nil {
+		r.fail(toBody(err))
+		return
+	}
+	r.reply(&wire.Empty{})
 }
 
 // topicWrite answers a topic change made through the Go API.
 func topicWrite(r *request, qmgr string, fn func() error) {
-	if !r.qmgrRunning(qmgr) {
-		return
+	if r.qmgrRunning(qmgr) {
+		r.replyEmpty(fn(), wireError)
 	}
-	if err := fn(); err != nil {
-		r.fail(wireError(err))
-		return
-	}
-	r.reply(&wire.Empty{})
 }
 
 func handleAdminCreateTopic(r *request) {
@@ -151,9 +174,8 @@ func handleStatSeries(r *request) {
 	e := r.c.e
 	ring := e.topics.qmStats
 	if req.Topic != "" {
-		t := e.topics.lookup(req.Topic)
+		t := r.topicOf(req.Topic)
 		if t == nil {
-			r.fail(errUnknownTopic(req.Topic).body())
 			return
 		}
 		ring = t.stats
@@ -180,15 +202,14 @@ func handleStatSeries(r *request) {
 // running in-sync replica after the current leader.
 func handleForceElection(r *request) {
 	var req wire.ForceElectionRequest
-	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
+	if !r.decode(&req) {
+		return
+	}
+	t := r.qmgrTopic(req.Qmgr, req.Topic)
+	if t == nil {
 		return
 	}
 	e := r.c.e
-	t := e.topics.lookup(req.Topic)
-	if t == nil {
-		r.fail(errUnknownTopic(req.Topic).body())
-		return
-	}
 	parts := t.partitions()
 	if req.Partition < 0 || int(req.Partition) >= len(parts) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "no partition " + itoa(int(req.Partition)) + " in " + req.Topic})
@@ -198,20 +219,7 @@ func handleForceElection(r *request) {
 	p.mu.Lock()
 	from, target := p.leader, req.Node
 	if target == 0 {
-		n := len(p.reps)
-		start := 0
-		for i, rs := range p.reps {
-			if rs.node == from {
-				start = i + 1
-			}
-		}
-		for k := 0; k < n; k++ {
-			rs := p.reps[(start+k)%n]
-			if rs.node != from && p.isr&bit(rs.node) != 0 && e.topics.isRunning(rs.node) {
-				target = rs.node
-				break
-			}
-		}
+		target = e.topics.nextLeaderLocked(p)
 	}
 	p.mu.Unlock()
 	if target == 0 {

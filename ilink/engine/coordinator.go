@@ -385,16 +385,9 @@ func (e *Engine) MoveCoordinator(group string) (int, error) {
 	s := gc.shardOf(group)
 	p := s.p
 	p.mu.Lock()
-	from := p.leader
-	to := 0
+	from, to := p.leader, 0
 	if from != 0 {
-		k := slices.IndexFunc(p.reps, func(r *replicaState) bool { return r.node == from })
-		for i := 1; i < len(p.reps) && to == 0; i++ {
-			n := p.reps[(k+i)%len(p.reps)].node
-			if p.isr&bit(n) != 0 && e.topics.isRunning(n) {
-				to = n
-			}
-		}
+		to = e.topics.nextLeaderLocked(p)
 	}
 	p.mu.Unlock()
 	if to == 0 {

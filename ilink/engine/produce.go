@@ -110,7 +110,7 @@ func handleProduce(r *request) {
 		r.finish(nil) // acks=0: handled, nothing is sent
 		return
 	}
-	if len(pend) == 0 || ts.acksSettled(sess, pend, false) {
+	if len(pend) == 0 || ts.acksSettled(sess, pend, false, nil) {
 		r.reply(rep)
 		return
 	}
@@ -128,14 +128,14 @@ func handleProduce(r *request) {
 			}
 		}()
 		for {
-			if ts.acksSettledWait(sess, pend, w) {
+			if ts.acksSettled(sess, pend, false, w) {
 				r.reply(rep)
 				return
 			}
 			select {
 			case <-w.ch:
 			case <-t.C:
-				ts.acksSettled(sess, pend, true)
+				ts.acksSettled(sess, pend, true, nil)
 				r.reply(rep)
 				return
 			case <-r.closing():
@@ -153,8 +153,10 @@ func leaderOf(p *partition) int {
 
 // acksSettled checks the pending acks=all partitions; it reports whether
 // all are settled (answered or failed). With final, the unsettled ones fail
-// with MIMQE_NOT_ENOUGH_REPLICAS.
-func (ts *topicStore) acksSettled(sess *session, pend []pendingAck, final bool) bool {
+// with MIMQE_NOT_ENOUGH_REPLICAS. A non-nil w is registered with every
+// partition still unsettled, under the same lock as the check (no lost
+// wake-up).
+func (ts *topicStore) acksSettled(sess *session, pend []pendingAck, final bool, w *pwaiter) bool {
 	all := true
 	for i := range pend {
 		pa := &pend[i]
@@ -163,24 +165,7 @@ func (ts *topicStore) acksSettled(sess *session, pend []pendingAck, final bool) 
 		}
 		pa.p.mu.Lock()
 		done := ts.settleLocked(sess, pa, final)
-		pa.p.mu.Unlock()
-		all = all && done
-	}
-	return all
-}
-
-// acksSettledWait is acksSettled that registers w with every partition
-// still unsettled, under the same lock as the check (no lost wake-up).
-func (ts *topicStore) acksSettledWait(sess *session, pend []pendingAck, w *pwaiter) bool {
-	all := true
-	for i := range pend {
-		pa := &pend[i]
-		if pa.settled {
-			continue
-		}
-		pa.p.mu.Lock()
-		done := ts.settleLocked(sess, pa, false)
-		if !done {
+		if !done && w != nil {
 			pa.p.addWaiterLocked(w)
 		}
 		pa.p.mu.Unlock()

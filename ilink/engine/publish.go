@@ -77,11 +77,7 @@ func handleCreateTopic(r *request) {
 	if !r.decode(&req) || !topicSessionOK(r, false) {
 		return
 	}
-	if err := r.c.e.CreateTopic(req.Topic, req.Properties); err != nil {
-		r.fail(wireError(err))
-		return
-	}
-	r.reply(&wire.Empty{})
+	r.replyEmpty(r.c.e.CreateTopic(req.Topic, req.Properties), wireError)
 }
 
 // handleAdminPublish appends one record (spec A-06..A-09): the partition

@@ -884,63 +884,79 @@ func (ts *topicStore) partitionInfos(parts []*partition) []PartitionInfo {
 // node: it leaves every in-sync set at once, and the partitions it led go
 // offline until an election after ElectionDelay.
 func (ts *topicStore) nodeLost(id int, killed bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.running[id-1].Store(false)
 	b := bit(id)
-	orphans := false
-	for _, t := range ts.byName {
-		for _, p := range t.partitions() {
-			if p.mask&b == 0 {
-				continue
-			}
-			p.mu.Lock()
-			r := p.rep(id)
-			if killed {
-				r.log = newPartLog(0)
-				p.lastISR &^= b
-			}
-			wasISR := p.isr&b != 0
-			p.isr &^= b
-			if p.leader == id {
-				p.lastISR = p.isr
-				if wasISR && !killed {
-					p.lastISR |= b // its log is intact
-				}
-				p.leader = 0
-				p.lostAt = time.Now()
-				orphans = true
-			} else if p.leader != 0 {
-				ts.advanceHWLocked(p)
-			}
-			p.notifyLocked()
-			p.mu.Unlock()
+	ts.nodeChanged(id, false, func(p *partition) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		r := p.rep(id)
+		if killed {
+			r.log = newPartLog(0)
+			p.lastISR &^= b
 		}
-	}
-	if orphans {
-		ts.scheduleElectionLocked()
-	}
+		wasISR := p.isr&b != 0
+		p.isr &^= b
+		orphan := p.leader == id
+		if orphan {
+			p.lastISR = p.isr
+			if wasISR && !killed {
+				p.lastISR |= b // its log is intact
+			}
+			p.leader = 0
+			p.lostAt = time.Now()
+		} else if p.leader != 0 {
+			ts.advanceHWLocked(p)
+		}
+		p.notifyLocked()
+		return orphan
+	})
 }
 
 // nodeBack handles a restarted (empty logs) or started node: its follower
 // goroutine catches up, and offline partitions get an election.
 func (ts *topicStore) nodeBack(id int) {
+	ts.nodeChanged(id, true, func(p *partition) bool {
+		p.mu.Lock()
+		orphan := p.leader == 0 && !p.deleted
+		p.mu.Unlock()
+		ts.markSync(p, id)
+		return orphan
+	})
+}
+
+// nextLeaderLocked is the first running in-sync replica of p after its
+// leader in replica order (from the first replica while p has no
+// leader), or 0 when there is none: where a forced election or a
+// coordinator move sends the leadership.
+func (ts *topicStore) nextLeaderLocked(p *partition) int {
+	n := len(p.reps)
+	start := 0
+	for i, rs := range p.reps {
+		if rs.node == p.leader {
+			start = i + 1
+		}
+	}
+	for k := range n {
+		rs := p.reps[(start+k)%n]
+		if rs.node != p.leader && p.isr&bit(rs.node) != 0 && ts.isRunning(rs.node) {
+			return rs.node
+		}
+	}
+	return 0
+}
+
+// nodeChanged records node id as running or not and runs fn, under ts.mu,
+// on every partition with a replica on it; fn reports whether the
+// partition is without a leader, and an election is scheduled when one is.
+func (ts *topicStore) nodeChanged(id int, running bool, fn func(p *partition) (orphan bool)) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	ts.running[id-1].Store(true)
-	b := bit(id)
+	ts.running[id-1].Store(running)
 	orphans := false
 	for _, t := range ts.byName {
 		for _, p := range t.partitions() {
-			if p.mask&b == 0 {
-				continue
-			}
-			p.mu.Lock()
-			if p.leader == 0 && !p.deleted {
+			if p.mask&bit(id) != 0 && fn(p) {
 				orphans = true
 			}
-			p.mu.Unlock()
-			ts.markSync(p, id)
 		}
 	}
 	if orphans {
