@@ -124,6 +124,7 @@ func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
 	waitFor(t, 5*time.Second, "the silent connection cut", func() bool { return silent.Err() != nil })
 	// The silent one was idle for IdleTimeout; so was the other, which
 	// pinged. It stays through three more idle timeouts.
+	// Under test: 900 ms of idleness, three idle timeouts.
 	for end := time.Now().Add(900 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if err := kept.Err(); err != nil {
 			t.Fatalf("the keepalive connection was cut: %v", err)
@@ -145,7 +146,9 @@ func TestProducerFirstSendWaitsThroughOutage(t *testing.T) {
 	}
 	ended := make(chan error, 1)
 	go func() {
-		time.Sleep(500 * time.Millisecond) // the outage lasts a while
+		// Under test: an outage of several retry backoffs (the first send
+		// is made during it); nothing on the client side to wait for.
+		time.Sleep(500 * time.Millisecond)
 		ended <- e.EndOutage()
 	}()
 	md, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("first")})

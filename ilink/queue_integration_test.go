@@ -67,7 +67,10 @@ func TestIntegrationGetWaits(t *testing.T) {
 	other := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
 	oq := accessT(t, other, "Q1")
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		// Once the Get waits at the leader.
+		for deadline := time.Now().Add(5 * time.Second); e.WaitingGets("Q1") == 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 		oq.Put(ctx, []byte("late"))
 	}()
 	start = time.Now()

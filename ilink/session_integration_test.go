@@ -268,7 +268,13 @@ func TestIntegrationConcurrentPutsShareOneFailover(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Kill the leader while the puts flow: once one per worker is acknowledged.
+	for deadline := time.Now().Add(10 * time.Second); len(ids) < workers; {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d puts acknowledged before the kill", len(ids))
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if _, err := e.KillLeader(); err != nil {
 		t.Fatal(err)
 	}

@@ -298,8 +298,19 @@ func TestReplicationStatusLag(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "R.T", nil, []byte("x")))
 	}
-	time.Sleep(30 * time.Millisecond)
-	rs := must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
+	// The status shows the lagging follower once its lag has a duration.
+	var rs ReplicationStatus
+	eventually(t, "the lagging follower's lag", func() bool {
+		rs = must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
+		for _, p := range rs.Partitions {
+			for _, f := range p.Followers {
+				if p.Topic == "R.T" && f.Node == lagger && f.LagRecords == 5 && f.Lag > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	})
 	if rs.Cluster != e.Config().Cluster || rs.Leader != 1 || len(rs.Nodes) != 3 || len(rs.Partitions) == 0 {
 		t.Fatalf("status %+v", rs)
 	}

@@ -265,7 +265,7 @@ func TestQueuesAndReload(t *testing.T) {
 	if err := sess.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond) // under test: a rate needs a sample >= 1 s old
 	for i := 0; i < 4; i++ {
 		must[ilink.MsgID](t)(qa.Put(ctx, []byte("m")))
 	}

@@ -162,9 +162,16 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	})
 
 	// spec: A-13 — to a time: the offsets of the first records at or after it.
-	time.Sleep(20 * time.Millisecond)
+	// at is in a millisecond of its own: after every record so far, before
+	// every later one (record timestamps are milliseconds).
+	nextMilli := func() {
+		for ms := time.Now().UnixMilli(); time.Now().UnixMilli() == ms; {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	nextMilli()
 	at := time.Now()
-	time.Sleep(20 * time.Millisecond)
+	nextMilli()
 	for i := 0; i < 2; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "G.T", nil, []byte("late")))
 	}

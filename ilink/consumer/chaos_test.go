@@ -243,6 +243,28 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+	// consumed waits until the group has processed another 100 records:
+	// between two faults the group makes progress, however loaded the
+	// machine (the faults are not all piled into the same instant).
+	consumed := func(what string) {
+		total := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			n := 0
+			for _, offs := range processed {
+				n += len(offs)
+			}
+			return n
+		}
+		from := total()
+		deadline := time.Now().Add(sessionTimeout + 5*time.Second)
+		for total() < from+100 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the group processed %d records in %v", what, total()-from, sessionTimeout+5*time.Second)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	idsBefore, gensBefore := waitAgreed("before the move")
 	removeFaults := cl.Faults(t)
 	cl.MoveCoordinator(t, group)
@@ -256,14 +278,14 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 				i+1, idsBefore[i], gensBefore[i], idsAfter[i], gensAfter[i])
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	consumed("after the move")
 	// A member leaves and another joins.
 	stopRunner(members[1])
 	members[1].c.Close()
 	members[1] = start("m4")
-	time.Sleep(300 * time.Millisecond)
+	consumed("after the member change")
 	cl.MoveCoordinator(t, group)
-	time.Sleep(300 * time.Millisecond)
+	consumed("after the second move")
 	removeFaults()
 	close(stopProduce)
 	produced.Wait()

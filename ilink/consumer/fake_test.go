@@ -261,6 +261,18 @@ func (fc *fakeCluster) eventLog() []string {
 	return slices.Clone(fc.events)
 }
 
+// fetchPending reports whether a fetch covering topic waits at the fake.
+func (fc *fakeCluster) fetchPending(topic string) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, topics := range fc.pendingRead {
+		if slices.Contains(topics, topic) {
+			return true
+		}
+	}
+	return false
+}
+
 func (fc *fakeCluster) requestCount(code wire.Code) int {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()

@@ -63,7 +63,10 @@ func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
 	o2.AutoCommitInterval = time.Hour
 	c2 := mustSubscribe(t, fc.addr(), "T", o2)
 	readN(t, c2, 30, 5*time.Second)
-	time.Sleep(100 * time.Millisecond)
+	// Two heartbeats after the reads: the group has run on since them,
+	// time for any commit they would wrongly cause to arrive.
+	hb := fc.requestCount(wire.CodeHeartbeat)
+	eventually(t, 5*time.Second, "two more heartbeats", func() bool { return fc.requestCount(wire.CodeHeartbeat) >= hb+2 })
 	if got, ok := fc.commit("auto-close", "T", 0); ok && got != 0 {
 		t.Fatalf("commit %d before close with a 1h interval", got)
 	}
@@ -316,7 +319,12 @@ func TestRebalanceReportsHiddenFromReads(t *testing.T) {
 			// spec: C-32 — no 4161/4178 from read or read_batch, nor from
 			// AUTO / IMMEDIATE commits.
 			readN(t, c, 3, 10*time.Second)
-			time.Sleep(10 * time.Millisecond)
+			// A heartbeat or a commit between two reads, so the injected
+			// reports reach the group loop while the reads go on.
+			sent := fc.requestCount(wire.CodeHeartbeat) + fc.requestCount(wire.CodeOffsetCommit)
+			eventually(t, 5*time.Second, "a heartbeat or commit", func() bool {
+				return fc.requestCount(wire.CodeHeartbeat)+fc.requestCount(wire.CodeOffsetCommit) > sent
+			})
 		}
 		c.Close()
 	}
@@ -601,7 +609,9 @@ func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
 	o.AutoCommitInterval = 50 * time.Millisecond
 	c := mustSubscribe(t, fc.addr(), "T", o)
 	readN(t, c, 60, 5*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, 5*time.Second, "a heartbeat and a commit", func() bool {
+		return fc.requestCount(wire.CodeHeartbeat) > 0 && fc.requestCount(wire.CodeOffsetCommit) > 0
+	})
 	c.Close()
 	mu.Lock()
 	defer mu.Unlock()

@@ -95,3 +95,23 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// waitFetchBlocked waits until every fetch loop of c has stopped for want
+// of buffer room (Prefetch or MaxBufferedBytes): the buffers are as full
+// as they will get until a reader frees room.
+func waitFetchBlocked(t testing.TB, c *Consumer) {
+	t.Helper()
+	eventually(t, 10*time.Second, "every fetch loop waits for buffer room", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.sources) == 0 {
+			return false
+		}
+		for _, s := range c.sources {
+			if !s.blocked {
+				return false
+			}
+		}
+		return true
+	})
+}

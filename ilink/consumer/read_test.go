@@ -28,7 +28,11 @@ func TestReadTimeoutAndArrivalDuringWait(t *testing.T) {
 		t.Fatalf("Read(0): %v", err)
 	}
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		// The record arrives while the Read waits: once its fetch is
+		// pending at the server.
+		for !fc.fetchPending("T") {
+			time.Sleep(time.Millisecond)
+		}
 		fc.produce("T", 0, 1, wire.CodecNone)
 	}()
 	// spec: C-50 — a record that arrives during the wait is returned.
@@ -89,29 +93,34 @@ func TestListenAndStopListening(t *testing.T) {
 	}, func(err error) { t.Errorf("onError: %v", err) })
 	eventually(t, 5*time.Second, "20 records pushed", func() bool { return got.Load() == 20 })
 	fc.produce("T", 0, 200, wire.CodecNone)
-	time.Sleep(20 * time.Millisecond)
+	// Stop while the listener is busy with the new records.
+	eventually(t, 5*time.Second, "a new record pushed", func() bool { return got.Load() > 20 })
 	c.StopListening()
 	stopped.Store(true)
 	n := got.Load()
 	fc.produce("T", 0, 20, wire.CodecNone)
-	time.Sleep(300 * time.Millisecond)
+	// Records not pushed are still there for Read, in order: every one of
+	// them, so no callback took any after StopListening returned.
+	rs := readN(t, c, int(240-n), 10*time.Second)
+	if rs[0].Offset != n || rs[len(rs)-1].Offset != 239 {
+		t.Fatalf("Read after StopListening: offsets %d..%d, want %d..239", rs[0].Offset, rs[len(rs)-1].Offset, n)
+	}
 	// spec: C-53 — no callback after StopListening returned.
 	if late.Load() != 0 || got.Load() != n {
 		t.Fatalf("%d callbacks after StopListening", got.Load()-n)
 	}
-	// Records not pushed are still there for Read, in order.
-	r, err := c.Read(context.Background(), 5*time.Second)
-	if err != nil || r.Offset != n {
-		t.Fatalf("Read after StopListening: %v %v, want offset %d", r, err, n)
-	}
-	// StopListening from inside a callback returns at once.
+	// StopListening from inside a callback returns at once, and the
+	// callback that stopped is the last one: the next record goes to Read.
+	fc.produce("T", 0, 2, wire.CodecNone)
 	var inside atomic.Int64
 	c.Listen(func(r *Record) {
 		inside.Add(1)
 		c.StopListening()
 	}, nil)
 	eventually(t, 5*time.Second, "one callback", func() bool { return inside.Load() == 1 })
-	time.Sleep(100 * time.Millisecond)
+	if r, err := c.Read(context.Background(), 5*time.Second); err != nil || r.Offset != 241 {
+		t.Fatalf("Read after stopping from inside: %v %v, want offset 241", r, err)
+	}
 	if inside.Load() != 1 {
 		t.Fatalf("%d callbacks after stopping from inside", inside.Load())
 	}
@@ -281,7 +290,7 @@ func TestBufferBounds(t *testing.T) {
 	o.Prefetch = 100
 	o.partFetch = 4096
 	c := mustSubscribe(t, fc.addr(), "T", o)
-	time.Sleep(300 * time.Millisecond)
+	waitFetchBlocked(t, c)
 	c.mu.Lock()
 	for k, cur := range c.cursors {
 		// Prefetch bounds a partition's buffer (plus at most one fetch).
@@ -296,7 +305,7 @@ func TestBufferBounds(t *testing.T) {
 	o.MaxBufferedBytes = 20000
 	o.partFetch = 4096
 	c2 := mustSubscribe(t, fc.addr(), "T", o)
-	time.Sleep(300 * time.Millisecond)
+	waitFetchBlocked(t, c2)
 	c2.mu.Lock()
 	// MaxBufferedBytes bounds the consumer's buffer (plus at most one fetch).
 	if c2.bufBytes > o.MaxBufferedBytes+2*4096*4 {
@@ -365,7 +374,7 @@ func TestPatternSubscription(t *testing.T) {
 	// refresh a fetch covering it is pending, and the LEAVE must wait for
 	// it to return (T-21; the fake answers MIMQE_READ_IN_PROGRESS and
 	// records a violation otherwise).
-	time.Sleep(150 * time.Millisecond)
+	eventually(t, 5*time.Second, "a fetch covering ORDER.KR.SUB pending", func() bool { return fc.fetchPending("ORDER.KR.SUB") })
 	fc.hideTopic("ORDER.KR.SUB")
 	if err := c.RefreshNow(testCtx(t, 5*time.Second)); err != nil {
 		t.Fatal(err)

@@ -101,7 +101,12 @@ func TestSwitchWaitDoesNotBlockFaults(t *testing.T) {
 	}
 	c := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin)
 	c.send(wire.CodeSpokeSwitch, 0, &wire.SpokeSwitchRequest{Name: "MUTE"})
-	time.Sleep(50 * time.Millisecond) // the switch is waiting for the attach
+	eventually(t, "the switch waiting for the attach", func() bool {
+		h := e.adm.hub.Load()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.tunnels) == 1
+	})
 	done := make(chan error, 1)
 	go func() { done <- e.KillNode(1) }()
 	select {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,7 +50,9 @@ func TestAlterTopicRetention(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		c.mustProduce("BYSIZE", 1, 0, plainBatch(t, "0123456789"))
 	}
-	time.Sleep(300 * time.Millisecond) // 15 sweeps; the batches are older than the old 100ms
+	// A sweep an hour from now: the batches are far older than the old
+	// 100ms, and the periodic sweeps run on besides.
+	e.topics.sweepRetention(time.Now().Add(time.Hour).UnixMilli())
 	if start, end := e.TopicOffsets("BYTIME"); start[0] != 0 || end[0] != 6 {
 		t.Fatalf("BYTIME kept for ever: offsets %d..%d, want 0..6", start[0], end[0])
 	}
@@ -355,6 +358,7 @@ func TestAlterTopicConcurrentReaders(t *testing.T) {
 	const grows = 40
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var calls atomic.Int64 // reader and writer calls made, all goroutines
 	run := func(fn func(i int)) {
 		wg.Add(1)
 		go func() {
@@ -366,8 +370,15 @@ func TestAlterTopicConcurrentReaders(t *testing.T) {
 				default:
 				}
 				fn(i)
+				calls.Add(1)
 			}
 		}()
+	}
+	// ranOn waits until the goroutines made n more calls: they run
+	// against each layout, however the machine schedules them.
+	ranOn := func(n int64, what string) {
+		from := calls.Load()
+		eventually(t, what, func() bool { return calls.Load() >= from+n })
 	}
 	errs := make(chan string, 16)
 	report := func(format string, args ...any) {
@@ -448,9 +459,9 @@ func TestAlterTopicConcurrentReaders(t *testing.T) {
 
 	for i := 2; i <= grows; i++ {
 		mustAlter(t, e, "C", fmt.Sprintf("partitions=%d,minSync=%d,retention.ms=%d,retention.bytes=%d", i, i%3+1, 1000+i, 1<<20+i))
-		time.Sleep(2 * time.Millisecond)
+		ranOn(5, "calls between two alters")
 	}
-	time.Sleep(50 * time.Millisecond)
+	ranOn(50, "calls after the last alter")
 	close(stop)
 	wg.Wait()
 	close(errs)

@@ -39,8 +39,12 @@ type cluster struct {
 	leader     int      // 0 = none
 	electGen   uint64   // bumped on every schedule; a stale timer does nothing
 	electTimer *time.Timer
-	changed    chan struct{} // closed and replaced on every change (WaitLeader)
-	down       bool          // engine closed
+	// electGate, when set (tests only), holds every election until it is
+	// closed: a test checks the no-leader window without racing the
+	// ElectionDelay timer on a loaded machine.
+	electGate chan struct{}
+	changed   chan struct{} // closed and replaced on every change (WaitLeader)
+	down      bool          // engine closed
 }
 
 // member is one node's membership state.
@@ -197,7 +201,15 @@ func (c *cluster) scheduleElectionLocked() {
 	}
 	c.electGen++
 	gen := c.electGen
-	c.electTimer = time.AfterFunc(c.e.cfg.ElectionDelay, func() { c.elect(gen) })
+	c.electTimer = time.AfterFunc(c.e.cfg.ElectionDelay, func() {
+		c.mu.Lock()
+		gate := c.electGate
+		c.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		c.elect(gen)
+	})
 }
 
 // elect runs when the election delay has passed.

@@ -393,6 +393,19 @@ func (e *Engine) QueueDepth(name string) (int, error) {
 	return e.cl.leaderDepth(name)
 }
 
+// WaitingGets is how many GETs wait for a message of queue name on the
+// leader (0 without a leader or such a queue): what a test waits for
+// before the put that must wake a waiting GET.
+func (e *Engine) WaitingGets(name string) int {
+	s := e.queues
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.leaderLocked(); l != nil && l.queues[name] != nil {
+		return len(l.queues[name].waiters)
+	}
+	return 0
+}
+
 // ErrNoLeader is returned by engine calls that need a leader while an
 // election is in progress.
 var ErrNoLeader = errors.New("engine: no cluster leader (election in progress)")

@@ -201,7 +201,7 @@ func TestKillWhileGetWaits(t *testing.T) {
 	mustCreate(t, e, "Q")
 	c := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
 	c.send(wire.CodeGet, 5000, &wire.GetRequest{Queue: "Q"})
-	time.Sleep(20 * time.Millisecond)
+	eventually(t, "the GET waiting at the leader", func() bool { return e.WaitingGets("Q") == 1 })
 	start := time.Now()
 	if _, err := e.KillLeader(); err != nil {
 		t.Fatal(err)
@@ -266,19 +266,32 @@ func TestNoAcknowledgedPutLostAcrossFailovers(t *testing.T) {
 			}
 		}()
 	}
+	// progress waits until the producers have had 20 more puts
+	// acknowledged: before each kill, while the old leader is down (so
+	// they failed over to the new one), and after the last restart.
+	progress := func(what string) {
+		mu.Lock()
+		from := len(acked)
+		mu.Unlock()
+		eventually(t, what, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(acked) >= from+20
+		})
+	}
 	for round := 0; round < 2; round++ {
-		time.Sleep(60 * time.Millisecond)
+		progress("puts acknowledged before the kill")
 		old, err := e.KillLeader()
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(30 * time.Millisecond)
+		progress("puts acknowledged by the new leader")
 		if err := e.RestartNode(old); err != nil {
 			t.Fatal(err)
 		}
 		leaderAddr(t, e)
 	}
-	time.Sleep(60 * time.Millisecond)
+	progress("puts acknowledged after the last restart")
 	close(stop)
 	wg.Wait()
 

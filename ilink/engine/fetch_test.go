@@ -24,7 +24,10 @@ func TestFetchLongPollWakesOnProduce(t *testing.T) {
 
 	// A produce during the wait wakes it at once.
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		// Once the fetch waits at the partition.
+		for deadline := time.Now().Add(ioTimeout); partWaiters(e, "T", 0) == 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 		p := dialLeader(e.DataAddrs()[:1], wire.ModeProducer)
 		if p == nil {
 			return

@@ -187,7 +187,10 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 	if f := old.heartbeat(g, j); f == nil || f.report != wire.ReportNotCoordinator {
 		t.Fatalf("old coordinator: %v", f)
 	}
-	time.Sleep(cfg.CoordinatorLoadTime - time.Since(moved) + 20*time.Millisecond)
+	eventually(t, "the new coordinator loaded", func() bool {
+		f := nc.heartbeat(g, j)
+		return f == nil || f.report != wire.ReportLoading
+	})
 	// Loaded: the commit is there, and so is the member: it heartbeats and
 	// commits at the new coordinator with its id and generation, the group
 	// stays Stable and nothing was reassigned (groups_persist.go).

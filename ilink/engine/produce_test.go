@@ -383,7 +383,7 @@ func TestAcksAllWaitsForInSyncReplicas(t *testing.T) {
 		}
 		done <- rep.Topics[0].Partitions[0]
 	}()
-	time.Sleep(50 * time.Millisecond)
+	eventually(t, "the acks=all produce waiting", func() bool { return partWaiters(e, "T", 0) > 0 })
 	if err := e.RestartNode(3); err != nil {
 		t.Fatal(err)
 	}

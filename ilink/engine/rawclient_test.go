@@ -284,6 +284,28 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// partWaiters is how many waiters (acks=all produces, long-poll fetches)
+// wait on partition part of topic.
+func partWaiters(e *Engine, topic string, part int) int {
+	t := e.topics.lookup(topic)
+	if t == nil {
+		return 0
+	}
+	p := t.partitions()[part]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.waiters)
+}
+
+// electionsPending is how many partition elections are scheduled and
+// have not run yet.
+func electionsPending(e *Engine) int {
+	ts := e.topics
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.timers)
+}
+
 func errText(eb *wire.ErrorBody) string {
 	if eb == nil {
 		return "<nil>"

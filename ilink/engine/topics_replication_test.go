@@ -194,7 +194,9 @@ func TestOfflinePartitionWaitsForItsInSyncReplica(t *testing.T) {
 	if err := e.StopNode(1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * e.Config().ElectionDelay)
+	// StopNode scheduled the election; once it has run (ElectionDelay on),
+	// the partition must still be offline.
+	eventually(t, "the election after the stop", func() bool { return electionsPending(e) == 0 })
 	if l := e.PartitionLeader("T", 0); l != 0 {
 		t.Fatalf("node %d was elected although only stopped node 1 holds the committed record", l)
 	}

@@ -65,10 +65,24 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 	if e.QuarantineLen() != 3 {
 		t.Errorf("quarantine holds %d entries, want 3", e.QuarantineLen())
 	}
-	// The caught-up group commits close to the end; the stalled one does not move.
-	time.Sleep(3 * time.Second)
-	arch1 := commitSum(e, "archiver", "AUDIT.LOG")
-	time.Sleep(2500 * time.Millisecond)
+	// The caught-up group commits on; the stalled one committed once and
+	// does not move meanwhile: across two of billing's commit rounds,
+	// while AUDIT.LOG grows.
+	waitFor := func(what string, cond func() bool) {
+		for !cond() {
+			if ctx.Err() != nil {
+				t.Fatalf("after 20s: %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("archiver never committed", func() bool { return commitSum(e, "archiver", "AUDIT.LOG") > 0 })
+	arch1, audit1 := commitSum(e, "archiver", "AUDIT.LOG"), sum(e, "AUDIT.LOG")
+	for round := 0; round < 2; round++ {
+		b := commitSum(e, "billing", "ORDER.EVENT")
+		waitFor("billing stopped committing", func() bool { return commitSum(e, "billing", "ORDER.EVENT") > b })
+	}
+	waitFor("AUDIT.LOG stopped growing", func() bool { return sum(e, "AUDIT.LOG") > audit1 })
 	if arch2 := commitSum(e, "archiver", "AUDIT.LOG"); arch2 != arch1 {
 		t.Errorf("archiver commits moved %d -> %d; it should be stalled", arch1, arch2)
 	}
