@@ -295,12 +295,11 @@ func TestProducerBatchAndEnvelopeBounds(t *testing.T) {
 			t.Fatalf("batch of %d records is %d bytes, over BatchSize %d", b.h.RecordCount, len(b.raw), batchSize)
 		}
 	}
-	// Partitions of one node travel together, and requests are pipelined
-	// (spec: P-22).
-	if multi == 0 {
+	// Partitions of one node travel together, and requests are pipelined.
+	if multi == 0 { // spec: P-22 — one request (envelope) per node
 		t.Error("no PRODUCE request carried more than one partition")
 	}
-	if maxInFlight.Load() < 2 {
+	if maxInFlight.Load() < 2 { // spec: P-22 — envelopes pipelined
 		t.Errorf("at most %d request in flight: not pipelined", maxInFlight.Load())
 	}
 	total := 0
@@ -757,8 +756,8 @@ func TestProducerFollowerRejection(t *testing.T) {
 	if resent == 0 {
 		t.Fatal("no batch was resent: the move hit nothing in flight")
 	}
-	// No connection stays on the old leader once it leads nothing
-	// (spec: P-36, P-39).
+	// No connection stays on the old leader once it leads nothing.
+	// spec: P-39
 	waitFor(t, 3*time.Second, "the connection to the old leader to close", func() bool {
 		return p.Stats().Connections[old] == 0 && e.SessionCount(old) == 0
 	})
@@ -792,11 +791,32 @@ func TestProducerReconnectToMostLeading(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Reconnected to the node that leads every partition, and nowhere else
-	// (spec: P-38, P-39).
+	// Reconnected to the node that leads every partition, and nowhere else.
+	// spec: P-38, P-39
 	waitFor(t, 3*time.Second, "connections only to node 3 after the reconnect", func() bool {
 		c := p.Stats().Connections
 		return len(c) == 1 && c[3] == 1 && e.SessionCount(1) == 0 && e.SessionCount(2) == 0
+	})
+	// A failover: every partition moves to node 2, node 3 goes down. The
+	// producer goes to the new leader, and no connection is left on the
+	// old one.
+	for part := range 4 {
+		if err := e.MovePartitionLeader("T", part, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.KillNode(3); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: []byte(strconv.Itoa(i)), Value: []byte("c")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// spec: P-38, P-39
+	waitFor(t, 3*time.Second, "connections only to node 2 after the failover", func() bool {
+		c := p.Stats().Connections
+		return len(c) == 1 && c[2] == 1 && e.SessionCount(1) == 0
 	})
 }
 
@@ -993,5 +1013,101 @@ func TestProducerRejectedBatchRenumbers(t *testing.T) {
 	}
 	if strings.Join(vals, ",") != "0,2,3" { // spec: P-27
 		t.Fatalf("stored %v", vals)
+	}
+}
+
+// A follower rejection does not cut the replies still due on its
+// connection: the producer closes it only once they are in, then opens a
+// new one (spec P-36). The engine answers in request order, so the
+// rejected request B is held 300 ms and the request C sent after it
+// (another partition of the same node, refused too: P-35) 600 ms more:
+// B's FOLLOWER_NODE arrives while C is outstanding.
+func TestProducerFollowerRejectionWaitsForOutstandingReplies(t *testing.T) {
+	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2,replicas=3"})
+	for part := range 2 {
+		if err := e.MovePartitionLeader("T", part, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keyOf := func(part int) []byte {
+		for i := 0; ; i++ {
+			if k := []byte(strconv.Itoa(i)); KeyPartition(k, 2) == part {
+				return k
+			}
+		}
+	}
+	k0, k1 := keyOf(0), keyOf(1)
+	var closedAt atomic.Int64 // unix ns of the close after the follower rejection
+	logf := testLogf(t)
+	p := newProducerT(t, e, ProducerConfig{LingerMs: 1, Logf: func(format string, args ...any) {
+		if strings.HasPrefix(format, "ilink: producer: closing connection to node %d after a follower rejection") {
+			closedAt.CompareAndSwap(0, time.Now().UnixNano())
+		}
+		if logf != nil {
+			logf(format, args...)
+		}
+	}})
+	ctx := testCtx(t)
+	for _, k := range [][]byte{k0, k1} { // both partitions known, the first request accepted
+		if _, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: k, Value: []byte("warm")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := watchProduce(e)
+	var sawB atomic.Bool
+	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		var m wire.ProduceRequest
+		if ev.Code != wire.CodeProduce || ev.Node != 1 || wire.Decode(ev.Body, &m) != nil {
+			return engine.ControlAction{}
+		}
+		switch m.Topics[0].Partitions[0].Partition {
+		case 0:
+			sawB.Store(true)
+			return engine.ControlAction{Delay: 300 * time.Millisecond}
+		default:
+			return engine.ControlAction{Delay: 600 * time.Millisecond}
+		}
+	})
+	if err := e.MovePartitionLeader("T", 0, 2); err != nil { // the producer does not know yet
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	p.Send(&ProducerRecord{Topic: "T", Key: k0, Value: []byte("B")}, func(_ RecordMetadata, err error) { done <- err })
+	waitFor(t, 5*time.Second, "B at node 1", sawB.Load)
+	p.Send(&ProducerRecord{Topic: "T", Key: k1, Value: []byte("C")}, func(_ RecordMetadata, err error) { done <- err })
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	waitFor(t, 5*time.Second, "the rejected connection closed", func() bool { return closedAt.Load() != 0 })
+	closed := time.Unix(0, closedAt.Load())
+	var cReqs []producedReq
+	for _, r := range log.all() {
+		if r.node == 1 && r.req.Topics[0].Partitions[0].Partition == 1 {
+			cReqs = append(cReqs, r)
+		}
+	}
+	if len(cReqs) == 0 {
+		t.Fatal("C never reached node 1")
+	}
+	// spec: P-36 — C's reply (the engine's refusal of every later publish
+	// on the connection, P-35), held 600 ms, was awaited: the close came
+	// after it, not at B's rejection.
+	if wait := closed.Sub(cReqs[0].at); wait < 600*time.Millisecond {
+		t.Fatalf("connection closed %v after C was sent, before its reply (held 600ms)", wait)
+	}
+	// spec: P-36 — then C went again over a new connection to node 1.
+	for _, r := range cReqs[1:] {
+		if r.at.Before(closed) {
+			t.Fatalf("C resent %v before the close, on the rejected connection", closed.Sub(r.at))
+		}
+	}
+	// spec: P-36 — and a new connection serves node 1's partition.
+	if md, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: k1, Value: []byte("D")}); err != nil || md.Partition != 1 {
+		t.Fatalf("send after the close: %+v %v", md, err)
+	}
+	if c := p.Stats().Connections; c[1] != 1 {
+		t.Fatalf("connections %v, want one to node 1 again", c)
 	}
 }

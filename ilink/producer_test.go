@@ -39,13 +39,13 @@ func TestProducerConfigDefaults(t *testing.T) {
 		t.Errorf("defaults: %+v", c)
 	}
 
-	// The documented example values are accepted (spec: P-14).
+	// The documented example values are accepted.
 	c, err = ProducerConfig{Acks: 1, LingerMs: 5, BufferMemory: 33554432, Retries: 3, RetryBackoffMs: 100, DeliveryTimeoutMs: 120000}.validate()
-	if err != nil {
+	if err != nil { // spec: P-14
 		t.Fatalf("documented example values refused: %v", err)
 	}
 	if c.acks != 1 || c.linger != 5*time.Millisecond || c.bufferMemory != 33554432 || c.retries != 3 ||
-		c.retryBackoff != 100*time.Millisecond || c.deliveryTimeout != 120*time.Second {
+		c.retryBackoff != 100*time.Millisecond || c.deliveryTimeout != 120*time.Second { // spec: P-14
 		t.Errorf("example values not kept: %+v", c)
 	}
 }

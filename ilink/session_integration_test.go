@@ -49,6 +49,41 @@ func TestIntegrationDialFollowerLandsOnLeader(t *testing.T) {
 	}
 }
 
+// Both connect forms open a working session with the application name
+// and the session mode given: one "host:port", and the list form.
+func TestIntegrationConnectBothForms(t *testing.T) {
+	e := startEngine(t, engine.Config{}, "Q1")
+	var mu sync.Mutex
+	hellos := map[string]wire.SessionMode{} // client name -> mode, as the engine received them
+	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		var h wire.HelloRequest
+		if ev.Code == wire.CodeHello && wire.Decode(ev.Body, &h) == nil {
+			mu.Lock()
+			hellos[h.ClientName] = h.Mode
+			mu.Unlock()
+		}
+		return engine.ControlAction{}
+	})
+	one := dialT(t, e, e.DataAddrs()[0], Options{ClientName: "app-one", AutoCommit: true})
+	list := dialT(t, e, deadAddr(t)+","+e.DataAddrs()[0], Options{ClientName: "app-list", AutoCommit: false})
+	putT(t, accessT(t, one, "Q1"), "one")
+	q := accessT(t, list, "Q1")
+	putT(t, q, "list")
+	if err := list.Commit(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// spec: S-01 — connect(host, port, appName, autoCommit) and the list
+	// form both connect, with the name and mode they were given.
+	if !one.AutoCommit() || list.AutoCommit() || hellos["app-one"] != wire.ModeAutoCommit || hellos["app-list"] != wire.ModeTransacted {
+		t.Fatalf("sessions: one auto %v, list auto %v; HELLOs %v", one.AutoCommit(), list.AutoCommit(), hellos)
+	}
+	if d, err := e.QueueDepth("Q1"); err != nil || d != 2 { // spec: S-01 (both sessions work)
+		t.Fatalf("depth %d, %v after a put on each session", d, err)
+	}
+}
+
 func TestIntegrationAutoCommitSurvivesLeaderKill(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
 	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})

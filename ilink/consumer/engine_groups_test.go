@@ -175,11 +175,23 @@ func TestEngineTemporaryGroupGoneAfterClose(t *testing.T) {
 	produceN(t, p, "T", 0, 10)
 	o := testOptions(t, "tmp")
 	o.Durable = false
+	o.AutoCommitInterval = 50 * time.Millisecond
 	c := mustSubscribe(t, engineAddrs(e), "T", o)
 	readN(t, c, 10, 10*time.Second)
+	// The group is there, with a commit, while its member lives.
+	eventually(t, 10*time.Second, "the temporary group's commit", func() bool {
+		got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0)
+		return ok && got == 10
+	})
+	if d, err := e.DescribeGroup("tmp"); err != nil || d.State == engine.GroupDead || len(d.Members) != 1 {
+		t.Fatalf("temporary group with its member: %+v, %v", d, err)
+	}
 	c.Close()
-	// spec: C-16 — the temporary group and its commits are gone.
-	if got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0); ok {
+	// spec: C-16 — the temporary group and its commits are gone: Dead.
+	if d, err := e.DescribeGroup("tmp"); err != nil || d.State != engine.GroupDead || len(d.Offsets) != 0 {
+		t.Fatalf("temporary group after its last member closed: %+v, %v", d, err)
+	}
+	if got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0); ok { // spec: C-16
 		t.Fatalf("temporary group still has commit %d", got)
 	}
 }

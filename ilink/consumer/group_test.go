@@ -461,12 +461,17 @@ func TestTemporaryAndDurableGroups(t *testing.T) {
 	fc.produce("T", 0, 10, wire.CodecNone)
 	o := testOptions(t, "tmp")
 	o.Durable = false
+	o.AutoCommitInterval = 50 * time.Millisecond
 	c := mustSubscribe(t, fc.addr(), "T", o)
 	readN(t, c, 10, 5*time.Second)
 	// spec: C-01 — the subscription name is the group name.
 	if !fc.groupExists("tmp") || fc.memberCount("tmp") != 1 {
 		t.Fatal("no group named after the subscription")
 	}
+	eventually(t, 5*time.Second, "the temporary group's commit", func() bool {
+		got, ok := fc.commit("tmp", "T", 0)
+		return ok && got == 10
+	})
 	c.Close()
 	// spec: C-16 — the temporary group is gone with its last member.
 	if fc.groupExists("tmp") {

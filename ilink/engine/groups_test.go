@@ -355,9 +355,8 @@ func TestGroupMemberExpiry(t *testing.T) {
 	if ja.SessionTimeoutMs != 1000 || len(assigned(jb.Assignment, "T")) != 1 {
 		t.Fatalf("A %+v B %+v", ja, jb)
 	}
-	// A goes silent; B keeps heartbeating. spec: C-46 — after
-	// subGroupTimeoutSec A is removed and B is asked to rejoin for A's
-	// partition.
+	// A goes silent; B keeps heartbeating: after subGroupTimeoutSec A is
+	// removed and B is asked to rejoin for A's partition.
 	start := time.Now()
 	var f *failure
 	for time.Since(start) < 5*time.Second {
@@ -369,14 +368,14 @@ func TestGroupMemberExpiry(t *testing.T) {
 	if f == nil || f.report != wire.ReportRebalanced {
 		t.Fatalf("B's heartbeat: %v", f)
 	}
-	if d := time.Since(start); d < 900*time.Millisecond {
+	if d := time.Since(start); d < 900*time.Millisecond { // spec: C-46 — after subGroupTimeoutSec, not before
 		t.Fatalf("A removed after %v, before its 1 s timeout", d)
 	}
-	if d := describe(t, e, g); len(d.Members) != 1 || d.Members[0].MemberID != jb.MemberID {
+	if d := describe(t, e, g); len(d.Members) != 1 || d.Members[0].MemberID != jb.MemberID { // spec: C-46 — removed
 		t.Fatalf("members after the expiry: %+v", d.Members)
 	}
 	jb = b.mustJoin(g, jb.MemberID, true, "T")
-	if !slices.Equal(assigned(jb.Assignment, "T"), []int32{0, 1}) {
+	if !slices.Equal(assigned(jb.Assignment, "T"), []int32{0, 1}) { // spec: C-46 — its partition reassigned
 		t.Fatalf("B after A expired: %+v", jb.Assignment)
 	}
 	if f := a.heartbeat(g, ja); f == nil || !strings.HasPrefix(f.text, wire.ErrUnknownMember) {
@@ -456,6 +455,9 @@ func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 	}
 	if d := describe(t, e, g); d.State == GroupDead || d.Durable {
 		t.Fatalf("with one member left: %+v", d)
+	}
+	if got := c.committed(g, "T", 0); got != 5 { // the commit is there before the last leave
+		t.Fatalf("commit with one member left: %d, want 5", got)
 	}
 	if f := c.leave(g, jb); f != nil {
 		t.Fatal(f)
