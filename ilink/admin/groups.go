@@ -42,12 +42,12 @@ func (q *Qmgr) dataAddrs(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	for _, m := range qs {
-		if m.Name == q.name && m.Running {
+		if m.Name == q.qmgr() && m.Running {
 			add(m.DataAddr)
 		}
 	}
 	h := q.svc.Hello()
-	if h.QueueManager == q.name {
+	if h.QueueManager == q.qmgr() {
 		for _, n := range h.Nodes {
 			if n.Leader && n.Up {
 				add(n.Addr)
@@ -63,7 +63,7 @@ func (q *Qmgr) dataAddrs(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &ilink.Error{Name: ilink.NameConnectFailed, Tail: "no data address known for queue manager " + q.name, Kind: ilink.KindSession}
+		return nil, &ilink.Error{Name: ilink.NameConnectFailed, Tail: "no data address known for queue manager " + q.qmgr(), Kind: ilink.KindSession}
 	}
 	return out, nil
 }
@@ -77,7 +77,7 @@ func (q *Qmgr) groupCall(ctx context.Context, code wire.Code, req, resp wire.Mes
 	var c *ilink.Conn
 	var first error
 	for _, a := range addrs {
-		c, err = ilink.DialConn(ctx, a, q.svc.opt.connConfig(wire.ModeConsumer, q.name))
+		c, err = ilink.DialConn(ctx, a, q.svc.opt.connConfig(wire.ModeConsumer, q.qmgr()))
 		if err == nil {
 			break
 		}
@@ -271,7 +271,7 @@ func (q *Qmgr) DeleteGroup(ctx context.Context, group string) error {
 // (spec A-17..A-20).
 func (q *Qmgr) SubscriptionListText(ctx context.Context, topic string) (string, error) {
 	var rep wire.TextReply
-	if err := q.svc.read(ctx, wire.CodeSubscriptionList, &wire.SubscriptionListRequest{Qmgr: q.name, Topic: topic}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeSubscriptionList, &wire.SubscriptionListRequest{Qmgr: q.qmgr(), Topic: topic}, &rep); err != nil {
 		return "", err
 	}
 	return rep.Text, nil

@@ -37,7 +37,7 @@ func (r LeaderRebalance) Movable() int {
 
 func (q *Qmgr) rebalance(ctx context.Context, dryRun bool) (LeaderRebalance, error) {
 	var rep wire.RebalanceReply
-	req := &wire.RebalanceRequest{Qmgr: q.name, DryRun: dryRun}
+	req := &wire.RebalanceRequest{Qmgr: q.qmgr(), DryRun: dryRun}
 	var err error
 	if dryRun {
 		err = q.svc.read(ctx, wire.CodeRebalance, req, &rep)

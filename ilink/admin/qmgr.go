@@ -16,8 +16,19 @@ type Qmgr struct {
 	name string
 }
 
-// Name is the queue manager's name.
-func (q *Qmgr) Name() string { return q.name }
+// Name is the queue manager's name ("" for the service's own queue
+// manager until a service made by New has connected).
+func (q *Qmgr) Name() string { return q.qmgr() }
+
+// qmgr is the name requests carry: the one given, else the service's queue
+// manager from the handshake; "" before the first handshake of a service
+// made by New, which the engine reads as its own (docs/PROTOCOL.md §11.1).
+func (q *Qmgr) qmgr() string {
+	if q.name != "" {
+		return q.name
+	}
+	return q.svc.QueueManager()
+}
 
 // Service is the service the handle belongs to.
 func (q *Qmgr) Service() *Service { return q.svc }
@@ -37,7 +48,7 @@ func msTime(v int64) time.Time {
 // the partitions they lead and their replication lag.
 func (q *Qmgr) Nodes(ctx context.Context) ([]NodeInfo, error) {
 	var rep wire.NodeListReply
-	if err := q.svc.read(ctx, wire.CodeNodeList, &wire.QmgrRequest{Qmgr: q.name}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeNodeList, &wire.QmgrRequest{Qmgr: q.qmgr()}, &rep); err != nil {
 		return nil, err
 	}
 	out := make([]NodeInfo, len(rep.Nodes))
@@ -55,7 +66,7 @@ func (q *Qmgr) nodeControl(ctx context.Context, call string, id int, action uint
 	if err := q.svc.mutate(call); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeNodeControl, &wire.NodeControlRequest{Qmgr: q.name, Node: id, Action: action}, nil)
+	return q.svc.write(ctx, wire.CodeNodeControl, &wire.NodeControlRequest{Qmgr: q.qmgr(), Node: id, Action: action}, nil)
 }
 
 // StopNode stops node id's queue manager (its admin listener stays up).
@@ -81,7 +92,7 @@ func (q *Qmgr) ForceElection(ctx context.Context, topic string, partition int32,
 	if err := q.svc.mutate("ForceElection"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeForceElection, &wire.ForceElectionRequest{Qmgr: q.name, Topic: topic, Partition: partition, Node: node}, nil)
+	return q.svc.write(ctx, wire.CodeForceElection, &wire.ForceElectionRequest{Qmgr: q.qmgr(), Topic: topic, Partition: partition, Node: node}, nil)
 }
 
 // ---- topics ----
@@ -101,7 +112,7 @@ func topicInfo(t *wire.TopicEntry) TopicInfo {
 // sorted by name, with offsets and the rates of the last 10 s.
 func (q *Qmgr) Topics(ctx context.Context) ([]TopicInfo, error) {
 	var rep wire.TopicListReply
-	if err := q.svc.read(ctx, wire.CodeTopicList, &wire.TopicListRequest{Qmgr: q.name, Internal: true}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeTopicList, &wire.TopicListRequest{Qmgr: q.qmgr(), Internal: true}, &rep); err != nil {
 		return nil, err
 	}
 	out := make([]TopicInfo, len(rep.Topics))
@@ -114,7 +125,7 @@ func (q *Qmgr) Topics(ctx context.Context) ([]TopicInfo, error) {
 // DescribeTopic describes a topic partition by partition.
 func (q *Qmgr) DescribeTopic(ctx context.Context, topic string) (TopicDescription, error) {
 	var rep wire.TopicDescriptionReply
-	if err := q.svc.read(ctx, wire.CodeDescribeTopic, &wire.TopicRequest{Qmgr: q.name, Topic: topic}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeDescribeTopic, &wire.TopicRequest{Qmgr: q.qmgr(), Topic: topic}, &rep); err != nil {
 		return TopicDescription{}, err
 	}
 	d := TopicDescription{TopicInfo: topicInfo(&rep.Topic), PartitionList: make([]PartitionInfo, len(rep.Partitions))}
@@ -135,7 +146,7 @@ func (q *Qmgr) CreateTopic(ctx context.Context, topic, properties string) error 
 	if err := q.svc.mutate("CreateTopic"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeAdminCreateTopic, &wire.TopicPropsRequest{Qmgr: q.name, Topic: topic, Properties: properties}, nil)
+	return q.svc.write(ctx, wire.CodeAdminCreateTopic, &wire.TopicPropsRequest{Qmgr: q.qmgr(), Topic: topic, Properties: properties}, nil)
 }
 
 // DeleteTopic deletes a topic with its data and its groups' commits.
@@ -143,7 +154,7 @@ func (q *Qmgr) DeleteTopic(ctx context.Context, topic string) error {
 	if err := q.svc.mutate("DeleteTopic"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeDeleteTopic, &wire.TopicRequest{Qmgr: q.name, Topic: topic}, nil)
+	return q.svc.write(ctx, wire.CodeDeleteTopic, &wire.TopicRequest{Qmgr: q.qmgr(), Topic: topic}, nil)
 }
 
 // FlushTopic empties a topic (FLUSH) and bumps its epoch.
@@ -151,7 +162,7 @@ func (q *Qmgr) FlushTopic(ctx context.Context, topic string) error {
 	if err := q.svc.mutate("FlushTopic"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeFlushTopic, &wire.TopicRequest{Qmgr: q.name, Topic: topic}, nil)
+	return q.svc.write(ctx, wire.CodeFlushTopic, &wire.TopicRequest{Qmgr: q.qmgr(), Topic: topic}, nil)
 }
 
 // AlterTopic changes topic properties (same key=value form as CreateTopic).
@@ -159,7 +170,7 @@ func (q *Qmgr) AlterTopic(ctx context.Context, topic, properties string) error {
 	if err := q.svc.mutate("AlterTopic"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeAlterTopic, &wire.TopicPropsRequest{Qmgr: q.name, Topic: topic, Properties: properties}, nil)
+	return q.svc.write(ctx, wire.CodeAlterTopic, &wire.TopicPropsRequest{Qmgr: q.qmgr(), Topic: topic, Properties: properties}, nil)
 }
 
 // Publish is admin publish(topic, data, key=): one request per record,
@@ -184,7 +195,7 @@ func (q *Qmgr) Publish(ctx context.Context, topic string, key, value []byte, hea
 // minutes at 1 s resolution, oldest first.
 func (q *Qmgr) StatSeries(ctx context.Context, topic string) (StatSeries, error) {
 	var rep wire.StatSeriesReply
-	if err := q.svc.read(ctx, wire.CodeStatSeries, &wire.StatSeriesRequest{Qmgr: q.name, Topic: topic}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeStatSeries, &wire.StatSeriesRequest{Qmgr: q.qmgr(), Topic: topic}, &rep); err != nil {
 		return StatSeries{}, err
 	}
 	res := ms(rep.ResolutionMs)
@@ -210,7 +221,7 @@ func queueProperty(p *wire.QueuePropertyEntry) QueueProperty {
 // and properties, sorted by name.
 func (q *Qmgr) Queues(ctx context.Context) ([]QueueInfo, error) {
 	var rep wire.QueueListReply
-	if err := q.svc.read(ctx, wire.CodeQueueList, &wire.QmgrRequest{Qmgr: q.name}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeQueueList, &wire.QmgrRequest{Qmgr: q.qmgr()}, &rep); err != nil {
 		return nil, err
 	}
 	out := make([]QueueInfo, len(rep.Queues))
@@ -224,7 +235,7 @@ func (q *Qmgr) Queues(ctx context.Context) ([]QueueInfo, error) {
 // QueueProperty is a queue's ILQueueProperty.
 func (q *Qmgr) QueueProperty(ctx context.Context, queue string) (QueueProperty, error) {
 	var rep wire.QueuePropertyReply
-	if err := q.svc.read(ctx, wire.CodeQueueProperty, &wire.QueueNameRequest{Qmgr: q.name, Queue: queue}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeQueueProperty, &wire.QueueNameRequest{Qmgr: q.qmgr(), Queue: queue}, &rep); err != nil {
 		return QueueProperty{}, err
 	}
 	return queueProperty(&rep.Property), nil
@@ -237,7 +248,7 @@ func (q *Qmgr) ReloadQueue(ctx context.Context, queue string) (int64, error) {
 		return 0, err
 	}
 	var rep wire.ReloadQueueReply
-	if err := q.svc.write(ctx, wire.CodeReloadQueue, &wire.QueueNameRequest{Qmgr: q.name, Queue: queue}, &rep); err != nil {
+	if err := q.svc.write(ctx, wire.CodeReloadQueue, &wire.QueueNameRequest{Qmgr: q.qmgr(), Queue: queue}, &rep); err != nil {
 		return 0, err
 	}
 	return rep.Depth, nil
@@ -246,7 +257,7 @@ func (q *Qmgr) ReloadQueue(ctx context.Context, queue string) (int64, error) {
 // QuarantineList is getQuarantineList (VIEW QUARANTINE 3425): text as is.
 func (q *Qmgr) QuarantineList(ctx context.Context) (string, error) {
 	var rep wire.TextReply
-	if err := q.svc.read(ctx, wire.CodeViewQuarantine, &wire.QmgrRequest{Qmgr: q.name}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeViewQuarantine, &wire.QmgrRequest{Qmgr: q.qmgr()}, &rep); err != nil {
 		return "", err
 	}
 	return rep.Text, nil
@@ -264,7 +275,7 @@ func sinceMs(t time.Time) int64 {
 // entry.
 func (q *Qmgr) ScanQuarantine(ctx context.Context, dir, queue string, since time.Time) (string, error) {
 	var rep wire.TextReply
-	req := &wire.QuarantineRequest{Qmgr: q.name, Dir: dir, Queue: queue, SinceMs: sinceMs(since)}
+	req := &wire.QuarantineRequest{Qmgr: q.qmgr(), Dir: dir, Queue: queue, SinceMs: sinceMs(since)}
 	if err := q.svc.read(ctx, wire.CodeScanQuarantine, req, &rep); err != nil {
 		return "", err
 	}
@@ -280,7 +291,7 @@ func (q *Qmgr) ReinjectQuarantine(ctx context.Context, dir, queue string, since 
 		return QuarantineReinjectResult{}, err
 	}
 	var rep wire.ReinjectReply
-	req := &wire.QuarantineRequest{Qmgr: q.name, Dir: dir, Queue: queue, SinceMs: sinceMs(since), IncludeOld: includeOld}
+	req := &wire.QuarantineRequest{Qmgr: q.qmgr(), Dir: dir, Queue: queue, SinceMs: sinceMs(since), IncludeOld: includeOld}
 	if err := q.svc.write(ctx, wire.CodeReinject, req, &rep); err != nil {
 		return QuarantineReinjectResult{}, err
 	}
@@ -296,7 +307,7 @@ func (q *Qmgr) LoadInfo(ctx context.Context, level int) (LoadInfo, error) {
 		level = 0
 	}
 	var rep wire.ViewLoadReply
-	if err := q.svc.read(ctx, wire.CodeViewLoad, &wire.ViewLoadRequest{Qmgr: q.name, Level: uint8(level)}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeViewLoad, &wire.ViewLoadRequest{Qmgr: q.qmgr(), Level: uint8(level)}, &rep); err != nil {
 		return LoadInfo{}, err
 	}
 	out := LoadInfo{
@@ -320,7 +331,7 @@ func (q *Qmgr) LoadInfo(ctx context.Context, level int) (LoadInfo, error) {
 // time. A stopped queue manager answers MIMQE_QMGR_NOT_RUNNING (<qmgr>).
 func (q *Qmgr) ReplicationStatus(ctx context.Context) (ReplicationStatus, error) {
 	var rep wire.ReplicationStatusReply
-	if err := q.svc.read(ctx, wire.CodeReplicationStatus, &wire.QmgrRequest{Qmgr: q.name}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeReplicationStatus, &wire.QmgrRequest{Qmgr: q.qmgr()}, &rep); err != nil {
 		return ReplicationStatus{}, err
 	}
 	out := ReplicationStatus{Cluster: rep.Cluster, Leader: rep.Leader, Nodes: make([]NodeReplication, len(rep.Nodes))}
@@ -353,7 +364,7 @@ func (q *Qmgr) ReplicationStatus(ctx context.Context) (ReplicationStatus, error)
 // SUBGROUPTIMEOUT).
 func (q *Qmgr) Property(ctx context.Context, key string) (string, error) {
 	var rep wire.QmgrPropertyReply
-	if err := q.svc.read(ctx, wire.CodeQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.name, Key: key}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.qmgr(), Key: key}, &rep); err != nil {
 		return "", err
 	}
 	return rep.Value, nil
@@ -364,7 +375,7 @@ func (q *Qmgr) SetProperty(ctx context.Context, key, value string) error {
 	if err := q.svc.mutate("SetProperty"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeSetQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.name, Key: key, Value: value}, nil)
+	return q.svc.write(ctx, wire.CodeSetQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.qmgr(), Key: key, Value: value}, nil)
 }
 
 // SubGroupTimeout is the queue manager property subGroupTimeoutSec
@@ -383,5 +394,5 @@ func (q *Qmgr) SetSubGroupTimeout(ctx context.Context, sec int) error {
 	if err := q.svc.mutate("SetSubGroupTimeout"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeSetQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.name, Key: wire.PropSubGroupTimeout, Value: strconv.Itoa(sec)}, nil)
+	return q.svc.write(ctx, wire.CodeSetQmgrProperty, &wire.QmgrPropertyRequest{Qmgr: q.qmgr(), Key: wire.PropSubGroupTimeout, Value: strconv.Itoa(sec)}, nil)
 }

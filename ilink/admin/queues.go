@@ -163,7 +163,7 @@ func (q *Qmgr) DefineQueue(ctx context.Context, queue string, def QueueDefinitio
 		return QueueProperty{}, err
 	}
 	var rep wire.QueuePropertyReply
-	req := &wire.QueueDefineRequest{Qmgr: q.name, Queue: queue, Description: def.Description, MaxDepth: def.MaxDepth,
+	req := &wire.QueueDefineRequest{Qmgr: q.qmgr(), Queue: queue, Description: def.Description, MaxDepth: def.MaxDepth,
 		DeadLetterQueue: def.DeadLetterQueue, MaxRedeliveries: def.MaxRedeliveries}
 	if err := q.svc.write(ctx, wire.CodeDefineQueue, req, &rep); err != nil {
 		return QueueProperty{}, err
@@ -177,14 +177,14 @@ func (q *Qmgr) DeleteQueue(ctx context.Context, queue string) error {
 	if err := q.svc.mutate("DeleteQueue"); err != nil {
 		return err
 	}
-	return q.svc.write(ctx, wire.CodeDeleteQueue, &wire.QueueNameRequest{Qmgr: q.name, Queue: queue}, nil)
+	return q.svc.write(ctx, wire.CodeDeleteQueue, &wire.QueueNameRequest{Qmgr: q.qmgr(), Queue: queue}, nil)
 }
 
 // BrowseQueue reads up to max messages (0 = the engine's page of 1,000)
 // of queue from sequence number from on, without consuming them.
 func (q *Qmgr) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (QueueBrowse, error) {
 	var rep wire.QueueBrowseReply
-	if err := q.svc.read(ctx, wire.CodeBrowseQueue, &wire.QueueBrowseRequest{Qmgr: q.name, Queue: queue, FromSeq: from, Max: max}, &rep); err != nil {
+	if err := q.svc.read(ctx, wire.CodeBrowseQueue, &wire.QueueBrowseRequest{Qmgr: q.qmgr(), Queue: queue, FromSeq: from, Max: max}, &rep); err != nil {
 		return QueueBrowse{}, err
 	}
 	out := QueueBrowse{Depth: rep.Depth, More: rep.More, Messages: make([]QueueMessage, len(rep.Messages))}
@@ -197,7 +197,7 @@ func (q *Qmgr) BrowseQueue(ctx context.Context, queue string, from uint64, max i
 
 func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun bool) (MoveResult, error) {
 	var rep wire.QueueMoveReply
-	req := &wire.QueueMoveRequest{Qmgr: q.name, From: from, To: to, MsgIDs: ids, DryRun: dryRun}
+	req := &wire.QueueMoveRequest{Qmgr: q.qmgr(), From: from, To: to, MsgIDs: ids, DryRun: dryRun}
 	var err error
 	if dryRun {
 		err = q.svc.read(ctx, wire.CodeMoveMessages, req, &rep)

@@ -2,10 +2,12 @@ package admin
 
 import (
 	"context"
+	"net"
 	"reflect"
 	"sort"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
@@ -151,5 +153,57 @@ func TestReadOnlyRefusesEveryMutation(t *testing.T) {
 	}
 	if requests.Load() != 2 {
 		t.Fatalf("%d requests for two reads", requests.Load())
+	}
+}
+
+// A read-only service made by New refuses every mutating call before it
+// dials: on a listener that counts its accepts and never answers, no
+// mutation is accepted as a connection; the first read is (that dial is
+// what the count would show).
+func TestReadOnlyRefusesBeforeDialling(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepts atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepts.Add(1)
+			defer c.Close() // held open, never answered
+		}
+	}()
+	s, err := New(ln.Addr().String(), Options{ReadOnly: true, DialTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := s.AccessAdminQmgr("")
+	n := 0
+	for _, m := range methodsOf(s, q) {
+		if !mutatingMethods[m.name] {
+			continue
+		}
+		n++
+		out := call(m)
+		err, _ := out[len(out)-1].Interface().(error)
+		if !ilink.HasName(err, wire.ErrReadOnly) {
+			t.Fatalf("%s on a read-only service before any connection: %v, want MIMQE_READ_ONLY", m.name, err)
+		}
+	}
+	// Not one connection for the mutations.
+	if n != len(mutatingMethods) || accepts.Load() != 0 {
+		t.Fatalf("%d mutations refused (%d listed); the listener accepted %d connections", n, len(mutatingMethods), accepts.Load())
+	}
+	if _, err := q.Topics(testCtx(t)); err == nil {
+		t.Fatal("a read through a listener that never answers succeeded")
+	}
+	if accepts.Load() != 1 {
+		t.Fatalf("the read dialled %d times, want once", accepts.Load())
 	}
 }

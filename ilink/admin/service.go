@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -84,6 +85,24 @@ type Service struct {
 // Connect opens an admin service connection to addr (host:port of an admin
 // listener, by default port 9998 in production layouts; spec A-01).
 func Connect(ctx context.Context, addr string, opt Options) (*Service, error) {
+	s, err := New(addr, opt)
+	if err != nil {
+		return nil, err
+	}
+	c, hello, err := s.dial(ctx, s.addr)
+	if err != nil {
+		return nil, err
+	}
+	s.install(c, hello)
+	return s, nil
+}
+
+// New is Connect without the connection: it checks opt and addr ("host:port"
+// or a comma-separated list, tried in order) and dials nothing; the first
+// call connects. A mutating call of a read-only service is refused before
+// that (mutate), so it never dials. Until the first handshake Hello is the
+// zero value and AccessAdminQmgr("") names the service's own queue manager.
+func New(addr string, opt Options) (*Service, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -92,13 +111,7 @@ func Connect(ctx context.Context, addr string, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{opt: opt, addr: list[0], admins: list[1:]}
-	c, hello, err := s.dial(ctx, s.addr)
-	if err != nil {
-		return nil, err
-	}
-	s.install(c, hello)
-	return s, nil
+	return &Service{opt: opt, addr: list[0], admins: list[1:]}, nil
 }
 
 // dial opens one admin connection (and switches it to the spoke for a
@@ -181,7 +194,8 @@ func (s *Service) QueueManager() string  { return s.Hello().QueueManager }
 func (s *Service) NodeID() int           { return int(s.Hello().NodeID) }
 
 // mutate is the read-only choke point: every mutating method calls it
-// first, so in read-only mode it fails before anything is sent.
+// first, so in read-only mode it fails before anything is sent or dialled
+// (a service made by New connects at its first call, after this check).
 func (s *Service) mutate(call string) error {
 	if s.opt.ReadOnly {
 		return ilink.ReadOnlyError(call)
@@ -227,23 +241,42 @@ func (s *Service) redial(ctx context.Context, dead *ilink.Conn) (*ilink.Conn, er
 	if spoke {
 		cands = cands[:1] // a spoke is reached through its hub only
 	}
-	var first error
+	var errs Unreachable
 	for _, a := range cands {
 		nc, hello, err := s.dial(ctx, a)
 		if err == nil {
-			s.opt.Logf("admin: reconnected to %s", a)
+			if dead != nil {
+				s.opt.Logf("admin: reconnected to %s", a)
+			} else {
+				s.opt.Logf("admin: connected to %s", a)
+			}
 			s.install(nc, hello)
 			return nc, nil
 		}
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		if first == nil {
-			first = err
-		}
+		errs = append(errs, err)
 	}
-	return nil, first
+	if len(errs) == 1 {
+		return nil, errs[0]
+	}
+	return nil, errs
 }
+
+// Unreachable is the failure of a (re)connect over several admin addresses:
+// each one's failure, in the order tried. Its text is one line, the first
+// failure and how many more; errors.Is and errors.As see every one.
+type Unreachable []error
+
+func (e Unreachable) Error() string {
+	if len(e) == 1 {
+		return e[0].Error()
+	}
+	return fmt.Sprintf("%v (and %d more)", e[0], len(e)-1)
+}
+
+func (e Unreachable) Unwrap() []error { return e }
 
 // do sends one request on the admin connection and waits for its reply.
 // A request that could not be sent (dead connection) is sent again on a

@@ -81,84 +81,61 @@ func (s *Sources) logf(format string, args ...any) {
 	}
 }
 
-// service returns the open admin connection, dialling the known addresses
-// in turn when there is none.
-func (s *Sources) service(ctx context.Context) (*admin.Service, error) {
+// service returns the admin service over the known addresses. It is made
+// without a connection (admin.New): the first call dials the addresses in
+// turn, so a mutating call of a read-only context is refused by the admin
+// client's own choke point before anything is dialled.
+func (s *Sources) service() (*admin.Service, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.svc != nil {
 		return s.svc, nil
 	}
-	var errs []error
-	for _, addr := range s.known {
-		svc, err := admin.Connect(ctx, addr, admin.Options{
-			ClientName: s.cfg.ClientName,
-			ReadOnly:   s.cfg.ReadOnly,
-			DataAddrs:  s.cfg.DataAddrs,
-			Logf:       s.cfg.Logf,
-		})
-		if err != nil {
-			errs = append(errs, err)
-			if ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		for _, n := range svc.Hello().Nodes {
-			if n.Admin != "" && !contains(s.known, n.Admin) {
-				s.known = append(s.known, n.Admin)
-			}
-		}
-		s.logf("live: admin connected to %s", addr)
-		s.svc = svc
-		return svc, nil
-	}
-	for _, err := range errs {
-		s.logf("live: admin: %v", err)
-	}
-	return nil, fmt.Errorf("no admin address answered: %w", dialErrors(errs))
-}
-
-// dialErrors are the failures of one round of admin dials. Its text is one
-// line (it ends up in the status bar): the first failure and how many
-// more; errors.Is/As see every one of them.
-type dialErrors []error
-
-func (e dialErrors) Error() string {
-	switch len(e) {
-	case 0:
-		return "no admin address configured"
-	case 1:
-		return e[0].Error()
-	}
-	return fmt.Sprintf("%v (and %d more)", e[0], len(e)-1)
-}
-
-func (e dialErrors) Unwrap() []error { return e }
-
-// qmgr returns the per-queue-manager handle.
-func (s *Sources) qmgr(ctx context.Context) (*admin.Qmgr, error) {
-	svc, err := s.service(ctx)
+	svc, err := admin.New(strings.Join(s.known, ","), admin.Options{
+		ClientName: s.cfg.ClientName,
+		ReadOnly:   s.cfg.ReadOnly,
+		DataAddrs:  s.cfg.DataAddrs,
+		Logf:       s.cfg.Logf,
+	})
 	if err != nil {
 		return nil, err
 	}
-	name := s.cfg.QueueManager
-	if name == "" {
-		name = svc.QueueManager()
-	}
-	return svc.AccessAdminQmgr(name), nil
+	s.svc = svc
+	return svc, nil
 }
 
-// check drops the connection after a session failure, so the next poll
-// redials (possibly another node): the dashboard recovers by itself.
-func (s *Sources) check(err error) error {
-	if err != nil && ilink.IsSessionError(err) {
-		s.mu.Lock()
-		if s.svc != nil {
-			_ = s.svc.Close()
-			s.svc = nil
+// qmgr returns the per-queue-manager handle ("" = the service's own).
+func (s *Sources) qmgr() (*admin.Qmgr, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.AccessAdminQmgr(s.cfg.QueueManager), nil
+}
+
+// check learns the admin addresses of svc's handshake and, after a session
+// failure, drops the service, so the next poll dials again (possibly
+// another node): the dashboard recovers by itself. A failure before any
+// handshake means no admin address answered.
+func (s *Sources) check(svc *admin.Service, err error) error {
+	h := svc.Hello()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range h.Nodes {
+		if n.Admin != "" && !contains(s.known, n.Admin) {
+			s.known = append(s.known, n.Admin)
 		}
-		s.mu.Unlock()
+	}
+	if err == nil || !ilink.IsSessionError(err) {
+		return err
+	}
+	if s.svc == svc {
+		_ = svc.Close()
+		s.svc = nil
+	}
+	if h.NodeID == 0 {
+		s.logf("live: admin: %v", err)
+		return fmt.Errorf("no admin address answered: %w", err)
 	}
 	return err
 }
@@ -172,10 +149,11 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// refuseReadOnly refuses a mutating call of a read-only context before
-// anything is dialled. The admin client refuses it too, but only once it
-// holds a connection: a fresh adapter would otherwise open one (a HELLO
-// reaching the engine) just to say no.
+// refuseReadOnly refuses a queue put or get of a read-only context before
+// the queue session is dialled: ilink.Dial connects and AccessQueue opens
+// the queue before the session's own guard (Queue.Put, Queue.Get) can say
+// no. Admin calls need no such check: the admin service is made without a
+// connection and refuses before dialling (admin.Service.mutate).
 func (s *Sources) refuseReadOnly(call string) error {
 	if s.cfg.ReadOnly {
 		return ilink.ReadOnlyError(call)
@@ -185,24 +163,24 @@ func (s *Sources) refuseReadOnly(call string) error {
 
 // withQmgr runs fn on the queue manager handle and checks its error.
 func withQmgr[T any](s *Sources, ctx context.Context, fn func(*admin.Qmgr) (T, error)) (T, error) {
-	q, err := s.qmgr(ctx)
+	q, err := s.qmgr()
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	v, err := fn(q)
-	return v, s.check(err)
+	return v, s.check(q.Service(), err)
 }
 
 // withService runs fn on the service connection and checks its error.
 func withService[T any](s *Sources, ctx context.Context, fn func(*admin.Service) (T, error)) (T, error) {
-	svc, err := s.service(ctx)
+	svc, err := s.service()
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	v, err := fn(svc)
-	return v, s.check(err)
+	return v, s.check(svc, err)
 }
 
 // ClusterSummary implements views.SummarySource.
@@ -271,9 +249,6 @@ func topicProps(spec views.TopicSpec) string {
 
 // CreateTopic implements views.TopicAdmin.
 func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
-	if err := s.refuseReadOnly("CreateTopic"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
 		return struct{}{}, q.CreateTopic(ctx, spec.Name, topicProps(spec))
 	})
@@ -282,18 +257,12 @@ func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
 
 // DeleteTopic implements views.TopicAdmin.
 func (s *Sources) DeleteTopic(ctx context.Context, topic string) error {
-	if err := s.refuseReadOnly("DeleteTopic"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteTopic(ctx, topic) })
 	return err
 }
 
 // FlushTopic implements views.TopicAdmin.
 func (s *Sources) FlushTopic(ctx context.Context, topic string) error {
-	if err := s.refuseReadOnly("FlushTopic"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.FlushTopic(ctx, topic) })
 	return err
 }
@@ -310,11 +279,6 @@ func (s *Sources) DescribeGroup(ctx context.Context, group string) (admin.GroupD
 
 // SeekGroup implements views.GroupAdmin: apply=false plans only.
 func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
-	if apply {
-		if err := s.refuseReadOnly("SeekGroup"); err != nil {
-			return nil, err
-		}
-	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
 		if !apply {
 			return q.PlanSeekGroup(ctx, group, topic, to)
@@ -326,11 +290,6 @@ func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.S
 // SeekGroupToTime implements views.GroupAdmin: the plan is the engine's
 // dry run of the same time seek, so the preview shows what applying does.
 func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t time.Time, apply bool) ([]admin.OffsetChange, error) {
-	if apply {
-		if err := s.refuseReadOnly("SeekGroupToTime"); err != nil {
-			return nil, err
-		}
-	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
 		if !apply {
 			return q.PlanSeekGroup(ctx, group, topic, admin.SeekTarget{Time: t})
@@ -341,9 +300,6 @@ func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t ti
 
 // DeleteGroup implements views.GroupAdmin.
 func (s *Sources) DeleteGroup(ctx context.Context, group string) error {
-	if err := s.refuseReadOnly("DeleteGroup"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteGroup(ctx, group) })
 	return err
 }
@@ -355,9 +311,6 @@ func (s *Sources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, e
 
 // SetClusterProperty implements views.ClusterAdmin.
 func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {
-	if err := s.refuseReadOnly("SetClusterProperty"); err != nil {
-		return err
-	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) {
 		return svc.SetClusterProperty(ctx, "", change)
 	})
@@ -366,18 +319,12 @@ func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPr
 
 // AddNode implements views.ClusterAdmin.
 func (s *Sources) AddNode(ctx context.Context, node admin.ClusterNode) error {
-	if err := s.refuseReadOnly("AddNode"); err != nil {
-		return err
-	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.AddNode(ctx, "", node) })
 	return err
 }
 
 // RemoveNode implements views.ClusterAdmin.
 func (s *Sources) RemoveNode(ctx context.Context, n int) error {
-	if err := s.refuseReadOnly("RemoveNode"); err != nil {
-		return err
-	}
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.RemoveNode(ctx, "", n) })
 	return err
 }

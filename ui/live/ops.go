@@ -10,15 +10,12 @@ import (
 )
 
 // Operator actions: topic configuration, leadership, queues and the
-// quarantine. Mutations are refused in a read-only context before anything
-// is dialled (refuseReadOnly); the admin client and the queue session
-// refuse them again at their own choke points.
+// quarantine. In a read-only context the admin client refuses its
+// mutations before dialling (admin.Service.mutate); a queue put or get is
+// refused before its session is dialled (refuseReadOnly).
 
 // AlterTopic implements views.TopicAdmin.
 func (s *Sources) AlterTopic(ctx context.Context, topic, props string) error {
-	if err := s.refuseReadOnly("AlterTopic"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.AlterTopic(ctx, topic, props) })
 	return err
 }
@@ -28,17 +25,11 @@ func (s *Sources) RebalanceLeaders(ctx context.Context, apply bool) (admin.Leade
 	if !apply {
 		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.PlanRebalanceLeaders(ctx) })
 	}
-	if err := s.refuseReadOnly("RebalanceLeaders"); err != nil {
-		return admin.LeaderRebalance{}, err
-	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.RebalanceLeaders(ctx) })
 }
 
 // MovePartitionLeader implements views.ClusterAdmin (FORCE ELECTION).
 func (s *Sources) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
-	if err := s.refuseReadOnly("ForceElection"); err != nil {
-		return err
-	}
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
 		return struct{}{}, q.ForceElection(ctx, topic, partition, node)
 	})
@@ -122,9 +113,6 @@ func (s *Sources) MoveMessages(ctx context.Context, from, to string, ids [][]byt
 	if !apply {
 		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.PlanMoveMessages(ctx, from, to, ids) })
 	}
-	if err := s.refuseReadOnly("MoveMessages"); err != nil {
-		return admin.MoveResult{}, err
-	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.MoveMessages(ctx, from, to, ids) })
 }
 
@@ -152,9 +140,6 @@ func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.
 
 // ReinjectQuarantine implements views.QueueAdmin.
 func (s *Sources) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
-	if err := s.refuseReadOnly("ReinjectQuarantine"); err != nil {
-		return admin.QuarantineReinjectResult{}, err
-	}
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineReinjectResult, error) {
 		return q.ReinjectQuarantine(ctx, dir, queue, time.Time{}, includeOld)
 	})
