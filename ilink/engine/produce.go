@@ -83,6 +83,8 @@ func handleProduce(r *request) {
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: pt.Topic}
 			case pp.Partition < 0 || int(pp.Partition) >= len(t.partitions()):
 				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", pt.Topic, pp.Partition)}
+			case t.internal:
+				res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: internalTopicRefusal(t.name)}
 			case fenced:
 				// spec P-35: once refused, always refused on this connection.
 				res.Err = wire.PartError{Name: wire.ErrFollowerNode, Tail: "connection received a follower rejection; reopen it"}

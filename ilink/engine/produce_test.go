@@ -399,3 +399,29 @@ func TestAcksAllWaitsForInSyncReplicas(t *testing.T) {
 		t.Fatalf("after the restart: %+v", pi)
 	}
 }
+
+// SYSTEM.GROUPS takes no record from a client: a PRODUCE to it is refused
+// per partition and a PUBLISH as a whole, and its log does not move (a
+// client record would be read as group state at the next load).
+func TestProduceToInternalTopicRefused(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	_, before := e.TopicOffsets(wire.GroupsTopic)
+	want := "topic " + wire.GroupsTopic + " is internal: only the engine writes it"
+	for part := range e.Config().GroupPartitions {
+		leader := e.PartitionLeader(wire.GroupsTopic, part)
+		p := openSession(t, e.DataAddrs()[leader-1], wire.ModeProducer)
+		res := p.produceTo(wire.GroupsTopic, 1, wire.AcksLeader, int32(part), 0, plainBatch(t, "forged"))
+		if res.Err.Name != wire.ErrInvalidArgument || res.Err.Tail != want || res.BaseOffset != -1 {
+			t.Fatalf("PRODUCE to %s/%d: %+v", wire.GroupsTopic, part, res)
+		}
+	}
+	adm := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin)
+	eb := adm.call(wire.CodeAdminPublish, 0, &wire.AdminPublishRequest{Topic: wire.GroupsTopic, Key: []byte("g"), Value: []byte("forged")}, nil)
+	if eb == nil || eb.Name != wire.ErrInvalidArgument || eb.Tail != want {
+		t.Fatalf("PUBLISH to %s: %s", wire.GroupsTopic, errText(eb))
+	}
+	if _, after := e.TopicOffsets(wire.GroupsTopic); !slices.Equal(before, after) {
+		t.Fatalf("%s ends %v after the refusals, were %v", wire.GroupsTopic, after, before)
+	}
+}

@@ -96,6 +96,10 @@ func handleAdminPublish(r *request) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: req.Topic})
 		return
 	}
+	if t.internal {
+		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: internalTopicRefusal(t.name)})
+		return
+	}
 	now := time.Now()
 	nowMs := now.UnixMilli()
 	bb := wire.NewBatchBuilder(-1, -1, -1)

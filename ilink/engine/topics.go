@@ -65,6 +65,13 @@ func wireError(err error) *wire.ErrorBody {
 
 func errUnknownTopic(name string) *Error { return &Error{Name: wire.ErrUnknownTopic, Tail: name} }
 
+// internalTopicRefusal is the tail of a client's PRODUCE or PUBLISH to an
+// internal topic: SYSTEM.GROUPS is written by the group coordinators only
+// (a client record there would be read as group state at the next load).
+func internalTopicRefusal(name string) string {
+	return fmt.Sprintf("topic %s is internal: only the engine writes it", name)
+}
+
 // ---- configuration ----
 
 // Topic property limits and defaults.
