@@ -29,10 +29,16 @@ const (
 	MoveLeader      = "move-leader"      // move a random partition's leadership to another in-sync node
 	MoveCoordinator = "move-coordinator" // move the group's coordinator
 	GrowTopic       = "grow-topic"       // add two partitions (up to MaxPartitions)
+	// CrashMember kills a consumer group member without a final commit or
+	// a LEAVE (its group requests are cut, then it is closed), like a
+	// process that dies; its partitions move once the coordinator expires
+	// it, and the records it was handed since its last commit are read
+	// again: the re-reads. A new member takes its place later.
+	CrashMember = "crash-member"
 )
 
 // Kinds lists every fault kind.
-var Kinds = []string{KillLeader, KillNode, StopNode, Sever, DelayReplies, DropReplies, MoveLeader, MoveCoordinator, GrowTopic}
+var Kinds = []string{KillLeader, KillNode, StopNode, Sever, DelayReplies, DropReplies, MoveLeader, MoveCoordinator, GrowTopic, CrashMember}
 
 // Config is one experiment. Zero fields take the defaults.
 type Config struct {

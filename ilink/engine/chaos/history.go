@@ -46,23 +46,33 @@ type faultRec struct {
 	fetch     time.Duration
 	reReads   int
 	completed bool
+	// uncommitted is, for crash-member, what the member had been handed
+	// above the group's durable commits when it crashed: what the group
+	// reads again once another member takes the partitions over.
+	uncommitted int
 }
 
 type history struct {
 	mu      sync.Mutex
 	sends   [][]sendRec // per producer, by its counter
 	deliv   map[tp]int
+	lastBy  map[tp]int // the member a record was last delivered to
 	reReads int
+	// crashed is the crash-member fault of each crashed member: a record
+	// it was the last to be handed, delivered again, is charged there.
+	crashed      map[int]*faultRec
+	pendingCrash int // the member just crashed, until its fault is noted; -1 = none
 	// Per partition: the latest send time (Unix ns) of a record
 	// acknowledged, and of one delivered to the group.
 	lastAckSent, lastReadSent []int64
 	faults                    []*faultRec
 	last                      *faultRec // the latest fault injected (re-reads are charged to it)
+	crashCommits              map[int32]int64
 	examples                  []string
 }
 
 func newHistory(producers int) *history {
-	return &history{sends: make([][]sendRec, producers), deliv: map[tp]int{}}
+	return &history{sends: make([][]sendRec, producers), deliv: map[tp]int{}, lastBy: map[tp]int{}, crashed: map[int]*faultRec{}, pendingCrash: -1}
 }
 
 func grow(s []int64, n int) []int64 {
@@ -94,18 +104,23 @@ func (h *history) outcome(p, n int, part int32, off int64, sentNs int64, err err
 	h.lastAckSent[part] = max(h.lastAckSent[part], sentNs)
 }
 
-// delivered notes a record handed to a group member.
-func (h *history) delivered(part int32, off int64, sentNs int64) {
+// delivered notes a record handed to group member m. A record delivered
+// again is a re-read, charged to the crash of the member it was last
+// handed to, if that one crashed, else to the latest fault.
+func (h *history) delivered(m int, part int32, off int64, sentNs int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	k := tp{part, off}
 	h.deliv[k]++
 	if h.deliv[k] > 1 {
 		h.reReads++
-		if h.last != nil {
+		if f := h.crashed[h.lastBy[k]]; f != nil {
+			f.reReads++
+		} else if h.last != nil {
 			h.last.reReads++
 		}
 	}
+	h.lastBy[k] = m
 	h.lastReadSent = grow(h.lastReadSent, int(part)+1)
 	h.lastReadSent[part] = max(h.lastReadSent[part], sentNs)
 }
@@ -124,8 +139,37 @@ func (h *history) fault(kind, detail string, parts int, windowed bool) *faultRec
 	h.mu.Lock()
 	h.faults = append(h.faults, f)
 	h.last = f
+	if kind == CrashMember && h.pendingCrash >= 0 {
+		h.crashed[h.pendingCrash] = f
+		f.uncommitted = h.uncommittedLocked(h.pendingCrash)
+		h.pendingCrash = -1
+	}
 	h.mu.Unlock()
 	return f
+}
+
+// crash notes that member m crashed; commits are the group's durable
+// commits at the crash (next offset per partition). The crash-member
+// fault noted next is charged with what m was handed above them.
+func (h *history) crash(m int, commits map[int32]int64) {
+	h.mu.Lock()
+	h.pendingCrash, h.crashCommits = m, commits
+	h.mu.Unlock()
+}
+
+// uncommittedLocked counts the records last handed to m at or above the
+// commits of its crash.
+func (h *history) uncommittedLocked(m int) int {
+	n := 0
+	for k, by := range h.lastBy {
+		if by != m {
+			continue
+		}
+		if c, ok := h.crashCommits[k.part]; !ok || k.off >= c {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *history) measureFrom(f *faultRec, at time.Time) {
@@ -201,7 +245,7 @@ func (h *history) faultLog(t0 time.Time) []FaultEntry {
 			return d.Milliseconds()
 		}
 		e := FaultEntry{Kind: f.kind, Detail: f.detail, AtMs: f.injected.Sub(t0).Milliseconds(), HealedMs: f.at.Sub(t0).Milliseconds(),
-			ProduceMs: ms(f.produce), FetchMs: ms(f.fetch), ReReads: f.reReads}
+			ProduceMs: ms(f.produce), FetchMs: ms(f.fetch), ReReads: f.reReads, Uncommitted: f.uncommitted}
 		if i > 0 && done(h.faults[i-1]).After(f.injected) {
 			e.Overlapped = true
 		}

@@ -47,14 +47,18 @@ type Result struct {
 
 // FaultEntry is one fault of FaultLog.
 type FaultEntry struct {
-	Kind       string `json:"kind"`
-	Detail     string `json:"detail,omitempty"`
-	AtMs       int64  `json:"at_ms"`      // since the first fault's run began
-	HealedMs   int64  `json:"healed_ms"`  // windowed faults: when the window ended; else = at_ms
-	ProduceMs  int64  `json:"produce_ms"` // recovery from healed_ms
-	FetchMs    int64  `json:"fetch_ms"`
-	ReReads    int    `json:"re_reads"`
-	Overlapped bool   `json:"overlapped"`
+	Kind      string `json:"kind"`
+	Detail    string `json:"detail,omitempty"`
+	AtMs      int64  `json:"at_ms"`      // since the first fault's run began
+	HealedMs  int64  `json:"healed_ms"`  // windowed faults: when the window ended; else = at_ms
+	ProduceMs int64  `json:"produce_ms"` // recovery from healed_ms
+	FetchMs   int64  `json:"fetch_ms"`
+	ReReads   int    `json:"re_reads"`
+	// Uncommitted (crash-member) is what the member had been handed above
+	// the group's durable commits when it crashed: the most the group may
+	// read again because of it.
+	Uncommitted int  `json:"uncommitted,omitempty"`
+	Overlapped  bool `json:"overlapped"`
 }
 
 // Recovery is the recovery time after the faults of one kind: from the

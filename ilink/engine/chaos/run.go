@@ -12,6 +12,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/wire"
 )
 
 const (
@@ -32,8 +33,24 @@ type runner struct {
 	t0  time.Time // the start of the fault phase
 
 	prods []*ilink.Producer
-	mems  []*consumer.Consumer
 	addrs string
+
+	// The group's members: started, crashed (crash-member) and replaced
+	// while the experiment runs. work is the context of their read loops.
+	work     context.Context
+	memWG    sync.WaitGroup // read loops, crashed members' closes, restarts
+	mu       sync.Mutex
+	mems     []*member // live members
+	nextMem  int       // the index of the next member started
+	crashing bool      // a crashed member is not replaced yet
+}
+
+// member is one consumer of the group with its read loop.
+type member struct {
+	idx    int
+	c      *consumer.Consumer
+	cancel context.CancelFunc // stops the read loop
+	done   chan struct{}      // closed when the read loop returned
 }
 
 // Run runs one experiment and checks its history. The error is for a run
@@ -68,6 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sched, err := NewSchedule(e, ScheduleConfig{
 		Seed: cfg.Seed, Faults: cfg.Faults, GapMin: cfg.FaultGapMin, GapMax: cfg.FaultGapMax,
 		Topic: topic, Group: group, MaxPartitions: cfg.MaxPartitions, Logf: cfg.Logf,
+		CrashMember: func(pick int) (string, func(), bool) { return r.crashMember(pick) },
 		OnFault: func(kind, detail string, parts int, windowed bool) func(time.Time) {
 			cfg.Logf("chaos: fault %s %s", kind, detail)
 			f := r.h.fault(kind, detail, parts, windowed)
@@ -77,22 +95,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	work, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	r.work = work
 	defer r.closeClients()
 	if err := r.startClients(ctx); err != nil {
 		return nil, err
 	}
 
-	work, stopWork := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var sendWG sync.WaitGroup
 	stopSend := make(chan struct{})
 	for i, p := range r.prods {
 		sendWG.Add(1)
 		go func() { defer sendWG.Done(); r.produce(i, p, stopSend) }()
-	}
-	for i, c := range r.mems {
-		wg.Add(1)
-		go func() { defer wg.Done(); r.consume(work, i, c) }()
 	}
 	backwards := 0
 	wg.Add(2)
@@ -123,6 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.h.checkRecovery(time.Now())
 	stopWork()
 	wg.Wait()
+	r.memWG.Wait()
 	var pst ilink.ProducerStats
 	for _, p := range r.prods {
 		st := p.Stats()
@@ -162,33 +179,139 @@ func (r *runner) startClients(ctx context.Context) error {
 		}
 		r.prods = append(r.prods, p)
 	}
-	for i := 0; i < r.cfg.Members; i++ {
-		o := consumer.NewOptions()
-		o.Group = group
-		o.ClientName = fmt.Sprintf("chaos-m%d", i)
-		o.AutoCommitInterval = 200 * time.Millisecond
-		o.Logf = r.cfg.Logf
-		c, err := consumer.Subscribe(ctx, r.addrs, topic, o)
-		if err != nil {
-			return fmt.Errorf("chaos: member %d: %w", i, err)
+	for range r.cfg.Members {
+		if err := r.startMember(ctx); err != nil {
+			return err
 		}
-		r.mems = append(r.mems, c)
 	}
 	return nil
 }
 
+// startMember subscribes a new member of the group and starts its read
+// loop.
+func (r *runner) startMember(ctx context.Context) error {
+	r.mu.Lock()
+	idx := r.nextMem
+	r.nextMem++
+	r.mu.Unlock()
+	o := consumer.NewOptions()
+	o.Group = group
+	o.ClientName = fmt.Sprintf("chaos-m%d", idx)
+	o.AutoCommitInterval = 200 * time.Millisecond
+	o.Logf = r.cfg.Logf
+	c, err := consumer.Subscribe(ctx, r.addrs, topic, o)
+	if err != nil {
+		return fmt.Errorf("chaos: member %d: %w", idx, err)
+	}
+	rctx, cancel := context.WithCancel(r.work)
+	m := &member{idx: idx, c: c, cancel: cancel, done: make(chan struct{})}
+	r.mu.Lock()
+	r.mems = append(r.mems, m)
+	r.mu.Unlock()
+	r.memWG.Add(1)
+	go func() {
+		defer r.memWG.Done()
+		defer close(m.done)
+		r.consume(rctx, idx, c)
+	}()
+	return nil
+}
+
+// crashMember is the crash-member fault: member pick (of the live ones)
+// dies without a final commit or a LEAVE. Its group requests are cut
+// first (an engine control closes the connection of any request carrying
+// its member id), then its read loop stops and it is closed: the commit
+// and the LEAVE of the close go nowhere, and the coordinator keeps it
+// until its session timeout. At most one crash waits for its replacement,
+// and at least one member always lives.
+func (r *runner) crashMember(pick int) (string, func(), bool) {
+	r.mu.Lock()
+	if r.crashing || len(r.mems) < 2 {
+		r.mu.Unlock()
+		return "", nil, false
+	}
+	i := pick % len(r.mems)
+	m := r.mems[i]
+	id, _ := m.c.MemberID()
+	if id == "" {
+		r.mu.Unlock()
+		return "", nil, false
+	}
+	r.mems = append(r.mems[:i:i], r.mems[i+1:]...)
+	r.crashing = true
+	r.mu.Unlock()
+	remove := r.e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if memberOf(ev) == id {
+			return engine.ControlAction{CloseNow: true}
+		}
+		return engine.ControlAction{}
+	})
+	m.cancel()
+	<-m.done
+	r.h.crash(m.idx, r.e.GroupCommits(group)[topic])
+	r.memWG.Add(1)
+	go func() {
+		defer r.memWG.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = m.c.CloseContext(ctx) // the commit and the LEAVE are cut: a crash
+		remove()
+	}()
+	restart := func() {
+		r.memWG.Add(1)
+		go func() {
+			defer r.memWG.Done()
+			if r.work.Err() == nil {
+				if err := r.startMember(r.work); err != nil && r.work.Err() == nil {
+					r.cfg.Logf("chaos: restart after the crash of member %d: %v", m.idx, err)
+				}
+			}
+			r.mu.Lock()
+			r.crashing = false
+			r.mu.Unlock()
+		}()
+	}
+	return fmt.Sprintf("member %d (%s)", m.idx, id), restart, true
+}
+
+// memberOf is the member id a group request carries ("" for any other).
+func memberOf(ev *engine.ControlEvent) string {
+	switch ev.Code {
+	case wire.CodeJoinGroup:
+		var m wire.JoinGroupRequest
+		if wire.Decode(ev.Body, &m) == nil {
+			return m.MemberID
+		}
+	case wire.CodeHeartbeat, wire.CodeLeaveGroup:
+		var m wire.MemberRequest
+		if wire.Decode(ev.Body, &m) == nil {
+			return m.MemberID
+		}
+	case wire.CodeOffsetCommit:
+		var m wire.OffsetCommitRequest
+		if wire.Decode(ev.Body, &m) == nil {
+			return m.MemberID
+		}
+	}
+	return ""
+}
+
 func (r *runner) closeClients() {
+	r.mu.Lock()
+	mems := r.mems
+	r.mems = nil
+	r.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, c := range r.mems {
+	for _, m := range mems {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.Close() }()
+		go func() { defer wg.Done(); m.cancel(); m.c.Close() }()
 	}
 	for _, p := range r.prods {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.Close() }()
 	}
 	wg.Wait()
-	r.mems, r.prods = nil, nil
+	r.prods = nil
 }
 
 // produce sends producer i's records: keys p<i>k<n mod Keys>, values
@@ -251,7 +374,7 @@ func (r *runner) consume(ctx context.Context, i int, c *consumer.Consumer) {
 			if !ok {
 				continue
 			}
-			r.h.delivered(rec.Partition, rec.Offset, sentNs)
+			r.h.delivered(i, rec.Partition, rec.Offset, sentNs)
 		}
 	}
 }

@@ -38,6 +38,12 @@ type ScheduleConfig struct {
 	// replies) the function it returns, if any, is called when the fault
 	// is healed.
 	OnFault func(kind, detail string, parts int, windowed bool) (healed func(time.Time))
+	// CrashMember, when set, makes the crash-member fault possible: it
+	// crashes one member of the group's clients (pick chooses which) and
+	// returns what to say of it and the restart of a new member, or false
+	// when no member may crash now; OnFault is called right after. The
+	// schedule owns no client, so without it crash-member is not drawn.
+	CrashMember func(pick int) (detail string, restart func(), ok bool)
 }
 
 // Schedule is a seeded random fault schedule over an engine (the one Run
@@ -55,10 +61,16 @@ type Schedule struct {
 func NewSchedule(e *engine.Engine, cfg ScheduleConfig) (*Schedule, error) {
 	if cfg.Faults == nil {
 		cfg.Faults = Kinds
+		if cfg.CrashMember == nil {
+			cfg.Faults = slices.DeleteFunc(slices.Clone(Kinds), func(k string) bool { return k == CrashMember })
+		}
 	}
 	for _, k := range cfg.Faults {
 		if !slices.Contains(Kinds, k) {
 			return nil, fmt.Errorf("chaos: unknown fault kind %q (known: %v)", k, Kinds)
+		}
+		if k == CrashMember && cfg.CrashMember == nil {
+			return nil, fmt.Errorf("chaos: fault kind %s needs ScheduleConfig.CrashMember", k)
 		}
 	}
 	if cfg.GapMin == 0 {
@@ -268,6 +280,13 @@ func (r *Schedule) apply(k string, down *int) (heal, bool) {
 		}
 		r.cfg.OnFault(k, fmt.Sprintf("%s to node %d", group, to), parts, false)
 		return heal{}, true
+	case CrashMember:
+		detail, restart, ok := r.cfg.CrashMember(r.rng.IntN(1 << 30))
+		if !ok {
+			return heal{}, false
+		}
+		r.cfg.OnFault(k, detail, parts, false)
+		return heal{at: r.dwell(500*time.Millisecond, 2*time.Second), do: restart}, true
 	case GrowTopic:
 		if parts+2 > r.cfg.MaxPartitions {
 			return heal{}, false
