@@ -105,6 +105,32 @@ func call(m method) []reflect.Value {
 	return m.m.Func.Call(args)
 }
 
+// refusesEveryMutation calls every mutating method of s and q and requires
+// MIMQE_READ_ONLY (<method> refused: read-only mode) from each.
+func refusesEveryMutation(t *testing.T, s *Service, q *Qmgr) {
+	t.Helper()
+	n := 0
+	for _, m := range methodsOf(s, q) {
+		if !mutatingMethods[m.name] {
+			continue
+		}
+		n++
+		out := call(m)
+		err, _ := out[len(out)-1].Interface().(error)
+		e := ilink.AsError(err)
+		short := m.name[len("Service."):]
+		if m.name[0] == 'Q' {
+			short = m.name[len("Qmgr."):]
+		}
+		if e == nil || e.Name != wire.ErrReadOnly || e.Tail != short+" refused: read-only mode" || e.Kind != ilink.KindRejected {
+			t.Fatalf("%s in read-only mode: %v, want MIMQE_READ_ONLY (%s refused: read-only mode)", m.name, err, short)
+		}
+	}
+	if n != len(mutatingMethods) {
+		t.Fatalf("walked %d mutating methods, %d listed", n, len(mutatingMethods))
+	}
+}
+
 func TestReadOnlyRefusesEveryMutation(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, engine.Config{})
@@ -120,27 +146,7 @@ func TestReadOnlyRefusesEveryMutation(t *testing.T) {
 	if !s.ReadOnly() {
 		t.Fatal("ReadOnly() false")
 	}
-	n := 0
-	for _, m := range methodsOf(s, q) {
-		if !mutatingMethods[m.name] {
-			continue
-		}
-		n++
-		out := call(m)
-		errV := out[len(out)-1]
-		err, _ := errV.Interface().(error)
-		e := ilink.AsError(err)
-		short := m.name[len("Service."):]
-		if m.name[0] == 'Q' {
-			short = m.name[len("Qmgr."):]
-		}
-		if e == nil || e.Name != wire.ErrReadOnly || e.Tail != short+" refused: read-only mode" || e.Kind != ilink.KindRejected {
-			t.Fatalf("%s in read-only mode: %v, want MIMQE_READ_ONLY (%s refused: read-only mode)", m.name, err, short)
-		}
-	}
-	if n != len(mutatingMethods) {
-		t.Fatalf("walked %d mutating methods, %d listed", n, len(mutatingMethods))
-	}
+	refusesEveryMutation(t, s, q)
 	if got := requests.Load(); got != 0 {
 		t.Fatalf("%d requests reached the engine in read-only mode", got)
 	}
@@ -184,21 +190,9 @@ func TestReadOnlyRefusesBeforeDialling(t *testing.T) {
 	}
 	defer s.Close()
 	q := s.AccessAdminQmgr("")
-	n := 0
-	for _, m := range methodsOf(s, q) {
-		if !mutatingMethods[m.name] {
-			continue
-		}
-		n++
-		out := call(m)
-		err, _ := out[len(out)-1].Interface().(error)
-		if !ilink.HasName(err, wire.ErrReadOnly) {
-			t.Fatalf("%s on a read-only service before any connection: %v, want MIMQE_READ_ONLY", m.name, err)
-		}
-	}
-	// Not one connection for the mutations.
-	if n != len(mutatingMethods) || accepts.Load() != 0 {
-		t.Fatalf("%d mutations refused (%d listed); the listener accepted %d connections", n, len(mutatingMethods), accepts.Load())
+	refusesEveryMutation(t, s, q)
+	if n := accepts.Load(); n != 0 {
+		t.Fatalf("the refused mutations dialled: the listener accepted %d connections", n)
 	}
 	if _, err := q.Topics(testCtx(t)); err == nil {
 		t.Fatal("a read through a listener that never answers succeeded")
