@@ -211,30 +211,24 @@ type ProduceReply struct {
 	Topics []ProduceTopicResult
 }
 
+func (p *ProducePartitionResult) encode(w *Writer) {
+	encodePartResult(w, p.Partition, &p.Err, p.BaseOffset, p.LogAppendTime, p.LeaderHint)
+}
+
+func (p *ProducePartitionResult) decode(r *Reader) {
+	decodePartResult(r, &p.Partition, &p.Err, &p.BaseOffset, &p.LogAppendTime, &p.LeaderHint)
+}
+
+func (t *ProduceTopicResult) split() (*string, *[]ProducePartitionResult) {
+	return &t.Topic, &t.Partitions
+}
+
 func (m *ProduceReply) Encode(w *Writer) {
-	writeArray(w, m.Topics, func(t *ProduceTopicResult, w *Writer) {
-		w.String(t.Topic)
-		writeArray(w, t.Partitions, func(p *ProducePartitionResult, w *Writer) {
-			w.I32(p.Partition)
-			p.Err.encode(w)
-			w.I64(p.BaseOffset)
-			w.I64(p.LogAppendTime)
-			w.U16(p.LeaderHint)
-		})
-	})
+	writeByTopic(w, m.Topics, (*ProduceTopicResult).split, (*ProducePartitionResult).encode)
 }
 
 func (m *ProduceReply) Decode(r *Reader) {
-	m.Topics = readArray(r, 2, func(t *ProduceTopicResult, r *Reader) {
-		t.Topic = r.String()
-		t.Partitions = readArray(r, 24, func(p *ProducePartitionResult, r *Reader) {
-			p.Partition = r.I32()
-			p.Err.decode(r)
-			p.BaseOffset = r.I64()
-			p.LogAppendTime = r.I64()
-			p.LeaderHint = r.U16()
-		})
-	})
+	m.Topics = readByTopic(r, partResultSize, (*ProduceTopicResult).split, (*ProducePartitionResult).decode)
 }
 
 // FetchPartition asks for records of one partition from Offset on.
@@ -258,30 +252,30 @@ type FetchRequest struct {
 	Topics   []FetchTopic
 }
 
+func (p *FetchPartition) encode(w *Writer) {
+	w.I32(p.Partition)
+	w.I64(p.Offset)
+	w.I32(p.MaxBytes)
+}
+
+func (p *FetchPartition) decode(r *Reader) {
+	p.Partition = r.I32()
+	p.Offset = r.I64()
+	p.MaxBytes = r.I32()
+}
+
+func (t *FetchTopic) split() (*string, *[]FetchPartition) { return &t.Topic, &t.Partitions }
+
 func (m *FetchRequest) Encode(w *Writer) {
 	w.I32(m.MinBytes)
 	w.I32(m.MaxBytes)
-	writeArray(w, m.Topics, func(t *FetchTopic, w *Writer) {
-		w.String(t.Topic)
-		writeArray(w, t.Partitions, func(p *FetchPartition, w *Writer) {
-			w.I32(p.Partition)
-			w.I64(p.Offset)
-			w.I32(p.MaxBytes)
-		})
-	})
+	writeByTopic(w, m.Topics, (*FetchTopic).split, (*FetchPartition).encode)
 }
 
 func (m *FetchRequest) Decode(r *Reader) {
 	m.MinBytes = r.I32()
 	m.MaxBytes = r.I32()
-	m.Topics = readArray(r, 2, func(t *FetchTopic, r *Reader) {
-		t.Topic = r.String()
-		t.Partitions = readArray(r, 16, func(p *FetchPartition, r *Reader) {
-			p.Partition = r.I32()
-			p.Offset = r.I64()
-			p.MaxBytes = r.I32()
-		})
-	})
+	m.Topics = readByTopic(r, 16, (*FetchTopic).split, (*FetchPartition).decode)
 }
 
 // FetchPartitionResult carries whole record batches (the first may start
@@ -308,32 +302,24 @@ type FetchReply struct {
 	Topics []FetchTopicResult
 }
 
+func (p *FetchPartitionResult) encode(w *Writer) {
+	encodePartResult(w, p.Partition, &p.Err, p.HighWatermark, p.LogStart, p.LeaderHint)
+	w.Bytes(p.Batches)
+}
+
+func (p *FetchPartitionResult) decode(r *Reader) {
+	decodePartResult(r, &p.Partition, &p.Err, &p.HighWatermark, &p.LogStart, &p.LeaderHint)
+	p.Batches = r.Bytes()
+}
+
+func (t *FetchTopicResult) split() (*string, *[]FetchPartitionResult) { return &t.Topic, &t.Partitions }
+
 func (m *FetchReply) Encode(w *Writer) {
-	writeArray(w, m.Topics, func(t *FetchTopicResult, w *Writer) {
-		w.String(t.Topic)
-		writeArray(w, t.Partitions, func(p *FetchPartitionResult, w *Writer) {
-			w.I32(p.Partition)
-			p.Err.encode(w)
-			w.I64(p.HighWatermark)
-			w.I64(p.LogStart)
-			w.U16(p.LeaderHint)
-			w.Bytes(p.Batches)
-		})
-	})
+	writeByTopic(w, m.Topics, (*FetchTopicResult).split, (*FetchPartitionResult).encode)
 }
 
 func (m *FetchReply) Decode(r *Reader) {
-	m.Topics = readArray(r, 2, func(t *FetchTopicResult, r *Reader) {
-		t.Topic = r.String()
-		t.Partitions = readArray(r, 25, func(p *FetchPartitionResult, r *Reader) {
-			p.Partition = r.I32()
-			p.Err.decode(r)
-			p.HighWatermark = r.I64()
-			p.LogStart = r.I64()
-			p.LeaderHint = r.U16()
-			p.Batches = r.Bytes()
-		})
-	})
+	m.Topics = readByTopic(r, partResultSize+1, (*FetchTopicResult).split, (*FetchPartitionResult).decode)
 }
 
 // ListOffsetsPartition asks for the first offset whose timestamp is at or
@@ -354,24 +340,24 @@ type ListOffsetsRequest struct {
 	Topics []ListOffsetsTopic
 }
 
+func (p *ListOffsetsPartition) encode(w *Writer) {
+	w.I32(p.Partition)
+	w.I64(p.Timestamp)
+}
+
+func (p *ListOffsetsPartition) decode(r *Reader) {
+	p.Partition = r.I32()
+	p.Timestamp = r.I64()
+}
+
+func (t *ListOffsetsTopic) split() (*string, *[]ListOffsetsPartition) { return &t.Topic, &t.Partitions }
+
 func (m *ListOffsetsRequest) Encode(w *Writer) {
-	writeArray(w, m.Topics, func(t *ListOffsetsTopic, w *Writer) {
-		w.String(t.Topic)
-		writeArray(w, t.Partitions, func(p *ListOffsetsPartition, w *Writer) {
-			w.I32(p.Partition)
-			w.I64(p.Timestamp)
-		})
-	})
+	writeByTopic(w, m.Topics, (*ListOffsetsTopic).split, (*ListOffsetsPartition).encode)
 }
 
 func (m *ListOffsetsRequest) Decode(r *Reader) {
-	m.Topics = readArray(r, 2, func(t *ListOffsetsTopic, r *Reader) {
-		t.Topic = r.String()
-		t.Partitions = readArray(r, 12, func(p *ListOffsetsPartition, r *Reader) {
-			p.Partition = r.I32()
-			p.Timestamp = r.I64()
-		})
-	})
+	m.Topics = readByTopic(r, 12, (*ListOffsetsTopic).split, (*ListOffsetsPartition).decode)
 }
 
 // ListOffsetsPartitionResult: Offset is the end offset when no record is at
@@ -395,30 +381,24 @@ type ListOffsetsReply struct {
 	Topics []ListOffsetsTopicResult
 }
 
+func (p *ListOffsetsPartitionResult) encode(w *Writer) {
+	encodePartResult(w, p.Partition, &p.Err, p.Offset, p.Timestamp, p.LeaderHint)
+}
+
+func (p *ListOffsetsPartitionResult) decode(r *Reader) {
+	decodePartResult(r, &p.Partition, &p.Err, &p.Offset, &p.Timestamp, &p.LeaderHint)
+}
+
+func (t *ListOffsetsTopicResult) split() (*string, *[]ListOffsetsPartitionResult) {
+	return &t.Topic, &t.Partitions
+}
+
 func (m *ListOffsetsReply) Encode(w *Writer) {
-	writeArray(w, m.Topics, func(t *ListOffsetsTopicResult, w *Writer) {
-		w.String(t.Topic)
-		writeArray(w, t.Partitions, func(p *ListOffsetsPartitionResult, w *Writer) {
-			w.I32(p.Partition)
-			p.Err.encode(w)
-			w.I64(p.Offset)
-			w.I64(p.Timestamp)
-			w.U16(p.LeaderHint)
-		})
-	})
+	writeByTopic(w, m.Topics, (*ListOffsetsTopicResult).split, (*ListOffsetsPartitionResult).encode)
 }
 
 func (m *ListOffsetsReply) Decode(r *Reader) {
-	m.Topics = readArray(r, 2, func(t *ListOffsetsTopicResult, r *Reader) {
-		t.Topic = r.String()
-		t.Partitions = readArray(r, 24, func(p *ListOffsetsPartitionResult, r *Reader) {
-			p.Partition = r.I32()
-			p.Err.decode(r)
-			p.Offset = r.I64()
-			p.Timestamp = r.I64()
-			p.LeaderHint = r.U16()
-		})
-	})
+	m.Topics = readByTopic(r, partResultSize, (*ListOffsetsTopicResult).split, (*ListOffsetsPartitionResult).decode)
 }
 
 // AdminPublishRequest publishes one record over an admin connection:
@@ -494,3 +474,46 @@ type InitProducerReply struct {
 
 func (m *InitProducerReply) Encode(w *Writer) { w.I64(m.ProducerID); w.I16(m.Epoch) }
 func (m *InitProducerReply) Decode(r *Reader) { m.ProducerID = r.I64(); m.Epoch = r.I16() }
+
+// writeByTopic writes a per-topic array, the shape of FETCH, LIST_OFFSETS
+// and the topic replies: each entry's topic name, then its partitions
+// (split gives an entry's two fields).
+func writeByTopic[T, P any](w *Writer, ts []T, split func(*T) (*string, *[]P), enc func(*P, *Writer)) {
+	writeArray(w, ts, func(t *T, w *Writer) {
+		name, parts := split(t)
+		w.String(*name)
+		writeArray(w, *parts, enc)
+	})
+}
+
+// readByTopic reads what writeByTopic wrote; minPart is the smallest
+// encoded partition entry (readArray).
+func readByTopic[T, P any](r *Reader, minPart int, split func(*T) (*string, *[]P), dec func(*P, *Reader)) []T {
+	return readArray(r, 2, func(t *T, r *Reader) {
+		name, parts := split(t)
+		*name = r.String()
+		*parts = readArray(r, minPart, dec)
+	})
+}
+
+// partResultSize is the smallest partition result of PRODUCE, FETCH and
+// LIST_OFFSETS: partition i32, an empty PartError, two i64, leader_hint u16.
+const partResultSize = 4 + 2 + 8 + 8 + 2
+
+// encodePartResult writes the head every partition result shares:
+// partition, error, two offsets or times, leader hint.
+func encodePartResult(w *Writer, part int32, err *PartError, a, b int64, hint uint16) {
+	w.I32(part)
+	err.encode(w)
+	w.I64(a)
+	w.I64(b)
+	w.U16(hint)
+}
+
+func decodePartResult(r *Reader, part *int32, err *PartError, a, b *int64, hint *uint16) {
+	*part = r.I32()
+	err.decode(r)
+	*a = r.I64()
+	*b = r.I64()
+	*hint = r.U16()
+}
