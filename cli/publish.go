@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -378,7 +377,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := processCPU()
+	cpu0 := loadgen.ProcessCPU(0)
 	st.start = time.Now()
 	rec := ilink.ProducerRecord{Topic: topic}
 	build := newRecordBuilder(&rec, keyT, valueT, headers)
@@ -420,7 +419,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	p.CloseContext(ended)
 	interrupted = interrupted || ctx.Err() != nil
 	end := time.Now()
-	cpu := processCPU() - cpu0
+	cpu := loadgen.ProcessCPU(0) - cpu0
 	runtime.ReadMemStats(&m1)
 	close(stopProgress)
 	progressDone.Wait()
@@ -447,7 +446,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		P99Ms:           st.lat.Quantile(0.99).Seconds() * 1e3,
 		MaxMs:           st.lat.Max().Seconds() * 1e3,
 		FirstErrors:     st.firstErrors(),
-		PeakRSSMB:       peakRSSMB(),
+		PeakRSSMB:       float64(loadgen.ProcessMemory(0, loadgen.PeakRSS)) / (1 << 20),
 		Batches:         pst.BatchesSent,
 		Retries:         pst.Retries,
 	}
@@ -733,49 +732,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// processCPU is the user+system CPU time of this process from
-// /proc/self/stat (clock ticks of 10ms; 0 where unavailable).
-func processCPU() time.Duration {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	// After "pid (comm)": state is field 3; utime and stime are 14 and 15.
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0
-	}
-	const clockTick = 10 * time.Millisecond // USER_HZ = 100 on Linux
-	return time.Duration(ut+st) * clockTick
-}
-
-// peakRSSMB reads VmHWM from /proc/self/status (0 where unavailable).
-func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) > 0 {
-				kb, err := strconv.ParseFloat(fields[0], 64)
-				if err == nil {
-					return kb / 1024
-				}
-			}
-		}
-	}
-	return 0
 }

@@ -46,6 +46,7 @@ import (
 
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ilink/wire"
 )
 
@@ -232,9 +233,9 @@ type sample struct {
 }
 
 func measure(e *engine.Engine, pid int, window time.Duration) sample {
-	c0, t0, r0 := e.RequestCounts(), time.Now(), cpuTicks(pid)
+	c0, t0, r0 := e.RequestCounts(), time.Now(), loadgen.ProcessCPU(pid)
 	time.Sleep(window)
-	c1, t1, r1 := e.RequestCounts(), time.Now(), cpuTicks(pid)
+	c1, t1, r1 := e.RequestCounts(), time.Now(), loadgen.ProcessCPU(pid)
 	secs := t1.Sub(t0).Seconds()
 	var total int64
 	var per []string
@@ -245,40 +246,10 @@ func measure(e *engine.Engine, pid int, window time.Duration) sample {
 	}
 	return sample{
 		adminRate: float64(total) / secs,
-		cpu:       float64(r1-r0) / clockTicks / secs,
-		rssMiB:    rssMiB(pid),
+		cpu:       (r1 - r0).Seconds() / secs,
+		rssMiB:    float64(loadgen.ProcessMemory(pid, loadgen.RSS)) / (1 << 20),
 		perCode:   strings.Join(per, " "),
 	}
-}
-
-// clockTicks is USER_HZ, 100 on Linux.
-const clockTicks = 100
-
-// cpuTicks is utime+stime of pid (/proc/PID/stat fields 14 and 15).
-func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name is in parentheses and may hold spaces.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return ut + st
-}
-
-func rssMiB(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }
 
 // ---- clients ----

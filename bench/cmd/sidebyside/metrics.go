@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"ilinkdash/ilink/loadgen"
 )
 
 // procSnap is what this process looks like at one instant.
@@ -73,31 +74,7 @@ func resetHWM() bool {
 
 // vmHWM returns the process's peak resident set size in bytes (0 when unknown).
 func vmHWM() int64 {
-	return procStatusKB("VmHWM:")
-}
-
-func procStatusKB(key string) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.HasPrefix(line, []byte(key)) {
-			continue
-		}
-		f := bytes.Fields(line[len(key):])
-		if len(f) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-		if err != nil {
-			return 0
-		}
-		return kb << 10
-	}
-	return 0
+	return loadgen.ProcessMemory(0, loadgen.PeakRSS)
 }
 
 func cpuTimes() (user, sys time.Duration) {

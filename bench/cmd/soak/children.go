@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,24 +17,10 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/chaos"
 	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
 )
-
-// rss is the process's resident set size (Linux /proc), 0 elsewhere.
-func rss() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
 
 // sampler prints a sample line every period until stop; extra fills the
 // role-specific fields.
@@ -45,7 +30,7 @@ func sampler(role string, every time.Duration, stop <-chan struct{}, extra func(
 	emit := func() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := sample{Role: role, TMs: time.Since(start).Milliseconds(), RSS: rss(), Heap: int64(ms.HeapInuse), Goroutines: runtime.NumGoroutine()}
+		s := sample{Role: role, TMs: time.Since(start).Milliseconds(), RSS: loadgen.ProcessMemory(0, loadgen.RSS), Heap: int64(ms.HeapInuse), Goroutines: runtime.NumGoroutine()}
 		if extra != nil {
 			extra(&s)
 		}
