@@ -323,10 +323,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 			return usageErr("no data address: give --addr, --context or --embedded")
 		}
 		if f.partitions > 0 {
-			if readOnly {
-				return fmt.Errorf("--partitions: creating topic %s is refused in read-only mode", topic)
-			}
-			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, topic, f.partitions, f.replicas, stderr); err != nil {
+			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, readOnly, topic, f.partitions, f.replicas, stderr); err != nil {
 				return err
 			}
 		}
@@ -351,11 +348,6 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	defer p.CloseContext(graceCtx)
 	stopClose := context.AfterFunc(graceCtx, func() { p.CloseContext(graceCtx) })
 	defer stopClose()
-	if readOnly {
-		// Nothing is sent: the producer refuses locally (MIMQE_READ_ONLY).
-		_, err := p.SendSync(ctx, &ilink.ProducerRecord{Topic: topic, Value: []byte(f.value)})
-		return fmt.Errorf("publish refused: %w", err)
-	}
 
 	src, err := newRecordSource(f, cmd.InOrStdin(), count)
 	if err != nil {
@@ -500,35 +492,18 @@ func printSummary(w io.Writer, s *publishSummary) {
 	}
 }
 
-// createTopicIfMissing sends CREATE TOPIC on a data connection; an existing
-// topic is fine.
-func createTopicIfMissing(ctx context.Context, addrs []string, client, topic string, parts, replicas int, stderr io.Writer) error {
+// createTopicIfMissing creates topic with parts partitions (and replicas
+// when > 0) unless it exists; the client refuses it in read-only mode.
+func createTopicIfMissing(ctx context.Context, addrs []string, client string, readOnly bool, topic string, parts, replicas int, stderr io.Writer) error {
 	props := "partitions=" + strconv.Itoa(parts)
 	if replicas > 0 {
 		props += ",replicas=" + strconv.Itoa(replicas)
 	}
-	var last error
-	for _, addr := range addrs {
-		c, err := ilink.DialConn(ctx, addr, ilink.ConnConfig{ClientName: client, Mode: wire.ModeProducer})
-		if err != nil {
-			last = err
-			continue
-		}
-		err = c.Do(ctx, wire.CodeCreateTopic, 0, &wire.CreateTopicRequest{Topic: topic, Properties: props}, nil)
-		c.Close()
-		switch {
-		case err == nil:
-			fmt.Fprintf(stderr, "ilinkdash: created topic %s (%s)\n", topic, props)
-			return nil
-		case ilink.HasName(err, wire.ErrTopicExists):
-			return nil
-		case ilink.IsSessionError(err):
-			last = err
-			continue
-		}
-		return fmt.Errorf("create topic %s (%s): %w", topic, props, err)
+	created, err := ilink.CreateTopicIfMissing(ctx, addrs, ilink.ConnConfig{ClientName: client, Mode: wire.ModeProducer}, readOnly, topic, props)
+	if created {
+		fmt.Fprintf(stderr, "ilinkdash: created topic %s (%s)\n", topic, props)
 	}
-	return fmt.Errorf("create topic %s: %w", topic, last)
+	return err
 }
 
 // recordSource yields record values.

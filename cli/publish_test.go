@@ -95,7 +95,7 @@ func TestPublishErrors(t *testing.T) {
 		{[]string{"publish", "T", "--addr", addr, "--value", "x", "--acks", "2"}, "--acks"},
 		{[]string{"publish", "T", "--addr", addr, "--value", "x", "--compression", "gzip"}, "--compression"},
 		{[]string{"publish", "T", "--addr", addr, "--value", "x", "--read-only"}, "MIMQE_READ_ONLY"},
-		{[]string{"publish", "NEW", "--addr", addr, "--value", "x", "--partitions", "3", "--read-only"}, "refused in read-only mode"},
+		{[]string{"publish", "NEW", "--addr", addr, "--value", "x", "--partitions", "3", "--read-only"}, "MIMQE_READ_ONLY (CreateTopic refused: read-only mode)"},
 		{[]string{"publish", "MISSING", "--addr", addr, "--value", "x"}, "MIMQE_UNKNOWN_TOPIC"},
 	}
 	for _, tc := range cases {

@@ -383,3 +383,24 @@ func TestTailStopsWithinTwoSecondsWhenTheClusterHangs(t *testing.T) {
 		t.Fatalf("the stop guard fired: %s", p.stderr.String())
 	}
 }
+
+// A read-only tail reads through its temporary group; --group (a real
+// group's membership and commits) is refused by the consumer, and the
+// group never appears at the engine.
+func TestReadOnlyTail(t *testing.T) {
+	e := startStopEngine(t, "RO.T", 5)
+	addr := strings.Join(e.DataAddrs(), ",")
+	res := runCLIResult(t, "", "tail", "RO.T", "--from", "earliest", "--count", "5", "--read-only", "--addr", addr)
+	if res.code != 0 || strings.Count(res.stdout, "\n") != 5 {
+		t.Fatalf("read-only tail without --group: exit %d, %q %s", res.code, res.stdout, res.stderr)
+	}
+	res = runCLIResult(t, "", "tail", "RO.T", "--group", "billing", "--count", "1", "--read-only", "--addr", addr)
+	if res.code != 1 || !strings.Contains(res.stderr, "MIMQE_READ_ONLY (join of durable group billing refused: read-only mode) (omit --group to tail with a temporary group)") {
+		t.Fatalf("read-only tail --group: exit %d, stderr %q", res.code, res.stderr)
+	}
+	for _, g := range e.Groups() {
+		if g.Name == "billing" {
+			t.Fatalf("group billing exists after a refused read-only tail: %+v", g)
+		}
+	}
+}

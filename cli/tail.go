@@ -194,10 +194,6 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	if onePartition && consumer.IsPattern(target) {
 		return usageErr("--from %s: a partition offset needs one topic, not the pattern %s (give an offset for every partition: --from %d)", f.from, target, from.pos.Offset)
 	}
-	if f.group != "" && r.Context.ReadOnly && !embedded {
-		return usageErr("--group %s joins and commits to a real group, refused in read-only mode (omit --group to tail with a temporary group)", f.group)
-	}
-
 	var addrs string
 	if embedded {
 		if r.Embedded && !f.embedded {
@@ -218,6 +214,7 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	opt.Group = f.group
 	opt.Start, opt.StartOffset, opt.StartTime = from.mode, from.pos.Offset, from.pos.Time
 	opt.Commit = commit
+	opt.ReadOnly = r.Context.ReadOnly && !embedded // a fresh engine of its own is no one else's group
 	opt.ClientName = "ilinkdash-tail"
 	if r.Context.ClientName != "" {
 		opt.ClientName = r.Context.ClientName
@@ -237,6 +234,9 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // interrupted while connecting
+		}
+		if ilink.HasName(err, wire.ErrReadOnly) {
+			return fmt.Errorf("tail %s: %w (omit --group to tail with a temporary group)", target, err)
 		}
 		return fmt.Errorf("tail %s: %w", target, err)
 	}

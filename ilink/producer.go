@@ -174,6 +174,9 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 	if err != nil {
 		return nil, err
 	}
+	if c.readOnly {
+		return nil, ReadOnlyError("publish")
+	}
 	boot, err := ParseAddrs(addrs)
 	if err != nil {
 		return nil, err
@@ -208,7 +211,7 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 	p.mu.Lock()
 	p.connCfg.QueueManager = conn.Hello().QueueManager // every node of one cluster
 	p.mu.Unlock()
-	if c.idempotent && !c.readOnly {
+	if c.idempotent {
 		var rep wire.InitProducerReply
 		if err := conn.Do(ctx, wire.CodeInitProducer, 0, &wire.InitProducerRequest{ClientName: c.clientName}, &rep); err != nil {
 			p.shutdown()
@@ -295,10 +298,6 @@ func (p *Producer) SendSync(ctx context.Context, r *ProducerRecord) (RecordMetad
 }
 
 func (p *Producer) send(r *ProducerRecord, cb func(RecordMetadata, error), fut *Future, urgent bool) {
-	if p.cfg.readOnly {
-		p.failLocal(r, -1, cb, fut, &Error{Name: wire.ErrReadOnly, Tail: "producer is read-only: nothing was sent", Kind: KindRejected})
-		return
-	}
 	if p.closing.Load() {
 		p.failLocal(r, -1, cb, fut, producerClosedError())
 		return

@@ -126,8 +126,9 @@ type ProducerConfig struct {
 	// moved leaders and new partitions of the topics written to (besides
 	// the refreshes after errors). 0 = 30,000.
 	MetadataMaxAgeMs int
-	// ReadOnly makes every Send fail locally with MIMQE_READ_ONLY before
-	// anything is sent; NewProducer then only connects (no producer id).
+	// ReadOnly is a read-only context's producer: NewProducer refuses it
+	// with MIMQE_READ_ONLY (publish refused: read-only mode) before
+	// anything is dialled. The producer's read-only choke point.
 	ReadOnly bool
 	// Logf receives diagnostic lines; nil = silent.
 	Logf func(format string, args ...any)

@@ -116,6 +116,9 @@ type Consumer struct {
 // member may start with no partition; it gets its share once the holders
 // rejoin (C-26).
 func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Options) (*Consumer, error) {
+	if err := opt.readOnlyRefusal(false); err != nil {
+		return nil, err
+	}
 	c, err := newConsumer(addrs, opt)
 	if err != nil {
 		return nil, err
@@ -176,6 +179,9 @@ const abortLeaveTimeout = time.Second
 // stored for the group outside membership (the engine accepts them only
 // while the group has no active member).
 func Assign(ctx context.Context, addrs string, topic string, partitions []int32, opt Options) (*Consumer, error) {
+	if err := opt.readOnlyRefusal(true); err != nil {
+		return nil, err
+	}
 	c, err := newConsumer(addrs, opt)
 	if err != nil {
 		return nil, err

@@ -111,6 +111,13 @@ type Options struct {
 	// its last member (spec C-16).
 	Durable bool
 
+	// ReadOnly is a read-only context's consumer: it may read through a
+	// temporary group of its own or without a group, but Subscribe refuses
+	// a durable group and Assign a group to commit to (MIMQE_READ_ONLY,
+	// before anything is dialled): joining rebalances the group's real
+	// readers and its commits move them. The consumer's read-only choke point.
+	ReadOnly bool
+
 	// Expiry is the longest time allowed between two reads; when it
 	// passes the consumer leaves the group on its own and the next read
 	// rejoins (spec C-18, C-19). 0 = 5 minutes (C-20).
@@ -158,6 +165,20 @@ func NewOptions() Options {
 
 // withDefaults validates o (spec E-09: before anything is sent) and fills
 // in the defaults.
+// readOnlyRefusal applies ReadOnly to a Subscribe (assigned false) or an
+// Assign.
+func (o Options) readOnlyRefusal(assigned bool) error {
+	switch {
+	case !o.ReadOnly:
+		return nil
+	case assigned && o.Group != "":
+		return ilink.ReadOnlyError("commit to group " + o.Group)
+	case !assigned && o.Durable:
+		return ilink.ReadOnlyError("join of durable group " + o.Group)
+	}
+	return nil
+}
+
 func (o Options) withDefaults() (Options, error) {
 	if o.Start < StartEarliest || o.Start > StartTime {
 		return o, configError("Start: unknown start mode %d", int(o.Start))

@@ -11,8 +11,10 @@ import (
 
 // Operator actions: topic configuration, leadership, queues and the
 // quarantine. In a read-only context the admin client refuses its
-// mutations before dialling (admin.Service.mutate); a queue put or get is
-// refused before its session is dialled (refuseReadOnly).
+// mutations before dialling (admin.Service.mutate), as the producer
+// (NewProducer) and the consumer (a named group) do; a queue session
+// refuses put and get itself (Queue.Put, Queue.Get), but only once dialled,
+// so live asks that rule first (refuseReadOnly).
 
 // AlterTopic implements views.TopicAdmin.
 func (s *Sources) AlterTopic(ctx context.Context, topic, props string) error {

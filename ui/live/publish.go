@@ -15,9 +15,6 @@ import (
 // StartPublish implements publish.Publisher with a fresh multi-connection
 // producer per run (its compression and acks are per run).
 func (s *Sources) StartPublish(ctx context.Context, spec publish.Spec) (publish.Run, error) {
-	if s.cfg.ReadOnly {
-		return nil, ilink.ReadOnlyError("publish")
-	}
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, fmt.Errorf("publish needs a data address (set --addr or the context's addresses)")
 	}
@@ -26,6 +23,7 @@ func (s *Sources) StartPublish(ctx context.Context, spec publish.Spec) (publish.
 		return nil, err
 	}
 	cfg.Logf = s.cfg.Logf
+	cfg.ReadOnly = s.cfg.ReadOnly // the producer refuses to start then
 	p, err := ilink.NewProducer(ctx, strings.Join(s.cfg.DataAddrs, ","), cfg)
 	if err != nil {
 		return nil, err

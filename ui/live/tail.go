@@ -76,11 +76,9 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 	opt.Group = spec.Group
 	opt.Durable = spec.Group != ""
 	opt.Prefetch = tailPrefetch
+	opt.ReadOnly = s.cfg.ReadOnly // the consumer refuses a named group then
 	if spec.Group == "" {
 		opt.Group = TempGroupName()
-	} else if s.cfg.ReadOnly {
-		// A named group commits offsets: a write the read-only context must not make.
-		return nil, ilink.ReadOnlyError("tail with a named group")
 	}
 	if err := StartAt(&opt, spec.From); err != nil {
 		return nil, err
