@@ -218,7 +218,20 @@ func (m *Model) staleAt() (time.Time, bool) {
 
 // fetchers maps each polled resource to its source call.
 func fetchers(src Sources) map[common.ResID]fetchFunc {
-	return map[common.ResID]fetchFunc{
+	m := map[common.ResID]fetchFunc{}
+	for id, f := range Fetchers(src) {
+		if f != nil {
+			m[common.ResID(id)] = f
+		}
+	}
+	return m
+}
+
+// Fetchers is the source call of each polled resource, indexed by
+// common.ResID: the dashboard's poller and serve's shared one read the
+// same things.
+func Fetchers(src Sources) [common.NumRes]func(context.Context) (any, error) {
+	return [common.NumRes]func(context.Context) (any, error){
 		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
 		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
 		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ilinkdash/config"
+	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/views"
 )
@@ -59,16 +60,7 @@ type pollFlight struct {
 // the shared reads can never mutate).
 func newPolls(base context.Context, src views.Sources, refresh config.Refresh) *polls {
 	p := &polls{refresh: refresh, base: base, now: time.Now}
-	p.fetch = [common.NumRes]func(context.Context) (any, error){
-		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
-		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
-		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },
-		common.ResGroups:      func(c context.Context) (any, error) { return src.ListGroups(c) },
-		common.ResQueues:      func(c context.Context) (any, error) { return src.ListQueues(c) },
-		common.ResCluster:     func(c context.Context) (any, error) { return src.ClusterProperty(c) },
-		common.ResReplication: func(c context.Context) (any, error) { return src.ReplicationStatus(c) },
-		common.ResLeaders:     func(c context.Context) (any, error) { return src.ClusterLeadTable(c) },
-	}
+	p.fetch = ui.Fetchers(src)
 	return p
 }
 
