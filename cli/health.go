@@ -104,8 +104,10 @@ func (f groupFilter) match(name string) bool {
 }
 
 // apply keeps the matching groups and adds a Dead one for every named
-// group the list lacks. unmatched are the glob patterns no group matched.
-func (f groupFilter) apply(gs []admin.GroupInfo) (out []admin.GroupInfo, unmatched []string) {
+// group the list lacks, unless known (seen listed earlier in the run: the
+// list omits the groups of a moving coordinator, and the monitor says so).
+// unmatched are the glob patterns no group matched.
+func (f groupFilter) apply(gs []admin.GroupInfo, known func(string) bool) (out []admin.GroupInfo, unmatched []string) {
 	for _, g := range gs {
 		if f.match(g.Name) {
 			out = append(out, g)
@@ -120,7 +122,7 @@ func (f groupFilter) apply(gs []admin.GroupInfo) (out []admin.GroupInfo, unmatch
 			}
 		}
 		switch {
-		case found:
+		case found, literal(p) && known(p):
 		case literal(p):
 			out = append(out, admin.GroupInfo{Name: p, State: admin.GroupDead})
 		default:
@@ -149,7 +151,10 @@ func (s *sampler) pollGroups(ctx context.Context) (call string, err error) {
 	if err != nil {
 		return "group list", err
 	}
-	gs, s.unmatched = s.filter.apply(gs)
+	gs, s.unmatched = s.filter.apply(gs, func(name string) bool {
+		g, ok := s.mon.Group(name)
+		return ok && g.Info.State != admin.GroupDead
+	})
 	s.groups = len(gs)
 	s.mon.ObserveGroups(gs, time.Now())
 	return "", nil

@@ -767,6 +767,7 @@ func (v *Groups) deleteReply(m groupDeleteMsg) tea.Cmd {
 		v.flow.stage = flowResult
 		return nil
 	}
+	v.tracker.forget(m.group)
 	if current {
 		v.CloseDialog()
 		v.flow = groupFlow{}

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/views"
 )
 
 func TestGroupsHealthFromTheDemo(t *testing.T) {
@@ -124,7 +127,11 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 }
 
 func TestGroupDeleteRefusedThenDone(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
+	var tracker *views.HealthTracker
+	r := viewtest.New(t, false, func(ctx *common.Context, s *fakes.Source) common.View {
+		tracker = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
+		return views.NewGroups(ctx, s, tracker)
+	})
 	r.Poll()
 	r.Key("D")
 	r.MustShow("Delete group audit-archiver", "2 active members")
@@ -140,6 +147,13 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 	}
 	r.Poll()
 	r.MustNotShow("reporting-batch")
+	// Deleted here, so its absence from the list is no news: no "missing
+	// from the group list" warning.
+	for _, a := range tracker.Alerts() {
+		if a.Kind == health.KindGroupUnlisted {
+			t.Fatalf("a deleted group raised %q", a.Text)
+		}
+	}
 }
 
 func TestGroupsReadOnly(t *testing.T) {

@@ -139,6 +139,16 @@ func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
 	t.last = out
 }
 
+// Alerts returns the alerts of the latest lists (shared: read only).
+func (t *HealthTracker) Alerts() []health.Alert { return t.alerts }
+
+// forget drops a group the operator deleted: its absence from the next
+// list is no "missing from the group list" warning.
+func (t *HealthTracker) forget(name string) {
+	t.mon.Forget(name)
+	t.alerts = t.mon.Alerts()
+}
+
 // groups returns the rows of the latest group list, in its order (shared:
 // read only).
 func (t *HealthTracker) groups() []*groupRow { return t.last }

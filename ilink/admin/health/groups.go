@@ -119,6 +119,12 @@ type GroupStatus struct {
 	// Reason is one line saying why (raw names: sanitize to display).
 	Reason     string
 	Partitions []PartitionStatus
+	// Unlisted is when a durable group known to the monitor was first
+	// missing from the group list (zero while it is listed). The group
+	// list omits the groups of a coordinator that is moving, so such a
+	// group keeps its history, and the word UNKNOWN, for the monitor's
+	// horizon (max of window and stall-after) before it is forgotten.
+	Unlisted time.Time
 }
 
 type groupTrack struct {
@@ -138,9 +144,11 @@ type partKey struct {
 }
 
 // ObserveGroups takes in a group list taken at `at` and judges every group
-// of it. Groups missing from the list are forgotten (a temporary group
-// ends with its last member). It returns the statuses in the list's order;
-// the slice is the Monitor's (read only, valid until the next call).
+// of it. A temporary group missing from the list is forgotten (it ends
+// with its last member); a durable one is kept as unlisted for the horizon
+// (GroupStatus.Unlisted: Groups, Group and Alerts have it). It returns the
+// statuses of the listed groups in the list's order; the slice is the
+// Monitor's (read only, valid until the next call).
 func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatus {
 	seen := make(map[string]struct{}, len(gs))
 	out := m.groupOut[:0]
@@ -155,14 +163,34 @@ func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatu
 		m.observeGroup(t, g, at)
 		out = append(out, t.status)
 	}
-	for name := range m.groups {
-		if _, ok := seen[name]; !ok {
-			delete(m.groups, name)
+	for name, t := range m.groups {
+		if _, ok := seen[name]; ok {
+			continue
 		}
+		if !t.status.Info.Durable || m.unlistedTooLong(t, at) {
+			delete(m.groups, name) // a temporary group goes with its last member
+			continue
+		}
+		if t.status.Unlisted.IsZero() {
+			t.status.Unlisted = at
+		}
+		t.status.Word, t.status.Rate, t.status.Since, t.status.SinceEarlier = Unknown, -1, t.status.Unlisted, false
+		t.status.Reason = "missing from the group list since " + clock(t.status.Unlisted) + " (its coordinator may be moving)"
+		t.word, t.wordSince = Unknown, t.status.Unlisted
 	}
 	m.groupOut = out
 	m.groupsAt, m.groupsOK = at, true
 	return out
+}
+
+// Forget drops what the monitor knows of group name: it was deleted, so
+// its absence from the next list is no news.
+func (m *Monitor) Forget(name string) { delete(m.groups, name) }
+
+// unlistedTooLong: t has been missing from the group list for longer than
+// the horizon, so it is gone rather than between coordinators.
+func (m *Monitor) unlistedTooLong(t *groupTrack, at time.Time) bool {
+	return !t.status.Unlisted.IsZero() && at.Sub(t.status.Unlisted) > m.cfg.horizon()
 }
 
 func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) {

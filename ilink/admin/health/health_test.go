@@ -349,3 +349,63 @@ func TestConfigDefaultsAgree(t *testing.T) {
 		t.Fatalf("config.DefaultHealth gives %+v, the health defaults are %+v", got, DefaultConfig())
 	}
 }
+
+// A durable group missing from the group list (its coordinator moving) is
+// not forgotten at once: it keeps its history and says UNKNOWN, with a
+// warning, for the horizon; listed again, it is judged on that history at
+// once. A temporary group goes with the list; so does a durable one
+// missing for longer than the horizon.
+func TestUnlistedGroupKeepsItsHistory(t *testing.T) {
+	m := New(DefaultConfig()) // window and stall-after 10 s
+	keeping := func(i int) admin.GroupInfo {
+		return group("billing", admin.GroupStable, 1, part("O", 0, int64(100*i), 0, int64(100*i+50))) // lag 50, kept
+	}
+	temp := group("tail-1", admin.GroupStable, 1, part("O", 0, 0, 0, 0))
+	temp.Durable = false
+	for i := 0; i < 12; i++ {
+		m.ObserveGroups([]admin.GroupInfo{keeping(i), temp}, at(float64(i)))
+	}
+	if g, _ := m.Group("billing"); g.Word != OK {
+		t.Fatalf("billing before: %v (%s)", g.Word, g.Reason)
+	}
+	m.ObserveGroups(nil, at(12)) // both missing from the list
+	g, ok := m.Group("billing")
+	if !ok || g.Word != Unknown || !g.Unlisted.Equal(at(12)) ||
+		g.Reason != "missing from the group list since 10:00:12 (its coordinator may be moving)" {
+		t.Fatalf("billing unlisted: %v %+v", ok, g)
+	}
+	if _, ok := m.Group("tail-1"); ok {
+		t.Fatal("the temporary group outlived the list")
+	}
+	a, ok := alertOf(m, KindGroupUnlisted)
+	if !ok || a.Level != LevelWarning || a.Subject != "billing" ||
+		a.Text != "group billing missing from the group list since 10:00:12 (its coordinator may be moving); lag 50 when last listed" {
+		t.Fatalf("unlisted alert: %v %+v", ok, a)
+	}
+	if _, text := Summary(m.Alerts(), ""); text != "WARNING: 1 group missing from the group list" {
+		t.Fatalf("summary %q", text)
+	}
+	m.ObserveGroups(nil, at(15))
+	if g, _ := m.Group("billing"); !g.Unlisted.Equal(at(12)) {
+		t.Fatalf("unlisted since moved: %v", g.Unlisted)
+	}
+	// Back: judged on the history it kept (a fresh track would be UNKNOWN
+	// until the window was covered again).
+	m.ObserveGroups([]admin.GroupInfo{keeping(16)}, at(16))
+	if g, _ := m.Group("billing"); g.Word != OK || !g.Unlisted.IsZero() {
+		t.Fatalf("billing listed again: %v %+v", g.Word, g)
+	}
+	if _, ok := alertOf(m, KindGroupUnlisted); ok {
+		t.Fatal("the unlisted alert outlived its condition")
+	}
+	// Missing for longer than the horizon: gone.
+	m.ObserveGroups(nil, at(17))
+	m.ObserveGroups(nil, at(27))
+	if _, ok := m.Group("billing"); !ok {
+		t.Fatal("forgotten within the horizon")
+	}
+	m.ObserveGroups(nil, at(27.5))
+	if _, ok := m.Group("billing"); ok {
+		t.Fatal("still known 10.5 s after it left the list")
+	}
+}

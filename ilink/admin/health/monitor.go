@@ -232,6 +232,7 @@ const (
 	KindGroupStalled    Kind = "group-stalled"
 	KindGroupRewound    Kind = "group-rewound"
 	KindGroupLagging    Kind = "group-lagging"
+	KindGroupUnlisted   Kind = "group-unlisted"
 )
 
 // Alert is one condition that needs attention. It lasts exactly as long as
@@ -351,6 +352,11 @@ func topicAlert(conds map[string]topicCond, l Level, k Kind, what string) (Alert
 func (m *Monitor) groupAlert(g GroupStatus) (Alert, bool) {
 	name, lag := g.Info.Name, g.Lag.Records
 	a := Alert{Subject: name, Since: g.Since, SinceEarlier: g.SinceEarlier, Lag: lag}
+	if !g.Unlisted.IsZero() {
+		a.Level, a.Kind, a.Since = LevelWarning, KindGroupUnlisted, g.Unlisted
+		a.Text = fmt.Sprintf("group %s missing from the group list since %s (its coordinator may be moving); lag %s when last listed", name, clock(g.Unlisted), thousands(lag))
+		return a, true
+	}
 	switch g.Word {
 	case Dead:
 		a.Level, a.Kind = LevelCritical, KindGroupDead
@@ -418,7 +424,7 @@ func Summary(alerts []Alert, okText string) (Level, string) {
 }
 
 var kindList = []Kind{KindUnreachable, KindNoLeader, KindNodeDown, KindOffline, KindGroupStopped, KindGroupStalled,
-	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
+	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindGroupUnlisted, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
 
 func kindOrder(k Kind) int { return slices.Index(kindList, k) }
 
@@ -458,6 +464,8 @@ func kindPhrase(k Kind, n int) string {
 		return count("group rewound", "groups rewound")
 	case KindGroupLagging:
 		return count("group lagging", "groups lagging")
+	case KindGroupUnlisted:
+		return count("group missing from the group list", "groups missing from the group list")
 	}
 	return string(k)
 }
