@@ -2,7 +2,7 @@
 // effective settings of a run.
 //
 // Settings come from four layers, and each field is taken from the highest
-// layer that sets it (DESIGN §6):
+// layer that sets it (docs/DESIGN.md §6.1):
 //
 //	flags  >  environment (ILINKDASH_*)  >  config file  >  embedded default
 //

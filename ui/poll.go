@@ -9,7 +9,7 @@ import (
 	"ilinkdash/ui/common"
 )
 
-// Polling model (DESIGN §5):
+// Polling model (docs/DESIGN.md §5.2):
 //
 //   - One state machine per resource (common.ResID), each with its own
 //     interval from the context's refresh settings.

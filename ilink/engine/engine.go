@@ -4,7 +4,7 @@
 // replication to the followers, and fault injection (kill, restart, stop,
 // start, sever, per-request control hooks). It is the embedded default of
 // the dashboard, the server of every integration test and the place where
-// faults are injected (DESIGN §3).
+// faults are injected (docs/DESIGN.md §3).
 //
 // The model is franz-go's kfake (one reader and one writer goroutine per
 // connection, replies strictly in request order, control hooks), with real

@@ -10,7 +10,7 @@ import (
 	"ilinkdash/ilink/wire"
 )
 
-// Fault injection (DESIGN §3). Every topology change holds faultMu, so
+// Fault injection (docs/DESIGN.md §3.7). Every topology change holds faultMu, so
 // changes never interleave; each returns once its effect is complete
 // (listeners closed or open, sessions rolled back).
 

@@ -12,7 +12,7 @@ import (
 	"ilinkdash/ilink/wire"
 )
 
-// The group coordinator (docs/CONTRACT-issue4.md "Engine", PROTOCOL.md
+// The group coordinator (docs/DESIGN.md §3.6, docs/PROTOCOL.md
 // §10, spec §3.6).
 //
 // SYSTEM.GROUPS is a real topic, created at Start with

@@ -14,7 +14,7 @@ import (
 	"ilinkdash/ilink/wire"
 )
 
-// Topics (docs/CONTRACT-issue3.md, "Engine semantics").
+// Topics (docs/DESIGN.md §3.1, §3.4 and §3.5).
 //
 // A topic has partitions; partition p is replicated on the nodes
 // (p+k) mod N, k = 0..replicas-1 (PLACEMENT on: leaders spread round-robin),

@@ -1,7 +1,7 @@
 package main
 
 // The ilinkdash producer (package ilink) against the in-process ilink engine
-// (package ilink/engine), through the API of docs/CONTRACT-issue3.md.
+// (package ilink/engine), through the Go API of docs/DESIGN.md §3.1.
 
 import (
 	"context"
