@@ -30,6 +30,7 @@ const (
 // tree is one scan of the repository, shared by the tests.
 type tree struct {
 	design string              // docs/DESIGN.md without its fenced code blocks
+	readme string              // README.md, the same way
 	pkgs   map[string][]*file  // module package dir ("" for the root) → its files
 	decls  map[string]bool     // every declared name: top level, method, field, interface method
 	topOf  map[string]setOf    // package name → its top-level names
@@ -79,6 +80,10 @@ func scan() (*tree, error) {
 		return nil, err
 	}
 	tr.design = fenced.ReplaceAllString(string(b), "")
+	if b, err = os.ReadFile(filepath.Join(repoRoot, "README.md")); err != nil {
+		return nil, err
+	}
+	tr.readme = fenced.ReplaceAllString(string(b), "")
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -205,9 +210,11 @@ func typeName(e ast.Expr) string {
 var backticked = regexp.MustCompile("`([^`\n]+)`")
 
 // spans are the texts DESIGN.md writes in backticks.
-func (tr *tree) spans() []string {
+func (tr *tree) spans() []string { return spansOf(tr.design) }
+
+func spansOf(doc string) []string {
 	var out []string
-	for _, m := range backticked.FindAllStringSubmatch(tr.design, -1) {
+	for _, m := range backticked.FindAllStringSubmatch(doc, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -224,22 +231,28 @@ func isRepoPath(s string) bool {
 	return pathLike.MatchString(s) && (strings.Contains(s, "/") || fileExt.MatchString(s))
 }
 
-// Every repository path DESIGN.md names in backticks exists.
+// Every repository path DESIGN.md (and the README's layout) names in
+// backticks exists.
 func TestDesignPathsExist(t *testing.T) {
 	tr := scanTree(t)
-	n := 0
-	for _, s := range tr.spans() {
-		if !isRepoPath(s) {
-			continue
+	for _, doc := range []struct {
+		name, text string
+		min        int
+	}{{designPath, tr.design, 100}, {"README.md", tr.readme, 20}} {
+		n := 0
+		for _, s := range spansOf(doc.text) {
+			if !isRepoPath(s) {
+				continue
+			}
+			n++
+			matches, err := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(strings.TrimSuffix(s, "/"))))
+			if err != nil || len(matches) == 0 {
+				t.Errorf("%s names `%s`, which does not exist in the repository", doc.name, s)
+			}
 		}
-		n++
-		matches, err := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(strings.TrimSuffix(s, "/"))))
-		if err != nil || len(matches) == 0 {
-			t.Errorf("%s names `%s`, which does not exist in the repository", designPath, s)
+		if n < doc.min {
+			t.Errorf("only %d paths found in %s: the path pattern is broken", n, doc.name)
 		}
-	}
-	if n < 100 {
-		t.Errorf("only %d paths found in %s: the path pattern is broken", n, designPath)
 	}
 }
 
