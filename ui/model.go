@@ -70,6 +70,11 @@ func WithTailer(t tail.Tailer) Option { return func(m *Model) { m.tailer = t } }
 // (config.DefaultHistoryFile in the program; none by default).
 func WithHistoryFile(path string) Option { return func(m *Model) { m.hist = newHistory(path) } }
 
+// WithoutLinkProbe turns the link probe (LinkProbe) off: the dashboard
+// then writes no cursor-position query (a test that proves no such query
+// ever reaches the terminal from a record).
+func WithoutLinkProbe() Option { return func(m *Model) { m.probeOn = false } }
+
 // WithPublisher enables the publish tab (hidden anyway in read-only
 // contexts). Same rules as WithTailer.
 func WithPublisher(p publish.Publisher) Option { return func(m *Model) { m.publisher = p } }
@@ -122,11 +127,13 @@ type Model struct {
 	topicNames []string // safe topic names for completion
 	switching  string
 	clockArmed bool
+	probe      *LinkProbe
+	probeOn    bool
 }
 
 // New returns the dashboard's root model.
 func New(ctx *Context, src Sources, opts ...Option) *Model {
-	m := &Model{ctx: ctx, src: src, active: common.ViewOverview, hist: newHistory("")}
+	m := &Model{ctx: ctx, src: src, active: common.ViewOverview, hist: newHistory(""), probeOn: true}
 	setTarget(ctx, src)
 	m.cmd = components.NewInput(":", "topics, groups, tail PATTERN, ctx NAME… (tab completes)")
 	for _, o := range opts {
@@ -140,7 +147,37 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 	}
 	m.buildViews()
 	m.poll = newPoller(ctx, fetchers(src), m.wanted)
+	m.probe = &LinkProbe{}
+	if !ctx.Pace.LowBandwidth {
+		blocked := ctx.Pace.SlowTerminal // the Meter's blocking writes, when wired
+		ctx.Pace.SlowTerminal = func() bool {
+			return m.probe.Slow(ctx.Now()) || blocked != nil && blocked()
+		}
+	}
 	return m
+}
+
+// probeMsg is the link probe's tick (LinkProbe).
+type probeMsg struct{}
+
+// probeLink sends the link probe's query when one is due, and arms its
+// next tick. A low-bandwidth dashboard is already on the smallest budget:
+// it does not probe.
+func (m *Model) probeLink() tea.Cmd {
+	if m.ctx.Pace.LowBandwidth || !m.probeOn {
+		return nil
+	}
+	now := m.ctx.Now()
+	due := m.probe.Due(now)
+	if m.probe.GaveUp() {
+		return nil
+	}
+	tick := m.ctx.Tick(ProbeEvery, func(time.Time) tea.Msg { return probeMsg{} })
+	if !due {
+		return tick
+	}
+	m.probe.Sent(now)
+	return tea.Batch(tea.RequestCursorPosition, tick)
 }
 
 func (m *Model) buildViews() {
@@ -266,7 +303,7 @@ func (m *Model) visible(id common.ViewID) bool {
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.poll.start(), m.clock(), m.hist.load()}
+	cmds := []tea.Cmd{m.poll.start(), m.clock(), m.hist.load(), m.probeLink()}
 	if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -350,6 +387,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case clockMsg:
 		m.clockArmed = false
 		return m, m.clock()
+	case probeMsg:
+		return m, m.probeLink()
+	case tea.CursorPositionMsg:
+		m.probe.Answer(m.ctx.Now())
+		return m, nil
 	case pollResultMsg:
 		out, next := m.poll.onResult(msg)
 		if out == nil {

@@ -191,6 +191,9 @@ type dashOpts struct {
 	low      bool          // --low-bandwidth
 	// markFrames numbers the frames in the window title, for written.
 	markFrames bool
+	// noProbe: no link-probe query (CSI 6n), which a hostile record must
+	// never smuggle to the terminal either.
+	noProbe bool
 }
 
 type dash struct {
@@ -238,7 +241,11 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	cfg.LowBandwidth = o.low
 	uctx := ui.NewContext(cfg, o.demo, func(string) string { return "" })
 	d := &dash{t: t, e: e, src: src, fr: &frames{}}
-	m := ui.New(uctx, src, ui.WithHistoryFile(o.history))
+	mopts := []ui.Option{ui.WithHistoryFile(o.history)}
+	if o.noProbe {
+		mopts = append(mopts, ui.WithoutLinkProbe())
+	}
+	m := ui.New(uctx, src, mopts...)
 	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr, mark: o.markFrames},
 		teatest.WithInitialTermSize(o.w, o.h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
