@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +115,7 @@ func TestServeCommand(t *testing.T) {
 		return bytes.Contains(b, []byte(`"event":"connect"`))
 	})
 
-	cancel() // what SIGINT/SIGTERM do (cli.Main's signal.NotifyContext)
+	cancel() // what the first SIGINT/SIGTERM does (handleSignals cancels the run)
 	err = sess.Wait()
 	var ee *gossh.ExitError
 	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(stderr.String(), "shutting down") {
@@ -175,5 +176,78 @@ func TestServeSettingsPrecedence(t *testing.T) {
 	file.OperatorKeys = ""
 	if _, err := serveSettings(cmd, file, f); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
 		t.Fatalf("no key files: %v", err)
+	}
+}
+
+// TestServeProcessStopsOnSIGTERM: the real process, a real SIGTERM, an
+// operator's session open. The session is told and ends (exit status 1),
+// the process exits 0 within the stop bound, the audit log records the
+// shutdown, and nothing listens any more.
+func TestServeProcessStopsOnSIGTERM(t *testing.T) {
+	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	dir := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := gossh.NewSignerFromKey(priv)
+	keys := filepath.Join(dir, "operators")
+	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(dir, "audit.jsonl")
+	cmd := cliProcess(t, "serve", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
+		"--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"), "--audit-log", audit)
+	var out lockedBuf
+	cmd.Stdout = &out
+	p := start(t, cmd)
+	defer p.cmd.Process.Kill()
+	listenRE := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+	var addr string
+	waitUntil(t, "the banner", func() bool {
+		m := listenRE.FindStringSubmatch(out.String() + p.stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	})
+	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr lockedBuf
+	sess.Stdout, sess.Stderr = &stdout, &stderr
+	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	err = sess.Wait()
+	var ee *gossh.ExitError
+	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(stderr.String(), "shutting down") {
+		t.Fatalf("session after SIGTERM: %v, stderr %q", err, stderr.String())
+	}
+	if !p.exitsWithin(stopBound) {
+		t.Fatalf("serve still running %v after SIGTERM\n%s", stopBound, p.stderr.String())
+	}
+	if p.code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM\n%s", p.code, p.stderr.String())
+	}
+	if b, _ := os.ReadFile(audit); !bytes.Contains(b, []byte(`"reason":"shutdown"`)) {
+		t.Fatalf("audit log:\n%s", b)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Fatal("still listening after shutdown")
 	}
 }
