@@ -47,7 +47,11 @@ type Options struct {
 	// CommitInterval is the auto-commit interval of the demo's consumers
 	// (default 2s).
 	CommitInterval time.Duration
-	Logf           func(format string, args ...any)
+	// ReadExpiry is the demo consumers' read expiry (default 0: the
+	// consumer's own, 5 minutes); a consumer that reads nothing for that
+	// long leaves its group.
+	ReadExpiry time.Duration
+	Logf       func(format string, args ...any)
 }
 
 // Groups are the demo's consumer groups and the health word each shows
@@ -57,7 +61,7 @@ var Groups = []struct{ Name, Word, Why string }{
 	{"billing", "OK", "one member reads ORDER.EVENT as fast as it arrives and auto-commits"},
 	{"shipping", "OK", "commits every record of ORDER.KR as it reads it"},
 	{"analytics", "LAGGING", "reads ORDER.* slower than it is produced: its commits advance, its lag grows"},
-	{"archiver", "STALLED", "a member that committed once on AUDIT.LOG/0 and reads nothing since (AUDIT.LOG/1 has no commit)"},
+	{"archiver", "STALLED", "a member that committed once on AUDIT.LOG/0 and commits nothing since, reading a record now and then to stay a member (AUDIT.LOG/1 has no commit)"},
 	{"legacy-export", "STOPPED", "read 50 records of INVENTORY.UPDATE, committed them and left: no member, records unread (partitions without a commit count from their log start)"},
 	{"nightly-report", "EMPTY", "read all of REPORT.DAILY, which nobody writes to any more, and left: no member, nothing unread"},
 	{"replay", "REWOUND", "reads PAYMENT.RESULT and every RewindEvery seeks back 300 records per partition: its commits move backwards"},
@@ -292,6 +296,7 @@ func record(rng *rand.Rand, topic string, seq int) (key, value []byte) {
 // subscribe retries until the group is joined or ctx ends: the demo starts
 // while the cluster may still be settling.
 func (d *Demo) subscribe(ctx context.Context, target string, opt consumer.Options) *consumer.Consumer {
+	opt.Expiry = d.opt.ReadExpiry
 	for {
 		c, err := consumer.Subscribe(ctx, d.addrs, target, opt)
 		if err == nil {
@@ -365,13 +370,26 @@ func (d *Demo) stalled(ctx context.Context, group, topic string) {
 				committed = true
 			}
 		}
-		// Stop reading after the first commit: the member stays alive (its
-		// heartbeats continue) but consumes nothing.
+		// After the first commit the member stays alive (its heartbeats
+		// continue) and commits nothing more. It reads one record a minute,
+		// or its read expiry (5 minutes) would make it leave: the demo's
+		// STALLED group would turn STOPPED.
 		if committed {
-			<-ctx.Done()
-			return
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d.stalledReadEvery()):
+			}
 		}
 	}
+}
+
+// stalledReadEvery keeps the stalled member well inside its read expiry.
+func (d *Demo) stalledReadEvery() time.Duration {
+	if d.opt.ReadExpiry > 0 {
+		return d.opt.ReadExpiry / 5
+	}
+	return time.Minute // of the consumer's 5 minutes
 }
 
 // rebalancing keeps one member and makes a second one join and leave

@@ -122,8 +122,13 @@ func TestDemoShowsEveryHealthWord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	// A 3 s read expiry, which the test outlasts: the stalled member must
+	// keep reading to stay (as it does for hours under the consumers' 5
+	// minutes in the real demo).
+	const readExpiry = 3 * time.Second
+	started := time.Now()
 	d, err := Start(e, Options{Rate: 600, LeaderMoveEvery: -1, RebalanceEvery: 2 * time.Second, RewindEvery: 4 * time.Second,
-		CommitInterval: 300 * time.Millisecond})
+		CommitInterval: 300 * time.Millisecond, ReadExpiry: readExpiry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +183,20 @@ func TestDemoShowsEveryHealthWord(t *testing.T) {
 	}
 	for name, got := range bad {
 		t.Errorf("%s was judged %s; the demo advertises %s", name, got, want[name])
+	}
+	// Past two read expiries, the stalled member is still there (it reads
+	// now and then, committing nothing), so the group stays STALLED.
+	for time.Since(started) < 2*readExpiry {
+		time.Sleep(100 * time.Millisecond)
+	}
+	gs, err := q.GroupList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range mon.ObserveGroups(gs, time.Now()) {
+		if st.Info.Name == "archiver" && (st.Info.Members == 0 || st.Word != health.Stalled) {
+			t.Errorf("archiver after %v (read expiry %v): %d members, %v (%s)", time.Since(started).Round(time.Second), readExpiry, st.Info.Members, st.Word, st.Reason)
+		}
 	}
 }
 
