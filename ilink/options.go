@@ -40,6 +40,15 @@ type Options struct {
 	Logf     func(format string, args ...any) // nil = silent
 }
 
+// refuse is the queue session's read-only choke point: call, a put or a
+// get, is refused locally in a read-only session.
+func (o Options) refuse(call string) error {
+	if o.ReadOnly {
+		return ReadOnlyError(call)
+	}
+	return nil
+}
+
 // withDefaults validates o and fills in the defaults (spec E-09: before
 // anything is sent).
 func (o Options) withDefaults() (Options, error) {

@@ -46,8 +46,8 @@ func (q *Queue) Name() string { return q.name }
 // may not have been stored. A retry after failover reuses the id (S-14).
 func (q *Queue) Put(ctx context.Context, payload []byte) (MsgID, error) {
 	id := NewMsgID()
-	if q.s.opt.ReadOnly {
-		return id, ReadOnlyError("Put")
+	if err := q.s.opt.refuse("Put"); err != nil {
+		return id, err
 	}
 	max := q.s.opt.MaxFrame
 	if wire.FrameLen(len(payload)) > max { // refuse before even encoding (W-08)
@@ -77,8 +77,8 @@ func (q *Queue) GetMatch(ctx context.Context, id MsgID, wait time.Duration) (*Me
 }
 
 func (q *Queue) get(ctx context.Context, match []byte, wait time.Duration) (*Message, error) {
-	if q.s.opt.ReadOnly {
-		return nil, ReadOnlyError("Get")
+	if err := q.s.opt.refuse("Get"); err != nil {
+		return nil, err
 	}
 	var rep wire.GetReply
 	op := q.getOp(ctx, match, wait, &rep)
@@ -129,8 +129,8 @@ func (q *Queue) Depth(ctx context.Context) (int, error) {
 // In an auto-commit session only the GET is sent.
 func (q *Queue) CommitAndGet(ctx context.Context, wait time.Duration) (*Message, error) {
 	s := q.s
-	if s.opt.ReadOnly {
-		return nil, ReadOnlyError("CommitAndGet")
+	if err := s.opt.refuse("CommitAndGet"); err != nil {
+		return nil, err
 	}
 	if s.mode == wire.ModeAutoCommit {
 		return q.Get(ctx, wait) // spec Q-18

@@ -149,18 +149,6 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// refuseReadOnly refuses a queue put or get of a read-only context before
-// the queue session is dialled: ilink.Dial connects and AccessQueue opens
-// the queue before the session's own guard (Queue.Put, Queue.Get) can say
-// no. Admin calls need no such check: the admin service is made without a
-// connection and refuses before dialling (admin.Service.mutate).
-func (s *Sources) refuseReadOnly(call string) error {
-	if s.cfg.ReadOnly {
-		return ilink.ReadOnlyError(call)
-	}
-	return nil
-}
-
 // withQmgr runs fn on the queue manager handle and checks its error.
 func withQmgr[T any](s *Sources, ctx context.Context, fn func(*admin.Qmgr) (T, error)) (T, error) {
 	q, err := s.qmgr()

@@ -12,9 +12,8 @@ import (
 // Operator actions: topic configuration, leadership, queues and the
 // quarantine. In a read-only context the admin client refuses its
 // mutations before dialling (admin.Service.mutate), as the producer
-// (NewProducer) and the consumer (a named group) do; a queue session
-// refuses put and get itself (Queue.Put, Queue.Get), but only once dialled,
-// so live asks that rule first (refuseReadOnly).
+// (NewProducer), the consumer (a named group) and the one-shot queue put
+// and get (ilink.PutOnce, ilink.GetOnce) do.
 
 // AlterTopic implements views.TopicAdmin.
 func (s *Sources) AlterTopic(ctx context.Context, topic, props string) error {
@@ -43,15 +42,10 @@ func (s *Sources) BrowseQueue(ctx context.Context, queue string, from uint64, ma
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QueueBrowse, error) { return q.BrowseQueue(ctx, queue, from, max) })
 }
 
-// session opens a short auto-commit queue session (put and get are rare
-// operator actions: no session is kept open between them).
-func (s *Sources) session(ctx context.Context) (*ilink.Session, error) {
-	if len(s.cfg.DataAddrs) == 0 {
-		return nil, errNoData
-	}
-	return ilink.Dial(ctx, strings.Join(s.cfg.DataAddrs, ","), ilink.Options{
-		ClientName: s.cfg.ClientName, AutoCommit: true, ReadOnly: s.cfg.ReadOnly, Logf: s.cfg.Logf,
-	})
+// queueOptions are the options of the short auto-commit queue sessions of
+// put and get (rare operator actions: no session is kept between them).
+func (s *Sources) queueOptions() ilink.Options {
+	return ilink.Options{ClientName: s.cfg.ClientName, AutoCommit: true, ReadOnly: s.cfg.ReadOnly, Logf: s.cfg.Logf}
 }
 
 type liveError string
@@ -62,45 +56,19 @@ const errNoData = liveError("queue put and get need a data address (set --addr o
 
 // PutMessages implements views.QueueAdmin.
 func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte) error {
-	if err := s.refuseReadOnly("Put"); err != nil {
-		return err
+	if len(s.cfg.DataAddrs) == 0 {
+		return errNoData
 	}
-	sess, err := s.session(ctx)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
-	q, err := sess.AccessQueue(ctx, queue)
-	if err != nil {
-		return err
-	}
-	for _, b := range bodies {
-		if _, err := q.Put(ctx, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ilink.PutOnce(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue, bodies)
 }
 
 // TakeMessage implements views.QueueAdmin.
 func (s *Sources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error) {
-	if err := s.refuseReadOnly("Get"); err != nil {
-		return nil, err
+	if len(s.cfg.DataAddrs) == 0 {
+		return nil, errNoData
 	}
-	sess, err := s.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	q, err := sess.AccessQueue(ctx, queue)
-	if err != nil {
-		return nil, err
-	}
-	m, err := q.Get(ctx, 0)
-	if ilink.IsNoMessage(err) {
-		return nil, nil
-	}
-	if err != nil {
+	m, err := ilink.GetOnce(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue)
+	if m == nil || err != nil {
 		return nil, err
 	}
 	out := &admin.QueueMessage{ID: m.ID[:], PutTime: m.PutTime, Payload: m.Payload}

@@ -1,0 +1,54 @@
+package ilink
+
+import "context"
+
+// PutOnce opens a short session on addrs, puts every body on queue in
+// order and closes the session: an operator's occasional put, with no
+// session kept between. In a read-only opt it is refused before anything
+// is dialled (the session's own refusal, Queue.Put, would come only once
+// connected).
+func PutOnce(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte) error {
+	if err := opt.refuse("Put"); err != nil {
+		return err
+	}
+	return withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
+		for _, b := range bodies {
+			if _, err := q.Put(ctx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// GetOnce opens a short session on addrs, takes the next message of queue
+// without waiting (nil when the queue is empty) and closes the session. A
+// read-only opt is refused before anything is dialled.
+func GetOnce(ctx context.Context, addrs string, opt Options, queue string) (*Message, error) {
+	if err := opt.refuse("Get"); err != nil {
+		return nil, err
+	}
+	var m *Message
+	err := withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
+		var err error
+		m, err = q.Get(ctx, 0)
+		if IsNoMessage(err) {
+			m, err = nil, nil
+		}
+		return err
+	})
+	return m, err
+}
+
+func withQueueOnce(ctx context.Context, addrs string, opt Options, queue string, fn func(*Queue) error) error {
+	s, err := Dial(ctx, addrs, opt)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	q, err := s.AccessQueue(ctx, queue)
+	if err != nil {
+		return err
+	}
+	return fn(q)
+}
