@@ -17,9 +17,13 @@ func TestHubAndSpokes(t *testing.T) {
 	hub := startEngine(t, engine.Config{Nodes: 1, Spokes: []engine.SpokeConfig{{Name: "SP1"}, {Name: "SP2", Key: "key-2"}}})
 	ctx := testCtx(t)
 	sp1 := hub.SpokeEngine("SP1")
-	if sp1 == nil || !sp1.HubLinked() {
-		t.Fatal("spoke SP1 not started or not linked")
+	if sp1 == nil {
+		t.Fatal("spoke SP1 not started")
 	}
+	// The spoke dials the hub on its own: linked soon after the start,
+	// not necessarily by the time Start returns.
+	eventually(t, "spoke SP1 linked to the hub", sp1.HubLinked)
+	eventually(t, "spoke SP2 linked to the hub", func() bool { return hub.SpokeEngine("SP2") != nil && hub.SpokeEngine("SP2").HubLinked() })
 	hubAddr := hub.AdminAddrs()[0]
 
 	// The hub lists its spokes.
@@ -124,6 +128,7 @@ func TestHubAndSpokes(t *testing.T) {
 func TestSpokeKeySurvivesRestart(t *testing.T) {
 	t.Parallel()
 	hub := startEngine(t, engine.Config{Nodes: 1, Spokes: []engine.SpokeConfig{{Name: "EDGE"}}})
+	eventually(t, "spoke EDGE linked to the hub", func() bool { return hub.SpokeEngine("EDGE") != nil && hub.SpokeEngine("EDGE").HubLinked() })
 	ctx := testCtx(t)
 	key := engine.SpokeKey("EDGE")
 	if key != engine.SpokeKey("EDGE") || len(key) != 18 {
