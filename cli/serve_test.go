@@ -54,12 +54,7 @@ func TestServeCommand(t *testing.T) {
 	}
 	defer e.Close()
 	dir := t.TempDir()
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := gossh.NewSignerFromKey(priv)
-	keys := filepath.Join(dir, "operators")
-	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	signer, keys := operatorKey(t, dir)
 	audit := filepath.Join(dir, "audit.jsonl")
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -91,24 +86,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatalf("banner:\n%s", out.String())
 	}
 
-	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	sess, err := conn.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr lockedBuf
-	sess.Stdout, sess.Stderr = &stdout, &stderr
-	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Shell(); err != nil {
-		t.Fatal(err)
-	}
+	sess, stdout, stderr := operatorShell(t, addr, signer)
 	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
 	waitUntil(t, "the connect in the audit log", func() bool {
 		b, _ := os.ReadFile(audit)
@@ -136,6 +114,46 @@ func TestServeCommand(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Fatal("still listening after shutdown")
 	}
+}
+
+// operatorKey makes a key and an operators file in dir that grants it.
+func operatorKey(t *testing.T, dir string) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "operators")
+	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return signer, keys
+}
+
+// operatorShell opens an SSH session with a 100×30 pty and a shell on
+// addr as the holder of signer; the connection closes with the test.
+func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.Session, stdout, stderr *lockedBuf) {
+	t.Helper()
+	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	sess, err = conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr = &lockedBuf{}, &lockedBuf{}
+	sess.Stdout, sess.Stderr = stdout, stderr
+	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return sess, stdout, stderr
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -190,12 +208,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 	}
 	defer e.Close()
 	dir := t.TempDir()
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := gossh.NewSignerFromKey(priv)
-	keys := filepath.Join(dir, "operators")
-	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	signer, keys := operatorKey(t, dir)
 	audit := filepath.Join(dir, "audit.jsonl")
 	cmd := cliProcess(t, "serve", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
 		"--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"), "--audit-log", audit)
@@ -212,24 +225,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 		}
 		return m != nil
 	})
-	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	sess, err := conn.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr lockedBuf
-	sess.Stdout, sess.Stderr = &stdout, &stderr
-	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Shell(); err != nil {
-		t.Fatal(err)
-	}
+	sess, stdout, stderr := operatorShell(t, addr, signer)
 	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
 
 	p.cmd.Process.Signal(syscall.SIGTERM)
