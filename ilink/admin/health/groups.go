@@ -119,6 +119,10 @@ type GroupStatus struct {
 	// Reason is one line saying why (raw names: sanitize to display).
 	Reason     string
 	Partitions []PartitionStatus
+	// Rebalances is how many times the group's generation advanced within
+	// the window (each rebalance gives it a new one). From
+	// ChurnRebalances up it is an alert: members keep joining and leaving.
+	Rebalances int
 	// Unlisted is when a durable group known to the monitor was first
 	// missing from the group list (zero while it is listed). The group
 	// list omits the groups of a coordinator that is moving, so such a
@@ -128,6 +132,7 @@ type GroupStatus struct {
 }
 
 type groupTrack struct {
+	gens            []genObs // generations observed within the window, oldest first
 	firstSeen       time.Time
 	noMemberSince   time.Time // start of the current run of observations without a member
 	noMemberEarlier bool
@@ -136,6 +141,33 @@ type groupTrack struct {
 	wordSince       time.Time
 	wordEarlier     bool
 	status          GroupStatus
+}
+
+// genObs is a group's generation at one observation.
+type genObs struct {
+	at  time.Time
+	gen int32
+}
+
+// ChurnRebalances is the number of rebalances within the window from which
+// a group alerts (a crash loop, or members timing out and rejoining): a
+// rebalance lasts about a heartbeat, so polls rarely see one in progress,
+// but every rebalance leaves its generation behind.
+const ChurnRebalances = 3
+
+// rebalances counts the generation advances in t's window, kept up to at
+// (a lower generation starts the count again: the group was recreated).
+func (t *groupTrack) rebalances(gen int32, at time.Time, w time.Duration) int {
+	if n := len(t.gens); n > 0 && gen < t.gens[n-1].gen {
+		t.gens = t.gens[:0]
+	}
+	t.gens = append(t.gens, genObs{at, gen})
+	i := 0
+	for i < len(t.gens)-1 && at.Sub(t.gens[i].at) > w {
+		i++
+	}
+	t.gens = t.gens[i:]
+	return int(gen - t.gens[0].gen)
 }
 
 type partKey struct {
@@ -227,7 +259,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		}
 	}
 
-	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1}
+	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
 	s.Partitions = make([]PartitionStatus, len(parts))
 	for i := range parts {
 		s.Partitions[i] = PartitionStatus{PartitionOffsets: g.Partitions[i], Lag: g.Partitions[i].Lag()}

@@ -409,3 +409,51 @@ func TestUnlistedGroupKeepsItsHistory(t *testing.T) {
 		t.Fatal("still known 10.5 s after it left the list")
 	}
 }
+
+// Rebalances are rarely seen in progress by a poll, but each leaves a new
+// generation: three or more within the window alert, whatever the word.
+func TestRebalanceChurnAlerts(t *testing.T) {
+	m := New(DefaultConfig()) // window 10 s
+	churn := func(gen int32) admin.GroupInfo {
+		g := group("flappy", admin.GroupStable, 1, part("O", 0, 100, 0, 100))
+		g.Generation = gen
+		return g
+	}
+	steady := group("calm", admin.GroupStable, 1, part("O", 1, 100, 0, 100))
+	steady.Generation = 7
+	// One rebalance every 5 s: at most 2 in any 10 s window, no alert.
+	for s := 0; s <= 20; s += 2 {
+		m.ObserveGroups([]admin.GroupInfo{churn(int32(1 + s/5)), steady}, at(float64(s)))
+		if a, ok := alertOf(m, KindGroupChurn); ok {
+			t.Fatalf("at %d s: %q", s, a.Text)
+		}
+	}
+	// One every 2 s: 5 within the window.
+	base := int32(1 + 20/5)
+	for s := 22; s <= 32; s += 2 {
+		m.ObserveGroups([]admin.GroupInfo{churn(base + int32(s-20)/2), steady}, at(float64(s)))
+	}
+	a, ok := alertOf(m, KindGroupChurn)
+	if !ok || a.Subject != "flappy" || a.Level != LevelWarning || a.Text != "group flappy rebalanced 5 times in 10s: members keep joining and leaving" {
+		t.Fatalf("churn alert: %v %+v", ok, a)
+	}
+	if g, _ := m.Group("flappy"); g.Word != OK || g.Rebalances != 5 {
+		t.Fatalf("flappy: %v, %d rebalances (the word is its own rule)", g.Word, g.Rebalances)
+	}
+	if _, text := Summary(m.Alerts(), ""); text != "WARNING: 1 group rebalancing repeatedly" {
+		t.Fatalf("summary %q", text)
+	}
+	// Calm again: the alert goes once the window holds fewer than 3.
+	last := base + 6
+	for s := 34; s <= 46; s += 2 {
+		m.ObserveGroups([]admin.GroupInfo{churn(last), steady}, at(float64(s)))
+	}
+	if _, ok := alertOf(m, KindGroupChurn); ok {
+		t.Fatal("the churn alert outlived the churn")
+	}
+	// A recreated group (generation back to 1) starts counting again.
+	m.ObserveGroups([]admin.GroupInfo{churn(1), steady}, at(48))
+	if g, _ := m.Group("flappy"); g.Rebalances != 0 {
+		t.Fatalf("after recreation: %d rebalances", g.Rebalances)
+	}
+}

@@ -233,6 +233,7 @@ const (
 	KindGroupRewound    Kind = "group-rewound"
 	KindGroupLagging    Kind = "group-lagging"
 	KindGroupUnlisted   Kind = "group-unlisted"
+	KindGroupChurn      Kind = "group-churn"
 )
 
 // Alert is one condition that needs attention. It lasts exactly as long as
@@ -313,6 +314,10 @@ func (m *Monitor) Alerts() []Alert {
 		for _, g := range m.Groups() {
 			if a, ok := m.groupAlert(g); ok {
 				add(a)
+			}
+			if g.Rebalances >= ChurnRebalances && g.Unlisted.IsZero() {
+				add(Alert{Level: LevelWarning, Kind: KindGroupChurn, Subject: g.Info.Name, Since: g.At, Lag: g.Lag.Records,
+					Text: fmt.Sprintf("group %s rebalanced %d times in %s: members keep joining and leaving", g.Info.Name, g.Rebalances, roundDur(m.cfg.Window))})
 			}
 		}
 	}
@@ -424,7 +429,7 @@ func Summary(alerts []Alert, okText string) (Level, string) {
 }
 
 var kindList = []Kind{KindUnreachable, KindNoLeader, KindNodeDown, KindOffline, KindGroupStopped, KindGroupStalled,
-	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindGroupUnlisted, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
+	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindGroupChurn, KindGroupUnlisted, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
 
 func kindOrder(k Kind) int { return slices.Index(kindList, k) }
 
@@ -466,6 +471,8 @@ func kindPhrase(k Kind, n int) string {
 		return count("group lagging", "groups lagging")
 	case KindGroupUnlisted:
 		return count("group missing from the group list", "groups missing from the group list")
+	case KindGroupChurn:
+		return count("group rebalancing repeatedly", "groups rebalancing repeatedly")
 	}
 	return string(k)
 }
