@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 )
 
 // A named group the list lacks is DEAD, unless it was listed earlier in
@@ -25,5 +28,16 @@ func TestGroupFilterNamedButMissing(t *testing.T) {
 	}
 	if _, unmatched := f.apply([]admin.GroupInfo{{Name: "billing"}}, never); len(unmatched) != 1 || unmatched[0] != "ship*" {
 		t.Fatalf("a pattern matching nothing: unmatched %v", unmatched)
+	}
+}
+
+func TestGroupJSONCarriesRebalances(t *testing.T) {
+	st := health.GroupStatus{Info: admin.GroupInfo{Name: "flappy", State: admin.GroupStable, Members: 2}, Word: health.OK, Rate: -1, Rebalances: 4}
+	b, err := json.Marshal(groupStatusJSON(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"rebalances_in_window":4`) || !strings.Contains(string(b), `"rate_per_sec":null`) {
+		t.Fatalf("group JSON %s", b)
 	}
 }

@@ -30,6 +30,7 @@ type groupJSON struct {
 	StalledSince            *string  `json:"stalled_since"`
 	PartitionsWithoutCommit int      `json:"partitions_without_commit"`
 	PartitionsLagUnknown    int      `json:"partitions_lag_unknown"`
+	RebalancesInWindow      int      `json:"rebalances_in_window"`
 }
 
 func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -41,7 +42,7 @@ func groupStatusJSON(g health.GroupStatus) groupJSON {
 	}
 	out := groupJSON{Name: g.Info.Name, State: string(g.Info.State), Members: g.Info.Members, Topics: topics,
 		Durable: g.Info.Durable, Generation: g.Info.Generation, Health: g.Word.String(), HealthReason: g.Reason,
-		PartitionsWithoutCommit: g.Lag.NoCommit, PartitionsLagUnknown: g.Lag.Unknown}
+		PartitionsWithoutCommit: g.Lag.NoCommit, PartitionsLagUnknown: g.Lag.Unknown, RebalancesInWindow: g.Rebalances}
 	if g.Lag.Known() {
 		n := g.Lag.Records
 		out.Lag = &n
