@@ -95,8 +95,11 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 	// Put from the detail of the source queue, then take one.
 	d.keys("esc", "esc", "/")
 	d.typeText("E2E.ORDERS")
+	// Frames from now on only: an older one of the DLQ's detail also says
+	// "Queue E2E.ORDERS…" and "browsing 1 of 1".
+	d.markNow()
 	d.keys("enter", "enter")
-	d.waitText("Queue E2E.ORDERS", "browsing 1 of 1")
+	d.waitText("Queue E2E.ORDERS", "dead-letter queue E2E.ORDERS.DLQ", "browsing 1 of 1")
 	d.keys("P")
 	d.typeText(`{"n":{{seq}}}`)
 	d.keys("tab", "backspace")

@@ -28,7 +28,7 @@ type quarantinePane struct {
 	scan    admin.QuarantineScan
 	loaded  bool
 	err     error
-	pending bool
+	listing tab.Fetch
 	flow    reinjectFlow
 }
 
@@ -108,10 +108,9 @@ func (v *Queues) sizeQuarantine() {
 
 func (v *Queues) fetchQuarantine() tea.Cmd {
 	q := v.qq
-	if q == nil || q.pending || v.src == nil {
+	if q == nil || v.src == nil || !q.listing.Start() {
 		return nil
 	}
-	q.pending = true
 	src := v.src
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
@@ -125,18 +124,22 @@ func (v *Queues) fetchQuarantine() tea.Cmd {
 	})
 }
 
-func (v *Queues) quarantineReply(m quarantineMsg) {
+func (v *Queues) quarantineReply(m quarantineMsg) tea.Cmd {
 	q := v.qq
 	if q == nil {
-		return
+		return nil
 	}
-	q.pending = false
+	again := q.listing.Done()
 	if m.err != nil {
 		q.err = m.err
-		return
+	} else {
+		q.err, q.loaded, q.scan = nil, true, m.scan
+		q.dirs.SetItems(m.dirs)
 	}
-	q.err, q.loaded, q.scan = nil, true, m.scan
-	q.dirs.SetItems(m.dirs)
+	if again { // a reinject answered while this list was out
+		return v.fetchQuarantine()
+	}
+	return nil
 }
 
 // entriesOf returns the scanned entries of one directory × queue.

@@ -35,15 +35,15 @@ const browsePage = 200
 const maxQueuePut = 10_000
 
 type queueDetail struct {
-	panes   panes // the one table, msgs
-	name    string
-	browse  admin.QueueBrowse
-	loaded  bool
-	err     error
-	msgs    *components.Table[admin.QueueMessage]
-	format  int
-	flow    queueFlow
-	pending bool // a browse is in flight
+	panes    panes // the one table, msgs
+	name     string
+	browse   admin.QueueBrowse
+	loaded   bool
+	err      error
+	msgs     *components.Table[admin.QueueMessage]
+	format   int
+	flow     queueFlow
+	browsing tab.Fetch
 }
 
 type queueFlow struct {
@@ -137,10 +137,9 @@ func (v *Queues) openQueue(name string) tea.Cmd {
 
 func (v *Queues) fetchBrowse() tea.Cmd {
 	d := v.qd
-	if d == nil || d.pending || v.src == nil {
+	if d == nil || v.src == nil || !d.browsing.Start() {
 		return nil
 	}
-	d.pending = true
 	src, name := v.src, d.name
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
@@ -150,18 +149,22 @@ func (v *Queues) fetchBrowse() tea.Cmd {
 	})
 }
 
-func (v *Queues) browseReply(m queueBrowseMsg) {
+func (v *Queues) browseReply(m queueBrowseMsg) tea.Cmd {
 	d := v.qd
 	if d == nil || d.name != m.name {
-		return
+		return nil
 	}
-	d.pending = false
+	again := d.browsing.Done()
 	if m.err != nil {
 		d.err = m.err
-		return
+	} else {
+		d.err, d.browse, d.loaded = nil, m.b, true
+		d.msgs.SetItems(m.b.Messages)
 	}
-	d.err, d.browse, d.loaded = nil, m.b, true
-	d.msgs.SetItems(m.b.Messages)
+	if again { // a put, take or move answered while this browse was out
+		return v.fetchBrowse()
+	}
+	return nil
 }
 
 // queueTop is the number of lines above the message table.

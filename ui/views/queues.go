@@ -254,10 +254,11 @@ func (v *Queues) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	}
 	switch m := msg.Msg.(type) {
 	case queueBrowseMsg:
-		v.browseReply(m)
+		cmd := v.browseReply(m)
 		v.sizeDetail()
+		return cmd
 	case quarantineMsg:
-		v.quarantineReply(m)
+		return v.quarantineReply(m)
 	}
 	return nil
 }

@@ -92,3 +92,30 @@ func (b *Base) DialogFlow(msg tea.KeyPressMsg, reset func(), submit func(end fun
 func (b *Base) DialogView() string {
 	return b.Dlg.View(b.Ctx, b.W, b.H)
 }
+
+// Fetch is a view's one-at-a-time read (a detail's browse, a pane's list):
+// at most one in flight, and one asked for meanwhile (after a change the
+// view made) is not dropped but made when the one in flight answers,
+// whose answer may have been read before the change.
+type Fetch struct{ pending, again bool }
+
+// Start reports whether a read may go now; false while one is in flight,
+// which then owes another.
+func (f *Fetch) Start() bool {
+	if f.pending {
+		f.again = true
+		return false
+	}
+	f.pending = true
+	return true
+}
+
+// Done records the answer of the read in flight and reports whether
+// another is owed.
+func (f *Fetch) Done() (again bool) {
+	again, f.pending, f.again = f.again, false, false
+	return again
+}
+
+// Pending reports whether a read is in flight.
+func (f *Fetch) Pending() bool { return f.pending }
