@@ -679,8 +679,8 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 			common.Flash(common.LevelOK, common.S(m.group)+": "+common.Plural(len(m.changes), "offset")+" moved"),
 			common.Refresh(common.ResGroups),
 		}
-		if v.detail != nil && v.detail.name == m.group && !v.detail.inFlight {
-			cmds = append(cmds, v.readDetail(&v.base))
+		if v.detail != nil && v.detail.name == m.group {
+			cmds = append(cmds, v.readDetail(&v.base)) // (owed, if a read is out)
 		}
 		return tea.Batch(cmds...)
 	}

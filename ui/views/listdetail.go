@@ -339,14 +339,16 @@ func (o *shownDetail[D, PD]) detailStatus() string {
 }
 
 // detailRead is the periodic re-read of an open detail: one read in
-// flight at a time, the next one a poll interval after each reply. A
-// failed read keeps the data shown and says when it failed.
+// flight at a time, the next one a poll interval after each reply — or at
+// once when one was asked for while it was out (after the view changed
+// something, which its answer may predate). A failed read keeps the data
+// shown and says when it failed.
 type detailRead struct {
-	inFlight bool
-	loaded   bool
-	at       time.Time // when the data shown was read
-	err      error     // the last read's error; nil after a success
-	errAt    time.Time
+	reading tab.Fetch
+	loaded  bool
+	at      time.Time // when the data shown was read
+	err     error     // the last read's error; nil after a success
+	errAt   time.Time
 }
 
 // detailTick asks the view with an open detail to read it again.
@@ -354,23 +356,20 @@ type detailTick struct{}
 
 // begin reports whether a read may start (none is in flight) and marks
 // one in flight.
-func (r *detailRead) begin() bool {
-	if r.inFlight {
-		return false
-	}
-	r.inFlight = true
-	return true
-}
+func (r *detailRead) begin() bool { return r.reading.Start() }
 
 // done takes a read's reply at time at: apply stores the data (not on an
 // error). It returns the tick of the next read, for b's current detail.
 func (r *detailRead) done(b *base, res common.ResID, err error, at time.Time, apply func()) tea.Cmd {
-	r.inFlight = false
+	next := b.Ctx.Interval(res)
+	if r.reading.Done() {
+		next = 0
+	}
 	if err != nil {
 		r.err, r.errAt = err, at
 	} else {
 		r.err, r.at, r.loaded = nil, at, true
 		apply()
 	}
-	return b.After(b.Ctx.Interval(res), b.Gen, detailTick{})
+	return b.After(next, b.Gen, detailTick{})
 }

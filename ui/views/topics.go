@@ -639,7 +639,7 @@ func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 	if m.verb == "delete" && v.detail != nil && v.detail.name == m.name {
 		v.closeDetail()
 	} else if v.detail != nil && v.detail.name == m.name {
-		v.detail.inFlight = false
+		v.detail.reading = tab.Fetch{} // the read out is dropped with the generation
 		v.Gen++
 		cmds = append(cmds, v.readDetail(&v.base))
 	}
