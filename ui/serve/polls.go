@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,8 +38,12 @@ type polls struct {
 
 	mu  sync.Mutex
 	gen uint64 // bumped by invalidate
-	res [common.NumRes]pollEntry
+	res map[string]*pollEntry
 }
+
+// maxEntries bounds the cache: the polled resources and one entry per
+// detail some session opened; past it, entries older than a minute go.
+const maxEntries = 256
 
 type pollEntry struct {
 	has    bool
@@ -75,10 +80,33 @@ func (p *polls) fetchTimeout(id common.ResID) time.Duration { return 10*time.Sec
 // get returns the resource: cached when younger than one interval, else
 // from the fetch in flight or a new one.
 func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
+	return p.shared(ctx, "res/"+strconv.Itoa(int(id)), p.interval(id), p.fetchTimeout(id), p.fetch[id])
+}
+
+// detail is a session's detail read (a topic or a group described, a
+// topic's stat series) under the same rule: however many sessions have
+// the same detail open, the cluster sees it read once per its interval.
+// key names the call and its arguments; like is the polled resource
+// whose interval the detail's view re-reads it at.
+func (p *polls) detail(ctx context.Context, key string, like common.ResID, fetch func(context.Context) (any, error)) (any, error) {
+	return p.shared(ctx, "detail/"+key, p.interval(like), p.fetchTimeout(like), fetch)
+}
+
+// shared is the cache: key's reply when younger than fresh, else the
+// fetch in flight for it, or a new one bounded by timeout.
+func (p *polls) shared(ctx context.Context, key string, fresh, timeout time.Duration, fetch func(context.Context) (any, error)) (any, error) {
 	p.mu.Lock()
-	e := &p.res[id]
+	if p.res == nil {
+		p.res = map[string]*pollEntry{}
+	}
 	now := p.now()
-	if e.has && e.gen == p.gen && now.Sub(e.sent) < p.interval(id) {
+	e := p.res[key]
+	if e == nil {
+		p.trimLocked(now)
+		e = &pollEntry{}
+		p.res[key] = e
+	}
+	if e.has && e.gen == p.gen && now.Sub(e.sent) < fresh {
 		v, err := e.val, e.err
 		p.mu.Unlock()
 		return v, err
@@ -87,7 +115,7 @@ func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
 	if f == nil || f.gen != p.gen {
 		f = &pollFlight{gen: p.gen, done: make(chan struct{})}
 		e.flight = f
-		go p.run(id, f, now)
+		go p.run(e, f, now, timeout, fetch)
 	}
 	p.mu.Unlock()
 	select {
@@ -98,12 +126,24 @@ func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
 	}
 }
 
-func (p *polls) run(id common.ResID, f *pollFlight, sent time.Time) {
-	ctx, cancel := context.WithTimeout(p.base, p.fetchTimeout(id))
-	f.val, f.err = p.fetch[id](ctx)
+// trimLocked drops, once the cache is full, the entries nobody asked for
+// in the last minute (none in flight).
+func (p *polls) trimLocked(now time.Time) {
+	if len(p.res) < maxEntries {
+		return
+	}
+	for k, e := range p.res {
+		if e.flight == nil && now.Sub(e.sent) > time.Minute {
+			delete(p.res, k)
+		}
+	}
+}
+
+func (p *polls) run(e *pollEntry, f *pollFlight, sent time.Time, timeout time.Duration, fetch func(context.Context) (any, error)) {
+	ctx, cancel := context.WithTimeout(p.base, timeout)
+	f.val, f.err = fetch(ctx)
 	cancel()
 	p.mu.Lock()
-	e := &p.res[id]
 	if e.flight == f {
 		e.flight = nil
 	}

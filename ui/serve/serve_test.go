@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/wire"
 )
 
@@ -597,4 +598,54 @@ func TestSessionAsksForLowBandwidth(t *testing.T) {
 	}
 	low.send("q")
 	low.exitStatus()
+}
+
+// Details are shared too: sessions with the same group's detail open
+// (which each re-read every interval) make the cluster describe it about
+// once per interval, not once per session.
+func TestSharedDetailReads(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	r := startRig(t, rigOpts{refresh: interval})
+	if err := r.e.CreateTopic("DETAIL.T", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	opt := consumer.NewOptions()
+	opt.Group = "shared-g"
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	c, err := consumer.Subscribe(ctx, strings.Join(r.e.DataAddrs(), ","), "DETAIL.T", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close() // a durable group, now without members
+	const n = 6
+	clients := make([]*client, n)
+	for i := range clients {
+		k := r.viewer
+		if i%2 == 1 {
+			k = r.operator
+		}
+		clients[i] = r.open(k, sessOpts{})
+		clients[i].waitScreen("the overview", overviewShown)
+		clients[i].send("3")
+		clients[i].waitText("shared-g")
+		clients[i].send("\r")
+		clients[i].waitText("group shared-g ·")
+	}
+	before, start := r.e.RequestCounts(), time.Now()
+	waitUntil(t, "10 group list reads", func() bool { return r.e.RequestCounts()[wire.CodeGroupList]-before[wire.CodeGroupList] >= 10 })
+	after, took := r.e.RequestCounts(), time.Since(start)
+	d, limit := after[wire.CodeDescribeGroup]-before[wire.CodeDescribeGroup], int64(took/interval)+2
+	t.Logf("DESCRIBE GROUP: %d requests in %v from %d sessions with the detail open", d, took.Round(time.Millisecond), n)
+	if d == 0 || d > limit {
+		t.Fatalf("DESCRIBE GROUP: %d requests in %v from %d sessions, want 1 to %d (one per %v)", d, took, n, limit, interval)
+	}
+	for _, c := range clients {
+		c.send("q")
+	}
+	for _, c := range clients {
+		if code := c.exitStatus(); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	}
 }

@@ -63,6 +63,18 @@ func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T,
 	return t, err
 }
 
+// detail reads through the shared cache (polls.detail) from the viewer's
+// client, which can only read: a detail several sessions have open is
+// read once per its interval, whoever asks.
+func detail[T any](ss *sessionSources, ctx context.Context, key string, like common.ResID, fn func(views.Sources, context.Context) (T, error)) (T, error) {
+	ctx, cancel := ss.bind(ctx)
+	defer cancel()
+	reader := ss.s.cfg.Viewer
+	v, err := ss.s.polls.detail(ctx, key, like, func(c context.Context) (any, error) { return fn(reader, c) })
+	t, _ := v.(T)
+	return t, err
+}
+
 func call[T any](ss *sessionSources, ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
@@ -105,7 +117,9 @@ func (ss *sessionSources) StatSeries(ctx context.Context, scope string) (admin.S
 	if scope == "" {
 		return polled[admin.StatSeries](ss, ctx, common.ResStats)
 	}
-	return call(ss, ctx, func(c context.Context) (admin.StatSeries, error) { return ss.b.StatSeries(c, scope) })
+	return detail(ss, ctx, "stats/"+scope, common.ResStats, func(r views.Sources, c context.Context) (admin.StatSeries, error) {
+		return r.StatSeries(c, scope)
+	})
 }
 
 func (ss *sessionSources) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
@@ -132,18 +146,24 @@ func (ss *sessionSources) ClusterLeadTable(ctx context.Context) (admin.ClusterLe
 	return polled[admin.ClusterLeadTable](ss, ctx, common.ResLeaders)
 }
 
-// ---- details (per session, asked by the user) ----
+// ---- details (shared: asked by the user, re-read by the open view) ----
 
 func (ss *sessionSources) DescribeTopic(ctx context.Context, topic string) (admin.TopicDescription, error) {
-	return call(ss, ctx, func(c context.Context) (admin.TopicDescription, error) { return ss.b.DescribeTopic(c, topic) })
+	return detail(ss, ctx, "topic/"+topic, common.ResTopics, func(r views.Sources, c context.Context) (admin.TopicDescription, error) {
+		return r.DescribeTopic(c, topic)
+	})
 }
 
 func (ss *sessionSources) SubscriptionList(ctx context.Context, topic string) ([]admin.SubscriptionLine, error) {
-	return call(ss, ctx, func(c context.Context) ([]admin.SubscriptionLine, error) { return ss.b.SubscriptionList(c, topic) })
+	return detail(ss, ctx, "subscriptions/"+topic, common.ResTopics, func(r views.Sources, c context.Context) ([]admin.SubscriptionLine, error) {
+		return r.SubscriptionList(c, topic)
+	})
 }
 
 func (ss *sessionSources) DescribeGroup(ctx context.Context, group string) (admin.GroupDescription, error) {
-	return call(ss, ctx, func(c context.Context) (admin.GroupDescription, error) { return ss.b.DescribeGroup(c, group) })
+	return detail(ss, ctx, "group/"+group, common.ResGroups, func(r views.Sources, c context.Context) (admin.GroupDescription, error) {
+		return r.DescribeGroup(c, group)
+	})
 }
 
 // ---- mutations ----

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,5 +187,58 @@ func TestHostKeyCreatedOnceWithMode0600(t *testing.T) {
 	}
 	if _, _, err := loadHostKey(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("world-readable key: %v", err)
+	}
+}
+
+// Details (a described group or topic, a topic's stats) are shared like
+// the polled lists: one read per key and interval however many sessions
+// ask, a read per distinct key, and none cached across a mutation.
+func TestPollsShareDetails(t *testing.T) {
+	p, _, _, now := testPolls(t)
+	p.refresh.Groups = time.Second
+	var reads sync.Map // key → *atomic.Int64
+	fetch := func(key string) func(context.Context) (any, error) {
+		c, _ := reads.LoadOrStore(key, new(atomic.Int64))
+		return func(context.Context) (any, error) { return c.(*atomic.Int64).Add(1), nil }
+	}
+	count := func(key string) int64 {
+		c, ok := reads.Load(key)
+		if !ok {
+			return 0
+		}
+		return c.(*atomic.Int64).Load()
+	}
+	var wg sync.WaitGroup
+	for range 10 { // ten sessions with group a's detail open
+		wg.Add(1)
+		go func() { defer wg.Done(); _, _ = p.detail(t.Context(), "group/a", common.ResGroups, fetch("group/a")) }()
+	}
+	wg.Wait()
+	if n := count("group/a"); n != 1 {
+		t.Fatalf("%d reads of group a for ten sessions", n)
+	}
+	if _, _ = p.detail(t.Context(), "group/b", common.ResGroups, fetch("group/b")); count("group/b") != 1 {
+		t.Fatal("another group's detail was not read")
+	}
+	*now = now.Add(time.Second) // one interval on: read again
+	if v, _ := p.detail(t.Context(), "group/a", common.ResGroups, fetch("group/a")); v != int64(2) {
+		t.Fatalf("after the interval: %v", v)
+	}
+	p.invalidate() // a session seeked the group
+	if v, _ := p.detail(t.Context(), "group/a", common.ResGroups, fetch("group/a")); v != int64(3) {
+		t.Fatalf("after a mutation: %v", v)
+	}
+	// The cache is bounded: details nobody asked for in a minute go.
+	*now = now.Add(2 * time.Minute)
+	for i := range 2 * maxEntries {
+		key := "topic/T" + strconv.Itoa(i)
+		_, _ = p.detail(t.Context(), key, common.ResTopics, fetch(key))
+		*now = now.Add(time.Second)
+	}
+	p.mu.Lock()
+	n := len(p.res)
+	p.mu.Unlock()
+	if n > maxEntries+60 {
+		t.Fatalf("%d cache entries after %d details", n, 2*maxEntries)
 	}
 }
