@@ -43,6 +43,11 @@ const (
 	// and every lift costs the seconds a flood takes to drain.
 	maxSlowHold = 4 * time.Minute
 	probeGiveUp = 3
+	// probeUnanswered: before the first answer, a query is given up after
+	// this long (the terminal may not answer at all) — long enough for the
+	// slowest link's first answer, so it is not mistaken for one to a
+	// later query.
+	probeUnanswered = 5 * time.Second
 	// probeLost: a query outstanding this long, from a terminal that
 	// answers, is taken as lost (its answer read as a key, say): the
 	// terminal counts as slow, and a new query goes.
@@ -50,9 +55,8 @@ const (
 )
 
 // Due reports whether a query should be sent now: none is outstanding
-// (an outstanding one is given up after ProbeEvery before the first answer,
-// as the terminal may not answer at all), and the terminal has not shown
-// that it never answers.
+// (before the first answer, one is given up after probeUnanswered), and
+// the terminal has not shown that it never answers.
 func (p *LinkProbe) Due(now time.Time) bool {
 	if !p.answered && p.unasked >= probeGiveUp {
 		return false
@@ -63,7 +67,7 @@ func (p *LinkProbe) Due(now time.Time) bool {
 	}
 	waited := now.Sub(time.Unix(0, sent))
 	switch {
-	case !p.answered && waited >= ProbeEvery:
+	case !p.answered && waited >= probeUnanswered:
 		p.unasked++
 		p.sentAt.Store(0)
 		return p.unasked < probeGiveUp
