@@ -451,14 +451,7 @@ func TestSharedPollerOnePollPerInterval(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	r := startRig(t, rigOpts{refresh: interval})
 	const n = 10
-	clients := make([]*client, n)
-	for i := range clients {
-		k := r.viewer
-		if i%2 == 1 {
-			k = r.operator
-		}
-		clients[i] = r.open(k, sessOpts{})
-	}
+	clients := r.openMixed(n)
 	for i, c := range clients {
 		tab := tabMarks[i%len(tabMarks)]
 		c.waitScreen("the overview", overviewShown)
@@ -494,6 +487,19 @@ func TestSharedPollerOnePollPerInterval(t *testing.T) {
 			t.Fatalf("exit %d", code)
 		}
 	}
+}
+
+// openMixed opens n sessions, viewers and operators in turn.
+func (r *rig) openMixed(n int) []*client {
+	clients := make([]*client, n)
+	for i := range clients {
+		k := r.viewer
+		if i%2 == 1 {
+			k = r.operator
+		}
+		clients[i] = r.open(k, sessOpts{})
+	}
+	return clients
 }
 
 // Twenty sessions at once (under -race in CI), half viewers and half
@@ -619,13 +625,8 @@ func TestSharedDetailReads(t *testing.T) {
 	}
 	c.Close() // a durable group, now without members
 	const n = 6
-	clients := make([]*client, n)
+	clients := r.openMixed(n)
 	for i := range clients {
-		k := r.viewer
-		if i%2 == 1 {
-			k = r.operator
-		}
-		clients[i] = r.open(k, sessOpts{})
 		clients[i].waitScreen("the overview", overviewShown)
 		clients[i].send("3")
 		clients[i].waitText("shared-g")
