@@ -163,8 +163,6 @@ func NewOptions() Options {
 	}
 }
 
-// withDefaults validates o (spec E-09: before anything is sent) and fills
-// in the defaults.
 // readOnlyRefusal applies ReadOnly to a Subscribe (assigned false) or an
 // Assign.
 func (o Options) readOnlyRefusal(assigned bool) error {
@@ -179,6 +177,8 @@ func (o Options) readOnlyRefusal(assigned bool) error {
 	return nil
 }
 
+// withDefaults validates o (spec E-09: before anything is sent) and fills
+// in the defaults.
 func (o Options) withDefaults() (Options, error) {
 	if o.Start < StartEarliest || o.Start > StartTime {
 		return o, configError("Start: unknown start mode %d", int(o.Start))
