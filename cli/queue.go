@@ -222,9 +222,9 @@ func (a *app) queueDeleteCommand(f *adminFlags) *cobra.Command {
 	}
 }
 
-// session opens an auto-commit queue session on the target's data
+// openQueue opens queue in an auto-commit session on the target's data
 // addresses (learned from the admin handshake when none is configured).
-func (t *adminTarget) session() (*ilink.Session, error) {
+func (t *adminTarget) openQueue(queue string) (*ilink.Queue, *ilink.Session, error) {
 	addrs := t.addrs
 	if len(addrs) == 0 {
 		for _, n := range t.svc.Hello().Nodes {
@@ -234,9 +234,9 @@ func (t *adminTarget) session() (*ilink.Session, error) {
 		}
 	}
 	if len(addrs) == 0 {
-		return nil, usageErr("no data address: give --addr or a context with addresses")
+		return nil, nil, usageErr("no data address: give --addr or a context with addresses")
 	}
-	return ilink.Dial(t.ctx, strings.Join(addrs, ","), ilink.Options{ClientName: t.client, AutoCommit: true, ReadOnly: t.readOnly})
+	return ilink.DialQueue(t.ctx, strings.Join(addrs, ","), ilink.Options{ClientName: t.client, AutoCommit: true, ReadOnly: t.readOnly}, queue)
 }
 
 func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
@@ -298,15 +298,11 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 }
 
 func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufio.Scanner, count int) error {
-	sess, err := t.session()
+	q, sess, err := t.openQueue(queue)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	q, err := sess.AccessQueue(t.ctx, queue)
-	if err != nil {
-		return err
-	}
 	exp := publish.NewExpander()
 	var buf []byte
 	out := queuePutJSON{Queue: queue}
@@ -368,15 +364,11 @@ func (a *app) queueGetCommand(f *adminFlags) *cobra.Command {
 }
 
 func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) error {
-	sess, err := t.session()
+	q, sess, err := t.openQueue(queue)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	q, err := sess.AccessQueue(t.ctx, queue)
-	if err != nil {
-		return err
-	}
 	out := []queueMessageJSON{}
 	for len(out) < count {
 		m, err := q.Get(t.ctx, wait)

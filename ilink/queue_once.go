@@ -41,14 +41,25 @@ func GetOnce(ctx context.Context, addrs string, opt Options, queue string) (*Mes
 }
 
 func withQueueOnce(ctx context.Context, addrs string, opt Options, queue string, fn func(*Queue) error) error {
-	s, err := Dial(ctx, addrs, opt)
+	q, s, err := DialQueue(ctx, addrs, opt, queue)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	return fn(q)
+}
+
+// DialQueue opens a session on addrs and queue on it, for a short use of
+// one queue: closing the session ends both.
+func DialQueue(ctx context.Context, addrs string, opt Options, queue string) (*Queue, *Session, error) {
+	s, err := Dial(ctx, addrs, opt)
+	if err != nil {
+		return nil, nil, err
+	}
 	q, err := s.AccessQueue(ctx, queue)
 	if err != nil {
-		return err
+		s.Close()
+		return nil, nil, err
 	}
-	return fn(q)
+	return q, s, nil
 }
