@@ -146,7 +146,7 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 		m.publisher, _ = src.(publish.Publisher)
 	}
 	m.buildViews()
-	m.poll = newPoller(ctx, fetchers(src), m.wanted)
+	m.poll = newPoller(ctx, Fetchers(src), m.wanted)
 	m.probe = &LinkProbe{}
 	if !ctx.Pace.LowBandwidth {
 		blocked := ctx.Pace.SlowTerminal // the Meter's blocking writes, when wired
@@ -253,22 +253,11 @@ func (m *Model) staleAt() (time.Time, bool) {
 	return first, !first.IsZero()
 }
 
-// fetchers maps each polled resource to its source call.
-func fetchers(src Sources) map[common.ResID]fetchFunc {
-	m := map[common.ResID]fetchFunc{}
-	for id, f := range Fetchers(src) {
-		if f != nil {
-			m[common.ResID(id)] = f
-		}
-	}
-	return m
-}
-
 // Fetchers is the source call of each polled resource, indexed by
 // common.ResID: the dashboard's poller and serve's shared one read the
 // same things.
 func Fetchers(src Sources) [common.NumRes]func(context.Context) (any, error) {
-	return [common.NumRes]func(context.Context) (any, error){
+	return [common.NumRes]fetchFunc{
 		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
 		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
 		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },
@@ -643,5 +632,5 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	}
 	m.topicNames = nil
 	m.setFlash(common.LevelOK, "switched to context "+sanitize.String(c.Name))
-	return m.poll.reset(fetchers(msg.src))
+	return m.poll.reset(Fetchers(msg.src))
 }

@@ -30,7 +30,7 @@ import (
 //     tab is hidden, the stat series while the overview is hidden) go idle
 //     after their reply and wake up when a view that wants them is shown.
 
-type fetchFunc func(ctx context.Context) (any, error)
+type fetchFunc = func(ctx context.Context) (any, error)
 
 type pollTickMsg struct {
 	res common.ResID
@@ -79,7 +79,7 @@ type poller struct {
 // pollTimeout bounds one request; a hung engine turns into an error.
 func pollTimeout(interval time.Duration) time.Duration { return 10*time.Second + interval }
 
-func newPoller(ctx *common.Context, fetch map[common.ResID]fetchFunc, wanted func(common.ResID) bool) *poller {
+func newPoller(ctx *common.Context, fetch [common.NumRes]fetchFunc, wanted func(common.ResID) bool) *poller {
 	p := &poller{ctx: ctx, wanted: wanted}
 	p.base, p.cancel = context.WithCancel(context.Background())
 	for id := common.ResID(0); id < common.NumRes; id++ {
@@ -101,7 +101,7 @@ func (p *poller) start() tea.Cmd {
 
 // reset forgets everything (a context switch): in-flight replies and
 // pending ticks become stale, and the new fetchers start now.
-func (p *poller) reset(fetch map[common.ResID]fetchFunc) tea.Cmd {
+func (p *poller) reset(fetch [common.NumRes]fetchFunc) tea.Cmd {
 	p.cancel()
 	p.base, p.cancel = context.WithCancel(context.Background())
 	for id := common.ResID(0); id < common.NumRes; id++ {

@@ -33,7 +33,7 @@ func newPollRig() *pollRig {
 		r.ticks = append(r.ticks, tickReq{due: r.now.Add(d), fn: fn})
 		return nil
 	}
-	fetch := map[common.ResID]fetchFunc{
+	fetch := [common.NumRes]fetchFunc{
 		common.ResTopics: func(context.Context) (any, error) {
 			r.calls.Add(1)
 			return "data", r.err
@@ -138,7 +138,7 @@ func TestPollDropsStaleRepliesAndTicks(t *testing.T) {
 	tick = r.popTick(t)
 	inflight := r.p.onTick(tick)
 	reply = exec(t, inflight)
-	restart := r.p.reset(map[common.ResID]fetchFunc{common.ResTopics: func(context.Context) (any, error) { return "new", nil }})
+	restart := r.p.reset([common.NumRes]fetchFunc{common.ResTopics: func(context.Context) (any, error) { return "new", nil }})
 	if out, _ := r.p.onResult(reply); out != nil {
 		t.Fatal("a reply from the old context was delivered after the switch")
 	}
