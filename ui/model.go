@@ -73,7 +73,7 @@ func WithHistoryFile(path string) Option { return func(m *Model) { m.hist = newH
 // WithoutLinkProbe turns the link probe (LinkProbe) off: the dashboard
 // then writes no cursor-position query (a test that proves no such query
 // ever reaches the terminal from a record).
-func WithoutLinkProbe() Option { return func(m *Model) { m.probeOn = false } }
+func WithoutLinkProbe() Option { return func(m *Model) { m.probe = nil } }
 
 // WithPublisher enables the publish tab (hidden anyway in read-only
 // contexts). Same rules as WithTailer.
@@ -127,13 +127,12 @@ type Model struct {
 	topicNames []string // safe topic names for completion
 	switching  string
 	clockArmed bool
-	probe      *LinkProbe
-	probeOn    bool
+	probe      *LinkProbe // nil: WithoutLinkProbe
 }
 
 // New returns the dashboard's root model.
 func New(ctx *Context, src Sources, opts ...Option) *Model {
-	m := &Model{ctx: ctx, src: src, active: common.ViewOverview, hist: newHistory(""), probeOn: true}
+	m := &Model{ctx: ctx, src: src, active: common.ViewOverview, hist: newHistory(""), probe: &LinkProbe{}}
 	setTarget(ctx, src)
 	m.cmd = components.NewInput(":", "topics, groups, tail PATTERN, ctx NAME… (tab completes)")
 	for _, o := range opts {
@@ -147,8 +146,7 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 	}
 	m.buildViews()
 	m.poll = newPoller(ctx, Fetchers(src), m.wanted)
-	m.probe = &LinkProbe{}
-	if !ctx.Pace.LowBandwidth {
+	if m.probe != nil && !ctx.Pace.LowBandwidth {
 		blocked := ctx.Pace.SlowTerminal // the Meter's blocking writes, when wired
 		ctx.Pace.SlowTerminal = func() bool {
 			return m.probe.Slow(ctx.Now()) || blocked != nil && blocked()
@@ -164,7 +162,7 @@ type probeMsg struct{}
 // next tick. A low-bandwidth dashboard is already on the smallest budget:
 // it does not probe.
 func (m *Model) probeLink() tea.Cmd {
-	if m.ctx.Pace.LowBandwidth || !m.probeOn {
+	if m.probe == nil || m.ctx.Pace.LowBandwidth {
 		return nil
 	}
 	now := m.ctx.Now()
@@ -379,7 +377,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case probeMsg:
 		return m, m.probeLink()
 	case tea.CursorPositionMsg:
-		m.probe.Answer(m.ctx.Now())
+		if m.probe != nil {
+			m.probe.Answer(m.ctx.Now())
+		}
 		return m, nil
 	case pollResultMsg:
 		out, next := m.poll.onResult(msg)
