@@ -64,7 +64,7 @@ type pollFlight struct {
 // newPolls builds the poller over src (the read-only role's client, so
 // the shared reads can never mutate).
 func newPolls(base context.Context, src views.Sources, refresh config.Refresh) *polls {
-	p := &polls{refresh: refresh, base: base, now: time.Now}
+	p := &polls{refresh: refresh, base: base, now: time.Now, res: map[string]*pollEntry{}}
 	p.fetch = ui.Fetchers(src)
 	return p
 }
@@ -96,9 +96,6 @@ func (p *polls) detail(ctx context.Context, key string, like common.ResID, fetch
 // fetch in flight for it, or a new one bounded by timeout.
 func (p *polls) shared(ctx context.Context, key string, fresh, timeout time.Duration, fetch func(context.Context) (any, error)) (any, error) {
 	p.mu.Lock()
-	if p.res == nil {
-		p.res = map[string]*pollEntry{}
-	}
 	now := p.now()
 	e := p.res[key]
 	if e == nil {
