@@ -20,16 +20,16 @@ func TestHealthDocStatesEveryRule(t *testing.T) {
 			t.Errorf("docs/HEALTH.md has no row for the word %s", w)
 		}
 	}
-	for _, k := range kindList {
-		if !strings.Contains(doc, " | `"+string(k)+"` | ") {
-			t.Errorf("docs/HEALTH.md has no alert row of kind %s", k)
+	for _, k := range kinds {
+		if !strings.Contains(doc, " | `"+string(k.kind)+"` | ") {
+			t.Errorf("docs/HEALTH.md has no alert row of kind %s", k.kind)
 		}
 	}
 	// Every kind has its phrase in check's summary line (an unknown one
 	// would print its raw name).
-	for _, k := range kindList {
-		if kindPhrase(k, 2) == string(k) {
-			t.Errorf("kind %s has no summary phrase", k)
+	for _, k := range kinds {
+		if kindPhrase(k.kind, 2) == string(k.kind) {
+			t.Errorf("kind %s has no summary phrase", k.kind)
 		}
 	}
 }

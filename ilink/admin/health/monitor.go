@@ -428,51 +428,47 @@ func Summary(alerts []Alert, okText string) (Level, string) {
 	return worst, worst.String() + ": " + strings.Join(parts, ", ")
 }
 
-var kindList = []Kind{KindUnreachable, KindNoLeader, KindNodeDown, KindOffline, KindGroupStopped, KindGroupStalled,
-	KindGroupDead, KindQueueFull, KindGroupLagging, KindGroupRewound, KindGroupChurn, KindGroupUnlisted, KindNodeSyncing, KindUnderReplicated, KindQueueDepth, KindDLQGrowing}
+// kinds is every alert kind in the order check's summary names them, with
+// its phrase there: one and many ("1 node down", "2 nodes down"), or one
+// phrase whatever the count (many "").
+var kinds = []kindInfo{
+	{KindUnreachable, "cluster unreachable", ""},
+	{KindNoLeader, "no cluster leader", ""},
+	{KindNodeDown, "node down", "nodes down"},
+	{KindOffline, "partitions offline", ""},
+	{KindGroupStopped, "group stopped", "groups stopped"},
+	{KindGroupStalled, "group stalled", "groups stalled"},
+	{KindGroupDead, "group unknown", "groups unknown"},
+	{KindQueueFull, "queue full", "queues full"},
+	{KindGroupLagging, "group lagging", "groups lagging"},
+	{KindGroupRewound, "group rewound", "groups rewound"},
+	{KindGroupChurn, "group rebalancing repeatedly", "groups rebalancing repeatedly"},
+	{KindGroupUnlisted, "group missing from the group list", "groups missing from the group list"},
+	{KindNodeSyncing, "node syncing", "nodes syncing"},
+	{KindUnderReplicated, "partitions under-replicated", ""},
+	{KindQueueDepth, "queue over its depth limit", "queues over their depth limit"},
+	{KindDLQGrowing, "dead-letter queue growing", "dead-letter queues growing"},
+}
 
-func kindOrder(k Kind) int { return slices.Index(kindList, k) }
+type kindInfo struct {
+	kind      Kind
+	one, many string
+}
 
+func kindOrder(k Kind) int {
+	return slices.IndexFunc(kinds, func(e kindInfo) bool { return e.kind == k })
+}
+
+// kindPhrase is n alerts of kind k in check's summary.
 func kindPhrase(k Kind, n int) string {
-	count := func(one, many string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return strconv.Itoa(n) + " " + many
+	i := kindOrder(k)
+	switch {
+	case i < 0:
+		return string(k)
+	case kinds[i].many == "":
+		return kinds[i].one
+	case n == 1:
+		return "1 " + kinds[i].one
 	}
-	switch k {
-	case KindUnreachable:
-		return "cluster unreachable"
-	case KindNoLeader:
-		return "no cluster leader"
-	case KindNodeDown:
-		return count("node down", "nodes down")
-	case KindNodeSyncing:
-		return count("node syncing", "nodes syncing")
-	case KindOffline:
-		return "partitions offline"
-	case KindUnderReplicated:
-		return "partitions under-replicated"
-	case KindQueueFull:
-		return count("queue full", "queues full")
-	case KindQueueDepth:
-		return count("queue over its depth limit", "queues over their depth limit")
-	case KindDLQGrowing:
-		return count("dead-letter queue growing", "dead-letter queues growing")
-	case KindGroupDead:
-		return count("group unknown", "groups unknown")
-	case KindGroupStopped:
-		return count("group stopped", "groups stopped")
-	case KindGroupStalled:
-		return count("group stalled", "groups stalled")
-	case KindGroupRewound:
-		return count("group rewound", "groups rewound")
-	case KindGroupLagging:
-		return count("group lagging", "groups lagging")
-	case KindGroupUnlisted:
-		return count("group missing from the group list", "groups missing from the group list")
-	case KindGroupChurn:
-		return count("group rebalancing repeatedly", "groups rebalancing repeatedly")
-	}
-	return string(k)
+	return strconv.Itoa(n) + " " + kinds[i].many
 }
