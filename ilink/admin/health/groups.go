@@ -200,7 +200,7 @@ func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatu
 			continue
 		}
 		if !t.status.Info.Durable || m.unlistedTooLong(t, at) {
-			delete(m.groups, name) // a temporary group goes with its last member
+			delete(m.groups, name) // a temporary group ends with its last member; a durable one unlisted that long was deleted
 			continue
 		}
 		if t.status.Unlisted.IsZero() {
