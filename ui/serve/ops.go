@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"ilinkdash/ui/views/tail"
 
@@ -114,27 +113,24 @@ func (ss *sessionSources) StartSearch(ctx context.Context, spec tail.SearchSpec)
 		release()
 		return nil, err
 	}
-	return &sessionSearch{SearchRun: run, release: release}, nil
+	return &sessionSearch{SearchRun: run, release: onceRelease{release: release}}, nil
 }
 
 // sessionSearch releases the search's session binding once it is over.
 type sessionSearch struct {
 	tail.SearchRun
-	once    sync.Once
-	release func()
+	release onceRelease
 }
 
 func (s *sessionSearch) Progress() tail.SearchProgress {
 	p := s.SearchRun.Progress()
-	if p.Done {
-		s.once.Do(s.release)
-	}
+	s.release.when(p.Done)
 	return p
 }
 
 func (s *sessionSearch) Cancel() {
 	s.SearchRun.Cancel()
-	s.once.Do(s.release)
+	s.release.when(true)
 }
 
 var _ tail.Searcher = (*sessionSources)(nil)

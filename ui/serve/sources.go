@@ -283,22 +283,32 @@ func (ss *sessionSources) StartPublish(ctx context.Context, spec publish.Spec) (
 		release()
 		return nil, err
 	}
-	return &sessionRun{Run: run, release: release}, nil
+	return &sessionRun{Run: run, release: onceRelease{release: release}}, nil
 }
 
 // sessionRun releases the run's session binding once it is done.
 type sessionRun struct {
 	publish.Run
-	once    sync.Once
-	release func()
+	release onceRelease
 }
 
 func (r *sessionRun) Progress() publish.Progress {
 	p := r.Run.Progress()
-	if p.Done {
-		r.once.Do(r.release)
-	}
+	r.release.when(p.Done)
 	return p
+}
+
+// onceRelease releases a run's session binding the first time it is over
+// (a publish or a search, read by its view's progress polls).
+type onceRelease struct {
+	once    sync.Once
+	release func()
+}
+
+func (o *onceRelease) when(over bool) {
+	if over {
+		o.once.Do(o.release)
+	}
 }
 
 // ---- tails ----
