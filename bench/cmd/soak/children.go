@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,15 +25,63 @@ import (
 	"ilinkdash/ui/live"
 )
 
+// heapLive is the heap marked live by the last GC
+// (/gc/heap/live:bytes): what the program holds, without the garbage
+// waiting for the next cycle, and without forcing one.
+func heapLive() int64 {
+	m := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(m[0].Value.Uint64())
+}
+
+// profiles, when dir is set, writes a heap profile of this child
+// (role-SECONDSs.pb.gz, after a GC) at every multiple of every, for
+// `go tool pprof -inuse_space -base old new`, and its goroutines
+// (role-SECONDSs.goroutines.txt).
+type profiles struct {
+	dir   string
+	every time.Duration
+	next  time.Duration
+}
+
+func (p *profiles) maybe(role string, elapsed time.Duration) {
+	if p == nil || p.dir == "" || p.every <= 0 || elapsed < p.next {
+		return
+	}
+	p.next = (elapsed/p.every + 1) * p.every
+	runtime.GC()
+	name := filepath.Join(p.dir, fmt.Sprintf("%s-%04ds.pb.gz", role, int(elapsed.Round(time.Second)/time.Second)))
+	f, err := os.Create(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak: heap profile:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "soak: heap profile:", err)
+	}
+	// The goroutines beside it, as text (debug=1 groups identical stacks).
+	g, err := os.Create(strings.TrimSuffix(name, ".pb.gz") + ".goroutines.txt")
+	if err != nil {
+		return
+	}
+	defer g.Close()
+	_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+}
+
 // sampler prints a sample line every period until stop; extra fills the
-// role-specific fields.
-func sampler(role string, every time.Duration, stop <-chan struct{}, extra func(*sample)) {
+// role-specific fields. prof, if not nil, writes heap profiles.
+func sampler(role string, every time.Duration, stop <-chan struct{}, prof *profiles, extra func(*sample)) {
 	start := time.Now()
 	enc := json.NewEncoder(os.Stdout)
 	emit := func() {
+		prof.maybe(role, time.Since(start))
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := sample{Role: role, TMs: time.Since(start).Milliseconds(), RSS: loadgen.ProcessMemory(0, loadgen.RSS), Heap: int64(ms.HeapInuse), Goroutines: runtime.NumGoroutine()}
+		s := sample{Role: role, TMs: time.Since(start).Milliseconds(), RSS: loadgen.ProcessMemory(0, loadgen.RSS), Heap: int64(ms.HeapInuse), HeapLive: heapLive(), Goroutines: runtime.NumGoroutine()}
 		if extra != nil {
 			extra(&s)
 		}
@@ -67,7 +118,7 @@ func fatal(format string, args ...any) {
 }
 
 // runEngine is the engine child: engine, demo traffic, fault schedule.
-func runEngine(every, faults time.Duration, seed int64) {
+func runEngine(every, faults time.Duration, seed int64, prof *profiles) {
 	stop := waitStdin()
 	e, err := engine.Start(engine.Config{ElectionDelay: time.Second})
 	if err != nil {
@@ -107,7 +158,7 @@ func runEngine(every, faults time.Duration, seed int64) {
 	sampleStop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
-		sampler("engine", every, sampleStop, func(s *sample) { s.Faults = int(applied.Load()) })
+		sampler("engine", every, sampleStop, prof, func(s *sample) { s.Faults = int(applied.Load()) })
 		close(sampled)
 	}()
 	<-stop
@@ -128,7 +179,7 @@ func (w *countingWriter) Write(b []byte) (int, error) {
 
 // runDash is the dashboard child: the real program loop without a
 // terminal, switching tabs.
-func runDash(every time.Duration, admin, data []string) {
+func runDash(every time.Duration, admin, data []string, prof *profiles) {
 	stop := waitStdin()
 	src, err := live.New(live.Config{AdminAddrs: admin, DataAddrs: data, ClientName: "soak-dash"})
 	if err != nil {
@@ -148,7 +199,7 @@ func runDash(every time.Duration, admin, data []string) {
 	sampleStop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
-		sampler("dash", every, sampleStop, func(s *sample) { s.Frames = out.n.Load() })
+		sampler("dash", every, sampleStop, prof, func(s *sample) { s.Frames = out.n.Load() })
 		close(sampled)
 	}()
 	tabs := time.NewTicker(3 * time.Second)

@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -39,6 +40,7 @@ type sample struct {
 	TMs        int64  `json:"t_ms"`
 	RSS        int64  `json:"rss"`
 	Heap       int64  `json:"heap_inuse"`
+	HeapLive   int64  `json:"heap_live"` // marked live by the last GC
 	Goroutines int    `json:"goroutines"`
 	Faults     int    `json:"faults,omitempty"` // engine: applied so far
 	Frames     int64  `json:"frames,omitempty"` // dashboard: bytes rendered so far
@@ -52,6 +54,9 @@ type summary struct {
 	RSSMaxAfter1mMB float64 `json:"rss_max_after_1m_mb"`
 	RSSGrowthPct    float64 `json:"rss_growth_pct"`     // end vs 1 min
 	RSSMaxGrowthPct float64 `json:"rss_max_growth_pct"` // max after 1 min vs 1 min
+	LiveAt1mMB      float64 `json:"heap_live_at_1m_mb"`
+	LiveEndMB       float64 `json:"heap_live_end_mb"`
+	LiveGrowthPct   float64 `json:"heap_live_growth_pct"` // end vs 1 min
 	GoroutinesAt1m  int     `json:"goroutines_at_1m"`
 	GoroutinesEnd   int     `json:"goroutines_end"`
 	GoroutinesMax   int     `json:"goroutines_max"`
@@ -76,21 +81,29 @@ func main() {
 	admin := flag.String("admin", "", "internal: admin addresses for the dash child")
 	data := flag.String("data", "", "internal: data addresses for the dash child")
 	jsonOut := flag.Bool("json", false, "print one JSON document")
+	profDir := flag.String("heap-profiles", "", "write heap profiles of both children into this directory (engine-SECONDSs.pb.gz, dash-…), after a GC, every --profile-every")
+	profEvery := flag.Duration("profile-every", time.Minute, "period of the heap profiles of --heap-profiles")
 	flag.Parse()
+	prof := &profiles{dir: *profDir, every: *profEvery}
+	if *child != "" && prof.dir != "" {
+		// A finer sampling than the default 512 KiB, so a diff of two
+		// profiles minutes apart names structures of a few hundred KiB.
+		runtime.MemProfileRate = 32 << 10
+	}
 
 	switch *child {
 	case "engine":
-		runEngine(*every, *duration-*quiet, *seed)
+		runEngine(*every, *duration-*quiet, *seed, prof)
 		return
 	case "dash":
-		runDash(*every, strings.Split(*admin, ","), strings.Split(*data, ","))
+		runDash(*every, strings.Split(*admin, ","), strings.Split(*data, ","), prof)
 		return
 	case "":
 	default:
 		fmt.Fprintf(os.Stderr, "soak: unknown child %q\n", *child)
 		os.Exit(2)
 	}
-	rep, err := parent(*duration, *every, *quiet, *seed)
+	rep, err := parent(*duration, *every, *quiet, *seed, prof)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(2)
@@ -167,8 +180,15 @@ func (c *childProc) stop() error {
 	}
 }
 
-func parent(duration, every, quiet time.Duration, seed int64) (*report, error) {
-	eng, err := startChild("-child", "engine", "-sample", every.String(), "-duration", duration.String(), "-quiet", quiet.String(), "-seed", fmt.Sprint(seed))
+func parent(duration, every, quiet time.Duration, seed int64, prof *profiles) (*report, error) {
+	var profArgs []string
+	if prof.dir != "" {
+		if err := os.MkdirAll(prof.dir, 0o755); err != nil {
+			return nil, err
+		}
+		profArgs = []string{"-heap-profiles", prof.dir, "-profile-every", prof.every.String()}
+	}
+	eng, err := startChild(append([]string{"-child", "engine", "-sample", every.String(), "-duration", duration.String(), "-quiet", quiet.String(), "-seed", fmt.Sprint(seed)}, profArgs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +200,7 @@ func parent(duration, every, quiet time.Duration, seed int64) (*report, error) {
 		return nil, fmt.Errorf("the engine child did not start")
 	}
 	admin, data, _ := strings.Cut(addrs, " ")
-	dash, err := startChild("-child", "dash", "-sample", every.String(), "-admin", admin, "-data", data)
+	dash, err := startChild(append([]string{"-child", "dash", "-sample", every.String(), "-admin", admin, "-data", data}, profArgs...)...)
 	if err != nil {
 		eng.stop()
 		return nil, err
@@ -249,6 +269,10 @@ func (r *report) summarise() {
 		su.RSSAt1mMB, su.RSSEndMB = mb(at1m.RSS), mb(last.RSS)
 		su.RSSGrowthPct = 100 * (su.RSSEndMB - su.RSSAt1mMB) / su.RSSAt1mMB
 		su.RSSMaxGrowthPct = 100 * (su.RSSMaxAfter1mMB - su.RSSAt1mMB) / su.RSSAt1mMB
+		su.LiveAt1mMB, su.LiveEndMB = mb(at1m.HeapLive), mb(last.HeapLive)
+		if su.LiveAt1mMB > 0 {
+			su.LiveGrowthPct = 100 * (su.LiveEndMB - su.LiveAt1mMB) / su.LiveAt1mMB
+		}
 		su.GoroutinesAt1m, su.GoroutinesEnd = at1m.Goroutines, last.Goroutines
 		r.Summary = append(r.Summary, su)
 	}
@@ -258,7 +282,7 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func (r *report) print(out io.Writer) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "t\tengine RSS MB\tengine heap MB\tengine goroutines\tfaults\tdash RSS MB\tdash heap MB\tdash goroutines\t")
+	fmt.Fprintln(w, "t\tengine RSS MB\tengine heap MB\tengine live MB\tengine goroutines\tfaults\tdash RSS MB\tdash heap MB\tdash live MB\tdash goroutines\t")
 	byT := map[int64][2]*sample{}
 	var ts []int64
 	for i := range r.Samples {
@@ -279,23 +303,23 @@ func (r *report) print(out io.Writer) {
 		row := byT[t]
 		cells := []string{fmt.Sprintf("%ds", t)}
 		if e := row[0]; e != nil {
-			cells = append(cells, fmt.Sprintf("%.1f", mb(e.RSS)), fmt.Sprintf("%.1f", mb(e.Heap)), fmt.Sprint(e.Goroutines), fmt.Sprint(e.Faults))
+			cells = append(cells, fmt.Sprintf("%.1f", mb(e.RSS)), fmt.Sprintf("%.1f", mb(e.Heap)), fmt.Sprintf("%.1f", mb(e.HeapLive)), fmt.Sprint(e.Goroutines), fmt.Sprint(e.Faults))
 		} else {
-			cells = append(cells, "", "", "", "")
+			cells = append(cells, "", "", "", "", "")
 		}
 		if d := row[1]; d != nil {
-			cells = append(cells, fmt.Sprintf("%.1f", mb(d.RSS)), fmt.Sprintf("%.1f", mb(d.Heap)), fmt.Sprint(d.Goroutines))
+			cells = append(cells, fmt.Sprintf("%.1f", mb(d.RSS)), fmt.Sprintf("%.1f", mb(d.Heap)), fmt.Sprintf("%.1f", mb(d.HeapLive)), fmt.Sprint(d.Goroutines))
 		} else {
-			cells = append(cells, "", "", "")
+			cells = append(cells, "", "", "", "")
 		}
 		fmt.Fprintln(w, strings.Join(cells, "\t")+"\t")
 	}
 	w.Flush()
 	fmt.Fprintln(out)
 	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "process\tRSS at 1m MB\tRSS end MB\tRSS max after 1m MB\tgrowth end %\tgrowth max %\tgoroutines at 1m\tgoroutines end\tgoroutines max\t")
+	fmt.Fprintln(w, "process\tRSS at 1m MB\tRSS end MB\tRSS max after 1m MB\tgrowth end %\tgrowth max %\theap live at 1m MB\theap live end MB\tlive growth %\tgoroutines at 1m\tgoroutines end\tgoroutines max\t")
 	for _, s := range r.Summary {
-		fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%d\t%d\t%d\t\n", s.Role, s.RSSAt1mMB, s.RSSEndMB, s.RSSMaxAfter1mMB, s.RSSGrowthPct, s.RSSMaxGrowthPct, s.GoroutinesAt1m, s.GoroutinesEnd, s.GoroutinesMax)
+		fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%d\t%d\t%d\t\n", s.Role, s.RSSAt1mMB, s.RSSEndMB, s.RSSMaxAfter1mMB, s.RSSGrowthPct, s.RSSMaxGrowthPct, s.LiveAt1mMB, s.LiveEndMB, s.LiveGrowthPct, s.GoroutinesAt1m, s.GoroutinesEnd, s.GoroutinesMax)
 	}
 	w.Flush()
 	fmt.Fprintf(out, "\n%d faults over %s (seed %d), the last %s without faults\n", r.Faults, r.Duration, r.Seed, r.Quiet)
