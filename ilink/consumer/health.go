@@ -48,3 +48,25 @@ func (c *Consumer) FetchHealth() FetchHealth {
 	defer c.health.mu.Unlock()
 	return c.health.h
 }
+
+// Buffer is what a consumer holds fetched and not yet read.
+type Buffer struct {
+	Records int  // records buffered over every partition
+	Bytes   int  // their estimated memory (keys, values, headers and record overhead)
+	Full    bool // every fetch loop waits for a reader to make room (Prefetch or MaxBufferedBytes reached)
+}
+
+// Buffered reports the consumer's buffer against its bounds (Prefetch per
+// partition, MaxBufferedBytes in all). Safe from any goroutine.
+func (c *Consumer) Buffered() Buffer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := Buffer{Bytes: c.bufBytes, Full: len(c.sources) > 0}
+	for _, cur := range c.cursors {
+		b.Records += cur.bufRecs
+	}
+	for _, s := range c.sources {
+		b.Full = b.Full && s.blocked
+	}
+	return b
+}
