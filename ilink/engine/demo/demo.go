@@ -51,7 +51,10 @@ type Options struct {
 	// consumer's own, 5 minutes); a consumer that reads nothing for that
 	// long leaves its group.
 	ReadExpiry time.Duration
-	Logf       func(format string, args ...any)
+	// DeadLetterCap is the depth the demo trims its dead-letter queues to
+	// (default DeadLetterCap).
+	DeadLetterCap int
+	Logf          func(format string, args ...any)
 }
 
 // Groups are the demo's consumer groups and the health word each shows
@@ -117,6 +120,9 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 	}
 	if opt.CommitInterval <= 0 {
 		opt.CommitInterval = 2 * time.Second
+	}
+	if opt.DeadLetterCap <= 0 {
+		opt.DeadLetterCap = DeadLetterCap
 	}
 	// A few quarantined messages for the quarantine pane: two NEW, one OLD
 	// (already delivered: reinjecting it duplicates it).
@@ -293,10 +299,39 @@ func record(rng *rand.Rand, topic string, seq int) (key, value []byte) {
 	}
 }
 
+// The demo's consumers buffer little: a consumer fetches for a partition
+// only below ConsumerPrefetch records buffered there and below
+// ConsumerBufferedBytes (decoded) in all, and a fetch asks for no more
+// wire bytes than the room left, so a consumer holds at most
+// ConsumerBufferedBytes plus one fetch of at most ConsumerBufferedBytes
+// wire bytes, decoded (a record costs its key, value and headers plus the
+// Record itself, about 130 B: at most 5 × 256 KiB even for records of a
+// few dozen bytes), instead of the consumer's defaults (10,000 records per
+// partition, 64 MiB, 50 MiB fetches). The
+// lagging (analytics, 25 records/s of about 150/s) and stalled (archiver,
+// a record a minute) groups would otherwise fill their buffers to those
+// bounds: the 4-minute soak of issue 21 grew the engine process's heap by
+// 13 MiB that way (consumer source.decode in the profile diff), still
+// rising at 10 minutes as the topic grew partitions.
+const (
+	ConsumerPrefetch      = 256
+	ConsumerBufferedBytes = 256 << 10
+)
+
+// consumerOptions are the options every demo consumer starts from.
+func (d *Demo) consumerOptions(group string) consumer.Options {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.ClientName = "demo-" + group
+	opt.Prefetch = ConsumerPrefetch
+	opt.MaxBufferedBytes = ConsumerBufferedBytes
+	opt.Expiry = d.opt.ReadExpiry
+	return opt
+}
+
 // subscribe retries until the group is joined or ctx ends: the demo starts
 // while the cluster may still be settling.
 func (d *Demo) subscribe(ctx context.Context, target string, opt consumer.Options) *consumer.Consumer {
-	opt.Expiry = d.opt.ReadExpiry
 	for {
 		c, err := consumer.Subscribe(ctx, d.addrs, target, opt)
 		if err == nil {
@@ -313,10 +348,8 @@ func (d *Demo) subscribe(ctx context.Context, target string, opt consumer.Option
 // (0 = as fast as possible): billing keeps up, analytics (25 records/s of
 // the about 150/s ORDER.* gets) lags.
 func (d *Demo) group(ctx context.Context, group, target string, pace time.Duration, mode consumer.CommitMode) {
-	opt := consumer.NewOptions()
-	opt.Group = group
+	opt := d.consumerOptions(group)
 	opt.Commit = mode
-	opt.ClientName = "demo-" + group
 	opt.AutoCommitInterval = d.opt.CommitInterval
 	c := d.subscribe(ctx, target, opt)
 	if c == nil {
@@ -349,10 +382,8 @@ func (d *Demo) group(ctx context.Context, group, target string, pace time.Durati
 // stalled reads and never commits, staying a member: its lag grows while
 // its committed offsets do not move (STALLED).
 func (d *Demo) stalled(ctx context.Context, group, topic string) {
-	opt := consumer.NewOptions()
-	opt.Group = group
+	opt := d.consumerOptions(group)
 	opt.Commit = consumer.CommitManual
-	opt.ClientName = "demo-" + group
 	c := d.subscribe(ctx, topic, opt)
 	if c == nil {
 		return
@@ -395,8 +426,7 @@ func (d *Demo) stalledReadEvery() time.Duration {
 // rebalancing keeps one member and makes a second one join and leave
 // periodically, so the group is often seen rebalancing.
 func (d *Demo) rebalancing(ctx context.Context, group, topic string) {
-	opt := consumer.NewOptions()
-	opt.Group = group
+	opt := d.consumerOptions(group)
 	opt.ClientName = "demo-" + group + "-a"
 	opt.AutoCommitInterval = d.opt.CommitInterval
 	first := d.subscribe(ctx, topic, opt)
@@ -438,8 +468,7 @@ func (d *Demo) stopped(ctx context.Context, group, topic string) {
 	if !sleep(ctx, 2*time.Second) { // let some records arrive first
 		return
 	}
-	opt := consumer.NewOptions()
-	opt.Group = group
+	opt := d.consumerOptions(group)
 	opt.Commit = consumer.CommitManual
 	for ctx.Err() == nil {
 		c, err := consumer.Assign(ctx, d.addrs, topic, nil, opt)
@@ -470,10 +499,8 @@ func (d *Demo) empty(ctx context.Context, group, topic string, n int) {
 			return
 		}
 	}
-	opt := consumer.NewOptions()
-	opt.Group = group
+	opt := d.consumerOptions(group)
 	opt.Commit = consumer.CommitImmediate
-	opt.ClientName = "demo-" + group
 	c := d.subscribe(ctx, topic, opt)
 	if c == nil {
 		return
@@ -493,9 +520,7 @@ func (d *Demo) empty(ctx context.Context, group, topic string, n int) {
 // each of its partitions back 300 records to read them again and commits
 // there: its commits move backwards (REWOUND for a window).
 func (d *Demo) replay(ctx context.Context, group, topic string) {
-	opt := consumer.NewOptions()
-	opt.Group = group
-	opt.ClientName = "demo-" + group
+	opt := d.consumerOptions(group)
 	opt.AutoCommitInterval = d.opt.CommitInterval
 	c := d.subscribe(ctx, topic, opt)
 	if c == nil {
@@ -548,6 +573,9 @@ func (d *Demo) queues(ctx context.Context) {
 			return
 		}
 		handles[q.Name] = h
+		if dlq, err := s.AccessQueue(ctx, q.Cfg.DeadLetterQueue); err == nil {
+			handles[q.Cfg.DeadLetterQueue] = dlq
+		}
 	}
 	// PAYMENT.Q's consumer is transacted: it rolls back what it cannot
 	// settle (the poison messages), commits the rest.
@@ -578,6 +606,11 @@ func (d *Demo) queues(ctx context.Context) {
 		}
 		for i := 0; i < gets; i++ {
 			_, _ = handles["ORDER.Q"].Get(ctx, 0)
+		}
+		// The dead-letter queues: nobody in the demo moves their messages
+		// back, so the demo takes the oldest beyond DeadLetterCap.
+		if n%25 == 0 {
+			d.trimDeadLetters(ctx, handles)
 		}
 		// PAYMENT.Q: bursts of 40 every 10 s (one of them poison every 20 s),
 		// settled 4 per tick; a poison message is rolled back, and after
@@ -621,6 +654,32 @@ func (d *Demo) moveLeaders(ctx context.Context) {
 				if err := d.e.MovePartitionLeader("ORDER.EVENT", p, n); err != nil {
 					d.logf("move leader: %v", err)
 				}
+				break
+			}
+		}
+	}
+}
+
+// DeadLetterCap bounds the demo's dead-letter queues (default of
+// Options.DeadLetterCap): PAYMENT.DLQ gets a poison message every 20 s and
+// nobody moves dead letters back, so without a cap it grows for as long as
+// the demo runs. Every 5 s the demo takes the oldest messages beyond the
+// cap; the queue still shows a depth and, while it fills, growth.
+const DeadLetterCap = 100
+
+// trimDeadLetters takes every demo DLQ's oldest messages beyond the cap.
+func (d *Demo) trimDeadLetters(ctx context.Context, handles map[string]*ilink.Queue) {
+	for _, q := range Queues {
+		h := handles[q.Cfg.DeadLetterQueue]
+		if h == nil {
+			continue
+		}
+		depth, err := h.Depth(ctx)
+		if err != nil {
+			continue
+		}
+		for i := d.opt.DeadLetterCap; i < depth; i++ {
+			if _, err := h.Get(ctx, 0); err != nil {
 				break
 			}
 		}
