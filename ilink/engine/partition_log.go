@@ -26,14 +26,28 @@ type logEntry struct {
 }
 
 type partLog struct {
-	ents  []logEntry // live entries are ents[head:]
-	head  int        // entries before head were dropped by retention
-	start int64      // log start offset
-	end   int64      // log end offset: the next offset to assign
-	bytes int64      // bytes of the live entries
+	// ents holds the live entries at ents[head:]. Bound (issue 21): the
+	// dropped prefix is reclaimed once it is at least logCompactMin entries
+	// and at least the live part, and the array is reallocated when its
+	// capacity passes 4 × live + logCompactMin, so under a steady load the
+	// array holds at most 4 × live + logCompactMin entries (56 B each)
+	// whatever the log's age (TestPartLogEntriesBoundedByLive).
+	ents  []logEntry
+	head  int   // entries before head were dropped by retention or compaction
+	start int64 // log start offset
+	end   int64 // log end offset: the next offset to assign
+	bytes int64 // bytes of the live entries
 
 	// producers is the idempotence state rebuilt from the batches this
 	// replica holds, so whichever replica leads de-duplicates the same way.
+	// Bound (issue 21): a producer id whose last batch left the log (by
+	// retention or compaction) is forgotten, as Kafka evicts unretained
+	// producers when the log start moves, so the map holds at most one
+	// state per producer with a batch in the log, not one per producer
+	// that ever wrote (every `publish`, every restarted client). Such a
+	// producer's next batch gets MIMQE_UNKNOWN_PRODUCER_ID, and the client
+	// takes a new id (ilink/sink.go, outUnknownID); a resend of a batch
+	// that expired cannot be recognised anyway.
 	producers map[int64]*prodState
 
 	// syncedEpoch (followers) is the partition leader epoch this log was
@@ -100,16 +114,48 @@ func (l *partLog) dropHead(n int) {
 	l.head += n
 	if l.head == len(l.ents) {
 		l.ents, l.head = l.ents[:0], 0
+		if cap(l.ents) > logCompactMin {
+			l.ents = nil
+		}
 		l.start = l.end
+		l.evictUnretained()
 		return
 	}
 	l.start = l.ents[l.head].base
-	// Compact once the dropped prefix dominates, so ents does not grow
-	// forever under a steady produce-and-expire load.
-	if l.head >= 1024 && l.head*2 >= len(l.ents) {
-		n := copy(l.ents, l.ents[l.head:])
-		clear(l.ents[n:])
-		l.ents, l.head = l.ents[:n], 0
+	l.evictUnretained()
+	// Reclaim the dropped prefix once it dominates, so ents does not grow
+	// under a steady produce-and-expire load (the bound at partLog.ents).
+	if l.head >= logCompactMin && l.head*2 >= len(l.ents) {
+		live := len(l.ents) - l.head
+		if cap(l.ents) > 4*live+logCompactMin {
+			// A burst, a lag or a shorter retention left a large array.
+			ents := make([]logEntry, live, 2*live+logCompactMin)
+			copy(ents, l.ents[l.head:])
+			l.ents = ents
+		} else {
+			n := copy(l.ents, l.ents[l.head:])
+			clear(l.ents[n:])
+			l.ents = l.ents[:n]
+		}
+		l.head = 0
+	}
+}
+
+// logCompactMin is the dropped prefix of a log's entry array worth
+// reclaiming (partLog.ents). It was 1,024: with a few hundred live
+// batches per replica, every log then carried over a thousand dead slots
+// (56 B each), which the issue-21 soak saw as partLog.add growing by
+// 1.5 MiB in its fault-free last minute, as the logs of ORDER.EVENT's
+// new partitions filled theirs.
+const logCompactMin = 64
+
+// evictUnretained forgets the producers whose last batch is below the log
+// start (the bound at partLog.producers).
+func (l *partLog) evictUnretained() {
+	for id, st := range l.producers {
+		if st.n == 0 || st.win[(st.pos+dedupWindow-1)%dedupWindow].next <= l.start {
+			delete(l.producers, id)
+		}
 	}
 }
 

@@ -26,6 +26,40 @@ func appendBatches(t testing.TB, l *partLog, n, k int) {
 	}
 }
 
+// TestPartLogEntriesBoundedByLive: under a steady produce-and-expire load
+// the entry array stays within its bound (partLog.ents: 4 × live +
+// logCompactMin), also after a burst left it large; with the former
+// 1,024-entry threshold it carried over a thousand dead slots per log.
+func TestPartLogEntriesBoundedByLive(t *testing.T) {
+	l := newPartLog(0)
+	bound := func(live int) int { return 4*live + logCompactMin }
+	const live = 100
+	steady := func(n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			appendBatches(t, l, 1, 1)
+			if over := len(l.live()) - live; over > 0 {
+				l.dropHead(over)
+			}
+			if c := cap(l.ents); c > bound(live) {
+				t.Fatalf("after %d appends: entry array of %d for %d live entries (bound %d)", i, c, len(l.live()), bound(live))
+			}
+		}
+	}
+	steady(20_000)
+	// A burst of 5,000 unexpired batches grows the array; once retention
+	// brings the log back to 100 batches, the array shrinks back.
+	appendBatches(t, l, 5000, 1)
+	if cap(l.ents) < 5000 {
+		t.Fatalf("array of %d after a burst of 5000", cap(l.ents))
+	}
+	l.dropHead(len(l.live()) - live)
+	steady(2 * live)
+	if l.end != 25_200 || len(l.live()) != live {
+		t.Fatalf("log ends at %d with %d live entries", l.end, len(l.live()))
+	}
+}
+
 func TestPartLogIndexAndRetention(t *testing.T) {
 	l := newPartLog(0)
 	appendBatches(t, l, 3000, 2)
@@ -45,7 +79,8 @@ func TestPartLogIndexAndRetention(t *testing.T) {
 	}
 	per := l.bytes / 3000
 	// Drop in steps; the dropped prefix is compacted away once it is at
-	// least 1024 entries and half the slice (here at the third step).
+	// least logCompactMin entries and half the slice (here at the third
+	// step).
 	for i := 0; i < 4; i++ {
 		l.dropHead(500)
 	}
@@ -140,4 +175,42 @@ func FuzzSplitProduceBlob(f *testing.F) {
 			t.Fatalf("spans cover %d of %d bytes", off, len(b))
 		}
 	})
+}
+
+// TestPartLogForgetsUnretainedProducers: the idempotence state keeps only
+// producers with a batch in the log (partLog.producers); without the
+// eviction, 1,000 producers of one batch each would all stay, long after
+// retention took their batches.
+func TestPartLogForgetsUnretainedProducers(t *testing.T) {
+	l := newPartLog(0)
+	const producers, live = 1000, 10
+	for pid := int64(1); pid <= producers; pid++ {
+		b := batchOf(t, pid, 0, wire.CodecNone, 0, "v")
+		h, err := wire.ParseBatchHeader(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire.SetBatchBaseOffset(b, l.end)
+		l.add(logEntry{b: b, base: l.end, next: l.end + 1}, &h)
+		if over := len(l.live()) - live; over > 0 {
+			l.dropHead(over)
+		}
+		if len(l.producers) > live {
+			t.Fatalf("after producer %d: state of %d producers for %d batches in the log", pid, len(l.producers), len(l.live()))
+		}
+	}
+	// The retained producers go on; a forgotten one must take a new id.
+	next := func(pid int64) seqVerdict {
+		h, err := wire.ParseBatchHeader(batchOf(t, pid, 1, wire.CodecNone, 0, "w"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.checkSeq(&h, 0)
+	}
+	if v := next(producers); v.err != "" {
+		t.Errorf("retained producer refused: %s", v.err)
+	}
+	if v := next(1); !v.unknown {
+		t.Errorf("forgotten producer: %+v, want unknown producer id", v)
+	}
 }
