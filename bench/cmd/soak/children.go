@@ -158,7 +158,12 @@ func runEngine(every, faults time.Duration, seed int64, prof *profiles) {
 	sampleStop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
-		sampler("engine", every, sampleStop, prof, func(s *sample) { s.Faults = int(applied.Load()) })
+		sampler("engine", every, sampleStop, prof, func(s *sample) {
+			s.Faults = int(applied.Load())
+			if ps, err := e.TopicPartitions(demo.Topics[0].Name); err == nil {
+				s.Partitions = len(ps)
+			}
+		})
 		close(sampled)
 	}()
 	<-stop

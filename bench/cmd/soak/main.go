@@ -42,8 +42,9 @@ type sample struct {
 	Heap       int64  `json:"heap_inuse"`
 	HeapLive   int64  `json:"heap_live"` // marked live by the last GC
 	Goroutines int    `json:"goroutines"`
-	Faults     int    `json:"faults,omitempty"` // engine: applied so far
-	Frames     int64  `json:"frames,omitempty"` // dashboard: bytes rendered so far
+	Faults     int    `json:"faults,omitempty"`     // engine: applied so far
+	Partitions int    `json:"partitions,omitempty"` // engine: partitions of the topic the faults grow
+	Frames     int64  `json:"frames,omitempty"`     // dashboard: bytes rendered so far
 	Err        string `json:"err,omitempty"`
 }
 
@@ -282,7 +283,7 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func (r *report) print(out io.Writer) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "t\tengine RSS MB\tengine heap MB\tengine live MB\tengine goroutines\tfaults\tdash RSS MB\tdash heap MB\tdash live MB\tdash goroutines\t")
+	fmt.Fprintln(w, "t\tengine RSS MB\tengine heap MB\tengine live MB\tengine goroutines\tfaults\tparts\tdash RSS MB\tdash heap MB\tdash live MB\tdash goroutines\t")
 	byT := map[int64][2]*sample{}
 	var ts []int64
 	for i := range r.Samples {
@@ -303,9 +304,9 @@ func (r *report) print(out io.Writer) {
 		row := byT[t]
 		cells := []string{fmt.Sprintf("%ds", t)}
 		if e := row[0]; e != nil {
-			cells = append(cells, fmt.Sprintf("%.1f", mb(e.RSS)), fmt.Sprintf("%.1f", mb(e.Heap)), fmt.Sprintf("%.1f", mb(e.HeapLive)), fmt.Sprint(e.Goroutines), fmt.Sprint(e.Faults))
+			cells = append(cells, fmt.Sprintf("%.1f", mb(e.RSS)), fmt.Sprintf("%.1f", mb(e.Heap)), fmt.Sprintf("%.1f", mb(e.HeapLive)), fmt.Sprint(e.Goroutines), fmt.Sprint(e.Faults), fmt.Sprint(e.Partitions))
 		} else {
-			cells = append(cells, "", "", "", "", "")
+			cells = append(cells, "", "", "", "", "", "")
 		}
 		if d := row[1]; d != nil {
 			cells = append(cells, fmt.Sprintf("%.1f", mb(d.RSS)), fmt.Sprintf("%.1f", mb(d.Heap)), fmt.Sprintf("%.1f", mb(d.HeapLive)), fmt.Sprint(d.Goroutines))
