@@ -68,6 +68,9 @@ func (e *Engine) queueSnapshot(now time.Time) []queueSnap {
 // queueRates computes per-second put and get rates from the counters,
 // sampled when asked (no background goroutine): the rate is measured
 // against the oldest sample of the last ~10 s that is at least 1 s old.
+// Bound: one rateHist (rateSamples samples) per existing queue; a deleted
+// queue's is dropped with it (forgetQueueAdmin), so queue churn does not
+// accumulate histories.
 type queueRates struct {
 	mu sync.Mutex
 	m  map[string]*rateHist
@@ -123,7 +126,15 @@ func (q *queueRates) rate(now time.Time, name string, puts, gets uint64) (putRat
 	return putRate, getRate
 }
 
-// queueProps holds when the admin surface first saw each queue (Created).
+// forget drops a queue's rate history.
+func (q *queueRates) forget(name string) {
+	q.mu.Lock()
+	delete(q.m, name)
+	q.mu.Unlock()
+}
+
+// queueProps holds when the admin surface first saw each queue (Created);
+// bounded like queueRates: a deleted queue's entry goes with it.
 // The rest of ILQueueProperty is the queue's QueueConfig (queue_admin.go)
 // and fixed values: the frame cap as message size limit, put and get
 // enabled, persistent (replicated to every node).
@@ -132,12 +143,14 @@ type queuePropsStore struct {
 	created map[string]time.Time
 }
 
-// forgetQueueProperty drops a deleted queue's creation time.
-func (e *Engine) forgetQueueProperty(name string) {
+// forgetQueueAdmin drops a deleted queue's admin state: its creation time
+// and its rate history.
+func (e *Engine) forgetQueueAdmin(name string) {
 	qp := &e.adm.qprops
 	qp.mu.Lock()
 	delete(qp.created, name)
 	qp.mu.Unlock()
+	e.adm.rates.forget(name)
 }
 
 func (e *Engine) queueProperty(name string, cfg QueueConfig, now time.Time) wire.QueuePropertyEntry {

@@ -132,6 +132,7 @@ func (e *Engine) DeleteQueue(name string) error {
 	if err := e.queues.deleteQueue(name); err != nil {
 		return err
 	}
+	e.forgetQueueAdmin(name)
 	e.logf("engine: queue %s deleted", name)
 	return nil
 }
@@ -436,7 +437,6 @@ func handleDeleteQueue(r *request) {
 		r.fail(wireError(err))
 		return
 	}
-	r.c.e.forgetQueueProperty(req.Queue)
 	r.reply(&wire.Empty{})
 }
 

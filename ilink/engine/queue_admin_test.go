@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +292,38 @@ func TestDeleteQueue(t *testing.T) {
 		t.Fatalf("put to a deleted queue: %s", errText(eb))
 	}
 	assertReplicasEqual(t, e)
+}
+
+// Queue churn leaves no admin state behind: the rate history and the
+// creation time of a deleted queue go with it (queueRates), so listing
+// queues created and deleted one after another keeps one history per
+// existing queue, not one per queue name ever listed.
+func TestDeletedQueuesLeaveNoAdminState(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	if err := e.CreateQueue("KEEP"); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i := 0; i < 200; i++ {
+		name := "CHURN." + strconv.Itoa(i)
+		if err := e.CreateQueue(name); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(e.queueSnapshot(now)); n != 2 {
+			t.Fatalf("%d queues listed, want 2", n)
+		}
+		if err := e.DeleteQueue(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.adm.rates.mu.Lock()
+	rates := len(e.adm.rates.m)
+	e.adm.rates.mu.Unlock()
+	e.adm.qprops.mu.Lock()
+	created := len(e.adm.qprops.created)
+	e.adm.qprops.mu.Unlock()
+	if rates != 1 || created != 1 {
+		t.Errorf("after 200 queues created, listed and deleted: %d rate histories and %d creation times, want 1 each (KEEP)", rates, created)
+	}
 }
