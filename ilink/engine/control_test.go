@@ -166,3 +166,23 @@ func TestOutageKeepsState(t *testing.T) {
 		t.Fatalf("after the outage the partition holds %v", got)
 	}
 }
+
+// The fault bookkeeping holds only the controls in force: a chaos run adds
+// and removes thousands (a delay or drop window each), and none stays.
+func TestControlsRemovedLeaveNothing(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, Config{})
+	keep := e.Control(func(*ControlEvent) ControlAction { return ControlAction{} })
+	defer keep()
+	for i := 0; i < 1000; i++ {
+		remove := e.Control(func(*ControlEvent) ControlAction { return ControlAction{} })
+		remove()
+		remove() // a second call is a no-op
+	}
+	e.ctl.mu.Lock()
+	n, count := len(e.ctl.list), e.ctl.count.Load()
+	e.ctl.mu.Unlock()
+	if n != 1 || count != 1 {
+		t.Errorf("%d controls listed (count %d) after 1000 added and removed, want the 1 kept", n, count)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"ilinkdash/ilink/wire"
@@ -111,4 +112,49 @@ func TestGroupsCompactionBoundsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the kill", loaded("a coordinator after the kill"))
+}
+
+// Temporary groups come and go (every dashboard tail is one): each that
+// ends with its last member leaves nothing in the coordinator's memory
+// (no group, no kept generation) and, once compacted, nothing in
+// SYSTEM.GROUPS, however many there were.
+func TestTemporaryGroupChurnLeavesNothing(t *testing.T) {
+	t.Parallel()
+	cfg := groupConfig()
+	const compactMin = 100
+	cfg.GroupCompactMin = compactMin
+	e := startEngine(t, cfg)
+	mustCreateTopic(t, e, "T", "partitions=2")
+	sessions := map[int]*rawClient{}
+	const churn = 300
+	for i := 0; i < churn; i++ {
+		g := fmt.Sprintf("tmp-%d", i)
+		n := e.CoordinatorOf(g)
+		c := sessions[n]
+		if c == nil {
+			c = coordSession(t, e, g)
+			sessions[n] = c
+		}
+		j := c.mustJoin(g, "", false, "T")
+		if _, f := c.commitAs(g, j, off("T", 0, int64(i+1))); f != nil {
+			t.Fatalf("commit of %s: %v", g, f)
+		}
+		if f := c.leave(g, j); f != nil {
+			t.Fatalf("leave %s: %v", g, f)
+		}
+	}
+	for _, s := range e.groups.shards {
+		s.mu.Lock()
+		groups, gens := len(s.groups), len(s.gens)
+		s.mu.Unlock()
+		if groups != 0 || gens != 0 {
+			t.Errorf("SYSTEM.GROUPS/%d: %d groups and %d kept generations after %d temporary groups ended", s.idx, groups, gens, churn)
+		}
+	}
+	for p := 0; p < e.Config().GroupPartitions; p++ {
+		eventually(t, fmt.Sprintf("SYSTEM.GROUPS/%d compacted", p), func() bool {
+			held, _ := groupsLog(t, e, p)
+			return held < compactMin
+		})
+	}
 }
