@@ -33,7 +33,7 @@ func (a *app) resolve(cmd *cobra.Command) (config.Resolved, error) {
 
 // debugLogger returns a logger writing to the debug log file, or nil when
 // --debug is off. Nothing may write to the terminal while the TUI runs, so
-// the file is the only sink.
+// the file is the only sink; it is bounded (maxLogBytes, one older file).
 func debugLogger(r config.Resolved) (func(string, ...any), io.Closer, error) {
 	if !r.Debug {
 		return nil, io.NopCloser(nil), nil
@@ -41,7 +41,7 @@ func debugLogger(r config.Resolved) (func(string, ...any), io.Closer, error) {
 	if err := os.MkdirAll(filepath.Dir(r.LogFile), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("debug log: %w", err)
 	}
-	f, err := os.OpenFile(r.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := openRotating(r.LogFile, maxLogBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("debug log: %w", err)
 	}
