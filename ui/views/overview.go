@@ -19,8 +19,13 @@ import (
 	"ilinkdash/ui/views/tab"
 )
 
-// leaderEventWindow is how long leader changes stay in the alert list.
-const leaderEventWindow = 15 * time.Minute
+// leaderEventWindow is how long leader changes stay in the alert list;
+// maxLeaderEvents bounds how many (the latest): a leader flapping at every
+// poll would otherwise keep one per poll for the whole window.
+const (
+	leaderEventWindow = 15 * time.Minute
+	maxLeaderEvents   = 32
+)
 
 // Alert is one line of the overview's alert list.
 type Alert struct {
@@ -74,7 +79,7 @@ type Overview struct {
 	lastLeader  int
 	lastQM      string
 	leaderKnown bool
-	events      []leaderEvent
+	events      []leaderEvent // leader changes seen: within leaderEventWindow, at most maxLeaderEvents
 
 	alerts []Alert
 	nodes  *components.Table[admin.NodeInfo]
@@ -235,6 +240,9 @@ func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
 		return ""
 	}
 	if v.leaderKnown && s.Leader != v.lastLeader {
+		if len(v.events) == maxLeaderEvents {
+			v.events = append(v.events[:0], v.events[1:]...)
+		}
 		v.events = append(v.events, leaderEvent{at: at, from: v.lastLeader, to: s.Leader, fromQM: v.lastQM, toQM: qm(s.Leader)})
 	}
 	v.lastLeader, v.leaderKnown, v.lastQM = s.Leader, true, qm(s.Leader)

@@ -52,3 +52,26 @@ func TestOverviewAlerts(t *testing.T) {
 	r.Poll()
 	r.MustNotShow("leader changed", "down since")
 }
+
+// A leader that changes at every poll keeps at most 32 changes in the
+// alert list (the latest), not one per poll for the 15-minute window.
+func TestOverviewLeaderChangesBounded(t *testing.T) {
+	r := viewtest.New(t, false, overviewView)
+	r.Poll()
+	for i := 0; i < 100; i++ {
+		// Node 1 and node 2 take turns: every poll sees a new leader.
+		down := 1 + i%2
+		r.Src.SetNodeState(down, admin.NodeDown)
+		r.Poll()
+		r.Src.SetNodeState(down, admin.NodeRunning)
+	}
+	n := 0
+	for _, a := range r.V.(*views.Overview).Alerts() {
+		if strings.Contains(a.Text, "leader changed") {
+			n++
+		}
+	}
+	if n == 0 || n > 32 {
+		t.Errorf("%d leader changes listed after 100 within the window, want 1..32", n)
+	}
+}
