@@ -457,3 +457,34 @@ func TestRebalanceChurnAlerts(t *testing.T) {
 		t.Fatalf("after recreation: %d rebalances", g.Rebalances)
 	}
 }
+
+// A partition's history holds at most maxObs observations however fast
+// the polls come (here 2,000 within one window), and a group's
+// generations only the window's: a day of polls keeps no more than a
+// minute's.
+func TestHistoriesBounded(t *testing.T) {
+	m := New(DefaultConfig()) // window 10 s
+	for i := 0; i < 2000; i++ {
+		g := group("billing", admin.GroupStable, 1, part("O", 0, int64(i), 0, int64(i+10)))
+		g.Generation = int32(i)
+		m.ObserveGroups([]admin.GroupInfo{g}, at(float64(i)/1000)) // 2,000 polls in 2 s
+	}
+	check := func(when string) {
+		t.Helper()
+		for k, p := range m.groups["billing"].parts {
+			if len(p.hist) > 256 { // maxObs, as documented (docs/DESIGN.md §7.7)
+				t.Errorf("%s: %v: %d observations kept, bound 256", when, k, len(p.hist))
+			}
+		}
+	}
+	check("after 2,000 polls in 2 s")
+	for i := 0; i < 100; i++ {
+		g := group("billing", admin.GroupStable, 1, part("O", 0, int64(2000+i), 0, int64(2010+i)))
+		g.Generation = int32(2000 + i)
+		m.ObserveGroups([]admin.GroupInfo{g}, at(2+float64(i))) // then 100 s at one poll a second
+	}
+	check("after 100 s more")
+	if n := len(m.groups["billing"].gens); n > 12 {
+		t.Errorf("%d generations kept for a 10 s window polled every second", n)
+	}
+}
