@@ -28,9 +28,9 @@ type logEntry struct {
 type partLog struct {
 	// ents holds the live entries at ents[head:]. Bound (issue 21): the
 	// dropped prefix is reclaimed once it is at least logCompactMin entries
-	// and at least the live part, and the array is reallocated when its
-	// capacity passes 4 × live + logCompactMin, so under a steady load the
-	// array holds at most 4 × live + logCompactMin entries (56 B each)
+	// and a quarter of the live part, and the array is reallocated when
+	// its capacity passes 2 × live + 4 × logCompactMin, so under a steady
+	// load the array holds at most 2 × live + 256 entries (56 B each)
 	// whatever the log's age (TestPartLogEntriesBoundedByLive).
 	ents  []logEntry
 	head  int   // entries before head were dropped by retention or compaction
@@ -123,13 +123,17 @@ func (l *partLog) dropHead(n int) {
 	}
 	l.start = l.ents[l.head].base
 	l.evictUnretained()
-	// Reclaim the dropped prefix once it dominates, so ents does not grow
-	// under a steady produce-and-expire load (the bound at partLog.ents).
-	if l.head >= logCompactMin && l.head*2 >= len(l.ents) {
-		live := len(l.ents) - l.head
-		if cap(l.ents) > 4*live+logCompactMin {
+	// Reclaim the dropped prefix once it is worth a copy of the live part,
+	// so ents does not grow under a steady produce-and-expire load (the
+	// bound at partLog.ents): each live entry is copied at most 4 times
+	// per log turnover.
+	if live := len(l.ents) - l.head; l.head >= logCompactMin && 4*l.head >= live {
+		if cap(l.ents) > 2*live+4*logCompactMin {
 			// A burst, a lag or a shorter retention left a large array.
-			ents := make([]logEntry, live, 2*live+logCompactMin)
+			// The new one has room for the next reclaim's prefix, and
+			// even rounded up to its size class it stays below the
+			// threshold, so a steady log is not reallocated again.
+			ents := make([]logEntry, live, live+live/4+2*logCompactMin)
 			copy(ents, l.ents[l.head:])
 			l.ents = ents
 		} else {

@@ -27,12 +27,12 @@ func appendBatches(t testing.TB, l *partLog, n, k int) {
 }
 
 // TestPartLogEntriesBoundedByLive: under a steady produce-and-expire load
-// the entry array stays within its bound (partLog.ents: 4 × live +
-// logCompactMin), also after a burst left it large; with the former
-// 1,024-entry threshold it carried over a thousand dead slots per log.
+// the entry array stays within its bound (partLog.ents: 2 × live + 256),
+// also after a burst left it large; with the former 1,024-entry threshold
+// it carried over a thousand dead slots per log.
 func TestPartLogEntriesBoundedByLive(t *testing.T) {
 	l := newPartLog(0)
-	bound := func(live int) int { return 4*live + logCompactMin }
+	bound := func(live int) int { return 2*live + 256 } // as documented at partLog.ents
 	const live = 100
 	steady := func(n int) {
 		t.Helper()
@@ -79,12 +79,12 @@ func TestPartLogIndexAndRetention(t *testing.T) {
 	}
 	per := l.bytes / 3000
 	// Drop in steps; the dropped prefix is compacted away once it is at
-	// least logCompactMin entries and half the slice (here at the third
-	// step).
+	// least logCompactMin entries and a quarter of the live part (here
+	// from the second step on).
 	for i := 0; i < 4; i++ {
 		l.dropHead(500)
 	}
-	if l.start != 4000 || l.bytes != 1000*per || len(l.live()) != 1000 || l.head != 500 || len(l.ents) != 1500 {
+	if l.start != 4000 || l.bytes != 1000*per || len(l.live()) != 1000 || l.head != 0 || len(l.ents) != 1000 {
 		t.Fatalf("after dropping 2000: start %d bytes %d live %d head %d ents %d", l.start, l.bytes, len(l.live()), l.head, len(l.ents))
 	}
 	if l.find(3999) != -1 || l.find(4000) != 0 {
