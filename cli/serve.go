@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,9 +19,11 @@ import (
 // serveFlags are the serve command's own flags; each overrides its field
 // of the config file's serve section when given.
 type serveFlags struct {
-	listen, authorizedKeys, operatorKeys, hostKey, auditLog string
-	maxSessions, maxTails, tailBuffer                       int
-	idleTimeout                                             time.Duration
+	listen, authorizedKeys, operatorKeys, hostKey, auditLog, saveDir string
+	maxSessions, maxTails, tailBuffer, maxColumns, maxRows           int
+	maxStartups, maxPerKey                                           int
+	tailBufferBytes, saveMaxBytes                                    string
+	idleTimeout, openTimeout                                         time.Duration
 }
 
 // shutdownGrace bounds a graceful stop: sessions told, tails closed.
@@ -51,6 +54,14 @@ func (a *app) serveCommand() *cobra.Command {
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", d.IdleTimeout, "close a session without input for this long (0: never)")
 	fs.IntVar(&f.maxTails, "max-tails", d.MaxTails, "tails running at once over all sessions (0: no tailing)")
 	fs.IntVar(&f.tailBuffer, "tail-buffer", d.TailBuffer, "records each session's tail keeps")
+	fs.StringVar(&f.tailBufferBytes, "tail-buffer-bytes", config.FormatBytes(d.TailBufferBytes), "bytes of records each session's tail keeps (e.g. 16MiB)")
+	fs.IntVar(&f.maxColumns, "max-columns", d.MaxColumns, "clamp every session's terminal to this many columns")
+	fs.IntVar(&f.maxRows, "max-rows", d.MaxRows, "clamp every session's terminal to this many rows")
+	fs.DurationVar(&f.openTimeout, "open-timeout", d.OpenTimeout, "close a connection that has no dashboard this long after authenticating")
+	fs.IntVar(&f.maxStartups, "max-startups", d.MaxStartups, "connections without a dashboard yet (handshaking, authenticating, opening) at once")
+	fs.IntVar(&f.maxPerKey, "max-sessions-per-key", d.MaxSessionsPerKey, "dashboards one key may hold at once")
+	fs.StringVar(&f.saveDir, "save-dir", "", "the one directory operators' tail saves are written to, with names the server chooses (default: saving off)")
+	fs.StringVar(&f.saveMaxBytes, "save-max-bytes", config.FormatBytes(d.SaveMaxBytes), "largest file one tail save writes")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append every mutating action, connect and disconnect to this file (JSON lines)")
 	return cmd
 }
@@ -86,20 +97,49 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config
 	if set("audit-log") {
 		s.AuditLog = f.auditLog
 	}
+	if set("max-columns") {
+		s.MaxColumns = f.maxColumns
+	}
+	if set("max-rows") {
+		s.MaxRows = f.maxRows
+	}
+	if set("open-timeout") {
+		s.OpenTimeout = f.openTimeout
+	}
+	if set("max-startups") {
+		s.MaxStartups = f.maxStartups
+	}
+	if set("max-sessions-per-key") {
+		s.MaxSessionsPerKey = f.maxPerKey
+	}
+	if set("save-dir") {
+		dir, err := filepath.Abs(f.saveDir)
+		if err != nil {
+			return s, fmt.Errorf("--save-dir: %w", err)
+		}
+		s.SaveDir = dir
+	}
+	for _, b := range []struct {
+		flag, v string
+		dst     *int64
+	}{{"tail-buffer-bytes", f.tailBufferBytes, &s.TailBufferBytes}, {"save-max-bytes", f.saveMaxBytes, &s.SaveMaxBytes}} {
+		if !set(b.flag) {
+			continue
+		}
+		n, err := config.ParseBytes(b.v)
+		if err != nil {
+			return s, fmt.Errorf("--%s: %w", b.flag, err)
+		}
+		*b.dst = n
+	}
 	if s.HostKey == "" {
 		s.HostKey = config.DefaultHostKey()
 	}
 	switch {
 	case config.CheckListen(s.Listen) != nil:
 		return s, fmt.Errorf("--listen: %w", config.CheckListen(s.Listen))
-	case s.MaxSessions < 1 || s.MaxSessions > config.MaxServeSessions:
-		return s, fmt.Errorf("--max-sessions must be between 1 and %d, got %d", config.MaxServeSessions, s.MaxSessions)
-	case s.MaxTails < 0 || s.MaxTails > config.MaxServeTails:
-		return s, fmt.Errorf("--max-tails must be between 0 and %d, got %d", config.MaxServeTails, s.MaxTails)
-	case s.TailBuffer < config.MinTailBuffer || s.TailBuffer > config.MaxTailBuffer:
-		return s, fmt.Errorf("--tail-buffer must be between %d and %d, got %d", config.MinTailBuffer, config.MaxTailBuffer, s.TailBuffer)
-	case s.IdleTimeout < 0:
-		return s, fmt.Errorf("--idle-timeout must not be negative, got %v", s.IdleTimeout)
+	case s.Check() != nil:
+		return s, s.Check()
 	case s.AuthorizedKeys == "" && s.OperatorKeys == "":
 		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", config.DefaultPath())
 	}
@@ -194,7 +234,13 @@ func printServeBanner(w io.Writer, srv *serve.Server, sc config.Serve, r config.
 	fmt.Fprintf(w, "host key %s%s: %s\n", srv.HostKeyPath(), created, srv.HostKeyFingerprint())
 	ops, views := srv.KeyCounts()
 	fmt.Fprintf(w, "keys: %d operator (%s), %d viewer (%s)\n", ops, orNone(sc.OperatorKeys), views, orNone(sc.AuthorizedKeys))
-	fmt.Fprintf(w, "limits: %d sessions, %d tails, idle timeout %v; audit log %s\n", sc.MaxSessions, sc.MaxTails, sc.IdleTimeout, orNone(sc.AuditLog))
+	fmt.Fprintf(w, "limits: %d sessions (%d per key), %d tails of at most %s each, terminals up to %dx%d, idle timeout %v; audit log %s\n",
+		sc.MaxSessions, sc.MaxSessionsPerKey, sc.MaxTails, config.FormatBytes(sc.TailBufferBytes), sc.MaxColumns, sc.MaxRows, sc.IdleTimeout, orNone(sc.AuditLog))
+	save := "off"
+	if sc.SaveDir != "" {
+		save = sc.SaveDir + " (operators, at most " + config.FormatBytes(sc.SaveMaxBytes) + " a file)"
+	}
+	fmt.Fprintf(w, "connections: %d without a dashboard at once, each closed %v after authenticating without one; tail saves: %s\n", sc.MaxStartups, sc.OpenTimeout, save)
 }
 
 func orNone(s string) string {

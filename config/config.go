@@ -32,6 +32,11 @@ const (
 	DefaultTailBuffer = 10000
 	MinTailBuffer     = 100
 	MaxTailBuffer     = 1000000
+	// The tail's bound in bytes (keys, values, headers): whichever of
+	// the record and the byte bound is reached first drops the oldest.
+	DefaultTailBufferBytes = 256 << 20
+	MinTailBufferBytes     = 1 << 20
+	MaxTailBufferBytes     = 16 << 30
 	// DefaultFPS is the dashboard's frame rate cap; LowBandwidthFPS the
 	// cap in low-bandwidth mode (a key still shows within 100 ms).
 	DefaultFPS      = 20
@@ -117,8 +122,10 @@ type Context struct {
 	// Theme is ThemeAuto, ThemeDark or ThemeLight.
 	Theme string
 	// TailBuffer is the number of records the tail view keeps, in
-	// MinTailBuffer..MaxTailBuffer.
-	TailBuffer int
+	// MinTailBuffer..MaxTailBuffer; TailBufferBytes the bytes of keys,
+	// values and headers it keeps (MinTailBufferBytes..MaxTailBufferBytes).
+	TailBuffer      int
+	TailBufferBytes int64
 	// Health holds the thresholds of the health rules.
 	Health Health
 	// LowBandwidth fits the dashboard to a slow link (about 8,000 B/s):
@@ -153,6 +160,8 @@ func DefaultContext() Context {
 		Theme:      ThemeAuto,
 		TailBuffer: DefaultTailBuffer,
 		Health:     DefaultHealth(),
+
+		TailBufferBytes: DefaultTailBufferBytes,
 	}
 }
 

@@ -52,6 +52,10 @@ contexts:
     theme: auto
     # Records kept by the tail view, 100..1000000. Default: 10000.
     tail-buffer: 10000
+    # Bytes of keys, values and headers the tail view keeps (plus 512 per
+    # record), 1MiB..16GiB; whichever bound comes first drops the oldest.
+    # Default: 256MiB.
+    tail-buffer-bytes: 256MiB
     # For slow links (SSH over 64 kbit/s): the tail advances at most 2x/s,
     # counters change at most 1x/s, nothing animates. Default: false.
     low-bandwidth: false
@@ -110,6 +114,27 @@ serve:
   max-tails: 8
   # Records each session's tail keeps (100..1000000). Default: 2000.
   tail-buffer: 2000
+  # Bytes each session's tail keeps (1MiB..16GiB). Default: 16MiB. The
+  # tails of the whole server hold at most max-tails x this.
+  tail-buffer-bytes: 16MiB
+  # Every session's terminal is clamped to this size, whatever the client
+  # asks (40..2000 columns, 10..1000 rows). Default: 500 x 200.
+  max-columns: 500
+  max-rows: 200
+  # A connection without a dashboard is closed this long after it
+  # authenticated (or after its last dashboard ended). Default: 10s.
+  open-timeout: 10s
+  # Connections without a dashboard yet (handshaking, authenticating,
+  # opening one) at once; more are closed at once (1..1000). Default: 64.
+  max-startups: 64
+  # Dashboards one key may hold at once (one key cannot take every
+  # session). Default: 16.
+  max-sessions-per-key: 16
+  # The only directory a session may write to: operators' tail saves, under
+  # names the server chooses. Default: none (saving off).
+  # save-dir: ~/.local/state/ilinkdash/saves
+  # The largest file one save writes. Default: 64MiB.
+  save-max-bytes: 64MiB
   # Every mutating action (who, what, target, outcome), connect and
   # disconnect, as JSON lines. Default: none.
   audit-log: ~/.local/state/ilinkdash/audit.jsonl

@@ -35,6 +35,10 @@ func TestExampleYAMLLoads(t *testing.T) {
 		MaxTails:       DefaultServeMaxTails,
 		TailBuffer:     DefaultServeTailBuffer,
 		AuditLog:       filepath.Join(home, ".local/state/ilinkdash/audit.jsonl"),
+
+		TailBufferBytes: DefaultServeTailBufferBytes, MaxColumns: DefaultServeMaxColumns, MaxRows: DefaultServeMaxRows,
+		OpenTimeout: DefaultServeOpenTimeout, MaxStartups: DefaultServeMaxStartups,
+		MaxSessionsPerKey: DefaultServeSessionsPerKey, SaveMaxBytes: DefaultServeSaveMaxBytes,
 	}
 	if f.Serve != want {
 		t.Errorf("example serve section = %+v, want %+v", f.Serve, want)

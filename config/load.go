@@ -457,6 +457,9 @@ func (d *decoder) contextFields(c *Context) []field {
 				c.TailBuffer = i
 			}
 		}},
+		{"tail-buffer-bytes", func(v *yaml.Node, path string) {
+			d.size(v, path, MinTailBufferBytes, MaxTailBufferBytes, &c.TailBufferBytes)
+		}},
 		{"low-bandwidth", func(v *yaml.Node, path string) {
 			if b, ok := d.boolean(v, path); ok {
 				c.LowBandwidth = b
@@ -590,6 +593,23 @@ func (d *decoder) integer(n *yaml.Node, path string) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// size accepts a byte count or a size such as "16MiB" within lo..hi.
+func (d *decoder) size(n *yaml.Node, path string, lo, hi int64, dst *int64) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!str") {
+		d.errorf(n, path, "expected a size such as 16MiB, got %s", describe(n))
+		return
+	}
+	x, err := ParseBytes(n.Value)
+	switch {
+	case err != nil:
+		d.errorf(n, path, "%v", err)
+	case x < lo || x > hi:
+		d.errorf(n, path, "must be between %s and %s, got %s", FormatBytes(lo), FormatBytes(hi), n.Value)
+	default:
+		*dst = x
+	}
 }
 
 // duration accepts Go duration strings. Bare numbers are refused rather

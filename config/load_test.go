@@ -68,8 +68,9 @@ contexts:
 			// Left out, so defaulted.
 			Groups: 2 * time.Second, Queues: 2 * time.Second, Replication: 2 * time.Second,
 		},
-		Theme:      ThemeDark,
-		TailBuffer: 500,
+		Theme:           ThemeDark,
+		TailBuffer:      500,
+		TailBufferBytes: DefaultTailBufferBytes,
 		Health: Health{Window: 30 * time.Second, MaxLagWarning: 500, QueueDepth: 0,
 			// Left out, so defaulted.
 			StallAfter: 10 * time.Second, MaxLagCritical: 100000, DLQWindow: 5 * time.Minute},
@@ -462,6 +463,14 @@ func TestLoadServe(t *testing.T) {
   idle-timeout: 10m
   max-tails: 0
   tail-buffer: 500
+  tail-buffer-bytes: 4MiB
+  max-columns: 300
+  max-rows: 100
+  open-timeout: 5s
+  max-startups: 8
+  max-sessions-per-key: 2
+  save-dir: saves
+  save-max-bytes: 1048576
   audit-log: audit.jsonl
 `)
 	f, err := Load(path)
@@ -478,6 +487,9 @@ func TestLoadServe(t *testing.T) {
 		MaxTails:       0,
 		TailBuffer:     500,
 		AuditLog:       filepath.Join(dir, "audit.jsonl"),
+
+		TailBufferBytes: 4 << 20, MaxColumns: 300, MaxRows: 100, OpenTimeout: 5 * time.Second,
+		MaxStartups: 8, MaxSessionsPerKey: 2, SaveDir: filepath.Join(dir, "saves"), SaveMaxBytes: 1 << 20,
 	}
 	if f.Serve != want {
 		t.Fatalf("serve = %+v\nwant    %+v", f.Serve, want)
@@ -510,6 +522,9 @@ func TestLoadServeErrors(t *testing.T) {
 		{"serve:\n  max-sessions: 0\n", "serve.max-sessions", "between 1 and 10000", 2, 17},
 		{"serve:\n  max-tails: -1\n", "serve.max-tails", "between 0 and 1000", 2, 14},
 		{"serve:\n  idle-timeout: 30\n", "serve.idle-timeout", "add a unit", 2, 17},
+		{"serve:\n  tail-buffer-bytes: 16mb\n", "serve.tail-buffer-bytes", `invalid size "16mb"`, 2, 22},
+		{"serve:\n  tail-buffer-bytes: 1KiB\n", "serve.tail-buffer-bytes", "between 1MiB and 16GiB", 2, 22},
+		{"serve:\n  max-columns: 100000\n", "serve.max-columns", "between 40 and 2000", 2, 16},
 		{"serve:\n  tail-buffer: 5\n", "serve.tail-buffer", "between 100 and 1000000", 2, 16},
 		{"serve:\n  operator_keys: x\n", "serve.operator_keys", `did you mean "operator-keys"?`, 2, 3},
 		{"serve:\n  audit-log: [a]\n", "serve.audit-log", "expected a string", 2, 14},
@@ -523,6 +538,22 @@ func TestLoadServeErrors(t *testing.T) {
 		}
 		if fe.Field != tc.field || fe.Line != tc.line || fe.Column != tc.col || !strings.Contains(fe.Msg, tc.substr) {
 			t.Errorf("%q: got %v (field %s, %d:%d), want %s at %d:%d containing %q", tc.yaml, err, fe.Field, fe.Line, fe.Column, tc.field, tc.line, tc.col, tc.substr)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"16MiB": 16 << 20, "1048576": 1 << 20, "512 KiB": 512 << 10, "2GiB": 2 << 30, "7B": 7} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+		if back, _ := ParseBytes(FormatBytes(want)); back != want {
+			t.Errorf("FormatBytes(%d) = %q does not read back", want, FormatBytes(want))
+		}
+	}
+	for _, bad := range []string{"", "16mb", "-1", "1.5MiB", "99999999999GiB", "MiB"} {
+		if _, err := ParseBytes(bad); err == nil || !strings.Contains(err.Error(), "invalid size") {
+			t.Errorf("ParseBytes(%q): %v, want an invalid-size error", bad, err)
 		}
 	}
 }

@@ -33,8 +33,31 @@ type Serve struct {
 	// one is a consumer in its own temporary group); 0 disables tailing.
 	MaxTails int
 	// TailBuffer is the number of records each session's tail keeps
-	// (MinTailBuffer..MaxTailBuffer): the per-session memory bound.
-	TailBuffer int
+	// (MinTailBuffer..MaxTailBuffer), and TailBufferBytes the bytes of
+	// keys, values and headers it keeps (MinTailBufferBytes..
+	// MaxTailBufferBytes): whichever is reached first drops the oldest.
+	// Together with MaxTails they bound what tails hold over the server.
+	TailBuffer      int
+	TailBufferBytes int64
+	// MaxColumns and MaxRows clamp every session's terminal, at the pty
+	// request and at every window change: what a session draws (and so
+	// holds) is bounded whatever size the client claims.
+	MaxColumns, MaxRows int
+	// OpenTimeout is how long a connection may go without a dashboard:
+	// from authentication (or the end of its last dashboard) until a
+	// pty session is admitted. The connection is closed then.
+	OpenTimeout time.Duration
+	// MaxStartups bounds the connections that have no dashboard yet
+	// (handshaking, authenticating, or opening one), like sshd's
+	// MaxStartups; a connection over it is closed at once.
+	MaxStartups int
+	// MaxSessionsPerKey bounds the dashboards one key holds at once.
+	MaxSessionsPerKey int
+	// SaveDir is the only directory a session may write to (the tail's
+	// save, operators only), with names the server chooses; "" = saving
+	// is off. SaveMaxBytes caps one saved file.
+	SaveDir      string
+	SaveMaxBytes int64
 	// AuditLog is the JSON-lines file every mutating action, connect and
 	// disconnect is appended to; "" = none.
 	AuditLog string
@@ -49,6 +72,20 @@ const (
 	DefaultServeTailBuffer  = 2000
 	MaxServeSessions        = 10000
 	MaxServeTails           = 1000
+
+	DefaultServeTailBufferBytes = 16 << 20
+	DefaultServeMaxColumns      = 500
+	DefaultServeMaxRows         = 200
+	MinServeColumns             = 40 // the dashboard's smallest usable size
+	MinServeRows                = 10
+	MaxServeColumns             = 2000
+	MaxServeRows                = 1000
+	DefaultServeOpenTimeout     = 10 * time.Second
+	DefaultServeMaxStartups     = 64
+	MaxServeStartups            = 1000
+	DefaultServeSessionsPerKey  = 16
+	DefaultServeSaveMaxBytes    = 64 << 20
+	MaxServeSaveBytes           = 4 << 30
 )
 
 // DefaultServe returns the serve settings used for everything the file
@@ -60,7 +97,49 @@ func DefaultServe() Serve {
 		IdleTimeout: DefaultServeIdleTimeout,
 		MaxTails:    DefaultServeMaxTails,
 		TailBuffer:  DefaultServeTailBuffer,
+
+		TailBufferBytes:   DefaultServeTailBufferBytes,
+		MaxColumns:        DefaultServeMaxColumns,
+		MaxRows:           DefaultServeMaxRows,
+		OpenTimeout:       DefaultServeOpenTimeout,
+		MaxStartups:       DefaultServeMaxStartups,
+		MaxSessionsPerKey: DefaultServeSessionsPerKey,
+		SaveMaxBytes:      DefaultServeSaveMaxBytes,
 	}
+}
+
+// Check validates every limit of s, naming the setting (as its flag) that
+// is out of range.
+func (s Serve) Check() error {
+	type bound struct {
+		name   string
+		v      int64
+		lo, hi int64
+	}
+	for _, b := range []bound{
+		{"max-sessions", int64(s.MaxSessions), 1, MaxServeSessions},
+		{"max-tails", int64(s.MaxTails), 0, MaxServeTails},
+		{"tail-buffer", int64(s.TailBuffer), MinTailBuffer, MaxTailBuffer},
+		{"tail-buffer-bytes", s.TailBufferBytes, MinTailBufferBytes, MaxTailBufferBytes},
+		{"max-columns", int64(s.MaxColumns), MinServeColumns, MaxServeColumns},
+		{"max-rows", int64(s.MaxRows), MinServeRows, MaxServeRows},
+		{"max-startups", int64(s.MaxStartups), 1, MaxServeStartups},
+		{"max-sessions-per-key", int64(s.MaxSessionsPerKey), 1, MaxServeSessions},
+		{"save-max-bytes", s.SaveMaxBytes, 1 << 10, MaxServeSaveBytes},
+	} {
+		if b.v < b.lo || b.v > b.hi {
+			return fmt.Errorf("--%s must be between %d and %d, got %d", b.name, b.lo, b.hi, b.v)
+		}
+	}
+	switch {
+	case s.IdleTimeout < 0:
+		return fmt.Errorf("--idle-timeout must not be negative, got %v", s.IdleTimeout)
+	case s.OpenTimeout <= 0:
+		return fmt.Errorf("--open-timeout must be positive, got %v", s.OpenTimeout)
+	case s.SaveDir != "" && !filepath.IsAbs(s.SaveDir):
+		return fmt.Errorf("--save-dir must be an absolute path, got %q", s.SaveDir)
+	}
+	return nil
 }
 
 // CheckListen validates a listen address: host:port, where the host may
@@ -130,6 +209,20 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 		}},
 		bounded("max-tails", 0, MaxServeTails, &s.MaxTails),
 		bounded("tail-buffer", MinTailBuffer, MaxTailBuffer, &s.TailBuffer),
+		{"tail-buffer-bytes", func(v *yaml.Node, path string) {
+			d.size(v, path, MinTailBufferBytes, MaxTailBufferBytes, &s.TailBufferBytes)
+		}},
+		bounded("max-columns", MinServeColumns, MaxServeColumns, &s.MaxColumns),
+		bounded("max-rows", MinServeRows, MaxServeRows, &s.MaxRows),
+		{"open-timeout", func(v *yaml.Node, path string) {
+			if x, ok := d.duration(v, path); ok {
+				s.OpenTimeout = x
+			}
+		}},
+		bounded("max-startups", 1, MaxServeStartups, &s.MaxStartups),
+		bounded("max-sessions-per-key", 1, MaxServeSessions, &s.MaxSessionsPerKey),
+		file("save-dir", &s.SaveDir),
+		{"save-max-bytes", func(v *yaml.Node, path string) { d.size(v, path, 1<<10, MaxServeSaveBytes, &s.SaveMaxBytes) }},
 		file("audit-log", &s.AuditLog),
 	})
 }

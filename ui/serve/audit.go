@@ -15,6 +15,10 @@ const (
 	EventConnect    = "connect"
 	EventDisconnect = "disconnect"
 	EventAction     = "action"
+	// EventRefused is a connection or session the server turned away or
+	// closed before it had a dashboard: Reason is the limit (max-startups,
+	// no-dashboard, channels, env, term, max-sessions-per-key).
+	EventRefused = "refused"
 )
 
 // Action outcomes.
@@ -45,7 +49,9 @@ type AuditEntry struct {
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
 	// Reason and Seconds close a session (disconnect): "quit", "idle",
-	// "shutdown" or "closed" (the connection went away).
+	// "shutdown", "closed" (the connection went away), "revoked" (its key
+	// left the key files) or "role-changed" (an operator key became a
+	// viewer's).
 	Reason  string  `json:"reason,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
 }
@@ -122,6 +128,8 @@ func (e AuditEntry) summary() string {
 		return fmt.Sprintf("%s connected from %s (%q %dx%d)", who, e.Remote, e.Term, e.Width, e.Height)
 	case EventDisconnect:
 		return fmt.Sprintf("%s disconnected (%s, %.0fs)", who, e.Reason, e.Seconds)
+	case EventRefused:
+		return fmt.Sprintf("refused %s %s %s: %s", e.Remote, e.Fingerprint, e.Reason, e.Detail)
 	}
 	s := fmt.Sprintf("%s %s %q: %s", who, e.Action, e.Target, e.Outcome)
 	if e.Detail != "" {

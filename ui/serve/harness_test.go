@@ -137,6 +137,8 @@ type rigOpts struct {
 	idle        time.Duration
 	refresh     time.Duration
 	readOnly    bool // the served context itself
+	// serve changes the serve settings after the rig's own (limits).
+	serve func(*config.Serve)
 }
 
 func startRig(t testing.TB, o rigOpts) *rig {
@@ -161,6 +163,9 @@ func startRig(t testing.TB, o rigOpts) *rig {
 	sc.MaxTails = o.maxTails
 	sc.IdleTimeout = o.idle
 	sc.AuditLog = r.audit
+	if o.serve != nil {
+		o.serve(&sc)
+	}
 	cc := config.DefaultContext()
 	cc.Name = "serve-test"
 	cc.ReadOnly = o.readOnly

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -63,6 +64,8 @@ type Server struct {
 	audit   *auditLog
 	polls   *polls
 	tails   chan struct{} // one token per running tail; nil = tailing disabled
+	gate    *gate
+	refusal refusalLog
 	srv     *ssh.Server
 
 	base   context.Context // the shared reads' context
@@ -85,11 +88,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("serve: both roles' backends are required")
 	}
 	sc := cfg.Serve
-	if sc.MaxSessions <= 0 {
-		return nil, fmt.Errorf("serve: max sessions must be at least 1, got %d", sc.MaxSessions)
-	}
-	if sc.TailBuffer < config.MinTailBuffer || sc.TailBuffer > config.MaxTailBuffer {
-		return nil, fmt.Errorf("serve: tail buffer must be between %d and %d, got %d", config.MinTailBuffer, config.MaxTailBuffer, sc.TailBuffer)
+	if err := sc.Check(); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	if sc.HostKey == "" {
 		sc.HostKey = config.DefaultHostKey()
@@ -106,6 +106,11 @@ func New(cfg Config) (*Server, error) {
 	if s.host, s.created, err = loadHostKey(sc.HostKey); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
+	if sc.SaveDir != "" {
+		if err := os.MkdirAll(sc.SaveDir, 0o700); err != nil {
+			return nil, fmt.Errorf("serve: --save-dir: %w", err)
+		}
+	}
 	if s.audit, err = openAudit(sc.AuditLog, s.logf); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
@@ -113,7 +118,10 @@ func New(cfg Config) (*Server, error) {
 		s.tails = make(chan struct{}, sc.MaxTails)
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	go s.watchKeys()
 	s.polls = newPolls(s.base, cfg.Viewer, cfg.Context.Refresh)
+	s.gate = &gate{maxStartups: sc.MaxStartups, openTimeout: sc.OpenTimeout, cols: sc.MaxColumns, rows: sc.MaxRows,
+		logf: s.logf, refused: s.refused}
 
 	s.srv, err = wish.NewServer(
 		wish.WithAddress(sc.Listen),
@@ -122,10 +130,14 @@ func New(cfg Config) (*Server, error) {
 		func(srv *ssh.Server) error {
 			srv.AddHostKey(s.host)
 			// An unauthenticated connection must not hold a socket for long.
-			srv.HandshakeTimeout = 30 * time.Second
+			srv.HandshakeTimeout = handshakeTimeout
 			srv.ConnectionFailedCallback = func(c net.Conn, err error) {
 				s.logf("serve: connection from %s failed: %v", c.RemoteAddr(), err)
 			}
+			// Every connection passes the gate, and every session channel
+			// its filter (gate.go); no other channel type is served.
+			srv.ConnCallback = s.gate.accept
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
 		},
 		// admit runs the Bubble Tea middleware itself, once it has admitted
@@ -168,7 +180,10 @@ func (s *Server) KeyCounts() (operators, viewers int) {
 // authorize is the public key callback: keys of neither file are refused
 // here, before any session exists.
 func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
-	if _, ok := s.keys.identify(key); ok {
+	if who, ok := s.keys.identify(key); ok {
+		if st := connOf(ctx); st != nil {
+			st.authorized(who.Fingerprint)
+		}
 		return true
 	}
 	s.logf("serve: refused key %s from %s", gossh.FingerprintSHA256(key), ctx.RemoteAddr())
@@ -277,6 +292,15 @@ func (s *Server) register(ss *session) error {
 		return errors.New("ilinkdash serve is shutting down; try again later")
 	case len(s.sessions) >= s.cfg.Serve.MaxSessions:
 		return fmt.Errorf("ilinkdash serve: all %d sessions are in use (--max-sessions); try again later", s.cfg.Serve.MaxSessions)
+	}
+	mine := 0
+	for _, o := range s.sessions {
+		if o.who.Fingerprint == ss.who.Fingerprint {
+			mine++
+		}
+	}
+	if mine >= s.cfg.Serve.MaxSessionsPerKey {
+		return errPerKey{max: s.cfg.Serve.MaxSessionsPerKey}
 	}
 	s.lastID++
 	ss.id = s.lastID

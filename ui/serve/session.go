@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	bm "charm.land/wish/v2/bubbletea"
+	gossh "golang.org/x/crypto/ssh"
 
 	"ilinkdash/config"
 	"ilinkdash/ui"
@@ -26,11 +27,14 @@ const (
 	reasonShutdown = "shutdown"
 	reasonClosed   = "closed"
 	reasonQuit     = "quit"
+	reasonRevoked  = "revoked"
+	reasonDemoted  = "role-changed"
 )
 
 // session is one admitted SSH session and its dashboard.
 type session struct {
 	id       uint64
+	key      gossh.PublicKey // re-checked against the key files (revoke.go)
 	who      Identity
 	remote   string
 	started  time.Time
@@ -142,15 +146,22 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			refuse(sess, "ilinkdash serve: the dashboard needs a terminal; connect with a pty (ssh -t)")
 			return
 		}
-		ss := &session{who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
+		ss := &session{key: sess.PublicKey(), who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
 			readOnly: who.Role != RoleOperator || s.cfg.Context.ReadOnly}
 		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
 		if err := s.register(ss); err != nil {
 			ss.cancel()
+			if pk, ok := err.(errPerKey); ok {
+				s.refused(refusedPerKey, &connState{remote: ss.remote, fingerprint: who.Fingerprint}, pk.Error())
+			}
 			refuse(sess, err.Error())
 			return
 		}
 		defer s.unregister(ss)
+		if st := connOf(sess.Context()); st != nil {
+			st.dashboardStarted()
+			defer st.dashboardEnded()
+		}
 		connect := ss.entry(EventConnect)
 		connect.Term, connect.Width, connect.Height = pty.Term, pty.Window.Width, pty.Window.Height
 		s.audit.write(connect)
@@ -183,6 +194,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			refuse(sess, fmt.Sprintf("ilinkdash serve: no input for %v; session closed", s.cfg.Serve.IdleTimeout))
 		case reasonShutdown:
 			refuse(sess, "ilinkdash serve: the server is shutting down; session closed")
+		case reasonRevoked:
+			refuse(sess, "ilinkdash serve: this key was removed from the server's key files; session closed")
+		case reasonDemoted:
+			refuse(sess, "ilinkdash serve: this key is no longer an operator's; session closed (connect again for a read-only dashboard)")
 		}
 	}
 }
@@ -209,7 +224,7 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	}
 	cfg := s.cfg.Context
 	cfg.ReadOnly = ss.readOnly
-	cfg.TailBuffer = s.cfg.Serve.TailBuffer
+	cfg.TailBuffer, cfg.TailBufferBytes = s.cfg.Serve.TailBuffer, s.cfg.Serve.TailBufferBytes
 	sessionBandwidth(&cfg, getenv)
 	uctx := ui.NewContext(cfg, s.cfg.Demo, getenv)
 	// The meter counts what reaches the client and notices writes that

@@ -87,6 +87,14 @@ func call[T any](ss *sessionSources, ctx context.Context, fn func(context.Contex
 func (ss *sessionSources) act(ctx context.Context, action, target, detail string, fn func(context.Context) error) error {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
+	// The key is checked at the act itself, not only by the watcher's
+	// tick: an action after its key left the files never runs.
+	if why := ss.s.lostRights(ss.sess); why != "" {
+		err := &rightsError{action: action, why: why}
+		ss.record(action, target, detail, err)
+		ss.sess.stop(why)
+		return err
+	}
 	err := fn(ctx)
 	ss.s.polls.invalidate()
 	ss.record(action, target, detail, err)
@@ -98,13 +106,23 @@ func (ss *sessionSources) record(action, target, detail string, err error) {
 	e.Time = time.Now()
 	e.Action, e.Target, e.Detail, e.Outcome = action, target, detail, OutcomeOK
 	switch {
-	case ilink.HasName(err, wire.ErrReadOnly):
+	case ilink.HasName(err, wire.ErrReadOnly), errors.As(err, new(*rightsError)):
 		e.Outcome, e.Error = OutcomeRefused, err.Error()
 	case err != nil:
 		e.Outcome, e.Error = OutcomeError, err.Error()
 	}
 	ss.s.audit.write(e)
 	ss.sess.note(e)
+}
+
+// rightsError refuses an action whose session's key lost its rights.
+type rightsError struct{ action, why string }
+
+func (e *rightsError) Error() string {
+	if e.why == reasonDemoted {
+		return e.action + " refused: this key is no longer an operator's"
+	}
+	return e.action + " refused: this key was removed from the server's key files"
 }
 
 // ---- polled ----

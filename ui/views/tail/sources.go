@@ -8,6 +8,7 @@ package tail
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"ilinkdash/ilink/jsonl"
@@ -41,6 +42,20 @@ type Spec struct {
 	// (clamped to each partition's range) or a time (the first offset at
 	// or after it). The view never asks for a P@OFFSET start.
 	From position.Position
+}
+
+// Saver is where `w` writes when the tab is not the user's own program
+// (ui/serve: the dashboard runs on a jump host, the user is remote): the
+// server chooses the file and may refuse. A Tailer that is also a Saver
+// replaces the save to a path the user types.
+type Saver interface {
+	// SavePlace says where a save goes (for the dialog), or why saving is
+	// not possible here.
+	SavePlace() (string, error)
+	// SaveTail writes one save of records for target: write is called once
+	// with the file and returns the bytes it wrote. It returns the name of
+	// the file written and its size.
+	SaveTail(ctx context.Context, target string, records int, write func(io.Writer) (int64, error)) (name string, n int64, err error)
 }
 
 // Batch is what a stream hands the view at once: records read from

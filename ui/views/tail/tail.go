@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,6 +85,7 @@ type (
 type View struct {
 	tab.Base
 	tailer   Tailer
+	saver    Saver // nil: saves go to a path the user types
 	capacity int
 
 	spec   Spec
@@ -168,21 +170,25 @@ type detailCache struct {
 // New returns the tail view; t may be nil (the tab then explains that
 // tailing is unavailable).
 func New(ctx *common.Context, t Tailer) *View {
-	capacity := ctx.Config.TailBuffer
+	capacity, maxBytes := ctx.Config.TailBuffer, ctx.Config.TailBufferBytes
 	if capacity <= 0 {
 		capacity = config.DefaultTailBuffer
+	}
+	if maxBytes <= 0 {
+		maxBytes = config.DefaultTailBufferBytes
 	}
 	v := &View{
 		Base:     tab.New(ctx, common.ViewTail),
 		tailer:   t,
 		capacity: capacity,
-		ring:     newTailRing(capacity),
+		ring:     newTailRing(capacity, maxBytes),
 		intern:   interner{},
 		follow:   true,
 		offW:     6,
 		topicW:   5,
 		waiting:  -1,
 	}
+	v.saver, _ = t.(Saver)
 	v.filterIn = components.NewInput("/", FilterHelp)
 	v.filterIn.CharLimit = 1024
 	return v
@@ -329,9 +335,7 @@ func (v *View) ingest(r *Record) {
 		v.topics++
 		v.topicW = max(v.topicW, min(sanitize.Width(sanitize.String(r.Topic)), 24))
 	}
-	if v.ring.push(newEntry(r, v.intern)) {
-		v.dropped++
-	}
+	v.dropped += int64(v.ring.push(newEntry(r, v.intern)))
 	v.total++
 	seq := v.ring.next - 1
 	if v.filter != nil && v.filter.match(v.ring.at(seq)) {
@@ -1102,6 +1106,16 @@ func (v *View) openSave() {
 	}
 	body := []string{"Writes the records as JSON lines, the format of `ilinkdash tail --format json` (binary keys and values in base64). An existing file is not overwritten."}
 	fields := []*components.Field{components.TextField("File", v.defaultSavePath(), "")}
+	if v.saver != nil {
+		place, err := v.saver.SavePlace()
+		if err != nil {
+			v.OpenDialog(&components.Dialog{Title: "Save", Body: []string{sanitize.Error(err)}})
+			v.dlgKind = "info"
+			return
+		}
+		body = []string{"Writes the records as JSON lines, the format of `ilinkdash tail --format json`, to a new file the server names in " + sanitize.String(place) + "."}
+		fields = nil
+	}
 	if v.filter != nil {
 		f := components.ChoiceField("Records",
 			"matching the filter ("+common.Thousands(int64(v.matches.len()))+")",
@@ -1205,12 +1219,15 @@ func jumpLabel(p position.Position, loc *time.Location) string {
 
 func (v *View) submitSave() tea.Cmd {
 	f := v.Dlg.Fields
-	path := f[0].Value()
-	if path == "" {
-		v.Dlg.Err = "give a file name"
-		return nil
+	var path string
+	if v.saver == nil {
+		if path = f[0].Value(); path == "" {
+			v.Dlg.Err = "give a file name"
+			return nil
+		}
+		f = f[1:]
 	}
-	all := v.filter == nil || (len(f) > 1 && f[1].Choice == 1)
+	all := v.filter == nil || (len(f) > 0 && f[0].Choice == 1)
 	var entries []tailEntry
 	if all {
 		entries = make([]tailEntry, 0, v.ring.n)
@@ -1225,11 +1242,37 @@ func (v *View) submitSave() tea.Cmd {
 	}
 	v.Dlg.Err = ""
 	v.Dlg.Busy = "saving " + common.Plural(len(entries), "record") + "…"
-	gen := v.DlgGen
+	gen, saver, target := v.DlgGen, v.saver, v.spec.Target
 	return v.Address(v.Gen, func() any {
-		p, n, err := saveJSONL(path, entries)
+		var p string
+		var n int64
+		var err error
+		if saver != nil {
+			ctx, cancel := tab.CallCtx()
+			defer cancel()
+			p, n, err = saver.SaveTail(ctx, target, len(entries), func(w io.Writer) (int64, error) { return writeJSONL(w, entries) })
+		} else {
+			p, n, err = saveJSONL(path, entries)
+		}
 		return tailSavedMsg{path: p, n: len(entries), bytes: n, err: err, dlgGen: gen}
 	})
+}
+
+// writeJSONL writes entries as JSON lines to w.
+func writeJSONL(w io.Writer, entries []tailEntry) (int64, error) {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var n int64
+	buf := make([]byte, 0, 4096)
+	for i := range entries {
+		r := entries[i].record()
+		buf = jsonl.Append(buf[:0], &r)
+		m, err := bw.Write(buf)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
 }
 
 // saveJSONL writes entries as JSON lines to a new file (never
@@ -1248,21 +1291,8 @@ func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
 		}
 		return path, 0, err
 	}
-	w := bufio.NewWriterSize(f, 256<<10)
-	var n int64
-	buf := make([]byte, 0, 4096)
-	for i := range entries {
-		r := entries[i].record()
-		buf = jsonl.Append(buf[:0], &r)
-		m, err := w.Write(buf)
-		n += int64(m)
-		if err != nil {
-			f.Close()
-			os.Remove(path)
-			return path, n, err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	n, err := writeJSONL(f, entries)
+	if err != nil {
 		f.Close()
 		os.Remove(path)
 		return path, n, err

@@ -42,10 +42,13 @@ type benchTail struct {
 	now  time.Time
 }
 
-func newBenchTail(tb testing.TB, buffer int) *benchTail {
+func newBenchTail(tb testing.TB, buffer int) *benchTail { return newBenchTailBytes(tb, buffer, 0) }
+
+// newBenchTailBytes also sets the byte bound (0: the default).
+func newBenchTailBytes(tb testing.TB, buffer int, maxBytes int64) *benchTail {
 	bt := &benchTail{s: &benchStream{ch: make(chan tail.Batch, 64)}, now: fakes.Epoch}
 	ctx := viewtest.BenchContext(common.FullColor)
-	ctx.Config.TailBuffer = buffer
+	ctx.Config.TailBuffer, ctx.Config.TailBufferBytes = buffer, maxBytes
 	ctx.Now = func() time.Time { return bt.now }
 	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		bt.tick = fn
@@ -254,6 +257,33 @@ func TestTailMemoryBound(t *testing.T) {
 	t.Logf("full 10k × 1 KiB buffer: %.1f MiB live heap", used)
 	if used > 32 {
 		t.Fatalf("the tail holds %.1f MiB for 10,000 1 KiB records", used)
+	}
+	runtime.KeepAlive(bt)
+}
+
+// TestTailMemoryBoundBytes: 300 distinct records of 900 KB (270 MB) into
+// a tail bounded at 2,000 records and 16 MiB hold about 16 MiB, not what
+// the count bound alone would let them hold.
+func TestTailMemoryBoundBytes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a memory measure, meaningless under the race detector")
+	}
+	before := heapAfterGC()
+	bt := newBenchTailBytes(t, 2000, 16<<20)
+	for i := 0; i < 300; i++ {
+		val := make([]byte, 900_000)
+		val[0] = byte(i)
+		bt.batch([]tail.Record{{Topic: "ORDER.EVENT", Offset: int64(i), Value: val}})
+	}
+	after := heapAfterGC()
+	used := float64(after-before) / (1 << 20)
+	buffered, total, dropped, _ := bt.v.Counts()
+	t.Logf("300 × 900 KB into a 16 MiB tail: %.1f MiB live heap, %d buffered, %d dropped", used, buffered, dropped)
+	if total != 300 || buffered > 18 || dropped < 282 {
+		t.Fatalf("buffered %d of %d (dropped %d), want at most 18", buffered, total, dropped)
+	}
+	if used > 32 {
+		t.Fatalf("the tail holds %.1f MiB for a 16 MiB bound", used)
 	}
 	runtime.KeepAlive(bt)
 }

@@ -68,17 +68,37 @@ func (e *tailEntry) ensurePreview() {
 	}
 }
 
-// tailRing is a fixed-capacity ring of entries identified by a sequence
-// number that grows forever: the entries held are seqs [first, next).
-type tailRing struct {
-	buf  []tailEntry
-	head int // index of the oldest entry once full
-	n    int
-	cap  int
-	next uint64
+// entryOverhead is what an entry costs beyond its keys, values and
+// headers: the struct, its slice headers and the row previews once drawn.
+const entryOverhead = 512
+
+// size is what the entry counts against the ring's byte bound.
+func (e *tailEntry) size() int64 {
+	n := entryOverhead + len(e.k) + len(e.v)
+	for _, h := range e.hdrs {
+		n += len(h.Key) + len(h.Value) + 32
+	}
+	return int64(n)
 }
 
-func newTailRing(capacity int) tailRing { return tailRing{cap: max(capacity, 1)} }
+// tailRing is a ring of entries bounded in count (cap) and in bytes
+// (maxBytes, by tailEntry.size), identified by a sequence number that
+// grows forever: the entries held are seqs [first, next). Whichever bound
+// a push would cross drops the oldest entries; the newest is always kept,
+// even alone over maxBytes.
+type tailRing struct {
+	buf      []tailEntry
+	head     int // index of the oldest entry
+	n        int
+	cap      int
+	bytes    int64 // Σ size of the entries held
+	maxBytes int64
+	next     uint64
+}
+
+func newTailRing(capacity int, maxBytes int64) tailRing {
+	return tailRing{cap: max(capacity, 1), maxBytes: max(maxBytes, 1)}
+}
 
 func (r *tailRing) first() uint64 { return r.next - uint64(r.n) }
 
@@ -88,22 +108,43 @@ func (r *tailRing) at(seq uint64) *tailEntry {
 	return &r.buf[(r.head+i)%len(r.buf)]
 }
 
-// push appends e and reports whether the oldest entry was dropped.
-func (r *tailRing) push(e tailEntry) bool {
-	r.next++
-	if len(r.buf) < r.cap {
-		r.buf = append(r.buf, e)
-		r.n++
-		return false
+// push appends e and returns how many of the oldest entries it dropped.
+func (r *tailRing) push(e tailEntry) (dropped int) {
+	size := e.size()
+	for r.n > 0 && (r.n >= r.cap || r.bytes+size > r.maxBytes) {
+		r.dropOldest()
+		dropped++
 	}
-	r.buf[r.head] = e // the old entry's bytes become garbage
+	r.next++
+	r.bytes += size
+	if r.n < len(r.buf) {
+		r.buf[(r.head+r.n)%len(r.buf)] = e
+		r.n++
+		return dropped
+	}
+	if r.head != 0 { // grow in order: the slots before head hold newer entries
+		nb := make([]tailEntry, r.n, min(max(2*r.n, 16), r.cap))
+		k := copy(nb, r.buf[r.head:])
+		copy(nb[k:], r.buf[:r.head])
+		r.buf, r.head = nb, 0
+	}
+	r.buf = append(r.buf, e)
+	r.n++
+	return dropped
+}
+
+// dropOldest removes the oldest entry (its bytes become garbage).
+func (r *tailRing) dropOldest() {
+	e := &r.buf[r.head]
+	r.bytes -= e.size()
+	*e = tailEntry{}
 	r.head = (r.head + 1) % len(r.buf)
-	return true
+	r.n--
 }
 
 // clear empties the ring (and frees its memory); seqs keep growing.
 func (r *tailRing) clear() {
-	r.buf, r.head, r.n = nil, 0, 0
+	r.buf, r.head, r.n, r.bytes = nil, 0, 0, 0
 }
 
 // seqList is an ascending list of seqs with cheap removal at the front

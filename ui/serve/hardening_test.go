@@ -1,0 +1,489 @@
+package serve
+
+// Attacks on the jump host, each as a hostile (or careless) SSH client
+// would make it over real SSH on loopback, and what the server does about
+// it (docs/SECURITY.md names each test).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink"
+	"ilinkdash/ui/views"
+)
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+const heapGoal = 64 << 20 // what one session may add whatever it asks
+
+// A pty of 65535×65535 (the largest the protocol can say) is drawn at
+// the clamp, and the session costs no more than any other.
+func TestOversizedPtyIsClamped(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	small := r.open(r.viewer, sessOpts{})
+	small.waitScreen("a first session's overview", overviewShown)
+	before := liveHeap()
+
+	c := r.open(r.viewer, sessOpts{w: 65535, h: 65535})
+	c.waitScreen("the overview", overviewShown)
+	in, _ := c.info()
+	if in.Width != config.DefaultServeMaxColumns || in.Height != config.DefaultServeMaxRows {
+		t.Fatalf("a 65535x65535 pty drew %dx%d, want the clamp %dx%d", in.Width, in.Height, config.DefaultServeMaxColumns, config.DefaultServeMaxRows)
+	}
+	c.send("2") // a table view at the clamp size
+	c.waitText("Topics")
+	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
+		t.Fatalf("one 65535x65535 session took %d MiB of heap, more than %d MiB", grown>>20, heapGoal>>20)
+	}
+	hello := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect && e.Width > 200 })
+	if hello.Width != config.DefaultServeMaxColumns || hello.Height != config.DefaultServeMaxRows {
+		t.Fatalf("connect audited %dx%d, want the clamped size", hello.Width, hello.Height)
+	}
+}
+
+// A flood of huge window changes leaves the session at the clamp (and the
+// configured clamp is the one applied), answering keys.
+func TestWindowChangeFloodIsClamped(t *testing.T) {
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 300, 100 }})
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	before := liveHeap()
+	for i := 0; i < 300; i++ {
+		w, h := 65535-i, 65535-2*i
+		if i%3 == 0 {
+			w, h = 1000+i, 1000+i
+		}
+		if err := c.sess.WindowChange(h, w); err != nil {
+			t.Fatalf("window change %d: %v", i, err)
+		}
+	}
+	waitUntil(t, "a 300x100 frame", func() bool {
+		in, _ := c.info()
+		return in.Width == 300 && in.Height == 100
+	})
+	c.send("3")
+	c.waitText("Groups")
+	if in, _ := c.info(); in.Width > 300 || in.Height > 100 {
+		t.Fatalf("after the flood the session draws %dx%d, over the 300x100 clamp", in.Width, in.Height)
+	}
+	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
+		t.Fatalf("300 huge window changes took %d MiB of heap", grown>>20)
+	}
+	// A legitimate resize still works.
+	if err := c.sess.WindowChange(30, 100); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a 100x30 frame", func() bool {
+		in, _ := c.info()
+		return in.Width == 100 && in.Height == 30
+	})
+}
+
+// produce sends n records of size bytes each to topic.
+func (r *rig) produce(topic string, n, size int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	p, err := ilink.NewProducer(ctx, strings.Join(r.e.DataAddrs(), ","), ilink.ProducerConfig{ClientName: "serve-test-producer", Acks: ilink.AcksAll})
+	if err != nil {
+		r.t.Fatalf("producer: %v", err)
+	}
+	defer p.Close()
+	val := []byte(strings.Repeat("v", size))
+	for i := 0; i < n; i++ {
+		if _, err := p.SendSync(ctx, &ilink.ProducerRecord{Topic: topic, Key: []byte(fmt.Sprintf("k-%d", i)), Value: val}); err != nil {
+			r.t.Fatalf("send %d: %v", i, err)
+		}
+	}
+}
+
+// dirNames lists a directory (nil when it does not exist).
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// A viewer's `w` writes nothing on the jump host, even with a save
+// directory configured, and is told why; so is an operator's when saving
+// is off.
+func TestViewerSaveRefused(t *testing.T) {
+	saves := filepath.Join(t.TempDir(), "saves")
+	r := startRig(t, rigOpts{maxTails: 2, serve: func(s *config.Serve) { s.SaveDir = saves }})
+	if err := r.e.CreateTopic("SAVE", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	was := dirNames(t, cwd)
+	c := r.open(r.viewer, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	c.openTail("SAVE")
+	r.produce("SAVE", 5, 10)
+	c.waitText("5 total")
+	c.send("w")
+	c.waitText("only operators may")
+	src := r.srv.sessionOf(t, c)
+	if _, _, err := src.SaveTail(context.Background(), "SAVE", 1, func(w io.Writer) (int64, error) {
+		n, err := io.WriteString(w, "x\n")
+		return int64(n), err
+	}); err == nil || !strings.Contains(err.Error(), "only operators may") {
+		t.Fatalf("a viewer's direct SaveTail: %v, want the operators-only refusal", err)
+	}
+	if got := dirNames(t, saves); len(got) != 0 {
+		t.Fatalf("a viewer's save wrote %v", got)
+	}
+	if now := dirNames(t, cwd); len(now) != len(was) {
+		t.Fatalf("the server's working directory changed: %v → %v", was, now)
+	}
+
+	// Saving off: the operator is told so, and nothing is written either.
+	r2 := startRig(t, rigOpts{maxTails: 2})
+	op := r2.open(r2.operator, sessOpts{})
+	op.waitScreen("the overview", overviewShown)
+	if _, err := r2.srv.sessionOf(t, op).SavePlace(); err == nil || !strings.Contains(err.Error(), "saving is off on this server") {
+		t.Fatalf("operator without --save-dir: %v", err)
+	}
+}
+
+// An operator's save goes into --save-dir under the server's name, is
+// audited, and cannot leave the directory through the target's name or a
+// symlink planted where the name would be; a save over the cap writes
+// nothing.
+func TestOperatorSaveConfinedToSaveDir(t *testing.T) {
+	base := t.TempDir()
+	saves, outside := filepath.Join(base, "saves"), filepath.Join(base, "outside")
+	if err := os.MkdirAll(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := startRig(t, rigOpts{maxTails: 2, serve: func(s *config.Serve) { s.SaveDir, s.SaveMaxBytes = saves, 64<<10 }})
+	if err := r.e.CreateTopic("SAVE", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	c.openTail("SAVE")
+	r.produce("SAVE", 7, 20)
+	c.waitText("7 total")
+	c.send("w")
+	c.waitText("to a new file the server names in", filepath.Base(saves)+".")
+	c.send("\r")
+	c.waitText("saved 7 records")
+	names := dirNames(t, saves)
+	if len(names) != 1 || !strings.HasPrefix(names[0], "tail-") || !strings.HasSuffix(names[0], ".jsonl") {
+		t.Fatalf("save directory holds %v, want one tail-….jsonl", names)
+	}
+	st, err := os.Stat(filepath.Join(saves, names[0]))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("saved file: %v mode %v, want 0600", err, st.Mode())
+	}
+	data, _ := os.ReadFile(filepath.Join(saves, names[0]))
+	if n := strings.Count(string(data), "\n"); n != 7 {
+		t.Fatalf("saved file has %d lines, want 7", n)
+	}
+	r.waitAudit("the save's audit entry", func(e AuditEntry) bool {
+		return e.Action == "tail-save" && e.Target == "SAVE" && e.Outcome == OutcomeOK && e.Detail == "records=7"
+	})
+
+	// Names from hostile targets stay names; a symlink where the name
+	// would be is neither followed nor overwritten.
+	src := r.srv.sessionOf(t, c)
+	line := func(w io.Writer) (int64, error) { n, err := io.WriteString(w, "{}\n"); return int64(n), err }
+	for _, target := range []string{"../outside/x", "/etc/passwd", "..", "a/../../b"} {
+		name, _, err := src.SaveTail(context.Background(), target, 1, line)
+		if err != nil {
+			t.Fatalf("save of %q: %v", target, err)
+		}
+		if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+			t.Fatalf("save of %q named %q", target, name)
+		}
+		if _, err := os.Stat(filepath.Join(saves, name)); err != nil {
+			t.Fatalf("save of %q is not in the save directory: %v", target, err)
+		}
+	}
+	planted := saveName(src.sess.id, "PLANT", time.Now()) + ".jsonl"
+	if err := os.Symlink(filepath.Join(outside, "victim"), filepath.Join(saves, planted)); err != nil {
+		t.Fatal(err)
+	}
+	if name, _, err := src.SaveTail(context.Background(), "PLANT", 1, line); err != nil || name == planted {
+		t.Fatalf("save beside a planted symlink: name %q, %v", name, err)
+	}
+	if got := dirNames(t, outside); len(got) != 0 {
+		t.Fatalf("a save escaped the save directory: %v", got)
+	}
+
+	// Over the cap: an error naming the cap, no file left.
+	count := len(dirNames(t, saves))
+	_, _, err = src.SaveTail(context.Background(), "BIG", 1, func(w io.Writer) (int64, error) {
+		n, err := w.Write(make([]byte, 128<<10))
+		return int64(n), err
+	})
+	if err == nil || !strings.Contains(err.Error(), "--save-max-bytes") {
+		t.Fatalf("a save over the cap: %v", err)
+	}
+	if got := len(dirNames(t, saves)); got != count {
+		t.Fatalf("a save over the cap left a file (%d → %d)", count, got)
+	}
+}
+
+// Emptying the operators' file ends the open operator session within 5 s,
+// told and audited as revoked; an action in between is refused.
+func TestRevokedKeySessionEnds(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	src := r.srv.sessionOf(t, c)
+	ops := filepath.Join(r.dir, "operators")
+	writeKeys(t, ops)
+	touch(t, ops)
+	revoked := time.Now()
+	err := src.CreateTopic(context.Background(), views.TopicSpec{Name: "AFTER.REVOKE", Partitions: 1, Replicas: 1})
+	if err == nil {
+		t.Fatal("an action after the key's removal was let through")
+	}
+	if code := c.exitStatus(); code != 1 {
+		t.Fatalf("exit status %d, want 1", code)
+	}
+	if took := time.Since(revoked); took > 5*time.Second {
+		t.Fatalf("the revoked session ended after %v, want within 5 s", took)
+	}
+	if msg := c.stderr.String(); !strings.Contains(msg, "removed from the server's key files") {
+		t.Fatalf("client told %q", msg)
+	}
+	if containsTopic(r.e.Topics(), "AFTER.REVOKE") {
+		t.Fatal("the revoked session created a topic")
+	}
+	r.waitAudit("the refused action", func(e AuditEntry) bool {
+		return e.Action == "create-topic" && e.Outcome == OutcomeRefused
+	})
+	r.waitAudit("the revoked disconnect", func(e AuditEntry) bool {
+		return e.Event == EventDisconnect && e.Reason == reasonRevoked && e.Fingerprint == r.operator.fingerprint()
+	})
+}
+
+// An operator key moved to the viewers' file loses its operator session
+// (the watcher, without any action); it may reconnect read-only.
+func TestDemotedKeySessionEnds(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	c := r.open(r.operator, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	writeKeys(t, filepath.Join(r.dir, "operators"))
+	writeKeys(t, filepath.Join(r.dir, "viewers"), r.viewer, r.operator)
+	touch(t, filepath.Join(r.dir, "operators"))
+	touch(t, filepath.Join(r.dir, "viewers"))
+	if code := c.exitStatus(); code != 1 {
+		t.Fatalf("exit status %d, want 1", code)
+	}
+	if msg := c.stderr.String(); !strings.Contains(msg, "no longer an operator's") {
+		t.Fatalf("client told %q", msg)
+	}
+	r.waitAudit("the role-changed disconnect", func(e AuditEntry) bool {
+		return e.Event == EventDisconnect && e.Reason == reasonDemoted
+	})
+	again := r.open(r.operator, sessOpts{})
+	if in := again.waitScreenInfo(t); !in.ReadOnly || in.Identity.Role != RoleViewer {
+		t.Fatalf("reconnected as %+v read-only %v, want a viewer", in.Identity, in.ReadOnly)
+	}
+}
+
+// waitClosed waits for an SSH connection to be closed by the server.
+func waitClosed(t *testing.T, conn *gossh.Client, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- conn.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Fatalf("%s: the server kept the connection", what)
+	}
+}
+
+// An authenticated connection that opens no dashboard is closed after
+// --open-timeout, and so is one whose dashboard ended; both are audited.
+func TestAuthenticatedIdleConnectionClosed(t *testing.T) {
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.OpenTimeout = 500 * time.Millisecond }})
+	conn, err := r.dial(r.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, conn, "an authenticated connection without a session")
+	r.waitAudit("the no-dashboard refusal", func(e AuditEntry) bool {
+		return e.Event == EventRefused && e.Reason == refusedOpen && e.Fingerprint == r.viewer.fingerprint()
+	})
+
+	// A session without a pty never becomes a dashboard either.
+	conn, err = r.dial(r.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess, err := conn.NewSession(); err == nil {
+		_ = sess.Setenv("A", "b")
+	}
+	waitClosed(t, conn, "a connection with a session channel but no shell")
+
+	// After its dashboard ends, the connection goes the same way.
+	c := r.open(r.viewer, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	c.send("q")
+	if code := c.exitStatus(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	waitClosed(t, c.conn, "a connection whose dashboard ended")
+}
+
+// Environment requests are bounded in count and bytes per session; the
+// refusal is logged once and the session still works.
+func TestEnvFloodBounded(t *testing.T) {
+	r := startRig(t, rigOpts{})
+	conn, err := r.dial(r.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1000)
+	accepted, refused := 0, 0
+	for i := 0; i < 200; i++ {
+		if err := sess.Setenv(fmt.Sprintf("V%d", i), big); err != nil {
+			refused++
+		} else {
+			accepted++
+		}
+	}
+	if accepted == 0 || accepted > maxEnvVars || accepted*1000 > maxEnvBytes || refused == 0 {
+		t.Fatalf("%d env requests of 1000 B accepted, %d refused; want at most %d / %d bytes", accepted, refused, maxEnvVars, maxEnvBytes)
+	}
+	r.waitAudit("the env refusal", func(e AuditEntry) bool { return e.Event == EventRefused && e.Reason == refusedEnv })
+	n := 0
+	for _, e := range r.auditEntries() {
+		if e.Reason == refusedEnv {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d env refusals audited for one flood, want 1", n)
+	}
+	// The same session goes on to a dashboard.
+	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the dashboard", func() bool { return len(r.srv.Sessions()) == 1 })
+
+	// A TERM longer than any terminal's name is refused with the pty.
+	s2, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.RequestPty(strings.Repeat("t", 200<<10), 30, 100, gossh.TerminalModes{}); err == nil {
+		t.Fatal("a 200 KiB TERM was accepted")
+	}
+}
+
+// Connections that never finish the handshake are capped: one over
+// --max-startups is closed at once, and a real client gets in once one
+// of them goes.
+func TestUnauthenticatedConnectionsCapped(t *testing.T) {
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxStartups = 3 }})
+	var idle []net.Conn
+	for i := 0; i < 3; i++ {
+		nc, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, nc)
+	}
+	// Each idle socket has its slot once the server read its version line.
+	waitUntil(t, "three counted startups", func() bool {
+		r.srv.gate.mu.Lock()
+		defer r.srv.gate.mu.Unlock()
+		return r.srv.gate.pending == 3
+	})
+	over, err := net.Dial("tcp", r.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = over.SetReadDeadline(time.Now().Add(deadline))
+	if _, err := io.ReadAll(over); err != nil {
+		t.Fatalf("the connection over the cap was not closed: %v", err)
+	}
+	over.Close()
+	if _, err := r.dial(r.viewer); err == nil {
+		t.Fatal("a client got in past a full --max-startups")
+	}
+	r.waitAudit("the max-startups refusal", func(e AuditEntry) bool { return e.Event == EventRefused && e.Reason == refusedStartups })
+	idle[0].Close()
+	waitUntil(t, "the slot back", func() bool {
+		r.srv.gate.mu.Lock()
+		defer r.srv.gate.mu.Unlock()
+		return r.srv.gate.pending == 2
+	})
+	c := r.open(r.viewer, sessOpts{})
+	c.waitScreen("the overview", overviewShown)
+	for _, nc := range idle[1:] {
+		nc.Close()
+	}
+}
+
+// One connection holds at most maxChannels session channels, and one key
+// at most --max-sessions-per-key dashboards.
+func TestChannelAndPerKeyLimits(t *testing.T) {
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxSessionsPerKey = 1 }})
+	conn, err := r.dial(r.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := 0; i < maxChannels; i++ {
+		if _, err := conn.NewSession(); err != nil {
+			t.Fatalf("session channel %d: %v", i+1, err)
+		}
+	}
+	if _, err := conn.NewSession(); err == nil {
+		t.Fatalf("a connection opened %d session channels", maxChannels+1)
+	}
+
+	first := r.open(r.operator, sessOpts{})
+	first.waitScreen("the overview", overviewShown)
+	second := r.open(r.operator, sessOpts{})
+	if code := second.exitStatus(); code != 1 {
+		t.Fatalf("a second session of a key limited to 1: exit %d", code)
+	}
+	if msg := second.stderr.String(); !strings.Contains(msg, "--max-sessions-per-key") {
+		t.Fatalf("second session told %q", msg)
+	}
+	r.waitAudit("the per-key refusal", func(e AuditEntry) bool {
+		return e.Event == EventRefused && e.Reason == refusedPerKey && e.Fingerprint == r.operator.fingerprint()
+	})
+	v := r.open(r.viewer, sessOpts{}) // another key is not limited by it
+	v.waitScreen("the viewer's overview", overviewShown)
+}
