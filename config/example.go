@@ -118,9 +118,10 @@ serve:
   # tails of the whole server hold at most max-tails x this.
   tail-buffer-bytes: 16MiB
   # Every session's terminal is clamped to this size, whatever the client
-  # asks (40..2000 columns, 10..1000 rows). Default: 500 x 200.
-  max-columns: 500
-  max-rows: 200
+  # asks (40..2000 columns, 10..1000 rows). Default: 300 x 100. A session
+  # holds about 250 bytes a cell: ~8 MiB at 300 x 100, ~1.2 MiB at 120 x 40.
+  max-columns: 300
+  max-rows: 100
   # A connection without a dashboard is closed this long after it
   # authenticated (or after its last dashboard ended). Default: 10s.
   open-timeout: 10s

@@ -74,8 +74,8 @@ const (
 	MaxServeTails           = 1000
 
 	DefaultServeTailBufferBytes = 16 << 20
-	DefaultServeMaxColumns      = 500
-	DefaultServeMaxRows         = 200
+	DefaultServeMaxColumns      = 300
+	DefaultServeMaxRows         = 100
 	MinServeColumns             = 40 // the dashboard's smallest usable size
 	MinServeRows                = 10
 	MaxServeColumns             = 2000

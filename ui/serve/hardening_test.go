@@ -53,7 +53,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
 		t.Fatalf("one 65535x65535 session took %d MiB of heap, more than %d MiB", grown>>20, heapGoal>>20)
 	}
-	hello := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect && e.Width > 200 })
+	hello := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect && e.Width > 120 })
 	if hello.Width != config.DefaultServeMaxColumns || hello.Height != config.DefaultServeMaxRows {
 		t.Fatalf("connect audited %dx%d, want the clamped size", hello.Width, hello.Height)
 	}
@@ -62,7 +62,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 // A flood of huge window changes leaves the session at the clamp (and the
 // configured clamp is the one applied), answering keys.
 func TestWindowChangeFloodIsClamped(t *testing.T) {
-	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 300, 100 }})
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 200, 80 }})
 	c := r.open(r.operator, sessOpts{})
 	c.waitScreen("the overview", overviewShown)
 	before := liveHeap()
@@ -75,14 +75,14 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 			t.Fatalf("window change %d: %v", i, err)
 		}
 	}
-	waitUntil(t, "a 300x100 frame", func() bool {
+	waitUntil(t, "a 200x80 frame", func() bool {
 		in, _ := c.info()
-		return in.Width == 300 && in.Height == 100
+		return in.Width == 200 && in.Height == 80
 	})
 	c.send("3")
 	c.waitText("Groups")
-	if in, _ := c.info(); in.Width > 300 || in.Height > 100 {
-		t.Fatalf("after the flood the session draws %dx%d, over the 300x100 clamp", in.Width, in.Height)
+	if in, _ := c.info(); in.Width > 200 || in.Height > 80 {
+		t.Fatalf("after the flood the session draws %dx%d, over the 200x80 clamp", in.Width, in.Height)
 	}
 	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
 		t.Fatalf("300 huge window changes took %d MiB of heap", grown>>20)
@@ -486,4 +486,58 @@ func TestChannelAndPerKeyLimits(t *testing.T) {
 	})
 	v := r.open(r.viewer, sessOpts{}) // another key is not limited by it
 	v.waitScreen("the viewer's overview", overviewShown)
+}
+
+// The README's worst case, measured: --max-sessions sessions at the clamp
+// size, --max-tails of them tailing 1 MB records until their buffers are
+// full. What serve adds stays within max-sessions × sessionBound plus
+// max-tails × (--tail-buffer-bytes + tailSlack), on top of the records
+// the in-process engine itself stores.
+func TestServeWorstCaseMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a memory measure, meaningless under the race detector")
+	}
+	const (
+		sessions, tails = 16, 4
+		tailBytes       = 8 << 20
+		sessionBound    = 10 << 20 // a dashboard at the 300x100 clamp: ~250 B a cell
+		tailSlack       = 4 << 20 // a tail's consumer: its fetch in flight
+		recordSize      = 1000_000
+		records         = 24
+	)
+	r := startRig(t, rigOpts{maxSessions: sessions, maxTails: tails, serve: func(s *config.Serve) {
+		s.TailBufferBytes = tailBytes
+		s.MaxSessionsPerKey = sessions
+	}})
+	if err := r.e.CreateTopic("BIG", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	before := liveHeap()
+	var cs []*client
+	for i := 0; i < sessions; i++ {
+		k := r.viewer
+		if i%2 == 1 {
+			k = r.operator
+		}
+		c := r.open(k, sessOpts{w: 65535, h: 65535})
+		c.waitScreen("an overview", overviewShown)
+		cs = append(cs, c)
+	}
+	t.Logf("sessions open: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	for _, c := range cs[:tails] {
+		c.openTail("BIG")
+	}
+	t.Logf("tails open: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	r.produce("BIG", records, recordSize)
+	t.Logf("produced: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	for _, c := range cs[:tails] {
+		c.waitText(fmt.Sprintf("%d total", records))
+	}
+	grown := int64(liveHeap()) - int64(before)
+	bound := int64(sessions*sessionBound + tails*(tailBytes+tailSlack) + records*recordSize)
+	t.Logf("%d sessions at the clamp, %d tails of %d × 1 MiB records: +%.1f MiB live heap (bound %.1f MiB, of which %d MiB the engine's records)",
+		sessions, tails, records, float64(grown)/(1<<20), float64(bound)/(1<<20), records*recordSize>>20)
+	if grown > bound {
+		t.Fatalf("serve grew %d MiB, over the stated bound of %d MiB", grown>>20, bound>>20)
+	}
 }
