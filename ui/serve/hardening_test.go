@@ -501,7 +501,7 @@ func TestServeWorstCaseMemory(t *testing.T) {
 		sessions, tails = 16, 4
 		tailBytes       = 8 << 20
 		sessionBound    = 10 << 20 // a dashboard at the 300x100 clamp: ~250 B a cell
-		tailSlack       = 4 << 20 // a tail's consumer: its fetch in flight
+		tailSlack       = 4 << 20  // a tail's consumer: its fetch in flight
 		recordSize      = 1000_000
 		records         = 24
 	)
