@@ -471,6 +471,15 @@ func TestChannelAndPerKeyLimits(t *testing.T) {
 	if _, err := conn.NewSession(); err == nil {
 		t.Fatalf("a connection opened %d session channels", maxChannels+1)
 	}
+	// No other channel or forward is served: -L, -R (and so -D) fail.
+	if fc, err := conn.Dial("tcp", r.addr); err == nil {
+		fc.Close()
+		t.Fatal("a local forward (direct-tcpip) was opened")
+	}
+	if ln, err := conn.Listen("tcp", "127.0.0.1:0"); err == nil {
+		ln.Close()
+		t.Fatal("a remote forward (tcpip-forward) was granted")
+	}
 
 	first := r.open(r.operator, sessOpts{})
 	first.waitScreen("the overview", overviewShown)
