@@ -179,7 +179,7 @@ func TestServeSettingsPrecedence(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := config.DefaultServe()
-	file.Listen = "10.0.0.1:22"
+	file.Listen = "ilink-1.example:22"
 	file.OperatorKeys = "/etc/ops"
 	file.MaxTails = 3
 	file.MaxSessions = 7

@@ -34,9 +34,9 @@ contexts:
   prod:
     # Data (queue manager listener) addresses, host:port, tried in order.
     # Listing every node lets ilinkdash reach a new leader after a failover.
-    addresses: [10.0.0.1:5000, 10.0.0.2:5000]
+    addresses: [ilink-1.example:5000, ilink-2.example:5000]
     # Admin endpoint, host:port (the engine's admin port, typically 9998).
-    admin: 10.0.0.1:9998
+    admin: ilink-1.example:9998
     # Queue manager name.
     queue-manager: QM1
     # Name ilinkdash reports to the engine. Default: ilinkdash.

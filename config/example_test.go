@@ -20,7 +20,7 @@ func TestExampleYAMLLoads(t *testing.T) {
 		t.Fatalf("example: current %q, contexts %v", f.CurrentContext, f.Names())
 	}
 	prod, _ := f.Lookup("prod")
-	if len(prod.Addresses) != 2 || prod.Admin != "10.0.0.1:9998" || prod.QueueManager != "QM1" ||
+	if len(prod.Addresses) != 2 || prod.Admin != "ilink-1.example:9998" || prod.QueueManager != "QM1" ||
 		!prod.ReadOnly || prod.Refresh != DefaultRefresh() || prod.TailBuffer != DefaultTailBuffer ||
 		prod.EndpointCacheFile != filepath.Join(home, ".cache/ilinkdash/prod.endpoints") {
 		t.Errorf("example prod context = %+v", prod)

@@ -28,8 +28,8 @@ func TestLoadValid(t *testing.T) {
 	path := writeConfig(t, `current-context: prod
 contexts:
   prod:
-    addresses: [10.0.0.1:5000, "[::1]:5001"]
-    admin: 10.0.0.1:9998
+    addresses: [ilink-1.example:5000, "[::1]:5001"]
+    admin: ilink-1.example:9998
     queue-manager: QM1
     client-name: dash
     endpoint-cache-file: ~/.cache/ilinkdash/prod.endpoints
@@ -57,8 +57,8 @@ contexts:
 	prod, _ := f.Lookup("prod")
 	want := Context{
 		Name:              "prod",
-		Addresses:         []string{"10.0.0.1:5000", "[::1]:5001"},
-		Admin:             "10.0.0.1:9998",
+		Addresses:         []string{"ilink-1.example:5000", "[::1]:5001"},
+		Admin:             "ilink-1.example:9998",
 		QueueManager:      "QM1",
 		ClientName:        "dash",
 		EndpointCacheFile: filepath.Join(home, ".cache/ilinkdash/prod.endpoints"),
@@ -99,7 +99,7 @@ contexts:
 
 	// Lookup hands out copies.
 	prod.Addresses[0] = "changed:1"
-	if again, _ := f.Lookup("prod"); again.Addresses[0] != "10.0.0.1:5000" {
+	if again, _ := f.Lookup("prod"); again.Addresses[0] != "ilink-1.example:5000" {
 		t.Error("editing a Lookup result changed the File")
 	}
 }
@@ -215,9 +215,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "bad address in list",
-			yaml: "contexts:\n  prod:\n    addresses:\n      - 10.0.0.1:5000\n      - 10.0.0.2\n",
+			yaml: "contexts:\n  prod:\n    addresses:\n      - ilink-1.example:5000\n      - ilink-2.example\n",
 			line: 5, col: 9, field: "contexts.prod.addresses[1]",
-			substr: `invalid address "10.0.0.2"`,
+			substr: `invalid address "ilink-2.example"`,
 		},
 		{
 			name: "bad port",

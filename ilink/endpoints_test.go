@@ -14,7 +14,7 @@ func TestParseAddrs(t *testing.T) {
 		want []string
 	}{
 		{"h:5000", []string{"h:5000"}},                                              // spec: S-01
-		{"10.0.0.1:5000,10.0.0.2:5000", []string{"10.0.0.1:5000", "10.0.0.2:5000"}}, // spec: S-01
+		{"ilink-1.example:5000,ilink-2.example:5000", []string{"ilink-1.example:5000", "ilink-2.example:5000"}}, // spec: S-01
 		{" a:1 , B:2 ", []string{"a:1", "b:2"}},
 		{"a:1,a:1", []string{"a:1"}},
 		{"[::1]:5000", []string{"[::1]:5000"}},

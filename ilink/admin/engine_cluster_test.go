@@ -78,9 +78,9 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 	p := must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(3)}))
 
-	n4 := ClusterNode{QueueManager: "QM9", Host: "10.0.0.12", Port: 21001, IlccPort: 27091}
+	n4 := ClusterNode{QueueManager: "QM9", Host: "ilink-12.example", Port: 21001, IlccPort: 27091}
 	p = must[ClusterProperty](t)(s.AddNode(ctx, "", n4))
-	if len(p.Nodes) != 4 || p.Nodes[3].Number != 4 || p.Nodes[3].Host != "10.0.0.12" {
+	if len(p.Nodes) != 4 || p.Nodes[3].Number != 4 || p.Nodes[3].Host != "ilink-12.example" {
 		t.Fatalf("after AddNode: %+v", p)
 	}
 	if p.Replicas != 3 { // spec: K-07
@@ -89,7 +89,7 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 	// spec: K-17 — re-running the helper after it committed is refused, no duplicate.
 	_, err := s.AddNode(ctx, "", n4)
 	wantErr(t, err, wire.ErrInvalidProperty, "qmgr or address is node 4's")
-	_, err = s.AddNode(ctx, "", ClusterNode{QueueManager: "OTHER", Host: "10.0.0.12", Port: 21001})
+	_, err = s.AddNode(ctx, "", ClusterNode{QueueManager: "OTHER", Host: "ilink-12.example", Port: 21001})
 	wantErr(t, err, wire.ErrInvalidProperty, "qmgr or address is node 4's")
 	if got := must[ClusterProperty](t)(s.ClusterProperty(ctx, "")); len(got.Nodes) != 4 {
 		t.Fatalf("duplicate added: %+v", got.Nodes)
@@ -109,7 +109,7 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 
 	// PLACEMENT off: replicas follows the node count by ±1.
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Placement: ptr(false), Replicas: ptr(1)}))
-	p = must[ClusterProperty](t)(s.AddNode(ctx, "", ClusterNode{QueueManager: "QM5", Host: "10.0.0.13", Port: 21001, IlccPort: 27091}))
+	p = must[ClusterProperty](t)(s.AddNode(ctx, "", ClusterNode{QueueManager: "QM5", Host: "ilink-13.example", Port: 21001, IlccPort: 27091}))
 	if p.Replicas != 2 { // spec: K-09
 		t.Fatalf("PLACEMENT off: replicas %d after AddNode, want 2", p.Replicas)
 	}
@@ -186,13 +186,13 @@ func TestCreateAndJoinCluster(t *testing.T) {
 	s := connect(t, e, 1, Options{})
 	ctx := testCtx(t)
 	def := ClusterProperty{Name: "C2", IlccPort: 27091, Placement: true,
-		Nodes: []ClusterNode{{QueueManager: "QM1", Host: "10.0.0.1", Port: 21001, IlccPort: 27091}}}
+		Nodes: []ClusterNode{{QueueManager: "QM1", Host: "ilink-1.example", Port: 21001, IlccPort: 27091}}}
 	// The controller commits slowly: the creation answers NOT_COMMITTED and
 	// the join, sent right away, waits for it.
 	e.SetDefinitionFaults(engine.DefinitionFaults{CommitDelay: 200 * time.Millisecond, ReplyWait: 10 * time.Millisecond})
 	_, err := s.CreateCluster(ctx, def)
 	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
-	p, err := s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM2", Host: "10.0.0.2", Port: 21001, IlccPort: 27091})
+	p, err := s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM2", Host: "ilink-2.example", Port: 21001, IlccPort: 27091})
 	if err != nil { // spec: K-18
 		t.Fatalf("JoinCluster right after CreateCluster: %v", err)
 	}
@@ -208,7 +208,7 @@ func TestCreateAndJoinCluster(t *testing.T) {
 	// spec: K-19 — unreachable controller: retried (shortened here), then UNREACHABLE.
 	e.SetDefinitionFaults(engine.DefinitionFaults{Unreachable: true, JoinRetry: 300 * time.Millisecond})
 	start := time.Now()
-	_, err = s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM3", Host: "10.0.0.3", Port: 21001})
+	_, err = s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM3", Host: "ilink-3.example", Port: 21001})
 	wantErr(t, err, wire.ErrClusterUnreachable, "")
 	if el := time.Since(start); el < 300*time.Millisecond {
 		t.Fatalf("gave up after %v, before the retry period", el)

@@ -40,7 +40,7 @@ func adminMessages() []Message {
 		&QueueMoveReply{Moves: []MessageMoveEntry{{MsgID: []byte{1}, To: "Q"}, {MsgID: []byte{2}, Skipped: "in flight"}}, Moved: 1, StopReason: "full"},
 		&ClusterRequest{Cluster: "C1"},
 		&ClusterPropertyReply{Name: "C1", IlccPort: 27091, Version: 3, Replicas: 2, MinSync: 1, Placement: true,
-			Nodes: []ClusterNodeEntry{{Number: 1, QueueManager: "QM1", Host: "10.0.0.12", Port: 21001, IlccPort: 27091}}},
+			Nodes: []ClusterNodeEntry{{Number: 1, QueueManager: "QM1", Host: "ilink-12.example", Port: 21001, IlccPort: 27091}}},
 		&SetClusterPropertyRequest{Cluster: "C1", BaseVersion: 3, Replicas: IntBlank, MinSync: 0, Placement: FlagOn, AutoStart: FlagBlank},
 		&ClusterNodeRequest{Cluster: "C1", BaseVersion: 4, Node: ClusterNodeEntry{QueueManager: "QM2", Host: "h", Port: 1}},
 		&RemoveNodeRequest{Cluster: "C1", BaseVersion: 4, Number: 2},

@@ -111,7 +111,7 @@ func TestPollsCachesErrorsAndOutlivesAskers(t *testing.T) {
 func TestParseAuthorizedKeys(t *testing.T) {
 	a, b, c := newClientKey(t, "a@x"), newClientKey(t, "b@y"), newClientKey(t, "c@z")
 	data := "# comment\n\n" + a.line() +
-		"from=\"10.0.0.0/8\" " + b.line() + // options: skipped
+		"from=\"127.0.0.0/8\" " + b.line() + // options: skipped
 		"not a key at all\n" +
 		"  " + c.line()
 	var logs []string
