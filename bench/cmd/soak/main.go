@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -58,9 +59,20 @@ type summary struct {
 	LiveAt1mMB      float64 `json:"heap_live_at_1m_mb"`
 	LiveEndMB       float64 `json:"heap_live_end_mb"`
 	LiveGrowthPct   float64 `json:"heap_live_growth_pct"` // end vs 1 min
-	GoroutinesAt1m  int     `json:"goroutines_at_1m"`
-	GoroutinesEnd   int     `json:"goroutines_end"`
-	GoroutinesMax   int     `json:"goroutines_max"`
+	// Trends after the first minute, robust to one sample's noise: the
+	// Theil–Sen slope (median of the pairwise slopes) in MB per minute,
+	// and the growth it makes over the run against the median of minutes
+	// 1–3.
+	RSSSlopeMBMin  float64 `json:"rss_slope_mb_per_min"`
+	RSSTrendPct    float64 `json:"rss_trend_pct"`
+	LiveSlopeMBMin float64 `json:"heap_live_slope_mb_per_min"`
+	LiveTrendPct   float64 `json:"heap_live_trend_pct"`
+	// Goroutines: median of minutes 1–3 and of the fault-free tail.
+	GoroutinesBase  int `json:"goroutines_base"`
+	GoroutinesQuiet int `json:"goroutines_quiet"`
+	GoroutinesAt1m  int `json:"goroutines_at_1m"`
+	GoroutinesEnd   int `json:"goroutines_end"`
+	GoroutinesMax   int `json:"goroutines_max"`
 }
 
 type report struct {
@@ -275,8 +287,70 @@ func (r *report) summarise() {
 			su.LiveGrowthPct = 100 * (su.LiveEndMB - su.LiveAt1mMB) / su.LiveAt1mMB
 		}
 		su.GoroutinesAt1m, su.GoroutinesEnd = at1m.Goroutines, last.Goroutines
+		r.trends(role, &su, last.TMs)
 		r.Summary = append(r.Summary, su)
 	}
+}
+
+// trends fills su's slopes, trend growths and goroutine medians from the
+// samples of role after the first minute (end: the last sample's time).
+func (r *report) trends(role string, su *summary, end int64) {
+	quiet, _ := time.ParseDuration(r.Quiet)
+	quietFrom := end - quiet.Milliseconds() + 10_000 // the tail without faults, its first 10 s settling
+	var rss, live []point
+	var base, tail []float64
+	var rssBase, liveBase []float64
+	for _, s := range r.Samples {
+		if s.Role != role || s.TMs < 60_000 {
+			continue
+		}
+		m := float64(s.TMs) / 60_000
+		rss = append(rss, point{m, mb(s.RSS)})
+		live = append(live, point{m, mb(s.HeapLive)})
+		if s.TMs <= 180_000 {
+			base = append(base, float64(s.Goroutines))
+			rssBase, liveBase = append(rssBase, mb(s.RSS)), append(liveBase, mb(s.HeapLive))
+		}
+		if s.TMs >= quietFrom {
+			tail = append(tail, float64(s.Goroutines))
+		}
+	}
+	mins := float64(end)/60_000 - 1
+	su.RSSSlopeMBMin, su.LiveSlopeMBMin = theilSen(rss), theilSen(live)
+	if b := median(rssBase); b > 0 {
+		su.RSSTrendPct = 100 * su.RSSSlopeMBMin * mins / b
+	}
+	if b := median(liveBase); b > 0 {
+		su.LiveTrendPct = 100 * su.LiveSlopeMBMin * mins / b
+	}
+	su.GoroutinesBase, su.GoroutinesQuiet = int(median(base)), int(median(tail))
+}
+
+type point struct{ x, y float64 }
+
+// theilSen is the median of the slopes between every two points.
+func theilSen(ps []point) float64 {
+	var slopes []float64
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if dx := ps[j].x - ps[i].x; dx > 0 {
+				slopes = append(slopes, (ps[j].y-ps[i].y)/dx)
+			}
+		}
+	}
+	return median(slopes)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
@@ -323,5 +397,12 @@ func (r *report) print(out io.Writer) {
 		fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%d\t%d\t%d\t\n", s.Role, s.RSSAt1mMB, s.RSSEndMB, s.RSSMaxAfter1mMB, s.RSSGrowthPct, s.RSSMaxGrowthPct, s.LiveAt1mMB, s.LiveEndMB, s.LiveGrowthPct, s.GoroutinesAt1m, s.GoroutinesEnd, s.GoroutinesMax)
 	}
 	w.Flush()
-	fmt.Fprintf(out, "\n%d faults over %s (seed %d), the last %s without faults\n", r.Faults, r.Duration, r.Seed, r.Quiet)
+	fmt.Fprintln(out)
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "process\tRSS slope MB/min\tRSS trend %\theap live slope MB/min\theap live trend %\tgoroutines 1-3m\tgoroutines fault-free tail\t")
+	for _, s := range r.Summary {
+		fmt.Fprintf(w, "%s\t%+.3f\t%+.1f\t%+.3f\t%+.1f\t%d\t%d\t\n", s.Role, s.RSSSlopeMBMin, s.RSSTrendPct, s.LiveSlopeMBMin, s.LiveTrendPct, s.GoroutinesBase, s.GoroutinesQuiet)
+	}
+	w.Flush()
+	fmt.Fprintf(out, "\n%d faults over %s (seed %d), the last %s without faults; trends: Theil-Sen slope after the first minute, and the growth it makes over the run against the median of minutes 1-3\n", r.Faults, r.Duration, r.Seed, r.Quiet)
 }
