@@ -20,6 +20,14 @@ const (
 	HardMaxFrame    = 999_999_999 // absolute wire limit
 	Magic           = 0x494C      // "IL"
 	ProtocolVersion = 1
+
+	// MaxHandshakeFrame (ours) bounds every frame an engine reads before
+	// the connection's HELLO opened a session, and a HELLO or PING at any
+	// time: a HELLO whose strings are at their bound (MaxHelloString) is
+	// 801 bytes. A frame over it is refused from its header, so a client
+	// that has not said HELLO cannot make the engine hold more than this
+	// for it (docs/PROTOCOL.md §2).
+	MaxHandshakeFrame = 4 << 10
 )
 
 // Flags travel in header byte 7.
@@ -123,7 +131,8 @@ func ParseHeader(b []byte) (Header, error) {
 // connection without a reply, as the real engine does.
 type FrameTooLargeError struct {
 	Length uint32
-	Max    int
+	Max    int  // the cap that applied to this frame
+	Code   Code // the request code of the refused header
 }
 
 func (e *FrameTooLargeError) Error() string {
@@ -141,10 +150,11 @@ func ValidateMaxFrame(n int) error {
 // FrameReader reads frames from a stream, reusing one body buffer.
 // The body returned by Next is valid until the next call.
 type FrameReader struct {
-	r   io.Reader
-	max int
-	hdr [HeaderSize]byte
-	buf []byte
+	r     io.Reader
+	max   int
+	limit func(Header) int // per-frame cap, or nil (SetLimit)
+	hdr   [HeaderSize]byte
+	buf   []byte
 }
 
 // NewFrameReader returns a reader that refuses frames above max bytes
@@ -164,6 +174,13 @@ func (fr *FrameReader) SetMax(max int) {
 	fr.max = max
 }
 
+// SetLimit makes the reader ask limit, once a frame's header has been read,
+// for that frame's own cap: the lower of it and the reader's max applies,
+// and a frame above it fails Next with a *FrameTooLargeError before a byte
+// of its body is read. limit runs on the goroutine that calls Next. nil
+// removes it.
+func (fr *FrameReader) SetLimit(limit func(Header) int) { fr.limit = limit }
+
 // Next reads one frame. Any error leaves the stream unusable: the caller
 // must close the connection.
 func (fr *FrameReader) Next() (Header, []byte, error) {
@@ -174,8 +191,14 @@ func (fr *FrameReader) Next() (Header, []byte, error) {
 	if err != nil {
 		return Header{}, nil, err
 	}
-	if int64(h.Length) > int64(fr.max) {
-		return h, nil, &FrameTooLargeError{Length: h.Length, Max: fr.max}
+	max := fr.max
+	if fr.limit != nil {
+		if l := fr.limit(h); l > 0 && l < max {
+			max = l
+		}
+	}
+	if int64(h.Length) > int64(max) {
+		return h, nil, &FrameTooLargeError{Length: h.Length, Max: max, Code: h.Code}
 	}
 	n := h.BodyLen()
 	body, err := fr.readBody(n)

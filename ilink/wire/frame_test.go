@@ -163,3 +163,79 @@ func TestFrameReaderLargeBody(t *testing.T) {
 		t.Fatalf("next frame after a large one: %+v %v", h, err)
 	}
 }
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += n
+	return n, err
+}
+
+// A per-frame limit refuses a frame from its header: not one body byte is
+// read. Frames within it, and a limit above the reader's max, change
+// nothing.
+func TestFrameReaderLimitRefusesFromHeader(t *testing.T) {
+	limit := func(h Header) int {
+		if h.Code == CodeHello {
+			return MaxHandshakeFrame
+		}
+		return 0 // no limit of its own: the reader's max
+	}
+	small := AppendFrame(nil, Header{Code: CodeHello, Corr: 1}, func(w *Writer) { w.Raw(make([]byte, MaxHandshakeFrame-HeaderSize)) })
+	big := AppendFrame(nil, Header{Code: CodePut, Corr: 2}, func(w *Writer) { w.Raw(make([]byte, 64<<10)) })
+	over := AppendFrame(nil, Header{Code: CodeHello, Corr: 3}, func(w *Writer) { w.Raw(make([]byte, MaxHandshakeFrame-HeaderSize+1)) })
+	stream := append(append(append([]byte{}, small...), big...), over...)
+	cr := &countingReader{r: bytes.NewReader(stream)}
+	fr := NewFrameReader(cr, MinMaxFrame)
+	fr.SetLimit(limit)
+	for _, want := range []Code{CodeHello, CodePut} {
+		if h, _, err := fr.Next(); err != nil || h.Code != want {
+			t.Fatalf("frame within the limit: %+v %v", h, err)
+		}
+	}
+	_, _, err := fr.Next()
+	var tl *FrameTooLargeError
+	if !errors.As(err, &tl) || tl.Max != MaxHandshakeFrame || tl.Code != CodeHello || int(tl.Length) != len(over) {
+		t.Fatalf("HELLO over the limit: %v (%+v)", err, tl)
+	}
+	if want := len(small) + len(big) + HeaderSize; cr.n != want {
+		t.Fatalf("read %d bytes, want %d: the refused frame's body was read", cr.n, want)
+	}
+
+	// A limit never raises the reader's max.
+	fr = NewFrameReader(bytes.NewReader(big), MaxHandshakeFrame)
+	fr.SetLimit(func(Header) int { return HardMaxFrame })
+	if _, _, err := fr.Next(); !errors.As(err, &tl) || tl.Max != MaxHandshakeFrame {
+		t.Fatalf("limit above max: %v", err)
+	}
+}
+
+// HELLO strings are bounded, each named as docs/PROTOCOL.md names it, and
+// a HELLO with every string at the bound fits in a handshake frame.
+func TestHelloStringBounds(t *testing.T) {
+	at, over := strings.Repeat("n", MaxHelloString), strings.Repeat("n", MaxHelloString+1)
+	max := HelloRequest{ClientName: at, ClientVersion: at, QueueManager: at, Mode: ModeAdmin}
+	if err := max.CheckStrings(); err != nil {
+		t.Fatalf("strings at the bound: %v", err)
+	}
+	if n := len(AppendFrame(nil, Header{Code: CodeHello}, max.Encode)); n > MaxHandshakeFrame || n != 801 {
+		t.Fatalf("maximal HELLO frame is %d bytes (MaxHandshakeFrame %d; the doc says 801)", n, MaxHandshakeFrame)
+	}
+	for _, tc := range []struct {
+		req  HelloRequest
+		want string
+	}{
+		{HelloRequest{ClientName: over}, "client_name is 257 bytes; at most 256"},
+		{HelloRequest{ClientVersion: over + "xx"}, "client_version is 259 bytes; at most 256"},
+		{HelloRequest{ClientName: at, QueueManager: over}, "queue_manager is 257 bytes; at most 256"},
+	} {
+		if err := tc.req.CheckStrings(); err == nil || err.Error() != tc.want {
+			t.Errorf("CheckStrings: %v, want %q", err, tc.want)
+		}
+	}
+}

@@ -23,13 +23,45 @@ func (m SessionMode) IsQueueSession() bool { return m == ModeAutoCommit || m == 
 // refuses topic consumption by older clients with REPORT 4157.
 const ConsumerProtocolV2 = 2
 
-// HelloRequest opens every connection.
+// HelloRequest opens every connection. Each of its strings is at most
+// MaxHelloString bytes (CheckStrings).
 type HelloRequest struct {
 	ClientName       string
 	ClientVersion    string
 	Mode             SessionMode
 	ConsumerProtocol uint8
 	QueueManager     string // expected queue manager; empty = any
+}
+
+// MaxHelloString (ours) bounds each string of a HelloRequest, in bytes:
+// the engine refuses a longer one with MIMQE_INVALID_ARGUMENT (<field> is N
+// bytes; at most 256) and closes the connection, and the client refuses to
+// send one (docs/PROTOCOL.md §6).
+const MaxHelloString = 256
+
+// CheckHelloString checks one HELLO string against MaxHelloString; the
+// error reads "<what> is N bytes; at most 256".
+func CheckHelloString(what, s string) error {
+	if len(s) > MaxHelloString {
+		return fmt.Errorf("%s is %d bytes; at most %d", what, len(s), MaxHelloString)
+	}
+	return nil
+}
+
+// CheckStrings reports the first string of m over MaxHelloString, named
+// as docs/PROTOCOL.md §6 names the field (client_name, client_version,
+// queue_manager): the tail of the engine's refusal.
+func (m *HelloRequest) CheckStrings() error {
+	for _, f := range []struct{ name, s string }{
+		{"client_name", m.ClientName},
+		{"client_version", m.ClientVersion},
+		{"queue_manager", m.QueueManager},
+	} {
+		if err := CheckHelloString(f.name, f.s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *HelloRequest) Encode(w *Writer) {
