@@ -341,7 +341,11 @@ func (h *hub) serveConn(nc net.Conn) {
 			nc.Close()
 		}
 	}()
-	fr := wire.NewFrameReader(nc, wire.MinMaxFrame)
+	// Nothing on this listener is large: REGISTER (a name, a key and a
+	// queue manager, each wire.MaxHelloString at most: LinkToHub), ATTACH
+	// and WAIT. A frame over wire.MaxHandshakeFrame closes the connection
+	// from its header, before the spoke is anyone.
+	fr := wire.NewFrameReader(nc, wire.MaxHandshakeFrame)
 	_ = nc.SetReadDeadline(time.Now().Add(spokeIOTimeout))
 	hd, body, err := fr.Next()
 	if err != nil || hd.IsResponse() {
@@ -381,6 +385,9 @@ func (h *hub) serveConn(nc net.Conn) {
 func validSpokeName(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty spoke name")
+	}
+	if err := wire.CheckHelloString("spoke name", s); err != nil {
+		return err
 	}
 	for i := 0; i < len(s); i++ {
 		if b := s[i]; b < 0x20 || b == 0x7f || b == '|' {
@@ -719,6 +726,13 @@ func (e *Engine) LinkToHub(hubAddr, name, key string) error {
 	}
 	if key == "" {
 		key = SpokeKey(name)
+	}
+	// REGISTER is a handshake frame on the hub (serveConn).
+	if err := wire.CheckHelloString("spoke key", key); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if err := wire.CheckHelloString("queue manager", e.cfg.QueueManager); err != nil {
+		return fmt.Errorf("engine: spoke %s: %w", name, err)
 	}
 	e.faultMu.Lock()
 	defer e.faultMu.Unlock()

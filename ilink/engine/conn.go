@@ -42,6 +42,11 @@ type conn struct {
 	finished   chan struct{} // closed when run has cleaned up
 	async      sync.WaitGroup
 
+	accepted   time.Time   // when the engine took the connection
+	helloTimer *time.Timer // HelloTimeout (stopped by sessionOpened and at the end of run)
+	opened     atomic.Bool // a HELLO opened a session (sessionOpened)
+	evicted    bool        // closed to make room (endpoint.acceptLoop); under endpoint.mu
+
 	sess *session // reader goroutine only
 }
 
@@ -89,6 +94,7 @@ func newConn(ep *endpoint, nc net.Conn) *conn {
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
 		finished:   make(chan struct{}),
+		accepted:   time.Now(),
 	}
 }
 
@@ -103,9 +109,15 @@ func (c *conn) close() {
 }
 
 func (c *conn) run() {
+	if d := c.e.cfg.HelloTimeout; d > 0 {
+		c.helloTimer = time.AfterFunc(d, c.helloExpired)
+	}
 	go c.writeLoop()
 	c.readLoop()
 	c.close()
+	if c.helloTimer != nil {
+		c.helloTimer.Stop()
+	}
 	<-c.writerDone
 	c.async.Wait()
 	// Connection loss rolls back the session's uncommitted work (spec Q-10).
@@ -138,9 +150,50 @@ func (r *deadlineReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// helloExpired closes a connection that has not opened a session within
+// HelloTimeout of being accepted.
+func (c *conn) helloExpired() {
+	if c.opened.Load() {
+		return
+	}
+	c.e.logf("engine: node %d %s: no session %v after the connection was accepted (HelloTimeout); closing", c.nodeID(), c.ep.kind, c.e.cfg.HelloTimeout)
+	c.close()
+}
+
+// sessionOpened is called by the HELLO handler once the session is open:
+// the connection stops counting as one before HELLO (HelloTimeout,
+// MaxPreHello).
+func (c *conn) sessionOpened() {
+	c.opened.Store(true)
+	if c.helloTimer != nil {
+		c.helloTimer.Stop()
+	}
+	c.ep.helloDone(c)
+}
+
+// handshakeCodes are the requests whose frames are wire.MaxHandshakeFrame
+// at most even in an open session: HELLO (its strings are bounded), PING,
+// COMMIT and ROLLBACK (empty bodies).
+var handshakeCodes = map[wire.Code]bool{
+	wire.CodeHello: true, wire.CodePing: true, wire.CodeCommit: true, wire.CodeRollback: true,
+}
+
+// frameLimit is the cap of the frame whose header was just read (the
+// FrameReader asks before reading its body). Before HELLO every frame is
+// a handshake frame: a connection that has not opened a session can make
+// the engine read and hold wire.MaxHandshakeFrame bytes at most, whatever
+// its header claims. Runs on the reader goroutine, the owner of sess.
+func (c *conn) frameLimit(h wire.Header) int {
+	if c.sess == nil || handshakeCodes[h.Code] {
+		return wire.MaxHandshakeFrame
+	}
+	return c.e.cfg.MaxFrame
+}
+
 func (c *conn) readLoop() {
 	dr := &deadlineReader{nc: c.nc, idle: c.e.cfg.IdleTimeout, frame: c.e.cfg.FrameTimeout}
 	fr := wire.NewFrameReader(dr, c.e.cfg.MaxFrame)
+	fr.SetLimit(c.frameLimit)
 	for {
 		dr.inFrame = false
 		h, body, err := fr.Next()
@@ -157,7 +210,14 @@ func (c *conn) readLoop() {
 				}
 				c.e.logf("engine: node %d %s: %s; closing", c.nodeID(), c.ep.kind, what)
 			case errors.As(err, &tl):
-				c.e.logf("engine: node %d %s: %v; closing without reply", c.nodeID(), c.ep.kind, err)
+				why := "MaxFrame"
+				switch {
+				case c.sess == nil:
+					why = "before HELLO"
+				case handshakeCodes[tl.Code]:
+					why = "handshake-sized request"
+				}
+				c.e.logf("engine: node %d %s: %v %v (%s); closing without reply", c.nodeID(), c.ep.kind, tl.Code, err, why)
 			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
 				c.e.logf("engine: node %d %s: read: %v", c.nodeID(), c.ep.kind, err)
 			}

@@ -115,10 +115,23 @@ type Config struct {
 	// (a client that sent 3 header bytes and went silent is dropped).
 	FrameTimeout time.Duration
 	// MaxConnections (default 1024) caps the open connections of each
-	// listener (data and admin, per node). A connection over the cap gets
-	// its first request answered with MIMQE_TOO_MANY_CONNECTIONS and is
-	// closed.
+	// listener (data and admin, per node). A connection over the cap
+	// closes the oldest of the listener's connections without a session,
+	// if it has one (MaxPreHello); else it gets its first request answered
+	// with MIMQE_TOO_MANY_CONNECTIONS and is closed.
 	MaxConnections int
+	// HelloTimeout (default 10s) closes a connection that has not opened a
+	// session (a HELLO answered with a HelloReply) this long after it was
+	// accepted, whatever it sent meanwhile (PINGs before HELLO included):
+	// a socket that never says HELLO cannot hold a connection slot for
+	// IdleTimeout.
+	HelloTimeout time.Duration
+	// MaxPreHello (default 128) caps, per listener, the accepted
+	// connections that have not opened a session yet. A connection
+	// accepted over it closes the oldest of them (logged), so idle sockets
+	// cannot keep out a client that says HELLO as soon as it connects;
+	// together they hold at most MaxPreHello of the MaxConnections slots.
+	MaxPreHello int
 
 	// PlantedBugNoDedup turns idempotent de-duplication off: every batch
 	// is appended, resends included. For the chaos checker's self-test
@@ -197,8 +210,17 @@ func (c *Config) applyDefaults() error {
 	if c.MaxConnections == 0 {
 		c.MaxConnections = 1024
 	}
+	if c.HelloTimeout == 0 {
+		c.HelloTimeout = 10 * time.Second
+	}
+	if c.MaxPreHello == 0 {
+		c.MaxPreHello = 128
+	}
 	if c.IdleTimeout < 0 || c.FrameTimeout < 0 || c.MaxConnections < 0 {
 		return fmt.Errorf("engine: IdleTimeout %v, FrameTimeout %v and MaxConnections %d must not be negative", c.IdleTimeout, c.FrameTimeout, c.MaxConnections)
+	}
+	if c.HelloTimeout < 0 || c.MaxPreHello < 0 {
+		return fmt.Errorf("engine: HelloTimeout %v and MaxPreHello %d must not be negative", c.HelloTimeout, c.MaxPreHello)
 	}
 	if c.GroupCompactMin == 0 {
 		c.GroupCompactMin = 1000 // a snapshot is a few records per group: cheap to write often

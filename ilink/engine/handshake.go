@@ -35,6 +35,11 @@ func handleHello(r *request) {
 		r.closeAfterReply()
 		r.fail(eb)
 	}
+	if err := req.CheckStrings(); err != nil {
+		// A string over wire.MaxHelloString (docs/PROTOCOL.md §6).
+		refuse(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: err.Error()})
+		return
+	}
 	switch {
 	case req.Mode > wire.ModeAdmin:
 		refuse(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("unknown session mode %d", uint8(req.Mode))})
@@ -60,6 +65,7 @@ func handleHello(r *request) {
 		return
 	}
 	c.sess = &session{id: sid, mode: req.Mode, client: req.ClientName, proto: req.ConsumerProtocol, txn: adm.txn}
+	c.sessionOpened()
 	e.logf("engine: node %d %s: session %d (%s, %s) opened", c.nodeID(), c.ep.kind, sid, req.ClientName, modeName(req.Mode))
 	r.reply(&wire.HelloReply{
 		NodeID:        uint16(c.nodeID()),

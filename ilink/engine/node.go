@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -60,6 +61,13 @@ type endpoint struct {
 	acceptDone chan struct{}
 	conns      map[*conn]struct{}
 	refusing   int // connections over the cap being refused (refuse)
+	// preHello are the accepted connections that have not opened a session
+	// yet, oldest first (MaxPreHello; helloDone and forget remove them).
+	preHello []*conn
+	// evicting counts the connections of conns closed to make room for a
+	// newer one (acceptLoop) that have not finished yet: they no longer
+	// count against MaxConnections.
+	evicting int
 	// down: the endpoint is closed (its node killed, the engine closed).
 	// It is independent of ln: connections the engine did not accept (a
 	// spoke's tunnel to its hub, A-36) are served while the node is up,
@@ -109,7 +117,19 @@ func (ep *endpoint) acceptLoop(ln net.Listener, done chan struct{}) {
 			nc.Close()
 			continue
 		}
-		if max := ep.node.e.cfg.MaxConnections; len(ep.conns) >= max {
+		e := ep.node.e
+		max := e.cfg.MaxConnections
+		full := len(ep.conns)-ep.evicting >= max
+		var evict *conn
+		var why string
+		switch {
+		case full && len(ep.preHello) > 0:
+			// Connections that never said HELLO do not keep out one that
+			// may: the oldest of them makes room.
+			why = fmt.Sprintf("%d connections open (MaxConnections), %d of them without a session: closing the oldest of those", max, len(ep.preHello))
+		case !full && len(ep.preHello) >= e.cfg.MaxPreHello:
+			why = fmt.Sprintf("%d connections without a session (MaxPreHello): closing the oldest", len(ep.preHello))
+		case full:
 			refuse := ep.refusing < maxRefusing
 			if refuse {
 				ep.refusing++
@@ -122,9 +142,34 @@ func (ep *endpoint) acceptLoop(ln net.Listener, done chan struct{}) {
 			go ep.refuse(nc, max)
 			continue
 		}
+		if why != "" {
+			evict = ep.preHello[0]
+			ep.preHello = slices.Delete(ep.preHello, 0, 1)
+			evict.evicted = true
+			ep.evicting++
+		}
 		ep.conns[c] = struct{}{}
+		ep.preHello = append(ep.preHello, c)
 		ep.mu.Unlock()
+		if evict != nil {
+			e.logf("engine: node %d %s: %s, accepted %v ago", ep.node.id, ep.kind, why, time.Since(evict.accepted).Round(time.Millisecond))
+			evict.close()
+		}
 		go c.run()
+	}
+}
+
+// helloDone takes c off the connections before HELLO: it opened a session.
+func (ep *endpoint) helloDone(c *conn) {
+	ep.mu.Lock()
+	ep.dropPreHello(c)
+	ep.mu.Unlock()
+}
+
+// dropPreHello removes c from preHello (if there); ep.mu is held.
+func (ep *endpoint) dropPreHello(c *conn) {
+	if i := slices.Index(ep.preHello, c); i >= 0 {
+		ep.preHello = slices.Delete(ep.preHello, i, i+1)
 	}
 }
 
@@ -145,7 +190,9 @@ func (ep *endpoint) refuse(nc net.Conn, max int) {
 	}()
 	e := ep.node.e
 	_ = nc.SetDeadline(time.Now().Add(e.cfg.FrameTimeout))
-	h, _, err := wire.NewFrameReader(nc, wire.MinMaxFrame).Next()
+	// The first request of a connection that has no session is a
+	// handshake frame, as on an accepted connection (conn.frameLimit).
+	h, _, err := wire.NewFrameReader(nc, wire.MaxHandshakeFrame).Next()
 	if err != nil || h.IsResponse() {
 		return
 	}
@@ -218,6 +265,10 @@ func (ep *endpoint) sever() {
 func (ep *endpoint) forget(c *conn) {
 	ep.mu.Lock()
 	delete(ep.conns, c)
+	ep.dropPreHello(c)
+	if c.evicted {
+		ep.evicting--
+	}
 	ep.mu.Unlock()
 }
 
