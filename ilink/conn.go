@@ -36,9 +36,25 @@ type ConnConfig struct {
 // DefaultKeepAlive is the default ConnConfig.KeepAlive.
 const DefaultKeepAlive = 15 * time.Second
 
+// CheckHelloStrings is the client's side of wire.MaxHelloString: a client
+// name or an expected queue manager the engine would refuse in HELLO is a
+// configuration error (MIMQE_BAD_CONFIG (ClientName is N bytes; at most
+// 256, the bound of a HELLO string)), reported before anything is dialled.
+func CheckHelloStrings(clientName, queueManager string) error {
+	for _, f := range []struct{ what, s string }{{"ClientName", clientName}, {"QueueManager", queueManager}} {
+		if err := wire.CheckHelloString(f.what, f.s); err != nil {
+			return configError("%v, the bound of a HELLO string", err)
+		}
+	}
+	return nil
+}
+
 func (cfg ConnConfig) withDefaults() (ConnConfig, error) {
 	if cfg.ClientName == "" {
 		cfg.ClientName = DefaultClientName
+	}
+	if err := CheckHelloStrings(cfg.ClientName, cfg.QueueManager); err != nil {
+		return cfg, err
 	}
 	if cfg.MaxFrame == 0 {
 		cfg.MaxFrame = wire.DefaultMaxFrame

@@ -55,6 +55,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ClientName == "" {
 		o.ClientName = DefaultClientName
 	}
+	if err := CheckHelloStrings(o.ClientName, o.QueueManager); err != nil {
+		return o, err
+	}
 	if o.MaxFrame == 0 {
 		o.MaxFrame = wire.DefaultMaxFrame
 	} else if err := wire.ValidateMaxFrame(o.MaxFrame); err != nil {

@@ -165,6 +165,9 @@ func (cfg ProducerConfig) validate() (producerConfig, error) {
 	if c.clientName == "" {
 		c.clientName = DefaultClientName
 	}
+	if err := CheckHelloStrings(c.clientName, ""); err != nil {
+		return c, err
+	}
 	switch cfg.Acks {
 	case 0, AcksLeader:
 		c.acks = wire.AcksLeader

@@ -32,6 +32,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ClientName == "" {
 		o.ClientName = ilink.DefaultClientName
 	}
+	if err := ilink.CheckHelloStrings(o.ClientName, ""); err != nil {
+		return o, err
+	}
 	if o.MaxFrame != 0 {
 		if err := wire.ValidateMaxFrame(o.MaxFrame); err != nil {
 			return o, &ilink.Error{Name: ilink.NameBadConfig, Tail: "MaxFrame: " + err.Error(), Kind: ilink.KindConfig}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,7 @@ func TestOptionsDefaults(t *testing.T) {
 		{Commit: 7},
 		{Expiry: -1},
 		{Prefetch: -1},
+		{ClientName: strings.Repeat("c", wire.MaxHelloString+1)}, // the engine would refuse its HELLO
 	} {
 		if _, err := bad.withDefaults(); !ilink.IsConfigError(err) {
 			t.Errorf("%+v: %v, want a config error", bad, err)

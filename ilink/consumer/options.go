@@ -224,6 +224,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ClientName == "" {
 		o.ClientName = DefaultClientName
 	}
+	if err := ilink.CheckHelloStrings(o.ClientName, ""); err != nil {
+		return o, err
+	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
