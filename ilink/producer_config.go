@@ -302,6 +302,37 @@ func loneEnvelope(topic string, batchBytes int) int {
 	return envelopeBase + envelopePerTopic + len(topic) + envelopePerPartition + batchBytes
 }
 
+// MaxValueSize is the largest value, in bytes, that a producer with this
+// configuration sends to topic in a record with a key of keyLen bytes (-1 =
+// nil) and these headers: the record with its batch header and request
+// envelope must fit in the record cap (min(MaxRequestSize,
+// MaxFrameLength-25)), and the record in BufferMemory; a larger one fails
+// with MIMQE_MSG_SIZE_OVER. Tools check a value size against it before
+// they build values (ilinkdash publish --size, the dashboard's publish
+// form). It is -1 when not even an empty value fits.
+func (cfg ProducerConfig) MaxValueSize(topic string, keyLen int, headers []wire.HeaderLen) (int, error) {
+	c, err := cfg.validate()
+	if err != nil {
+		return 0, err
+	}
+	fits := func(v int) bool {
+		est := wire.RecordSizeEstimateLen(keyLen, v, headers)
+		return recordEnvelopeSize(topic, est) <= c.recordCap && int64(est) <= c.bufferMemory
+	}
+	if !fits(0) {
+		return -1, nil
+	}
+	lo, hi := 0, c.recordCap+1 // fits(lo); !fits(hi): the record is larger than its value
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
 // recordWireSize is the size a record adds to a lone envelope beyond the
 // record itself: the batch header and the envelope of one partition.
 func recordEnvelopeSize(topic string, recordSize int) int {

@@ -561,6 +561,28 @@ func RecordSizeEstimate(key, value []byte, headers []RecordHeader) int {
 	return batchRecordSize(3, 3, key, value, headers)
 }
 
+// HeaderLen is a record header known by its lengths: Key bytes of name
+// and Value bytes of value (-1 = a nil value).
+type HeaderLen struct{ Key, Value int }
+
+// RecordSizeEstimateLen is RecordSizeEstimate for a record known by its
+// lengths, without its bytes: a key of keyLen bytes and a value of valueLen
+// bytes (-1 = nil), and headers. Tools use it to bound a value size before
+// they build any value.
+func RecordSizeEstimateLen(keyLen, valueLen int, headers []HeaderLen) int {
+	field := func(n int) int {
+		if n < 0 {
+			return varintSizeLen(0, true)
+		}
+		return varintSizeLen(n, false) + n
+	}
+	body := 1 + 3 + 3 + field(keyLen) + field(valueLen) + varintSize32(int32(len(headers)))
+	for _, h := range headers {
+		body += varintSize32(int32(h.Key)) + h.Key + field(h.Value)
+	}
+	return varintSize32(int32(body)) + body
+}
+
 // RecordSize is the exact number of bytes Append(ts, key, value, headers)
 // would add to EncodedSize.
 func (b *BatchBuilder) RecordSize(ts int64, key, value []byte, headers []RecordHeader) int {

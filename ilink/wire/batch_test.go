@@ -980,3 +980,30 @@ func TestSetBatchProducer(t *testing.T) {
 		}
 	}
 }
+
+// RecordSizeEstimateLen, from lengths alone, is RecordSizeEstimate of the
+// bytes, across the varint boundaries of the record, key, value and
+// header lengths, nil and empty parts included.
+func TestRecordSizeEstimateLen(t *testing.T) {
+	lens := []int{-1, 0, 1, 63, 64, 8191, 8192, 1<<20 - 30, 1 << 20, 2 << 20}
+	bytesOf := func(n int) []byte {
+		if n < 0 {
+			return nil
+		}
+		return make([]byte, n)
+	}
+	for _, k := range []int{-1, 0, 5, 64, 8192} {
+		for _, v := range lens {
+			for _, hs := range [][]HeaderLen{nil, {{Key: 3, Value: -1}}, {{Key: 0, Value: 0}, {Key: 70, Value: 9000}}} {
+				var headers []RecordHeader
+				for _, h := range hs {
+					headers = append(headers, RecordHeader{Key: string(make([]byte, h.Key)), Value: bytesOf(h.Value)})
+				}
+				want := RecordSizeEstimate(bytesOf(k), bytesOf(v), headers)
+				if got := RecordSizeEstimateLen(k, v, hs); got != want {
+					t.Fatalf("key %d value %d headers %v: %d, want %d", k, v, hs, got, want)
+				}
+			}
+		}
+	}
+}
