@@ -120,6 +120,35 @@ func Literal(b []byte) *Template {
 // the same bytes.
 func (t *Template) Static() bool { return t.static }
 
+// Most bytes of one expansion of each placeholder: {{seq}} (an int64),
+// {{now}} (RFC 3339 with nanoseconds, UTC, years to 9999) and {{uuid}}.
+const (
+	maxSeqLen  = 20
+	maxNowLen  = len("2006-01-02T15:04:05.999999999Z")
+	maxUUIDLen = 36
+)
+
+// MaxLen is the most bytes one expansion of t can take: what a value
+// bound (the producer's record cap) is checked against before a run.
+func (t *Template) MaxLen() int {
+	n := 0
+	for _, p := range t.parts {
+		switch p.kind {
+		case kLit:
+			n += len(p.lit)
+		case kSeq:
+			n += maxSeqLen
+		case kNow:
+			n += maxNowLen
+		case kUUID:
+			n += maxUUIDLen
+		case kRand:
+			n += p.n
+		}
+	}
+	return n
+}
+
 // Literal returns the bytes of a static template.
 func (t *Template) Literal() []byte {
 	var out []byte

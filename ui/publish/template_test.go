@@ -105,3 +105,37 @@ func TestBadTemplates(t *testing.T) {
 		}
 	}
 }
+
+// MaxLen bounds every expansion: the longest seq, a time with all nine
+// nanosecond digits, a UUID and {{rand N}}'s N, around literal text.
+func TestMaxLen(t *testing.T) {
+	now := time.Date(9999, 12, 31, 23, 59, 59, 123456789, time.UTC)
+	e := NewSeededExpander(3, func() time.Time { return now })
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"plain", 5},
+		{"{{seq}}", 20},
+		{"at {{now}}", 3 + 30},
+		{"{{uuid}}-{{rand 7}}", 36 + 1 + 7},
+		{"{{rand 1048576}}{{rand 1048576}}", 2 << 20},
+	} {
+		tm, err := Parse("value", c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tm.MaxLen(); got != c.want {
+			t.Errorf("MaxLen(%q) = %d, want %d", c.in, got, c.want)
+		}
+		for _, seq := range []int64{0, 1 << 62, 9223372036854775807} {
+			if n := len(e.Append(nil, tm, seq)); n > tm.MaxLen() {
+				t.Errorf("%q at seq %d expanded to %d bytes, over MaxLen %d", c.in, seq, n, tm.MaxLen())
+			}
+		}
+	}
+	if n := len(e.Append(nil, Literal([]byte("binary\x00")), 0)); n != Literal([]byte("binary\x00")).MaxLen() {
+		t.Errorf("a literal's MaxLen is not its length %d", n)
+	}
+}
