@@ -294,6 +294,17 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	}
 	readOnly := r.Context.ReadOnly
 	embedded := f.embedded
+	pcfg := ilink.ProducerConfig{
+		ClientName:  r.Context.ClientName,
+		Acks:        acks,
+		Compression: codec,
+		ReadOnly:    readOnly,
+		LingerMs:    f.lingerMs,
+		BatchSize:   f.batchSize,
+	}
+	if err := checkValueSize(pcfg, topic, f, keyT, valueT, headers); err != nil {
+		return err
+	}
 
 	var addrs []string
 	if embedded {
@@ -329,14 +340,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		}
 	}
 
-	p, err := ilink.NewProducer(ctx, strings.Join(addrs, ","), ilink.ProducerConfig{
-		ClientName:  r.Context.ClientName,
-		Acks:        acks,
-		Compression: codec,
-		ReadOnly:    readOnly,
-		LingerMs:    f.lingerMs,
-		BatchSize:   f.batchSize,
-	})
+	p, err := ilink.NewProducer(ctx, strings.Join(addrs, ","), pcfg)
 	if err != nil {
 		return err
 	}
@@ -469,6 +473,52 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	return nil
 }
 
+// checkValueSize makes a --size (or a --value template) larger than one
+// record can carry a usage error, before any value is generated: the
+// producer would fail every record with MIMQE_MSG_SIZE_OVER (and --size
+// values are pre-generated). The bound is the producer's
+// (ilink.ProducerConfig.MaxValueSize: its request and frame caps, less the
+// record, batch and request envelope), with the key and headers at the
+// longest their templates expand to.
+func checkValueSize(cfg ilink.ProducerConfig, topic string, f publishFlags, key, value *publish.Template, headers []headerTemplate) error {
+	size, flag := f.size, "--size"
+	if value != nil {
+		size, flag = value.MaxLen(), "--value"
+	}
+	if size <= 0 {
+		return nil
+	}
+	keyLen := -1
+	if key != nil {
+		keyLen = key.MaxLen()
+	}
+	hl := make([]wire.HeaderLen, len(headers))
+	for i, h := range headers {
+		hl[i] = wire.HeaderLen{Key: len(h.key), Value: h.val.MaxLen()}
+	}
+	limit, err := cfg.MaxValueSize(topic, keyLen, hl)
+	if err != nil {
+		return err
+	}
+	if size > limit {
+		what := strconv.Itoa(size)
+		if flag == "--value" {
+			what = "expands to up to " + what + " bytes"
+		}
+		return usageErr("%s %s: a record to %s carries a value of at most %d bytes (a produce request is at most %d bytes, within the %d-byte frame cap; the record, batch and request envelope%s take the rest)",
+			flag, what, topic, max(limit, 0), ilink.DefaultMaxRequestSize, wire.DefaultMaxFrame, keyNote(key, headers))
+	}
+	return nil
+}
+
+// keyNote says that the key and headers count too, when there are any.
+func keyNote(key *publish.Template, headers []headerTemplate) string {
+	if key == nil && len(headers) == 0 {
+		return ""
+	}
+	return ", and the key and headers"
+}
+
 // ackedBytes estimates the key and value bytes of the acknowledged records
 // (every record of a run has the same size, except with --file).
 func ackedBytes(sentBytes, sent, acked int64) int64 {
@@ -550,7 +600,7 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 			s.left = -1
 		}
 	case f.size > 0:
-		s.pool = valuePool(f.size, 8192)
+		s.pool = valuePool(f.size, valuePoolBytes)
 	default:
 		s.pool = [][]byte{[]byte(f.value)}
 	}
@@ -608,9 +658,24 @@ func (s *recordSource) next() ([]byte, bool, error) {
 	return v, true, nil
 }
 
-// valuePool pre-generates n JSON-ish values of exactly size bytes, so that
-// value generation is not measured (compressible like real payloads).
-func valuePool(size, n int) [][]byte {
+// The --size value pool: valuePoolValues distinct values, fewer when they
+// would take more than valuePoolBytes together (at least one).
+const (
+	valuePoolValues = 8192
+	valuePoolBytes  = 64 << 20
+)
+
+// valuePoolCount is how many values of size bytes the pool holds within
+// maxBytes.
+func valuePoolCount(size, maxBytes int) int {
+	return min(valuePoolValues, max(1, maxBytes/max(size, 1)))
+}
+
+// valuePool pre-generates JSON-ish values of exactly size bytes, as many as
+// fit in maxBytes (valuePoolCount), so that value generation is not
+// measured (compressible like real payloads).
+func valuePool(size, maxBytes int) [][]byte {
+	n := valuePoolCount(size, maxBytes)
 	words := []string{"order", "payment", "status", "created", "amount", "currency", "KRW", "USD", "customer", "region", "seoul", "busan", "item", "qty", "price", "ok", "pending", "shipped"}
 	rng := uint64(0x9e3779b97f4a7c15)
 	next := func() uint64 {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,10 +121,77 @@ func TestPublishErrors(t *testing.T) {
 }
 
 func TestValuePool(t *testing.T) {
-	pool := valuePool(100, 50)
+	pool := valuePool(100, 5000)
+	if len(pool) != 50 {
+		t.Fatalf("%d values of 100 bytes in 5000 bytes, want 50", len(pool))
+	}
 	for _, v := range pool {
 		if len(v) != 100 || v[0] != '{' || v[99] != '}' {
 			t.Fatalf("value %q", v)
 		}
+	}
+}
+
+// The --size pool is bounded in bytes: 8,192 small values, fewer large
+// ones within 64 MiB, one value when a single one is larger (8,192 x 8 MB
+// was the out-of-memory of publish --size 8000000); the values stay
+// distinct and exactly size bytes.
+func TestValuePoolBoundedInBytes(t *testing.T) {
+	for _, tc := range []struct{ size, want int }{
+		{1, 8192}, {100, 8192}, {8192, 8192}, {8193, 8191}, {1_048_470, 64}, {8_000_000, 8}, {64 << 20, 1}, {100 << 20, 1},
+	} {
+		n := valuePoolCount(tc.size, valuePoolBytes)
+		if n != tc.want || (n > 1 && n*tc.size > valuePoolBytes) {
+			t.Errorf("size %d: %d values, want %d (at most %d bytes)", tc.size, n, tc.want, valuePoolBytes)
+		}
+	}
+	pool := valuePool(10_000, 1<<20)
+	seen := map[string]bool{}
+	total := 0
+	for _, v := range pool {
+		total += len(v)
+		seen[string(v)] = true
+		if len(v) != 10_000 {
+			t.Fatalf("a value of %d bytes, want 10000", len(v))
+		}
+	}
+	if len(pool) != 104 || total > 1<<20 || len(seen) != len(pool) {
+		t.Fatalf("%d values (%d distinct), %d bytes; want 104 distinct within 1 MiB", len(pool), len(seen), total)
+	}
+	if pool := valuePool(3<<20, 1<<20); len(pool) != 1 || len(pool[0]) != 3<<20 {
+		t.Fatalf("a value larger than the budget: %d values", len(pool))
+	}
+}
+
+// publish --size beyond what one record can carry is a usage error (exit
+// 2) naming --size, the value and the bound, given before anything is
+// generated or started (it was a runtime out-of-memory); so is a --value
+// template that can expand beyond it. The largest --size allowed is
+// published.
+func TestPublishSizeBeyondTheRecordCap(t *testing.T) {
+	limit, err := ilink.ProducerConfig{}.MaxValueSize("T", -1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCLIResult(t, "", "publish", "T", "--size", "8000000", "--count", "1", "--embedded")
+	want := fmt.Sprintf("ilinkdash: --size 8000000: a record to T carries a value of at most %d bytes (a produce request is at most 1048576 bytes, within the 134217728-byte frame cap; the record, batch and request envelope take the rest)\n", limit)
+	if res.code != exitUsage || !strings.HasPrefix(res.stderr, want) || !strings.Contains(res.stderr, "Usage: ilinkdash publish TOPIC [flags]") {
+		t.Fatalf("publish --size 8000000: exit %d, stderr %q; want 2 and %q", res.code, res.stderr, want)
+	}
+	res = runCLIResult(t, "", "publish", "T", "--size", strconv.Itoa(limit+1), "--key", "k-{{seq}}", "--addr", "127.0.0.1:1")
+	if res.code != exitUsage || !strings.Contains(res.stderr, fmt.Sprintf("--size %d: a record to T carries a value of at most", limit+1)) || !strings.Contains(res.stderr, "envelope, and the key and headers take the rest") {
+		t.Fatalf("publish --size limit+1 with a key: exit %d, stderr %q", res.code, res.stderr)
+	}
+	res = runCLIResult(t, "", "publish", "T", "--value", "{{rand 1048576}}", "--addr", "127.0.0.1:1")
+	if res.code != exitUsage || !strings.Contains(res.stderr, "--value expands to up to 1048576 bytes: a record to T carries a value of at most") {
+		t.Fatalf("publish --value {{rand 1048576}}: exit %d, stderr %q", res.code, res.stderr)
+	}
+	out, stderr, err := runCLI(t, "", "publish", "T", "--size", strconv.Itoa(limit), "--count", "2", "--embedded", "-o", "json")
+	if err != nil {
+		t.Fatalf("publish --size %d (the bound): %v\n%s", limit, err, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m["records"] != float64(2) || m["errors"] != float64(0) {
+		t.Fatalf("publish --size %d: %v %s", limit, err, out)
 	}
 }
