@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	tmpl "ilinkdash/ui/publish"
@@ -412,6 +413,9 @@ func (v *View) validate() (pubForm, error) {
 	if pf.headers, err = parsePubHeaders(f[pfHeaders].Input.Value()); err != nil {
 		return pf, err
 	}
+	if err := checkRecordSize(pf, "value"); err != nil {
+		return pf, err
+	}
 	cs := strings.ReplaceAll(strings.ReplaceAll(f[pfCount].Value(), ",", ""), "_", "")
 	if cs == "" {
 		cs = "1"
@@ -433,6 +437,33 @@ func (v *View) validate() (pubForm, error) {
 	pf.spec.Compression = f[pfCompression].Value()
 	pf.spec.Acks = f[pfAcks].Value()
 	return pf, nil
+}
+
+// checkRecordSize refuses a form whose value (what names it: the value
+// field or the file) can expand beyond what one record carries, with the
+// key and headers at the longest their templates expand to: the producer
+// would fail every record with MIMQE_MSG_SIZE_OVER. The bound is that of
+// the producer a run gets (ui/live: only its compression and acks differ
+// from ilink's defaults, and they do not change it), the same as
+// `ilinkdash publish --size`'s (ilink.ProducerConfig.MaxValueSize).
+func checkRecordSize(pf pubForm, what string) error {
+	keyLen := -1
+	if pf.key != nil {
+		keyLen = pf.key.MaxLen()
+	}
+	hl := make([]wire.HeaderLen, len(pf.headers))
+	for i, h := range pf.headers {
+		hl[i] = wire.HeaderLen{Key: len(h.key), Value: h.val.MaxLen()}
+	}
+	limit, err := ilink.ProducerConfig{}.MaxValueSize(pf.spec.Topic, keyLen, hl)
+	if err != nil {
+		return err
+	}
+	if n := pf.value.MaxLen(); n > limit {
+		return fmt.Errorf("%s: up to %s bytes a record; a record to %s carries a value of at most %s bytes (a produce request is at most %s bytes; the record, batch and request envelope, key and headers take the rest)",
+			what, common.Thousands(int64(n)), common.S(pf.spec.Topic), common.Thousands(int64(max(limit, 0))), common.Thousands(ilink.DefaultMaxRequestSize))
+	}
+	return nil
 }
 
 // loadFile reads the value file (in a command): at most maxPublishFile
@@ -526,6 +557,9 @@ func (v *View) submit() tea.Cmd {
 				return pubStartedMsg{err: err}
 			}
 			pf.value = t
+			if err := checkRecordSize(pf, "file: "+pf.file); err != nil {
+				return pubStartedMsg{err: err}
+			}
 		}
 		pf.spec.Record = recordFunc(pf, tmpl.NewExpander())
 		run, err := pub.StartPublish(ctx, pf.spec)

@@ -73,6 +73,9 @@ func TestPublishFormValidation(t *testing.T) {
 		{map[int]string{topic: "T", count: "100000001"}, "count must be a whole number"},
 		{map[int]string{topic: "T", rate: "-1"}, "rate must be a number of records per second"},
 		{map[int]string{topic: "T", rate: "fast"}, "rate must be a number"},
+		// Beyond what one record carries (ilink.ProducerConfig.MaxValueSize): refused before a run.
+		{map[int]string{topic: "T", value: "{{rand 1048576}}"}, "value: up to 1,048,576 bytes a record; a record to T carries a value of at most 1,048,470 bytes"},
+		{map[int]string{topic: "T", value: "{{rand 1048000}}", key: "{{rand 600}}"}, "value: up to 1,048,000 bytes a record; a record to T carries a value of at most 1,047,869 bytes"},
 	} {
 		r.v.Field(count).Input.SetValue("1")
 		r.v.Field(rate).Input.SetValue("0")
@@ -237,6 +240,11 @@ func TestPublishFileValue(t *testing.T) {
 	r.MustShow("not sent:", `unknown placeholder "seqq"`)
 	send(filepath.Join(dir, "missing"), "1")
 	r.MustShow("not sent: file:", "no such file")
+	// A file under the 8 MiB read limit but larger than a record carries.
+	big := filepath.Join(dir, "big.bin")
+	os.WriteFile(big, make([]byte, 2_000_000), 0o644)
+	send(big, "1")
+	r.MustShow("not sent: file:", "up to 2,000,000 bytes a record", "at most 1,048,470 bytes")
 	if pub.Runs() != runs {
 		t.Fatal("a bad file started a run")
 	}
