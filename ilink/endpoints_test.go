@@ -13,7 +13,7 @@ func TestParseAddrs(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"h:5000", []string{"h:5000"}},                                              // spec: S-01
+		{"h:5000", []string{"h:5000"}}, // spec: S-01
 		{"ilink-1.example:5000,ilink-2.example:5000", []string{"ilink-1.example:5000", "ilink-2.example:5000"}}, // spec: S-01
 		{" a:1 , B:2 ", []string{"a:1", "b:2"}},
 		{"a:1,a:1", []string{"a:1"}},
