@@ -135,12 +135,13 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config
 	if s.HostKey == "" {
 		s.HostKey = config.DefaultHostKey()
 	}
-	switch {
-	case config.CheckListen(s.Listen) != nil:
-		return s, fmt.Errorf("--listen: %w", config.CheckListen(s.Listen))
-	case s.Check() != nil:
-		return s, s.Check()
-	case s.AuthorizedKeys == "" && s.OperatorKeys == "":
+	if err := config.CheckListen(s.Listen); err != nil {
+		return s, fmt.Errorf("--listen: %w", err)
+	}
+	if err := s.Check(); err != nil {
+		return s, err
+	}
+	if s.AuthorizedKeys == "" && s.OperatorKeys == "" {
 		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", config.DefaultPath())
 	}
 	return s, nil

@@ -20,7 +20,8 @@ import (
 //     offered an authorized key (or after its last dashboard ended), and
 //     HandshakeTimeout+OpenTimeout after it connected whatever it did;
 //   - at most maxChannels session channels per connection;
-//   - per channel at most maxEnvVars env requests of maxEnvBytes in all;
+//   - per channel at most maxEnvVars env requests of maxEnvBytes in all,
+//     and a pty request's TERM and terminal modes bounded;
 //   - every pty request and window change is clamped to MaxColumns ×
 //     MaxRows before the session sees it, so nothing downstream (the
 //     renderer, the views, the audit log) ever works at a larger size.
@@ -32,6 +33,7 @@ const (
 	maxEnvVars  = 32
 	maxEnvBytes = 16 << 10
 	maxTermLen  = 64
+	maxModesLen = 1 << 10 // RFC 4254 §8 defines ~60 opcodes of 5 bytes
 	// handshakeTimeout bounds the SSH handshake and authentication.
 	handshakeTimeout = 30 * time.Second
 )
@@ -51,7 +53,7 @@ type gate struct {
 	openTimeout time.Duration
 	cols, rows  int
 	logf        func(string, ...any)
-	refused     func(kind string, st *connState, detail string) // logs and audits a refusal
+	refused     func(kind, remote, fingerprint, detail string) // logs and audits a refusal
 
 	mu      sync.Mutex
 	pending int // connections counted against maxStartups
@@ -87,7 +89,7 @@ func (g *gate) accept(ctx ssh.Context, nc net.Conn) net.Conn {
 	g.mu.Lock()
 	if g.pending >= g.maxStartups {
 		g.mu.Unlock()
-		g.refused(refusedStartups, &connState{remote: nc.RemoteAddr().String()},
+		g.refused(refusedStartups, nc.RemoteAddr().String(), "",
 			fmt.Sprintf("%d connections without a dashboard already (--max-startups)", g.maxStartups))
 		return nil
 	}
@@ -124,8 +126,16 @@ func (st *connState) expire() {
 	}
 	why := st.why
 	st.mu.Unlock()
-	st.g.refused(refusedOpen, st, why)
+	st.refused(refusedOpen, why)
 	_ = st.nc.Close()
+}
+
+// refused reports a refusal of this connection, with its key if known.
+func (st *connState) refused(kind, detail string) {
+	st.mu.Lock()
+	fp := st.fingerprint
+	st.mu.Unlock()
+	st.g.refused(kind, st.remote, fp, detail)
 }
 
 // authorized notes that the connection offered an authorized key: it has
@@ -218,7 +228,7 @@ func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 		return
 	}
 	if !st.openChannel() {
-		s.gate.refused(refusedChannels, st, fmt.Sprintf("more than %d sessions on one connection", maxChannels))
+		st.refused(refusedChannels, fmt.Sprintf("more than %d sessions on one connection", maxChannels))
 		_ = nc.Reject(gossh.ResourceShortage, fmt.Sprintf("at most %d sessions per connection", maxChannels))
 		return
 	}
@@ -258,7 +268,7 @@ func (g *gate) filterRequests(st *connState, in <-chan *gossh.Request, out chan<
 			envBytes += len(req.Payload)
 			if envVars > maxEnvVars || envBytes > maxEnvBytes {
 				if !envRefused { // once per channel: a flood is one line
-					g.refused(refusedEnv, st, fmt.Sprintf("more than %d variables or %d bytes of environment", maxEnvVars, maxEnvBytes))
+					st.refused(refusedEnv, fmt.Sprintf("more than %d variables or %d bytes of environment", maxEnvVars, maxEnvBytes))
 					envRefused = true
 				}
 				_ = req.Reply(false, nil)
@@ -266,32 +276,35 @@ func (g *gate) filterRequests(st *connState, in <-chan *gossh.Request, out chan<
 			}
 		case "pty-req":
 			var p ptyRequest
-			if gossh.Unmarshal(req.Payload, &p) != nil || len(p.Term) > maxTermLen {
-				g.refused(refusedTerm, st, fmt.Sprintf("a pty request with a TERM over %d bytes or malformed", maxTermLen))
+			if gossh.Unmarshal(req.Payload, &p) != nil || len(p.Term) > maxTermLen || len(p.Modes) > maxModesLen {
+				st.refused(refusedTerm, fmt.Sprintf("a pty request with a TERM over %d bytes, modes over %d, or malformed", maxTermLen, maxModesLen))
 				_ = req.Reply(false, nil)
 				continue
 			}
-			if p.Columns > uint32(g.cols) || p.Rows > uint32(g.rows) {
-				g.logf("serve: %s: terminal %dx%d clamped to %dx%d (--max-columns, --max-rows)", st.remote, p.Columns, p.Rows, min(p.Columns, uint32(g.cols)), min(p.Rows, uint32(g.rows)))
-				clamped = true
-			}
-			p.Columns, p.Rows = min(p.Columns, uint32(g.cols)), min(p.Rows, uint32(g.rows))
+			p.Columns, p.Rows = g.clamp(st, p.Columns, p.Rows, &clamped)
 			p.Width, p.Height = 0, 0 // pixels: unused, and would disagree now
 			req.Payload = gossh.Marshal(&p)
 		case "window-change":
 			var w windowChange
 			if gossh.Unmarshal(req.Payload, &w) == nil {
-				if !clamped && (w.Columns > uint32(g.cols) || w.Rows > uint32(g.rows)) {
-					g.logf("serve: %s: window %dx%d clamped to %dx%d (--max-columns, --max-rows)", st.remote, w.Columns, w.Rows, min(w.Columns, uint32(g.cols)), min(w.Rows, uint32(g.rows)))
-					clamped = true
-				}
-				w.Columns, w.Rows = min(w.Columns, uint32(g.cols)), min(w.Rows, uint32(g.rows))
+				w.Columns, w.Rows = g.clamp(st, w.Columns, w.Rows, &clamped)
 				w.Width, w.Height = 0, 0
 				req.Payload = gossh.Marshal(&w)
 			}
 		}
 		out <- req
 	}
+}
+
+// clamp bounds a size the client asked for; the first clamp of a channel
+// is logged (a flood of window changes is one line).
+func (g *gate) clamp(st *connState, cols, rows uint32, logged *bool) (uint32, uint32) {
+	c, r := min(cols, uint32(g.cols)), min(rows, uint32(g.rows))
+	if (c != cols || r != rows) && !*logged {
+		g.logf("serve: %s: terminal %dx%d clamped to %dx%d (--max-columns, --max-rows)", st.remote, cols, rows, c, r)
+		*logged = true
+	}
+	return c, r
 }
 
 // ptyRequest and windowChange are the payloads of RFC 4254 §6.2 and §6.7.

@@ -407,6 +407,14 @@ func TestEnvFloodBounded(t *testing.T) {
 	if err := s2.RequestPty(strings.Repeat("t", 200<<10), 30, 100, gossh.TerminalModes{}); err == nil {
 		t.Fatal("a 200 KiB TERM was accepted")
 	}
+	// So are terminal modes beyond any real terminal's (5 bytes each).
+	modes := gossh.TerminalModes{}
+	for op := uint8(1); op < 250; op++ {
+		modes[op] = 1
+	}
+	if err := s2.RequestPty("xterm", 30, 100, modes); err == nil {
+		t.Fatalf("a pty request with %d terminal modes was accepted", len(modes))
+	}
 }
 
 // Connections that never finish the handshake are capped: one over

@@ -100,16 +100,14 @@ func (r *refusalLog) allow(kind string, now time.Time) (bool, int) {
 	return true, skipped
 }
 
-// refused logs a refusal of the gate or of admission, and audits it.
-func (s *Server) refused(kind string, st *connState, detail string) {
+// refused logs a refusal of the gate or of admission, and audits it;
+// fingerprint is "" before the connection offered an authorized key.
+func (s *Server) refused(kind, remote, fingerprint, detail string) {
 	ok, skipped := s.refusal.allow(kind, time.Now())
 	if !ok {
 		return
 	}
-	e := AuditEntry{Event: EventRefused, Reason: kind, Remote: st.remote, Detail: detail}
-	st.mu.Lock()
-	e.Fingerprint = st.fingerprint
-	st.mu.Unlock()
+	e := AuditEntry{Event: EventRefused, Reason: kind, Remote: remote, Fingerprint: fingerprint, Detail: detail}
 	if skipped > 0 {
 		e.Detail += fmt.Sprintf(" (and %d more refused so in the last second)", skipped)
 	}

@@ -152,7 +152,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		if err := s.register(ss); err != nil {
 			ss.cancel()
 			if pk, ok := err.(errPerKey); ok {
-				s.refused(refusedPerKey, &connState{remote: ss.remote, fingerprint: who.Fingerprint}, pk.Error())
+				s.refused(refusedPerKey, ss.remote, who.Fingerprint, pk.Error())
 			}
 			refuse(sess, err.Error())
 			return
