@@ -217,9 +217,13 @@ type topicStore struct {
 
 	mu     sync.Mutex
 	byName map[string]*topic
-	epochs map[string]int32 // last epoch of every name ever created (delete+recreate bumps it)
-	closed bool
-	timers map[*electionTimer]struct{} // pending partition elections
+	// deadEpoch is the highest epoch a deleted topic had. A new topic starts
+	// above it, so a recreated name's epoch exceeds every epoch it had before
+	// (old commits stay wiped) with one number instead of one entry per name
+	// ever created, which grew without bound under temporary topics.
+	deadEpoch int32
+	closed    bool
+	timers    map[*electionTimer]struct{} // pending partition elections
 
 	names   sync.Map // name → *topic, for lock-free lookups; written under mu
 	snap    atomic.Pointer[topicSnap]
@@ -332,7 +336,6 @@ func newTopicStore(e *Engine) *topicStore {
 	ts := &topicStore{
 		e:       e,
 		byName:  map[string]*topic{},
-		epochs:  map[string]int32{},
 		timers:  map[*electionTimer]struct{}{},
 		running: make([]atomic.Bool, e.cfg.Nodes),
 		qmStats: newStatRing(),
@@ -408,6 +411,7 @@ func (ts *topicStore) addLocked(t *topic) {
 }
 
 func (ts *topicStore) removeLocked(t *topic) {
+	ts.deadEpoch = max(ts.deadEpoch, t.epoch.Load())
 	delete(ts.byName, t.name)
 	ts.names.Delete(t.name)
 	old := ts.snap.Load().list
@@ -506,8 +510,7 @@ func (ts *topicStore) create(name, props string, internal bool) error {
 	if ts.byName[name] != nil {
 		return &Error{Name: wire.ErrTopicExists, Tail: name}
 	}
-	epoch := ts.epochs[name] + 1
-	ts.epochs[name] = epoch
+	epoch := ts.deadEpoch + 1
 	t := &topic{name: name, internal: strings.HasPrefix(name, systemTopicPrefix), stats: newStatRing(), created: time.Now()}
 	t.epoch.Store(epoch)
 	t.wipeEpoch.Store(epoch)
@@ -616,7 +619,6 @@ func (ts *topicStore) bumpEpoch(name string, flush bool) error {
 	}
 	epoch := t.epoch.Load() + 1
 	t.epoch.Store(epoch)
-	ts.epochs[name] = epoch
 	if flush {
 		t.wipeEpoch.Store(epoch)
 	}
