@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // exampleYAML is a complete, commented config file. A test loads it, so it
 // cannot drift from what Load accepts.
-const exampleYAML = `# ilinkdash configuration.
+const exampleHead = `# ilinkdash configuration.
 #
 # Location: $XDG_CONFIG_HOME/ilinkdash/config.yaml (usually ~/.config/ilinkdash/),
 # or the file given by --config / ILINKDASH_CONFIG.
@@ -24,8 +25,17 @@ const exampleYAML = `# ilinkdash configuration.
 #
 # With no context selected and no --addr/--admin, ilinkdash starts its
 # in-process demo engine instead of connecting anywhere.
+#
+# The contexts below are commented out, so until you edit them ilinkdash
+# keeps starting its demo engine. Uncomment one (remove the leading "# "
+# of its lines), set its addresses, and set current-context to its name.
 
-# Context used when neither --context nor ILINKDASH_CONTEXT picks one.
+`
+
+// exampleContexts is the contexts part of the example, written commented
+// out (commentOut): an example whose current-context named a host that does
+// not exist would break the embedded default the moment it is written.
+const exampleContexts = `# Context used when neither --context nor ILINKDASH_CONTEXT picks one.
 # Remove the line to start the demo engine by default.
 current-context: prod
 
@@ -90,8 +100,9 @@ contexts:
     addresses: [localhost:19999]
     admin: localhost:9998
     queue-manager: QMGR1
+`
 
-# ilinkdash serve: the dashboard served over SSH (one poller for everyone).
+const exampleServe = `# ilinkdash serve: the dashboard served over SSH (one poller for everyone).
 # Flags (--listen, --authorized-keys, ...) override these field by field.
 serve:
   # SSH listen address. Default: 127.0.0.1:2222.
@@ -141,8 +152,34 @@ serve:
   audit-log: ~/.local/state/ilinkdash/audit.jsonl
 `
 
-// ExampleYAML returns a fully commented example config file.
+// exampleYAML is a complete, commented config file: its contexts commented
+// out. A test loads it both as written and with the contexts uncommented
+// (ExampleContextsYAML), so neither can drift from what Load accepts.
+var exampleYAML = exampleHead + commentOut(exampleContexts) + "\n" + exampleServe
+
+// ExampleYAML returns the example config file "config init" writes.
 func ExampleYAML() string { return exampleYAML }
+
+// ExampleContextsYAML returns the example with its contexts active, as a
+// user who uncomments them gets it.
+func ExampleContextsYAML() string { return exampleHead + exampleContexts + "\n" + exampleServe }
+
+// commentOut prefixes every line with "# " (empty lines with "#"), so
+// removing the first two characters of each line restores it.
+func commentOut(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		switch strings.TrimRight(l, "\n") {
+		case "":
+			if l != "" {
+				b.WriteString("#\n")
+			}
+		default:
+			b.WriteString("# " + l)
+		}
+	}
+	return b.String()
+}
 
 // WriteExample writes ExampleYAML to path (DefaultPath() when empty),
 // creating missing directories with mode 0700 and the file with 0600,

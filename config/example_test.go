@@ -12,9 +12,40 @@ import (
 func TestExampleYAMLLoads(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	f, err := Parse("example.yaml", []byte(ExampleYAML()))
+	// As written, every context is commented out: nothing is selected, so
+	// the embedded default keeps working after "config init".
+	written, err := Parse("example.yaml", []byte(ExampleYAML()))
 	if err != nil {
 		t.Fatalf("the example config does not load:\n%v", err)
+	}
+	if written.CurrentContext != "" || len(written.Names()) != 0 {
+		t.Fatalf("the written example selects %q among %v; want no context until the user uncomments one", written.CurrentContext, written.Names())
+	}
+	// Uncommented as a user does it: the first two characters of each line
+	// of the commented block removed.
+	text := ExampleYAML()
+	from := strings.Index(text, "# # Context used")
+	to := strings.Index(text, "\n# ilinkdash serve:")
+	if from < 0 || to < from {
+		t.Fatalf("the example has no commented contexts block:\n%s", text)
+	}
+	var un strings.Builder
+	un.WriteString(text[:from])
+	for _, l := range strings.SplitAfter(text[from:to], "\n") {
+		if u, ok := strings.CutPrefix(l, "# "); ok {
+			l = u
+		} else if l == "#\n" {
+			l = "\n"
+		}
+		un.WriteString(l)
+	}
+	un.WriteString(text[to:])
+	if un.String() != ExampleContextsYAML() {
+		t.Fatalf("uncommenting the example does not give the full example")
+	}
+	f, err := Parse("example.yaml", []byte(un.String()))
+	if err != nil {
+		t.Fatalf("the example config with its contexts uncommented does not load:\n%v", err)
 	}
 	if f.CurrentContext != "prod" || strings.Join(f.Names(), ",") != "prod,local" {
 		t.Fatalf("example: current %q, contexts %v", f.CurrentContext, f.Names())
@@ -45,7 +76,7 @@ func TestExampleYAMLLoads(t *testing.T) {
 	}
 	// Every key of a context appears in the example, so it documents them all.
 	for _, name := range fieldNames((&decoder{}).contextFields(&Context{})) {
-		if !strings.Contains(ExampleYAML(), "\n    "+name+":") {
+		if !strings.Contains(ExampleContextsYAML(), "\n    "+name+":") {
 			t.Errorf("example does not show context field %q", name)
 		}
 	}

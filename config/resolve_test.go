@@ -249,8 +249,10 @@ func TestResolveConfigPath(t *testing.T) {
 
 	// Default path from XDG_CONFIG_HOME, at call time.
 	r, err := resolve(t, map[string]string{"XDG_CONFIG_HOME": xdg})
-	if err != nil || r.ConfigPath != def || r.Sources.Config != FromDefault || r.Context.Name != "prod" {
-		t.Errorf("default: path %q from %v, context %q, %v", r.ConfigPath, r.Sources.Config, r.Context.Name, err)
+	// The example "config init" writes selects no context: the embedded
+	// default keeps working until the user edits it.
+	if err != nil || r.ConfigPath != def || r.Sources.Config != FromDefault || r.Context.Name != "" || !r.Embedded {
+		t.Errorf("default: path %q from %v, context %q, embedded %v, %v; want the written example, no context, the embedded default", r.ConfigPath, r.Sources.Config, r.Context.Name, r.Embedded, err)
 	}
 	// Environment over default, flag over environment.
 	r, err = resolve(t, map[string]string{"XDG_CONFIG_HOME": xdg, EnvConfig: other})
