@@ -44,7 +44,10 @@ type Spec struct {
 	Header *HeaderMatch
 	// From and To bound the scan (position forms; nil From = earliest, nil
 	// To = the end captured at the start). To is exclusive for a time (the
-	// records before it) and inclusive for an offset.
+	// records before it) and inclusive for an offset. A P@OFFSET From
+	// scans only partition P; TOPIC:P@OFFSET only that partition of that
+	// topic (on a pattern a one-partition position must name its topic:
+	// position.CheckTarget). A one-partition To bounds only its partition.
 	From, To *position.Position
 	// Max stops after this many matches (0 = no limit).
 	Max int
@@ -141,8 +144,18 @@ func Run(ctx context.Context, addrs string, spec Spec, opt Options, emit func(*c
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 250 * time.Millisecond
 	}
+	for _, p := range []*position.Position{spec.From, spec.To} {
+		if p == nil {
+			continue
+		}
+		if err := p.CheckTarget(spec.Target, consumer.MatchPattern); err != nil {
+			return Progress{}, fmt.Errorf("search: %w", err)
+		}
+	}
 	topics := []string{spec.Target}
-	if consumer.IsPattern(spec.Target) {
+	if f := spec.From; f != nil && f.OnePartition() && f.Topic != "" {
+		topics = []string{f.Topic} // one partition of one topic
+	} else if consumer.IsPattern(spec.Target) {
 		var err error
 		if topics, err = consumer.Resolve(ctx, addrs, spec.Target); err != nil {
 			return Progress{}, err
@@ -232,7 +245,7 @@ func (s *scan) startOptions(opt *consumer.Options) []int32 {
 
 // ends fixes where each partition's range stops (exclusive), from To and
 // the end offsets captured now.
-func (s *scan) ends(ctx context.Context, c *consumer.Consumer) (map[int32]int64, error) {
+func (s *scan) ends(ctx context.Context, c *consumer.Consumer, topic string) (map[int32]int64, error) {
 	latest, err := c.OffsetsAt(ctx, wire.ListLatest)
 	if err != nil {
 		return nil, err
@@ -256,7 +269,7 @@ func (s *scan) ends(ctx context.Context, c *consumer.Consumer) (map[int32]int64,
 		}
 	case position.Offset:
 		for p := range end {
-			if to.Partition < 0 || to.Partition == p {
+			if to.Applies(topic, p) {
 				end[p] = min(end[p], to.Offset+1)
 			}
 		}
@@ -292,7 +305,7 @@ func (s *scan) topic(ctx context.Context, addrs, topic string) error {
 		return fmt.Errorf("search %s: %w", topic, err)
 	}
 	defer c.Close()
-	end, err := s.ends(ctx, c)
+	end, err := s.ends(ctx, c, topic)
 	if err != nil {
 		return fmt.Errorf("search %s: end offsets: %w", topic, err)
 	}
@@ -323,10 +336,10 @@ func (s *scan) topic(ctx context.Context, addrs, topic string) error {
 			}
 			s.pr.Scanned++
 			if s.spec.Match(r) {
-				s.pr.Matches++
 				if err := s.emit(r); err != nil {
-					return err
+					return err // not handed over: not counted
 				}
+				s.pr.Matches++
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
