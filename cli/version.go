@@ -19,7 +19,27 @@ type buildInfo struct {
 	ModulePath string `json:"module"`
 }
 
+// stampVersion and stampCommit are set by a release build
+// (scripts/release.sh: -ldflags "-X ilinkdash/cli.stampVersion=… -X
+// ilinkdash/cli.stampCommit=…"). They win over the build information, which
+// has no commit in a `go run` or a build from outside a checkout.
+var (
+	stampVersion string
+	stampCommit  string
+)
+
 func readBuildInfo() buildInfo {
+	b := readModuleInfo()
+	if stampVersion != "" {
+		b.Version = stampVersion
+	}
+	if stampCommit != "" && stampCommit != b.Revision {
+		b.Revision, b.Time, b.Modified = stampCommit, "", false
+	}
+	return b
+}
+
+func readModuleInfo() buildInfo {
 	b := buildInfo{Version: "(unknown)", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -83,7 +103,13 @@ func (a *app) versionCommand() *cobra.Command {
 			}
 			t := newTable(cmd.OutOrStdout())
 			t.row("VERSION", b.Version)
-			t.row("COMMIT", orDash(b.Revision))
+			commit := b.Revision
+			if commit == "" {
+				// go run and go test do not stamp the commit; say so
+				// instead of a bare "-" that reads like a broken build.
+				commit = "- (not stamped: go run does not; go build in a checkout or scripts/release.sh does)"
+			}
+			t.row("COMMIT", commit)
 			t.row("COMMIT-TIME", orDash(b.Time))
 			t.row("MODIFIED", b.Modified)
 			t.row("GO", b.GoVersion)
