@@ -22,6 +22,7 @@ const (
 	// Dashboard-only flags (RegisterDashboard).
 	FlagLowBandwidth = "low-bandwidth"
 	FlagMaxFPS       = "max-fps"
+	FlagTheme        = "theme"
 )
 
 // Environment variables, one per global flag.
@@ -36,6 +37,7 @@ const (
 	// Dashboard-only.
 	EnvLowBandwidth = "ILINKDASH_LOW_BANDWIDTH"
 	EnvMaxFPS       = "ILINKDASH_MAX_FPS"
+	EnvTheme        = "ILINKDASH_THEME"
 )
 
 // Flags holds the values of the global command-line flags. The values alone
@@ -52,6 +54,7 @@ type Flags struct {
 	// Dashboard-only (RegisterDashboard).
 	LowBandwidth bool
 	MaxFPS       int
+	Theme        string
 }
 
 // Register defines the global flags on fs. Pass the root command's
@@ -70,6 +73,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 // (the root command's own Flags(), not the persistent ones).
 func (f *Flags) RegisterDashboard(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.LowBandwidth, FlagLowBandwidth, false, "fit a slow link (~8,000 B/s): the tail advances at most 2x/s, counters 1x/s, nothing animates (env "+EnvLowBandwidth+"; context low-bandwidth)")
+	fs.StringVar(&f.Theme, FlagTheme, "", "colours: auto (follow the terminal's background), dark or light (env "+EnvTheme+"; context theme; default auto)")
 	fs.IntVar(&f.MaxFPS, FlagMaxFPS, 0, fmt.Sprintf("frame rate cap, %d..%d (env %s; context fps; default %d, %d with --low-bandwidth)", MinFPS, MaxFPS, EnvMaxFPS, DefaultFPS, LowBandwidthFPS))
 }
 
@@ -100,7 +104,7 @@ func (s Source) String() string {
 // for the debug log and for "why is it connecting there?" questions.
 type Sources struct {
 	Config, Context, Addresses, Admin, ReadOnly, Debug, LogFile Source
-	LowBandwidth, FPS                                           Source
+	LowBandwidth, FPS, Theme                                    Source
 }
 
 // Resolved is the effective configuration of one run.
@@ -229,7 +233,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 		r.Context.ReadOnly, r.Sources.ReadOnly = ro, src
 	}
 	if name != "" {
-		r.Sources.LowBandwidth, r.Sources.FPS = FromFile, FromFile
+		r.Sources.LowBandwidth, r.Sources.FPS, r.Sources.Theme = FromFile, FromFile, FromFile
 	}
 	lb, src, err := l.boolean(FlagLowBandwidth, f.LowBandwidth, EnvLowBandwidth)
 	if err != nil {
@@ -244,6 +248,14 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 			return Resolved{}, fmt.Errorf("%s: invalid frame rate %q (want a whole number from %d to %d)", origin(src, FlagMaxFPS, EnvMaxFPS), s, MinFPS, MaxFPS)
 		}
 		r.Context.FPS, r.Sources.FPS = n, src
+	}
+	if s, src := l.str(FlagTheme, f.Theme, EnvTheme); src != FromDefault {
+		switch t := strings.ToLower(strings.TrimSpace(s)); t {
+		case ThemeAuto, ThemeDark, ThemeLight:
+			r.Context.Theme, r.Sources.Theme = t, src
+		default:
+			return Resolved{}, fmt.Errorf("%s: unknown theme %q (want %s, %s or %s)", origin(src, FlagTheme, EnvTheme), s, ThemeAuto, ThemeDark, ThemeLight)
+		}
 	}
 
 	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != ""

@@ -47,8 +47,11 @@ type Context struct {
 	ThemeName string
 	Dark      bool
 	Mode      ColorMode
-	Styles    *Styles
-	Keys      *KeyMap
+	// ANSI16 is set when the terminal has only the sixteen ANSI colours
+	// (TERM=linux): Rebuild then takes ANSITheme.
+	ANSI16 bool
+	Styles *Styles
+	Keys   *KeyMap
 
 	// Pace is the bandwidth budget (Config.LowBandwidth, and the slow
 	// terminal detector the root sets).
@@ -89,7 +92,10 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 // Rebuild recomputes Styles and Keys after Dark, Mode or ReadOnly changed.
 func (c *Context) Rebuild() {
 	t := DarkTheme()
-	if !c.Dark {
+	switch {
+	case c.ANSI16:
+		t = ANSITheme(c.Dark)
+	case !c.Dark:
 		t = LightTheme()
 	}
 	c.Styles = NewStyles(t, c.Mode)

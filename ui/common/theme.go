@@ -77,6 +77,41 @@ func LightTheme() Theme {
 	}
 }
 
+// ANSITheme is the palette for a 16-colour terminal (TERM=linux, a
+// serial console): the sixteen colours by number, which such a terminal
+// draws in its own palette. Downsampled, the hex themes lose their
+// distinctions (muted, faint and the bar all become the same grey or
+// black), so these are chosen, not converted.
+func ANSITheme(dark bool) Theme {
+	c := func(n string) color.Color { return lipgloss.Color(n) }
+	t := Theme{
+		Dark:    dark,
+		Text:    c("7"),
+		Muted:   c("8"),
+		Faint:   c("8"),
+		Accent:  c("6"),
+		Accent2: c("5"),
+		Success: c("2"),
+		Warning: c("3"),
+		Error:   c("1"),
+		Info:    c("4"),
+
+		SelectedFg: c("0"),
+		SelectedBg: c("6"),
+		BarFg:      c("0"),
+		BarBg:      c("7"),
+		DemoBg:     c("5"),
+		ROBg:       c("3"),
+		BadgeFg:    c("0"),
+	}
+	if dark {
+		t.Text, t.Accent, t.Success, t.Warning, t.Error = c("15"), c("14"), c("10"), c("11"), c("9")
+	} else {
+		t.Text, t.BarFg, t.BarBg = c("0"), c("15"), c("4")
+	}
+	return t
+}
+
 // ColorMode says how much styling the terminal gets.
 type ColorMode int
 
