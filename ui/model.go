@@ -362,6 +362,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.ctx.Mode = common.Dumb
 			m.ctx.Rebuild()
 		}
+		// Sixteen colours (TERM=linux): the palette made for them.
+		if ansi := msg.Profile == colorprofile.ANSI; ansi != m.ctx.ANSI16 {
+			m.ctx.ANSI16 = ansi
+			m.ctx.Rebuild()
+		}
 		return m, nil
 	case tea.BackgroundColorMsg:
 		if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
