@@ -467,8 +467,10 @@ var layerRules = []struct {
 }{
 	{"1: nothing imports cli/ but main.go", not(is("")), is("cli")},
 	{"1: only cli/ imports ui/live/ and ui/serve/", not(is("cli")), is("ui/live", "ui/serve")},
-	{"2: the leaves import no module package", is("config", "ilink/wire", "ilink/position", "ilink/loadgen", "ui/sanitize", "ui/publish"), anyPkg},
-	{"3: ilink/engine/ imports only ilink/wire/", is("ilink/engine"), not(is("ilink/wire"))},
+	{"2: the leaves import no module package", is("ilink/wire", "ilink/position", "ilink/loadgen", "ui/sanitize", "ui/publish"), anyPkg},
+	{"2: ilink/topicrules/ imports only ilink/position/", is("ilink/topicrules"), not(is("ilink/position"))},
+	{"2: config/ imports only ilink/topicrules/", is("config"), not(is("ilink/topicrules"))},
+	{"3: ilink/engine/ imports only ilink/wire/ and ilink/topicrules/", is("ilink/engine"), not(is("ilink/wire", "ilink/topicrules"))},
 	{"3: only cli/, demo and chaos import the engine", not(is("cli", "ilink/engine/demo", "ilink/engine/chaos")), is("ilink/engine")},
 	{"4: the client imports no ui/ package but ui/sanitize/", clientPkgs, and(under("ui"), not(is("ui/sanitize")))},
 	{"4: of the client only ilink/jsonl/ imports ui/sanitize/", and(clientPkgs, not(is("ilink/jsonl"))), is("ui/sanitize")},

@@ -63,7 +63,7 @@ func TestAlterTopicThroughAdmin(t *testing.T) {
 	}{
 		{"ALT.T", "partitions=3", wire.ErrInvalidArgument, "partitions can only grow: 4 -> 3"},
 		{"ALT.T", "replicas=1", wire.ErrInvalidArgument, "replicas cannot be altered: ALT.T has replicas=3 (fixed at creation)"},
-		{"ALT.T", "minSync=4", wire.ErrInvalidArgument, "minSync 4 out of range 1..3 (replicas of ALT.T)"},
+		{"ALT.T", "minSync=4", wire.ErrInvalidArgument, "minSync: 4 out of range 1..3 (the topic's replicas)"},
 		{wire.GroupsTopic, "partitions=8", wire.ErrInvalidArgument, "topic SYSTEM.GROUPS is internal: its layout is fixed"},
 		{"NOPE", "retention.ms=1", wire.ErrUnknownTopic, "NOPE"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ilink/wire"
 )
 
@@ -76,10 +77,10 @@ func internalTopicRefusal(name string) string {
 
 // Topic property limits and defaults.
 const (
-	maxPartitions       = 1024
-	maxTopicName        = 249
+	maxPartitions       = topicrules.MaxPartitions
+	maxTopicName        = topicrules.MaxNameLen
 	defaultRetentionMs  = 7 * 24 * 3600 * 1000
-	systemTopicPrefix   = "SYSTEM."
+	systemTopicPrefix   = topicrules.SystemPrefix
 	defaultMaxReplicas  = 3
 	defaultProduceWait  = 30 * time.Second // acks=all with timeout_ms 0
 	minHousekeepingTick = 5 * time.Millisecond
@@ -109,15 +110,12 @@ func parseTopicProps(props string, nodes int) (topicConfig, error) {
 		case "partitions":
 			cfg.partitions = int(n)
 		case "replicas":
-			if n < 1 || n > int64(nodes) {
-				return errorf(wire.ErrInvalidArgument, "replicas %d out of range 1..%d (data nodes)", n, nodes)
+			if err := topicrules.CheckReplicas(n, nodes); err != nil {
+				return invalid(err)
 			}
 			cfg.replicas, replicasSet = int(n), true
-		case "minsync":
-			if n < 1 || n > int64(nodes) {
-				return errorf(wire.ErrInvalidArgument, "minSync %d out of range 1..%d", n, nodes)
-			}
-			cfg.minSync, minSyncSet = int(n), true
+		case "minsync": // checked against the replicas below
+			cfg.minSync, minSyncSet = int(min(max(n, -1), 1<<30)), true
 		case "retention.ms":
 			cfg.retentionMs = n
 		case "retention.bytes":
@@ -133,12 +131,12 @@ func parseTopicProps(props string, nodes int) (topicConfig, error) {
 		// cluster definition yet, so the default is min(3, nodes).
 		cfg.replicas = min(defaultMaxReplicas, nodes)
 	}
-	if cfg.minSync > cfg.replicas {
-		if minSyncSet {
-			return cfg, errorf(wire.ErrInvalidArgument, "minSync %d exceeds replicas %d", cfg.minSync, cfg.replicas)
+	if minSyncSet {
+		if err := topicrules.CheckMinSync(int64(cfg.minSync), int64(cfg.replicas)); err != nil {
+			return cfg, invalid(err)
 		}
-		cfg.minSync = cfg.replicas
 	}
+	cfg.minSync = min(cfg.minSync, cfg.replicas)
 	return cfg, nil
 }
 
@@ -174,13 +172,17 @@ func eachTopicProp(props string, fn func(key, k string, n int64) error) error {
 		if err != nil {
 			return errorf(wire.ErrInvalidArgument, "topic property %s: %q is not an integer", k, v)
 		}
-		switch {
-		case key == "partitions" && (n < 1 || n > maxPartitions):
-			return errorf(wire.ErrInvalidArgument, "partitions %d out of range 1..%d", n, maxPartitions)
-		case key == "retention.ms" && n < 0:
-			return errorf(wire.ErrInvalidArgument, "retention.ms %d is negative (0 = keep forever)", n)
-		case key == "retention.bytes" && n < 0:
-			return errorf(wire.ErrInvalidArgument, "retention.bytes %d is negative (0 = unlimited)", n)
+		var bad error
+		switch key {
+		case "partitions":
+			bad = topicrules.CheckPartitions(n)
+		case "retention.ms":
+			bad = topicrules.CheckRetentionMs(n)
+		case "retention.bytes":
+			bad = topicrules.CheckRetentionBytes(n)
+		}
+		if bad != nil {
+			return invalid(bad)
 		}
 		if err := fn(key, k, n); err != nil {
 			return err
@@ -189,23 +191,20 @@ func eachTopicProp(props string, fn func(key, k string, n int64) error) error {
 	return nil
 }
 
-// validTopicName checks 1..249 characters of [A-Za-z0-9._-]; the SYSTEM.
-// prefix is reserved for the engine.
+// validTopicName checks a name with the one rule the client and the
+// forms check too (topicrules.CheckName: 1..249 characters of
+// [A-Za-z0-9._-], the SYSTEM. prefix reserved for the engine).
 func validTopicName(name string, internal bool) error {
-	if name == "" || len(name) > maxTopicName {
-		return errorf(wire.ErrInvalidArgument, "topic name must be 1..%d characters, got %d", maxTopicName, len(name))
-	}
-	for i := 0; i < len(name); i++ {
-		switch b := name[i]; {
-		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9', b == '.', b == '_', b == '-':
-		default:
-			return errorf(wire.ErrInvalidArgument, "topic name %q: byte 0x%02x not allowed ([A-Za-z0-9._-])", name, b)
-		}
-	}
-	if !internal && strings.HasPrefix(name, systemTopicPrefix) {
-		return errorf(wire.ErrInvalidArgument, "topic name %s: the SYSTEM. prefix is reserved", name)
+	if err := topicrules.CheckName(name, internal); err != nil {
+		return invalid(err)
 	}
 	return nil
+}
+
+// invalid is a topicrules refusal as the engine sends it:
+// MIMQE_INVALID_ARGUMENT (<field>: <what is wrong>).
+func invalid(err error) *Error {
+	return &Error{Name: wire.ErrInvalidArgument, Tail: err.Error()}
 }
 
 // ---- state ----

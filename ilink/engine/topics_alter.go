@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ilink/wire"
 )
 
@@ -124,8 +125,8 @@ func parseAlterProps(name, props string, cur topicConfig) (topicConfig, error) {
 				return errorf(wire.ErrInvalidArgument, "replicas cannot be altered: %s has replicas=%d (fixed at creation)", name, cur.replicas)
 			}
 		case "minsync":
-			if n < 1 || n > int64(cur.replicas) {
-				return errorf(wire.ErrInvalidArgument, "minSync %d out of range 1..%d (replicas of %s)", n, cur.replicas, name)
+			if err := topicrules.CheckMinSync(n, int64(cur.replicas)); err != nil {
+				return invalid(err)
 			}
 			cfg.minSync = int(n)
 		case "retention.ms":
