@@ -30,11 +30,12 @@ const (
 )
 
 type checkFlags struct {
-	groups  string
-	maxLag  int64
-	window  time.Duration
-	timeout time.Duration
-	output  string
+	embedded bool
+	groups   string
+	maxLag   int64
+	window   time.Duration
+	timeout  time.Duration
+	output   string
 }
 
 type checkAlertJSON struct {
@@ -60,7 +61,7 @@ type checkJSON struct {
 func (a *app) checkCommand() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [--groups PATTERN] [--max-lag N] [--window D] [--timeout D] [-o text|json]",
+		Use:   "check [--embedded] [--groups PATTERN] [--max-lag N] [--window D] [--timeout D] [-o text|json]",
 		Short: "Judge the cluster's health once, for monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)",
 		Long: "Polls the cluster over one window (the lists at its start and end, the groups every\n" +
 			"fifth of it in between) and judges it by the dashboard's rules (docs/HEALTH.md): nodes\n" +
@@ -81,6 +82,7 @@ func (a *app) checkCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, f) },
 	}
 	fl := cmd.Flags()
+	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and queues, and judge it")
 	fl.StringVar(&f.groups, "groups", "", "only these groups: comma-separated names or glob patterns (a name the cluster does not know is DEAD)")
 	fl.Int64Var(&f.maxLag, "max-lag", -1, "a LAGGING group is WARNING from this lag (default: the context's health.max-lag-warning)")
 	fl.DurationVar(&f.window, "window", 0, "the window judged over (default: the context's health.window, 10s)")
@@ -120,8 +122,19 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		return checkUsage(cmd, "%v", err)
 	}
 	c := r.Context
+	target := c.Admin
+	if f.embedded {
+		e, err := startEmbedded()
+		if err != nil {
+			return checkUsage(cmd, "--embedded: %v", err)
+		}
+		defer e.Close()
+		c.Admin, c.Addresses, target = e.AdminAddrs()[0], nil, "embedded engine "+e.AdminAddrs()[0]
+	} else if r.Context.Name != "" {
+		target += " (context " + r.Context.Name + ")"
+	}
 	if c.Admin == "" {
-		return checkUsage(cmd, "no admin address: give --admin or a context with an admin address")
+		return checkUsage(cmd, "no admin address: give --admin, a context with an admin address, or --embedded")
 	}
 	cfg := health.FromConfig(c.Health)
 	if f.window > 0 {
@@ -137,7 +150,7 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		return checkUsage(cmd, "%v", err)
 	}
 	span := max(cfg.Window, cfg.StallAfter)
-	rep := checkReport{out: cmd.OutOrStdout(), json: f.output == "json", target: c.Admin, window: cfg.Window}
+	rep := checkReport{out: cmd.OutOrStdout(), json: f.output == "json", target: c.Admin, named: target, window: cfg.Window}
 
 	ctx, cancel := context.WithTimeout(cmd.Context(), span+f.timeout)
 	defer cancel()
@@ -162,7 +175,8 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 type checkReport struct {
 	out    io.Writer
 	json   bool
-	target string
+	target string // the admin address (JSON "target")
+	named  string // the same, with the context it came from, for the words
 	window time.Duration
 }
 
@@ -177,9 +191,9 @@ func (r checkReport) unknown(err error, call string, timeout time.Duration) erro
 	var why string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		why = fmt.Sprintf("no answer from %s within %v", r.target, timeout)
+		why = fmt.Sprintf("no answer from %s within %v", r.named, timeout)
 	case health.Unreachable(err):
-		why = "cannot reach " + r.target + ": " + health.ReachReason(err)
+		why = "cannot reach " + r.named + ": " + health.ReachReason(err)
 	case call != "":
 		why = call + ": " + err.Error()
 	default:

@@ -619,7 +619,7 @@ func TestScenarioUnreachable(t *testing.T) {
 	s := &scenario{t: t}
 	s.cfgPath = s.writeConfig("127.0.0.1:1")
 	v := s.judge(nil, nil)
-	if v.checkCode != 3 || v.checkFirst != "UNKNOWN: cannot reach 127.0.0.1:1: connect: connection refused" {
+	if v.checkCode != 3 || v.checkFirst != "UNKNOWN: cannot reach 127.0.0.1:1 (context s): connect: connection refused" {
 		t.Errorf("check: exit %d, %q", v.checkCode, v.checkFirst)
 	}
 	if v.groupsCode != 1 || v.groups != nil {
@@ -633,7 +633,7 @@ func TestScenarioUnreachable(t *testing.T) {
 	out, code := s.cli("check", "-o", "json")
 	var cj checkJSON
 	if err := json.Unmarshal([]byte(out), &cj); err != nil || code != 3 || cj.Status != "UNKNOWN" || cj.ExitCode != 3 ||
-		!strings.HasPrefix(cj.Summary, "UNKNOWN: cannot reach 127.0.0.1:1") {
+		!strings.HasPrefix(cj.Summary, "UNKNOWN: cannot reach 127.0.0.1:1 (context s)") || cj.Target != "127.0.0.1:1" {
 		t.Errorf("check -o json: %d %v %+v", code, err, cj)
 	}
 }
@@ -645,7 +645,7 @@ func TestScenarioEngineKilled(t *testing.T) {
 	s := newScenario(t, 3)
 	s.createTopic("S.T", "partitions=1")
 	v := s.judge(nil, func() { _ = s.e.Close() })
-	if v.checkCode != 3 || !strings.HasPrefix(v.checkFirst, "UNKNOWN: cannot reach "+s.e.AdminAddrs()[0]) {
+	if v.checkCode != 3 || !strings.HasPrefix(v.checkFirst, "UNKNOWN: cannot reach "+s.e.AdminAddrs()[0]+" (context s)") {
 		t.Errorf("check: exit %d, %q", v.checkCode, v.checkFirst)
 	}
 	if v.groupsCode == 0 {
