@@ -166,13 +166,12 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 // the live adapters polled every scenPoll, the lists fanned out with their
 // reply times, for d.
 func (s *scenario) runOverview(d time.Duration) (string, []views.Alert) {
-	cfg := config.DefaultContext()
 	f, err := config.Load(s.cfgPath)
 	if err != nil {
 		s.t.Error(err)
 		return "", nil
 	}
-	cfg, _ = f.Lookup("s")
+	cfg, _ := f.Lookup("s")
 	ctx := common.NewContext(cfg, false, nil)
 	ctx.Mode = common.Plain
 	ctx.Rebuild()

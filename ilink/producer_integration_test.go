@@ -721,7 +721,6 @@ func TestProducerFollowerRejection(t *testing.T) {
 	// Resends kept their sequences: per partition, every batch sent twice
 	// has the same sequence and count, and the distinct sequences are
 	// contiguous from 0 (spec: P-37).
-	type span struct{ seq, count int32 }
 	per := map[int32]map[int32]int32{}
 	resent := 0
 	for _, b := range log.batches(t) {

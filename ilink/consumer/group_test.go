@@ -139,17 +139,6 @@ func TestStartModesApplyOnlyWithoutCommit(t *testing.T) {
 	}
 }
 
-// member tracks one group member in the rebalance tests.
-type member struct {
-	name string
-	c    *Consumer
-	mu   sync.Mutex
-	got  map[tp][]int64
-	log  []string
-}
-
-func (m *member) assigned() []wire.TopicPartitions { return m.c.Assignment() }
-
 func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	fc := newFakeCluster(t, 2)
 	fc.createTopic("T", 4)
