@@ -48,10 +48,17 @@ type reinjectJSON struct {
 	New        int    `json:"new"`
 	Old        int    `json:"old"` // OLD entries selected (0 without --include-old)
 	Skipped    int    `json:"skipped_old"`
-	Warning    string `json:"warning"` // the duplicate warning, "" when no OLD entry is taken
-	Count      int64  `json:"count"`   // executed: messages appended
-	Leader     int    `json:"leader"`
-	StopReason string `json:"stop_reason"`
+	Beyond     int    `json:"beyond_plan"` // entries beyond the plan's bound (admin.MaxMoveIDs)
+	Warning    string `json:"warning"`     // the duplicate warning, "" when no OLD entry is taken
+	// Entries are the ones the plan takes, by id: what --execute names.
+	Entries    []quarantineEntryJSON `json:"entries"`
+	Count      int64                 `json:"count"` // executed: messages appended
+	Leader     int                   `json:"leader"`
+	StopReason string                `json:"stop_reason"`
+	// Executed: the planned ids no longer quarantined, and the entries
+	// of the selection not in the plan (quarantined since), left there.
+	Missing []string `json:"missing"`
+	Left    int64    `json:"left"`
 }
 
 func timeText(t time.Time) string {
@@ -182,23 +189,35 @@ func (a *app) quarantineCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			newN, oldN := s.Counts()
-			out := reinjectJSON{Queue: rsel.queue, Dir: rsel.dir, IncludeOld: includeOld, Executed: execute, New: newN, Selected: newN}
-			if includeOld {
-				out.Old, out.Selected = oldN, newN+oldN
-				out.Warning = admin.DuplicateWarning(oldN, rsel.queue)
-			} else {
-				out.Skipped = oldN
+			plan := admin.PlanReinject(s, rsel.dir, rsel.queue, includeOld)
+			out := reinjectJSON{Queue: rsel.queue, Dir: rsel.dir, IncludeOld: includeOld, New: plan.New, Old: plan.Old,
+				Selected: len(plan.IDs), Skipped: plan.OldLeft, Beyond: plan.Beyond, Warning: admin.DuplicateWarning(plan.Old, rsel.queue),
+				Entries: []quarantineEntryJSON{}, Missing: []string{}}
+			taken := map[string]bool{}
+			for _, id := range plan.IDs {
+				taken[string(id)] = true
 			}
-			if execute {
+			for _, e := range scanToJSON(s).Entries {
+				if id, _ := hex.DecodeString(e.ID); taken[string(id)] && (rsel.dir == "" || e.Dir == rsel.dir) && e.Queue == rsel.queue {
+					out.Entries = append(out.Entries, e)
+				}
+			}
+			if execute && len(plan.IDs) > 0 {
 				if out.Warning != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: warning:", sanitize.String(out.Warning))
 				}
-				res, err := t.qm.ReinjectQuarantine(t.ctx, rsel.dir, rsel.queue, since, includeOld)
+				// The entries the plan shows, by id: not whatever is quarantined by then.
+				res, err := t.qm.ReinjectQuarantineIDs(t.ctx, rsel.dir, rsel.queue, plan.IDs, includeOld)
 				if err != nil {
 					return err
 				}
-				out.Count, out.Leader, out.StopReason = res.Count, res.Leader, res.StopReason
+				out.Executed = true
+				out.Count, out.Leader, out.StopReason, out.Left = res.Count, res.Leader, res.StopReason, res.Left
+				for _, id := range res.Missing {
+					out.Missing = append(out.Missing, hex.EncodeToString(id))
+				}
+			} else if execute {
+				out.Executed = true // nothing to reinject: nothing was sent
 			}
 			return t.emit(out, func(w *table) { printReinject(w, out) })
 		},
@@ -251,21 +270,38 @@ func scanToJSON(s admin.QuarantineScan) quarantineScanJSON {
 }
 
 func printReinject(w *table, out reinjectJSON) {
-	q := out.Queue
+	q := sanitize.String(out.Queue)
 	if !out.Executed {
 		line := fmt.Sprintf("reinject into %s would take %d entries (%d NEW, %d OLD)", q, out.Selected, out.New, out.Old)
 		if out.Skipped > 0 {
 			line += fmt.Sprintf("; %d OLD entries left out (--include-old takes them, as duplicates)", out.Skipped)
 		}
 		w.row(line)
+		if out.Beyond > 0 {
+			w.row(fmt.Sprintf("%d more entries are beyond this plan's %d and stay (reinject again after)", out.Beyond, admin.MaxMoveIDs))
+		}
 		w.row("nothing changed; add --execute to reinject")
 		if out.Warning != "" {
-			w.row("warning: " + out.Warning)
+			w.row("warning: " + sanitize.String(out.Warning))
 		}
-		return
+	} else {
+		line := fmt.Sprintf("reinject into %s: %d planned, %d reinjected (leader node %d)", q, out.Selected, out.Count, out.Leader)
+		if n := len(out.Missing); n > 0 {
+			line += fmt.Sprintf("; %d planned no longer quarantined", n)
+		}
+		if out.Left > 0 {
+			line += fmt.Sprintf("; %d not in the plan left in the quarantine", out.Left)
+		}
+		w.row(line)
+		if out.StopReason != "" {
+			w.row("stopped early: " + sanitize.String(out.StopReason))
+		}
+		for _, id := range out.Missing {
+			w.row("missing: " + id)
+		}
 	}
-	w.row(fmt.Sprintf("reinjected %d messages into %s (leader node %d)", out.Count, q, out.Leader))
-	if out.StopReason != "" {
-		w.row("stopped early: " + out.StopReason)
+	w.row("TIME", "KIND", "ID", "BYTES", "DIR")
+	for _, e := range out.Entries {
+		w.row(e.Time, e.Kind, e.ID, e.Bytes, sanitize.String(e.Dir))
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -67,13 +69,26 @@ type moveJSON struct {
 	Skipped string `json:"skipped"`
 }
 
+// moveBackJSON is a plan (executed false: what --plan reads back) or the
+// result of executing one, read against it.
 type moveBackJSON struct {
-	Queue      string     `json:"queue"`
-	To         string     `json:"to"` // "" = each message's source
-	Executed   bool       `json:"executed"`
-	Moved      int64      `json:"moved"`
+	Queue    string `json:"queue"`
+	To       string `json:"to"` // "" = each message's source
+	Executed bool   `json:"executed"`
+	// Planned counts the messages the plan moves; NextSeq is the plan's
+	// mark (messages after it arrived after the plan).
+	Planned int64  `json:"planned"`
+	NextSeq uint64 `json:"next_seq"`
+	Moved   int64  `json:"moved"`
+	// Arrived (executed): messages that arrived after the plan, left in
+	// place; Beyond: messages not in the plan (a plan takes at most
+	// admin.MaxMoveIDs), left in place.
+	Arrived    int64      `json:"arrived_after_plan"`
+	Beyond     int64      `json:"beyond_plan"`
 	StopReason string     `json:"stop_reason"`
 	Moves      []moveJSON `json:"moves"`
+	// Missed (executed): the planned messages that did not move, and why.
+	Missed []moveJSON `json:"missed"`
 }
 
 // bytesJSON is the JSON lines rule for bytes: a string when they are
@@ -476,21 +491,36 @@ func (t *adminTarget) queueBrowse(queue string, from uint64, count int) error {
 }
 
 func (a *app) queueMoveBackCommand(f *adminFlags) *cobra.Command {
-	var to string
+	var to, planFile string
 	var ids []string
 	var execute bool
 	c := &cobra.Command{
-		Use:   "move-back DLQ [--id ID]... [--to QUEUE] [--execute]",
+		Use:   "move-back DLQ [--id ID]... [--to QUEUE] [--execute [--plan FILE]]",
 		Short: "Plan (or, with --execute, make) the move of dead letters back to their source queue",
-		Long: "Without --id every message of DLQ is selected; each goes back to the queue it was\n" +
-			"dead-lettered from (its dlq.source header), or to --to. The plan lists every message with\n" +
-			"its target or why it is skipped (in flight, no source); a full target stops the move.\n" +
-			"Nothing changes unless --execute is given. Moved messages are appended at the target's\n" +
-			"tail with their id and a redelivery count of 0.",
-		Example: "  ilinkdash queue move-back ORDERS.DLQ\n" +
+		Long: "Without --id every message of DLQ is selected (the first " + strconv.Itoa(admin.MaxMoveIDs) + "; the rest are counted\n" +
+			"and stay); each goes back to the queue it was dead-lettered from (its dlq.source header),\n" +
+			"or to --to. The plan lists every message with its target or why it is skipped (in flight,\n" +
+			"no source); a full target stops the move. Nothing changes unless --execute is given.\n" +
+			"A move executes a plan by message id, never \"whatever is in DLQ now\": --execute --plan FILE\n" +
+			"moves exactly the messages of a plan saved with -o json (- = stdin); --execute alone plans\n" +
+			"and executes that plan at once. The result is read against the plan: planned, moved, the\n" +
+			"planned ones that did not move (gone since, locked) and the messages that arrived after the\n" +
+			"plan (left in place). Moved messages are appended at the target's tail with their id and a\n" +
+			"redelivery count of 0.",
+		Example: "  ilinkdash queue move-back ORDERS.DLQ -o json > plan.json\n" +
+			"  ilinkdash queue move-back ORDERS.DLQ --execute --plan plan.json\n" +
 			"  ilinkdash queue move-back ORDERS.DLQ --id 6f1c2a... --execute",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if planFile != "" && !execute {
+				return usageErr("--plan executes a saved plan: add --execute (without it, move-back prints a plan)")
+			}
+			if planFile != "" && len(ids) > 0 {
+				return usageErr("--plan and --id: give one (the plan names its messages)")
+			}
+			if len(ids) > admin.MaxMoveIDs {
+				return usageErr("--id given %d times; at most %d messages per move", len(ids), admin.MaxMoveIDs)
+			}
 			var raw [][]byte
 			for _, s := range ids {
 				id, err := hex.DecodeString(strings.TrimSpace(s))
@@ -499,45 +529,130 @@ func (a *app) queueMoveBackCommand(f *adminFlags) *cobra.Command {
 				}
 				raw = append(raw, id)
 			}
+			var saved *admin.MoveResult
+			if planFile != "" {
+				p, err := readMovePlan(cmd, planFile, args[0], to)
+				if err != nil {
+					return err
+				}
+				saved = &p
+			}
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
-			var res admin.MoveResult
-			if execute {
-				res, err = t.qm.MoveMessages(t.ctx, args[0], to, raw)
-			} else {
-				res, err = t.qm.PlanMoveMessages(t.ctx, args[0], to, raw)
+			plan := saved
+			if plan == nil {
+				p, err := t.qm.PlanMoveMessages(t.ctx, args[0], to, raw)
+				if err != nil {
+					return err
+				}
+				plan = &p
 			}
-			if err != nil {
-				return err
+			out := moveBackJSON{Queue: args[0], To: to, Planned: int64(len(plan.Planned())), NextSeq: plan.NextSeq,
+				Moved: plan.Moved, StopReason: plan.StopReason, Moves: movesJSON(plan.Moves), Missed: []moveJSON{}}
+			if raw == nil {
+				out.Beyond = plan.Unselected
 			}
-			out := moveBackJSON{Queue: args[0], To: to, Executed: execute, Moved: res.Moved, StopReason: res.StopReason, Moves: []moveJSON{}}
-			for _, m := range res.Moves {
-				out.Moves = append(out.Moves, moveJSON{hex.EncodeToString(m.ID), m.To, m.Skipped})
+			if execute && out.Planned > 0 {
+				sel := plan.Execution()
+				res, err := t.qm.MoveMessages(t.ctx, args[0], to, sel.IDs, sel.PlanNext)
+				if err != nil {
+					return err
+				}
+				o := res.Against(*plan)
+				out.Executed, out.Moved, out.Arrived, out.StopReason = true, o.Moved, o.Arrived, o.StopReason
+				out.Moves, out.Missed = movesJSON(res.Moves), movesJSON(o.Missed)
+				if out.Beyond > 0 {
+					out.Beyond = o.Unplanned
+				}
+			} else if execute {
+				out.Executed = true // nothing to move: nothing was sent
+				out.Moved = 0
 			}
 			return t.emit(out, func(w *table) { printMoves(w, out) })
 		},
 	}
 	c.Flags().StringVar(&to, "to", "", "target queue (default: each message's source queue)")
-	c.Flags().StringArrayVar(&ids, "id", nil, "only this message (hex id; repeatable)")
+	c.Flags().StringArrayVar(&ids, "id", nil, "only this message (hex id; repeatable, at most "+strconv.Itoa(admin.MaxMoveIDs)+")")
 	c.Flags().BoolVar(&execute, "execute", false, "move (default: only print the plan)")
+	c.Flags().StringVar(&planFile, "plan", "", "with --execute: move exactly the messages of this plan (the -o json of a move-back without --execute; - = stdin)")
 	return c
 }
 
+func movesJSON(ms []admin.MessageMove) []moveJSON {
+	out := []moveJSON{}
+	for _, m := range ms {
+		out = append(out, moveJSON{hex.EncodeToString(m.ID), m.To, m.Skipped})
+	}
+	return out
+}
+
+// readMovePlan reads a plan saved with move-back -o json: its moves not
+// skipped are the messages the execution names, its next_seq the mark.
+func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult, error) {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 16<<20))
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return admin.MoveResult{}, usageErr("--plan: %v", err)
+	}
+	var p moveBackJSON
+	if err := json.Unmarshal(b, &p); err != nil {
+		return admin.MoveResult{}, usageErr("--plan %s: not a move-back plan (-o json): %v", file, err)
+	}
+	switch {
+	case p.Executed:
+		return admin.MoveResult{}, usageErr("--plan %s: that is the result of an executed move, not a plan", file)
+	case p.Queue != queue:
+		return admin.MoveResult{}, usageErr("--plan %s: the plan is for %s, not %s", file, sanitize.String(p.Queue), sanitize.String(queue))
+	case p.To != to:
+		return admin.MoveResult{}, usageErr("--plan %s: the plan moves to %q, not --to %q", file, sanitize.String(p.To), sanitize.String(to))
+	}
+	plan := admin.MoveResult{NextSeq: p.NextSeq}
+	for i, m := range p.Moves {
+		id, err := hex.DecodeString(m.ID)
+		if err != nil || len(id) == 0 {
+			return admin.MoveResult{}, usageErr("--plan %s: move %d: id %q is not hex", file, i+1, sanitize.String(m.ID))
+		}
+		plan.Moves = append(plan.Moves, admin.MessageMove{ID: id, To: m.To, Skipped: m.Skipped})
+		if m.Skipped == "" {
+			plan.Moved++
+		}
+	}
+	if plan.Moved > admin.MaxMoveIDs {
+		return admin.MoveResult{}, usageErr("--plan %s: %d messages; at most %d per move", file, plan.Moved, admin.MaxMoveIDs)
+	}
+	return plan, nil
+}
+
 func printMoves(w *table, out moveBackJSON) {
-	verb := "would move"
-	if out.Executed {
-		verb = "moved"
-	}
-	head := fmt.Sprintf("%s: %s %d of %d messages", out.Queue, verb, out.Moved, len(out.Moves))
 	if !out.Executed {
-		head += " (nothing changed; add --execute to move)"
+		head := fmt.Sprintf("%s: would move %d of %d messages (nothing changed; add --execute to move)", out.Queue, out.Moved, len(out.Moves))
+		w.row(head)
+		if out.Beyond > 0 {
+			w.row(fmt.Sprintf("%d more messages are beyond this plan's %d and stay (move again after)", out.Beyond, admin.MaxMoveIDs))
+		}
+	} else {
+		head := fmt.Sprintf("%s: %d planned, %d moved", out.Queue, out.Planned, out.Moved)
+		if n := len(out.Missed); n > 0 {
+			head += fmt.Sprintf("; %d planned did not move", n)
+		}
+		if out.Arrived > 0 {
+			head += fmt.Sprintf("; %d arrived after the plan, left in place", out.Arrived)
+		}
+		if out.Beyond > 0 {
+			head += fmt.Sprintf("; %d beyond the plan left in place", out.Beyond)
+		}
+		w.row(head)
 	}
-	w.row(head)
 	if out.StopReason != "" {
-		w.row("stopped: " + out.StopReason)
+		w.row("stopped: " + sanitize.String(out.StopReason))
 	}
 	w.row("ID", "TO", "SKIPPED")
 	for _, m := range out.Moves {

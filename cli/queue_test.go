@@ -259,7 +259,7 @@ func TestQuarantineCommands(t *testing.T) {
 	// Executed: the warning goes to stderr first; the queue holds 2, so the
 	// reinjection stops with the reason.
 	out, stderr, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "ORDERS", "--include-old", "--execute")...)
-	if err != nil || !strings.Contains(stderr, "warning: 1 OLD entry") || !strings.Contains(out, "reinjected 2 messages into ORDERS (leader node 1)") ||
+	if err != nil || !strings.Contains(stderr, "warning: 1 OLD entry") || !strings.Contains(out, "reinject into ORDERS: 4 planned, 2 reinjected (leader node 1)") ||
 		!strings.Contains(out, "stopped early: queue ORDERS is full (max depth 2)") {
 		t.Fatalf("reinject --execute: %v\nstdout %s\nstderr %s", err, out, stderr)
 	}
@@ -267,7 +267,7 @@ func TestQuarantineCommands(t *testing.T) {
 		t.Fatalf("%d entries left after reinjecting 2 of 5", n)
 	}
 	_, _, err = runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "ORDERS", "--execute", "--read-only")...)
-	if err == nil || !strings.Contains(err.Error(), "ReinjectQuarantine refused: read-only mode") {
+	if err == nil || !strings.Contains(err.Error(), "ReinjectQuarantineIDs refused: read-only mode") {
 		t.Fatalf("reinject --read-only: %v", err)
 	}
 }

@@ -40,6 +40,25 @@ func GetOnce(ctx context.Context, addrs string, opt Options, queue string) (*Mes
 	return m, err
 }
 
+// GetOnceMatch is GetOnce for the message with id only (nil when it is no
+// longer on queue, or in flight): an operator's take of the message a
+// preview showed, not of whatever is first by then.
+func GetOnceMatch(ctx context.Context, addrs string, opt Options, queue string, id MsgID) (*Message, error) {
+	if err := opt.refuse("Get"); err != nil {
+		return nil, err
+	}
+	var m *Message
+	err := withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
+		var err error
+		m, err = q.GetMatch(ctx, id, 0)
+		if IsNoMessage(err) {
+			m, err = nil, nil
+		}
+		return err
+	})
+	return m, err
+}
+
 func withQueueOnce(ctx context.Context, addrs string, opt Options, queue string, fn func(*Queue) error) error {
 	q, s, err := DialQueue(ctx, addrs, opt, queue)
 	if err != nil {

@@ -1,10 +1,13 @@
 package admin
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
+
+	"ilinkdash/ilink/wire"
 )
 
 // The quarantine travels as engine text (spec Q-20, docs/PROTOCOL.md
@@ -111,4 +114,65 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ReinjectQuarantineIDs reinjects exactly the entries of dir (""= any) for
+// queue with these ids (1..MaxMoveIDs): the ones a scan showed, so what
+// runs is what the operator saw. OLD entries among them are taken only
+// with includeOld (spec Q-23). The result lists the ids no entry had any
+// more (Missing) and counts the entries of the selection the ids did not
+// name, left in the quarantine (Left: quarantined after the scan).
+func (q *Qmgr) ReinjectQuarantineIDs(ctx context.Context, dir, queue string, ids [][]byte, includeOld bool) (QuarantineReinjectResult, error) {
+	if err := q.svc.mutate("ReinjectQuarantineIDs"); err != nil {
+		return QuarantineReinjectResult{}, err
+	}
+	if len(ids) == 0 {
+		return QuarantineReinjectResult{}, fmt.Errorf("ReinjectQuarantineIDs: no message id: name the entries a scan showed")
+	}
+	if err := checkIDs("ReinjectQuarantineIDs", ids); err != nil {
+		return QuarantineReinjectResult{}, err
+	}
+	var rep wire.ReinjectReply
+	req := &wire.QuarantineRequest{Qmgr: q.qmgr(), Dir: dir, Queue: queue, IncludeOld: includeOld, MsgIDs: ids}
+	if err := q.svc.write(ctx, wire.CodeReinject, req, &rep); err != nil {
+		return QuarantineReinjectResult{}, err
+	}
+	return QuarantineReinjectResult{Count: rep.Count, Leader: rep.Leader, StopReason: rep.StopReason, Missing: rep.Missing, Left: rep.Left}, nil
+}
+
+// ReinjectPlan is what a reinjection of the scanned entries of one
+// directory and queue takes: the ids (NEW entries, and OLD ones with
+// includeOld) and the counts, for the preview and its execution.
+type ReinjectPlan struct {
+	Dir, Queue string
+	IncludeOld bool
+	IDs        [][]byte
+	New, Old   int // entries taken
+	OldLeft    int // OLD entries left out (no includeOld)
+	Beyond     int // entries beyond MaxMoveIDs: the next reinjection's
+}
+
+// PlanReinject selects from a scan the entries a reinjection of dir
+// ("" = any) and queue takes, in quarantine order, at most MaxMoveIDs.
+func PlanReinject(s QuarantineScan, dir, queue string, includeOld bool) ReinjectPlan {
+	p := ReinjectPlan{Dir: dir, Queue: queue, IncludeOld: includeOld}
+	for _, e := range s.Entries {
+		if (dir != "" && e.Dir != dir) || e.Queue != queue {
+			continue
+		}
+		switch {
+		case e.Old && !includeOld:
+			p.OldLeft++
+			continue
+		case len(p.IDs) == MaxMoveIDs:
+			p.Beyond++
+			continue
+		case e.Old:
+			p.Old++
+		default:
+			p.New++
+		}
+		p.IDs = append(p.IDs, e.MsgID)
+	}
+	return p
 }

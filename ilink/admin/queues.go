@@ -148,11 +148,89 @@ type MessageMove struct {
 	Skipped string // "" = moved (or, planned, would move)
 }
 
+// MaxMoveIDs bounds the ids one MoveMessages names, and the messages a
+// plan of every message goes through (docs/PROTOCOL.md, MOVE MESSAGES).
+const MaxMoveIDs = wire.MaxSelectIDs
+
 // MoveResult is the outcome (or plan) of MoveMessages.
 type MoveResult struct {
 	Moves      []MessageMove
 	Moved      int64
 	StopReason string // "" = every selected message was gone through
+	// NextSeq is the engine's next message position when it answered: a
+	// plan hands it to its execution, which counts the messages at or
+	// after it as arrived after the plan.
+	NextSeq uint64
+	// Unselected counts the messages of the source the selection did not
+	// name, left in place (in a plan of every message: those beyond
+	// MaxMoveIDs); Arrived, those of them that arrived after the plan.
+	Unselected, Arrived int64
+}
+
+// MoveSelection is what a move names: in a plan, the ids to look at
+// (nil = every message); in an execution, exactly the plan's ids and the
+// plan's NextSeq (Execution).
+type MoveSelection struct {
+	IDs      [][]byte
+	PlanNext uint64
+}
+
+// Execution is the selection that executes plan r: its planned ids and
+// its mark.
+func (r MoveResult) Execution() MoveSelection {
+	return MoveSelection{IDs: r.Planned(), PlanNext: r.NextSeq}
+}
+
+// Planned returns the ids the plan would move (its moves not skipped),
+// in queue order: what MoveMessages is given to execute it.
+func (r MoveResult) Planned() [][]byte {
+	var out [][]byte
+	for _, m := range r.Moves {
+		if m.Skipped == "" {
+			out = append(out, m.ID)
+		}
+	}
+	return out
+}
+
+// MoveOutcome is the result of executing a plan read against the plan:
+// how many of its messages moved, which of them did not (gone since,
+// locked, or a target full: Skipped says why) and what was left in place.
+type MoveOutcome struct {
+	Planned, Moved int64
+	// Missed are the planned messages that did not move, with the reason.
+	Missed []MessageMove
+	// Arrived counts the messages that arrived after the plan (left in
+	// place); Unplanned, the others the plan did not name.
+	Arrived, Unplanned int64
+	StopReason         string
+}
+
+// Against reports r, the result of executing plan, against plan.
+func (r MoveResult) Against(plan MoveResult) MoveOutcome {
+	o := MoveOutcome{Moved: r.Moved, Arrived: r.Arrived, Unplanned: r.Unselected - r.Arrived, StopReason: r.StopReason}
+	planned := plan.Planned()
+	o.Planned = int64(len(planned))
+	moved := map[string]bool{}
+	reason := map[string]MessageMove{}
+	for _, m := range r.Moves {
+		if m.Skipped == "" {
+			moved[string(m.ID)] = true
+		} else {
+			reason[string(m.ID)] = m
+		}
+	}
+	for _, id := range planned {
+		if moved[string(id)] {
+			continue
+		}
+		m, ok := reason[string(id)]
+		if !ok {
+			m = MessageMove{ID: id, Skipped: "not gone through (the move stopped)"}
+		}
+		o.Missed = append(o.Missed, m)
+	}
+	return o
 }
 
 // DefineQueue creates queue with def, or gives an existing queue def (its
@@ -195,9 +273,9 @@ func (q *Qmgr) BrowseQueue(ctx context.Context, queue string, from uint64, max i
 	return out, nil
 }
 
-func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun bool) (MoveResult, error) {
+func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun bool, planNext uint64) (MoveResult, error) {
 	var rep wire.QueueMoveReply
-	req := &wire.QueueMoveRequest{Qmgr: q.qmgr(), From: from, To: to, MsgIDs: ids, DryRun: dryRun}
+	req := &wire.QueueMoveRequest{Qmgr: q.qmgr(), From: from, To: to, MsgIDs: ids, DryRun: dryRun, PlanNextSeq: planNext}
 	var err error
 	if dryRun {
 		err = q.svc.read(ctx, wire.CodeMoveMessages, req, &rep)
@@ -207,25 +285,48 @@ func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun b
 	if err != nil {
 		return MoveResult{}, err
 	}
-	out := MoveResult{Moved: rep.Moved, StopReason: rep.StopReason, Moves: make([]MessageMove, len(rep.Moves))}
+	out := MoveResult{Moved: rep.Moved, StopReason: rep.StopReason, Moves: make([]MessageMove, len(rep.Moves)),
+		NextSeq: rep.NextSeq, Unselected: rep.Unselected, Arrived: rep.Arrived}
 	for i, m := range rep.Moves {
 		out.Moves[i] = MessageMove{ID: m.MsgID, To: m.To, Skipped: m.Skipped}
 	}
 	return out, nil
 }
 
-// PlanMoveMessages returns what MoveMessages would do, changing nothing.
-func (q *Qmgr) PlanMoveMessages(ctx context.Context, from, to string, ids [][]byte) (MoveResult, error) {
-	return q.move(ctx, from, to, ids, true)
+func checkIDs(what string, ids [][]byte) error {
+	if len(ids) > MaxMoveIDs {
+		return fmt.Errorf("%s: %d message ids; at most %d per request", what, len(ids), MaxMoveIDs)
+	}
+	return nil
 }
 
-// MoveMessages moves the messages of queue from with these ids (nil = all)
-// to queue to ("" = back to each dead letter's source queue), appended at
-// the target's tail. Messages in flight or without a target are skipped
-// with the reason; a full target stops the move (StopReason).
-func (q *Qmgr) MoveMessages(ctx context.Context, from, to string, ids [][]byte) (MoveResult, error) {
+// PlanMoveMessages returns what MoveMessages would do, changing nothing:
+// the messages of from with these ids (nil = every message, the first
+// MaxMoveIDs; Unselected counts the rest).
+func (q *Qmgr) PlanMoveMessages(ctx context.Context, from, to string, ids [][]byte) (MoveResult, error) {
+	if err := checkIDs("PlanMoveMessages", ids); err != nil {
+		return MoveResult{}, err
+	}
+	return q.move(ctx, from, to, ids, true, 0)
+}
+
+// MoveMessages executes a plan: it moves exactly the messages of queue
+// from with these ids (plan.Planned(); 1..MaxMoveIDs) to queue to ("" =
+// back to each dead letter's source queue), appended at the target's
+// tail. planNext is the plan's NextSeq (0 = none): messages that arrived
+// after it are counted (Arrived), never moved. Ids no longer in from, in
+// flight or without a target are skipped with the reason; a full target
+// stops the move (StopReason). Compare the result with the plan with
+// Against.
+func (q *Qmgr) MoveMessages(ctx context.Context, from, to string, ids [][]byte, planNext uint64) (MoveResult, error) {
 	if err := q.svc.mutate("MoveMessages"); err != nil {
 		return MoveResult{}, err
 	}
-	return q.move(ctx, from, to, ids, false)
+	if len(ids) == 0 {
+		return MoveResult{}, fmt.Errorf("MoveMessages: no message id: a move executes the ids of its plan (PlanMoveMessages, then MoveResult.Planned)")
+	}
+	if err := checkIDs("MoveMessages", ids); err != nil {
+		return MoveResult{}, err
+	}
+	return q.move(ctx, from, to, ids, false, planNext)
 }

@@ -115,7 +115,7 @@ func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 	if d := must[QueueBrowse](t)(q.BrowseQueue(ctx, "ORDERS.DLQ", 0, 0)); d.Depth != 1 {
 		t.Fatalf("the plan moved the message: DLQ depth %d", d.Depth)
 	}
-	res := must[MoveResult](t)(q.MoveMessages(ctx, "ORDERS.DLQ", "", [][]byte{id[:]}))
+	res := must[MoveResult](t)(q.MoveMessages(ctx, "ORDERS.DLQ", "", plan.Planned(), plan.NextSeq))
 	if res.Moved != 1 || res.StopReason != "" {
 		t.Fatalf("move %+v", res)
 	}

@@ -23,7 +23,7 @@ var mutatingMethods = map[string]bool{
 	"Service.CreateCluster": true, "Service.JoinCluster": true,
 	"Qmgr.StopNode": true, "Qmgr.StartNode": true, "Qmgr.KillNode": true, "Qmgr.ForceElection": true,
 	"Qmgr.CreateTopic": true, "Qmgr.DeleteTopic": true, "Qmgr.FlushTopic": true, "Qmgr.AlterTopic": true,
-	"Qmgr.Publish": true, "Qmgr.ReloadQueue": true, "Qmgr.ReinjectQuarantine": true,
+	"Qmgr.Publish": true, "Qmgr.ReloadQueue": true, "Qmgr.ReinjectQuarantine": true, "Qmgr.ReinjectQuarantineIDs": true,
 	"Qmgr.SetProperty": true, "Qmgr.SetSubGroupTimeout": true,
 	"Qmgr.SeekGroup": true, "Qmgr.SeekGroupToTime": true, "Qmgr.DeleteGroup": true,
 	"Qmgr.DefineQueue": true, "Qmgr.DeleteQueue": true, "Qmgr.MoveMessages": true, "Qmgr.RebalanceLeaders": true,

@@ -387,6 +387,10 @@ type QuarantineReinjectResult struct {
 	Count      int64
 	Leader     int
 	StopReason string
+	// By id (ReinjectQuarantineIDs): the ids no selected entry had, and
+	// the selected entries the ids did not name (left in the quarantine).
+	Missing [][]byte
+	Left    int64
 }
 
 // SpokeProperty is ILSpokeProperty: a spoke attached to a hub.

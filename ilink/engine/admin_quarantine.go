@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -164,16 +165,37 @@ func (q *quarantine) scanText(dir, queue string, sinceMs int64) string {
 
 // reinject appends the selected entries to queue's tail on the leader
 // (replicated like any committed put) and removes them from the
-// quarantine. Spec.
-func (e *Engine) reinject(dir, queue string, sinceMs int64, includeOld bool) wire.ReinjectReply {
+// quarantine. Spec. ids (nil = every selected entry) narrows
+// the selection to the entries a scan showed: those with these ids; the
+// reply lists the ids no selected entry had and counts the selected
+// entries not named (left in the quarantine).
+func (e *Engine) reinject(dir, queue string, sinceMs int64, includeOld bool, ids [][]byte) wire.ReinjectReply {
 	q := &e.adm.quar
 	q.mu.Lock()
 	defer q.mu.Unlock() // leaf order: quarantine.mu is held across queueStore.mu only here
-	var idx []int
-	for i, en := range q.entries {
-		if matchSel(dir, en.Dir) && en.Queue == queue && en.At.UnixMilli() >= sinceMs && (includeOld || !en.Old) {
-			idx = append(idx, i)
+
+	// named maps each id to whether a selected entry had it.
+	var named map[string]bool
+	if ids != nil {
+		named = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			named[string(id)] = false
 		}
+	}
+	var idx []int
+	var left int64
+	for i, en := range q.entries {
+		if !matchSel(dir, en.Dir) || en.Queue != queue || en.At.UnixMilli() < sinceMs || (en.Old && !includeOld) {
+			continue
+		}
+		if named != nil {
+			if _, ok := named[string(en.MsgID)]; !ok {
+				left++
+				continue
+			}
+			named[string(en.MsgID)] = true
+		}
+		idx = append(idx, i)
 	}
 	n, leader, reason := e.queues.appendTail(queue, q.entries, idx)
 	if n > 0 {
@@ -190,8 +212,15 @@ func (e *Engine) reinject(dir, queue string, sinceMs int64, includeOld bool) wir
 		clear(q.entries[len(kept):])
 		q.entries = kept
 	}
+	rep := wire.ReinjectReply{Count: int64(n), Leader: leader, StopReason: reason, Left: left}
+	for _, id := range ids {
+		if found, ok := named[string(id)]; ok && !found {
+			rep.Missing = append(rep.Missing, id)
+			named[string(id)] = true // a repeated id is reported once
+		}
+	}
 	e.logf("engine: REINJECT %s into %s: %d messages (%s)", dir, queue, n, reason)
-	return wire.ReinjectReply{Count: int64(n), Leader: leader, StopReason: reason}
+	return rep
 }
 
 // appendTail appends entries[idx...] to queue's tail on the leader's
@@ -252,6 +281,17 @@ func handleReinject(r *request) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "REINJECT needs a queue"})
 		return
 	}
-	rep := r.c.e.reinject(req.Dir, req.Queue, req.SinceMs, req.IncludeOld)
+	if len(req.MsgIDs) > wire.MaxSelectIDs {
+		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("msg_ids: %d ids; at most %d per REINJECT", len(req.MsgIDs), wire.MaxSelectIDs)})
+		return
+	}
+	var ids [][]byte
+	if len(req.MsgIDs) > 0 {
+		ids = make([][]byte, len(req.MsgIDs))
+		for i, id := range req.MsgIDs {
+			ids[i] = bytes.Clone(id)
+		}
+	}
+	rep := r.c.e.reinject(req.Dir, req.Queue, req.SinceMs, req.IncludeOld, ids)
 	r.reply(&rep)
 }

@@ -659,7 +659,7 @@ func TestProtocolTextLineEndings(t *testing.T) {
 		{wire.CodeViewClusterLeaders, docBody{}.str(""), "ILLT1|C1|"},
 		{wire.CodeDiagCluster, docBody{}.str(""), "DIAG CLUSTER C1\n"},
 		{wire.CodeViewQuarantine, docBody{}.str(""), "QUARANTINE|QM1|"},
-		{wire.CodeScanQuarantine, docBody{}.str("").str("").str("").uv(0).u8(0), "SCAN|*|*|0\n"},
+		{wire.CodeScanQuarantine, docBody{}.str("").str("").str("").uv(0).u8(0).uv(0), "SCAN|*|*|0\n"},
 	} {
 		s := text(tc.code, tc.body)
 		if !bytes.HasPrefix([]byte(s), []byte(tc.first)) || s[len(s)-1] != '\n' || bytes.ContainsAny([]byte(s), "\r") || bytes.Contains([]byte(s), []byte("\n\n")) {

@@ -296,28 +296,76 @@ type MessageMove struct {
 	Skipped string // "" = moved (or, in a plan, would move)
 }
 
-// MoveMessages moves the messages of queue from with the given ids (nil =
-// every message) to queue to ("" = each message's dead-letter source).
-// Locked messages and messages with no target are skipped with the
-// reason; a full target stops the move (stop says why). With dryRun
-// nothing changes and the result is the plan.
+// MaxMoveIDs bounds a move: the message ids one MOVE MESSAGES names, and
+// the messages a plan of every message goes through (the rest are counted
+// in Unselected), so a plan's ids always fit the request that executes it.
+const MaxMoveIDs = wire.MaxSelectIDs
+
+// MoveSpec selects a move.
+type MoveSpec struct {
+	From string
+	To   string // "" = each message's dead-letter source
+	// IDs are the messages to move; nil = every message of From, in queue
+	// order, the first MaxMoveIDs (a plan's selection).
+	IDs    [][]byte
+	DryRun bool // plan: change nothing
+	// PlanNext is the NextSeq of the plan being executed (0 = none): a
+	// message of From not named whose position is at or after it arrived
+	// after the plan (Arrived).
+	PlanNext uint64
+}
+
+// MoveOutcome is what a move did (or, planned, would do).
+type MoveOutcome struct {
+	Moves []MessageMove
+	Moved int
+	Stop  string // why it stopped early ("" = the selection was gone through)
+	// NextSeq is the position the next message put anywhere gets: the
+	// mark a plan hands to its execution.
+	NextSeq uint64
+	// Unselected counts the messages of From the selection did not name,
+	// left in place; Arrived, those of them at or after PlanNext.
+	Unselected, Arrived int
+}
+
+// MoveMessages is Move with the common arguments (ids nil = every message
+// of from, at most MaxMoveIDs).
 func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves []MessageMove, moved int, stop string, err error) {
+	o, err := e.Move(MoveSpec{From: from, To: to, IDs: ids, DryRun: dryRun})
+	return o.Moves, o.Moved, o.Stop, err
+}
+
+// Move moves the messages of sp.From that sp.IDs names to sp.To (""
+// = each message's dead-letter source), appended at the target's tail.
+// Locked messages and messages with no target are skipped with the
+// reason, named ids that are not in From are reported as such; a full
+// target stops the move (Stop says why). With DryRun nothing changes and
+// the outcome is the plan; executing a plan means sending its ids (the
+// moves not skipped) and its NextSeq, so that the messages moved are the
+// ones shown and those that arrived since are counted, not moved.
+func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
+	from, to, ids := sp.From, sp.To, sp.IDs
+	var out MoveOutcome
+	if len(ids) > MaxMoveIDs {
+		return out, errorf(wire.ErrInvalidArgument, "msg_ids: %d ids; at most %d per MOVE MESSAGES", len(ids), MaxMoveIDs)
+	}
 	s := e.queues
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.leaderLocked()
 	if l == nil {
-		return nil, 0, "", &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+		return out, &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
 	}
+	out.NextSeq = l.nextSeq
 	src := l.queues[from]
 	if src == nil {
-		return nil, 0, "", &Error{Name: wire.ErrUnknownQueue, Tail: from}
+		return out, &Error{Name: wire.ErrUnknownQueue, Tail: from}
 	}
 	if to != "" && l.queues[to] == nil {
-		return nil, 0, "", &Error{Name: wire.ErrUnknownQueue, Tail: to}
+		return out, &Error{Name: wire.ErrUnknownQueue, Tail: to}
 	}
 	if to == from {
-		return nil, 0, "", errorf(wire.ErrInvalidArgument, "move from %s to itself", from)
+		return out, errorf(wire.ErrInvalidArgument, "move from %s to itself", from)
 	}
 	want := map[string]bool{}
 	for _, id := range ids {
@@ -326,12 +374,24 @@ func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves
 	added := map[*queue]int64{}
 	var take []*message
 	var dst []*queue
+	stopped := false
 	for _, m := range src.msgs {
 		if ids != nil {
 			if _, ok := want[string(m.id)]; !ok {
+				if sp.PlanNext > 0 && m.seq >= sp.PlanNext {
+					out.Arrived++
+				}
+				out.Unselected++
 				continue
 			}
 			want[string(m.id)] = true
+		}
+		if stopped {
+			continue // the move ends at a full target: the rest is not gone through
+		}
+		if ids == nil && len(out.Moves) >= MaxMoveIDs {
+			out.Unselected++ // beyond a plan's bound: planned next time
+			continue
 		}
 		target := to
 		if target == "" && m.dead != nil {
@@ -349,28 +409,28 @@ func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves
 		case target == from:
 			mv.Skipped = "its source is this queue"
 		case tq.cfg.MaxDepth > 0 && int64(len(tq.msgs))+added[tq] >= tq.cfg.MaxDepth:
-			stop = fmt.Sprintf("queue %s is full (max depth %d)", target, tq.cfg.MaxDepth)
+			out.Stop = fmt.Sprintf("queue %s is full (max depth %d)", target, tq.cfg.MaxDepth)
+			stopped = true
+			continue
 		}
-		if stop != "" {
-			break
-		}
-		moves = append(moves, mv)
+		out.Moves = append(out.Moves, mv)
 		if mv.Skipped == "" {
 			added[tq]++
 			take = append(take, m)
 			dst = append(dst, tq)
 		}
 	}
-	if stop == "" {
+	if !stopped {
 		for _, id := range ids {
 			if !want[string(id)] {
-				moves = append(moves, MessageMove{ID: id, Skipped: "not in " + from})
+				out.Moves = append(out.Moves, MessageMove{ID: id, Skipped: "not in " + from})
 				want[string(id)] = true // a repeated id is reported once
 			}
 		}
 	}
-	if dryRun || len(take) == 0 {
-		return moves, len(take), stop, nil
+	out.Moved = len(take)
+	if sp.DryRun || len(take) == 0 {
+		return out, nil
 	}
 	op := &commitOp{}
 	nowMs := time.Now().UnixMilli()
@@ -380,6 +440,7 @@ func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves
 		s.appendLocked(l, dst[i], &message{id: m.id, payload: m.payload, putTimeMs: nowMs}, op)
 	}
 	s.commitLocked(l, op)
+	out.NextSeq = l.nextSeq
 	served := map[*queue]bool{}
 	for _, q := range dst {
 		if !served[q] {
@@ -387,8 +448,8 @@ func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves
 			s.serveWaitersLocked(q)
 		}
 	}
-	e.logf("engine: moved %d messages from %s (%s)", len(take), from, stop)
-	return moves, len(take), stop, nil
+	e.logf("engine: moved %d messages from %s (%s)", len(take), from, out.Stop)
+	return out, nil
 }
 
 // sortedQueues lists r's queues by name (deterministic error texts).
@@ -474,6 +535,12 @@ func handleMoveMessages(r *request) {
 	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
 		return
 	}
+	if !req.DryRun && len(req.MsgIDs) == 0 {
+		// A move executes a plan the operator saw, by id, never "whatever
+		// is in the queue now" (docs/PROTOCOL.md §11).
+		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "MOVE MESSAGES moves by id: msg_ids is empty (plan with dry_run, then send the plan's ids)"})
+		return
+	}
 	var ids [][]byte
 	if len(req.MsgIDs) > 0 {
 		ids = make([][]byte, len(req.MsgIDs))
@@ -481,13 +548,14 @@ func handleMoveMessages(r *request) {
 			ids[i] = bytes.Clone(id)
 		}
 	}
-	moves, moved, stop, err := r.c.e.MoveMessages(req.From, req.To, ids, req.DryRun)
+	o, err := r.c.e.Move(MoveSpec{From: req.From, To: req.To, IDs: ids, DryRun: req.DryRun, PlanNext: req.PlanNextSeq})
 	if err != nil {
 		r.fail(wireError(err))
 		return
 	}
-	rep := &wire.QueueMoveReply{Moved: int64(moved), StopReason: stop, Moves: make([]wire.MessageMoveEntry, len(moves))}
-	for i, m := range moves {
+	rep := &wire.QueueMoveReply{Moved: int64(o.Moved), StopReason: o.Stop, Moves: make([]wire.MessageMoveEntry, len(o.Moves)),
+		NextSeq: o.NextSeq, Unselected: int64(o.Unselected), Arrived: int64(o.Arrived)}
+	for i, m := range o.Moves {
 		rep.Moves[i] = wire.MessageMoveEntry{MsgID: m.ID, To: m.To, Skipped: m.Skipped}
 	}
 	r.reply(rep)

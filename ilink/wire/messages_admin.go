@@ -685,15 +685,24 @@ func (m *QueueBrowseReply) Decode(r *Reader) {
 	m.More = r.Bool()
 }
 
+// MaxSelectIDs bounds the message ids one MOVE MESSAGES or REINJECT names
+// (and the messages a plan of every message goes through), so a plan's
+// ids always fit the request that executes it.
+const MaxSelectIDs = 1000
+
 // QueueMoveRequest is MOVE MESSAGES: the messages of From with these ids
-// (none = every message) to To ("" = each dead letter's source queue).
-// DryRun plans and changes nothing.
+// to To ("" = each dead letter's source queue). DryRun plans and changes
+// nothing; a plan without ids takes every message (the first
+// MaxSelectIDs). A move that is not a plan names its ids (at most
+// MaxSelectIDs): the ones its plan showed. PlanNextSeq is that plan's
+// NextSeq, so messages that arrived after it are counted, not moved.
 type QueueMoveRequest struct {
-	Qmgr   string
-	From   string
-	To     string
-	MsgIDs [][]byte
-	DryRun bool
+	Qmgr        string
+	From        string
+	To          string
+	MsgIDs      [][]byte
+	DryRun      bool
+	PlanNextSeq uint64
 }
 
 func (m *QueueMoveRequest) Encode(w *Writer) {
@@ -702,6 +711,7 @@ func (m *QueueMoveRequest) Encode(w *Writer) {
 	w.String(m.To)
 	writeArray(w, m.MsgIDs, func(b *[]byte, w *Writer) { w.Bytes(*b) })
 	w.Bool(m.DryRun)
+	w.Uvarint(m.PlanNextSeq)
 }
 
 func (m *QueueMoveRequest) Decode(r *Reader) {
@@ -710,6 +720,7 @@ func (m *QueueMoveRequest) Decode(r *Reader) {
 	m.To = r.String()
 	m.MsgIDs = readArray(r, 1, func(b *[]byte, r *Reader) { *b = r.Bytes() })
 	m.DryRun = r.Bool()
+	m.PlanNextSeq = r.Uvarint()
 }
 
 // MessageMoveEntry is one message of a move: its target, or why it is
@@ -727,23 +738,36 @@ func (e *MessageMoveEntry) decode(r *Reader) {
 	e.Skipped = r.String()
 }
 
-// QueueMoveReply answers MOVE MESSAGES.
+// QueueMoveReply answers MOVE MESSAGES. NextSeq is the position the next
+// message gets (a plan's mark for its execution); Unselected counts the
+// messages of From the selection did not name (left in place; in a plan
+// of every message, those beyond MaxSelectIDs), Arrived those of them at
+// or after the request's PlanNextSeq.
 type QueueMoveReply struct {
 	Moves      []MessageMoveEntry
 	Moved      int64
 	StopReason string // "" = the selection was gone through
+	NextSeq    uint64
+	Unselected int64
+	Arrived    int64
 }
 
 func (m *QueueMoveReply) Encode(w *Writer) {
 	writeArray(w, m.Moves, (*MessageMoveEntry).encode)
 	w.Varint(m.Moved)
 	w.String(m.StopReason)
+	w.Uvarint(m.NextSeq)
+	w.Varint(m.Unselected)
+	w.Varint(m.Arrived)
 }
 
 func (m *QueueMoveReply) Decode(r *Reader) {
 	m.Moves = readArray(r, 3, (*MessageMoveEntry).decode)
 	m.Moved = r.Varint()
 	m.StopReason = r.String()
+	m.NextSeq = r.Uvarint()
+	m.Unselected = r.Varint()
+	m.Arrived = r.Varint()
 }
 
 // QueuePropertyReply answers QUEUE PROPERTY.
@@ -1286,13 +1310,16 @@ func (m *PatchRequest) Decode(r *Reader) { m.FileName = r.String(); m.Data = r.B
 // QuarantineRequest is SCAN QUARANTINE (3426) and REINJECT (3427): the
 // entries of directory Dir for Queue stored at or after SinceMs (0 = all).
 // IncludeOld also takes entries of messages the queue already delivered
-// ("OLD"), which can duplicate them (spec Q-23).
+// ("OLD"), which can duplicate them (spec Q-23). MsgIDs (REINJECT only, at
+// most MaxSelectIDs) narrows the selection to the entries with these ids:
+// the ones a scan showed; none = every selected entry.
 type QuarantineRequest struct {
 	Qmgr       string
 	Dir        string
 	Queue      string
 	SinceMs    int64
 	IncludeOld bool
+	MsgIDs     [][]byte
 }
 
 func (m *QuarantineRequest) Encode(w *Writer) {
@@ -1301,6 +1328,7 @@ func (m *QuarantineRequest) Encode(w *Writer) {
 	w.String(m.Queue)
 	w.Varint(m.SinceMs)
 	w.Bool(m.IncludeOld)
+	writeArray(w, m.MsgIDs, func(b *[]byte, w *Writer) { w.Bytes(*b) })
 }
 
 func (m *QuarantineRequest) Decode(r *Reader) {
@@ -1309,27 +1337,37 @@ func (m *QuarantineRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 	m.SinceMs = r.Varint()
 	m.IncludeOld = r.Bool()
+	m.MsgIDs = readArray(r, 1, func(b *[]byte, r *Reader) { *b = r.Bytes() })
 }
 
 // ReinjectReply is ILQuarantineReinjectResult: how many messages were
 // appended to the queue's tail, the node that led the queue state, and why
-// reinjection stopped ("" when every selected entry was reinjected).
+// reinjection stopped ("" when every selected entry was reinjected). With
+// ids, Missing lists those no selected entry had and Left counts the
+// entries the selection (dir, queue, since, include_old) holds that the
+// ids did not name, left in the quarantine.
 type ReinjectReply struct {
 	Count      int64
 	Leader     int
 	StopReason string
+	Missing    [][]byte
+	Left       int64
 }
 
 func (m *ReinjectReply) Encode(w *Writer) {
 	w.Varint(m.Count)
 	w.Varint(int64(m.Leader))
 	w.String(m.StopReason)
+	writeArray(w, m.Missing, func(b *[]byte, w *Writer) { w.Bytes(*b) })
+	w.Varint(m.Left)
 }
 
 func (m *ReinjectReply) Decode(r *Reader) {
 	m.Count = r.Varint()
 	m.Leader = r.smallInt()
 	m.StopReason = r.String()
+	m.Missing = readArray(r, 1, func(b *[]byte, r *Reader) { *b = r.Bytes() })
+	m.Left = r.Varint()
 }
 
 // ---- hub / spoke ----

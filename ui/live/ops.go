@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,11 +64,23 @@ func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte
 }
 
 // TakeMessage implements views.QueueAdmin.
-func (s *Sources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error) {
+func (s *Sources) TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error) {
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, errNoData
 	}
-	m, err := ilink.GetOnce(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue)
+	addrs := strings.Join(s.cfg.DataAddrs, ",")
+	var m *ilink.Message
+	var err error
+	if id == nil {
+		m, err = ilink.GetOnce(ctx, addrs, s.queueOptions(), queue)
+	} else {
+		var mid ilink.MsgID
+		if len(id) != len(mid) {
+			return nil, liveError("take: a message id of " + strconv.Itoa(len(id)) + " bytes (want " + strconv.Itoa(len(mid)) + ")")
+		}
+		copy(mid[:], id)
+		m, err = ilink.GetOnceMatch(ctx, addrs, s.queueOptions(), queue, mid)
+	}
 	if m == nil || err != nil {
 		return nil, err
 	}
@@ -79,11 +92,13 @@ func (s *Sources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMe
 }
 
 // MoveMessages implements views.QueueAdmin.
-func (s *Sources) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+func (s *Sources) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
 	if !apply {
-		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.PlanMoveMessages(ctx, from, to, ids) })
+		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.PlanMoveMessages(ctx, from, to, sel.IDs) })
 	}
-	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.MoveMessages(ctx, from, to, ids) })
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) {
+		return q.MoveMessages(ctx, from, to, sel.IDs, sel.PlanNext)
+	})
 }
 
 // QuarantineList implements views.QueueAdmin.
@@ -109,8 +124,8 @@ func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.
 }
 
 // ReinjectQuarantine implements views.QueueAdmin.
-func (s *Sources) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+func (s *Sources) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineReinjectResult, error) {
-		return q.ReinjectQuarantine(ctx, dir, queue, time.Time{}, includeOld)
+		return q.ReinjectQuarantineIDs(ctx, plan.Dir, plan.Queue, plan.IDs, plan.IncludeOld)
 	})
 }

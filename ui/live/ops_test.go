@@ -23,7 +23,7 @@ func TestSourcesQueueOperations(t *testing.T) {
 	if err != nil || b.Depth != 3 || len(b.Messages) != 3 || string(b.Messages[0].Payload) != "one" {
 		t.Fatalf("browse %+v, %v: want the 3 messages, oldest first", b, err)
 	}
-	m, err := src.TakeMessage(ctx, "LIVE.OPS")
+	m, err := src.TakeMessage(ctx, "LIVE.OPS", nil)
 	if err != nil || m == nil || string(m.Payload) != "one" {
 		t.Fatalf("take: %+v, %v; want the oldest, one", m, err)
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,16 +65,20 @@ func TestReadOnlyActionsNeverDial(t *testing.T) {
 		},
 		"ForceElection": func() error { return s.MovePartitionLeader(ctx, "T", 0, 2) },
 		"MoveMessages": func() error {
-			_, err := s.MoveMessages(ctx, "Q.DLQ", "Q", nil, true)
+			_, err := s.MoveMessages(ctx, "Q.DLQ", "Q", admin.MoveSelection{IDs: [][]byte{make([]byte, 16)}, PlanNext: 1}, true)
 			return err
 		},
-		"ReinjectQuarantine": func() error {
-			_, err := s.ReinjectQuarantine(ctx, "DIR", "Q", false)
+		"ReinjectQuarantineIDs": func() error {
+			_, err := s.ReinjectQuarantine(ctx, admin.ReinjectPlan{Dir: "DIR", Queue: "Q", IDs: [][]byte{make([]byte, 16)}})
 			return err
 		},
 		"Put": func() error { return s.PutMessages(ctx, "Q", [][]byte{[]byte("x")}) },
 		"Get": func() error {
-			_, err := s.TakeMessage(ctx, "Q")
+			_, err := s.TakeMessage(ctx, "Q", nil)
+			if err == nil || !strings.Contains(err.Error(), "Get refused") {
+				return err
+			}
+			_, err = s.TakeMessage(ctx, "Q", make([]byte, 16)) // the take of a previewed message
 			return err
 		},
 	}

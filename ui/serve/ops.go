@@ -50,33 +50,37 @@ func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies 
 	})
 }
 
-func (ss *sessionSources) TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error) {
+func (ss *sessionSources) TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error) {
 	var out *admin.QueueMessage
-	err := ss.act(ctx, "queue-take", queue, "", func(c context.Context) error {
+	detail := ""
+	if id != nil {
+		detail = "id=" + hex.EncodeToString(id)
+	}
+	err := ss.act(ctx, "queue-take", queue, detail, func(c context.Context) error {
 		var err error
-		out, err = ss.b.TakeMessage(c, queue)
+		out, err = ss.b.TakeMessage(c, queue, id)
 		return err
 	})
 	return out, err
 }
 
-func (ss *sessionSources) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+func (ss *sessionSources) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
 	if !apply {
-		return call(ss, ctx, func(c context.Context) (admin.MoveResult, error) { return ss.b.MoveMessages(c, from, to, ids, false) })
+		return call(ss, ctx, func(c context.Context) (admin.MoveResult, error) { return ss.b.MoveMessages(c, from, to, sel, false) })
 	}
 	detail := "to=" + to
 	if to == "" {
 		detail = "to=source"
 	}
-	if len(ids) == 1 {
-		detail += " id=" + hex.EncodeToString(ids[0])
-	} else if ids != nil {
-		detail += fmt.Sprintf(" ids=%d", len(ids))
+	if len(sel.IDs) == 1 {
+		detail += " id=" + hex.EncodeToString(sel.IDs[0])
+	} else {
+		detail += fmt.Sprintf(" ids=%d", len(sel.IDs))
 	}
 	var out admin.MoveResult
 	err := ss.act(ctx, "queue-move", from, detail, func(c context.Context) error {
 		var err error
-		out, err = ss.b.MoveMessages(c, from, to, ids, true)
+		out, err = ss.b.MoveMessages(c, from, to, sel, true)
 		return err
 	})
 	return out, err
@@ -90,11 +94,11 @@ func (ss *sessionSources) ScanQuarantine(ctx context.Context, dir, queue string)
 	return call(ss, ctx, func(c context.Context) (admin.QuarantineScan, error) { return ss.b.ScanQuarantine(c, dir, queue) })
 }
 
-func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {
 	var out admin.QuarantineReinjectResult
-	err := ss.act(ctx, "reinject", queue, fmt.Sprintf("dir=%s include-old=%t", dir, includeOld), func(c context.Context) error {
+	err := ss.act(ctx, "reinject", plan.Queue, fmt.Sprintf("dir=%s include-old=%t ids=%d", plan.Dir, plan.IncludeOld, len(plan.IDs)), func(c context.Context) error {
 		var err error
-		out, err = ss.b.ReinjectQuarantine(c, dir, queue, includeOld)
+		out, err = ss.b.ReinjectQuarantine(c, plan)
 		return err
 	})
 	return out, err

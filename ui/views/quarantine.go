@@ -35,8 +35,7 @@ type quarantinePane struct {
 type reinjectFlow struct {
 	stage      int
 	dir, queue string
-	includeOld bool
-	newN, oldN int
+	plan       admin.ReinjectPlan // what the preview showed: run by id
 }
 
 const (
@@ -54,7 +53,7 @@ type (
 	}
 	reinjectMsg struct {
 		res    admin.QuarantineReinjectResult
-		queue  string
+		plan   admin.ReinjectPlan
 		err    error
 		dlgGen uint64
 	}
@@ -207,34 +206,48 @@ func (v *Queues) openReinject(d admin.QuarantineDir) {
 	v.qq.flow = reinjectFlow{stage: rflowForm, dir: d.Dir, queue: d.Queue}
 }
 
-// reinjectPreview shows what the reinjection takes: the duplicate warning
-// first when OLD entries are in it (spec Q-23).
+// reinjectPreview shows what the reinjection takes — the entries of the
+// scan shown, by id — with the duplicate warning first when OLD entries
+// are in it (spec Q-23). The reinjection then names exactly these ids.
 func (v *Queues) reinjectPreview() {
 	f := &v.qq.flow
-	f.includeOld = strings.HasPrefix(v.Dlg.Fields[0].Value(), "NEW and OLD")
-	f.newN, f.oldN = 0, 0
-	for _, e := range v.qq.entriesOf(f.dir, f.queue) {
-		if e.Old {
-			f.oldN++
-		} else {
-			f.newN++
-		}
-	}
+	includeOld := strings.HasPrefix(v.Dlg.Fields[0].Value(), "NEW and OLD")
+	p := admin.PlanReinject(v.qq.scan, f.dir, f.queue, includeOld)
+	f.plan = p
 	st := v.Ctx.Styles
 	var body []string
-	take := f.newN
-	if f.includeOld {
-		take += f.oldN
-		if w := admin.DuplicateWarning(f.oldN, common.S(f.queue)); w != "" {
-			body = append(body, st.Err.Render("⚠ "+w), "")
-		}
+	take := p.New + p.Old
+	if w := admin.DuplicateWarning(p.Old, common.S(f.queue)); w != "" {
+		body = append(body, st.Err.Render("⚠ "+w), "")
 	}
-	body = append(body, fmt.Sprintf("Reinject %s into %s: %s appended at the tail of %s (nothing is reinjected yet).",
+	body = append(body, fmt.Sprintf("Reinject %s into %s: %s appended at the tail of %s (nothing is reinjected yet):",
 		common.S(f.dir), common.S(f.queue), common.PluralOf(take, "entry", "entries"), common.S(f.queue)))
-	if !f.includeOld && f.oldN > 0 {
-		body = append(body, st.Muted.Render(fmt.Sprintf("%d OLD %s stay in the quarantine.", f.oldN, common.Agree(f.oldN, "entry", "entries"))))
+	ids := newIDForm(p.IDs)
+	old := map[string]bool{}
+	for _, e := range v.qq.entriesOf(f.dir, f.queue) {
+		old[string(e.MsgID)] = e.Old
 	}
-	d := &components.Dialog{Title: "Reinject — preview", Danger: f.includeOld && f.oldN > 0, Body: body}
+	for i, id := range p.IDs {
+		if i == previewLines {
+			body = append(body, st.Muted.Render(fmt.Sprintf("… %d more", len(p.IDs)-previewLines)))
+			break
+		}
+		kind := "NEW"
+		if old[string(id)] {
+			kind = st.Warn.Render("OLD")
+		}
+		body = append(body, ids.of(id)+"  "+kind)
+	}
+	if p.OldLeft > 0 {
+		body = append(body, st.Muted.Render(fmt.Sprintf("%d OLD %s stay in the quarantine.", p.OldLeft, common.Agree(p.OldLeft, "entry", "entries"))))
+	}
+	if p.Beyond > 0 {
+		body = append(body, st.Warn.Render(fmt.Sprintf("%s beyond the first %s stay (reinject again after).", common.PluralOf(p.Beyond, "entry", "entries"), common.Thousands(admin.MaxMoveIDs))))
+	}
+	if take > 0 {
+		body = append(body, st.Muted.Render("Enter reinjects exactly these entries; any quarantined meanwhile stay."))
+	}
+	d := &components.Dialog{Title: "Reinject — preview", Danger: p.Old > 0, Body: body}
 	if take > 0 {
 		d.SubmitLabel = "reinject"
 	}
@@ -243,15 +256,28 @@ func (v *Queues) reinjectPreview() {
 }
 
 func (v *Queues) runReinject() tea.Cmd {
-	f := v.qq.flow
+	plan := v.qq.flow.plan
 	v.Dlg.Busy = "reinjecting…"
 	src, gen := v.src, v.DlgGen
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		res, err := src.ReinjectQuarantine(ctx, f.dir, f.queue, f.includeOld)
-		return reinjectMsg{res: res, queue: f.queue, err: err, dlgGen: gen}
+		res, err := src.ReinjectQuarantine(ctx, plan)
+		return reinjectMsg{res: res, plan: plan, err: err, dlgGen: gen}
 	})
+}
+
+// reinjectReport is the result read against the plan: "3 planned, 3
+// reinjected into Q; 1 quarantined after the plan left in the quarantine".
+func reinjectReport(plan admin.ReinjectPlan, res admin.QuarantineReinjectResult) string {
+	text := fmt.Sprintf("%d planned, %d reinjected into %s", len(plan.IDs), res.Count, common.S(plan.Queue))
+	if n := len(res.Missing); n > 0 {
+		text += fmt.Sprintf("; %d planned no longer quarantined", n)
+	}
+	if res.Left > 0 {
+		text += fmt.Sprintf("; %d not in the plan left in the quarantine", res.Left)
+	}
+	return text
 }
 
 func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
@@ -260,17 +286,29 @@ func (v *Queues) reinjectReply(m reinjectMsg) tea.Cmd {
 		if m.err != nil {
 			return common.Flash(common.LevelError, "reinject failed: "+sanitize.Error(m.err))
 		}
-		return common.Flash(common.LevelOK, fmt.Sprintf("reinjected %d into %s", m.res.Count, common.S(m.queue)))
+		return common.Flash(common.LevelOK, reinjectReport(m.plan, m.res))
 	}
 	st := v.Ctx.Styles
 	var body []string
 	if m.err != nil {
 		body = []string{"The engine refused: " + sanitize.Error(m.err)}
 	} else {
-		body = []string{fmt.Sprintf("%s appended to %s; the queue state is led by node %d.", common.Plural(m.res.Count, "message"), common.S(m.queue), m.res.Leader)}
-		if m.res.StopReason != "" {
+		body = []string{fmt.Sprintf("%s appended to %s; the queue state is led by node %d.", common.Plural(m.res.Count, "message"), common.S(m.plan.Queue), m.res.Leader),
+			reinjectReport(m.plan, m.res) + "."}
+		if len(m.res.Missing) > 0 {
+			ids := newIDForm(m.res.Missing)
+			for i, id := range m.res.Missing {
+				if i == previewLines {
+					body = append(body, st.Muted.Render(fmt.Sprintf("… %d more", len(m.res.Missing)-previewLines)))
+					break
+				}
+				body = append(body, ids.of(id)+"  no longer quarantined (reinjected or removed since the preview)")
+			}
+		}
+		switch {
+		case m.res.StopReason != "":
 			body = append(body, "", st.Warn.Render("Stopped early: "+common.S(m.res.StopReason)))
-		} else {
+		case m.res.Count == int64(len(m.plan.IDs)):
 			body = append(body, "", st.OK.Render("Every selected entry was reinjected."))
 		}
 	}
@@ -286,7 +324,7 @@ func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		case rflowForm:
 			v.reinjectPreview()
 		case rflowPreview:
-			if f.newN > 0 || (f.includeOld && f.oldN > 0) {
+			if len(f.plan.IDs) > 0 {
 				return v.runReinject()
 			}
 			end()

@@ -41,6 +41,7 @@ type queueDetail struct {
 	loaded   bool
 	err      error
 	msgs     *components.Table[admin.QueueMessage]
+	ids      *idForm // how the table shows the ids of the browse
 	format   int
 	flow     queueFlow
 	browsing tab.Fetch
@@ -49,9 +50,10 @@ type queueDetail struct {
 type queueFlow struct {
 	stage int
 	plan  admin.MoveResult
-	ids   [][]byte // nil = every message
+	ids   [][]byte // what the plan looks at; nil = every message
 	scope string
 	count int
+	take  *admin.QueueMessage // the message the take preview showed
 }
 
 const (
@@ -62,6 +64,63 @@ const (
 	qflowMovePreview
 	qflowResult
 )
+
+// idForm shows message ids in lists and previews by their distinguishing
+// part: the first and last k hex digits ("41e9…002a"), k the least from 4
+// up that tells apart every id of the set shown; ids alike in more than
+// their 6 first and last digits are shown in full. Client ids are 8
+// random bytes per process then a counter, so the ids of one producer
+// share their first 16 digits and differ at the end, and the ids of two
+// producers differ at the start: both ends are kept. The detail shows
+// the full id.
+type idForm struct{ k int }
+
+const (
+	idFormMin = 4
+	idFormMax = 6
+)
+
+func newIDForm(ids [][]byte) *idForm {
+	distinct := map[string]bool{}
+	for _, id := range ids {
+		distinct[string(id)] = true
+	}
+	for k := idFormMin; k <= idFormMax; k++ {
+		f := &idForm{k: k}
+		seen := make(map[string]bool, len(distinct))
+		unique := true
+		for id := range distinct {
+			s := f.of([]byte(id))
+			if seen[s] {
+				unique = false
+				break
+			}
+			seen[s] = true
+		}
+		if unique {
+			return f
+		}
+	}
+	return &idForm{k: 0} // full ids
+}
+
+// of is id's short form in the set the form was made for.
+func (f *idForm) of(id []byte) string {
+	h := hex.EncodeToString(id)
+	if f == nil || f.k == 0 || len(h) <= 2*f.k+1 {
+		return h
+	}
+	return h[:f.k] + "…" + h[len(h)-f.k:]
+}
+
+// idsOf returns the ids of moves.
+func idsOfMoves(moves []admin.MessageMove) [][]byte {
+	out := make([][]byte, len(moves))
+	for i, m := range moves {
+		out[i] = m.ID
+	}
+	return out
+}
 
 type (
 	queueBrowseMsg struct {
@@ -81,14 +140,14 @@ type (
 	}
 )
 
-func newMessageTable(ctx *common.Context) *components.Table[admin.QueueMessage] {
+func newMessageTable(ctx *common.Context, ids **idForm) *components.Table[admin.QueueMessage] {
 	type M = components.Column[admin.QueueMessage]
 	t := components.NewTable(ctx, func(m admin.QueueMessage) string { return strconv.FormatUint(m.Seq, 10) },
 		M{Title: "SEQ", Width: 6, Right: true,
 			Text: func(m admin.QueueMessage) string { return strconv.FormatUint(m.Seq, 10) },
 			Cmp:  func(a, b admin.QueueMessage) int { return cmp.Compare(a.Seq, b.Seq) }},
-		M{Title: "ID", Width: 12, Drop: 4,
-			Text: func(m admin.QueueMessage) string { return shortID(m.ID) }},
+		M{Title: "ID", Width: 2*idFormMax + 1, Min: 2*idFormMin + 1, Drop: 4,
+			Text: func(m admin.QueueMessage) string { return (*ids).of(m.ID) }},
 		M{Title: "PUT TIME", Width: 12, Drop: 2,
 			Text: func(m admin.QueueMessage) string { return m.PutTime.Format("15:04:05.000") }},
 		M{Title: "REDELIV", Width: 7, Right: true,
@@ -117,19 +176,12 @@ func newMessageTable(ctx *common.Context) *components.Table[admin.QueueMessage] 
 	return t
 }
 
-func shortID(id []byte) string {
-	h := hex.EncodeToString(id)
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // openQueue opens the detail of a queue and browses it.
 func (v *Queues) openQueue(name string) tea.Cmd {
 	v.detail = name
 	v.Gen++
-	v.qd = &queueDetail{name: name, msgs: newMessageTable(v.Ctx)}
+	v.qd = &queueDetail{name: name, ids: newIDForm(nil)}
+	v.qd.msgs = newMessageTable(v.Ctx, &v.qd.ids)
 	v.qd.panes.add("messages", tableOps(v.qd.msgs))
 	v.sizeQueue()
 	return v.fetchBrowse()
@@ -159,7 +211,17 @@ func (v *Queues) browseReply(m queueBrowseMsg) tea.Cmd {
 		d.err = m.err
 	} else {
 		d.err, d.browse, d.loaded = nil, m.b, true
+		ids := make([][]byte, len(m.b.Messages))
+		for i, msg := range m.b.Messages {
+			ids[i] = msg.ID
+		}
+		d.ids = newIDForm(ids) // before SetItems: the cells are made there
 		d.msgs.SetItems(m.b.Messages)
+		if r := v.rows[d.name]; r != nil {
+			// The browse read the depth last: the header shows it, not
+			// the list's older one, until the next list poll.
+			r.info.Depth = m.b.Depth
+		}
 	}
 	if again { // a put, take or move answered while this browse was out
 		return v.fetchBrowse()
@@ -384,21 +446,42 @@ func (v *Queues) submitPut() tea.Cmd {
 	})
 }
 
+// nextToTake is the message a take would get as the browse shows it: the
+// first not in flight.
+func (d *queueDetail) nextToTake() (admin.QueueMessage, bool) {
+	for _, m := range d.browse.Messages {
+		if !m.InFlight {
+			return m, true
+		}
+	}
+	return admin.QueueMessage{}, false
+}
+
+// openTake previews the take: the message it removes, by id — the first
+// not in flight of the browse shown, which the take gets by that id (not
+// whatever is first by then).
 func (v *Queues) openTake() {
-	v.OpenDialog(&components.Dialog{
-		Title: "Take the next message of " + common.S(v.qd.name), Danger: true, SubmitLabel: "take",
-		Body: []string{"Gets the first message that is not in flight and removes it from the queue (browse only looks). Its body is shown once taken."},
-	})
-	v.qd.flow = queueFlow{stage: qflowTake}
+	d := v.qd
+	dlg := &components.Dialog{Title: "Take the next message of " + common.S(d.name), Danger: true}
+	if m, ok := d.nextToTake(); ok {
+		dlg.SubmitLabel = "take"
+		dlg.Body = []string{fmt.Sprintf("Takes message %s (position %d, put %s, %s): the first not in flight in the browse. It is removed from the queue (browse only looks); its body is shown once taken.",
+			hex.EncodeToString(m.ID), m.Seq, m.PutTime.Format("15:04:05.000"), common.Bytes(int64(len(m.Payload))))}
+		d.flow = queueFlow{stage: qflowTake, take: &m}
+	} else {
+		dlg.Body = []string{v.Ctx.Styles.Muted.Render("The browse shows no message to take (none, or every one in flight); r browses again.")}
+		d.flow = queueFlow{stage: qflowResult}
+	}
+	v.OpenDialog(dlg)
 }
 
 func (v *Queues) runTake() tea.Cmd {
 	v.Dlg.Busy = "taking…"
-	src, gen, name := v.src, v.DlgGen, v.qd.name
+	src, gen, name, want := v.src, v.DlgGen, v.qd.name, v.qd.flow.take
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		m, err := src.TakeMessage(ctx, name)
+		m, err := src.TakeMessage(ctx, name, want.ID)
 		return queueActionMsg{verb: "take", name: name, taken: m, err: err, dlgGen: gen}
 	})
 }
@@ -412,11 +495,12 @@ func (v *Queues) openMove() {
 	}
 	choices := []string{"every message"}
 	if m, ok := d.msgs.Selected(); ok {
-		choices = append([]string{"the selected message " + shortID(m.ID)}, choices...)
+		choices = append([]string{"the selected message " + d.ids.of(m.ID)}, choices...)
 	}
 	dlg := &components.Dialog{
 		Title: "Move messages of " + common.S(d.name) + " back", SubmitLabel: "preview",
-		Body:   []string{"Moves messages to " + of + ", appended at its tail with their id and a redelivery count of 0. You will see the plan first."},
+		Body: []string{"Moves messages to " + of + ", appended at its tail with their id and a redelivery count of 0. You will see the plan first; " +
+			"the move then takes exactly the messages of the plan, by id (at most " + common.Thousands(admin.MaxMoveIDs) + " at once)."},
 		Fields: []*components.Field{components.ChoiceField("Move", choices...)},
 	}
 	dlg.Fields[0].Hint = "←/→"
@@ -424,41 +508,49 @@ func (v *Queues) openMove() {
 	d.flow = queueFlow{stage: qflowMoveForm}
 }
 
+// runMove asks for the plan (apply false) or executes the plan shown:
+// its ids and its mark, never "whatever is in the queue now".
 func (v *Queues) runMove(apply bool) tea.Cmd {
 	d := v.qd
+	var sel admin.MoveSelection
 	if !apply {
 		d.flow.ids, d.flow.scope = nil, "every message"
 		if c := v.Dlg.Fields[0]; strings.HasPrefix(c.Value(), "the selected") {
 			if m, ok := d.msgs.Selected(); ok {
-				d.flow.ids, d.flow.scope = [][]byte{m.ID}, "message "+shortID(m.ID)
+				d.flow.ids, d.flow.scope = [][]byte{m.ID}, "message "+d.ids.of(m.ID)
 			}
 		}
+		sel.IDs = d.flow.ids
 		v.Dlg.Busy = "planning…"
 	} else {
+		sel = d.flow.plan.Execution()
 		v.Dlg.Busy = "moving…"
 	}
-	src, gen, name, ids := v.src, v.DlgGen, d.name, d.flow.ids
+	src, gen, name := v.src, v.DlgGen, d.name
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		res, err := src.MoveMessages(ctx, name, "", ids, apply)
+		res, err := src.MoveMessages(ctx, name, "", sel, apply)
 		return queueActionMsg{verb: "move", name: name, move: res, apply: apply, err: err, dlgGen: gen}
 	})
 }
 
+// previewLines is how many moves a preview or result lists.
+const previewLines = 12
+
 func (v *Queues) movePreview(m queueActionMsg) {
 	st := v.Ctx.Styles
 	p := m.move
+	ids := newIDForm(idsOfMoves(p.Moves))
 	body := []string{fmt.Sprintf("Move %s of %s back (nothing is moved yet):", v.qd.flow.scope, common.S(m.name)), ""}
-	const maxLines = 12
 	for i, mv := range p.Moves {
-		if i == maxLines {
-			body = append(body, st.Muted.Render(fmt.Sprintf("… %d more", len(p.Moves)-maxLines)))
+		if i == previewLines {
+			body = append(body, st.Muted.Render(fmt.Sprintf("… %d more", len(p.Moves)-previewLines)))
 			break
 		}
-		line := shortID(mv.ID) + " → " + common.S(mv.To)
+		line := ids.of(mv.ID) + " → " + common.S(mv.To)
 		if mv.Skipped != "" {
-			line = st.Muted.Render(shortID(mv.ID) + "  stays: " + common.S(mv.Skipped))
+			line = st.Muted.Render(ids.of(mv.ID) + "  stays: " + common.S(mv.Skipped))
 		}
 		body = append(body, line)
 	}
@@ -466,8 +558,15 @@ func (v *Queues) movePreview(m queueActionMsg) {
 		body = append(body, st.Muted.Render("No message to move."))
 	}
 	body = append(body, "", fmt.Sprintf("%s would move.", common.Plural(p.Moved, "message")))
+	if p.Unselected > 0 && v.qd.flow.ids == nil {
+		body = append(body, st.Warn.Render(fmt.Sprintf("%s beyond the first %s %s not in this plan and %s (move again after).",
+			common.Plural(p.Unselected, "message"), common.Thousands(admin.MaxMoveIDs), common.Agree(p.Unselected, "is", "are"), common.Agree(p.Unselected, "stays", "stay"))))
+	}
 	if p.StopReason != "" {
 		body = append(body, st.Warn.Render("It would stop early: "+common.S(p.StopReason)))
+	}
+	if p.Moved > 0 {
+		body = append(body, st.Muted.Render("Enter moves exactly these messages; any that arrive meanwhile stay."))
 	}
 	dlg := &components.Dialog{Title: "Move back — preview", Body: body}
 	if p.Moved > 0 {
@@ -476,6 +575,36 @@ func (v *Queues) movePreview(m queueActionMsg) {
 	v.OpenDialog(dlg)
 	v.qd.flow.stage = qflowMovePreview
 	v.qd.flow.plan = p
+}
+
+// moveReport is the result of a move read against its plan: one line
+// ("38 planned, 38 moved back from Q; 1 arrived after the plan, left in
+// place") and, when it differs from the plan, the lines that say how.
+func moveReport(st *common.Styles, queue string, plan, res admin.MoveResult) (string, []string) {
+	o := res.Against(plan)
+	text := fmt.Sprintf("%s moved back from %s: %d planned, %d moved", common.Plural(o.Moved, "message"), common.S(queue), o.Planned, o.Moved)
+	var detail []string
+	if n := len(o.Missed); n > 0 {
+		text += fmt.Sprintf("; %d planned did not move", n)
+		ids := newIDForm(idsOfMoves(o.Missed))
+		for i, mv := range o.Missed {
+			if i == previewLines {
+				detail = append(detail, st.Muted.Render(fmt.Sprintf("… %d more", n-previewLines)))
+				break
+			}
+			detail = append(detail, ids.of(mv.ID)+"  "+common.S(mv.Skipped))
+		}
+	}
+	if o.Arrived > 0 {
+		text += fmt.Sprintf("; %d arrived after the plan, left in place", o.Arrived)
+	}
+	if plan.Unselected > 0 && o.Unplanned > 0 {
+		text += fmt.Sprintf("; %d beyond the plan left in place", o.Unplanned)
+	}
+	if o.StopReason != "" {
+		text += " (stopped: " + common.S(o.StopReason) + ")"
+	}
+	return text, detail
 }
 
 func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
@@ -488,7 +617,10 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 		v.Dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
 		return nil
 	}
+	// The detail reads its queue again after every change it made: the
+	// browse, and the list its header's depth comes from.
 	refresh := func() tea.Cmd { return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)) }
+	st := v.Ctx.Styles
 	switch {
 	case m.verb == "move" && !m.apply:
 		if current {
@@ -496,16 +628,30 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 		}
 		return nil
 	case m.verb == "take" && current:
-		st := v.Ctx.Styles
-		body := []string{st.Muted.Render("The queue was empty (or every message is in flight): nothing was taken.")}
+		want := v.qd.flow.take
+		var body []string
 		if t := m.taken; t != nil {
-			body = []string{fmt.Sprintf("Took %s (put %s, %s). It is no longer on the queue.", hex.EncodeToString(t.ID), t.PutTime.Format("15:04:05.000"),
+			body = []string{fmt.Sprintf("Took %s, the message previewed (put %s, %s). It is no longer on the queue.", hex.EncodeToString(t.ID), t.PutTime.Format("15:04:05.000"),
 				common.Bytes(int64(len(t.Payload)))), ""}
 			body = append(body, components.ValueLines(st, t.Payload, v.qd.format, min(max(v.W-10, 10), 64))...)
+		} else if want != nil {
+			body = []string{st.Warn.Render(fmt.Sprintf("Nothing was taken: message %s, the one previewed, is no longer on the queue or is in flight (taken or moved since the browse).", hex.EncodeToString(want.ID)))}
 		}
 		v.OpenDialog(&components.Dialog{Title: "Taken from " + common.S(m.name), Body: body, SubmitLabel: "close"})
 		v.qd.flow.stage = qflowResult
 		return refresh()
+	case m.verb == "move" && current:
+		text, detail := moveReport(st, m.name, v.qd.flow.plan, m.move)
+		if len(detail) > 0 || m.move.StopReason != "" {
+			// It differs from the plan: say how, message by message.
+			body := append([]string{text, ""}, detail...)
+			v.OpenDialog(&components.Dialog{Title: "Move back — result", Body: body, SubmitLabel: "close"})
+			v.qd.flow.stage = qflowResult
+			return tea.Batch(common.Flash(common.LevelWarn, text), refresh())
+		}
+		v.CloseDialog()
+		v.qd.flow = queueFlow{}
+		return tea.Batch(common.Flash(common.LevelOK, text), refresh())
 	}
 	if current {
 		v.CloseDialog()
@@ -515,10 +661,10 @@ func (v *Queues) actionReply(m queueActionMsg) tea.Cmd {
 	switch m.verb {
 	case "put":
 		text = fmt.Sprintf("%s put on %s", common.Plural(m.n, "message"), common.S(m.name))
-	case "move":
+	case "move": // its dialog is gone: no plan to read it against
 		text = fmt.Sprintf("%s moved back from %s", common.Plural(m.move.Moved, "message"), common.S(m.name))
-		if m.move.StopReason != "" {
-			text += " (stopped: " + common.S(m.move.StopReason) + ")"
+		if m.move.Arrived > 0 {
+			text += fmt.Sprintf("; %d arrived after the plan, left in place", m.move.Arrived)
 		}
 	default:
 		text = m.verb + " done"

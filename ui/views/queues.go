@@ -210,7 +210,7 @@ func (v *Queues) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		if qs, ok := msg.Data.([]admin.QueueInfo); ok && msg.Res == common.ResQueues {
-			v.setQueues(qs, msg.At)
+			return v.setQueues(qs, msg.At)
 		}
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
@@ -263,7 +263,10 @@ func (v *Queues) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	return nil
 }
 
-func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) {
+// setQueues takes a queue list. It returns a browse of the open detail
+// when the list's depth of its queue is not the browse's: the detail
+// reads itself again rather than show "0 of 0" under a depth of 39.
+func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) tea.Cmd {
 	v.loaded = true
 	items := make([]*queueRow, 0, len(qs))
 	seen := make(map[string]struct{}, len(qs))
@@ -290,6 +293,10 @@ func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) {
 	}
 	v.table.SetItems(items)
 	v.sizeDetail() // the header follows the data
+	if d := v.qd; d != nil && d.loaded && !d.browsing.Pending() && v.rows[v.detail].info.Depth != d.browse.Depth {
+		return v.fetchBrowse()
+	}
+	return nil
 }
 
 // listSummary is the line above the list: the queues, their total depth,

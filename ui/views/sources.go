@@ -129,14 +129,18 @@ type QueueAdmin interface {
 	BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error)
 	// PutMessages puts the bodies in order (an auto-commit session).
 	PutMessages(ctx context.Context, queue string, bodies [][]byte) error
-	// TakeMessage gets (removes) the next message; nil when there is none.
-	TakeMessage(ctx context.Context, queue string) (*admin.QueueMessage, error)
-	// MoveMessages moves messages (ids nil = all) of from to to ("" = each
-	// dead letter's source); with apply false it only plans.
-	MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error)
+	// TakeMessage gets (removes) the message with id (the one the preview
+	// showed; nil = the next); nil when it is no longer there.
+	TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error)
+	// MoveMessages plans (apply false) the move of messages of from to to
+	// ("" = each dead letter's source) — sel.IDs, nil = every message, the
+	// first admin.MaxMoveIDs — or executes a plan (apply true): exactly
+	// sel.IDs, the plan's, counting what arrived after sel.PlanNext.
+	MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error)
 	QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error)
 	ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error)
-	ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error)
+	// ReinjectQuarantine reinjects exactly the entries of plan (its ids).
+	ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error)
 }
 
 // Sources is everything the dashboard reads and calls. The application

@@ -232,7 +232,7 @@ func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte) 
 }
 
 // TakeMessage implements views.QueueAdmin.
-func (s *Source) TakeMessage(ctx context.Context, name string) (*admin.QueueMessage, error) {
+func (s *Source) TakeMessage(ctx context.Context, name string, id []byte) (*admin.QueueMessage, error) {
 	if err := s.enter(ctx, "TakeMessage"); err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (s *Source) TakeMessage(ctx context.Context, name string) (*admin.QueueMess
 		return nil, err
 	}
 	for i, m := range q.msgs {
-		if !m.InFlight {
+		if !m.InFlight && (id == nil || string(m.ID) == string(id)) {
 			q.msgs = slices.Delete(q.msgs, i, i+1)
 			return &m, nil
 		}
@@ -250,8 +250,10 @@ func (s *Source) TakeMessage(ctx context.Context, name string) (*admin.QueueMess
 	return nil, nil
 }
 
-// MoveMessages implements views.QueueAdmin.
-func (s *Source) MoveMessages(ctx context.Context, from, to string, ids [][]byte, apply bool) (admin.MoveResult, error) {
+// MoveMessages implements views.QueueAdmin like the engine's MOVE
+// MESSAGES: a plan of no ids takes every message (the first
+// admin.MaxMoveIDs), an execution exactly its ids.
+func (s *Source) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
 	if err := s.enter(ctx, "MoveMessages"); err != nil {
 		return admin.MoveResult{}, err
 	}
@@ -260,17 +262,26 @@ func (s *Source) MoveMessages(ctx context.Context, from, to string, ids [][]byte
 	if err != nil {
 		return admin.MoveResult{}, err
 	}
+	ids := sel.IDs
+	if apply && len(ids) == 0 {
+		return admin.MoveResult{}, fmt.Errorf("MIMQE_INVALID_ARGUMENT (MOVE MESSAGES moves by id: msg_ids is empty)")
+	}
 	want := map[string]bool{}
 	for _, id := range ids {
-		want[string(id)] = true
+		want[string(id)] = false
 	}
-	var out admin.MoveResult
+	out := admin.MoveResult{NextSeq: s.seq}
 	var keep []admin.QueueMessage
 	for _, m := range src.msgs {
-		if ids != nil && !want[string(m.ID)] {
+		if _, named := want[string(m.ID)]; (ids != nil && !named) || (ids == nil && len(out.Moves) >= admin.MaxMoveIDs) {
+			if ids != nil && sel.PlanNext > 0 && m.Seq >= sel.PlanNext {
+				out.Arrived++
+			}
+			out.Unselected++
 			keep = append(keep, m)
 			continue
 		}
+		want[string(m.ID)] = true
 		target := to
 		if target == "" {
 			target = m.Header("dlq.source")
@@ -295,6 +306,12 @@ func (s *Source) MoveMessages(ctx context.Context, from, to string, ids [][]byte
 			dst.msgs = append(dst.msgs, s.newMessage(target, s.now, string(m.Payload)))
 		} else {
 			keep = append(keep, m)
+		}
+	}
+	for _, id := range ids {
+		if !want[string(id)] {
+			out.Moves = append(out.Moves, admin.MessageMove{ID: id, Skipped: "not in " + from})
+			want[string(id)] = true
 		}
 	}
 	src.msgs = keep
@@ -347,25 +364,40 @@ func (s *Source) ScanQuarantine(ctx context.Context, dir, queue string) (admin.Q
 	return out, nil
 }
 
-// ReinjectQuarantine implements views.QueueAdmin.
-func (s *Source) ReinjectQuarantine(ctx context.Context, dir, queue string, includeOld bool) (admin.QuarantineReinjectResult, error) {
+// ReinjectQuarantine implements views.QueueAdmin: exactly the entries of
+// plan, by id.
+func (s *Source) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {
 	if err := s.enter(ctx, "ReinjectQuarantine"); err != nil {
 		return admin.QuarantineReinjectResult{}, err
 	}
 	defer s.mu.Unlock()
-	q, err := s.queueLocked(queue)
+	q, err := s.queueLocked(plan.Queue)
 	if err != nil {
-		return admin.QuarantineReinjectResult{Leader: s.leader, StopReason: "queue " + queue + " is not defined"}, nil
+		return admin.QuarantineReinjectResult{Leader: s.leader, StopReason: "queue " + plan.Queue + " is not defined"}, nil
+	}
+	named := map[string]bool{}
+	for _, id := range plan.IDs {
+		named[string(id)] = false
 	}
 	res := admin.QuarantineReinjectResult{Leader: s.leader}
 	var keep []admin.QuarantineEntry
 	for _, e := range s.quar {
-		if (dir == "" || e.Dir == dir) && e.Queue == queue && (includeOld || !e.Old) {
-			q.msgs = append(q.msgs, s.newMessage(queue, s.now, "reinjected "+fmt.Sprintf("%x", e.MsgID[:4])))
-			res.Count++
-			continue
+		if (plan.Dir == "" || e.Dir == plan.Dir) && e.Queue == plan.Queue && (plan.IncludeOld || !e.Old) {
+			if _, ok := named[string(e.MsgID)]; ok {
+				named[string(e.MsgID)] = true
+				q.msgs = append(q.msgs, s.newMessage(plan.Queue, s.now, "reinjected "+fmt.Sprintf("%x", e.MsgID[:4])))
+				res.Count++
+				continue
+			}
+			res.Left++
 		}
 		keep = append(keep, e)
+	}
+	for _, id := range plan.IDs {
+		if !named[string(id)] {
+			res.Missing = append(res.Missing, id)
+			named[string(id)] = true
+		}
 	}
 	s.quar = keep
 	return res, nil
