@@ -272,7 +272,9 @@ type replicationJSON struct {
 
 // getGroups lists the groups with their health: judged over window (two
 // lists window apart and the steps between, as `check` does), or from one
-// list when window is 0.
+// list when window is 0: then each group gets what one list decides
+// (health.OneSample: ACTIVE, not UNKNOWN, for members with records
+// unread, since a one-shot command never has a window).
 func (t *adminTarget) getGroups(window time.Duration) error {
 	cfg := health.FromConfig(t.cfg.Health)
 	if window > 0 {
@@ -292,6 +294,10 @@ func (t *adminTarget) getGroups(window time.Duration) error {
 	sts := s.mon.Groups()
 	out := make([]groupJSON, len(sts))
 	for i, g := range sts {
+		if window == 0 {
+			g = health.OneSample(g)
+			sts[i] = g
+		}
 		out[i] = groupStatusJSON(g)
 	}
 	return t.emit(out, func(w *table) {
@@ -346,7 +352,7 @@ func (a *app) getCommand() *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "topics: include internal SYSTEM.* topics")
-	cmd.Flags().DurationVar(&window, "window", 0, "groups: judge the health over this window (0: one list, and the words that need a window are UNKNOWN)")
+	cmd.Flags().DurationVar(&window, "window", 0, "groups: judge the health over this window, for the trend words (OK, LAGGING, STALLED, REWOUND); 0: one list, which decides STOPPED, EMPTY, DEAD, REBALANCING and caught-up OK, and says ACTIVE for members with records unread")
 	return cmd
 }
 

@@ -58,6 +58,7 @@ func (q *Qmgr) Nodes(ctx context.Context) ([]NodeInfo, error) {
 			Role: NodeRole(n.Role), State: NodeState(n.State), Partitions: n.Partitions,
 			LagRecords: n.LagRecords, Lag: ms(n.LagMs),
 		}
+		q.svc.LearnAdmins(n.AdminAddr) // a node added since the handshake is somewhere to fail over to
 	}
 	return out, nil
 }

@@ -35,6 +35,7 @@ var readMethods = map[string]bool{
 	"Service.SwitchToSpoke": true, "Service.Close": true, "Service.Disconnect": true, "Service.ReadOnly": true,
 	"Service.Addr": true, "Service.Hello": true, "Service.EngineVersion": true, "Service.Cluster": true,
 	"Service.QueueManager": true, "Service.NodeID": true, "Service.ClusterProperty": true,
+	"Service.Failovers": true, "Service.LearnAdmins": true, "Service.Via": true,
 	"Qmgr.Name": true, "Qmgr.Service": true, "Qmgr.Nodes": true, "Qmgr.Topics": true, "Qmgr.DescribeTopic": true,
 	"Qmgr.StatSeries": true, "Qmgr.Queues": true, "Qmgr.QueueProperty": true, "Qmgr.QuarantineList": true,
 	"Qmgr.ScanQuarantine": true, "Qmgr.LoadInfo": true, "Qmgr.ReplicationStatus": true, "Qmgr.Property": true,

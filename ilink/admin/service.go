@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -22,10 +23,16 @@ type Options struct {
 	// DataAddrs are the queue managers' data addresses for the group calls'
 	// short connections (spec A-10); empty = learned from QMGR LIST and the
 	// node list of the handshake.
-	DataAddrs      []string
-	DialTimeout    time.Duration // TCP connect + HELLO; default 5s
-	RequestTimeout time.Duration // missing-reply limit; default 30s
-	Logf           func(format string, args ...any)
+	DataAddrs []string
+	// LeaveStoppedNode: a read answered MIMQE_QMGR_NOT_RUNNING (the
+	// connected node's queue manager is stopped, its admin listener up) is
+	// sent again on another node's admin address, as a dead connection's
+	// read is: the dashboard follows the cluster, not one node. Off, the
+	// caller gets the refusal (spec A-21).
+	LeaveStoppedNode bool
+	DialTimeout      time.Duration // TCP connect + HELLO; default 5s
+	RequestTimeout   time.Duration // missing-reply limit; default 30s
+	Logf             func(format string, args ...any)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -79,8 +86,12 @@ type Service struct {
 	spokeName, spokeKey string
 	conn                *ilink.Conn
 	hello               wire.HelloReply
-	admins              []string // admin addresses learned from the handshake
+	admins              []string // admin addresses learned from the handshake and the node list
 	closed              bool
+	// cur is the address of the connection in use; avoid, one whose queue
+	// manager was not running (tried last until another fails).
+	cur, avoid string
+	failovers  []Failover // the latest switches to another node, oldest first
 
 	dialMu sync.Mutex // serialises redials
 }
@@ -96,7 +107,7 @@ func Connect(ctx context.Context, addr string, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.install(c, hello)
+	s.install(c, hello, s.addr)
 	return s, nil
 }
 
@@ -138,15 +149,82 @@ func (s *Service) dial(ctx context.Context, addr string) (*ilink.Conn, wire.Hell
 	return c, hello, nil
 }
 
-func (s *Service) install(c *ilink.Conn, hello wire.HelloReply) {
+func (s *Service) install(c *ilink.Conn, hello wire.HelloReply, addr string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.hello = c, hello
+	s.conn, s.hello, s.cur = c, hello, addr
 	for _, n := range hello.Nodes {
-		if n.Admin != "" && n.Admin != s.addr && !contains(s.admins, n.Admin) {
-			s.admins = append(s.admins, n.Admin)
-		}
+		s.learnLocked(n.Admin)
 	}
+}
+
+func (s *Service) learnLocked(addr string) {
+	if addr != "" && addr != s.addr && !contains(s.admins, addr) {
+		s.admins = append(s.admins, addr)
+	}
+}
+
+// LearnAdmins adds admin addresses to try when the connection's node goes
+// away (the node list's, a context's list); known ones are skipped.
+func (s *Service) LearnAdmins(addrs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spokeName != "" || s.spokeKey != "" {
+		return // a spoke is reached through its hub only
+	}
+	for _, a := range addrs {
+		s.learnLocked(a)
+	}
+}
+
+// maxFailovers bounds the switches a service remembers.
+const maxFailovers = 8
+
+// Failover is one switch of the admin connection to another node: the
+// node (and address) that went away and the one now in use.
+type Failover struct {
+	At       time.Time
+	FromNode int // 0 = unknown
+	FromAddr string
+	ToNode   int
+	ToAddr   string
+	// Stopped: the node's admin listener answered but its queue manager
+	// was not running (Options.LeaveStoppedNode); else it was unreachable.
+	Stopped bool
+}
+
+// Text is the switch in words: "admin: node 1 unreachable, using
+// 127.0.0.1:9999 (node 2)" (raw: sanitize to display).
+func (f Failover) Text() string {
+	from := "node " + strconv.Itoa(f.FromNode)
+	if f.FromNode == 0 {
+		from = f.FromAddr
+	}
+	why := "unreachable"
+	if f.Stopped {
+		why = "not running"
+	}
+	to := f.ToAddr
+	if f.ToNode != 0 {
+		to += " (node " + strconv.Itoa(f.ToNode) + ")"
+	}
+	return "admin: " + from + " " + why + ", using " + to
+}
+
+// Failovers returns the latest switches to another node, oldest first (at
+// most 8).
+func (s *Service) Failovers() []Failover {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Failover(nil), s.failovers...)
+}
+
+// Via is the admin address in use and its node (from its handshake);
+// "" before the first connection.
+func (s *Service) Via() (addr string, node int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur, int(s.hello.NodeID)
 }
 
 func contains(ss []string, s string) bool {
@@ -229,7 +307,18 @@ func (s *Service) redial(ctx context.Context, dead *ilink.Conn) (*ilink.Conn, er
 	defer s.dialMu.Unlock()
 	s.mu.Lock()
 	c, closed := s.conn, s.closed
-	cands := append([]string{s.addr}, s.admins...)
+	// The address in use first (a blip), then the others in order; one
+	// whose queue manager was not running last.
+	cands := []string{}
+	for _, a := range append([]string{s.cur, s.addr}, s.admins...) {
+		if a != "" && a != s.avoid && !contains(cands, a) {
+			cands = append(cands, a)
+		}
+	}
+	if s.avoid != "" {
+		cands = append(cands, s.avoid)
+	}
+	from, fromNode, stopped := s.cur, int(s.hello.NodeID), s.avoid != "" && s.avoid == s.cur
 	spoke := s.spokeName != "" || s.spokeKey != ""
 	s.mu.Unlock()
 	if closed {
@@ -242,18 +331,28 @@ func (s *Service) redial(ctx context.Context, dead *ilink.Conn) (*ilink.Conn, er
 		c.Close()
 	}
 	if spoke {
-		cands = cands[:1] // a spoke is reached through its hub only
+		cands = []string{s.addr} // a spoke is reached through its hub only
 	}
 	var errs Unreachable
 	for _, a := range cands {
 		nc, hello, err := s.dial(ctx, a)
 		if err == nil {
-			if dead != nil {
-				s.opt.Logf("admin: reconnected to %s", a)
-			} else {
+			s.install(nc, hello, a)
+			switch {
+			case dead == nil:
 				s.opt.Logf("admin: connected to %s", a)
+			case a == from:
+				s.opt.Logf("admin: reconnected to %s", a)
+			default:
+				f := Failover{At: time.Now(), FromNode: fromNode, FromAddr: from, ToNode: int(hello.NodeID), ToAddr: a, Stopped: stopped}
+				s.mu.Lock()
+				if len(s.failovers) == maxFailovers {
+					s.failovers = append(s.failovers[:0], s.failovers[1:]...)
+				}
+				s.failovers = append(s.failovers, f)
+				s.mu.Unlock()
+				s.opt.Logf("%s", f.Text())
 			}
-			s.install(nc, hello)
 			return nc, nil
 		}
 		if ctx.Err() != nil {
@@ -265,6 +364,22 @@ func (s *Service) redial(ctx context.Context, dead *ilink.Conn) (*ilink.Conn, er
 		return nil, errs[0]
 	}
 	return nil, errs
+}
+
+// leave abandons connection c, whose node's queue manager is not running
+// (Options.LeaveStoppedNode): its address is tried last from now on, and
+// the next call dials another node. It reports whether there is another
+// address to try.
+func (s *Service) leave(c *ilink.Conn) bool {
+	s.mu.Lock()
+	if s.conn != c || len(s.admins) == 0 || s.spokeName != "" || s.spokeKey != "" {
+		s.mu.Unlock()
+		return false
+	}
+	s.avoid = s.cur
+	s.mu.Unlock()
+	c.Close()
+	return true
 }
 
 // Unreachable is the failure of a (re)connect over several admin addresses:
@@ -301,6 +416,9 @@ func (s *Service) do(ctx context.Context, code wire.Code, req, resp wire.Message
 		err = call.Wait(ctx)
 		if err != nil && retry && attempt == 0 && ilink.IsSessionError(err) && c.Err() != nil && ctx.Err() == nil {
 			continue
+		}
+		if err != nil && retry && attempt == 0 && s.opt.LeaveStoppedNode && ilink.HasName(err, wire.ErrQmgrNotRunning) && ctx.Err() == nil && s.leave(c) {
+			continue // another node's queue manager may run
 		}
 		return err
 	}
@@ -449,7 +567,7 @@ func connectSpoke(ctx context.Context, hubAddr, name, key string, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	s.install(c, hello)
+	s.install(c, hello, s.addr)
 	return s, nil
 }
 

@@ -20,6 +20,19 @@ type obs struct {
 	committed int64 // -1 = no commit
 	end       int64 // -1 = unknown
 	lag       int64 // -1 = unknown
+	members   int   // the group's members at this observation
+	gen       int32 // the group's generation at this observation
+}
+
+// consumed reports whether the commit advance from a to b (a the earlier
+// observation) is consumption. Only a member consumes, and a seek is
+// refused while the group has an active member (PROTOCOL.md §11.8), so an
+// advance between two observations of a group without a member, its
+// generation unchanged (nobody joined in between: every join gives a new
+// generation), was an operator's seek, or a commit by a client outside
+// the group's membership: not consumption.
+func consumed(a, b obs) bool {
+	return a.members > 0 || b.members > 0 || a.gen != b.gen
 }
 
 // partTrack is a partition's history: the observations of the horizon, and
@@ -250,7 +263,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		if l.Unknown {
 			lag = -1
 		}
-		p.add(obs{at: at, committed: po.Committed, end: po.End, lag: lag}, horizon)
+		p.add(obs{at: at, committed: po.Committed, end: po.End, lag: lag, members: g.Members, gen: g.Generation}, horizon)
 		parts[i] = p
 	}
 	for k := range t.parts {
@@ -489,8 +502,8 @@ func commitSpan(p *partTrack, now time.Time, w time.Duration) (time.Time, time.T
 
 // rate is the group's committed-offset advance per second over the window:
 // the sum of every advance between two observations inside it (a first
-// commit, and a commit moved back, add nothing), over the time between the
-// first and the last observation.
+// commit, a commit moved back and a seek add nothing: consumed), over the
+// time between the first and the last observation.
 func (c Config) rate(parts []*partTrack, now time.Time) float64 {
 	var oldest time.Time
 	var sum int64
@@ -503,8 +516,8 @@ func (c Config) rate(parts []*partTrack, now time.Time) float64 {
 			oldest = p.hist[win].at
 		}
 		for i := win + 1; i < len(p.hist); i++ {
-			if a, b := p.hist[i-1].committed, p.hist[i].committed; a >= 0 && b > a {
-				sum += b - a
+			if a, b := p.hist[i-1], p.hist[i]; a.committed >= 0 && b.committed > a.committed && consumed(a, b) {
+				sum += b.committed - a.committed
 			}
 		}
 	}
@@ -513,6 +526,31 @@ func (c Config) rate(parts []*partTrack, now time.Time) float64 {
 		return -1
 	}
 	return float64(sum) / span.Seconds()
+}
+
+// OneSample turns a status judged from a single group list (a Monitor that
+// observed one list: `get groups` without --window) into what that one
+// list can decide. DEAD, REBALANCING, STOPPED, EMPTY and OK (caught up)
+// need one list and stand; a group with members and records unread is
+// ACTIVE, not UNKNOWN: no wait would judge it, since a one-shot command
+// never gets a window. UNKNOWN stays for what no window decides either (a
+// lag that is unknown, a group missing from the list).
+func OneSample(s GroupStatus) GroupStatus {
+	if s.Word != Unknown || !s.Unlisted.IsZero() || s.Info.Members == 0 || !s.Lag.Known() || s.Lag.Records == 0 {
+		return s
+	}
+	s.Word = Active
+	s.Reason = fmt.Sprintf("%s, %s unread: one list cannot tell OK from LAGGING or STALLED (judge over a window: --window)",
+		plural(int64(s.Info.Members), "member"), plural(s.Lag.Records, "record"))
+	ps := make([]PartitionStatus, len(s.Partitions))
+	copy(ps, s.Partitions)
+	for i := range ps {
+		if ps[i].Word == Unknown && !ps[i].Lag.Unknown {
+			ps[i].Word = Active
+		}
+	}
+	s.Partitions = ps
+	return s
 }
 
 // Groups returns the status of every group of the latest list, by name.

@@ -36,6 +36,11 @@ const (
 	// Unknown: not judged yet. The group has members and unread records,
 	// and the history is shorter than the window needs. Never shown as OK.
 	Unknown Word = iota
+	// Active: one list only (OneSample): members present and records
+	// unread. Whether they keep up (OK), fall behind (LAGGING) or stand
+	// still (STALLED) is a trend, which one list cannot show. The Monitor
+	// itself never gives it: it says UNKNOWN until its window is full.
+	Active
 	// OK: caught up within the window, or consuming without falling
 	// behind.
 	OK
@@ -60,6 +65,8 @@ func (w Word) String() string {
 	switch w {
 	case OK:
 		return "OK"
+	case Active:
+		return "ACTIVE"
 	case Empty:
 		return "EMPTY"
 	case Rebalancing:
@@ -79,7 +86,7 @@ func (w Word) String() string {
 }
 
 // Words lists every word, in Word order.
-var Words = []Word{Unknown, OK, Empty, Rebalancing, Lagging, Rewound, Stalled, Stopped, Dead}
+var Words = []Word{Unknown, Active, OK, Empty, Rebalancing, Lagging, Rewound, Stalled, Stopped, Dead}
 
 // Config holds the thresholds (the `health:` block of a context).
 type Config struct {

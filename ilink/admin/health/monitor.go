@@ -29,6 +29,15 @@ type Monitor struct {
 	noLeader   time.Time
 	firstNodes time.Time
 
+	// The cluster definition (ObserveDefinition), set against the node
+	// list: a node defined but not listed is absent, a node listed but not
+	// defined was removed. Keyed by node number (the node list's ID).
+	def           admin.ClusterProperty
+	defOK         bool
+	absentSince   map[int]time.Time
+	removedSince  map[int]time.Time
+	firstDefCheck time.Time
+
 	topicsOK   bool
 	offline    map[string]topicCond
 	underRepl  map[string]topicCond
@@ -70,7 +79,7 @@ func New(cfg Config) *Monitor {
 		cfg.DLQWindow = d.DLQWindow
 	}
 	return &Monitor{cfg: cfg, groups: map[string]*groupTrack{}, downSince: map[int]time.Time{},
-		syncSince: map[int]time.Time{}, offline: map[string]topicCond{}, underRepl: map[string]topicCond{},
+		syncSince: map[int]time.Time{}, absentSince: map[int]time.Time{}, removedSince: map[int]time.Time{}, offline: map[string]topicCond{}, underRepl: map[string]topicCond{},
 		queues: map[string]*queueTrack{}}
 }
 
@@ -107,6 +116,60 @@ func (m *Monitor) ObserveNodes(nodes []admin.NodeInfo, at time.Time) {
 	case m.noLeader.IsZero():
 		m.noLeader = at
 	}
+	m.checkDefinition(at)
+}
+
+// ObserveDefinition takes in the cluster definition (getClusterProperty):
+// its nodes are set against the node list's (node-absent, node-removed).
+// A definition without nodes (a standalone queue manager) checks nothing.
+func (m *Monitor) ObserveDefinition(def admin.ClusterProperty, at time.Time) {
+	m.def, m.defOK = def, true
+	m.def.Nodes = slices.Clone(def.Nodes)
+	m.checkDefinition(at)
+}
+
+// checkDefinition notes since when each node is defined but not listed,
+// or listed but not defined.
+func (m *Monitor) checkDefinition(at time.Time) {
+	if !m.nodesOK || !m.defOK || len(m.def.Nodes) == 0 {
+		clear(m.absentSince)
+		clear(m.removedSince)
+		return
+	}
+	if m.firstDefCheck.IsZero() {
+		m.firstDefCheck = at
+	}
+	defined := map[int]bool{}
+	for _, n := range m.def.Nodes {
+		defined[n.Number] = true
+		setSince(m.absentSince, n.Number, !hasNode(m.nodes, n.Number), at)
+	}
+	for id := range m.absentSince {
+		if !defined[id] {
+			delete(m.absentSince, id)
+		}
+	}
+	for _, n := range m.nodes {
+		setSince(m.removedSince, n.ID, !defined[n.ID], at)
+	}
+	for id := range m.removedSince {
+		if !hasNode(m.nodes, id) {
+			delete(m.removedSince, id)
+		}
+	}
+}
+
+// NodeDefinition says how a node stands against the cluster definition:
+// Absent (defined, not in the node list), Removed (in the node list, not
+// defined), since when; both false while either list is unknown.
+func (m *Monitor) NodeDefinition(id int) (absent, removed bool, since time.Time) {
+	if t, ok := m.absentSince[id]; ok {
+		return true, false, t
+	}
+	if t, ok := m.removedSince[id]; ok {
+		return false, true, t
+	}
+	return false, false, time.Time{}
 }
 
 func hasNode(ns []admin.NodeInfo, id int) bool {
@@ -221,6 +284,8 @@ const (
 	KindUnreachable     Kind = "unreachable"
 	KindNodeDown        Kind = "node-down"
 	KindNodeSyncing     Kind = "node-syncing"
+	KindNodeAbsent      Kind = "node-absent"
+	KindNodeRemoved     Kind = "node-removed"
 	KindNoLeader        Kind = "no-leader"
 	KindOffline         Kind = "partitions-offline"
 	KindUnderReplicated Kind = "under-replicated"
@@ -273,6 +338,25 @@ func (m *Monitor) Alerts() []Alert {
 			} else if since, ok := m.syncSince[n.ID]; ok {
 				add(Alert{Level: LevelWarning, Kind: KindNodeSyncing, Subject: strconv.Itoa(n.ID), Since: since,
 					Text: fmt.Sprintf("node %d (%s) syncing since %s, %s behind", n.ID, n.QueueManager, clock(since), plural(n.LagRecords, "record"))})
+			}
+		}
+		for _, n := range m.def.Nodes {
+			if since, ok := m.absentSince[n.Number]; ok {
+				earlier := since.Equal(m.firstDefCheck)
+				add(Alert{Level: LevelWarning, Kind: KindNodeAbsent, Subject: strconv.Itoa(n.Number), Since: since, SinceEarlier: earlier,
+					Text: fmt.Sprintf("node %d (%s) is in the cluster definition but not in the node list since %s: not started, or not joined yet",
+						n.Number, n.QueueManager, sinceText(since, earlier))})
+			}
+		}
+		for _, n := range m.nodes {
+			if since, ok := m.removedSince[n.ID]; ok {
+				earlier := since.Equal(m.firstDefCheck)
+				what := fmt.Sprintf("still listed (%s, %s)", n.Role, n.State)
+				if n.Role == admin.RoleLeader {
+					what = "still the leader: no other node was elected"
+				}
+				add(Alert{Level: LevelWarning, Kind: KindNodeRemoved, Subject: strconv.Itoa(n.ID), Since: since, SinceEarlier: earlier,
+					Text: fmt.Sprintf("node %d (%s) removed from the cluster definition (%s) but %s", n.ID, n.QueueManager, sinceText(since, earlier), what)})
 			}
 		}
 		if !m.noLeader.IsZero() {
@@ -445,6 +529,8 @@ var kinds = []kindInfo{
 	{KindGroupChurn, "group rebalancing repeatedly", "groups rebalancing repeatedly"},
 	{KindGroupUnlisted, "group missing from the group list", "groups missing from the group list"},
 	{KindNodeSyncing, "node syncing", "nodes syncing"},
+	{KindNodeAbsent, "defined node not in the node list", "defined nodes not in the node list"},
+	{KindNodeRemoved, "removed node still listed", "removed nodes still listed"},
 	{KindUnderReplicated, "partitions under-replicated", ""},
 	{KindQueueDepth, "queue over its depth limit", "queues over their depth limit"},
 	{KindDLQGrowing, "dead-letter queue growing", "dead-letter queues growing"},

@@ -1,0 +1,67 @@
+package admin
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"ilinkdash/ilink/engine"
+)
+
+// TestFailoverToAnotherNode: the node of the admin connection goes away,
+// stopped (its admin listener answers MIMQE_QMGR_NOT_RUNNING) or killed
+// (nothing answers): with LeaveStoppedNode a read is answered by another
+// node's admin address, learned from the handshake's node list, and the
+// switch is recorded and said in words.
+func TestFailoverToAnotherNode(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, engine.Config{})
+	addrs := e.AdminAddrs()
+	s := connect(t, e, 1, Options{LeaveStoppedNode: true})
+	ctx := testCtx(t)
+	q := s.AccessAdminQmgr("")
+	if via, node := s.Via(); via != addrs[0] || node != 1 {
+		t.Fatalf("via %s (node %d), want %s (node 1)", via, node, addrs[0])
+	}
+	if err := e.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := q.Nodes(ctx)
+	if err != nil {
+		t.Fatalf("node list with node 1 stopped: %v", err)
+	}
+	if len(nodes) != 3 || nodes[0].State != NodeStopped {
+		t.Fatalf("node list: %+v", nodes)
+	}
+	fs := s.Failovers()
+	if len(fs) != 1 {
+		t.Fatalf("failovers: %+v", fs)
+	}
+	f := fs[0]
+	if f.FromNode != 1 || f.FromAddr != addrs[0] || !f.Stopped || f.ToNode == 1 || f.ToNode == 0 {
+		t.Fatalf("failover: %+v", f)
+	}
+	want := "admin: node 1 not running, using " + f.ToAddr + " (node "
+	if !strings.HasPrefix(f.Text(), want) {
+		t.Errorf("failover text %q, want %q…", f.Text(), want)
+	}
+	if via, node := s.Via(); via != f.ToAddr || node != f.ToNode {
+		t.Errorf("via %s (node %d) after the failover %+v", via, node, f)
+	}
+
+	// The node now in use is killed: the next read is answered by the
+	// third one, and that switch says "unreachable".
+	if err := e.KillNode(f.ToNode); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Nodes(ctx); err != nil {
+		t.Fatalf("node list with node %d killed: %v", f.ToNode, err)
+	}
+	fs = s.Failovers()
+	if len(fs) != 2 || fs[1].FromNode != f.ToNode || fs[1].Stopped || fs[1].ToNode == 1 || fs[1].ToNode == f.ToNode {
+		t.Fatalf("failovers after the kill: %+v", fs)
+	}
+	if want := "admin: node " + strconv.Itoa(f.ToNode) + " unreachable, using " + fs[1].ToAddr; !strings.HasPrefix(fs[1].Text(), want) {
+		t.Errorf("failover text %q, want %q…", fs[1].Text(), want)
+	}
+}
