@@ -63,6 +63,9 @@ const (
 	// tailPrefetch bounds what the consumer buffers ahead per partition:
 	// a paused tail receives at most this much after the pause.
 	tailPrefetch = 2048
+	// tailRefreshEvery is how often a pattern tail that matches no topic
+	// looks for one (the consumer's own refresh is every 10 s).
+	tailRefreshEvery = time.Second
 )
 
 // StartTail implements tail.Tailer with a consumer v2 subscription.
@@ -91,6 +94,8 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 	}
 	t := &tailStream{
 		c:      c,
+		target: spec.Target,
+		logf:   s.cfg.Logf,
 		ch:     make(chan tail.Batch, tailChanBatches),
 		reqs:   make(chan tailReq),
 		cancel: cancel,
@@ -125,7 +130,9 @@ func StartAt(opt *consumer.Options, from position.Position) error {
 // Pause and Close reach it as requests, never through a shared lock, so
 // none of them waits behind a send to a full channel.
 type tailStream struct {
-	c       *consumer.Consumer // owned by run; FetchHealth is safe from anywhere
+	c       *consumer.Consumer // owned by run; FetchHealth and Topics are safe from anywhere
+	target  string
+	logf    func(string, ...any) // nil = none
 	ch      chan tail.Batch
 	reqs    chan tailReq
 	cancel  context.CancelFunc
@@ -146,6 +153,7 @@ const (
 type tailReq struct {
 	kind  tailReqKind
 	to    position.Position
+	fill  tail.Fill
 	ctx   context.Context
 	reply chan tailReply // buffered: the owner never blocks on it
 }
@@ -156,6 +164,12 @@ type tailReply struct {
 }
 
 func (t *tailStream) Records() <-chan tail.Batch { return t.ch }
+
+func (t *tailStream) log(format string, args ...any) {
+	if t.logf != nil {
+		t.logf(format, args...)
+	}
+}
 
 func (t *tailStream) Err() error {
 	if p := t.err.Load(); p != nil {
@@ -175,32 +189,47 @@ func (t *tailStream) Waiting() (int64, bool) {
 	return n, n >= 0
 }
 
+// Topics implements tail.Stream: the consumer's topics (a pattern's
+// current matches).
+func (t *tailStream) Topics() []string { return t.c.Topics() }
+
 // run is the owner goroutine: read a batch, offer it to the view while
 // serving requests, repeat. A seek drops the batch in hand (it is of the
-// old epoch) and bumps the epoch.
+// old epoch), bumps the epoch and sets the fill bound; at the bound the
+// stream holds (hold) as a pause does, until a resume or the next seek.
 func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 	defer close(t.done)
 	defer c.Close() // leaving deletes a temporary group
 	defer close(t.ch)
 	var (
-		epoch   uint64
-		paused  bool
-		pending []tail.Record
-		lagAt   time.Time
+		epoch     uint64
+		paused    bool // Pause(true)
+		held      bool // stopped at the fill bound
+		fill      tail.Fill
+		sent      int   // records sent since the last seek
+		sentBytes int64 // their tail.RecordSize
+		out       *tail.Batch
+		lagAt     time.Time
+		lookAt    time.Time
 	)
+	pattern := consumer.IsPattern(t.target)
+	resume := func() {
+		c.ResumeFetching()
+		paused, held = false, false
+		t.waiting.Store(-1)
+	}
 	serve := func(r tailReq) {
 		var rep tailReply
 		switch {
 		case r.ctx.Err() != nil:
 			rep.err = r.ctx.Err() // the caller gave up: do nothing
 		case r.kind == reqSeek:
-			if rep.err = seek(r.ctx, c, r.to); rep.err == nil {
+			if rep.err = seek(r.ctx, c, t.target, r.to); rep.err == nil {
 				epoch++
-				pending = nil
-				if paused {
-					c.ResumeFetching()
-					paused = false
-					t.waiting.Store(-1)
+				out = nil
+				fill, sent, sentBytes = r.fill, 0, 0
+				if paused || held {
+					resume()
 				}
 			}
 		case r.kind == reqPause:
@@ -208,18 +237,17 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 			lagAt = time.Time{}
 			rep.err = c.PauseFetching(r.ctx)
 		case r.kind == reqResume:
-			c.ResumeFetching()
-			paused = false
-			t.waiting.Store(-1)
+			fill = tail.Fill{} // resuming lifts the bound of the last jump
+			resume()
 		}
 		rep.epoch = epoch
 		r.reply <- rep
 	}
 	for ctx.Err() == nil {
-		if pending != nil {
+		if out != nil {
 			select {
-			case t.ch <- tail.Batch{Epoch: epoch, Records: pending}:
-				pending = nil
+			case t.ch <- *out:
+				out = nil
 			case r := <-t.reqs:
 				serve(r)
 			case <-ctx.Done():
@@ -233,7 +261,7 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 			continue
 		default:
 		}
-		if paused && time.Since(lagAt) >= tailLagEvery {
+		if (paused || held) && time.Since(lagAt) >= tailLagEvery {
 			lagAt = time.Now()
 			lctx, cancel := context.WithTimeout(ctx, tailLagEvery)
 			if n, err := c.Lag(lctx); err == nil {
@@ -241,7 +269,21 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 			}
 			cancel()
 		}
-		recs, err := c.ReadBatch(ctx, tailReadMax, tailReadWait)
+		if pattern && time.Since(lookAt) >= tailRefreshEvery && len(c.Topics()) == 0 {
+			// Nothing matches yet: look again soon, so that a topic
+			// created for the pattern is tailed within a second or so.
+			lookAt = time.Now()
+			rctx, cancel := context.WithTimeout(ctx, 2*tailRefreshEvery)
+			if err := c.RefreshNow(rctx); err != nil && ctx.Err() == nil {
+				t.log("tail %s: looking for matching topics: %v", t.target, err)
+			}
+			cancel()
+		}
+		max := tailReadMax
+		if fill.Records > 0 && !held {
+			max = min(max, fill.Records-sent)
+		}
+		recs, err := c.ReadBatch(ctx, max, tailReadWait)
 		if err != nil && !ilink.IsNoMessage(err) {
 			if ctx.Err() != nil {
 				return
@@ -252,17 +294,86 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 			}
 			continue // session trouble: the consumer recovers by itself
 		}
-		if len(recs) > 0 {
-			pending = make([]tail.Record, len(recs))
-			for i, r := range recs {
-				pending[i] = TailRecordOf(r)
+		if len(recs) == 0 {
+			continue
+		}
+		if held { // read while holding (a fetch that was under way): not sent
+			putBack(c, recs)
+			continue
+		}
+		b := tail.Batch{Epoch: epoch, Records: make([]tail.Record, 0, len(recs))}
+		var rest []*consumer.Record
+		for i, r := range recs {
+			tr := TailRecordOf(r)
+			if fill.Bytes > 0 {
+				size := tail.RecordSize(&tr)
+				if sent > 0 && sentBytes+size > fill.Bytes {
+					rest = recs[i:]
+					break
+				}
+				sentBytes += size
+			}
+			b.Records = append(b.Records, tr)
+			sent++
+		}
+		if rest != nil || (fill.Records > 0 && sent >= fill.Records) {
+			held, b.Held = true, true
+			lagAt = time.Time{}
+			hold(ctx, c, rest)
+		}
+		out = &b
+	}
+}
+
+// hold stops fetching at a jump's fill bound: the records read but not
+// sent (rest) go back, and what the consumer fetched ahead is dropped, so
+// that its positions are just past what the view holds (Lag counts the
+// rest) and reads find nothing until the fetching resumes. Reads go on
+// meanwhile, as while paused, which keeps the member in its group.
+func hold(ctx context.Context, c *consumer.Consumer, rest []*consumer.Record) {
+	pctx, cancel := context.WithTimeout(ctx, tailLagEvery)
+	_ = c.PauseFetching(pctx) // on timeout a late fetch reply is dropped by the seeks below
+	cancel()
+	back := map[string]map[int32]int64{}
+	for _, r := range rest {
+		if back[r.Topic] == nil {
+			back[r.Topic] = map[int32]int64{}
+		}
+		if _, ok := back[r.Topic][r.Partition]; !ok {
+			back[r.Topic][r.Partition] = r.Offset
+		}
+	}
+	for _, a := range c.Assignment() {
+		for _, p := range a.Partitions {
+			o, ok := back[a.Topic][p]
+			if !ok {
+				o = c.Position(a.Topic, p)
+			}
+			if o >= 0 {
+				_ = c.SeekToOffset(a.Topic, p, o) // drops what was fetched ahead
 			}
 		}
 	}
 }
 
-// seek moves c to a position (the jump).
-func seek(ctx context.Context, c *consumer.Consumer, to position.Position) error {
+// putBack moves each partition of recs back to its first record there.
+func putBack(c *consumer.Consumer, recs []*consumer.Record) {
+	seen := map[string]map[int32]bool{}
+	for _, r := range recs {
+		if seen[r.Topic] == nil {
+			seen[r.Topic] = map[int32]bool{}
+		}
+		if !seen[r.Topic][r.Partition] {
+			seen[r.Topic][r.Partition] = true
+			_ = c.SeekToOffset(r.Topic, r.Partition, r.Offset)
+		}
+	}
+}
+
+// seek moves c to a position (the jump). On a pattern a one-partition
+// position names its topic (TOPIC:P@OFFSET); P@OFFSET alone is refused,
+// since every topic has its own partition P.
+func seek(ctx context.Context, c *consumer.Consumer, target string, to position.Position) error {
 	switch to.Kind {
 	case position.Time:
 		return c.SeekToTime(ctx, to.Time)
@@ -272,12 +383,16 @@ func seek(ctx context.Context, c *consumer.Consumer, to position.Position) error
 	case position.Earliest:
 		return c.SeekToTime(ctx, time.Unix(0, 0))
 	}
+	if err := to.CheckTarget(target, consumer.MatchPattern); err != nil {
+		return err
+	}
 	found := false
 	var parts []string
 	for _, tp := range c.Assignment() {
+		var ps []string
 		for _, p := range tp.Partitions {
-			parts = append(parts, strconv.Itoa(int(p)))
-			if to.Partition >= 0 && p != to.Partition {
+			ps = append(ps, strconv.Itoa(int(p)))
+			if !to.Applies(tp.Topic, p) {
 				continue
 			}
 			found = true
@@ -285,10 +400,18 @@ func seek(ctx context.Context, c *consumer.Consumer, to position.Position) error
 				return err
 			}
 		}
+		parts = append(parts, tp.Topic+" "+strings.Join(ps, ","))
 	}
 	if !found {
-		if to.Partition >= 0 {
-			return fmt.Errorf("partition %d is not tailed (partitions %s)", to.Partition, strings.Join(parts, ", "))
+		if to.OnePartition() {
+			what := "partition " + strconv.Itoa(int(to.Partition))
+			if to.Topic != "" {
+				what = to.Topic + " " + what
+			}
+			if len(parts) == 0 {
+				return fmt.Errorf("%s is not tailed (no partition is assigned to the tail yet)", what)
+			}
+			return fmt.Errorf("%s is not tailed (partitions: %s)", what, strings.Join(parts, "; "))
 		}
 		return errors.New("no partition is assigned to the tail yet")
 	}
@@ -318,8 +441,8 @@ func (t *tailStream) request(ctx context.Context, r tailReq) (tailReply, error) 
 var errTailClosed = errors.New("the tail is closed")
 
 // Seek implements tail.Stream.
-func (t *tailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
-	rep, err := t.request(ctx, tailReq{kind: reqSeek, to: to})
+func (t *tailStream) Seek(ctx context.Context, to position.Position, fill tail.Fill) (uint64, error) {
+	rep, err := t.request(ctx, tailReq{kind: reqSeek, to: to, fill: fill})
 	return rep.epoch, err
 }
 

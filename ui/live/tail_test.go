@@ -99,7 +99,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	epoch, err := s.Seek(ctx, position.Position{Kind: position.Offset, Partition: -1, Offset: int64(backlog - 5)})
+	epoch, err := s.Seek(ctx, position.Position{Kind: position.Offset, Partition: -1, Offset: int64(backlog - 5)}, tail.Fill{})
 	if err != nil {
 		t.Fatalf("jump with a full channel: %v (it must return within its 1 s context)", err)
 	}
@@ -131,7 +131,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	// A cancelled context ends a request at once.
 	dead, stop := context.WithCancel(context.Background())
 	stop()
-	if _, err := s.Seek(dead, position.Position{Kind: position.Latest, Partition: -1}); err == nil {
+	if _, err := s.Seek(dead, position.Position{Kind: position.Latest, Partition: -1}, tail.Fill{}); err == nil {
 		t.Fatal("seek with a cancelled context succeeded")
 	}
 }

@@ -145,10 +145,14 @@ type TailStream struct {
 	offs     []int64 // next offset per partition
 	clock    time.Time
 	seeks    []position.Position
+	fills    []tail.Fill
 	epoch    uint64
 	paused   bool
-	held     int    // records emitted while paused
-	pauses   []bool // Pause calls, in order
+	fill     tail.Fill // the last Seek's bound (Records only)
+	sent     int       // records sent since that Seek
+	capped   bool      // stopped at the bound, as paused
+	held     int       // records emitted while paused or capped
+	pauses   []bool    // Pause calls, in order
 	closed   bool
 	err      error
 	fetching tail.FetchState
@@ -174,6 +178,7 @@ func (s *TailStream) Pause(ctx context.Context, paused bool) error {
 	held := 0
 	if !paused {
 		held, s.held = s.held, 0
+		s.fill, s.capped = tail.Fill{}, false // resuming lifts the bound
 	}
 	s.mu.Unlock()
 	s.Emit(held)
@@ -206,11 +211,14 @@ func (s *TailStream) SetFetching(f tail.FetchState) {
 func (s *TailStream) Waiting() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.paused {
+	if !s.paused && !s.capped {
 		return 0, false
 	}
 	return int64(s.held), true
 }
+
+// Topics implements tail.Stream: the topics the fake makes records of.
+func (s *TailStream) Topics() []string { return append([]string(nil), s.topics...) }
 
 // Err implements tail.Stream.
 func (s *TailStream) Err() error {
@@ -244,10 +252,18 @@ func (s *TailStream) Seeks() []position.Position {
 	return append([]position.Position(nil), s.seeks...)
 }
 
+// Fills returns the fill bounds of the seeks so far.
+func (s *TailStream) Fills() []tail.Fill {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]tail.Fill(nil), s.fills...)
+}
+
 // Seek implements tail.Stream: it moves the per-partition offsets
 // and starts a new epoch. Batches already queued stay in the channel, of
-// the old epoch, for the view to drop. A seek resumes a paused stream.
-func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, error) {
+// the old epoch, for the view to drop. A seek resumes a paused stream;
+// fill.Records bounds what Emit sends after it (fill.Bytes is ignored).
+func (s *TailStream) Seek(ctx context.Context, to position.Position, fill tail.Fill) (uint64, error) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
@@ -259,6 +275,7 @@ func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, er
 		return s.epoch, err
 	}
 	s.seeks = append(s.seeks, to)
+	s.fills = append(s.fills, fill)
 	for p := range s.offs {
 		if to.Partition >= 0 && int32(p) != to.Partition {
 			continue
@@ -274,6 +291,7 @@ func (s *TailStream) Seek(ctx context.Context, to position.Position) (uint64, er
 	}
 	s.epoch++
 	s.paused, s.held = false, 0
+	s.fill, s.sent, s.capped = fill, 0, false
 	return s.epoch, nil
 }
 
@@ -311,17 +329,24 @@ func (s *TailStream) Emit(n int) {
 			s.mu.Unlock()
 			return
 		}
-		if s.paused {
+		if s.paused || s.capped {
 			s.held += n
 			s.mu.Unlock()
 			return
 		}
-		b := make([]tail.Record, min(n, BatchSize))
+		k := min(n, BatchSize)
+		if s.fill.Records > 0 {
+			k = min(k, s.fill.Records-s.sent)
+		}
+		b := make([]tail.Record, k)
 		for i := range b {
 			b[i] = s.make(time.Time{})
 		}
+		s.sent += k
+		full := s.fill.Records > 0 && s.sent >= s.fill.Records
+		s.capped = full
 		s.mu.Unlock()
-		s.put(b)
+		s.putBatch(b, full)
 		n -= len(b)
 	}
 }
@@ -331,7 +356,9 @@ func (s *TailStream) EmitRecords(recs ...tail.Record) {
 	s.put(recs)
 }
 
-func (s *TailStream) put(recs []tail.Record) {
+func (s *TailStream) put(recs []tail.Record) { s.putBatch(recs, false) }
+
+func (s *TailStream) putBatch(recs []tail.Record, held bool) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
@@ -339,7 +366,7 @@ func (s *TailStream) put(recs []tail.Record) {
 	s.mu.Unlock()
 	if !closed {
 		select {
-		case s.ch <- tail.Batch{Epoch: epoch, Records: recs}:
+		case s.ch <- tail.Batch{Epoch: epoch, Records: recs, Held: held}:
 		case <-s.done:
 		}
 	}
@@ -365,7 +392,7 @@ func (s *TailStream) generate(ctx context.Context) {
 				return
 			}
 			for ; sent < due; sent++ {
-				if s.paused {
+				if s.paused || s.capped {
 					s.held++
 				} else {
 					batch = append(batch, s.make(now))

@@ -65,6 +65,22 @@ type Saver interface {
 type Batch struct {
 	Epoch   uint64
 	Records []Record
+	// Held says the stream stopped fetching after this batch: it sent
+	// what the Fill of the last Seek allows (the batch may be empty).
+	Held bool
+}
+
+// Fill bounds what a stream sends after a Seek, so that a jump is back
+// pressure and not a flood that pushes what was jumped to out of the
+// view's bounded buffer: once the stream has sent Records records or
+// Bytes bytes (by RecordSize) read from the new position, it stops
+// fetching as a pause does and marks that batch Held. Nothing beyond is
+// fetched only to be dropped; the records after it wait in the cluster
+// (Waiting counts them) until Pause(ctx, false), which lifts the bound,
+// or the next Seek. A zero field is no bound; the zero Fill is none.
+type Fill struct {
+	Records int
+	Bytes   int64
 }
 
 // Stream is one running tail. One goroutine per stream owns the
@@ -83,20 +99,28 @@ type Stream interface {
 	// a plain Close). Safe to call from any goroutine.
 	Err() error
 	// Seek moves every assigned partition to `to` (a P@OFFSET position
-	// moves one partition) and resumes a paused stream. It returns the
-	// epoch that batches read from the new position carry. ctx bounds the
-	// call, queueing included.
-	Seek(ctx context.Context, to position.Position) (epoch uint64, err error)
+	// moves that partition of every topic, TOPIC:P@OFFSET that partition
+	// of that topic), resumes a paused stream, and bounds what it then
+	// sends by fill. It returns the epoch that batches read from the new
+	// position carry. ctx bounds the call, queueing included.
+	Seek(ctx context.Context, to position.Position, fill Fill) (epoch uint64, err error)
 	// Pause stops (true) or resumes (false) fetching: while paused the
 	// consumer fetches nothing, so its position holds and nothing is
-	// fetched only to be dropped; resuming continues from that position.
-	// Records fetched before the pause still arrive. ctx bounds the call.
+	// fetched only to be dropped; resuming continues from that position,
+	// and lifts a Seek's Fill bound. Records fetched before the pause
+	// still arrive. ctx bounds the call.
 	Pause(ctx context.Context, paused bool) error
-	// Waiting is, while paused, how many records lie between the stream's
-	// position and the end of its partitions (from end offsets, refreshed
-	// about every second); ok is false when unknown (not paused, or not
-	// measured yet). Safe to call from any goroutine.
+	// Waiting is, while paused or held at a Fill bound, how many records
+	// lie between the stream's position and the end of its partitions
+	// (from end offsets, refreshed about every second); ok is false when
+	// unknown (fetching, or not measured yet). Safe to call from any
+	// goroutine.
 	Waiting() (n int64, ok bool)
+	// Topics is what the stream reads now: its topic, or a pattern's
+	// current matches, sorted (none while no topic matches; the stream
+	// keeps looking and reads a matching topic once it exists). Safe to
+	// call from any goroutine.
+	Topics() []string
 	// Fetching is how the stream's consumer fetches. The consumer retries
 	// by itself and hides session trouble from its reads, so this is how
 	// the header knows not to say "live" while nothing answers. Safe to

@@ -56,6 +56,7 @@ type (
 		err    error
 		epoch  uint64
 		label  string
+		fill   Fill // the bound asked with the seek (zero: none)
 		dlgGen uint64
 	}
 	tailPauseMsg struct {
@@ -117,9 +118,18 @@ type View struct {
 
 	paused   bool
 	pauseEnd uint64 // while paused, rows are the seqs below pauseEnd
-	waiting  int64  // while paused: records waiting in the cluster; -1 unknown
-	follow   bool
-	cur, top uint64 // cursor and first-row seqs when not following
+	waiting  int64  // while paused or held: records waiting in the cluster; -1 unknown
+
+	// A jump is back pressure: the stream sends what fills the buffer
+	// from the target (filling), then stops fetching (held) until space
+	// resumes or G goes to the end, so nothing pushes the target out.
+	filling bool
+	held    bool
+	// topicsNow is how many topics the stream reads (a pattern's
+	// matches), as of the last tick; -1 unknown.
+	topicsNow int
+	follow    bool
+	cur, top  uint64 // cursor and first-row seqs when not following
 
 	// Pacing: rows below showEnd are on screen (the table advances at the
 	// budget's pace); shown holds the counters as last let through.
@@ -178,15 +188,16 @@ func New(ctx *common.Context, t Tailer) *View {
 		maxBytes = config.DefaultTailBufferBytes
 	}
 	v := &View{
-		Base:     tab.New(ctx, common.ViewTail),
-		tailer:   t,
-		capacity: capacity,
-		ring:     newTailRing(capacity, maxBytes),
-		intern:   interner{},
-		follow:   true,
-		offW:     6,
-		topicW:   5,
-		waiting:  -1,
+		Base:      tab.New(ctx, common.ViewTail),
+		tailer:    t,
+		capacity:  capacity,
+		ring:      newTailRing(capacity, maxBytes),
+		intern:    interner{},
+		follow:    true,
+		offW:      6,
+		topicW:    5,
+		waiting:   -1,
+		topicsNow: -1,
 	}
 	v.saver, _ = t.(Saver)
 	v.filterIn = components.NewInput("/", FilterHelp)
@@ -230,6 +241,14 @@ func (v *View) Open(target string) tea.Cmd {
 	return v.start(Spec{Target: target, From: fromLatest}, false)
 }
 
+// pattern reports whether the tail reads a pattern (not one topic).
+func (v *View) pattern() bool { return strings.ContainsAny(v.spec.Target, "*?") }
+
+// noTopic: a live pattern tail that matches no topic (yet).
+func (v *View) noTopic() bool {
+	return v.pattern() && v.topicsNow == 0 && v.stream != nil && v.state == tailLive
+}
+
 // fromLatest is the default start (and the restart's).
 var fromLatest = position.Position{Kind: position.Latest, Partition: -1}
 
@@ -267,6 +286,7 @@ func (v *View) start(spec Spec, keep bool) tea.Cmd {
 		v.rate = common.RateWindow{}
 	}
 	v.paused, v.waiting, v.epoch = false, -1, 0
+	v.filling, v.held, v.topicsNow = false, false, -1
 	v.Gen++
 	v.spec = spec
 	v.from = fromLabel(spec.From, v.Ctx.Now().Location())
@@ -363,6 +383,9 @@ func (v *View) drain() (n int, ended bool) {
 				v.ingest(&b.Records[i])
 			}
 			n += len(b.Records)
+			if b.Held && v.filling {
+				v.filling, v.held, v.waiting = false, true, -1
+			}
 		default:
 			return n, false
 		}
@@ -639,8 +662,11 @@ func (v *View) Status() string {
 		parts = append(parts, common.Rate(v.shown.rate)+" rec/s")
 	}
 	parts = append(parts, common.Count(v.shown.total)+" total")
-	if v.paused {
+	switch {
+	case v.paused:
 		parts = append(parts, "paused")
+	case v.held:
+		parts = append(parts, "held at the jump")
 	}
 	return tab.Words(parts...)
 }
@@ -759,11 +785,12 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.truth.f = v.stream.Fetching()
 		v.rate.Add(now, v.total)
-		if v.paused {
+		if v.paused || v.held {
 			if w, ok := v.stream.Waiting(); ok {
 				v.waiting = w
 			}
 		}
+		v.topicsNow = len(v.stream.Topics())
 		held := v.pace(now)
 		if ended {
 			s := v.stream
@@ -791,23 +818,35 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.state = tailLive
 		v.every = tailFast
 		if m.err != nil {
-			if v.Dlg != nil && v.DlgGen == m.dlgGen {
+			if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
 				v.Dlg.Busy = ""
 				v.Dlg.Err = "jump failed: " + sanitize.Error(m.err)
+				return v.tick()
 			}
-			return v.tick()
+			return tea.Batch(v.tick(), common.Flash(common.LevelError, "jump failed: "+sanitize.Error(m.err)))
 		}
-		if v.Dlg != nil && v.DlgGen == m.dlgGen {
+		if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
 			v.CloseDialog()
 		}
 		v.clearBuffer()
 		v.epoch = max(v.epoch, m.epoch)
 		v.paused, v.waiting = false, -1 // a seek resumes the stream
+		v.filling, v.held = m.fill != (Fill{}), false
 		v.truth.since = v.Ctx.Now()
 		v.note = "jumped to " + m.label
 		v.from = "jumped to " + m.label
 		v.pace(v.Ctx.Now())
-		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared)"))
+		if !v.filling {
+			if m.dlgGen == 0 { // G at the end, not a jump asked for
+				v.from = "from " + m.label
+			}
+			return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail at "+m.label+" (buffer cleared)"))
+		}
+		// The first row is the record at the target: rows then fill
+		// downwards from the top, and the list stays there.
+		v.follow = false
+		v.cur, v.top = v.ring.next, v.ring.next
+		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared): it fills the buffer from there, then holds · space resumes · G goes to the end"))
 	}
 	return nil
 }
@@ -861,6 +900,10 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			v.repin()
 		}
 	case key.Matches(msg, k.TailFollow):
+		if v.held && v.state == tailLive && v.stream != nil {
+			// Held after a jump: G goes to the end of the log, live.
+			return v.seekTo(fromLatest, Fill{}, 0)
+		}
 		v.follow = true
 		v.tableGate.Reset()
 		v.pace(v.Ctx.Now())
@@ -894,7 +937,11 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if v.spec.Target != "" && !v.Running() {
 			spec := v.spec
 			spec.From = fromLatest
-			return tea.Batch(v.start(spec, true), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
+			// Search results are their own list: the live tail after one
+			// starts empty, never mixed with them. A tail closed by hand
+			// or by leaving the tab keeps its records.
+			keep := v.srch == nil
+			return tea.Batch(v.start(spec, keep), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
 		}
 	case key.Matches(msg, k.TailSearch):
 		v.openSearch()
@@ -917,10 +964,28 @@ func (v *View) filterText() string {
 // togglePause freezes (or unfreezes) the screen at once and asks the
 // stream to stop (or resume) fetching.
 func (v *View) togglePause() tea.Cmd {
-	if v.paused {
+	var flash tea.Cmd
+	switch {
+	case v.paused:
 		v.paused, v.waiting = false, -1
-		v.truth.since = v.Ctx.Now() // nothing was fetched while paused
-	} else {
+		v.truth.since = v.Ctx.Now()      // nothing was fetched while paused
+		v.filling, v.held = false, false // resuming lifts the jump's bound
+	case v.held:
+		// Held after a jump: space resumes from where the buffer ends;
+		// from then on the oldest records leave the buffer as usual.
+		v.held, v.waiting = false, -1
+		v.truth.since = v.Ctx.Now()
+		flash = common.Flash(common.LevelInfo, "tail resumed after the jump: the records after the buffer arrive, the oldest leave it")
+		s := v.stream
+		if s == nil || !v.Running() {
+			return flash
+		}
+		return tea.Batch(flash, v.Address(v.Gen, func() any {
+			ctx, cancel := tab.CallCtx()
+			defer cancel()
+			return tailPauseMsg{paused: false, err: s.Pause(ctx, false)}
+		}))
+	default:
 		v.paused, v.pauseEnd, v.waiting = true, v.limit(), -1
 	}
 	v.tableGate.Reset()
@@ -1067,18 +1132,24 @@ func (v *View) openJump() {
 		v.dlgKind = "info"
 		return
 	}
+	// One line per kind of form, each short enough for an 80-column box,
+	// so that no date is cut at a hyphen.
+	offsets, hint := "Offsets: 1234 (all partitions) · 3@1234 (partition 3)", "offset, P@offset, earliest, latest or a time"
+	if v.pattern() {
+		// Every topic of a pattern has its own partition 3: name one.
+		offsets, hint = "Offsets: 1234 (all) · ORDER.KR:3@1234 (partition 3 of ORDER.KR)", "offset, TOPIC:P@offset, earliest, latest or a time"
+	}
 	v.OpenDialog(&components.Dialog{
 		Title: "Jump to an offset or a time",
-		// One line per kind of form, each short enough for an 80-column
-		// box, so that no date is cut at a hyphen.
 		Body: []string{
-			"Moves every partition of the tail; the buffer is cleared.",
-			"Offsets: 1234 (all partitions) · 3@1234 (partition 3)",
+			"Moves every partition of the tail; the buffer is cleared and",
+			"filled from there, then the tail holds (space resumes, G: the end).",
+			offsets,
 			"Ends: earliest · latest",
 			"Times: 2026-11-30 10:00 · 10:00 (today) · -15m · 2h ago",
 		},
 		SubmitLabel: "jump",
-		Fields:      []*components.Field{components.TextField("To", "", "offset, P@offset, earliest, latest or a time")},
+		Fields:      []*components.Field{components.TextField("To", "", hint)},
 	})
 	v.dlgKind = "jump"
 }
@@ -1163,7 +1234,7 @@ func (v *View) submitNew() tea.Cmd {
 	case err != nil:
 		v.Dlg.Err = "from: " + err.Error()
 		return nil
-	case from.Kind == position.Offset && from.Partition >= 0:
+	case from.OnePartition():
 		v.Dlg.Err = "from " + from.String() + ": a tail starts every partition at the same place; open it, then jump (o) to " + from.String()
 		return nil
 	}
@@ -1185,19 +1256,36 @@ func (v *View) submitJump() tea.Cmd {
 		v.Dlg.Err = err.Error()
 		return nil
 	}
-	label := jumpLabel(to, v.Ctx.Now().Location())
+	// The stream checks the topic against the pattern; here the form.
+	if err := to.CheckTarget(v.spec.Target, func(string, string) bool { return true }); err != nil {
+		v.Dlg.Err = err.Error()
+		return nil
+	}
 	if v.state != tailLive || v.stream == nil {
 		v.Dlg.Err = "the tail is not running"
 		return nil
 	}
+	fill := Fill{Records: v.capacity, Bytes: v.ring.maxBytes}
+	if to.Kind == position.Latest {
+		fill = Fill{} // the end: live, nothing to hold on to
+	}
+	return v.seekTo(to, fill, v.DlgGen)
+}
+
+// seekTo moves the stream to `to` with fill (the dialog's jump, or G at
+// the end after one); dlgGen is the dialog's, 0 without one.
+func (v *View) seekTo(to position.Position, fill Fill, dlgGen uint64) tea.Cmd {
+	label := jumpLabel(to, v.Ctx.Now().Location())
 	v.state = tailSeeking
-	v.Dlg.Busy = "jumping to " + label + "…"
-	s, gen := v.stream, v.DlgGen
+	if v.Dlg != nil && dlgGen != 0 {
+		v.Dlg.Busy = "jumping to " + label + "…"
+	}
+	s := v.stream
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		epoch, err := s.Seek(ctx, to)
-		return tailSeekMsg{err: err, epoch: epoch, label: label, dlgGen: gen}
+		epoch, err := s.Seek(ctx, to, fill)
+		return tailSeekMsg{err: err, epoch: epoch, label: label, fill: fill, dlgGen: dlgGen}
 	})
 }
 
@@ -1367,7 +1455,11 @@ func (v *View) headLines(st *common.Styles) []string {
 	if v.spec.Group != "" {
 		group = "group " + common.S(v.spec.Group)
 	}
-	lines := []string{title + st.Muted.Render("  "+group+" · "+v.from)}
+	head := group + " · " + v.from
+	if v.pattern() && v.topicsNow > 0 && v.srch == nil {
+		head += " · " + common.Plural(v.topicsNow, "topic")
+	}
+	lines := []string{title + st.Muted.Render("  "+head)}
 	lines = append(lines, v.searchLines(st)...)
 
 	c := v.shown
@@ -1377,11 +1469,17 @@ func (v *View) headLines(st *common.Styles) []string {
 		parts = append(parts, st.Info.Render("◌ connecting…"))
 	case tailLive:
 		switch since, stalled := v.truth.stalled(v.Ctx.Now()); {
-		case v.paused:
+		case v.paused, v.held:
+		case v.noTopic():
+			// The consumer keeps looking; say that nothing matches
+			// rather than "live", which would wait for records forever.
+			parts = append(parts, st.Warn.Render("◌ no topic matches "+common.S(v.spec.Target)+" — watching for one"))
 		case stalled:
 			// The consumer retries by itself: say so, and for how long
 			// nothing was fetched, rather than "live".
 			parts = append(parts, st.Warn.Render("◌ reconnecting · no fetch for "+common.Dur(v.Ctx.Now().Sub(since))))
+		case v.filling:
+			parts = append(parts, st.OK.Render("● reading from the jump · holds when the buffer is full"))
 		default:
 			parts = append(parts, st.OK.Render("● live"))
 		}
@@ -1403,6 +1501,14 @@ func (v *View) headLines(st *common.Styles) []string {
 			waiting += " (counting…)"
 		}
 		parts = append(parts, st.Warn.Render(waiting))
+	} else if v.held {
+		// Back pressure after a jump: the buffer holds what was jumped
+		// to; the rest waits in the cluster, counted from end offsets.
+		waiting := "⏸ HELD at the jump · " + common.Thousands(max(c.waiting, 0)) + " newer waiting"
+		if c.waiting < 0 && v.Running() {
+			waiting += " (counting…)"
+		}
+		parts = append(parts, st.Warn.Render(waiting+" · space resumes · G: end"))
 	} else {
 		parts = append(parts, common.Rate(c.rate)+" rec/s")
 	}
@@ -1413,6 +1519,9 @@ func (v *View) headLines(st *common.Styles) []string {
 	parts = append(parts, "buffer "+common.Thousands(int64(c.buffered))+"/"+common.Thousands(int64(v.capacity)))
 	if !v.follow && v.rowCount() > 0 {
 		note := "scrolled (G follows)"
+		if v.held {
+			note = "scrolled" // G goes to the end, said above
+		}
 		if v.detail && v.pin.on {
 			note = "◆ detail pinned"
 			if newer := v.newerThanPin(); newer > 0 {
@@ -1503,6 +1612,8 @@ func (v *View) View() string {
 		if n == 0 {
 			msg := "waiting for records…"
 			switch {
+			case v.noTopic():
+				msg = "no topic matches " + common.S(v.spec.Target) + " yet: the tail starts on one as soon as it exists"
 			case v.filter != nil && v.ring.n > 0:
 				msg = "no record in the buffer matches the filter"
 			case v.paused && v.ring.n > 0:

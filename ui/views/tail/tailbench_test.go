@@ -23,12 +23,13 @@ type benchStream struct{ ch chan tail.Batch }
 
 func (s *benchStream) Records() <-chan tail.Batch { return s.ch }
 func (s *benchStream) Err() error                 { return nil }
-func (s *benchStream) Seek(context.Context, position.Position) (uint64, error) {
+func (s *benchStream) Seek(context.Context, position.Position, tail.Fill) (uint64, error) {
 	return 0, nil
 }
 func (s *benchStream) Pause(context.Context, bool) error { return nil }
 func (s *benchStream) Waiting() (int64, bool)            { return 0, false }
 func (s *benchStream) Fetching() tail.FetchState         { return tail.FetchState{} }
+func (s *benchStream) Topics() []string                  { return []string{"BENCH"} }
 func (s *benchStream) Close() error                      { return nil }
 func (s *benchStream) StartTail(context.Context, tail.Spec) (tail.Stream, error) {
 	return s, nil

@@ -73,9 +73,15 @@ func (e *tailEntry) ensurePreview() {
 const entryOverhead = 512
 
 // size is what the entry counts against the ring's byte bound.
-func (e *tailEntry) size() int64 {
-	n := entryOverhead + len(e.k) + len(e.v)
-	for _, h := range e.hdrs {
+func (e *tailEntry) size() int64 { return sizeOf(e.k, e.v, e.hdrs) }
+
+// RecordSize is what a record counts against the view's byte bound once
+// buffered (a Stream's Fill.Bytes is in these units).
+func RecordSize(r *Record) int64 { return sizeOf(r.Key, r.Value, r.Headers) }
+
+func sizeOf(k, v []byte, hdrs []Header) int64 {
+	n := entryOverhead + len(k) + len(v)
+	for _, h := range hdrs {
 		n += len(h.Key) + len(h.Value) + 32
 	}
 	return int64(n)

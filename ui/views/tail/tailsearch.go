@@ -20,7 +20,12 @@ import (
 // the Tailer's Searcher (ilink/search: a direct consumer, no group). The
 // live tail closes, the buffer is cleared and the matches stream into the
 // list as they are found, with a progress bar (scanned, rate, time left);
-// x cancels, r reopens the live tail.
+// x cancels, r reopens the live tail. The results are a list of their own:
+// the filter in force is cleared when the search starts (the search's
+// criteria choose the records; a filter typed afterwards narrows the
+// results, and its line says so), and r starts the live tail on an empty
+// buffer, never mixed with them. The match count shown is the number of
+// matches the list received.
 
 // searchEvery is the drain and progress cadence of a running search.
 const searchEvery = 100 * time.Millisecond
@@ -121,8 +126,15 @@ func (v *View) submitSearch() tea.Cmd {
 func (v *View) startSearch(spec SearchSpec) tea.Cmd {
 	sr, _ := v.searcher()
 	cmds := []tea.Cmd{v.stop("search: the live tail is closed · r reopens it"), v.cancelSearch()}
+	if v.filter != nil {
+		cmds = append(cmds, common.Flash(common.LevelInfo, "search: the filter /"+common.S(v.filter.src)+" is cleared (the search's criteria choose the records)"))
+		v.setFilter(nil)
+		v.filterIn.Reset()
+		v.filterErr = ""
+	}
 	v.clearBuffer()
 	v.total, v.rate, v.paused = 0, common.RateWindow{}, false
+	v.filling, v.held = false, false
 	v.Gen++
 	v.spec = Spec{Target: spec.Target}
 	v.from = "search"
@@ -219,6 +231,9 @@ func (v *View) searchLines(st *common.Styles) []string {
 		return nil
 	}
 	what := common.S(s.spec.Target) + " " + searchCriteria(s.spec)
+	// The matches are those the list received (v.total: the search
+	// started it at 0), not the scanner's count, which may include one
+	// it found but could not hand over before a cancel.
 	p := s.prog
 	switch {
 	case s.err != nil:
@@ -231,7 +246,7 @@ func (v *View) searchLines(st *common.Styles) []string {
 			verb = "cancelled"
 		}
 		return []string{st.Info.Render(common.Trunc(fmt.Sprintf("search %s · %s: %s in %s records · r reopens the live tail",
-			what, verb, common.PluralOf(p.Matches, "match", "matches"), common.Thousands(p.Scanned)), v.W))}
+			what, verb, common.PluralOf(v.total, "match", "matches"), common.Thousands(p.Scanned)), v.W))}
 	}
 	pct := 0.0
 	if p.Total > 0 {
@@ -242,7 +257,7 @@ func (v *View) searchLines(st *common.Styles) []string {
 		left = common.Dur(p.ETA)
 	}
 	tail := fmt.Sprintf(" %3d%% · %s of %s scanned · %s/s · %s left · %s · x cancels", int(pct*100),
-		common.Thousands(p.Scanned), common.Thousands(p.Total), common.Count(int64(p.Rate)), left, common.PluralOf(p.Matches, "match", "matches"))
+		common.Thousands(p.Scanned), common.Thousands(p.Total), common.Count(int64(p.Rate)), left, common.PluralOf(v.total, "match", "matches"))
 	barW := max(min(v.W-sanitize.Width(tail)-12, 40), 5)
 	fill := int(pct * float64(barW))
 	bar := st.Accent.Render(strings.Repeat("█", fill)) + st.Faint.Render(strings.Repeat("░", barW-fill))
