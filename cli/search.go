@@ -38,10 +38,13 @@ func (a *app) searchCommand() *cobra.Command {
 			"records that match every criterion given: -o text (the tail's sanitized line) or\n" +
 			"json (the tail's JSON lines, replayable with publish --from-jsonl). Progress\n" +
 			"(records scanned, rate, time left) goes to stderr; interrupt (ctrl+c) stops the scan.\n" +
-			"Positions: " + position.Forms + ". A time --to is exclusive, an offset --to inclusive.",
+			"Positions: " + position.Forms + ". A time --to is exclusive, an offset --to inclusive.\n" +
+			"A P@OFFSET --from scans partition P alone; on a pattern write TOPIC:P@OFFSET (that\n" +
+			"partition of that topic alone), as P@OFFSET names a partition of every topic.",
 		Example: "  ilinkdash search ORDER.EVENT --key order-42 --from -1d\n" +
 			"  ilinkdash search 'ORDER.*' --value-regex '\"amount\":[0-9]{6}' -o json > big.jsonl\n" +
-			"  ilinkdash search PAYMENT.RESULT --header trace-id=t-000042 --from 2026-11-30 --to 2026-12-01",
+			"  ilinkdash search PAYMENT.RESULT --header trace-id=t-000042 --from 2026-11-30 --to 2026-12-01\n" +
+			"  ilinkdash search 'ORDER.*' --key order-42 --from ORDER.KR:2@1200",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSearch(cmd, args[0], f)
@@ -94,6 +97,9 @@ func (f searchFlags) spec(cmd *cobra.Command, target string, now time.Time) (sea
 		}
 		pos, err := position.Parse(p.v, now)
 		if err != nil {
+			return s, fmt.Errorf("%s: %v", p.name, err)
+		}
+		if err := pos.CheckTarget(target, consumer.MatchPattern); err != nil {
 			return s, fmt.Errorf("%s: %v", p.name, err)
 		}
 		*p.dst = &pos

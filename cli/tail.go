@@ -58,13 +58,16 @@ func (a *app) tailCommand() *cobra.Command {
 			"value_encoding); hex prints keys and values as hex.\n" +
 			"--from takes the positions of group seek --to and of the dashboard's jump: earliest,\n" +
 			"latest, an offset (every partition), P@OFFSET (only partition P, from OFFSET, read\n" +
-			"without joining a group), a time (RFC 3339, a local date and time, HH:MM[:SS] today)\n" +
-			"or a relative time (-5m, -2h, 2h ago).\n" +
+			"without joining a group), TOPIC:P@OFFSET (the same for one topic of a pattern:\n" +
+			"'ORDER.*' --from ORDER.KR:2@1200; on a pattern P@OFFSET alone is refused), a time\n" +
+			"(RFC 3339, a local date and time, HH:MM[:SS] today) or a relative time (-5m, -2h,\n" +
+			"2h ago).\n" +
 			"--embedded starts a fresh in-process engine with demo topics and records.",
 		Example: "  ilinkdash tail ORDER.EVENT\n" +
 			"  ilinkdash tail 'ORDER.*' --from earliest --count 100 --format json\n" +
 			"  ilinkdash tail PAYMENT.RESULT --from -15m\n" +
 			"  ilinkdash tail ORDER.EVENT --from 2@1200 --count 10\n" +
+			"  ilinkdash tail 'ORDER.*' --from ORDER.KR:2@1200 --count 10\n" +
 			"  ilinkdash tail ORDER.EVENT --embedded --count 5\n" +
 			"  ilinkdash tail ORDER.EVENT --partition 2 --from earliest --exit-at-end\n" +
 			"  ilinkdash tail ORDER.EVENT --key order-42 --from -1h --exit-at-end --format json",
@@ -76,7 +79,7 @@ func (a *app) tailCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.group, "group", "", "consume as this (durable) group and commit its offsets (default: a temporary group)")
-	fl.StringVar(&f.from, "from", "", "where to start without a commit: earliest, latest, OFFSET, P@OFFSET, a time or -5m (default latest; earliest with --embedded)")
+	fl.StringVar(&f.from, "from", "", "where to start without a commit: earliest, latest, OFFSET, P@OFFSET, TOPIC:P@OFFSET, a time or -5m (default latest; earliest with --embedded)")
 	fl.IntVar(&f.count, "count", 0, "stop after this many records (0 = until interrupted)")
 	fl.StringVar(&f.commit, "commit", "auto", "commit mode: auto, manual (commit each record once printed) or immediate")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or hex")
@@ -180,7 +183,15 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 			return usageErr("%v", err)
 		}
 	}
-	onePartition := from.mode == consumer.StartOffset && from.pos.Partition >= 0
+	onePartition := from.mode == consumer.StartOffset && from.pos.OnePartition()
+	if onePartition {
+		if err := from.pos.CheckTarget(target, consumer.MatchPattern); err != nil {
+			if consumer.IsPattern(target) && from.pos.Topic == "" {
+				return usageErr("--from %s: a partition offset on a pattern needs one topic: %v", f.from, err)
+			}
+			return usageErr("--from %s: %v", f.from, err)
+		}
+	}
 	switch {
 	case f.partition < -1:
 		return usageErr("--partition %d: want a partition number", f.partition)
@@ -191,8 +202,9 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	case f.partition >= 0:
 		onePartition, from.pos.Partition = true, int32(f.partition)
 	}
-	if onePartition && consumer.IsPattern(target) {
-		return usageErr("--from %s: a partition offset needs one topic, not the pattern %s (give an offset for every partition: --from %d)", f.from, target, from.pos.Offset)
+	readTopic := target
+	if onePartition && from.pos.Topic != "" {
+		readTopic = from.pos.Topic // TOPIC:P@OFFSET: that partition of that topic
 	}
 	var addrs string
 	if embedded {
@@ -223,7 +235,7 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	if onePartition {
 		// Only partition P, from OFFSET: read it directly, without joining
 		// a group (with --group, commits go to that group).
-		c, err = consumer.Assign(ctx, addrs, target, []int32{from.pos.Partition}, opt)
+		c, err = consumer.Assign(ctx, addrs, readTopic, []int32{from.pos.Partition}, opt)
 	} else {
 		if opt.Group == "" {
 			opt.Group = live.TempGroupName()
