@@ -71,7 +71,7 @@ func TestTailSearchProgressStreamingAndCancel(t *testing.T) {
 
 	r.Key("S")
 	r.MustShow("Search beyond the buffer", "ORDER.EVENT")
-	r.Key("enter")
+	r.Key("enter", "enter") // edit the focused field (the dialog opens navigating), submit
 	r.MustShow("give a key, a value, a regex or a header to look for")
 	r.TypeText("order-42")
 	r.Key("tab", "tab")
@@ -107,7 +107,7 @@ func TestTailSearchProgressStreamingAndCancel(t *testing.T) {
 	if !run.cancelled {
 		t.Fatal("x did not cancel the search")
 	}
-	// r reopens the live tail, keeping the results in the buffer.
+	// r reopens the live tail (on an empty buffer: TestTailSearchIsItsOwnList).
 	r.Key("r")
 	r.MustShow("● live")
 	r.MustNotShow("cancelled:")
