@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ilinkdash/ilink/engine"
+)
+
+// move-back and reinject execute a plan by id (issue 22): --execute --plan
+// moves the messages of a saved plan, and every result is read against
+// its plan.
+
+func TestMoveBackExecutesTheSavedPlan(t *testing.T) {
+	e, tgt := queueEngine(t)
+	for _, q := range []string{"SRC", "DST"} {
+		if err := e.CreateQueue(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := runAdminCLI(t, with(tgt, "queue", "put", "SRC", "--value", "m{{seq}}", "--count", "2")...); err != nil {
+		t.Fatal(err)
+	}
+	planJSON, _, err := runAdminCLI(t, with(tgt, "queue", "move-back", "SRC", "--to", "DST", "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(file, []byte(planJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := e.QueueDepth("SRC"); d != 2 {
+		t.Fatalf("the plan moved messages: SRC depth %d", d)
+	}
+	// Usage errors name the flag.
+	_, _, err = runAdminCLI(t, with(tgt, "queue", "move-back", "SRC", "--to", "DST", "--plan", file)...)
+	wantExit(t, err, 2, "--plan executes a saved plan: add --execute")
+	_, _, err = runAdminCLI(t, with(tgt, "queue", "move-back", "DST", "--execute", "--plan", file)...)
+	wantExit(t, err, 2, "the plan is for SRC, not DST")
+	_, _, err = runAdminCLI(t, with(tgt, "queue", "move-back", "SRC", "--execute", "--plan", file)...)
+	wantExit(t, err, 2, `the plan moves to "DST", not --to ""`)
+
+	// A message arrives after the plan: it stays and is reported.
+	if _, _, err := runAdminCLI(t, with(tgt, "queue", "put", "SRC", "--value", "late")...); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runAdminCLI(t, with(tgt, "queue", "move-back", "SRC", "--to", "DST", "--execute", "--plan", file)...)
+	if err != nil || !strings.Contains(out, "SRC: 2 planned, 2 moved; 1 arrived after the plan, left in place") {
+		t.Fatalf("execute the plan: %v\n%s", err, out)
+	}
+	if s, _ := e.QueueDepth("SRC"); s != 1 {
+		t.Fatalf("SRC depth %d after the move, want the late message", s)
+	}
+	if d, _ := e.QueueDepth("DST"); d != 2 {
+		t.Fatalf("DST depth %d after the move, want 2", d)
+	}
+	// The same plan again: its messages are gone from SRC, so none moves;
+	// the late one is still not taken.
+	again := jsonOf[moveBackJSON](t, with(tgt, "queue", "move-back", "SRC", "--to", "DST", "--execute", "--plan", file)...)
+	if !again.Executed || again.Planned != 2 || again.Moved != 0 || len(again.Missed) != 2 || again.Missed[0].Skipped != "not in SRC" || again.Arrived != 1 {
+		t.Fatalf("the plan executed twice: %+v", again)
+	}
+	// --execute alone plans and executes that plan.
+	now := jsonOf[moveBackJSON](t, with(tgt, "queue", "move-back", "SRC", "--to", "DST", "--execute")...)
+	if !now.Executed || now.Planned != 1 || now.Moved != 1 || now.Arrived != 0 {
+		t.Fatalf("move-back --execute: %+v", now)
+	}
+}
+
+func TestReinjectExecutesThePlansIDs(t *testing.T) {
+	e, tgt := queueEngine(t)
+	if err := e.CreateQueue("RQ"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AddQuarantine(
+		engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("a")},
+		engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("b"), Old: true},
+	); err != nil {
+		t.Fatal(err)
+	}
+	plan := jsonOf[reinjectJSON](t, with(tgt, "quarantine", "reinject", "--queue", "RQ")...)
+	if plan.Executed || plan.Selected != 1 || len(plan.Entries) != 1 || plan.Entries[0].Kind != "NEW" {
+		t.Fatalf("plan %+v: want the NEW entry, by id", plan)
+	}
+	out, _, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute")...)
+	if err != nil || !strings.Contains(out, "reinject into RQ: 1 planned, 1 reinjected (leader node 1)") || !strings.Contains(out, plan.Entries[0].ID) {
+		t.Fatalf("reinject --execute: %v\n%s", err, out)
+	}
+	if n := e.QuarantineLen(); n != 1 {
+		t.Fatalf("%d entries left, want the OLD one", n)
+	}
+}
