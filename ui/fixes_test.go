@@ -172,7 +172,7 @@ func TestIdleTimers(t *testing.T) {
 			}
 		}
 	}
-	always := []common.ResID{common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues}
+	always := []common.ResID{common.ResSummary, common.ResCluster, common.ResTopics, common.ResGroups, common.ResQueues}
 	check("overview", append(always, common.ResStats)...)
 	h.key("6") // the tail tab, nothing tailed
 	check("tail without a stream", always...)

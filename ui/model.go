@@ -30,6 +30,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
@@ -267,13 +268,15 @@ func Fetchers(src Sources) [common.NumRes]func(context.Context) (any, error) {
 	}
 }
 
-// wanted: the node summary, topics, groups and queues feed the overview's
-// counts and alerts and always poll; the rest only while a view that
-// shows them is active.
+// wanted: the node summary, the cluster definition, topics, groups and
+// queues feed the overview's counts and alerts (views.AlwaysPolled) and
+// always poll, so every tab shows the same nodes and groups; the rest only
+// while a view that shows them is active.
 func (m *Model) wanted(r common.ResID) bool {
-	switch r {
-	case common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues:
-		return true
+	for _, w := range views.AlwaysPolled {
+		if w == r {
+			return true
+		}
 	}
 	for _, w := range m.views[m.active].Wants() {
 		if w == r {
@@ -394,6 +397,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResTopics {
 			m.noteTopics(d.Data)
 		}
+		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResSummary {
+			m.noteFailovers()
+		}
 		return m, tea.Batch(next, m.fanOut(out), m.clock())
 	case common.ViewMsg:
 		if msg.To >= 0 && msg.To < common.NumViews {
@@ -460,6 +466,25 @@ func (m *Model) fanOut(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, v.Update(msg))
 	}
 	return tea.Batch(cmds...)
+}
+
+// failoverSource is a Sources whose admin client fails over to another
+// node's admin address and keeps the switches (live.Sources).
+type failoverSource interface {
+	AdminFailovers() []admin.Failover
+}
+
+// noteFailovers says each new switch of the admin connection to another
+// node once: in the status line, and as an event of the overview's alert
+// list. It reads the adapter's memory, nothing on the network.
+func (m *Model) noteFailovers() {
+	fs, ok := m.src.(failoverSource)
+	if !ok {
+		return
+	}
+	if fresh := m.overview.NoteFailovers(fs.AdminFailovers()); len(fresh) > 0 {
+		m.setFlash(common.LevelWarn, sanitize.String(fresh[len(fresh)-1].Text()))
+	}
 }
 
 func (m *Model) noteTopics(data any) {

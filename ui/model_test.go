@@ -205,29 +205,31 @@ func TestStatusBarShowsFailuresAndKeepsData(t *testing.T) {
 }
 
 func TestManualRefreshAndOnDemandPolling(t *testing.T) {
+	// The leadership table is on demand (the cluster definition is polled
+	// always: the overview sets the node list against it).
 	h := newHarness(t, 80, 24)
-	n := h.src.Calls("ClusterProperty")
+	n := h.src.Calls("ClusterLeadTable")
 	if n != 0 {
-		t.Fatalf("cluster definition polled %d times while hidden", n)
+		t.Fatalf("leadership table polled %d times while hidden", n)
 	}
 	h.key("4")
-	if h.src.Calls("ClusterProperty") != 1 {
-		t.Fatal("opening the cluster tab did not fetch the definition")
+	if h.src.Calls("ClusterLeadTable") != 1 {
+		t.Fatal("opening the cluster tab did not fetch the leadership table")
 	}
 	h.warm(3) // 6 s: the cluster interval is 5 s
-	if got := h.src.Calls("ClusterProperty"); got != 2 {
-		t.Fatalf("ClusterProperty called %d times after 6 s, want 2", got)
+	if got := h.src.Calls("ClusterLeadTable"); got != 2 {
+		t.Fatalf("ClusterLeadTable called %d times after 6 s, want 2", got)
 	}
-	before := h.src.Calls("ClusterProperty")
+	before := h.src.Calls("ClusterLeadTable")
 	h.key("ctrl+r")
-	if h.src.Calls("ClusterProperty") != before+1 {
+	if h.src.Calls("ClusterLeadTable") != before+1 {
 		t.Fatal("ctrl+r did not refresh the active view's resources")
 	}
 	h.key("1")
 	h.warm(10)
-	after := h.src.Calls("ClusterProperty")
+	after := h.src.Calls("ClusterLeadTable")
 	if after > before+2 {
-		t.Fatalf("cluster definition kept polling while hidden: %d → %d", before, after)
+		t.Fatalf("leadership table kept polling while hidden: %d → %d", before, after)
 	}
 }
 

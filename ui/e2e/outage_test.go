@@ -80,11 +80,12 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 	d.waitFor("a tenth of the records acknowledged", func(s string) bool { return acked(s) >= n/10 })
 
 	outage(t, e, d, poll, func(s string) bool { return strings.Contains(s, "in flight") }, func() {
-		// The overview during the outage: last data kept, marked stale.
+		// The overview during the outage: last data kept, marked stale (its
+		// rows read "stale", never a fresh-looking "running").
 		d.keys("1")
 		s := d.waitFor("the overview's last data, marked stale", func(s string) bool {
 			_, alerts, _ := strings.Cut(s, "Alerts")
-			return nodeState(s, "1") == "running" && strings.Contains(alerts, "stale: data from") &&
+			return nodeState(s, "1") == "stale" && strings.Contains(s, "▲ node list stale since") && strings.Contains(alerts, "stale: data from") &&
 				strings.Contains(alerts, "✖ cannot reach ")
 		})
 		t.Logf("the overview during the outage:\n%s", s)

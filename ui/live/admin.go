@@ -96,6 +96,9 @@ func (s *Sources) service() (*admin.Service, error) {
 		ReadOnly:   s.cfg.ReadOnly,
 		DataAddrs:  s.cfg.DataAddrs,
 		Logf:       s.cfg.Logf,
+		// A stopped node's queue manager answers nothing the dashboard
+		// shows: follow the cluster to another node (and say so).
+		LeaveStoppedNode: true,
 	})
 	if err != nil {
 		return nil, err
@@ -113,25 +116,22 @@ func (s *Sources) qmgr() (*admin.Qmgr, error) {
 	return svc.AccessAdminQmgr(s.cfg.QueueManager), nil
 }
 
-// check learns the admin addresses of svc's handshake and, after a session
-// failure, drops the service, so the next poll dials again (possibly
-// another node): the dashboard recovers by itself. A failure before any
-// handshake means no admin address answered.
+// check learns the admin addresses of svc's handshake. The service itself
+// fails over to another known admin address when its node goes away (and
+// records it: AdminFailovers), so it is kept across failures:
+// the dashboard recovers by itself. A failure before any handshake means
+// no admin address answered.
 func (s *Sources) check(svc *admin.Service, err error) error {
 	h := svc.Hello()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, n := range h.Nodes {
 		if n.Admin != "" && !contains(s.known, n.Admin) {
 			s.known = append(s.known, n.Admin)
 		}
 	}
+	s.mu.Unlock()
 	if err == nil || !ilink.IsSessionError(err) {
 		return err
-	}
-	if s.svc == svc {
-		_ = svc.Close()
-		s.svc = nil
 	}
 	if h.NodeID == 0 {
 		s.logf("live: admin: %v", err)
@@ -169,6 +169,19 @@ func withService[T any](s *Sources, ctx context.Context, fn func(*admin.Service)
 	}
 	v, err := fn(svc)
 	return v, s.check(svc, err)
+}
+
+// AdminFailovers are the admin client's latest switches to another node's
+// admin address, oldest first: the dashboard says
+// each one once, in the status line and the overview's events.
+func (s *Sources) AdminFailovers() []admin.Failover {
+	s.mu.Lock()
+	svc := s.svc
+	s.mu.Unlock()
+	if svc == nil {
+		return nil
+	}
+	return svc.Failovers()
 }
 
 // ClusterSummary implements views.SummarySource.

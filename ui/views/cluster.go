@@ -3,6 +3,7 @@ package views
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,8 @@ type Cluster struct {
 	leadsOK   bool
 	summary   ClusterSummary
 	summaryOK bool
+	feed      nodeFeed // the node list's freshness
+	stale     bool     // the rows were built stale
 
 	panes panes // nodes, partitions, leadership, balance
 	nodes *components.Table[nodeRow]
@@ -48,20 +51,14 @@ type Cluster struct {
 	lflow leaderFlow
 }
 
+// nodeRow is one row of the nodes pane: the node as every tab shows it
+// (nodeView, from the node list and the definition) and the definition's
+// ILCC port.
 type nodeRow struct {
-	n       admin.ClusterNode
-	hasDef  bool
-	r       admin.NodeReplication
-	hasRepl bool
-	addr    string
+	v nodeView
 }
 
-func (r nodeRow) id() int {
-	if r.hasDef {
-		return r.n.Number
-	}
-	return r.r.ID
-}
+func (r nodeRow) id() int { return r.v.id }
 
 type leadRow struct {
 	i int
@@ -160,47 +157,34 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 			Text: func(r nodeRow) string { return strconv.Itoa(r.id()) },
 			Cmp:  func(a, b nodeRow) int { return cmp.Compare(a.id(), b.id()) }},
 		N{Title: "QMGR", Width: 10, Min: 5, Flex: true, Max: 16,
-			Text: func(r nodeRow) string {
-				if r.hasDef {
-					return common.S(r.n.QueueManager)
-				}
-				return common.S(r.r.QueueManager)
-			}},
+			Text:  func(r nodeRow) string { return r.v.qm },
+			Paint: func(r nodeRow, st *common.Styles) common.Style { return r.v.paint(st, common.Style{}) }},
 		N{Title: "ADDRESS", Width: 21, Min: 10, Drop: 3,
-			Text: func(r nodeRow) string { return r.addr }},
+			Text:  func(r nodeRow) string { return r.v.addr },
+			Paint: func(r nodeRow, st *common.Styles) common.Style { return r.v.paint(st, common.Style{}) }},
 		N{Title: "ILCC", Width: 5, Right: true, Drop: 5,
 			Text: func(r nodeRow) string {
-				if !r.hasDef || r.n.IlccPort == 0 {
+				if !r.v.defined || r.v.def.IlccPort == 0 {
 					return "-"
 				}
-				return strconv.Itoa(r.n.IlccPort)
+				return strconv.Itoa(r.v.def.IlccPort)
 			}},
 		N{Title: "ROLE", Width: 8,
-			Text: func(r nodeRow) string {
-				if !r.hasRepl {
-					return "?"
-				}
-				return common.S(string(r.r.Role))
-			},
+			Text: func(r nodeRow) string { return r.v.role() },
 			Paint: func(r nodeRow, st *common.Styles) common.Style {
-				if r.r.Role == admin.RoleLeader {
-					return st.Accent
+				if r.v.info.Role == admin.RoleLeader {
+					return r.v.paint(st, st.Accent)
 				}
-				return common.Style{}
+				return r.v.paint(st, common.Style{})
 			}},
 		N{Title: "STATE", Width: 8, Min: 7,
-			Text: func(r nodeRow) string {
-				if !r.hasRepl {
-					return "unknown"
-				}
-				return common.S(string(r.r.State))
-			},
-			Paint: func(r nodeRow, st *common.Styles) common.Style { return nodeStateStyle(st, r.r.State) }},
+			Text:  func(r nodeRow) string { return r.v.state() },
+			Paint: func(r nodeRow, st *common.Styles) common.Style { return r.v.stateStyle(st) }},
 		N{Title: "LAG REC", Width: 8, Right: true, Drop: 2,
-			Text: func(r nodeRow) string { return common.Count(r.r.LagRecords) },
-			Cmp:  func(a, b nodeRow) int { return cmp.Compare(a.r.LagRecords, b.r.LagRecords) }},
+			Text: func(r nodeRow) string { return common.Count(r.v.info.LagRecords) },
+			Cmp:  func(a, b nodeRow) int { return cmp.Compare(a.v.info.LagRecords, b.v.info.LagRecords) }},
 		N{Title: "LAG", Width: 7, Right: true, Drop: 1,
-			Text: func(r nodeRow) string { return common.Dur(r.r.Lag) }},
+			Text: func(r nodeRow) string { return common.Dur(r.v.info.Lag) }},
 	)
 	v.nodes.Empty = "no node in the definition"
 	v.nodes.SetSort(0, false)
@@ -352,11 +336,18 @@ func (v *Cluster) headerLines(st *common.Styles) []string {
 		}
 		return "off"
 	}
+	// The leader of the node list, as the overview says it (the
+	// replication status only before the first node list).
 	leader := "none"
-	if v.replOK && v.repl.Leader != 0 {
+	if v.summaryOK {
+		if v.summary.Leader != 0 {
+			leader = "node " + strconv.Itoa(v.summary.Leader)
+		}
+		if v.stale {
+			leader += " (stale)"
+		}
+	} else if v.replOK && v.repl.Leader != 0 {
 		leader = "node " + strconv.Itoa(v.repl.Leader)
-	} else if v.summaryOK && v.summary.Leader != 0 {
-		leader = "node " + strconv.Itoa(v.summary.Leader)
 	}
 	pairs := common.Pairs(st, v.W,
 		"definition version", tab.Itoa(p.Version),
@@ -397,7 +388,11 @@ func (v *Cluster) SetSize(w, h int) {
 
 func (v *Cluster) resizeTables() {
 	th := max(v.H-v.paneTop(), 0)
-	v.nodes.SetSize(v.W, th)
+	if v.stale {
+		v.nodes.SetSize(v.W, max(th-1, 0)) // one line for the stale marker
+	} else {
+		v.nodes.SetSize(v.W, th)
+	}
 	v.parts.SetSize(v.W, th)
 	v.lead.SetSize(v.W, th)
 	v.bal.SetSize(v.W, max(th-1, 0)) // one line for the per-node leader counts
@@ -429,6 +424,12 @@ func (v *Cluster) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		return v.setData(msg)
+	case common.PollErrMsg:
+		v.feed.update(msg)
+		if msg.Res == common.ResSummary {
+			v.rebuildNodes()
+			v.resizeTables()
+		}
 	case common.ViewMsg:
 		switch m := msg.Msg.(type) {
 		case clusterOpMsg:
@@ -460,6 +461,7 @@ func (v *Cluster) Update(msg tea.Msg) tea.Cmd {
 
 func (v *Cluster) setData(msg common.DataMsg) tea.Cmd {
 	defer v.resizeTables() // the header's height depends on the data
+	v.feed.update(msg)
 	switch d := msg.Data.(type) {
 	case admin.ClusterProperty:
 		v.prop, v.propOK, v.propAt = d, true, msg.At
@@ -487,43 +489,22 @@ func (v *Cluster) setData(msg common.DataMsg) tea.Cmd {
 	return nil
 }
 
+// rebuildNodes makes the nodes pane from the node list (the summary poll,
+// the overview's too) and the definition: the same rows the overview
+// shows. Before the first node list the replication status stands in.
 func (v *Cluster) rebuildNodes() {
-	byID := map[int]*nodeRow{}
-	var order []int
-	get := func(id int) *nodeRow {
-		if r, ok := byID[id]; ok {
-			return r
-		}
-		r := &nodeRow{}
-		byID[id] = r
-		order = append(order, id)
-		return r
-	}
-	if v.propOK {
-		for _, n := range v.prop.Nodes {
-			r := get(n.Number)
-			r.n, r.hasDef = n, true
-			r.addr = common.S(n.Host) + ":" + strconv.Itoa(n.Port)
+	list, listOK := v.summary.Nodes, v.summaryOK
+	if !listOK && v.replOK {
+		list, listOK = make([]admin.NodeInfo, len(v.repl.Nodes)), true
+		for i, n := range v.repl.Nodes {
+			list[i] = admin.NodeInfo{ID: n.ID, QueueManager: n.QueueManager, Role: n.Role, State: n.State, LagRecords: n.LagRecords, Lag: n.Lag}
 		}
 	}
-	if v.replOK {
-		for _, n := range v.repl.Nodes {
-			r := get(n.ID)
-			r.r, r.hasRepl = n, true
-		}
-	} else if v.summaryOK {
-		for _, n := range v.summary.Nodes {
-			r := get(n.ID)
-			r.r = admin.NodeReplication{ID: n.ID, QueueManager: n.QueueManager, Role: n.Role, State: n.State, LagRecords: n.LagRecords, Lag: n.Lag}
-			r.hasRepl = true
-			if r.addr == "" {
-				r.addr = common.S(n.DataAddr)
-			}
-		}
-	}
-	rows := make([]nodeRow, 0, len(order))
-	for _, id := range order {
-		rows = append(rows, *byID[id])
+	v.stale = v.feed.stale(v.Ctx, v.Ctx.Now())
+	ns := mergeNodes(list, listOK, v.prop, v.propOK, v.stale)
+	rows := make([]nodeRow, len(ns))
+	for i, n := range ns {
+		rows[i] = nodeRow{v: n}
 	}
 	v.nodes.SetItems(rows)
 }
@@ -743,12 +724,9 @@ func (v *Cluster) openRemove(r nodeRow) {
 		return
 	}
 	id := r.id()
-	qm := common.S(r.n.QueueManager)
-	if !r.hasDef {
-		qm = common.S(r.r.QueueManager)
-	}
+	qm := r.v.qm
 	body := []string{fmt.Sprintf("Remove node %d (%s) from the cluster definition.", id, qm), "", v.placementEffect(false)}
-	if r.r.Role == admin.RoleLeader {
+	if r.v.info.Role == admin.RoleLeader {
 		body = append(body, "", v.Ctx.Styles.Warn.Render("This node is the cluster leader: removing it forces an election; no node accepts sessions until a new leader is promoted."))
 	}
 	v.OpenDialog(&components.Dialog{
@@ -920,12 +898,19 @@ func (v *Cluster) View() string {
 		return v.DialogView()
 	}
 	st := v.Ctx.Styles
+	if v.feed.stale(v.Ctx, v.Ctx.Now()) != v.stale {
+		v.rebuildNodes() // the node list turned stale (or fresh) since the rows were made
+		v.resizeTables()
+	}
 	lines := v.headerLines(st)
 	names := []string{" Nodes (" + tab.Itoa(int64(v.nodes.Total())) + ") ", " Partitions (" + tab.Itoa(int64(v.parts.Total())) + ") ",
 		" Leadership (" + tab.Itoa(int64(v.lead.Total())) + ") ", " Balance (" + tab.Itoa(int64(v.balance.Partitions-v.balance.OnPreferred)) + " off) "}
 	lines = append(lines, paneTabs(st, names, v.panes.cur))
 	switch v.panes.cur {
 	case 0:
+		if v.stale {
+			lines = append(lines, v.feed.marker(st, v.W))
+		}
 		lines = append(lines, v.nodes.Lines()...)
 	case 1:
 		lines = append(lines, v.parts.Lines()...)
@@ -936,4 +921,177 @@ func (v *Cluster) View() string {
 		lines = append(lines, v.bal.Lines()...)
 	}
 	return common.Frame(lines, v.W, v.H)
+}
+
+// ---- the nodes, one truth for every tab ----
+
+// nodeView is one node as the overview and the cluster tab show it: the
+// node list (the summary poll) set against the cluster definition (the
+// definition poll), by node number. Both tabs build their rows with
+// mergeNodes from the same two polls, so they list the same nodes with the
+// same words and addresses.
+type nodeView struct {
+	id      int
+	qm      string // sanitized
+	addr    string // sanitized: the definition's host:port, else the node list's data address
+	info    admin.NodeInfo
+	def     admin.ClusterNode
+	listed  bool // in the node list
+	defined bool // in the definition
+	// absent: defined, not in the node list; removed: in the node list,
+	// not defined (only when the definition has nodes: a standalone queue
+	// manager has none).
+	absent, removed bool
+	// stale: the node list is not fresh (its poll fails, or its data is
+	// older than three intervals): the role and state are the last known,
+	// greyed, and the state reads "stale".
+	stale bool
+}
+
+// role is the ROLE cell: the node list's word, "-" when it does not list
+// the node.
+func (n nodeView) role() string {
+	if !n.listed {
+		return "-"
+	}
+	return common.S(string(n.info.Role))
+}
+
+// state is the STATE cell: absent and removed before the node list's own
+// word, "stale" instead of a word that is not fresh.
+func (n nodeView) state() string {
+	switch {
+	case n.absent:
+		return "absent"
+	case n.removed:
+		return "removed"
+	case n.stale:
+		return "stale"
+	}
+	return common.S(string(n.info.State))
+}
+
+func (n nodeView) paint(st *common.Styles, s common.Style) common.Style {
+	if n.stale {
+		return st.Faint
+	}
+	return s
+}
+
+func (n nodeView) stateStyle(st *common.Styles) common.Style {
+	switch {
+	case n.stale:
+		return st.Faint
+	case n.absent || n.removed:
+		return st.Warn
+	}
+	return nodeStateStyle(st, n.info.State)
+}
+
+// mergeNodes sets the node list against the definition (either may be
+// missing: ok false), ordered by node number.
+func mergeNodes(list []admin.NodeInfo, listOK bool, def admin.ClusterProperty, defOK bool, stale bool) []nodeView {
+	byID := map[int]*nodeView{}
+	var order []int
+	get := func(id int) *nodeView {
+		if n, ok := byID[id]; ok {
+			return n
+		}
+		n := &nodeView{id: id}
+		byID[id] = n
+		order = append(order, id)
+		return n
+	}
+	if defOK {
+		for _, d := range def.Nodes {
+			n := get(d.Number)
+			n.def, n.defined = d, true
+			n.qm = common.S(d.QueueManager)
+			n.addr = common.S(d.Host) + ":" + strconv.Itoa(d.Port)
+		}
+	}
+	if listOK {
+		for _, i := range list {
+			n := get(i.ID)
+			n.info, n.listed, n.stale = i, true, stale
+			if !n.defined {
+				n.qm, n.addr = common.S(i.QueueManager), common.S(i.DataAddr)
+			}
+		}
+	}
+	judge := listOK && defOK && len(def.Nodes) > 0
+	out := make([]nodeView, 0, len(order))
+	for _, id := range order {
+		n := byID[id]
+		n.absent = judge && n.defined && !n.listed
+		n.removed = judge && n.listed && !n.defined
+		out = append(out, *n)
+	}
+	slices.SortFunc(out, func(a, b nodeView) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// nodeCounts is the node count in words, the same in every tab: "4 nodes
+// (1 down, 1 absent)".
+func nodeCounts(st *common.Styles, ns []nodeView) string {
+	var down, absent, removed int
+	for _, n := range ns {
+		switch {
+		case n.absent:
+			absent++
+		case n.removed:
+			removed++
+		case n.listed && (n.info.State == admin.NodeDown || n.info.State == admin.NodeStopped):
+			down++
+		}
+	}
+	s := common.Plural(len(ns), "node")
+	var notes []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{down, "down"}, {absent, "absent"}, {removed, "removed"}} {
+		if c.n > 0 {
+			notes = append(notes, strconv.Itoa(c.n)+" "+c.what)
+		}
+	}
+	if len(notes) > 0 {
+		s += " " + st.Err.Render("("+strings.Join(notes, ", ")+")")
+	}
+	return s
+}
+
+// nodeFeed is what a tab knows of the node list's freshness: when it was
+// last good, and since when its poll fails (zero while it answers).
+type nodeFeed struct {
+	okAt     time.Time
+	errSince time.Time
+}
+
+func (f *nodeFeed) update(msg tea.Msg) {
+	switch m := msg.(type) {
+	case common.DataMsg:
+		if m.Res == common.ResSummary {
+			f.okAt, f.errSince = m.At, time.Time{}
+		}
+	case common.PollErrMsg:
+		if m.Res == common.ResSummary && f.errSince.IsZero() {
+			f.errSince = m.At
+		}
+	}
+}
+
+// stale reports whether the node list is not fresh at now: its latest
+// poll failed, or its data is older than three polling intervals.
+func (f *nodeFeed) stale(ctx *common.Context, now time.Time) bool {
+	if f.okAt.IsZero() {
+		return false // nothing shown yet
+	}
+	return !f.errSince.IsZero() || now.Sub(f.okAt) > ctx.StaleAfter(common.ResSummary)
+}
+
+// marker is the line above a stale node table: "node list stale since
+// 10:02:03 (…)": the rows are the last known, greyed.
+func (f *nodeFeed) marker(st *common.Styles, w int) string {
+	return st.Warn.Render(common.Trunc("▲ node list stale since "+common.Clock(f.okAt)+": the rows below are the last known (greyed), not the nodes' state now", w))
 }

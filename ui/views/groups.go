@@ -32,7 +32,7 @@ type Groups struct {
 
 	tracker *HealthTracker
 	loaded  bool
-	counts  [health.Dead + 1]int
+	counts  map[health.Word]int
 
 	flow       groupFlow
 	flowTopics []string // raw topic names of the seek form's choices
@@ -117,7 +117,12 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 			Text: func(r *groupRow) string { return r.name },
 			Cmp:  func(a, b *groupRow) int { return strings.Compare(a.st.Info.Name, b.st.Info.Name) }},
 		C{Title: "STATE", Width: 11, Min: 6, Drop: 5,
-			Text:  func(r *groupRow) string { return common.S(string(r.st.Info.State)) },
+			Text: func(r *groupRow) string {
+				if !r.st.Unlisted.IsZero() {
+					return "unlisted" // missing from the latest list: its state is not known now
+				}
+				return common.S(string(r.st.Info.State))
+			},
 			Cmp:   func(a, b *groupRow) int { return strings.Compare(string(a.st.Info.State), string(b.st.Info.State)) },
 			Paint: func(r *groupRow, st *common.Styles) common.Style { return stateStyle(st, r.st.Info.State) }},
 		C{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
@@ -194,7 +199,7 @@ func (v *Groups) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *Groups) setGroups(rows []*groupRow) {
-	v.counts = [health.Dead + 1]int{}
+	v.counts = map[health.Word]int{}
 	for _, r := range rows {
 		v.counts[r.st.Word]++
 	}
@@ -787,7 +792,9 @@ func (v *Groups) listSummary(st *common.Styles) string {
 	if !v.loaded {
 		return st.Muted.Render("loading groups…")
 	}
-	parts := []string{common.Plural(v.table.Total(), "group")}
+	// The count is the tracker's, the overview's too: the same rows, the
+	// temporary ones and those missing from the list said.
+	parts := []string{v.tracker.counts().text()}
 	for _, h := range []health.Word{health.Stopped, health.Stalled, health.Rewound, health.Lagging, health.Rebalancing,
 		health.Dead, health.Empty, health.Unknown} {
 		if n := v.counts[h]; n > 0 {

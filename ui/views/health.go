@@ -20,7 +20,7 @@ func healthStyle(st *common.Styles, w health.Word) common.Style {
 		return st.Warn
 	case health.Stalled, health.Stopped, health.Dead:
 		return st.Err
-	case health.Rebalancing:
+	case health.Rebalancing, health.Active:
 		return st.Info
 	}
 	return st.Muted

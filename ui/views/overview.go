@@ -64,15 +64,18 @@ type Overview struct {
 
 	summary   ClusterSummary
 	summaryOK bool
+	def       admin.ClusterProperty // the cluster definition, set against the node list (mergeNodes)
+	defOK     bool
+	nodeFeed  nodeFeed // the node list's freshness
+	stale     bool     // the node rows were built stale
+	nodeViews []nodeView
 	stats     admin.StatSeries
 	statsOK   bool
 
 	topics, internal, queues int
 	topicsOK, queuesOK       bool
 	groupsOK                 bool
-	groupCount               int
-	attention                int // groups whose word raises an alert
-	judging                  int // groups not judged yet (UNKNOWN)
+	groups                   groupCounts // the tracker's: the groups tab says the same
 
 	feeds       map[common.ResID]*feed
 	tracker     *HealthTracker
@@ -80,9 +83,11 @@ type Overview struct {
 	lastQM      string
 	leaderKnown bool
 	events      []leaderEvent // leader changes seen: within leaderEventWindow, at most maxLeaderEvents
+	failovers   []Alert       // the admin client's switches to another node (NoteFailovers), within leaderEventWindow
+	lastFail    time.Time     // the latest switch noted
 
 	alerts []Alert
-	nodes  *components.Table[admin.NodeInfo]
+	nodes  *components.Table[nodeView]
 	scroll int
 }
 
@@ -100,44 +105,53 @@ func NewOverview(ctx *common.Context, tracker *HealthTracker) *Overview {
 	for _, r := range feeds {
 		v.feeds[r] = &feed{}
 	}
-	type N = components.Column[admin.NodeInfo]
-	v.nodes = components.NewTable(ctx, func(n admin.NodeInfo) string { return strconv.Itoa(n.ID) },
+	type N = components.Column[nodeView]
+	plain := func(n nodeView, st *common.Styles) common.Style { return n.paint(st, common.Style{}) }
+	v.nodes = components.NewTable(ctx, func(n nodeView) string { return strconv.Itoa(n.id) },
 		N{Title: "NODE", Width: 5, Right: true,
-			Text: func(n admin.NodeInfo) string { return strconv.Itoa(n.ID) },
-			Cmp:  func(a, b admin.NodeInfo) int { return cmp.Compare(a.ID, b.ID) }},
+			Text:  func(n nodeView) string { return strconv.Itoa(n.id) },
+			Cmp:   func(a, b nodeView) int { return cmp.Compare(a.id, b.id) },
+			Paint: plain},
 		N{Title: "QMGR", Width: 10, Min: 5, Flex: true, Max: 16,
-			Text: func(n admin.NodeInfo) string { return common.S(n.QueueManager) }},
+			Text: func(n nodeView) string { return n.qm }, Paint: plain},
 		N{Title: "ADDRESS", Width: 21, Min: 10, Drop: 3,
-			Text: func(n admin.NodeInfo) string { return common.S(n.DataAddr) }},
+			Text: func(n nodeView) string { return n.addr }, Paint: plain},
 		N{Title: "ROLE", Width: 8,
-			Text: func(n admin.NodeInfo) string { return common.S(string(n.Role)) },
-			Paint: func(n admin.NodeInfo, st *common.Styles) common.Style {
-				if n.Role == admin.RoleLeader {
-					return st.Accent
+			Text: func(n nodeView) string { return n.role() },
+			Paint: func(n nodeView, st *common.Styles) common.Style {
+				if n.info.Role == admin.RoleLeader {
+					return n.paint(st, st.Accent)
 				}
-				return common.Style{}
+				return n.paint(st, common.Style{})
 			}},
 		N{Title: "STATE", Width: 8, Min: 7,
-			Text:  func(n admin.NodeInfo) string { return common.S(string(n.State)) },
-			Paint: func(n admin.NodeInfo, st *common.Styles) common.Style { return nodeStateStyle(st, n.State) }},
+			Text:  func(n nodeView) string { return n.state() },
+			Paint: func(n nodeView, st *common.Styles) common.Style { return n.stateStyle(st) }},
 		N{Title: "LEADS", Width: 5, Right: true, Drop: 4,
-			Text: func(n admin.NodeInfo) string { return strconv.Itoa(n.Partitions) }},
+			Text: func(n nodeView) string { return strconv.Itoa(n.info.Partitions) }, Paint: plain},
 		N{Title: "REPL LAG", Width: 8, Right: true, Drop: 2,
-			Text: func(n admin.NodeInfo) string { return common.Count(n.LagRecords) }},
+			Text: func(n nodeView) string { return common.Count(n.info.LagRecords) }, Paint: plain},
 		N{Title: "LAG", Width: 6, Right: true, Drop: 1,
-			Text: func(n admin.NodeInfo) string { return common.Dur(n.Lag) }},
+			Text: func(n nodeView) string { return common.Dur(n.info.Lag) }, Paint: plain},
 	)
 	v.nodes.Empty = "waiting for the node list…"
 	v.nodes.SetSort(0, false)
 	return v
 }
 
+// AlwaysPolled are the resources the overview's counts and alerts come
+// from, polled whatever tab is shown: the node list, the cluster
+// definition (set against it: a node added or removed shows in every tab
+// at once), topics, groups, queues.
+var AlwaysPolled = []common.ResID{common.ResSummary, common.ResCluster, common.ResTopics, common.ResGroups, common.ResQueues}
+
 func (v *Overview) Title() string         { return "Overview" }
 func (v *Overview) Primary() common.ResID { return common.ResSummary }
 func (v *Overview) Wants() []common.ResID { return []common.ResID{common.ResStats} }
-func (v *Overview) Capturing() bool       { return false }
-func (v *Overview) Back() bool            { return false }
-func (v *Overview) SetSize(w, h int)      { v.W, v.H = w, h }
+
+func (v *Overview) Capturing() bool  { return false }
+func (v *Overview) Back() bool       { return false }
+func (v *Overview) SetSize(w, h int) { v.W, v.H = w, h }
 
 // Alerts returns the health alerts and leader changes (the connection
 // line, whose age changes every second, is drawn by View).
@@ -177,6 +191,10 @@ func (v *Overview) Update(msg tea.Msg) tea.Cmd {
 			}
 			f.err = msg.Err
 		}
+		v.nodeFeed.update(msg)
+		if msg.Res == common.ResSummary {
+			v.rebuildNodes()
+		}
 	case tea.KeyPressMsg:
 		k := v.Ctx.Keys
 		switch {
@@ -200,9 +218,13 @@ func (v *Overview) setData(msg common.DataMsg) {
 	if f := v.feeds[msg.Res]; f != nil {
 		f.okAt, f.err = msg.At, nil
 	}
+	v.nodeFeed.update(msg)
 	switch d := msg.Data.(type) {
 	case ClusterSummary:
 		v.observeSummary(d, msg.At)
+	case admin.ClusterProperty:
+		v.def, v.defOK = d, true
+		v.rebuildNodes()
 	case admin.StatSeries:
 		if msg.Res == common.ResStats {
 			v.stats, v.statsOK = d, true
@@ -217,7 +239,7 @@ func (v *Overview) setData(msg common.DataMsg) {
 			}
 		}
 	case []admin.GroupInfo:
-		v.groupsOK, v.groupCount = true, len(d)
+		v.groupsOK = true
 	case []admin.QueueInfo:
 		v.queues, v.queuesOK = len(d), true
 	default:
@@ -228,9 +250,40 @@ func (v *Overview) setData(msg common.DataMsg) {
 	v.buildAlerts(msg.At)
 }
 
+// rebuildNodes makes the node rows from the node list and the definition
+// (mergeNodes: the cluster tab's rows too), greyed while the node list is
+// not fresh.
+func (v *Overview) rebuildNodes() {
+	v.stale = v.nodeFeed.stale(v.Ctx, v.Ctx.Now())
+	v.nodeViews = mergeNodes(v.summary.Nodes, v.summaryOK, v.def, v.defOK, v.stale)
+	v.nodes.SetItems(v.nodeViews)
+}
+
+// NoteFailovers takes in the admin client's latest switches to another
+// node (oldest first; live.Sources.AdminFailovers) and reports the ones
+// not noted before: each is an event of the alert list for 15 minutes.
+func (v *Overview) NoteFailovers(fs []admin.Failover) []admin.Failover {
+	var fresh []admin.Failover
+	for _, f := range fs {
+		if !f.At.After(v.lastFail) {
+			continue
+		}
+		v.lastFail = f.At
+		fresh = append(fresh, f)
+		if len(v.failovers) == maxLeaderEvents {
+			v.failovers = append(v.failovers[:0], v.failovers[1:]...)
+		}
+		v.failovers = append(v.failovers, Alert{Level: common.LevelWarn, At: f.At, Text: common.Clock(f.At) + " " + common.S(f.Text())})
+	}
+	if len(fresh) > 0 {
+		v.buildAlerts(v.Ctx.Now())
+	}
+	return fresh
+}
+
 func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
 	v.summary, v.summaryOK = s, true
-	v.nodes.SetItems(s.Nodes)
+	v.rebuildNodes()
 	qm := func(id int) string {
 		for _, n := range s.Nodes {
 			if n.ID == id {
@@ -252,18 +305,18 @@ func (v *Overview) observeSummary(s ClusterSummary, at time.Time) {
 // per frame.
 func (v *Overview) buildAlerts(now time.Time) {
 	var out []Alert
-	v.attention, v.judging = 0, 0
+	v.groups = v.tracker.counts()
 	for _, a := range v.tracker.alerts {
 		out = append(out, Alert{Level: alertLevel(a.Level), At: a.Since, Text: common.S(a.Text)})
-		if strings.HasPrefix(string(a.Kind), "group-") {
-			v.attention++
+	}
+	keepF := v.failovers[:0]
+	for _, f := range v.failovers {
+		if now.Sub(f.At) <= leaderEventWindow {
+			keepF = append(keepF, f)
 		}
 	}
-	for _, r := range v.tracker.groups() {
-		if r.st.Word == health.Unknown {
-			v.judging++
-		}
-	}
+	v.failovers = keepF
+	out = append(out, v.failovers...)
 	// Leader changes in the last 15 minutes.
 	keep := v.events[:0]
 	for _, e := range v.events {
@@ -385,6 +438,9 @@ func (v *Overview) View() string {
 				leader = fmt.Sprintf("node %d (%s)", n.ID, common.S(n.QueueManager))
 			}
 		}
+		if v.stale {
+			leader += st.Faint.Render(" (stale since " + common.Clock(v.nodeFeed.okAt) + ")")
+		}
 		first := st.Title.Render(name)
 		rest := common.Pairs(st, w, "queue manager", common.S(s.QueueManager), "engine", common.S(s.EngineVersion), "leader", leader)
 		if len(rest) > 0 && common.Width(first)+2+common.Width(rest[0]) <= w {
@@ -394,18 +450,10 @@ func (v *Overview) View() string {
 		}
 		head = append(head, rest...)
 	}
-	var counts []string
-	down := 0
-	for _, n := range s.Nodes {
-		if n.State == admin.NodeDown || n.State == admin.NodeStopped {
-			down++
-		}
+	if v.nodeFeed.stale(v.Ctx, v.Ctx.Now()) != v.stale {
+		v.rebuildNodes() // the node list turned stale (or fresh) since the rows were made
 	}
-	nodes := common.Plural(len(s.Nodes), "node")
-	if down > 0 {
-		nodes += " " + st.Err.Render("("+strconv.Itoa(down)+" down)")
-	}
-	counts = append(counts, nodes)
+	counts := []string{nodeCounts(st, v.nodeViews)}
 	if v.topicsOK {
 		counts = append(counts, common.Plural(v.topics-v.internal, "topic"))
 	}
@@ -413,8 +461,8 @@ func (v *Overview) View() string {
 		counts = append(counts, common.Plural(v.queues, "queue"))
 	}
 	if v.groupsOK {
-		g := common.Plural(v.groupCount, "group")
-		if n := v.attention; n > 0 {
+		g := v.groups.text()
+		if n := v.groups.attention; n > 0 {
 			g += " " + st.Warn.Render("("+strconv.Itoa(n)+" "+common.Agree(n, "needs", "need")+" attention)")
 		}
 		counts = append(counts, g)
@@ -440,7 +488,10 @@ func (v *Overview) View() string {
 		alertWant = 2
 	}
 	alertMin := min(alertWant, max(remain/2, 3))
-	nodeWant := len(s.Nodes) + 1
+	nodeWant := len(v.nodeViews) + 1
+	if v.stale {
+		nodeWant++ // the stale marker
+	}
 	nodeH := min(nodeWant, remain-alertMin-2)
 	if nodeH < 2 {
 		nodeH = 0
@@ -452,6 +503,10 @@ func (v *Overview) View() string {
 	}
 	if nodeH > 0 {
 		lines = append(lines, "")
+		if v.stale {
+			lines = append(lines, v.nodeFeed.marker(st, w))
+			nodeH--
+		}
 		v.nodes.SetSize(w, nodeH)
 		lines = append(lines, v.nodes.Lines()...)
 	}
@@ -566,8 +621,8 @@ func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
 		switch {
 		case !fresh:
 			// Never "nothing to report" without fresh data.
-		case v.judging > 0:
-			lines = append(lines, st.OK.Render("✓ nothing to report so far")+st.Muted.Render(" · "+common.Plural(v.judging, "group")+" not judged yet (the health window is "+common.Dur(v.tracker.Config().Window)+")"))
+		case v.groups.judging > 0:
+			lines = append(lines, st.OK.Render("✓ nothing to report so far")+st.Muted.Render(" · "+common.Plural(v.groups.judging, "group")+" not judged yet (the health window is "+common.Dur(v.tracker.Config().Window)+")"))
 		default:
 			lines = append(lines, st.OK.Render("✓ nothing to report"))
 		}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,6 +84,8 @@ func (t *HealthTracker) observe(msg common.DataMsg) bool {
 		st = stampOf(d, msg.At)
 	case ClusterSummary:
 		st = stampOf(d.Nodes, msg.At)
+	case admin.ClusterProperty:
+		st = stampOf(d.Nodes, msg.At)
 	default:
 		return false
 	}
@@ -101,9 +104,68 @@ func (t *HealthTracker) observe(msg common.DataMsg) bool {
 		t.mon.ObserveQueues(d, msg.At)
 	case ClusterSummary:
 		t.mon.ObserveNodes(d.Nodes, msg.At)
+	case admin.ClusterProperty:
+		t.mon.ObserveDefinition(d, msg.At)
 	}
 	t.alerts = t.mon.Alerts()
 	return true
+}
+
+// nodeDefinition says how node id stands against the cluster definition
+// (health.Monitor.NodeDefinition): the overview and the cluster tab mark
+// its row with the same judgement.
+func (t *HealthTracker) nodeDefinition(id int) (absent, removed bool, since time.Time) {
+	return t.mon.NodeDefinition(id)
+}
+
+// groupCounts is what every tab says about the groups, from the one
+// tracker: the rows of the groups table (the latest list, plus the durable
+// groups missing from it that the monitor still tracks), how many are
+// temporary, how many need attention (distinct groups with an alert), how
+// many are not judged yet.
+type groupCounts struct {
+	total, temporary, unlisted, attention, judging int
+}
+
+func (t *HealthTracker) counts() groupCounts {
+	var c groupCounts
+	for _, r := range t.last {
+		c.total++
+		if !r.st.Info.Durable {
+			c.temporary++
+		}
+		if !r.st.Unlisted.IsZero() {
+			c.unlisted++
+		}
+		if r.st.Word == health.Unknown {
+			c.judging++
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range t.alerts {
+		if strings.HasPrefix(string(a.Kind), "group-") && !seen[a.Subject] {
+			seen[a.Subject] = true
+			c.attention++
+		}
+	}
+	return c
+}
+
+// text is the count in words: "7 groups (2 temporary, 1 missing from the
+// list)".
+func (c groupCounts) text() string {
+	s := common.Plural(c.total, "group")
+	var notes []string
+	if c.temporary > 0 {
+		notes = append(notes, strconv.Itoa(c.temporary)+" temporary")
+	}
+	if c.unlisted > 0 {
+		notes = append(notes, strconv.Itoa(c.unlisted)+" missing from the list")
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return s
 }
 
 func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
@@ -129,6 +191,21 @@ func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
 		}
 		r.spark = sparkLag(r.lag, t.sparkW)
 		seen[name] = struct{}{}
+		out = append(out, r)
+	}
+	// The durable groups missing from this list that the monitor still
+	// tracks (their coordinator may be moving) stay rows, marked: the
+	// overview counts and alerts on them, so the groups tab shows them.
+	for _, s := range t.mon.Groups() {
+		if s.Unlisted.IsZero() {
+			continue
+		}
+		r := t.rows[s.Info.Name]
+		if r == nil {
+			continue
+		}
+		r.st = s
+		seen[s.Info.Name] = struct{}{}
 		out = append(out, r)
 	}
 	for name := range t.rows {
