@@ -26,8 +26,9 @@ import (
 //     (one after the first failure), so a cluster that comes back is seen
 //     within two intervals (issue 15: recovery within 2 poll intervals)
 //     while a dead one is asked half as often.
-//   - Resources nobody shows (the cluster's definition while the cluster
-//     tab is hidden, the stat series while the overview is hidden) go idle
+//   - Resources nobody shows (the replication status and the leadership
+//     table while the cluster tab is hidden, the stat series while the
+//     overview is hidden) go idle
 //     after their reply and wake up when a view that wants them is shown.
 
 type fetchFunc = func(ctx context.Context) (any, error)
