@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/topicrules"
 )
 
 // Topic configuration changes: the CLI's `topic alter --set k=v` and the
@@ -31,12 +31,12 @@ func (c TopicConfigChange) Changed() bool { return c.Old != c.New }
 func FormatTopicValue(key string, v int64) string {
 	switch key {
 	case "retention.ms":
-		if v == 0 {
+		if v == topicrules.Forever {
 			return "forever"
 		}
 		return strconv.FormatInt(v, 10) + " (" + shortDuration(time.Duration(v)*time.Millisecond) + ")"
 	case "retention.bytes":
-		if v == 0 {
+		if v == topicrules.Forever {
 			return "unlimited"
 		}
 		return strconv.FormatInt(v, 10) + " (" + byteSize(v) + ")"
@@ -88,55 +88,27 @@ func canonicalTopicKey(k string) (string, bool) {
 	return "", false
 }
 
-// parseTopicValue reads a value: an integer, or for retention.ms a
-// duration (7d, 12h, 30m; "forever" = 0), for retention.bytes a size
-// (512MiB, 1GB, 10k; "unlimited" = 0).
+// parseTopicValue reads a value with the one rule of every form and the
+// engine (ilink/topicrules): retention.ms a duration (7d, 12h, 1w2d), a
+// bare number of milliseconds or forever (0); retention.bytes a binary
+// size (512MiB, 512m, 10k = 10,240) or unlimited (0); partitions and
+// minSync whole numbers. The error names the key.
 func parseTopicValue(key, v string) (int64, error) {
-	s := strings.TrimSpace(v)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, fmt.Errorf("%s=%s: must not be negative", key, v)
-		}
-		return n, nil
-	}
-	low := strings.ToLower(s)
 	switch key {
 	case "retention.ms":
-		if low == "forever" || low == "none" {
-			return 0, nil
-		}
-		if d, err := position.ParseDuration(low); err == nil && d > 0 {
-			return d.Milliseconds(), nil
-		}
-		return 0, fmt.Errorf("%s=%q: want milliseconds, a duration (7d, 12h, 30m) or forever", key, v)
+		return topicrules.ParseRetention(v)
 	case "retention.bytes":
-		if low == "unlimited" || low == "none" {
-			return 0, nil
-		}
-		if n, ok := parseSize(low); ok {
-			return n, nil
-		}
-		return 0, fmt.Errorf("%s=%q: want bytes, a size (512MiB, 1GB, 10k) or unlimited", key, v)
+		return topicrules.ParseRetentionBytes(v)
 	}
-	return 0, fmt.Errorf("%s=%q: want a whole number", key, v)
-}
-
-func parseSize(s string) (int64, bool) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"tib", 1 << 40}, {"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10},
-		{"tb", 1e12}, {"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3}, {"t", 1 << 40}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil || f < 0 || f*float64(u.mult) > 1<<62 {
-				return 0, false
-			}
-			return int64(f * float64(u.mult)), true
-		}
+	s := strings.TrimSpace(v)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, &topicrules.Error{Field: key, Msg: fmt.Sprintf("%q: want a whole number", s)}
 	}
-	return 0, false
+	if key == "partitions" {
+		return n, topicrules.CheckPartitions(n)
+	}
+	return n, nil
 }
 
 // PlanTopicAlter reads sets ("retention.ms=7d", "partitions=6", ...)
@@ -175,8 +147,10 @@ func PlanTopicAlter(cur TopicInfo, sets []string) (props string, changes []Topic
 	if p, ok := given["partitions"]; ok && int(p) < cur.Partitions {
 		return "", nil, fmt.Errorf("partitions can only grow: %d -> %d", cur.Partitions, p)
 	}
-	if m, ok := given["minSync"]; ok && (m < 1 || int(m) > cur.Replicas) {
-		return "", nil, fmt.Errorf("minSync %d out of range 1..%d (replicas of %s)", m, cur.Replicas, cur.Name)
+	if m, ok := given["minSync"]; ok {
+		if err := topicrules.CheckMinSync(m, int64(cur.Replicas)); err != nil {
+			return "", nil, err
+		}
 	}
 	old := map[string]int64{"retention.ms": cur.RetentionMs, "retention.bytes": cur.RetentionBytes,
 		"minSync": int64(cur.MinSync), "partitions": int64(cur.Partitions)}
@@ -201,24 +175,12 @@ func PlanTopicAlter(cur TopicInfo, sets []string) (props string, changes []Topic
 func FormatTopicInput(key string, v int64) string {
 	switch key {
 	case "retention.ms":
-		if v == 0 {
-			return "forever"
-		}
-		if v%60_000 == 0 {
-			return shortDuration(time.Duration(v) * time.Millisecond)
-		}
+		return topicrules.FormatRetention(v)
 	case "retention.bytes":
-		if v == 0 {
+		if v == topicrules.Forever {
 			return "unlimited"
 		}
-		for _, u := range []struct {
-			s string
-			m int64
-		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-			if v%u.m == 0 {
-				return strconv.FormatInt(v/u.m, 10) + u.s
-			}
-		}
+		return topicrules.FormatSize(v)
 	}
 	return strconv.FormatInt(v, 10)
 }

@@ -36,10 +36,10 @@ func TestPlanTopicAlter(t *testing.T) {
 		{nil, "nothing to change"},
 		{[]string{"colour=red"}, `unknown topic property "colour"`},
 		{[]string{"partitions=2"}, "partitions can only grow: 3 -> 2"},
-		{[]string{"minSync=4"}, "minSync 4 out of range 1..3"},
+		{[]string{"minSync=4"}, "minSync: 4 out of range 1..3"},
 		{[]string{"replicas=1"}, "replicas cannot be altered"},
-		{[]string{"retention.ms=soon"}, `retention.ms="soon": want milliseconds, a duration`},
-		{[]string{"retention.bytes=-1"}, "must not be negative"},
+		{[]string{"retention.ms=soon"}, `retention.ms: "soon": want a duration`},
+		{[]string{"retention.bytes=-1"}, "retention.bytes: invalid size"},
 		{[]string{"partitions=4", "partitions=5"}, "partitions given twice"},
 		{[]string{"partitions"}, "want key=value"},
 	} {
@@ -61,8 +61,8 @@ func TestFormatTopicInputReadsBack(t *testing.T) {
 		key  string
 		v    int64
 		want string
-	}{{"retention.ms", 0, "forever"}, {"retention.ms", 604_800_000, "1w"}, {"retention.ms", 7_200_000, "2h"}, {"retention.ms", 1500, "1500"},
-		{"retention.bytes", 0, "unlimited"}, {"retention.bytes", 1 << 30, "1GiB"}, {"retention.bytes", 3 << 20, "3MiB"}, {"retention.bytes", 1000, "1000"},
+	}{{"retention.ms", 0, "forever"}, {"retention.ms", 604_800_000, "1w"}, {"retention.ms", 7_200_000, "2h"}, {"retention.ms", 1500, "1500ms"},
+		{"retention.bytes", 0, "unlimited"}, {"retention.bytes", 1 << 30, "1GiB"}, {"retention.bytes", 3 << 20, "3MiB"}, {"retention.bytes", 1000, "1000B"},
 		{"partitions", 6, "6"}} {
 		got := FormatTopicInput(c.key, c.v)
 		if got != c.want {

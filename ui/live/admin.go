@@ -227,26 +227,9 @@ func (s *Sources) SubscriptionList(ctx context.Context, topic string) ([]admin.S
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.SubscriptionLine, error) { return q.SubscriptionList(ctx, topic) })
 }
 
-// topicProps renders a create-topic spec as iLink's property string.
-func topicProps(spec views.TopicSpec) string {
-	var props []string
-	if spec.Partitions > 0 {
-		props = append(props, fmt.Sprintf("partitions=%d", spec.Partitions))
-	}
-	if spec.Replicas > 0 {
-		props = append(props, fmt.Sprintf("replicas=%d", spec.Replicas))
-	}
-	switch {
-	case spec.RetentionMs < 0:
-		props = append(props, "retention.ms=0") // 0 = keep forever
-	case spec.RetentionMs > 0:
-		props = append(props, fmt.Sprintf("retention.ms=%d", spec.RetentionMs))
-	}
-	if spec.RetentionBytes > 0 {
-		props = append(props, fmt.Sprintf("retention.bytes=%d", spec.RetentionBytes))
-	}
-	return strings.Join(props, ",")
-}
+// topicProps renders a create-topic spec as iLink's property string:
+// the text its review showed (TopicSpec.Props).
+func topicProps(spec views.TopicSpec) string { return spec.Props() }
 
 // CreateTopic implements views.TopicAdmin.
 func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {

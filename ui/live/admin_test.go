@@ -7,6 +7,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/views"
 )
@@ -50,7 +51,8 @@ func TestSourcesAdminCalls(t *testing.T) {
 	if err != nil || len(sum.Nodes) != 1 || sum.Leader != 1 {
 		t.Fatalf("summary %+v, %v: want the one node, leading", sum, err)
 	}
-	spec := views.TopicSpec{Name: "LIVE.ADMIN", Partitions: 3, RetentionMs: -1, RetentionBytes: 1 << 20}
+	forever := topicrules.Forever
+	spec := views.TopicSpec{Name: "LIVE.ADMIN", Partitions: 3, RetentionMs: &forever, RetentionBytes: 1 << 20}
 	if err := src.CreateTopic(ctx, spec); err != nil {
 		t.Fatalf("create: %v", err)
 	}

@@ -187,7 +187,7 @@ func (ss *sessionSources) DescribeGroup(ctx context.Context, group string) (admi
 // ---- mutations ----
 
 func (ss *sessionSources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
-	detail := fmt.Sprintf("partitions=%d replicas=%d retention.ms=%d retention.bytes=%d", spec.Partitions, spec.Replicas, spec.RetentionMs, spec.RetentionBytes)
+	detail := spec.Props() // the property text sent, as the review showed it
 	return ss.act(ctx, "create-topic", spec.Name, detail, func(c context.Context) error { return ss.b.CreateTopic(c, spec) })
 }
 

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -114,11 +115,10 @@ func (v *Topics) configReply(m topicConfigMsg) tea.Cmd {
 		d.Body = append(d.Body, "", "Change what ALTER TOPIC can change; you will see the difference first. Partitions can only grow.")
 		d.SubmitLabel = "preview"
 		cur := map[string]int64{"retention.ms": t.RetentionMs, "retention.bytes": t.RetentionBytes, "minSync": int64(t.MinSync), "partitions": int64(t.Partitions)}
-		hints := map[string]string{"retention.ms": "7d, 12h, 30m, forever", "retention.bytes": "per partition: 512MiB, 1GB, unlimited",
+		hints := map[string]string{"retention.ms": "7d, 12h, 30m, forever (at most 36500d)", "retention.bytes": "per partition: 512m = 512MiB, 1g, unlimited (binary)",
 			"minSync": "1.." + strconv.Itoa(t.Replicas), "partitions": "grow only"}
-		labels := map[string]string{"retention.ms": "Retention", "retention.bytes": "Retention bytes", "minSync": "minSync", "partitions": "Partitions"}
 		for _, k := range cfgFieldKeys {
-			f := components.TextField(labels[k], admin.FormatTopicInput(k, cur[k]), "")
+			f := components.TextField(cfgLabels[k], admin.FormatTopicInput(k, cur[k]), "")
 			f.Hint = hints[k]
 			d.Fields = append(d.Fields, f)
 		}
@@ -127,6 +127,9 @@ func (v *Topics) configReply(m topicConfigMsg) tea.Cmd {
 	v.cfg = topicCfgFlow{stage: cfgForm, name: m.name, desc: m.desc}
 	return nil
 }
+
+// cfgLabels are the configuration form's labels of the alterable keys.
+var cfgLabels = map[string]string{"retention.ms": "Retention", "retention.bytes": "Retention bytes", "minSync": "minSync", "partitions": "Partitions"}
 
 // submitConfig plans the alteration from the fields and shows the diff.
 func (v *Topics) submitConfig() {
@@ -141,7 +144,12 @@ func (v *Topics) submitConfig() {
 	}
 	_, all, err := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, sets)
 	if err != nil {
-		v.Dlg.Err = err.Error()
+		// The rules of the create dialog and the engine (ilink/topicrules),
+		// in this form's words.
+		if te, ok := err.(*topicrules.Error); ok && cfgLabels[te.Field] != "" {
+			err = topicrules.InField(err, cfgLabels[te.Field])
+		}
+		v.Dlg.Err = sanitize.String(err.Error())
 		return
 	}
 	var changed []string
@@ -172,6 +180,7 @@ func (v *Topics) submitConfig() {
 			}
 		}
 	}
+	body = append(body, "", st.Muted.Render("Apply sends ALTER TOPIC "+common.S(v.cfg.name)+" "+props+", all at once or not at all."))
 	v.OpenDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — preview", Body: body, SubmitLabel: "apply"})
 	v.cfg.stage, v.cfg.props, v.cfg.diff = cfgPreview, props, diff
 }
@@ -183,7 +192,7 @@ func (v *Topics) applyConfig() tea.Cmd {
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		return topicActionMsg{verb: "alter", name: name, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
+		return topicActionMsg{verb: "alter", name: name, props: props, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
 	})
 }
 

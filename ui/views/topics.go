@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -52,6 +53,7 @@ type Topics struct {
 	sumOut       float64
 
 	pending pendingAction
+	nodes   int          // the cluster's nodes, from the summary poll: the create form's replicas bound
 	cfg     topicCfgFlow // the configuration pane (topicconfig.go)
 	scratch []float64
 }
@@ -76,6 +78,7 @@ type (
 	}
 	topicActionMsg struct {
 		verb, name string
+		props      string // create: the property text sent (the review's)
 		err        error
 		dlgGen     uint64
 	}
@@ -170,9 +173,14 @@ func (v *Topics) FullHelp() [][]key.Binding {
 func (v *Topics) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
-		if msg.Res == common.ResTopics {
+		switch msg.Res {
+		case common.ResTopics:
 			if ts, ok := msg.Data.([]admin.TopicInfo); ok {
 				v.setTopics(ts, msg.At)
+			}
+		case common.ResSummary:
+			if sum, ok := msg.Data.(ClusterSummary); ok {
+				v.nodes = len(sum.Nodes)
 			}
 		}
 		return nil
@@ -495,8 +503,8 @@ func (v *Topics) openCreate() {
 			components.TextField("Name", "", "e.g. ORDER.EVENT"),
 			components.TextField("Partitions", "3", ""),
 			components.TextField("Replicas", "", "cluster default"),
-			components.TextField("Retention", "", "default; 7d, 12h, forever"),
-			components.TextField("Retention bytes", "", "per partition; 1GiB"),
+			components.TextField("Retention", "", "default; 7d, 12h, forever (at most 36500d)"),
+			components.TextField("Retention bytes", "", "per partition; 1g = 1GiB, 512m (binary)"),
 		},
 	}
 	v.OpenDialog(d)
@@ -562,29 +570,27 @@ func (v *Topics) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	}, nil)
 }
 
+// submitCreate checks every field with the engine's rules
+// (ilink/topicrules, via TopicSpec.Check) before the review: the review
+// only ever shows what the engine accepts, and an error names the field.
 func (v *Topics) submitCreate() tea.Cmd {
 	f := v.Dlg.Fields
-	name := f[0].Value()
-	spec := TopicSpec{Name: name}
-	switch {
-	case name == "":
-		v.Dlg.Err = "give the topic a name"
-		return nil
-	case sanitize.String(name) != name || strings.ContainsAny(name, " |,:;*?"):
-		v.Dlg.Err = "a topic name has no spaces, control characters or | , : ; * ?"
-		return nil
+	spec := TopicSpec{Name: f[0].Value()}
+	err := topicrules.InField(topicrules.CheckName(spec.Name, false), "Name")
+	if err == nil {
+		err = spec.ParseSize(f[1].Value(), f[2].Value(), v.nodes)
 	}
-	err := spec.ParseSize(f[1].Value(), f[2].Value())
+	if err == nil {
+		spec.RetentionMs, err = parseRetention(f[3].Value())
+	}
+	if err == nil {
+		spec.RetentionBytes, err = parseBytes(f[4].Value())
+	}
+	if err == nil {
+		err = spec.Check(v.nodes)
+	}
 	if err != nil {
-		v.Dlg.Err = err.Error()
-		return nil
-	}
-	if spec.RetentionMs, err = parseRetention(f[3].Value()); err != nil {
-		v.Dlg.Err = err.Error()
-		return nil
-	}
-	if spec.RetentionBytes, err = parseBytes(f[4].Value()); err != nil {
-		v.Dlg.Err = err.Error()
+		v.Dlg.Err, v.Dlg.Review = sanitize.String(err.Error()), ""
 		return nil
 	}
 	v.Dlg.Err = ""
@@ -592,12 +598,13 @@ func (v *Topics) submitCreate() tea.Cmd {
 		v.Dlg.Review = spec.Review()
 		return nil
 	}
+	name, props := spec.Name, spec.Props()
 	v.Dlg.Busy = "creating " + name + "…"
 	src, gen := v.src, v.DlgGen
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		return topicActionMsg{verb: "create", name: name, err: src.CreateTopic(ctx, spec), dlgGen: gen}
+		return topicActionMsg{verb: "create", name: name, props: props, err: src.CreateTopic(ctx, spec), dlgGen: gen}
 	})
 }
 
@@ -635,7 +642,11 @@ func (v *Topics) actionDone(m topicActionMsg) tea.Cmd {
 		v.CloseDialog()
 		v.cfg = topicCfgFlow{}
 	}
-	cmds := []tea.Cmd{common.Flash(common.LevelOK, "topic "+common.S(m.name)+" "+past), common.Refresh(common.ResTopics)}
+	done := "topic " + common.S(m.name) + " " + past
+	if m.props != "" {
+		done += " (" + m.props + ")" // the properties the review showed
+	}
+	cmds := []tea.Cmd{common.Flash(common.LevelOK, done), common.Refresh(common.ResTopics)}
 	if m.verb == "delete" && v.detail != nil && v.detail.name == m.name {
 		v.closeDetail()
 	} else if v.detail != nil && v.detail.name == m.name {

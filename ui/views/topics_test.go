@@ -101,7 +101,7 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	r.MustShow("give the topic a name")
 	r.TypeText("bad name")
 	r.Key("enter")
-	r.MustShow("no spaces")
+	r.MustShow("Name: ' ' at 3 is not allowed")
 	for range "bad name" {
 		r.Key("backspace")
 	}

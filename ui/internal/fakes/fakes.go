@@ -460,9 +460,9 @@ func (s *Source) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
 	if spec.Replicas > len(s.nodes) {
 		return fmt.Errorf("MIMQE_INVALID_PROPERTY (REPLICAS %d exceeds %d data nodes)", spec.Replicas, len(s.nodes))
 	}
-	ret := spec.RetentionMs
-	if ret < 0 {
-		ret = 0
+	var ret int64 // the default here: kept forever
+	if spec.RetentionMs != nil {
+		ret = *spec.RetentionMs
 	}
 	s.addTopic(spec.Name, spec.Partitions, 0, 0, ret, spec.RetentionBytes, 0)
 	return nil
