@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"ilinkdash/ilink/wire"
 )
@@ -292,9 +294,13 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 	if req.Mode == wire.SeekToOffset && req.Offset < 0 {
 		return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to offset %d", req.Offset)}}
 	}
+	if len(req.Partitions) > 0 && req.Topic == "" {
+		return nil, nil, invalidSeek("seek of partitions %v: name their topic", req.Partitions)
+	}
 	ts := gc.e.topics
 	var topics []string
 	switch {
+	case len(req.Planned) > 0: // the preview's partitions, below
 	case req.Topic != "":
 		if ts.lookup(req.Topic) == nil {
 			return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: req.Topic}}
@@ -311,33 +317,64 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		slices.Sort(topics)
 		topics = slices.Compact(topics)
 	}
-	var changes []wire.OffsetChangeEntry
-	var epochs []int32
+	// The partitions to move and where: the preview's (Planned), else the
+	// topics' partitions (or those named) resolved by the mode.
+	var sel []seekPart
+	if len(req.Planned) > 0 {
+		var f *gfail
+		if sel, f = plannedParts(ts, req); f != nil {
+			return nil, nil, f
+		}
+		slices.SortFunc(sel, func(a, b seekPart) int { // the reply's order
+			if c := strings.Compare(a.p.t.name, b.p.t.name); c != 0 {
+				return c
+			}
+			return int(a.p.id - b.p.id)
+		})
+	}
 	for _, name := range topics {
 		t := ts.lookup(name)
 		if t == nil {
 			continue
 		}
-		for _, p := range t.partitions() {
-			to, f := gc.seekTarget(p, req)
-			if f != nil {
-				return nil, nil, f
+		parts := t.partitions()
+		if len(req.Partitions) == 0 {
+			for _, p := range parts {
+				sel = append(sel, seekPart{p, req})
 			}
-			old := int64(-1)
-			if g != nil {
-				if c, ok := g.commit(name, p.id); ok {
-					old = c.off
-				}
-			}
-			p.mu.Lock()
-			start, hw := int64(-1), p.hw
-			if l := p.leaderLogLocked(); l != nil {
-				start = l.start
-			}
-			p.mu.Unlock()
-			changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to, LogStart: start, End: hw})
-			epochs = append(epochs, t.epoch.Load())
+			continue
 		}
+		ids := slices.Clone(req.Partitions)
+		slices.Sort(ids)
+		for _, id := range slices.Compact(ids) {
+			if id < 0 || int(id) >= len(parts) {
+				return nil, nil, invalidSeek("topic %s has %d partitions: no partition %d", name, len(parts), id)
+			}
+			sel = append(sel, seekPart{parts[id], req})
+		}
+	}
+	var changes []wire.OffsetChangeEntry
+	var epochs []int32
+	for _, sp := range sel {
+		p, t, name := sp.p, sp.p.t, sp.p.t.name
+		to, f := gc.seekTarget(p, sp.to)
+		if f != nil {
+			return nil, nil, f
+		}
+		old := int64(-1)
+		if g != nil {
+			if c, ok := g.commit(name, p.id); ok {
+				old = c.off
+			}
+		}
+		p.mu.Lock()
+		start, hw := int64(-1), p.hw
+		if l := p.leaderLogLocked(); l != nil {
+			start = l.start
+		}
+		p.mu.Unlock()
+		changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to, LogStart: start, End: hw})
+		epochs = append(epochs, t.epoch.Load())
 	}
 	if req.DryRun || len(changes) == 0 {
 		return changes, nil, nil
@@ -353,6 +390,49 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		recs = append(recs, commitRec(g.name, c.Topic, c.Partition, v))
 	}
 	return changes, recs, nil
+}
+
+// seekPart is one partition a SEEK GROUP moves and the request whose
+// mode resolves its new offset.
+type seekPart struct {
+	p  *partition
+	to *wire.SeekGroupRequest
+}
+
+// plannedParts resolves a SEEK GROUP's Planned offsets: each names a
+// partition that exists (of the request's topic and partitions, when
+// given), once, at an offset that is not negative; each resolves as a
+// seek to that offset (clamped to the log as it is now).
+func plannedParts(ts *topicStore, req *wire.SeekGroupRequest) (sel []seekPart, f *gfail) {
+	seen := map[string]bool{}
+	for _, c := range req.Planned {
+		key := c.Topic + "/" + strconv.Itoa(int(c.Partition))
+		switch {
+		case seen[key]:
+			return nil, invalidSeek("planned offset of %s given twice", key)
+		case c.New < 0:
+			return nil, invalidSeek("planned offset %d of %s is negative", c.New, key)
+		case req.Topic != "" && c.Topic != req.Topic:
+			return nil, invalidSeek("planned offset of %s is not on topic %s", key, req.Topic)
+		case len(req.Partitions) > 0 && !slices.Contains(req.Partitions, c.Partition):
+			return nil, invalidSeek("planned offset of %s is not of partitions %v", key, req.Partitions)
+		}
+		seen[key] = true
+		t := ts.lookup(c.Topic)
+		if t == nil {
+			return nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: c.Topic}}
+		}
+		parts := t.partitions()
+		if c.Partition < 0 || int(c.Partition) >= len(parts) {
+			return nil, invalidSeek("topic %s has %d partitions: no partition %d", c.Topic, len(parts), c.Partition)
+		}
+		sel = append(sel, seekPart{parts[c.Partition], &wire.SeekGroupRequest{Mode: wire.SeekToOffset, Offset: c.New}})
+	}
+	return sel, nil
+}
+
+func invalidSeek(format string, args ...any) *gfail {
+	return &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf(format, args...)}}
 }
 
 // seekTarget resolves a seek mode for one partition: an offset (clamped to

@@ -1622,13 +1622,23 @@ const (
 // DryRun computes the changes and changes nothing. Applying is refused
 // with MIMQE_GROUP_NOT_EMPTY (N active members) while the group has an
 // active member (spec A-15); a dry run is never refused for that.
+//
+// Partitions (with a Topic) narrows the seek to those partitions of it
+// (a P@OFFSET seek names one); none = every partition. Planned, when not
+// empty, is the preview's changes: the engine applies exactly their New
+// offsets to exactly their partitions (each clamped to the partition's
+// current log start and high watermark) instead of resolving Mode again,
+// so "latest" is the latest the operator saw; the reply says what was
+// applied, and the client reports any difference from the preview.
 type SeekGroupRequest struct {
-	Group  string
-	Topic  string
-	Mode   uint8
-	Offset int64
-	TimeMs int64
-	DryRun bool
+	Group      string
+	Topic      string
+	Mode       uint8
+	Offset     int64
+	TimeMs     int64
+	DryRun     bool
+	Partitions []int32
+	Planned    []OffsetChangeEntry
 }
 
 func (m *SeekGroupRequest) Encode(w *Writer) {
@@ -1638,6 +1648,8 @@ func (m *SeekGroupRequest) Encode(w *Writer) {
 	w.Varint(m.Offset)
 	w.Varint(m.TimeMs)
 	w.Bool(m.DryRun)
+	writeArray(w, m.Partitions, encodeI32)
+	writeArray(w, m.Planned, (*OffsetChangeEntry).encode)
 }
 
 func (m *SeekGroupRequest) Decode(r *Reader) {
@@ -1647,6 +1659,8 @@ func (m *SeekGroupRequest) Decode(r *Reader) {
 	m.Offset = r.Varint()
 	m.TimeMs = r.Varint()
 	m.DryRun = r.Bool()
+	m.Partitions = readArray(r, 4, decodeI32)
+	m.Planned = readArray(r, 9, (*OffsetChangeEntry).decode)
 	if r.Err() == nil && m.Mode > SeekToTime {
 		r.Fail(errors.New("bad seek mode"))
 	}
