@@ -187,9 +187,9 @@ func TestIdleTimers(t *testing.T) {
 	check("overview after the tail", append(always, common.ResStats)...)
 	// A finished publish run leaves no timer either.
 	h.key("2", "j", "j", "p")
-	h.key("down", "down", "down", "down", "ctrl+u")
+	h.key("down", "down", "down", "down", "enter", "ctrl+u")
 	h.typeText("10")
-	h.key("enter")
+	h.key("enter", "enter") // review, confirm
 	h.pub.Last().Step(10)
 	h.key("esc")
 	check("publish done", always...)

@@ -102,9 +102,10 @@ func TestCommandLine(t *testing.T) {
 	if h.m.active != common.ViewPublish || h.m.publish.Target() != "ORDER.EVENT" {
 		t.Fatal(":publish did not open the publish tab")
 	}
-	// The form opens in edit mode (keys go to it); esc leaves it.
-	if !h.m.publish.Capturing() {
-		t.Fatal(":publish did not focus the form")
+	// The form opens navigating: no key is typed into it, the global
+	// keys (: q ? tab) still work.
+	if h.m.publish.Capturing() {
+		t.Fatal(":publish opened the form editing a field")
 	}
 	h.key("esc")
 	h.key(":")
@@ -347,7 +348,7 @@ func TestHostileNamesNeverReachTheTerminal(t *testing.T) {
 func TestClusterRereadThroughRoot(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.src.SetPropErrs = []error{fakes.ErrNotCommitted}
-	h.key("4", "e")
+	h.key("4", "e", "enter") // the dialog opens navigating: enter edits
 	h.typeText("2")
 	h.key("enter", "enter")
 	h.mustShow("still at version 7", "r resend")

@@ -173,15 +173,29 @@ func (m *Model) hintLine(w int) string {
 		}
 		return sty.Render(common.Trunc(m.flash, w))
 	}
+	return shortHelp(st, dedupe(m.hintBindings()), w)
+}
+
+// hintBindings are the keys that work now: the help overlay's, a view's
+// own in its current mode (a dialog, a form navigated or edited: see
+// common.KeyHinter), else the view's short help and, unless the view
+// captures the keyboard, the global keys.
+func (m *Model) hintBindings() []key.Binding {
 	k := m.ctx.Keys
-	var bindings []key.Binding
 	if m.helpOpen {
-		bindings = []key.Binding{k.Down, k.Up, k.Back}
-	} else {
-		bindings = append(bindings, m.views[m.active].ShortHelp()...)
+		return []key.Binding{k.Down, k.Up, k.Back}
+	}
+	v := m.views[m.active]
+	if kh, ok := v.(common.KeyHinter); ok {
+		if bs, ok := kh.KeyHints(); ok {
+			return bs
+		}
+	}
+	bindings := append([]key.Binding(nil), v.ShortHelp()...)
+	if !v.Capturing() {
 		bindings = append(bindings, k.Help, k.Command, k.Quit)
 	}
-	return shortHelp(st, dedupe(bindings), w)
+	return bindings
 }
 
 // dedupe drops bindings whose help key was already listed.

@@ -50,16 +50,17 @@ var screenCases = []screenCase{
 	{name: "tail_new", steps: func(h *harness) { h.key("6", "t") }},
 	{name: "tail_unavailable", opts: []harnessOpt{noStreams()}, steps: func(h *harness) { h.key("6") }},
 	{name: "publish_form", steps: func(h *harness) {
-		h.key("2", "j", "j", "p")
+		h.key("2", "j", "j", "p", "enter") // the form opens navigating: enter edits the key
 		h.typeText("order-{{seq}}")
 		h.key("tab")
 		h.typeText(`{"id":{{seq}},"at":"{{now}}"}`)
 	}},
 	{name: "publish_error", steps: func(h *harness) {
-		h.key("2", "j", "j", "p")
+		h.key("2", "j", "j", "p", "enter")
 		h.typeText("k-{{rand x}}")
 		h.key("enter")
 	}},
+	{name: "publish_confirm", steps: func(h *harness) { publishPlan(h) }},
 	{name: "publish_results", steps: func(h *harness) { publishRun(h) }},
 	{name: "publish_unavailable", opts: []harnessOpt{noStreams()}, steps: func(h *harness) { h.key("7") }},
 	{name: "help", steps: func(h *harness) { h.key("2", "?") }},
@@ -121,8 +122,17 @@ func openHostileTail(h *harness, n int) {
 // publishRun sends 1,000 templated records to ORDER.EVENT with the form
 // and lets the manual fake run acknowledge 400 of them (every 50th fails).
 func publishRun(h *harness) {
+	publishPlan(h)
+	h.key("enter") // confirm
+	h.pub.Last().Step(400)
+	h.advance(250 * time.Millisecond)
+}
+
+// publishPlan fills the publish form (1,000 templated records to
+// ORDER.EVENT at 100/s) and opens its confirmation.
+func publishPlan(h *harness) {
 	h.pub.FailEvery = 50
-	h.key("2", "j", "j", "p")
+	h.key("2", "j", "j", "p", "enter")
 	h.typeText("order-{{seq}}")
 	h.key("tab")
 	h.typeText(`{"id":{{seq}}}`)
@@ -134,6 +144,4 @@ func publishRun(h *harness) {
 	h.typeText("100")
 	h.key("tab", "right", "tab", "right")
 	h.key("enter")
-	h.pub.Last().Step(400)
-	h.advance(250 * time.Millisecond)
 }

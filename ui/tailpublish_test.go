@@ -193,18 +193,20 @@ func TestPublishFromTopicRowAndReadOnly(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.warm(1)
 	h.key("2", "j", "j", "p")
-	if h.m.active != common.ViewPublish || h.m.publish.Target() != "ORDER.EVENT" || !h.m.publish.Capturing() {
-		t.Fatal("p on a topic did not open the prefilled form")
+	// The form opens navigating (not capturing: global keys still work).
+	if h.m.active != common.ViewPublish || h.m.publish.Target() != "ORDER.EVENT" || h.m.publish.Capturing() {
+		t.Fatal("p on a topic did not open the prefilled form, navigating")
 	}
+	h.key("enter") // edit the key
 	h.typeText("k-{{seq}}")
-	h.key("enter")
+	h.key("enter", "enter") // review, confirm
 	h.pub.Last().Step(1)
 	h.advance(250 * time.Millisecond)
 	h.mustShow("Results", "✓ done", "1/1 acknowledged")
 	// Publishing keeps running when the tab is left.
-	h.key("e", "down", "down", "down", "down", "ctrl+u")
+	h.key("e", "down", "down", "down", "down", "enter", "ctrl+u")
 	h.typeText("10")
-	h.key("enter")
+	h.key("enter", "enter")
 	run := h.pub.Last()
 	h.key("2")
 	run.Step(10)

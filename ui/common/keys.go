@@ -36,14 +36,29 @@ type KeyMap struct {
 	// Dialogs.
 	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
 
+	// Forms (dialogs and the publish form) open navigating: no key is
+	// text until FieldEdit starts editing the focused field; FieldDone
+	// stops. FieldUp/FieldDown move where tab belongs to the tab bar (the
+	// publish form while navigating). FormSubmit submits in either mode.
+	FieldEdit, FieldDone, FieldUp, FieldDown, FormSubmit key.Binding
+
 	// Tail.
 	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow, TailSearch key.Binding
 	// TailFilterSyntax documents the filter's prefixes in `?` (display
 	// only: their "keys" are no key a terminal sends).
 	TailFilterSyntax []key.Binding
 
-	// Publish.
-	PublishSend, PublishEdit, PublishLeave, PublishStop key.Binding
+	// Publish. PublishSend opens the confirmation (nothing is sent before
+	// it); PublishConfirm sends what it shows.
+	PublishSend, PublishConfirm, PublishEdit, PublishLeave, PublishStop key.Binding
+}
+
+// KeyHinter is implemented by a view whose keys depend on a mode (a dialog
+// open, a form navigated or a field edited): KeyHints returns the keys that
+// work now and true, and the hint line shows those alone, without the
+// global keys (which do not reach a view that captures the keyboard).
+type KeyHinter interface {
+	KeyHints() ([]key.Binding, bool)
 }
 
 // NewKeyMap returns the bindings; readOnly disables the mutating ones.
@@ -109,6 +124,12 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		Right:     b(key.WithKeys("right", "space"), key.WithHelp("→/space", "next choice")),
 		Resend:    b(key.WithKeys("r"), key.WithHelp("r", "resend same version")),
 
+		FieldEdit:  b(key.WithKeys("enter", "e"), key.WithHelp("enter/e", "edit field")),
+		FieldDone:  b(key.WithKeys("esc"), key.WithHelp("esc", "stop editing")),
+		FieldUp:    b(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous field")),
+		FieldDown:  b(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next field")),
+		FormSubmit: b(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
+
 		TailDetail:  b(key.WithKeys("enter"), key.WithHelp("enter", "record detail")),
 		TailPause:   b(key.WithKeys("space"), key.WithHelp("space", "pause / resume")),
 		TailFormat:  b(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex")),
@@ -120,10 +141,11 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
 		TailSearch:  b(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)")),
 
-		PublishSend:  b(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		PublishEdit:  b(key.WithKeys("e", "enter"), key.WithHelp("e", "edit the form")),
-		PublishLeave: b(key.WithKeys("esc"), key.WithHelp("esc", "leave the form")),
-		PublishStop:  b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x outside the form)")),
+		PublishSend:    b(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "review and send")),
+		PublishConfirm: b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "send")),
+		PublishEdit:    b(key.WithKeys("e", "enter"), key.WithHelp("e", "open the form")),
+		PublishLeave:   b(key.WithKeys("esc"), key.WithHelp("esc", "leave the form")),
+		PublishStop:    b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x outside the form)")),
 	}
 	syntax := [][2]string{
 		{"TEXT", "key or value contains"},
@@ -157,7 +179,7 @@ func (k *KeyMap) Mutating() []*key.Binding {
 		&k.Publish, &k.CreateTopic, &k.DeleteTopic, &k.FlushTopic,
 		&k.Seek, &k.DeleteGroup, &k.EditCluster, &k.AddNode, &k.RemoveNode, &k.Resend,
 		&k.Rebalance, &k.MoveLeader, &k.TopicAlter, &k.QueuePut, &k.QueueTake, &k.QueueMove, &k.Reinject,
-		&k.PublishSend,
+		&k.PublishSend, &k.PublishConfirm,
 	}
 }
 

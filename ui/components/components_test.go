@@ -234,10 +234,12 @@ func TestDialogConfirmAndFields(t *testing.T) {
 		t.Fatalf("choice = %q", f.Fields[0].Value())
 	}
 	f.Update(ctx, tea.KeyPressMsg{Code: tea.KeyTab})
+	f.Update(ctx, tea.KeyPressMsg{Code: tea.KeyEnter})   // edit V: the dialog opens navigating
 	f.Update(ctx, tea.KeyPressMsg{Code: 'y', Text: "y"}) // typed, not "yes"
 	if f.Fields[1].Value() != "y" {
 		t.Fatalf("text = %q", f.Fields[1].Value())
 	}
+	f.Update(ctx, tea.KeyPressMsg{Code: tea.KeyEscape}) // stops editing
 	if out, _ := f.Update(ctx, tea.KeyPressMsg{Code: tea.KeyEscape}); out != Cancel {
 		t.Fatal("esc does not cancel")
 	}

@@ -71,7 +71,9 @@ const (
 // Dialog is a modal box: a title, explanatory paragraphs, optional fields,
 // an optional type-to-confirm line, and key hints. Forms, confirmations,
 // previews and error explanations are all Dialogs. A view that has one open
-// reports Capturing, so every key reaches it.
+// reports Capturing, so every key reaches it. Its fields and the
+// type-to-confirm line are a Form: the dialog opens navigating, and no key
+// is text until enter or e edits the focused field.
 type Dialog struct {
 	Title  string
 	Danger bool     // destructive: title in the error style
@@ -89,65 +91,58 @@ type Dialog struct {
 	// sent is always what was reviewed.
 	Review string
 
-	focus   int
-	confirm Input
+	form    Form
+	confirm *Field // the type-to-confirm line, once ConfirmText is set
 	scroll  int
 }
 
 func (d *Dialog) hasText() bool {
-	if d.ConfirmText != "" {
-		return true
-	}
-	for _, f := range d.Fields {
-		if f.Kind == FieldText {
-			return true
-		}
-	}
-	return false
+	return d.ConfirmText != "" || hasTextField(d.Fields)
 }
 
-// focusables: fields, then the confirm input.
-func (d *Dialog) nFocus() int {
-	n := len(d.Fields)
-	if d.ConfirmText != "" {
-		n++
+// focusables: the fields, then the type-to-confirm line.
+func (d *Dialog) focusables() []*Field {
+	if d.ConfirmText == "" {
+		return d.Fields
 	}
-	return n
+	if d.confirm == nil {
+		d.confirm = TextField("", "", "")
+	}
+	return append(d.Fields[:len(d.Fields):len(d.Fields)], d.confirm)
 }
 
-func (d *Dialog) syncFocus() {
-	for i, f := range d.Fields {
-		if i == d.focus {
-			f.Input.Focus()
-		} else {
-			f.Input.Blur()
-		}
-	}
-	if d.ConfirmText != "" && d.focus == len(d.Fields) {
-		d.confirm.Focus()
-	} else {
-		d.confirm.Blur()
-	}
+func (d *Dialog) formKeys(k *common.KeyMap) FormKeys {
+	return FormKeys{Next: []key.Binding{k.NextField, k.FieldDown}, Prev: []key.Binding{k.PrevField, k.FieldUp}, Submit: k.FormSubmit}
 }
+
+// Editing reports whether a field of the dialog is being edited.
+func (d *Dialog) Editing() bool { return d.form.Editing() }
+
+// Note is what the dialog says about the last key when it did nothing
+// (typing while navigating).
+func (d *Dialog) Note() string { return d.form.Note }
 
 // Update handles a key or paste. It returns the outcome and, for Acted,
 // the action's ID.
 func (d *Dialog) Update(ctx *common.Context, msg tea.Msg) (Outcome, int) {
 	k := ctx.Keys
-	d.syncFocus()
+	fs := d.focusables()
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
-		if d.focused().Update(msg) {
+		if d.Busy == "" && d.form.Paste(fs, msg) == FormChanged {
 			d.Err, d.Review = "", ""
 		}
 		return None, 0
 	case tea.KeyPressMsg:
 		s := msg.String()
-		if s == "esc" {
-			return Cancel, 0
-		}
 		if d.Busy != "" {
+			if s == "esc" {
+				return Cancel, 0
+			}
 			return None, 0
+		}
+		if s == "esc" && !d.form.Editing() {
+			return Cancel, 0
 		}
 		if !d.hasText() {
 			for _, a := range d.Actions {
@@ -165,64 +160,51 @@ func (d *Dialog) Update(ctx *common.Context, msg tea.Msg) (Outcome, int) {
 			}
 		}
 		switch {
-		case s == "enter":
-			if d.SubmitLabel == "" {
-				return Cancel, 0
-			}
-			if d.ConfirmText != "" && strings.TrimSpace(d.confirm.Value()) != d.ConfirmText {
-				d.Err = "type the name exactly to confirm"
-				d.focus = len(d.Fields)
-				return None, 0
-			}
-			return Submit, 0
-		case d.nFocus() > 0 && key.Matches(msg, k.NextField):
-			d.focus = (d.focus + 1) % d.nFocus()
-			return None, 0
-		case d.nFocus() > 0 && key.Matches(msg, k.PrevField):
-			d.focus = (d.focus - 1 + d.nFocus()) % d.nFocus()
-			return None, 0
-		case s == "pgdown" || (d.nFocus() == 0 && key.Matches(msg, k.Down)):
+		case s == "pgdown" || (len(fs) == 0 && key.Matches(msg, k.Down)):
 			d.scroll++
 			return None, 0
-		case s == "pgup" || (d.nFocus() == 0 && key.Matches(msg, k.Up)):
+		case s == "pgup" || (len(fs) == 0 && key.Matches(msg, k.Up)):
 			d.scroll = max(0, d.scroll-1)
 			return None, 0
-		}
-		if d.focus < len(d.Fields) {
-			if f := d.Fields[d.focus]; f.Kind == FieldChoice {
-				switch {
-				case key.Matches(msg, k.Left):
-					f.Choice = (f.Choice - 1 + len(f.Choices)) % len(f.Choices)
-					d.Review = ""
-				case key.Matches(msg, k.Right):
-					f.Choice = (f.Choice + 1) % len(f.Choices)
-					d.Review = ""
-				}
-				return None, 0
+		case len(fs) == 0:
+			if s == "enter" || key.Matches(msg, k.FormSubmit) {
+				return d.submit()
 			}
+			return None, 0
+		case s == "enter" && !d.form.Editing() && d.confirm != nil && d.form.Focus == len(d.Fields):
+			// Enter on the name line checks it (and starts editing it
+			// when it does not match).
+			return d.submit()
 		}
-		if in := d.focused(); in != nil && in.Update(msg) {
+		switch d.form.Key(k, fs, d.formKeys(k), d.Review != "", msg) {
+		case FormChanged:
 			d.Err, d.Review = "", ""
+		case FormSubmit:
+			return d.submit()
+		case FormUnhandled:
+			d.form.NoteNotEditing(fs, msg)
 		}
 	}
 	return None, 0
 }
 
-func (d *Dialog) focused() *Input {
-	if d.focus < len(d.Fields) {
-		if f := d.Fields[d.focus]; f.Kind == FieldText {
-			return &f.Input
-		}
-		return &Input{}
+func (d *Dialog) submit() (Outcome, int) {
+	if d.SubmitLabel == "" {
+		return Cancel, 0
 	}
-	if d.ConfirmText != "" {
-		return &d.confirm
+	if d.ConfirmText != "" && strings.TrimSpace(d.confirm.Input.Value()) != d.ConfirmText {
+		d.Err = "type the name exactly to confirm"
+		d.form.Focus = len(d.Fields)
+		d.form.Edit(d.focusables())
+		d.form.Sync(d.focusables())
+		return None, 0
 	}
-	return &Input{}
+	return Submit, 0
 }
 
-// Focus moves the focus to field i.
-func (d *Dialog) Focus(i int) { d.focus = i }
+// Focus moves the focus to field i (editing it if a field was being
+// edited: a view moves to the field its error is about).
+func (d *Dialog) Focus(i int) { d.form.Focus = i }
 
 // View renders the dialog centred in a w×h area.
 func (d *Dialog) View(ctx *common.Context, w, h int) string {
@@ -234,7 +216,7 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
-	d.syncFocus()
+	d.form.Sync(d.focusables())
 	st := ctx.Styles
 	bw := min(w, 78)
 	inner := max(bw-4, 1)
@@ -251,8 +233,8 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 	labelW = min(labelW, inner/3)
 	for i, f := range d.Fields {
 		marker := "  "
-		if i == d.focus {
-			marker = st.DialogKey.Render("▸ ")
+		if i == d.form.Focus {
+			marker = st.DialogKey.Render(focusMarker(&d.form))
 		}
 		label := marker + st.DialogLabel.Render(common.Fit(f.Label, labelW)) + " "
 		vw := max(inner-labelW-3, 1)
@@ -260,7 +242,7 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		switch f.Kind {
 		case FieldChoice:
 			v := "‹ " + f.Value() + " ›"
-			if i == d.focus {
+			if i == d.form.Focus {
 				val = st.DialogFocus.Render(v)
 			} else {
 				val = v
@@ -277,8 +259,16 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 	}
 	if d.ConfirmText != "" {
 		fields = append(fields, common.Trunc("Type "+d.ConfirmText+" to confirm:", inner))
-		d.confirm.SetWidth(inner)
-		fields = append(fields, d.confirm.View(st))
+		marker := "  "
+		if d.form.Focus == len(d.Fields) {
+			marker = st.DialogKey.Render(focusMarker(&d.form))
+		}
+		d.confirm.Input.Placeholder = ""
+		if !d.form.Editing() {
+			d.confirm.Input.Placeholder = "enter, then type the name"
+		}
+		d.confirm.Input.SetWidth(max(inner-2, 1))
+		fields = append(fields, marker+d.confirm.Input.View(st))
 	}
 	if d.Review != "" {
 		for _, l := range common.Wrap(d.Review, inner) {
@@ -288,6 +278,11 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 	if d.Err != "" {
 		for _, l := range common.Wrap(d.Err, inner) {
 			fields = append(fields, st.Err.Render(l))
+		}
+	}
+	if d.form.Note != "" {
+		for _, l := range common.Wrap(d.form.Note, inner) {
+			fields = append(fields, st.Warn.Render(l))
 		}
 	}
 	footer := d.footer(ctx)
@@ -360,30 +355,22 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 
 func (d *Dialog) footer(ctx *common.Context) string {
 	st := ctx.Styles
-	var parts []string
-	hint := func(k, desc string) { parts = append(parts, st.DialogKey.Render(k)+" "+desc) }
 	if d.Busy != "" {
 		return st.Muted.Render(d.Busy) + "  " + st.DialogKey.Render("esc") + " close"
 	}
-	if d.SubmitLabel != "" {
-		if d.Review != "" {
-			hint("enter", "confirm: "+d.SubmitLabel)
-		} else if d.hasText() {
-			hint("enter", d.SubmitLabel)
-		} else {
-			hint("enter/y", d.SubmitLabel)
+	var parts []string
+	for _, b := range d.ShortHelp(ctx.Keys) {
+		if b.Enabled() && b.Help().Key != "" {
+			parts = append(parts, st.DialogKey.Render(b.Help().Key)+" "+b.Help().Desc)
 		}
 	}
-	if !d.hasText() {
-		for _, a := range d.Actions {
-			if a.Key.Enabled() {
-				hint(a.Key.Help().Key, a.Key.Help().Desc)
-			}
-		}
-	}
-	if d.nFocus() > 1 {
-		hint("tab", "next")
-	}
+	return strings.Join(parts, "  ")
+}
+
+// ShortHelp is the keys that work in the dialog now: navigating its
+// fields, editing one, or confirming. The dialog's footer and the
+// dashboard's hint line both show them.
+func (d *Dialog) ShortHelp(k *common.KeyMap) []key.Binding {
 	cancel := d.CancelLabel
 	if cancel == "" {
 		cancel = "cancel"
@@ -391,6 +378,50 @@ func (d *Dialog) footer(ctx *common.Context) string {
 			cancel = "close"
 		}
 	}
-	hint("esc", cancel)
-	return strings.Join(parts, "  ")
+	esc := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", cancel))
+	if d.Busy != "" {
+		esc.SetHelp("esc", "close")
+		return []key.Binding{esc}
+	}
+	var out []key.Binding
+	fs := d.focusables()
+	var enter key.Binding
+	if d.SubmitLabel != "" {
+		enter = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", d.SubmitLabel))
+		switch {
+		case d.Review != "":
+			enter.SetHelp("enter", "confirm: "+d.SubmitLabel)
+		case !d.hasText():
+			enter.SetHelp("enter/y", d.SubmitLabel)
+		}
+	}
+	if len(fs) == 0 {
+		if d.SubmitLabel != "" {
+			out = append(out, enter)
+		}
+	} else {
+		if d.SubmitLabel == "" {
+			enter = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", cancel))
+		}
+		out = append(out, d.form.Help(k, fs, d.formKeys(k), enter, d.Review != "")...)
+	}
+	if !d.hasText() {
+		for _, a := range d.Actions {
+			if a.Key.Enabled() {
+				out = append(out, a.Key)
+			}
+		}
+	}
+	if !d.form.Editing() {
+		out = append(out, esc)
+	}
+	return out
+}
+
+// focusMarker marks the focused field: ▸ navigating, ✎ editing.
+func focusMarker(f *Form) string {
+	if f.Editing() {
+		return "✎ "
+	}
+	return "▸ "
 }

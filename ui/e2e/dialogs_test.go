@@ -16,6 +16,7 @@ func TestCreateTopicReviewsBeforeItSends(t *testing.T) {
 	d.waitText("Topics")
 	d.keys("n")
 	d.waitText("Create topic", "Partitions")
+	d.keys("enter") // the dialog opens navigating: enter edits; tab keeps editing
 	d.typeText("E2E.NEW")
 	d.keys("tab")
 	d.typeText("6")
@@ -98,16 +99,20 @@ func TestPublishToAMissingTopic(t *testing.T) {
 	d := startDash(t, e, dashOpts{})
 	d.command("publish E2E.MISSING")
 	d.waitText("Publish to E2E.MISSING")
-	for range 4 { // Key (focused), Value, File, Headers → Count
+	d.keys("enter") // edit the key (the form opens navigating)
+	for range 4 {   // Key (focused), Value, File, Headers → Count
 		d.keys("tab")
 	}
 	d.typeText("5000") // replaces the selected default 1
 	d.waitText("Count        5000")
 	d.keys("enter")
+	d.waitText("Send 5,000 records to E2E.MISSING?")
+	d.keys("enter") // confirm
 	s := d.waitText("Topic E2E.MISSING does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC")
 	if !strings.Contains(s, "of 5,000 records not published") {
 		t.Fatalf("dialog:\n%s", s)
 	}
+	d.keys("enter") // edit Partitions
 	d.typeText("2") // partitions (the default 3 is selected)
 	d.keys("enter")
 	d.waitText("Create E2E.MISSING: 2 partitions")

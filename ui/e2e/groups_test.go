@@ -125,6 +125,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	// preview lists old → new per partition.
 	d.keys("o")
 	d.waitText("Seek group e2e-idle", "earliest")
+	d.keys("enter") // edit To
 	d.typeText("latest")
 	d.waitText("To    latest")
 	d.markNow()
@@ -188,6 +189,7 @@ func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
 	})
 	d.keys("o")
 	d.waitText("Seek group e2e-busy", "has 1 active member.", wire.ErrGroupNotEmpty)
+	d.keys("enter") // edit To
 	d.typeText("latest")
 	d.waitText("To    latest")
 	d.markNow()

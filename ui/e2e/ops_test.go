@@ -100,7 +100,7 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 	d.markNow()
 	d.keys("enter", "enter")
 	d.waitText("Queue E2E.ORDERS", "dead-letter queue E2E.ORDERS.DLQ", "browsing 1 of 1")
-	d.keys("P")
+	d.keys("P", "enter") // the dialog opens navigating: enter edits
 	d.typeText(`{"n":{{seq}}}`)
 	d.keys("tab", "backspace")
 	d.typeText("2")
@@ -160,7 +160,7 @@ func TestTopicConfigEditWithDiffPreview(t *testing.T) {
 	d.waitText("1 topic", "E2E.CFG") // the only topic (SYSTEM. ones are hidden): selected
 	d.keys("c")
 	d.waitText("Configuration of E2E.CFG", "partitions 2", "retention 3600000 (1h)", "[1] 2,3,1 · leader 2")
-	d.keys("tab", "tab", "tab", "backspace")
+	d.keys("tab", "tab", "tab", "enter", "backspace") // Partitions: edit
 	d.typeText("4")
 	d.keys("enter")
 	d.waitText("Alter E2E.CFG — preview", "2 → 4", "2 new partitions start empty")
@@ -240,6 +240,7 @@ func TestTailSearchBeyondTheBuffer(t *testing.T) {
 	d.waitText("Tail "+topic, "● live")
 	d.keys("S")
 	d.waitText("Search beyond the buffer", "Value regex")
+	d.keys("enter") // edit the key
 	d.typeText("order-1777")
 	d.markNow()
 	d.keys("enter")
@@ -250,7 +251,7 @@ func TestTailSearchBeyondTheBuffer(t *testing.T) {
 		}
 	}
 	// A regex with several matches, then r reopens the live tail.
-	d.keys("S", "tab", "tab")
+	d.keys("S", "tab", "tab", "enter") // Value regex: edit
 	d.typeText(`"n":29[0-9]{2}`)
 	d.markNow()
 	d.keys("enter")

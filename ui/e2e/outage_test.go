@@ -64,9 +64,9 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 
 	// 1. The publish: 300 records at 30/s, through an outage.
 	d.keys("7")
-	d.waitText("e edits the form · enter sends")
+	d.waitText("navigating (enter or e edits a field)")
 	d.keys("e")
-	d.waitText("▸ Topic")
+	d.waitText("✎ Topic")
 	d.typeText(topic)
 	d.keys("tab", "tab") // key: null
 	d.typeText("rec-{{seq}}")
@@ -75,8 +75,10 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 	d.typeText(fmt.Sprint(n))
 	d.keys("tab", "backspace") // rate
 	d.typeText(fmt.Sprint(rate))
-	d.waitText("▸ Rate", "rec-{{seq}}")
+	d.waitText("✎ Rate", "rec-{{seq}}")
 	d.keys("enter")
+	d.waitText("Send 300 records to E2E.OUTAGE?")
+	d.keys("enter") // confirm
 	d.waitFor("a tenth of the records acknowledged", func(s string) bool { return acked(s) >= n/10 })
 
 	outage(t, e, d, poll, func(s string) bool { return strings.Contains(s, "in flight") }, func() {

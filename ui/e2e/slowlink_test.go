@@ -100,6 +100,7 @@ func TestTailJumpWhileCatchingUp(t *testing.T) {
 	d.openTail(topic, "earliest")
 	d.keys("o")
 	d.waitText("Jump to an offset or a time", "Times: 2026-11-30 10:00 · 10:00 (today)")
+	d.keys("enter") // the dialog opens navigating: enter edits
 	d.typeText("latest")
 	d.keys("enter")
 	d.waitText("temporary group · jumped to the latest records", "● live")

@@ -39,6 +39,7 @@ func TestTailJumpIsBackPressure(t *testing.T) {
 
 	d.keys("o")
 	d.waitText("Jump to an offset or a time")
+	d.keys("enter") // the dialog opens navigating: enter edits
 	d.typeText("100")
 	d.keys("enter")
 	// Both partitions from offset 100: 24,800 records; the buffer takes

@@ -19,6 +19,7 @@ func (d *dash) openTail(target, from string) {
 	d.waitText("Nothing tailed yet.")
 	d.keys("t")
 	d.waitText("Tail a topic or a pattern", "Topic or pattern")
+	d.keys("enter") // the dialog opens navigating: enter edits
 	d.typeText(target)
 	d.keys("tab")
 	for range len("latest") {
@@ -94,9 +95,9 @@ func TestPublishFormThenTail(t *testing.T) {
 
 	d := startDash(t, e, dashOpts{})
 	d.keys("7")
-	d.waitText("e edits the form · enter sends")
+	d.waitText("navigating (enter or e edits a field)")
 	d.keys("e")
-	d.waitText("▸ Topic")
+	d.waitText("✎ Topic")
 	d.typeText(topic)
 	d.keys("tab")
 	d.typeText("key-{{seq}}")
@@ -105,9 +106,11 @@ func TestPublishFormThenTail(t *testing.T) {
 	d.keys("tab", "tab", "tab") // file, headers → count
 	d.keys("backspace")
 	d.typeText(fmt.Sprint(n))
-	d.waitText("▸ Count", "rec-{{seq}}-end", "key-{{seq}}")
-	t0 := time.Now()
+	d.waitText("✎ Count", "rec-{{seq}}-end", "key-{{seq}}")
 	d.keys("enter")
+	d.waitText("Send 25 records to E2E.FORM?")
+	t0 := time.Now()
+	d.keys("enter") // confirm
 	s := d.waitText(fmt.Sprintf("%d/%d acknowledged", n, n), "✓ done")
 	t.Logf("published in %v", time.Since(t0))
 	if !strings.Contains(s, "Publish to "+topic) {

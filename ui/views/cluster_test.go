@@ -28,7 +28,7 @@ func TestClusterShowsDefinitionReplicationLeadership(t *testing.T) {
 
 // openEdit sets replicas to 2 and sends it.
 func editReplicas(r *viewtest.Rig, val string) {
-	r.Key("e")
+	r.Key("e", "enter") // the dialog opens navigating: enter edits replicas
 	r.TypeText(val)
 	r.Key("enter") // review
 	r.MustShow("Sent with base version 7", "replicas: 3 → "+val)
@@ -87,6 +87,7 @@ func TestClusterDefMovedAndPending(t *testing.T) {
 	r.Key("e") // form opened at version 7
 	one := 1
 	_ = r.Src.SetClusterProperty(context.Background(), admin.ClusterPropertyChange{BaseVersion: 7, MinSync: &one})
+	r.Key("enter") // edit replicas
 	r.TypeText("2")
 	r.Key("enter", "enter")
 	r.MustShow("Definition moved", "MIMQE_CLUSTER_DEF_MOVED", "read at version 7")
@@ -110,7 +111,7 @@ func TestClusterDefMovedAndPending(t *testing.T) {
 func TestClusterInvalidAndNodes(t *testing.T) {
 	r := viewtest.New(t, false, clusterView)
 	r.Poll()
-	r.Key("e")
+	r.Key("e", "enter")
 	r.TypeText("5")
 	r.Key("enter")
 	r.MustShow("exceeds the 3 data nodes")
@@ -120,6 +121,7 @@ func TestClusterInvalidAndNodes(t *testing.T) {
 	// Add an existing node: the engine names it.
 	r.Key("a")
 	r.MustShow("PLACEMENT is on", "per-partition count")
+	r.Key("enter") // edit the first field; tab keeps editing
 	r.TypeText("QM2")
 	r.Key("tab")
 	r.TypeText("127.0.0.1")
@@ -129,7 +131,7 @@ func TestClusterInvalidAndNodes(t *testing.T) {
 	r.MustShow("Node already in the definition", "node 2's")
 	r.Key("esc")
 	// Add a new one, then remove it.
-	r.Key("a")
+	r.Key("a", "enter")
 	r.TypeText("QM4")
 	r.Key("tab")
 	r.TypeText("ilink-4.example")
@@ -140,6 +142,7 @@ func TestClusterInvalidAndNodes(t *testing.T) {
 	r.MustShow("QM4", "ilink-4.example:5004", "definition version 8")
 	r.Key("G", "D")
 	r.MustShow("Remove node 4", "Type 4 to confirm")
+	r.Key("enter") // edit the name line
 	r.TypeText("4")
 	r.Key("enter")
 	r.Poll()

@@ -83,6 +83,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.Key("o") // audit-archiver, 2 active members
 	r.MustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
 	// To (focused first) is read by ilink/position, as by the CLI.
+	r.Key("enter") // the dialog opens navigating: enter edits To
 	r.TypeText("abc")
 	r.Key("enter")
 	r.MustShow(`position "abc": want earliest`)
@@ -105,7 +106,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.Poll()
 	r.Key("o")
 	r.MustNotShow("active member")
-	r.Key("enter")
+	r.Key("ctrl+s") // submit the default without editing it
 	r.MustShow("12 partitions")
 	r.Key("y")
 	f := took[common.FlashMsg](r)
@@ -116,11 +117,11 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 		t.Fatal("dialog still open after apply")
 	}
 	// By time, and by offset.
-	r.Key("o")
+	r.Key("o", "enter")
 	r.TypeText("-1m")
 	r.Key("enter")
 	r.MustShow("time 2026-11-30 09:59:00")
-	r.Key("esc", "o")
+	r.Key("esc", "o", "enter")
 	r.TypeText("1200")
 	r.Key("enter")
 	r.MustShow("offset 1200")
@@ -135,11 +136,12 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 	r.Poll()
 	r.Key("D")
 	r.MustShow("Delete group audit-archiver", "2 active members")
+	r.Key("enter") // edit the name line
 	r.TypeText("audit-archiver")
 	r.Key("enter")
 	r.MustShow("MIMQE_GROUP_NOT_EMPTY (2 active members)", "Stop the consumers")
 	r.Key("esc")
-	r.Key("down", "down", "down", "down", "D") // reporting-batch: empty
+	r.Key("down", "down", "down", "down", "D", "enter") // reporting-batch: empty
 	r.TypeText("reporting-batch")
 	r.Key("enter")
 	if f := took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "reporting-batch deleted") {
@@ -199,7 +201,7 @@ func TestGroupWithoutCommitsOnSomePartitions(t *testing.T) {
 	r.Key("down", "down", "down", "enter") // payment-audit
 	r.MustShow("Group payment-audit", "no commit", "1 partition without a commit", "lag "+common.Thousands(lag))
 	r.MustNotShow("-1")
-	r.Key("o")
+	r.Key("o", "enter")
 	r.TypeText("latest") // To (focused): replaces the selected "earliest"
 	r.Key("enter")
 	r.MustShow("preview", "PAYMENT.RESULT [1]  no commit (log start", "the group will skip "+common.Thousands(lag)+" records")

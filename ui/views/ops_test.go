@@ -62,9 +62,10 @@ func TestTopicConfigDiffPreview(t *testing.T) {
 	r.Poll()
 	r.Key("c") // AUDIT.LOG
 	r.MustShow("Configuration of AUDIT.LOG", "replicas 3 (fixed at creation)", "retention 2592000000 (30d)", "[0] 1,2,3 · leader 1", "… 4 more partitions", "Partitions      12")
-	r.Key("enter")
+	r.Key("ctrl+s") // submit while navigating (enter would edit the field)
 	r.MustShow("nothing changes: edit a value first")
 	// Retention 7d, partitions 16.
+	r.Key("enter") // edit
 	for i := 0; i < 3; i++ {
 		r.Key("backspace")
 	}
@@ -123,7 +124,7 @@ func TestQueueDetailBrowsePutTakeAndMoveBack(t *testing.T) {
 	r.Key("enter")
 	r.MustShow("browsing 2 of 2")
 	// Put three messages with a template, then take one.
-	r.Key("P")
+	r.Key("P", "enter") // the dialog opens navigating: enter edits
 	r.TypeText(`{"n":{{seq}}}`)
 	r.Key("tab", "backspace")
 	r.TypeText("3")
@@ -136,7 +137,7 @@ func TestQueueDetailBrowsePutTakeAndMoveBack(t *testing.T) {
 	r.Key("enter")
 	r.MustShow("browsing 4 of 4")
 	// A bad template is refused before anything is sent.
-	r.Key("P")
+	r.Key("P", "enter")
 	r.TypeText("{{nope}}")
 	r.Key("enter")
 	r.MustShow("{{nope}}")

@@ -97,7 +97,7 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	r.Poll()
 	r.Key("n")
 	r.MustShow("Create topic", "Partitions")
-	r.Key("enter")
+	r.Key("enter", "enter") // edit Name (the dialog opens navigating), submit
 	r.MustShow("give the topic a name")
 	r.TypeText("bad name")
 	r.Key("enter")
@@ -166,7 +166,7 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	}
 	// A refusal stays in the dialog with the engine's text.
 	r.Src.Fail("FlushTopic", errors.New("MIMQE_NOT_AUTHORIZED (\x1b[31mred\x1b[0m)"))
-	r.Key("F")
+	r.Key("F", "enter") // edit the name line
 	r.TypeText("AUDIT.LOG")
 	r.Key("enter")
 	r.MustShow("flush failed: MIMQE_NOT_AUTHORIZED (␛[31mred␛[0m)")

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -40,6 +41,8 @@ const (
 	// maxPublishFile bounds the value file.
 	maxPublishFile = 8 << 20
 	maxPublishRate = 1_000_000
+	// warnCount: a run of more records says so in its confirmation.
+	warnCount = 100_000
 )
 
 var pubHints = [numPubFields]string{
@@ -58,7 +61,12 @@ type (
 		err     error
 		summary string
 	}
-	pubTickMsg    struct{}
+	pubTickMsg struct{}
+	// pubPlannedMsg carries a form whose value file was read, to confirm.
+	pubPlannedMsg struct {
+		pf  pubForm
+		err error
+	}
 	pubCreatedMsg struct {
 		topic  string
 		err    error
@@ -84,10 +92,18 @@ type View struct {
 	pub     Publisher
 	creator TopicCreator // nil: a missing topic is only reported
 
-	fields  []*components.Field
-	focus   int
-	editing bool
-	formErr string
+	fields   []*components.Field
+	form     components.Form // navigating or editing a field
+	formOpen bool            // the form is shown (also while a run's results are)
+	formErr  string
+
+	// plan is the validated form the open confirmation shows (nil: no
+	// confirmation open); lastPlan the one the last run sent, which a
+	// run after creating a missing topic sends again; lastCount the
+	// Count field as that run had it.
+	plan      *pubForm
+	lastPlan  *pubForm
+	lastCount string
 
 	run      Run
 	cancel   context.CancelFunc
@@ -139,7 +155,7 @@ func (v *View) SetCreator(c TopicCreator) { v.creator = c }
 
 func (v *View) Title() string         { return "Publish" }
 func (v *View) Primary() common.ResID { return -1 }
-func (v *View) Capturing() bool       { return (v.editing || v.Dlg != nil) && v.available() }
+func (v *View) Capturing() bool       { return (v.form.Editing() || v.Dlg != nil) && v.available() }
 func (v *View) SetSize(w, h int)      { v.W, v.H = w, h }
 func (v *View) available() bool       { return v.pub != nil && !v.Ctx.ReadOnly }
 
@@ -156,16 +172,54 @@ func (v *View) Running() bool { return v.starting || (v.run != nil && !v.last.Do
 func (v *View) Progress() Progress { return v.last }
 
 // SetTarget prefills the topic (from `p` on a topic, `:publish TOPIC`) and
-// opens the form on the key.
+// opens the form navigating, the focus on the key: nothing is typed into
+// a field before enter or e edits it.
 func (v *View) SetTarget(topic string) {
 	if topic != "" {
 		v.fields[pfTopic].Input.SetValue(topic)
-		v.focus = pfKey
+		v.form.Focus = pfKey
 	} else {
-		v.focus = pfTopic
+		v.form.Focus = pfTopic
 	}
-	v.editing = true
+	v.form.StopEditing()
+	v.form.Note = ""
+	v.formOpen = true
 	v.formErr = ""
+}
+
+// Editing reports whether a field of the form is being edited.
+func (v *View) Editing() bool { return v.form.Editing() }
+
+// formKeys: while navigating, tab belongs to the tab bar, so ↑/↓ (j/k)
+// move; the send key opens the confirmation.
+func (v *View) formKeys() components.FormKeys {
+	k := v.Ctx.Keys
+	return components.FormKeys{Next: []key.Binding{k.FieldDown}, Prev: []key.Binding{k.FieldUp}, Submit: k.PublishSend}
+}
+
+func (v *View) formHelp() []key.Binding {
+	enter := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "review and send"))
+	return v.form.Help(v.Ctx.Keys, v.fields, v.formKeys(), enter, false)
+}
+
+// KeyHints implements common.KeyHinter: the confirmation's or another
+// dialog's keys, or the keys of a field being edited (no global key
+// reaches the view then).
+func (v *View) KeyHints() ([]key.Binding, bool) {
+	if !v.available() {
+		return nil, false
+	}
+	if v.Dlg != nil {
+		return v.Dlg.ShortHelp(v.Ctx.Keys), true
+	}
+	if v.form.Editing() {
+		b := v.formHelp()
+		if v.Running() {
+			b = append(b, v.Ctx.Keys.PublishStop)
+		}
+		return b, true
+	}
+	return nil, false
 }
 
 // Shutdown implements common.Closer: it stops a running publish.
@@ -184,10 +238,16 @@ func (v *View) ShortHelp() []key.Binding {
 		return nil
 	}
 	k := v.Ctx.Keys
-	if v.editing {
-		b := []key.Binding{k.PublishSend, k.NextField, k.Right, k.PublishLeave}
+	if hints, ok := v.KeyHints(); ok {
+		return hints
+	}
+	if v.formShown() {
+		b := v.formHelp()
 		if v.Running() {
 			b = append(b, k.PublishStop)
+		}
+		if v.run != nil {
+			b = append(b, k.PublishLeave)
 		}
 		return b
 	}
@@ -200,13 +260,18 @@ func (v *View) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *View) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
-	return [][]key.Binding{{k.PublishEdit, k.PublishSend, k.NextField, k.PrevField, k.Left, k.Right, k.PublishLeave, k.PublishStop}}
+	return [][]key.Binding{{k.PublishEdit, k.FieldUp, k.FieldDown, k.FieldEdit, k.FieldDone, k.NextField, k.PrevField, k.Left, k.Right, k.PublishSend, k.PublishConfirm, k.PublishLeave, k.PublishStop}}
 }
 
 // Back implements common.View.
 func (v *View) Back() bool {
-	if v.formErr != "" {
-		v.formErr = ""
+	switch {
+	case v.formErr != "" || v.form.Note != "":
+		v.formErr, v.form.Note = "", ""
+		return true
+	case v.formOpen && v.run != nil:
+		// Leave the form for the run's results.
+		v.formOpen = false
 		return true
 	}
 	return false
@@ -239,30 +304,21 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 			v.Dlg.Update(v.Ctx, msg)
 			return nil
 		}
-		if v.editing && v.fields[v.focus].Kind == components.FieldText {
-			v.syncFocus()
-			v.fields[v.focus].Input.Update(msg)
+		if v.available() && v.formShown() && v.form.Paste(v.fields, msg) == components.FormChanged {
 			v.formErr = ""
 		}
 	case tea.MouseClickMsg:
-		if !v.available() || msg.Button != tea.MouseLeft {
+		if !v.available() || msg.Button != tea.MouseLeft || v.Dlg != nil {
 			return nil
 		}
 		if i := msg.Y - 1; i >= 0 && i < numPubFields && v.formShown() {
-			v.focus, v.editing = i, true
+			// A click on a field is an explicit choice to edit it.
+			v.form.Focus = i
+			v.form.Edit(v.fields)
+			v.form.Sync(v.fields)
 		}
 	}
 	return nil
-}
-
-func (v *View) syncFocus() {
-	for i, f := range v.fields {
-		if i == v.focus && v.editing {
-			f.Input.Focus()
-		} else {
-			f.Input.Blur()
-		}
-	}
 }
 
 func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -276,42 +332,25 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+x" {
 		return v.stop()
 	}
-	if !v.editing {
+	if !v.formShown() {
 		switch {
 		case key.Matches(msg, k.PublishEdit):
-			v.editing = true
+			v.formOpen = true
 		case key.Matches(msg, k.PublishStop):
 			return v.stop()
 		}
 		return nil
 	}
-	v.syncFocus()
-	f := v.fields[v.focus]
-	switch s := msg.String(); {
-	case s == "esc":
-		v.editing = false
-		v.syncFocus()
-		return nil
-	case s == "enter":
-		return v.submit()
-	case key.Matches(msg, k.NextField):
-		v.focus = (v.focus + 1) % numPubFields
-		return nil
-	case key.Matches(msg, k.PrevField):
-		v.focus = (v.focus - 1 + numPubFields) % numPubFields
-		return nil
-	}
-	if f.Kind == components.FieldChoice {
-		switch {
-		case key.Matches(msg, k.Left):
-			f.Choice = (f.Choice - 1 + len(f.Choices)) % len(f.Choices)
-		case key.Matches(msg, k.Right):
-			f.Choice = (f.Choice + 1) % len(f.Choices)
-		}
-		return nil
-	}
-	if f.Input.Update(msg) {
+	switch v.form.Key(k, v.fields, v.formKeys(), false, msg) {
+	case components.FormChanged:
 		v.formErr = ""
+	case components.FormSubmit:
+		return v.submit()
+	case components.FormUnhandled:
+		if !v.form.Editing() && key.Matches(msg, k.PublishStop) {
+			return v.stop()
+		}
+		v.form.NoteNotEditing(v.fields, msg)
 	}
 	return nil
 }
@@ -382,39 +421,62 @@ type pubForm struct {
 	value   *tmpl.Template
 	file    string
 	headers []pubHeader
+	// What the form said, for the confirmation.
+	keyText, valueText, headersText, countText string
 }
 
-// validate checks the form; it reports the first problem in words.
-func (v *View) validate() (pubForm, error) {
+// validate checks the form; it reports the first problem in words and
+// the field it is in.
+func (v *View) validate() (pubForm, int, error) {
+	pf, err := v.check()
+	field := pfTopic
+	var fe fieldErr
+	if errors.As(err, &fe) {
+		field, err = fe.field, fe.err
+	}
+	return pf, field, err
+}
+
+// fieldErr is a problem of one field of the form.
+type fieldErr struct {
+	field int
+	err   error
+}
+
+func (e fieldErr) Error() string { return e.err.Error() }
+
+func (v *View) check() (pubForm, error) {
 	var pf pubForm
 	f := v.fields
 	topic := f[pfTopic].Value()
 	switch {
 	case topic == "":
-		return pf, fmt.Errorf("give the topic to publish to")
+		return pf, fieldErr{pfTopic, fmt.Errorf("give the topic to publish to")}
 	case sanitize.String(topic) != topic || strings.ContainsAny(topic, " *?,;|:"):
-		return pf, fmt.Errorf("a topic name has no spaces, control characters or * ? , ; | :")
+		return pf, fieldErr{pfTopic, fmt.Errorf("a topic name has no spaces, control characters or * ? , ; | :")}
 	}
 	pf.spec.Topic = topic
+	pf.keyText, pf.valueText, pf.headersText = f[pfKey].Input.Value(), f[pfValue].Input.Value(), f[pfHeaders].Input.Value()
+	pf.countText = f[pfCount].Value()
 	var err error
 	if k := f[pfKey].Input.Value(); k != "" {
 		if pf.key, err = tmpl.Parse("key", k); err != nil {
-			return pf, err
+			return pf, fieldErr{pfKey, err}
 		}
 	}
 	val := f[pfValue].Input.Value()
 	pf.file = f[pfFile].Value()
 	if val != "" && pf.file != "" {
-		return pf, fmt.Errorf("give a value or a file, not both")
+		return pf, fieldErr{pfFile, fmt.Errorf("give a value or a file, not both")}
 	}
 	if pf.value, err = tmpl.Parse("value", val); err != nil {
-		return pf, err
+		return pf, fieldErr{pfValue, err}
 	}
 	if pf.headers, err = parsePubHeaders(f[pfHeaders].Input.Value()); err != nil {
-		return pf, err
+		return pf, fieldErr{pfHeaders, err}
 	}
 	if err := checkRecordSize(pf, "value"); err != nil {
-		return pf, err
+		return pf, fieldErr{pfValue, err}
 	}
 	cs := strings.ReplaceAll(strings.ReplaceAll(f[pfCount].Value(), ",", ""), "_", "")
 	if cs == "" {
@@ -422,7 +484,7 @@ func (v *View) validate() (pubForm, error) {
 	}
 	n, err := strconv.ParseInt(cs, 10, 64)
 	if err != nil || n < 1 || n > MaxCount {
-		return pf, fmt.Errorf("count must be a whole number from 1 to %s", common.Thousands(MaxCount))
+		return pf, fieldErr{pfCount, fmt.Errorf("count must be a whole number from 1 to %s", common.Thousands(MaxCount))}
 	}
 	pf.spec.Count = n
 	rs := f[pfRate].Value()
@@ -431,7 +493,7 @@ func (v *View) validate() (pubForm, error) {
 	}
 	rate, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(rs, "/s"), " "), 64)
 	if err != nil || rate < 0 || rate > maxPublishRate || rate != rate {
-		return pf, fmt.Errorf("rate must be a number of records per second from 0 (as fast as possible) to %s", common.Thousands(maxPublishRate))
+		return pf, fieldErr{pfRate, fmt.Errorf("rate must be a number of records per second from 0 (as fast as possible) to %s", common.Thousands(maxPublishRate))}
 	}
 	pf.spec.Rate = rate
 	pf.spec.Compression = f[pfCompression].Value()
@@ -526,20 +588,50 @@ func recordFunc(pf pubForm, exp *tmpl.Expander) func(int64, *Record) {
 	}
 }
 
+// submit checks the form and opens the confirmation: nothing is sent
+// before it is confirmed. A value file is read first (in a command), so
+// the confirmation shows the size that will be sent.
 func (v *View) submit() tea.Cmd {
 	if v.Running() {
 		v.formErr = "a publish is running (ctrl+x stops it)"
 		return nil
 	}
-	pf, err := v.validate()
+	pf, field, err := v.validate()
 	if err != nil {
+		// The field at fault is edited, its value selected.
 		v.formErr = err.Error()
+		v.form.Focus = field
+		v.form.Edit(v.fields)
+		v.form.Sync(v.fields)
 		return nil
 	}
 	v.formErr = ""
+	v.form.StopEditing()
+	v.form.Sync(v.fields)
+	if pf.file == "" {
+		v.confirm(pf)
+		return nil
+	}
+	return v.Address(v.Gen, func() any {
+		t, err := loadFile(pf.file)
+		if err != nil {
+			return pubPlannedMsg{err: err}
+		}
+		pf.value = t
+		if err := checkRecordSize(pf, "file: "+pf.file); err != nil {
+			return pubPlannedMsg{err: err}
+		}
+		return pubPlannedMsg{pf: pf}
+	})
+}
+
+// start sends a confirmed plan.
+func (v *View) start(pf pubForm) tea.Cmd {
+	v.formErr = ""
 	v.starting, v.stopping = true, false
-	v.editing = false
-	v.syncFocus()
+	v.formOpen = false
+	v.form.StopEditing()
+	v.form.Sync(v.fields)
 	v.Gen++
 	v.runs++
 	ctx, cancel := context.WithCancel(context.Background())
@@ -550,17 +642,8 @@ func (v *View) submit() tea.Cmd {
 	pub := v.pub
 	summary := v.describe(pf)
 	v.runTopic = pf.spec.Topic
+	v.lastPlan, v.lastCount = &pf, pf.countText
 	return v.Address(v.Gen, func() any {
-		if pf.file != "" {
-			t, err := loadFile(pf.file)
-			if err != nil {
-				return pubStartedMsg{err: err}
-			}
-			pf.value = t
-			if err := checkRecordSize(pf, "file: "+pf.file); err != nil {
-				return pubStartedMsg{err: err}
-			}
-		}
 		pf.spec.Record = recordFunc(pf, tmpl.NewExpander())
 		run, err := pub.StartPublish(ctx, pf.spec)
 		return pubStartedMsg{run: run, err: err, summary: summary}
@@ -586,11 +669,19 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		return nil
 	}
 	switch m := msg.Msg.(type) {
+	case pubPlannedMsg:
+		if m.err != nil {
+			v.formErr = "not sent: " + sanitize.Error(m.err)
+			v.formOpen = true
+			return nil
+		}
+		v.confirm(m.pf)
+		return nil
 	case pubStartedMsg:
 		v.starting = false
 		if m.err != nil {
 			v.formErr = "not sent: " + sanitize.Error(m.err)
-			v.editing = true
+			v.formOpen = true
 			return nil
 		}
 		v.run, v.summary = m.run, m.summary
@@ -656,6 +747,9 @@ func (v *View) openCreate(topic string, p Progress) {
 }
 
 func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	if v.plan != nil {
+		return v.confirmKey(msg)
+	}
 	return v.DialogFlow(msg, nil, func(end func()) tea.Cmd {
 		if v.pendingTopic == "" || v.creator == nil {
 			end()
@@ -708,12 +802,19 @@ func (v *View) created(m pubCreatedMsg) tea.Cmd {
 		v.CloseDialog()
 	}
 	v.pendingTopic = ""
-	return tea.Batch(common.Flash(common.LevelOK, "topic "+common.S(m.topic)+" created · publishing again"), common.Refresh(common.ResTopics), v.submit())
+	// The create dialog said the same records follow: the plan confirmed
+	// before, not the form as it may be now.
+	again := v.submit
+	if v.lastPlan != nil {
+		pf := *v.lastPlan
+		again = func() tea.Cmd { return v.start(pf) }
+	}
+	return tea.Batch(common.Flash(common.LevelOK, "topic "+common.S(m.topic)+" created · publishing again"), common.Refresh(common.ResTopics), again())
 }
 
 // ---- rendering ----
 
-func (v *View) formShown() bool { return v.editing || v.run == nil }
+func (v *View) formShown() bool { return v.formOpen || v.run == nil }
 
 // View implements common.View.
 func (v *View) View() string {
@@ -740,28 +841,35 @@ func (v *View) View() string {
 }
 
 func (v *View) formLines(st *common.Styles) []string {
-	v.syncFocus()
+	v.form.Sync(v.fields)
 	title := "Publish"
 	if t := v.fields[pfTopic].Input.Value(); t != "" {
 		title += " to " + common.S(t)
 	}
+	// The mode, in words: what a typed key does now.
 	head := st.Title.Render(title)
-	if !v.editing {
-		head += st.Muted.Render("  e edits the form · enter sends")
+	if v.form.Editing() {
+		head += st.Info.Render("  ✎ editing " + v.fields[v.form.Focus].Label + " (esc stops)")
+	} else {
+		head += st.Muted.Render("  navigating (enter or e edits a field)")
 	}
-	lines := []string{head}
+	lines := []string{common.ClipStyled(head, v.W)}
 	labelW := 12
 	for i, f := range v.fields {
 		marker := "  "
-		if v.editing && i == v.focus {
-			marker = st.DialogKey.Render("▸ ")
+		if i == v.form.Focus {
+			marker = "▸ "
+			if v.form.Editing() {
+				marker = "✎ "
+			}
+			marker = st.DialogKey.Render(marker)
 		}
 		label := marker + st.DialogLabel.Render(common.Fit(f.Label, labelW)) + " "
 		avail := max(v.W-labelW-3, 4)
 		var val string
 		if f.Kind == components.FieldChoice {
 			val = "‹ " + f.Value() + " ›"
-			if v.editing && i == v.focus {
+			if i == v.form.Focus {
 				val = st.DialogFocus.Render(val)
 			}
 		} else {
@@ -778,12 +886,13 @@ func (v *View) formLines(st *common.Styles) []string {
 		for _, l := range common.Wrap(v.formErr, max(v.W-2, 1)) {
 			lines = append(lines, st.Err.Render(l))
 		}
-	} else if v.editing {
-		lines = append(lines, st.Faint.Render(common.Trunc("enter sends · tab/↓ next field · ←/→ changes a choice · esc leaves the form", v.W)))
+	}
+	if v.form.Note != "" {
+		lines = append(lines, st.Warn.Render(common.Trunc(v.form.Note, v.W)))
 	}
 	// Too short: keep the focused field on screen.
-	if room := v.H - 4; len(lines) > room && room > 2 && v.editing {
-		first := min(max(v.focus+1-(room-2), 1), len(lines)-(room-1))
+	if room := v.H - 4; len(lines) > room && room > 2 {
+		first := min(max(v.form.Focus+1-(room-2), 1), len(lines)-(room-1))
 		lines = append([]string{lines[0]}, lines[max(first, 1):]...)
 	}
 	return lines
@@ -834,6 +943,14 @@ func (v *View) resultLines(st *common.Styles) []string {
 		line += st.Faint.Render(" · ") + st.Muted.Render(common.Thousands(inflight)+" in flight")
 	}
 	out = append(out, line)
+	if p.Done {
+		// What the run did against what was confirmed.
+		sty := st.OK
+		if p.Acked < p.Count {
+			sty = st.Warn
+		}
+		out = append(out, sty.Render(planResult(p)))
+	}
 	lat := "latency -"
 	if p.Acked > 0 {
 		lat = "latency p50 " + fmtLatency(p.LatencyP50) + " · p99 " + fmtLatency(p.LatencyP99)

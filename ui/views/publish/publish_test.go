@@ -85,7 +85,7 @@ func TestPublishFormValidation(t *testing.T) {
 			}
 		}
 		r.fill(c.vals)
-		r.Key("enter")
+		r.Key("ctrl+s") // the form opens navigating: enter would edit the topic
 		s := strings.Join(strings.Fields(r.Screen()), " ")
 		if !strings.Contains(s, strings.Join(strings.Fields(c.want), " ")) {
 			t.Errorf("%v: screen lacks %q:\n%s", c.vals, c.want, r.Screen())
@@ -102,9 +102,11 @@ func TestPublishFormValidation(t *testing.T) {
 func TestPublishSendsTemplatedRecords(t *testing.T) {
 	r := newPubRig(t, false, &fakes.Publisher{})
 	r.v.SetTarget("ORDER.EVENT")
-	if !r.v.Capturing() {
-		t.Fatal("SetTarget did not open the form")
+	// The form opens navigating on the key: nothing is typed into it yet.
+	if r.v.Capturing() || !strings.Contains(r.Screen(), "▸ Key") {
+		t.Fatalf("SetTarget did not open the form navigating on the key:\n%s", r.Screen())
 	}
+	r.Key("enter") // edit the key
 	r.TypeText("order-{{seq}}")
 	r.Key("tab")
 	r.TypeText(`{"id":{{seq}},"r":"{{rand 4}}","u":"{{uuid}}","at":"{{now}}"}`)
@@ -113,7 +115,7 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	r.Key("tab", "backspace")
 	r.TypeText("25")
 	r.Key("tab", "tab", "right", "right", "tab", "right") // zstd, acks 1
-	r.Key("enter")
+	r.Key("enter", "enter")                               // review, confirm
 	run := r.pub.Last()
 	if run == nil {
 		t.Fatal("no run")
@@ -152,9 +154,9 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 	}
 	// A null key when Key is blank; a static value shared as is.
 	r.v.SetTarget("ORDER.EVENT") // focus on the key
-	r.Key("ctrl+u", "down", "ctrl+u")
+	r.Key("enter", "ctrl+u", "down", "ctrl+u")
 	r.TypeText("same")
-	r.Key("enter")
+	r.Key("enter", "enter")
 	run2 := r.pub.Last()
 	if run2 == run {
 		t.Fatalf("no second run:\n%s", r.Screen())
@@ -171,9 +173,9 @@ func TestPublishProgressErrorsAndStop(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true, FailEvery: 10}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("PAYMENT.RESULT")
-	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
 	r.TypeText("1000")
-	r.Key("enter")
+	r.Key("enter", "enter")
 	if r.v.Capturing() {
 		t.Fatal("the form kept the focus after sending")
 	}
@@ -190,7 +192,7 @@ func TestPublishProgressErrorsAndStop(t *testing.T) {
 	r.Advance(250 * time.Millisecond)
 	r.MustShow("135/1,000 acknowledged")
 	// Sending again while running is refused.
-	r.Key("e", "enter")
+	r.Key("e", "ctrl+s")
 	r.MustShow("a publish is running (ctrl+x stops it)")
 	r.Key("esc")
 	r.Key("x")
@@ -219,7 +221,7 @@ func TestPublishFileValue(t *testing.T) {
 		r.v.SetTarget("T")
 		r.v.Field(3).Input.SetValue(path)
 		r.v.Field(5).Input.SetValue(count)
-		r.Key("enter")
+		r.Key("ctrl+s", "enter")
 		if run := pub.Last(); run != nil {
 			run.Wait(5 * time.Second)
 			r.Advance(250 * time.Millisecond) // the view learns that the run is done
@@ -254,7 +256,7 @@ func TestPublishStartError(t *testing.T) {
 	pub := &fakes.Publisher{Err: errors.New("MIMQE_READ_ONLY: \x1b]0;x\x07refused")}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("T")
-	r.Key("enter")
+	r.Key("ctrl+s", "enter")
 	r.MustShow("not sent: MIMQE_READ_ONLY: ␛]0;x␇refused")
 	r.MustNotShow("\x1b")
 }
@@ -280,9 +282,9 @@ func TestPublishShutdownStops(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("T")
-	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
 	r.TypeText("50")
-	r.Key("enter")
+	r.Key("enter", "enter")
 	pub.Last().Step(5)
 	r.v.Shutdown()
 	if p := pub.Last().Progress(); !p.Done || !p.Stopped {
@@ -403,9 +405,9 @@ func TestPublishDurationsRound(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
 	r.v.SetTarget("PAYMENT.RESULT")
-	r.Key("down", "down", "down", "down", "ctrl+u")
+	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
 	r.TypeText("399")
-	r.Key("enter")
+	r.Key("enter", "enter")
 	run := pub.Last()
 	run.Step(175) // 10 ms of fake time each: 1.75 s
 	r.Advance(250 * time.Millisecond)
@@ -440,7 +442,7 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 	}))
 	r.v.SetTarget("NEW.TOPIC")
 	r.v.Field(5).Input.SetValue("1000") // count
-	r.Key("enter")
+	r.Key("ctrl+s", "enter")
 	run := pub.Last()
 	if !run.Wait(5 * time.Second) {
 		t.Fatal("run did not finish")
@@ -452,6 +454,7 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 	}
 	r.MustShow("Topic NEW.TOPIC does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC", "Partitions")
 	// The default partitions are selected: typing replaces them.
+	r.Key("enter")
 	r.TypeText("6")
 	r.Key("enter")
 	r.MustShow("Create NEW.TOPIC: 6 partitions")

@@ -9,6 +9,7 @@ package tab
 import (
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ui/common"
@@ -86,6 +87,15 @@ func (b *Base) DialogFlow(msg tea.KeyPressMsg, reset func(), submit func(end fun
 		}
 	}
 	return nil
+}
+
+// KeyHints implements common.KeyHinter: while a dialog is open, the hint
+// line shows the dialog's keys in its current mode.
+func (b *Base) KeyHints() ([]key.Binding, bool) {
+	if b.Dlg == nil {
+		return nil, false
+	}
+	return b.Dlg.ShortHelp(b.Ctx.Keys), true
 }
 
 // DialogView renders the open dialog in the tab's box.

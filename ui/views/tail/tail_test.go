@@ -303,7 +303,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	path := filepath.Join(dir, "o.jsonl")
 	r.Key("w")
 	r.MustShow("Save the tail buffer", "63 records", "./ilinkdash-tail-ORDER.EVENT-20261130-100000.jsonl")
-	r.Key("ctrl+u")
+	r.Key("enter", "ctrl+u") // the dialog opens navigating: enter edits
 	r.TypeText(path)
 	r.Key("enter")
 	flashes := viewtest.Took[common.FlashMsg](r.Rig)
@@ -363,7 +363,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	}
 
 	// Saving over an existing file fails clearly and keeps the dialog.
-	r.Key("w", "ctrl+u")
+	r.Key("w", "enter", "ctrl+u")
 	r.TypeText(path)
 	r.Key("enter")
 	r.MustShow("save failed", "already exists")
@@ -371,7 +371,7 @@ func TestTailSaveJSONLRoundTrip(t *testing.T) {
 	r.TypeText(filepath.Join(dir, "no", "d.jsonl"))
 	r.Key("enter")
 	r.MustShow("save failed", "no such")
-	r.Key("esc")
+	r.Key("esc", "esc") // stop editing, close
 	if r.v.Capturing() {
 		t.Fatal("esc did not close the save dialog")
 	}
@@ -536,6 +536,7 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 	s := r.open("ORDER.EVENT", 30)
 	r.Key("o")
 	r.MustShow("Jump to an offset or a time")
+	r.Key("enter") // edit To
 	r.TypeText("3@x")
 	r.Key("enter")
 	r.MustShow("write P@OFFSET")
@@ -569,7 +570,7 @@ func TestTailJumpToOffsetAndTime(t *testing.T) {
 		{"10:00", func(s position.Position) bool { return s.Kind == position.Time && s.Time.Equal(fakes.Epoch) }},
 		{"2026-11-30T09:00:00Z", func(s position.Position) bool { return s.Time.Equal(fakes.Epoch.Add(-time.Hour)) }},
 	} {
-		r.Key("o")
+		r.Key("o", "enter")
 		r.TypeText(c.in)
 		r.Key("enter")
 		all := s.Seeks()
@@ -689,7 +690,7 @@ func TestTailNewDialog(t *testing.T) {
 	r := newTailRig(t, 0, fakes.TailerOptions{})
 	r.Key("t")
 	r.MustShow("Tail a topic or a pattern", "Group")
-	r.Key("enter")
+	r.Key("enter", "enter") // edit the topic, submit
 	r.MustShow("give a topic name or a pattern")
 	r.TypeText("ORDER.*")
 	r.Key("tab", "ctrl+u")
@@ -717,7 +718,7 @@ func TestTailNewDialog(t *testing.T) {
 	ro.MustNotShow("Group  ")
 
 	// From a time (the dashboard's clock is UTC here).
-	r.Key("t", "tab", "ctrl+u")
+	r.Key("t", "tab", "enter", "ctrl+u")
 	r.TypeText("2026-11-30 09:30")
 	r.Key("enter")
 	if got := r.tl.Last().Spec().From; got.Kind != position.Time || !got.Time.Equal(fakes.Epoch.Add(-30*time.Minute)) {
@@ -725,7 +726,7 @@ func TestTailNewDialog(t *testing.T) {
 	}
 	r.MustShow("from 2026-11-30 09:30:00")
 	// One partition cannot be a start: the form says what to do instead.
-	r.Key("t", "tab", "ctrl+u")
+	r.Key("t", "tab", "enter", "ctrl+u")
 	r.TypeText("3@10")
 	r.Key("enter")
 	r.MustShow("a tail starts every partition at the same place")

@@ -21,6 +21,7 @@ func TestTailJumpFillsTheBufferThenHolds(t *testing.T) {
 	s := r.open("ORDER.EVENT", 30)
 	r.Key("o")
 	r.MustShow("filled from there, then the tail holds")
+	r.Key("enter") // the dialog opens navigating: enter edits
 	r.TypeText("500")
 	r.Key("enter")
 	seeks, fills := s.Seeks(), s.Fills()
@@ -60,7 +61,7 @@ func TestTailJumpFillsTheBufferThenHolds(t *testing.T) {
 
 	// Another jump, held again; G then goes to the end: a seek to the
 	// latest records with no bound, the buffer cleared, live.
-	r.Key("o")
+	r.Key("o", "enter")
 	r.TypeText("earliest")
 	r.Key("enter")
 	r.emit(300)
@@ -89,6 +90,7 @@ func TestTailPatternJumpNamesTheTopic(t *testing.T) {
 	s := r.open("ORDER.*", 30)
 	r.Key("o")
 	r.MustShow("ORDER.KR:3@1234 (partition 3 of ORDER.KR)")
+	r.Key("enter")
 	r.TypeText("2@5")
 	r.Key("enter")
 	r.MustShow("write TOPIC:P@OFFSET")
