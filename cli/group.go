@@ -32,6 +32,10 @@ type seekJSON struct {
 	Executed bool               `json:"executed"`
 	Skip     int64              `json:"skip"` // the sum of the changes' known skips
 	Changes  []offsetChangeJSON `json:"changes"`
+	// Differences (with --execute) are where the applied seek is not the
+	// plan it was computed from (admin.SeekDifferences); empty when the
+	// seek did exactly what the plan said.
+	Differences []string `json:"differences"`
 }
 
 type groupDeleteJSON struct {
@@ -42,8 +46,8 @@ type groupDeleteJSON struct {
 // parseSeekTarget reads --to with the one position parser
 // (ilink/position): earliest, latest, an offset, a time (RFC 3339, a local
 // date and time, HH:MM[:SS] today) or a relative time (-5m, 2h ago).
-// P@OFFSET is refused: the engine's seek moves the given offset in every
-// partition of the topic(s), all or nothing, and has no one-partition form.
+// P@OFFSET (and TOPIC:P@OFFSET) moves that one partition of the topic
+// (seekTopic says which topic).
 func parseSeekTarget(s string, now time.Time) (admin.SeekTarget, position.Position, error) {
 	if strings.TrimSpace(s) == "" {
 		return admin.SeekTarget{}, position.Position{}, fmt.Errorf("--to is required: %s", position.Forms)
@@ -60,10 +64,26 @@ func parseSeekTarget(s string, now time.Time) (admin.SeekTarget, position.Positi
 	case position.Time:
 		return admin.SeekTarget{Time: p.Time}, p, nil
 	}
-	if p.Partition >= 0 {
-		return admin.SeekTarget{}, p, fmt.Errorf("--to %s: group seek moves every partition of the topic (with --topic) to the same offset; one partition alone (P@OFFSET) is not supported: give an offset (--to %d) or a time", s, p.Offset)
+	if p.OnePartition() {
+		return admin.SeekTarget{Offset: p.Offset, Partitions: []int32{p.Partition}}, p, nil
 	}
 	return admin.SeekTarget{Offset: p.Offset}, p, nil
+}
+
+// seekTopic is the topic a seek to p moves: --topic, or the topic of a
+// TOPIC:P@OFFSET; a one-partition seek must name one.
+func seekTopic(p position.Position, topic string) (string, error) {
+	switch {
+	case !p.OnePartition():
+		return topic, nil
+	case p.Topic != "" && topic != "" && p.Topic != topic:
+		return "", fmt.Errorf("--to %s names topic %s but --topic is %s", p, p.Topic, topic)
+	case p.Topic != "":
+		return p.Topic, nil
+	case topic == "":
+		return "", fmt.Errorf("--to %s moves one partition (P@OFFSET): name its topic with --topic T or --to T:%s", p, p)
+	}
+	return topic, nil
 }
 
 func (a *app) groupCommand() *cobra.Command {
@@ -83,13 +103,20 @@ func (a *app) groupCommand() *cobra.Command {
 			"members (MIMQE_GROUP_NOT_EMPTY). --to takes the positions of tail --from and of the\n" +
 			"dashboard's seek: earliest, latest, an offset, a time (RFC 3339, a local date and\n" +
 			"time, HH:MM[:SS] today) or a relative time (-5m, -2h, 2h ago). A time moves to the\n" +
-			"first offset at or after it. P@OFFSET is refused (the seek moves every partition).",
+			"first offset at or after it. P@OFFSET (with --topic) or TOPIC:P@OFFSET moves that one\n" +
+			"partition and leaves the others. --execute plans first and applies exactly the planned\n" +
+			"offsets (a later end is not chased), then reports any difference from the plan.",
 		Example: "  ilinkdash group seek billing --to earliest --topic ORDER.EVENT\n" +
+			"  ilinkdash group seek billing --to 2@5 --topic ORDER.EVENT --execute\n" +
 			"  ilinkdash group seek billing --to -15m\n" +
 			"  ilinkdash group seek billing --to 2026-01-02T15:04:05Z --execute",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, pos, err := parseSeekTarget(to, a.now())
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			topic, err := seekTopic(pos, topic)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -101,7 +128,7 @@ func (a *app) groupCommand() *cobra.Command {
 			return t.groupSeek(args[0], topic, to, pos, target, execute)
 		},
 	}
-	seek.Flags().StringVar(&to, "to", "", "where to: earliest, latest, an offset, a time (2026-01-02T15:04:05Z, 2026-01-02 15:04, 10:00 today) or a relative time (-5m, 2h ago)")
+	seek.Flags().StringVar(&to, "to", "", "where to: earliest, latest, an offset, P@OFFSET or TOPIC:P@OFFSET (one partition), a time (2026-01-02T15:04:05Z, 2026-01-02 15:04, 10:00 today) or a relative time (-5m, 2h ago)")
 	seek.Flags().StringVar(&topic, "topic", "", "only this topic (default: every topic the group has commits on)")
 	seek.Flags().BoolVar(&execute, "execute", false, "apply the change (default: only print the plan)")
 	del := &cobra.Command{
@@ -125,17 +152,22 @@ func (a *app) groupCommand() *cobra.Command {
 }
 
 func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Position, to admin.SeekTarget, execute bool) error {
-	var changes []admin.OffsetChange
-	var err error
-	if execute {
-		changes, err = t.qm.SeekGroup(t.ctx, group, topic, to)
-	} else {
-		changes, err = t.qm.PlanSeekGroup(t.ctx, group, topic, to)
-	}
+	// The plan first; an execution applies exactly the planned offsets
+	// (to.Planned) and reports where the result differs from them.
+	changes, err := t.qm.PlanSeekGroup(t.ctx, group, topic, to)
 	if err != nil {
 		return err
 	}
-	out := seekJSON{Group: group, Topic: topic, To: toText, Executed: execute, Changes: []offsetChangeJSON{}}
+	diffs := []string{}
+	if execute && len(changes) > 0 {
+		plan := changes
+		to.Planned = plan
+		if changes, err = t.qm.SeekGroup(t.ctx, group, topic, to); err != nil {
+			return err
+		}
+		diffs = append(diffs, admin.SeekDifferences(plan, changes)...)
+	}
+	out := seekJSON{Group: group, Topic: topic, To: toText, Executed: execute, Changes: []offsetChangeJSON{}, Differences: diffs}
 	for _, c := range changes {
 		cj := offsetChangeJSON{Topic: c.Topic, Partition: c.Partition, Old: c.Old, New: c.New,
 			LogStart: optOffset(c.LogStart), EndOffset: optOffset(c.End)}
@@ -162,6 +194,9 @@ func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Positi
 				old = "no commit"
 			}
 			w.row(c.Topic, c.Partition, old, "->", c.New, optCell(c.Skip))
+		}
+		for _, d := range out.Differences {
+			w.row("differs from the plan: " + d)
 		}
 	})
 }

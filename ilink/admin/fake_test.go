@@ -209,7 +209,7 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 		t.Fatalf("seeks %+v", seeks)
 	}
 	for i := range want {
-		if seeks[i] != want[i] {
+		if !reflect.DeepEqual(seeks[i], want[i]) {
 			t.Fatalf("seek %d sent %+v, want %+v", i, seeks[i], want[i])
 		}
 	}

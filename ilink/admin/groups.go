@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"ilinkdash/ilink"
@@ -186,7 +187,13 @@ func (q *Qmgr) DescribeGroup(ctx context.Context, group string) (GroupDescriptio
 }
 
 func seekRequest(group, topic string, to SeekTarget, dryRun bool) (*wire.SeekGroupRequest, error) {
-	req := &wire.SeekGroupRequest{Group: group, Topic: topic, DryRun: dryRun}
+	req := &wire.SeekGroupRequest{Group: group, Topic: topic, DryRun: dryRun, Partitions: to.Partitions}
+	if len(to.Partitions) > 0 && topic == "" {
+		return nil, &ilink.Error{Name: ilink.NameBadConfig, Tail: "seek target: a seek of one partition (P@OFFSET) needs the topic", Kind: ilink.KindConfig}
+	}
+	for _, c := range to.Planned {
+		req.Planned = append(req.Planned, wire.OffsetChangeEntry{Topic: c.Topic, Partition: c.Partition, Old: c.Old, New: c.New, LogStart: c.LogStart, End: c.End})
+	}
 	n := 0
 	if to.Earliest {
 		req.Mode, n = wire.SeekToEarliest, n+1
@@ -240,6 +247,41 @@ func (q *Qmgr) SeekGroup(ctx context.Context, group, topic string, to SeekTarget
 		return nil, err
 	}
 	return q.seek(ctx, group, topic, to, false)
+}
+
+// SeekDifferences compares an applied seek with its preview: one line per
+// partition whose applied offset or previous commit is not the
+// preview's, or that only one of them has; none when the seek did what
+// the preview showed.
+func SeekDifferences(planned, applied []OffsetChange) []string {
+	type tp struct {
+		topic string
+		part  int32
+	}
+	plan := make(map[tp]OffsetChange, len(planned))
+	for _, c := range planned {
+		plan[tp{c.Topic, c.Partition}] = c
+	}
+	var out []string
+	for _, a := range applied {
+		k := tp{a.Topic, a.Partition}
+		p, ok := plan[k]
+		delete(plan, k)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s [%d]: moved to %d, not in the preview", a.Topic, a.Partition, a.New))
+		case p.New != a.New:
+			out = append(out, fmt.Sprintf("%s [%d]: moved to %d, the preview said %d (the log changed since)", a.Topic, a.Partition, a.New, p.New))
+		case p.Old != a.Old:
+			out = append(out, fmt.Sprintf("%s [%d]: the commit was %d, the preview saw %d (committed since)", a.Topic, a.Partition, a.Old, p.Old))
+		}
+	}
+	for _, p := range planned {
+		if _, left := plan[tp{p.Topic, p.Partition}]; left {
+			out = append(out, fmt.Sprintf("%s [%d]: in the preview, not moved", p.Topic, p.Partition))
+		}
+	}
+	return out
 }
 
 // SeekGroupToTime is seekGroupToTime: SeekGroup to the first offset at or

@@ -191,6 +191,14 @@ type SeekTarget struct {
 	// Time, when not zero, moves to the first offset at or after it
 	// (LIST_OFFSETS rules; the end offset when nothing is that recent).
 	Time time.Time
+	// Partitions, with a topic, moves only these partitions of it (a
+	// P@OFFSET seek names one); nil = every partition.
+	Partitions []int32
+	// Planned, when not empty, is a preview's changes (PlanSeekGroup):
+	// SeekGroup applies exactly their New offsets instead of resolving
+	// the target again, so the seek does what the preview showed
+	// (SeekDifferences says where the engine's result differs).
+	Planned []OffsetChange
 }
 
 // OffsetChange is one planned or applied change of a committed offset,
