@@ -202,6 +202,7 @@ func TestOperatorMutatesAndIsAudited(t *testing.T) {
 	c.waitText("DROP.ME")
 	c.send("D")
 	c.waitText("Delete topic DROP.ME")
+	c.send("\r") // the dialog opens navigating: enter edits the name line
 	c.send("DROP.ME")
 	c.send("\r")
 	e := r.waitAudit("the delete in the audit log", func(e AuditEntry) bool { return e.Action == "delete-topic" })
