@@ -145,7 +145,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		PublishConfirm: b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "send")),
 		PublishEdit:    b(key.WithKeys("e", "enter"), key.WithHelp("e", "open the form")),
 		PublishLeave:   b(key.WithKeys("esc"), key.WithHelp("esc", "leave the form")),
-		PublishStop:    b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x outside the form)")),
+		PublishStop:    b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x when not editing)")),
 	}
 	syntax := [][2]string{
 		{"TEXT", "key or value contains"},
