@@ -48,6 +48,9 @@ type groupFlow struct {
 	byTime  bool
 	at      time.Time
 	desc    string // "earliest", "offset 42", "time 10:00:00"
+	// planned is the preview's changes: the apply sends them
+	// (SeekTarget.Planned), so it moves exactly what the preview showed.
+	planned []admin.OffsetChange
 }
 
 const (
@@ -92,6 +95,7 @@ type (
 	}
 	seekPlanMsg struct {
 		changes []admin.OffsetChange
+		planned []admin.OffsetChange // an apply's preview
 		err     error
 		apply   bool
 		dlgGen  uint64
@@ -552,7 +556,7 @@ func (v *Groups) openSeek(name string) {
 		SubmitLabel: "preview",
 		Fields: []*components.Field{
 			components.ChoiceField("Topic", disp...),
-			components.TextField("To", "earliest", "earliest · latest · 1234 · 2026-11-30 10:00 · 10:00 · -15m"),
+			components.TextField("To", "earliest", "earliest · latest · 1234 · 2@1234 (one partition) · 2026-11-30 10:00 · -15m"),
 		},
 	}
 	d.Fields[0].Hint = "←/→"
@@ -604,6 +608,7 @@ func (v *Groups) submitSeekForm() tea.Cmd {
 	}
 	fl.byTime = false
 	fl.target = admin.SeekTarget{}
+	fl.planned = nil
 	to, err := position.Parse(f[1].Value(), v.Ctx.Now())
 	if err != nil {
 		v.Dlg.Err = err.Error()
@@ -617,12 +622,24 @@ func (v *Groups) submitSeekForm() tea.Cmd {
 		fl.target.Latest = true
 		fl.desc = "latest"
 	case position.Offset:
-		if to.Partition >= 0 {
-			v.Dlg.Err = "a group seek moves every partition of the topic: give an offset without P@ (or use ilinkdash group seek)"
-			return nil
-		}
 		fl.target.Offset = to.Offset
 		fl.desc = "offset " + tab.Itoa(to.Offset)
+		if to.OnePartition() {
+			// One partition of one topic: the chosen topic, or the one
+			// TOPIC:P@OFFSET names.
+			switch {
+			case to.Topic != "" && fl.topic != "" && to.Topic != fl.topic:
+				v.Dlg.Err = "To: " + common.S(to.String()) + " names topic " + common.S(to.Topic) + ", but the topic chosen is " + common.S(fl.topic)
+				return nil
+			case to.Topic != "":
+				fl.topic = to.Topic
+			case fl.topic == "":
+				v.Dlg.Err = "To: " + common.S(to.String()) + " moves one partition: choose its topic above (←/→) or write TOPIC:" + common.S(to.String())
+				return nil
+			}
+			fl.target.Partitions = []int32{to.Partition}
+			fl.desc = "offset " + tab.Itoa(to.Offset) + " of partition " + strconv.Itoa(int(to.Partition))
+		}
 	case position.Time:
 		fl.byTime, fl.at = true, to.Time
 		fl.desc = "time " + to.Time.In(v.Ctx.Now().Location()).Format("2006-01-02 15:04:05")
@@ -643,12 +660,20 @@ func (v *Groups) runSeek(apply bool) tea.Cmd {
 		defer cancel()
 		var ch []admin.OffsetChange
 		var err error
-		if fl.byTime {
-			ch, err = src.SeekGroupToTime(ctx, fl.group, fl.topic, fl.at, apply)
-		} else {
-			ch, err = src.SeekGroup(ctx, fl.group, fl.topic, fl.target, apply)
+		switch {
+		case apply: // exactly the previewed offsets, not the target resolved again
+			to := fl.target
+			if fl.byTime {
+				to = admin.SeekTarget{Time: fl.at}
+			}
+			to.Planned = fl.planned
+			ch, err = src.SeekGroup(ctx, fl.group, fl.topic, to, true)
+		case fl.byTime:
+			ch, err = src.SeekGroupToTime(ctx, fl.group, fl.topic, fl.at, false)
+		default:
+			ch, err = src.SeekGroup(ctx, fl.group, fl.topic, fl.target, false)
 		}
-		return seekPlanMsg{changes: ch, err: err, apply: apply, dlgGen: gen, group: fl.group}
+		return seekPlanMsg{changes: ch, planned: fl.planned, err: err, apply: apply, dlgGen: gen, group: fl.group}
 	})
 }
 
@@ -676,14 +701,25 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 		return nil
 	}
 	if m.apply {
+		// The result is reported against the preview it applied.
+		diffs := admin.SeekDifferences(m.planned, m.changes)
+		done := common.Flash(common.LevelOK, common.S(m.group)+": "+common.Plural(len(m.changes), "offset")+" moved as previewed")
+		if len(diffs) > 0 {
+			done = common.Flash(common.LevelWarn, common.S(m.group)+": "+common.Plural(len(m.changes), "offset")+" moved; "+common.Plural(len(diffs), "partition")+" differ from the preview")
+		}
 		if current {
 			v.CloseDialog()
 			v.flow = groupFlow{}
+			if len(diffs) > 0 {
+				body := []string{"The seek was applied, but not exactly as previewed:", ""}
+				for _, d := range diffs {
+					body = append(body, common.S(d))
+				}
+				v.OpenDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " — applied with differences", Body: body})
+				v.flow.stage = flowResult
+			}
 		}
-		cmds := []tea.Cmd{
-			common.Flash(common.LevelOK, common.S(m.group)+": "+common.Plural(len(m.changes), "offset")+" moved"),
-			common.Refresh(common.ResGroups),
-		}
+		cmds := []tea.Cmd{done, common.Refresh(common.ResGroups)}
 		if v.detail != nil && v.detail.name == m.group {
 			cmds = append(cmds, v.readDetail(&v.base)) // (owed, if a read is out)
 		}
@@ -749,6 +785,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 	}
 	v.OpenDialog(d)
 	v.flow.stage = flowSeekPreview
+	v.flow.planned = m.changes
 	return nil
 }
 

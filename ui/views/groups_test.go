@@ -90,7 +90,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.Key("ctrl+u")
 	r.TypeText("3@5")
 	r.Key("enter")
-	r.MustShow("without P@")
+	r.MustShow("moves one partition: choose its topic")
 	r.Key("ctrl+u")
 	r.TypeText("earliest")
 	r.Key("enter")

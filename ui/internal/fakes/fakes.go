@@ -582,7 +582,10 @@ func (s *Source) DescribeGroup(ctx context.Context, name string) (admin.GroupDes
 	return d, nil
 }
 
-func (s *Source) seek(ctx context.Context, method, name, topicName string, apply bool, target func(p *partition) float64) ([]admin.OffsetChange, error) {
+// seek moves the group's partitions on topicName ("" = all) to target;
+// a partition target says false for is left alone (like the engine's
+// one-partition and planned seeks).
+func (s *Source) seek(ctx context.Context, method, name, topicName string, apply bool, target func(topic string, i int, p *partition) (float64, bool)) ([]admin.OffsetChange, error) {
 	if err := s.enter(ctx, method); err != nil {
 		return nil, err
 	}
@@ -602,7 +605,11 @@ func (s *Source) seek(ctx context.Context, method, name, topicName string, apply
 		t := s.topics[tn]
 		for i, p := range t.parts {
 			old := g.committed[tn][i]
-			nw := math.Max(p.start, math.Min(p.end, target(p)))
+			to, ok := target(tn, i, p)
+			if !ok {
+				continue
+			}
+			nw := math.Max(p.start, math.Min(p.end, to))
 			c := admin.OffsetChange{Topic: tn, Partition: int32(i), Old: int64(old), New: int64(nw), LogStart: int64(p.start), End: int64(p.end)}
 			if old < 0 {
 				c.Old = -1
@@ -621,14 +628,27 @@ func (s *Source) seek(ctx context.Context, method, name, topicName string, apply
 
 // SeekGroup implements views.GroupAdmin.
 func (s *Source) SeekGroup(ctx context.Context, name, topicName string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
-	return s.seek(ctx, "SeekGroup", name, topicName, apply, func(p *partition) float64 {
+	planned := map[string]int64{}
+	for _, c := range to.Planned {
+		planned[fmt.Sprintf("%s/%d", c.Topic, c.Partition)] = c.New
+	}
+	return s.seek(ctx, "SeekGroup", name, topicName, apply, func(tn string, i int, p *partition) (float64, bool) {
+		if len(to.Planned) > 0 {
+			n, ok := planned[fmt.Sprintf("%s/%d", tn, i)]
+			return float64(n), ok
+		}
+		if len(to.Partitions) > 0 && !slices.Contains(to.Partitions, int32(i)) {
+			return 0, false
+		}
 		switch {
 		case to.Earliest:
-			return p.start
+			return p.start, true
 		case to.Latest:
-			return p.end
+			return p.end, true
+		case !to.Time.IsZero():
+			return math.Round(p.end - s.now.Sub(to.Time).Seconds()*10), true
 		}
-		return float64(to.Offset)
+		return float64(to.Offset), true
 	})
 }
 
@@ -638,9 +658,9 @@ func (s *Source) SeekGroupToTime(ctx context.Context, name, topicName string, at
 	s.mu.Lock()
 	now := s.now
 	s.mu.Unlock()
-	return s.seek(ctx, "SeekGroupToTime", name, topicName, apply, func(p *partition) float64 {
+	return s.seek(ctx, "SeekGroupToTime", name, topicName, apply, func(_ string, _ int, p *partition) (float64, bool) {
 		back := now.Sub(at).Seconds()
-		return math.Round(p.end - back*10)
+		return math.Round(p.end - back*10), true
 	})
 }
 
