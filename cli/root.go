@@ -55,7 +55,7 @@ func newRootCommand() *app {
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),
 		a.versionCommand(), a.serveCommand(),
 		a.queueCommand(), a.quarantineCommand(), a.topicCommand(), a.clusterCommand(), a.searchCommand(),
-		a.checkCommand())
+		a.checkCommand(), genManCommand())
 	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	a.registerCompletions()
 	forEachCommand(a.root, func(c *cobra.Command) {

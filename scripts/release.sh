@@ -20,16 +20,15 @@ mkdir -p "$OUT/share/completions" "$OUT/share/man/man1"
 ldflags="-s -w -X ilinkdash/cli.stampVersion=$VERSION -X ilinkdash/cli.stampCommit=$COMMIT"
 
 # Completions and man pages come from the host's own build of the same tree
-# (with the same flags, so the gendocs build and a host target reuse it).
+# (with the same flags, so a host target reuses it).
 export CGO_ENABLED=0
 hostos=$(go env GOOS) hostarch=$(go env GOARCH)
 host="$OUT/.host/ilinkdash"
 go build -trimpath -ldflags "$ldflags" -o "$host" .
-go build -trimpath -o "$OUT/.host/gendocs" ./scripts/gendocs
 for sh in bash zsh fish; do
   "$host" completion "$sh" > "$OUT/share/completions/ilinkdash.$sh"
 done
-"$OUT/.host/gendocs" "$OUT/share/man/man1"
+"$host" gen-man "$OUT/share/man/man1"
 
 for target in $TARGETS; do
   os=${target%/*} arch=${target#*/}

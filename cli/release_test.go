@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"archive/tar"
@@ -20,7 +20,7 @@ import (
 // the binary it made: static, stamped with the version and this checkout's
 // commit, shipped with completions and man pages, listed in SHA256SUMS.
 func TestReleaseScript(t *testing.T) {
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestReleaseScript(t *testing.T) {
 		t.Fatalf("SHA256SUMS = %q, want %q", sums, want)
 	}
 
-	files := untar(t, tarball, out)
+	files := untarRelease(t, tarball, out)
 	for _, f := range []string{"ilinkdash", "README.md", "completions/ilinkdash.bash", "completions/ilinkdash.zsh",
 		"completions/ilinkdash.fish", "man/man1/ilinkdash.1", "man/man1/ilinkdash-tail.1", "man/man1/ilinkdash-serve.1"} {
 		if fi, ok := files[name+"/"+f]; !ok || fi == 0 {
@@ -91,8 +91,8 @@ func TestReleaseScript(t *testing.T) {
 	}
 }
 
-// untar extracts a .tar.gz into dir and returns each file's size.
-func untar(t *testing.T, path, dir string) map[string]int64 {
+// untarRelease extracts a .tar.gz into dir and returns each file's size.
+func untarRelease(t *testing.T, path, dir string) map[string]int64 {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
