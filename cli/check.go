@@ -161,7 +161,8 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		return rep.unknown(err, "", f.timeout)
 	}
 	defer svc.Close()
-	s := &sampler{qm: svc.AccessAdminQmgr(c.QueueManager), mon: health.New(cfg), filter: filter}
+	s := &sampler{qm: svc.AccessAdminQmgr(c.QueueManager), mon: health.New(cfg), filter: filter,
+		definition: func(ctx context.Context) (admin.ClusterProperty, error) { return svc.ClusterProperty(ctx, "") }}
 	if call, err := s.run(ctx, span, sampleStep(span, c.Refresh.Groups)); err != nil {
 		return rep.unknown(err, call, f.timeout)
 	}

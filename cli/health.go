@@ -141,6 +141,9 @@ type sampler struct {
 	qm     *admin.Qmgr
 	mon    *health.Monitor
 	filter groupFilter
+	// definition reads the cluster definition (check: node-absent and
+	// node-removed, as the dashboard judges them); nil skips it.
+	definition func(context.Context) (admin.ClusterProperty, error)
 
 	nodes, topics, groups, queues int // counts of the last lists
 	unmatched                     []string
@@ -167,6 +170,13 @@ func (s *sampler) pollAll(ctx context.Context) (string, error) {
 		return "node list", err
 	}
 	s.mon.ObserveNodes(ns, time.Now())
+	if s.definition != nil {
+		def, err := s.definition(ctx)
+		if err != nil {
+			return "cluster definition", err
+		}
+		s.mon.ObserveDefinition(def, time.Now())
+	}
 	ts, err := s.qm.Topics(ctx)
 	if err != nil {
 		return "topic list", err
