@@ -12,6 +12,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ui/sanitize"
 )
 
@@ -248,9 +249,4 @@ func (r checkReport) print(v checkJSON, alerts []health.Alert) error {
 	return err
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return numfmt.Plural(n, word) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ilink/wire"
 )
 
@@ -106,14 +107,7 @@ func DuplicateWarning(old int, queue string) string {
 		return ""
 	}
 	return fmt.Sprintf("%d OLD %s: messages %s already delivered. Reinjecting %s appends %s to the tail of %s again, and duplicates are not removed: consumers will see %s twice.",
-		old, plural(old, "entry", "entries"), queue, plural(old, "it", "them"), plural(old, "it", "them"), queue, plural(old, "it", "them"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		old, numfmt.Agree(old, "entry", "entries"), queue, numfmt.Agree(old, "it", "them"), numfmt.Agree(old, "it", "them"), queue, numfmt.Agree(old, "it", "them"))
 }
 
 // ReinjectQuarantineIDs reinjects exactly the entries of dir (""= any) for

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"ilinkdash/ilink/topicrules"
 )
@@ -26,50 +25,10 @@ type TopicConfigChange struct {
 // Changed reports whether the value changes.
 func (c TopicConfigChange) Changed() bool { return c.Old != c.New }
 
-// Format renders a value of key for people: retention as a duration,
-// bytes with a unit, 0 as forever / unlimited.
-func FormatTopicValue(key string, v int64) string {
-	switch key {
-	case "retention.ms":
-		if v == topicrules.Forever {
-			return "forever"
-		}
-		return strconv.FormatInt(v, 10) + " (" + shortDuration(time.Duration(v)*time.Millisecond) + ")"
-	case "retention.bytes":
-		if v == topicrules.Forever {
-			return "unlimited"
-		}
-		return strconv.FormatInt(v, 10) + " (" + byteSize(v) + ")"
-	}
-	return strconv.FormatInt(v, 10)
-}
-
-func shortDuration(d time.Duration) string {
-	switch {
-	case d%(7*24*time.Hour) == 0:
-		return strconv.FormatInt(int64(d/(7*24*time.Hour)), 10) + "w"
-	case d%(24*time.Hour) == 0:
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	}
-	return d.String()
-}
-
-func byteSize(v int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	f, i := float64(v), 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if f == float64(int64(f)) {
-		return strconv.FormatInt(int64(f), 10) + " " + units[i]
-	}
-	return strconv.FormatFloat(f, 'f', 1, 64) + " " + units[i]
-}
+// FormatTopicValue renders a value of key for people, in the form the
+// inputs accept (the one form: FormatTopicInput): retention "7d", bytes
+// "32MiB", 0 as forever / unlimited.
+func FormatTopicValue(key string, v int64) string { return FormatTopicInput(key, v) }
 
 // canonicalTopicKey maps a key as typed to its canonical name.
 func canonicalTopicKey(k string) (string, bool) {

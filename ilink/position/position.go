@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ilinkdash/ilink/numfmt"
 )
 
 // Kind says which of the forms a Position is.
@@ -232,9 +234,9 @@ func (p Position) Label() string {
 			if p.Topic != "" {
 				of = p.Topic + " partition "
 			}
-			return "offset " + thousands(p.Offset) + " of " + of + strconv.Itoa(int(p.Partition))
+			return "offset " + numfmt.Thousands(p.Offset) + " of " + of + strconv.Itoa(int(p.Partition))
 		}
-		return "offset " + thousands(p.Offset)
+		return "offset " + numfmt.Thousands(p.Offset)
 	case Time:
 		return p.Time.Local().Format("2006-01-02 15:04:05")
 	}
@@ -284,18 +286,6 @@ func validTopic(s string) bool {
 		}
 	}
 	return true
-}
-
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func isDigits(s string) bool {

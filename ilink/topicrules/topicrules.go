@@ -275,7 +275,7 @@ func FormatSize(n int64) string {
 }
 
 // FormatRetention writes a retention as it is typed back: forever, the
-// largest unit that divides it (7d, 12h, 30m, 45s), or milliseconds.
+// largest unit that divides it (7d, 14d, 12h, 30m, 45s), or milliseconds.
 func FormatRetention(ms int64) string {
 	if ms == Forever {
 		return "forever"
@@ -283,7 +283,7 @@ func FormatRetention(ms int64) string {
 	for _, u := range []struct {
 		s string
 		m int64
-	}{{"w", 6.048e8}, {"d", 8.64e7}, {"h", 3.6e6}, {"m", 6e4}, {"s", 1e3}} {
+	}{{"d", 8.64e7}, {"h", 3.6e6}, {"m", 6e4}, {"s", 1e3}} { // days, not weeks: the topic list says 7d
 		if ms%u.m == 0 {
 			return strconv.FormatInt(ms/u.m, 10) + u.s
 		}

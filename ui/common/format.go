@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ilinkdash/ilink/numfmt"
+	"ilinkdash/ilink/topicrules"
 )
 
 // Count formats a non-negative count compactly with three significant
@@ -50,30 +53,13 @@ func compact(v float64, unit string) string {
 	return s + suffixes[i] + unit
 }
 
-// Thousands formats an integer exactly with thin grouping: 12,345,678.
+// Thousands formats an integer exactly with comma grouping: 12,345,678;
+// -1 (the admin API's "none") gives "-".
 func Thousands(n int64) string {
-	if n < 0 {
-		if n == -1 {
-			return "-"
-		}
-		return "-" + Thousands(-n)
+	if n == -1 {
+		return "-"
 	}
-	s := strconv.FormatInt(n, 10)
-	if len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
+	return numfmt.Thousands(n)
 }
 
 // Bytes formats a byte count in binary units: 512B, 1.5KiB, 20MiB.
@@ -161,14 +147,16 @@ func Ago(now, t time.Time) string {
 	return Dur(d) + " ago"
 }
 
-// Retention formats a topic's retention: "7d", "forever", "7d/1GiB".
+// Retention formats a topic's retention as the forms accept it (the
+// config pane and the create dialog say the same): "7d", "forever",
+// "7d/1GiB", "36h".
 func Retention(ms, bytes int64) string {
 	var parts []string
 	if ms > 0 {
-		parts = append(parts, Dur(time.Duration(ms)*time.Millisecond))
+		parts = append(parts, topicrules.FormatRetention(ms))
 	}
 	if bytes > 0 {
-		parts = append(parts, Bytes(bytes))
+		parts = append(parts, topicrules.FormatSize(bytes))
 	}
 	if len(parts) == 0 {
 		return "forever"
@@ -180,28 +168,16 @@ func Retention(ms, bytes int64) string {
 func Clock(t time.Time) string { return t.Format("15:04:05") }
 
 // Integer is any integer type a count comes in.
-type Integer interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
-}
+type Integer = numfmt.Integer
 
 // Plural formats a count (with Thousands) and its noun, singular for
-// exactly one: "1 topic", "0 topics", "12,000 records". Nouns with an
-// irregular plural use PluralOf.
-func Plural[N Integer](n N, noun string) string {
-	return PluralOf(n, noun, noun+"s")
-}
+// exactly one: "1 topic", "0 topics", "3 redeliveries" (numfmt.Plural, the
+// one the CLI and the health rules use too).
+func Plural[N Integer](n N, noun string) string { return numfmt.Plural(n, noun) }
 
-// PluralOf is Plural with an explicit plural form: PluralOf(n, "entry",
-// "entries").
-func PluralOf[N Integer](n N, one, many string) string {
-	return Thousands(int64(n)) + " " + Agree(n, one, many)
-}
+// PluralOf is Plural with an explicit plural form: PluralOf(n, "it", "them").
+func PluralOf[N Integer](n N, one, many string) string { return numfmt.PluralOf(n, one, many) }
 
 // Agree returns one when n is exactly 1, else many; for the words that
 // follow a count: "1 group needs attention", "2 groups need attention".
-func Agree[N Integer](n N, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func Agree[N Integer](n N, one, many string) string { return numfmt.Agree(n, one, many) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/numfmt"
 )
 
 // maxObs bounds a partition's history. The window's observations are all
@@ -572,24 +573,7 @@ func (m *Monitor) Group(name string) (GroupStatus, bool) {
 	return t.status, true
 }
 
-func plural(n int64, word string) string {
-	s := thousands(n) + " " + word
-	if n != 1 {
-		s += "s"
-	}
-	return s
-}
-
-func thousands(n int64) string {
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func plural(n int64, word string) string { return numfmt.Plural(n, word) }
 
 func roundDur(d time.Duration) string {
 	switch {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/numfmt"
 )
 
 // Monitor keeps the history the rules need and judges on every
@@ -383,14 +384,14 @@ func (m *Monitor) Alerts() []Alert {
 			switch {
 			case !q.fullAt.IsZero():
 				add(Alert{Level: LevelCritical, Kind: KindQueueFull, Subject: n, Since: q.fullAt,
-					Text: fmt.Sprintf("queue %s full since %s: depth %s of max %s, puts are refused", n, clock(q.fullAt), thousands(q.depth), thousands(q.maxDepth))})
+					Text: fmt.Sprintf("queue %s full since %s: depth %s of max %s, puts are refused", n, clock(q.fullAt), numfmt.Thousands(q.depth), numfmt.Thousands(q.maxDepth))})
 			case !q.overAt.IsZero():
 				add(Alert{Level: LevelWarning, Kind: KindQueueDepth, Subject: n, Since: q.overAt,
-					Text: fmt.Sprintf("queue %s depth %s over the limit %s since %s", n, thousands(q.depth), thousands(m.cfg.QueueDepth), clock(q.overAt))})
+					Text: fmt.Sprintf("queue %s depth %s over the limit %s since %s", n, numfmt.Thousands(q.depth), numfmt.Thousands(m.cfg.QueueDepth), clock(q.overAt))})
 			}
 			if q.dlq && q.growing(m.queuesAt, m.cfg.DLQWindow) {
 				add(Alert{Level: LevelWarning, Kind: KindDLQGrowing, Subject: n, Since: q.riseStart,
-					Text: fmt.Sprintf("dead-letter queue %s growing: depth %s (+%s since %s)", n, thousands(q.depth), thousands(q.depth-q.riseBase), clock(q.riseStart))})
+					Text: fmt.Sprintf("dead-letter queue %s growing: depth %s (+%s since %s)", n, numfmt.Thousands(q.depth), numfmt.Thousands(q.depth-q.riseBase), clock(q.riseStart))})
 			}
 		}
 	}
@@ -443,7 +444,7 @@ func (m *Monitor) groupAlert(g GroupStatus) (Alert, bool) {
 	a := Alert{Subject: name, Since: g.Since, SinceEarlier: g.SinceEarlier, Lag: lag}
 	if !g.Unlisted.IsZero() {
 		a.Level, a.Kind, a.Since = LevelWarning, KindGroupUnlisted, g.Unlisted
-		a.Text = fmt.Sprintf("group %s missing from the group list since %s (its coordinator may be moving); lag %s when last listed", name, clock(g.Unlisted), thousands(lag))
+		a.Text = fmt.Sprintf("group %s missing from the group list since %s (its coordinator may be moving); lag %s when last listed", name, clock(g.Unlisted), numfmt.Thousands(lag))
 		return a, true
 	}
 	switch g.Word {
@@ -452,13 +453,13 @@ func (m *Monitor) groupAlert(g GroupStatus) (Alert, bool) {
 		a.Text = fmt.Sprintf("group %s is unknown to the cluster", name)
 	case Stopped:
 		a.Level, a.Kind = LevelCritical, KindGroupStopped
-		a.Text = fmt.Sprintf("group %s stopped: no member since %s, lag %s", name, sinceText(g.Since, g.SinceEarlier), thousands(lag))
+		a.Text = fmt.Sprintf("group %s stopped: no member since %s, lag %s", name, sinceText(g.Since, g.SinceEarlier), numfmt.Thousands(lag))
 	case Stalled:
 		a.Level, a.Kind = LevelCritical, KindGroupStalled
-		a.Text = fmt.Sprintf("group %s stalled: lag %s, no commit advanced since %s", name, thousands(lag), sinceText(g.Since, g.SinceEarlier))
+		a.Text = fmt.Sprintf("group %s stalled: lag %s, no commit advanced since %s", name, numfmt.Thousands(lag), sinceText(g.Since, g.SinceEarlier))
 	case Rewound:
 		a.Level, a.Kind = LevelWarning, KindGroupRewound
-		a.Text = fmt.Sprintf("group %s rewound at %s: %s; lag %s", name, clock(g.Since), g.Reason, thousands(lag))
+		a.Text = fmt.Sprintf("group %s rewound at %s: %s; lag %s", name, clock(g.Since), g.Reason, numfmt.Thousands(lag))
 	case Lagging:
 		c := m.cfg
 		switch {
@@ -470,9 +471,9 @@ func (m *Monitor) groupAlert(g GroupStatus) (Alert, bool) {
 			return Alert{}, false
 		}
 		a.Kind = KindGroupLagging
-		a.Text = fmt.Sprintf("group %s lagging since %s: lag %s", name, sinceText(g.Since, g.SinceEarlier), thousands(lag))
+		a.Text = fmt.Sprintf("group %s lagging since %s: lag %s", name, sinceText(g.Since, g.SinceEarlier), numfmt.Thousands(lag))
 		if g.Growth > 0 && g.GrowthSpan > 0 {
-			a.Text += fmt.Sprintf(" (+%s in %s)", thousands(g.Growth), roundDur(g.GrowthSpan))
+			a.Text += fmt.Sprintf(" (+%s in %s)", numfmt.Thousands(g.Growth), roundDur(g.GrowthSpan))
 		}
 	default:
 		return Alert{}, false
