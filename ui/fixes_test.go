@@ -176,7 +176,8 @@ func TestIdleTimers(t *testing.T) {
 	check("overview", append(always, common.ResStats)...)
 	h.key("6") // the tail tab, nothing tailed
 	check("tail without a stream", always...)
-	// Open a stream, then leave: the drain stops with the stream.
+	// Open a stream and leave: it still drains in the background; x
+	// closes it, and the drain stops with the stream.
 	h.key(":")
 	h.typeText("tail ORDER.*")
 	h.key("enter")
@@ -184,6 +185,10 @@ func TestIdleTimers(t *testing.T) {
 		t.Fatal("the open stream is not drained")
 	}
 	h.key("1")
+	if _, vticks := count(time.Second); vticks == 0 {
+		t.Fatal("the tail left running is not drained in the background")
+	}
+	h.key("6", "x", "1")
 	check("overview after the tail", append(always, common.ResStats)...)
 	// A finished publish run leaves no timer either.
 	h.key("2", "j", "j", "p")

@@ -104,7 +104,7 @@ type Model struct {
 	views     [common.NumViews]common.View
 	overview  *views.Overview
 	health    *views.HealthTracker // one health evaluation: groups view and overview
-	tail      *tail.View
+	tail      *tail.Tabs           // the tails kept; they run while other tabs show
 	publish   *publish.View
 	tailer    tail.Tailer
 	publisher publish.Publisher
@@ -183,7 +183,7 @@ func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
 	m.health = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
 	m.overview = views.NewOverview(ctx, m.health)
-	m.tail = tail.New(ctx, m.tailer)
+	m.tail = tail.NewTabs(ctx, m.tailer)
 	m.publish = publish.New(ctx, m.publisher)
 	m.publish.SetCreator(src) // a publish to a missing topic offers to create it
 	m.views = [common.NumViews]common.View{

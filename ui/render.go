@@ -94,12 +94,20 @@ func (m *Model) tabLayout(w int) tabBarLayout {
 			}
 			num := strconv.Itoa(int(id) + 1)
 			title := m.views[id].Title()
+			// A tail runs while another tab shows: its tab says so
+			// ("6 Tail ●", "⏸" paused or held); its own header does on it.
+			badge := ""
+			if b, ok := m.views[id].(interface{ Badge() string }); ok && id != m.active {
+				if badge = b.Badge(); badge != "" {
+					title += " " + badge
+				}
+			}
 			var label string
 			switch {
 			case tier == 0, id == m.active:
 				label = " " + num + " " + title + " "
 			case tier == 1:
-				label = " " + num + " "
+				label = " " + num + badge + " "
 			default:
 				continue
 			}

@@ -44,6 +44,8 @@ type KeyMap struct {
 
 	// Tail.
 	TailDetail, TailPause, TailFormat, TailJump, TailSave, TailCopy, TailRestart, TailStop, TailFollow, TailSearch key.Binding
+	// TailPrev and TailNext switch between the tails kept (tail.Tabs).
+	TailPrev, TailNext key.Binding
 	// TailFilterSyntax documents the filter's prefixes in `?` (display
 	// only: their "keys" are no key a terminal sends).
 	TailFilterSyntax []key.Binding
@@ -140,6 +142,8 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
 		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
 		TailSearch:  b(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)")),
+		TailPrev:    b(key.WithKeys("["), key.WithHelp("[", "previous tail (several kept)")),
+		TailNext:    b(key.WithKeys("]"), key.WithHelp("]", "next tail")),
 
 		PublishSend:    b(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "review and send")),
 		PublishConfirm: b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "send")),

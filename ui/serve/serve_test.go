@@ -401,8 +401,8 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 	d.openTail("LIVE")
 }
 
-// --max-tails bounds the tails over all sessions; a session replacing its
-// own tail does not need a second slot.
+// --max-tails bounds the tails over all sessions; a session's second tail
+// needs a second slot, and one closed gives its slot back.
 func TestMaxTails(t *testing.T) {
 	r := startRig(t, rigOpts{maxTails: 1})
 	for _, name := range []string{"ONE", "TWO"} {
@@ -417,7 +417,11 @@ func TestMaxTails(t *testing.T) {
 	a.openTail("ONE")
 	b.send(":tail ONE\r")
 	b.waitText("every tail of this server is in use")
-	a.send(":tail TWO\r") // replaces a's own tail: still one slot
+	a.send(":tail TWO\r") // a second tail of a's: no slot left
+	a.waitText("Tail TWO", "every tail of this server is in use")
+	a.send("[x") // ONE shown, closed
+	a.waitText("Tail ONE", "■ closed")
+	a.send(":tail TWO\r")
 	a.waitText("Tail TWO", "● live")
 	waitUntil(t, "one temporary group", func() bool { return len(tailGroups(r)) == 1 })
 }

@@ -334,12 +334,12 @@ func (o *onceRelease) when(over bool) {
 // errTailsBusy is the refusal when every tail slot of the server is taken.
 var errTailsBusy = errors.New("every tail of this server is in use (serve --max-tails); close one and try again")
 
-// StartTail runs a tail in the session: at most one per session (the
-// tail view has one; a new one replaces the old) and at most --max-tails
-// over the server. A tail with a named group commits offsets, a mutation:
-// it is audited (and refused for viewers by the client layer).
+// StartTail runs a tail in the session: each stream takes one of the
+// --max-tails slots of the server, however many a session keeps (the
+// dashboard keeps up to tail.MaxTails; one it replaces is closed before
+// its replacement starts). A tail with a named group commits offsets, a
+// mutation: it is audited (and refused for viewers by the client layer).
 func (ss *sessionSources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, error) {
-	ss.sess.closeTails() // the view replaces its tail; its old one goes first
 	if ss.s.tails == nil {
 		return nil, errors.New("tailing is disabled on this server (serve --max-tails 0)")
 	}

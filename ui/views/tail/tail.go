@@ -154,6 +154,11 @@ type View struct {
 	listTop, listRows int // body line of the first row, rows shown (mouse)
 
 	srch *tailSearch // the search beyond the buffer (tailsearch.go); nil = none
+
+	// Set by Tabs: open starts a tail from the `t` dialog in a slot of
+	// its choosing; slot names this tail's place among several ("" alone).
+	open func(Spec) tea.Cmd
+	slot string
 }
 
 type tailCounters struct {
@@ -252,18 +257,6 @@ func (v *View) noTopic() bool {
 // fromLatest is the default start (and the restart's).
 var fromLatest = position.Position{Kind: position.Latest, Partition: -1}
 
-// Focus implements common.Focuser.
-func (v *View) Focus() tea.Cmd { return nil }
-
-// Blur implements common.Focuser: leaving the tab closes the stream (the
-// buffer stays; r reopens).
-func (v *View) Blur() tea.Cmd {
-	if v.Running() {
-		return v.stop("closed when you left the tab · r reopens it")
-	}
-	return nil
-}
-
 // Shutdown implements common.Closer.
 func (v *View) Shutdown() {
 	v.cancelSearch()
@@ -277,7 +270,9 @@ func (v *View) start(spec Spec, keep bool) tea.Cmd {
 	if v.tailer == nil {
 		return nil
 	}
-	closeOld := v.stop("")
+	// The old stream closes first, in the start's command: serve counts
+	// streams against --max-tails, and a replacement must not need two.
+	old := v.detach("")
 	v.cancelSearch()
 	v.srch = nil
 	if !keep {
@@ -295,14 +290,26 @@ func (v *View) start(spec Spec, keep bool) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	v.cancel = cancel
 	t := v.tailer
-	return tea.Batch(closeOld, v.Address(v.Gen, func() any {
+	return v.Address(v.Gen, func() any {
+		if old != nil {
+			_ = old.Close()
+		}
 		s, err := t.StartTail(ctx, spec)
 		return tailStartedMsg{stream: s, err: err}
-	}))
+	})
 }
 
 // stop closes the stream (in a command) and records why.
 func (v *View) stop(note string) tea.Cmd {
+	if s := v.detach(note); s != nil {
+		return closeStream(s)
+	}
+	return nil
+}
+
+// detach ends the running stream's life in the view and returns it for
+// the caller to close (nil when none was open).
+func (v *View) detach(note string) Stream {
 	if !v.Running() {
 		return nil
 	}
@@ -312,12 +319,19 @@ func (v *View) stop(note string) tea.Cmd {
 		v.cancel()
 		v.cancel = nil
 	}
+	v.closed()
 	s := v.stream
 	v.stream = nil
-	if s == nil {
-		return nil
-	}
-	return closeStream(s)
+	return s
+}
+
+// closed clears what only a running stream has: a closed tail is neither
+// paused nor held (nothing fetches any more), shows every buffered row,
+// and its rate is none rather than the last one measured.
+func (v *View) closed() {
+	v.paused, v.held, v.filling, v.waiting = false, false, false, -1
+	v.showEnd = v.ring.next
+	v.shown = tailCounters{total: v.total, dropped: v.dropped, buffered: v.ring.n, waiting: -1}
 }
 
 func closeStream(s Stream) tea.Cmd {
@@ -629,7 +643,7 @@ func (v *View) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.TailFollow},
-		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop},
+		{k.TailDetail, k.TailFormat, k.TailPause, k.Filter, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail, k.TailRestart, k.TailStop, k.TailPrev, k.TailNext},
 		k.TailFilterSyntax,
 	}
 }
@@ -743,6 +757,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 				v.cancel()
 				v.cancel = nil
 			}
+			v.closed()
 			return nil
 		}
 		v.stream, v.state = m.stream, tailLive
@@ -803,6 +818,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 				v.cancel()
 				v.cancel = nil
 			}
+			v.closed()
 			return closeStream(s)
 		}
 		if n > 0 || held {
@@ -964,6 +980,13 @@ func (v *View) filterText() string {
 // togglePause freezes (or unfreezes) the screen at once and asks the
 // stream to stop (or resume) fetching.
 func (v *View) togglePause() tea.Cmd {
+	if !v.Running() {
+		// Nothing fetches: a closed tail is never paused.
+		if v.spec.Target == "" {
+			return nil
+		}
+		return common.Flash(common.LevelInfo, "the tail is closed: r reopens it")
+	}
 	var flash tea.Cmd
 	switch {
 	case v.paused:
@@ -1247,6 +1270,9 @@ func (v *View) submitNew() tea.Cmd {
 		}
 	}
 	v.CloseDialog()
+	if v.open != nil {
+		return v.open(spec) // Tabs: another tail beside this one
+	}
 	return v.start(spec, false)
 }
 
@@ -1459,6 +1485,9 @@ func (v *View) headLines(st *common.Styles) []string {
 	if v.pattern() && v.topicsNow > 0 && v.srch == nil {
 		head += " · " + common.Plural(v.topicsNow, "topic")
 	}
+	if v.slot != "" {
+		head = v.slot + " · " + head
+	}
 	lines := []string{title + st.Muted.Render("  "+head)}
 	lines = append(lines, v.searchLines(st)...)
 
@@ -1509,6 +1538,8 @@ func (v *View) headLines(st *common.Styles) []string {
 			waiting += " (counting…)"
 		}
 		parts = append(parts, st.Warn.Render(waiting+" · space resumes · G: end"))
+	} else if v.state == tailClosed {
+		parts = append(parts, "— rec/s") // nothing is read: no rate, not the last one
 	} else {
 		parts = append(parts, common.Rate(c.rate)+" rec/s")
 	}

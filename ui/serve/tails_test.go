@@ -1,0 +1,38 @@
+package serve
+
+import (
+	"testing"
+)
+
+// TestSessionTailsCountAgainstMaxTails: the tails a session keeps each
+// take a --max-tails slot (a session with two leaves none to another),
+// keep running while the session looks at another tab, and all leave
+// their temporary groups when the session ends.
+func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
+	r := startRig(t, rigOpts{maxTails: 2})
+	for _, name := range []string{"ONE", "TWO"} {
+		if err := r.e.CreateTopic(name, "partitions=1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := r.open(r.operator, sessOpts{})
+	b := r.open(r.viewer, sessOpts{})
+	a.waitScreen("a's overview", overviewShown)
+	b.waitScreen("b's overview", overviewShown)
+	a.openTail("ONE")
+	a.openTail("TWO")
+	a.waitText("tail 2 of 2 ([ ])")
+	waitUntil(t, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
+	b.send(":tail ONE\r")
+	b.waitText("every tail of this server is in use")
+	a.send("3") // Groups: a's tails keep running
+	a.waitText(" 6 Tail ●2 ")
+	if g := tailGroups(r); len(g) != 2 {
+		t.Fatalf("tail groups after a left the tail tab: %v", g)
+	}
+	a.send("q")
+	a.exitStatus()
+	waitUntil(t, "a's temporary groups to be left", func() bool { return len(tailGroups(r)) == 0 })
+	b.send(":tail ONE\r")
+	b.waitText("Tail ONE", "● live")
+}
