@@ -1,6 +1,7 @@
 package common
 
 import (
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -160,3 +161,76 @@ func Flash(level Level, text string) tea.Cmd {
 
 // Send wraps a message in a command.
 func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// TargetKind says what an OpenMsg opens.
+type TargetKind int
+
+// The things a drill-down opens.
+const (
+	TargetGroup TargetKind = iota // the Groups tab's detail of Name (at Topic's Partition, if any)
+	TargetTopic                   // the Topics tab's detail of Name
+	TargetQueue                   // the Queues tab's detail of Name
+	TargetNode                    // the Cluster tab's nodes pane, on Node (0: the pane alone)
+	TargetTail                    // a tail of Topic's Partition from Offset
+)
+
+// Target is what a drill-down opens: names are raw (the views sanitize to
+// display).
+type Target struct {
+	Kind      TargetKind
+	Name      string // group, topic or queue
+	Topic     string // TargetGroup: the topic of the partition to put the cursor on; TargetTail: the topic
+	Partition int32  // with Topic; -1 none
+	Offset    int64  // TargetTail: the first offset read (the group's commit)
+	Node      int    // TargetNode
+}
+
+// View is the tab that shows t.
+func (t Target) View() ViewID {
+	switch t.Kind {
+	case TargetGroup:
+		return ViewGroups
+	case TargetTopic:
+		return ViewTopics
+	case TargetQueue:
+		return ViewQueues
+	case TargetNode:
+		return ViewCluster
+	}
+	return ViewTail
+}
+
+// Crumb is t's step in the breadcrumb ("group analytics", "partition 3"),
+// sanitized.
+func (t Target) Crumb() string {
+	switch t.Kind {
+	case TargetGroup:
+		return "group " + S(t.Name)
+	case TargetTopic:
+		return "topic " + S(t.Name)
+	case TargetQueue:
+		return "queue " + S(t.Name)
+	case TargetNode:
+		if t.Node == 0 {
+			return "nodes"
+		}
+		return "node " + strconv.Itoa(t.Node)
+	}
+	return "partition " + strconv.Itoa(int(t.Partition))
+}
+
+// OpenMsg is a drill-down (gh-dash's and soft-serve's navigation
+// message): a view emits it, the root pushes where the user was on its
+// navigation stack (esc walks back), switches to t's tab and asks that
+// view to show t (Revealer). No view reaches into another.
+type OpenMsg struct{ Target Target }
+
+// Open returns the command of a drill-down to t.
+func Open(t Target) tea.Cmd { return Send(OpenMsg{Target: t}) }
+
+// Revealer is implemented by the views an OpenMsg lands in: Reveal shows
+// t (opens its detail, puts the cursor on it) once the root has made the
+// view the active tab.
+type Revealer interface {
+	Reveal(t Target) tea.Cmd
+}

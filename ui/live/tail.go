@@ -83,11 +83,30 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 	if spec.Group == "" {
 		opt.Group = TempGroupName()
 	}
-	if err := StartAt(&opt, spec.From); err != nil {
+	one := spec.From.OnePartition()
+	if one {
+		// A tail of one partition (a group's partition row, `t`): that
+		// partition alone, read without a group from the offset.
+		if err := spec.From.CheckTarget(spec.Target, consumer.MatchPattern); err != nil {
+			return nil, err
+		}
+		opt.Group, opt.Durable = "", false
+		opt.Start, opt.StartOffset = consumer.StartOffset, spec.From.Offset
+	} else if err := StartAt(&opt, spec.From); err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	c, err := consumer.Subscribe(sctx, strings.Join(s.cfg.DataAddrs, ","), spec.Target, opt)
+	var c *consumer.Consumer
+	var err error
+	if one {
+		topic := spec.From.Topic
+		if topic == "" {
+			topic = spec.Target
+		}
+		c, err = consumer.Assign(sctx, strings.Join(s.cfg.DataAddrs, ","), topic, []int32{spec.From.Partition}, opt)
+	} else {
+		c, err = consumer.Subscribe(sctx, strings.Join(s.cfg.DataAddrs, ","), spec.Target, opt)
+	}
 	if err != nil {
 		cancel()
 		return nil, err
@@ -106,7 +125,8 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 	return t, nil
 }
 
-// StartAt sets the start mode of opt from a position (the tail's From).
+// StartAt sets the start mode of opt from a position (the tail's From);
+// StartTail reads a one-partition position itself (that partition alone).
 func StartAt(opt *consumer.Options, from position.Position) error {
 	switch from.Kind {
 	case position.Latest:

@@ -40,7 +40,9 @@ type Spec struct {
 	// offset (all of them for a temporary group), as ilink/position reads
 	// it: latest (the zero value), earliest, an offset in every partition
 	// (clamped to each partition's range) or a time (the first offset at
-	// or after it). The view never asks for a P@OFFSET start.
+	// or after it). A one-partition position (TOPIC:P@OFFSET: `t` on a
+	// group's partition row) tails that partition alone, without a
+	// group, from the offset; the tail's own dialog asks for none.
 	From position.Position
 }
 
