@@ -42,6 +42,11 @@ type sessionSources struct {
 	b    Backend
 }
 
+// ReleaseClosedTails implements tail.ClosedTailReleaser: a session's closed
+// tail drops its records, so the server's tails hold at most --max-tails
+// full buffers (one per open stream), whatever a session opens and closes.
+func (ss *sessionSources) ReleaseClosedTails() bool { return true }
+
 var (
 	_ views.Sources     = (*sessionSources)(nil)
 	_ tail.Tailer       = (*sessionSources)(nil)

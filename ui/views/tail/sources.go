@@ -46,6 +46,13 @@ type Spec struct {
 	From position.Position
 }
 
+// ClosedTailReleaser is implemented by a Tailer whose tails must not
+// keep their records once closed (serve: the server's tail memory is
+// bounded by its open streams, --max-tails × --tail-buffer-bytes).
+type ClosedTailReleaser interface {
+	ReleaseClosedTails() bool
+}
+
 // Saver is where `w` writes when the tab is not the user's own program
 // (ui/serve: the dashboard runs on a jump host, the user is remote): the
 // server chooses the file and may refuse. A Tailer that is also a Saver

@@ -329,6 +329,13 @@ func (v *View) detach(note string) Stream {
 // paused nor held (nothing fetches any more), shows every buffered row,
 // and its rate is none rather than the last one measured.
 func (v *View) closed() {
+	if r, ok := v.tailer.(ClosedTailReleaser); ok && r.ReleaseClosedTails() {
+		// A server's tails are bounded by the streams open (its
+		// --max-tails slots): a closed one may not keep its buffer, or a
+		// session could hold several full buffers on one slot.
+		v.clearBuffer()
+		v.note += " · buffer released"
+	}
 	v.paused, v.held, v.filling, v.waiting = false, false, false, -1
 	v.showEnd = v.ring.next
 	v.shown = tailCounters{total: v.total, dropped: v.dropped, buffered: v.ring.n, waiting: -1}
