@@ -45,15 +45,25 @@ func (q *Queue) Name() string { return q.name }
 // returned even on failure: after a KindSession error the message may or
 // may not have been stored. A retry after failover reuses the id (S-14).
 func (q *Queue) Put(ctx context.Context, payload []byte) (MsgID, error) {
+	return q.PutHeaders(ctx, payload, nil)
+}
+
+// PutHeaders is Put with headers: the message's properties, which BROWSE
+// QUEUE shows (GET does not return them).
+func (q *Queue) PutHeaders(ctx context.Context, payload []byte, headers []wire.RecordHeader) (MsgID, error) {
 	id := NewMsgID()
 	if err := q.s.opt.refuse("Put"); err != nil {
 		return id, err
 	}
 	max := q.s.opt.MaxFrame
-	if wire.FrameLen(len(payload)) > max { // refuse before even encoding (W-08)
-		return id, sizeOverError(wire.FrameLen(len(payload)), max)
+	size := len(payload)
+	for _, h := range headers {
+		size += len(h.Key) + len(h.Value)
 	}
-	req := &wire.PutRequest{Queue: q.name, MsgID: id[:], Payload: payload}
+	if wire.FrameLen(size) > max { // refuse before even encoding (W-08)
+		return id, sizeOverError(wire.FrameLen(size), max)
+	}
+	req := &wire.PutRequest{Queue: q.name, MsgID: id[:], Payload: payload, Headers: headers}
 	err := q.s.withRetry(ctx, func(c *Conn) error {
 		var rep wire.PutReply
 		return c.Do(ctx, wire.CodePut, 0, req, &rep)

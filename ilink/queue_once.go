@@ -1,6 +1,10 @@
 package ilink
 
-import "context"
+import (
+	"context"
+
+	"ilinkdash/ilink/wire"
+)
 
 // PutOnce opens a short session on addrs, puts every body on queue in
 // order and closes the session: an operator's occasional put, with no
@@ -8,12 +12,17 @@ import "context"
 // is dialled (the session's own refusal, Queue.Put, would come only once
 // connected).
 func PutOnce(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte) error {
+	return PutOnceHeaders(ctx, addrs, opt, queue, bodies, nil)
+}
+
+// PutOnceHeaders is PutOnce with the same headers on every message.
+func PutOnceHeaders(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
 	if err := opt.refuse("Put"); err != nil {
 		return err
 	}
 	return withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
 		for _, b := range bodies {
-			if _, err := q.Put(ctx, b); err != nil {
+			if _, err := q.PutHeaders(ctx, b, headers); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -30,6 +31,11 @@ type QuarantineEntry struct {
 	MsgID      []byte
 	Bytes      int
 	Dir, Queue string
+	// HasBody is set when the scan named this entry (ScanQuarantineBodies):
+	// Headers and Payload are then the quarantined message's.
+	HasBody bool
+	Headers []wire.RecordHeader
+	Payload []byte
 }
 
 // QuarantineScan is scanQuarantine parsed.
@@ -74,7 +80,9 @@ func ParseQuarantineList(text string) ([]QuarantineDir, error) {
 }
 
 // ParseQuarantineScan parses SCAN QUARANTINE text: SCAN|<dir>|<queue>|<since>,
-// entry|<ms>|<NEW|OLD>|<msg id hex>|<bytes>|<dir>|<queue> lines, total|<n>.
+// entry|<ms>|<NEW|OLD>|<msg id hex>|<bytes>|<dir>|<queue> lines, each
+// (in a scan with ids) followed by header|<key b64>|<value b64> and
+// body|<payload b64> lines for its entry, and total|<n>.
 func ParseQuarantineScan(text string) (QuarantineScan, error) {
 	lines := splitLines(text)
 	if len(lines) == 0 || !strings.HasPrefix(lines[0], "SCAN|") {
@@ -95,9 +103,40 @@ func ParseQuarantineScan(text string) (QuarantineScan, error) {
 			if ok && err == nil {
 				s.Entries = append(s.Entries, e)
 			}
+		case len(f) == 3 && f[0] == "header" && len(s.Entries) > 0:
+			k, err1 := base64.StdEncoding.DecodeString(f[1])
+			v, err2 := base64.StdEncoding.DecodeString(f[2])
+			if err1 == nil && err2 == nil {
+				e := &s.Entries[len(s.Entries)-1]
+				e.Headers = append(e.Headers, wire.RecordHeader{Key: string(k), Value: v})
+			}
+		case len(f) == 2 && f[0] == "body" && len(s.Entries) > 0:
+			if b, err := base64.StdEncoding.DecodeString(f[1]); err == nil {
+				e := &s.Entries[len(s.Entries)-1]
+				e.HasBody, e.Payload = true, b
+			}
 		}
 	}
 	return s, nil
+}
+
+// ScanQuarantineBodies is ScanQuarantine with msg_ids: the entries with
+// these ids (1..MaxMoveIDs) are followed by their headers and body
+// (header| and body| lines, ParseQuarantineScan reads them), so an entry
+// can be opened before it is reinjected.
+func (q *Qmgr) ScanQuarantineBodies(ctx context.Context, dir, queue string, ids [][]byte) (string, error) {
+	if len(ids) == 0 {
+		return "", fmt.Errorf("ScanQuarantineBodies: no message id: name the entries to open")
+	}
+	if err := checkIDs("ScanQuarantineBodies", ids); err != nil {
+		return "", err
+	}
+	var rep wire.TextReply
+	req := &wire.QuarantineRequest{Qmgr: q.qmgr(), Dir: dir, Queue: queue, MsgIDs: ids}
+	if err := q.svc.read(ctx, wire.CodeScanQuarantine, req, &rep); err != nil {
+		return "", err
+	}
+	return rep.Text, nil
 }
 
 // DuplicateWarning is the spec's warning before a reinjection that takes

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -110,8 +111,8 @@ type QueueMessage struct {
 	PutTime      time.Time
 	Redeliveries int  // times it went back to the queue
 	InFlight     bool // locked by a transacted get not yet committed
-	// Headers are the engine's properties of the message (PUT carries
-	// none): dlq.source, dlq.reason and dlq.time on a dead letter.
+	// Headers are the PUT's headers, then the engine's properties of the
+	// message: dlq.source, dlq.reason and dlq.time on a dead letter.
 	Headers []wire.RecordHeader
 	Payload []byte
 }
@@ -130,8 +131,22 @@ func (m *QueueMessage) Header(key string) string {
 type QueueBrowse struct {
 	Depth    int64
 	Messages []QueueMessage
-	More     bool // messages follow the last one
+	More     bool  // messages follow the last one
+	Index    int64 // messages ahead of the first one (its 0-based position)
 }
+
+// BrowseAt is which page a browse reads: from sequence number From on,
+// or, Before > 0, the page that ends just before Before (BrowseLast: the
+// last page of the queue). Max 0 is the engine's page of 1,000; MaxBytes
+// 0, its bound on the payload bytes of a reply (a page holds at least one
+// message).
+type BrowseAt struct {
+	From, Before  uint64
+	Max, MaxBytes int
+}
+
+// BrowseLast as BrowseAt.Before reads the last page.
+const BrowseLast = math.MaxUint64
 
 // NextSeq is where the next page starts.
 func (b QueueBrowse) NextSeq(from uint64) uint64 {
@@ -261,11 +276,17 @@ func (q *Qmgr) DeleteQueue(ctx context.Context, queue string) error {
 // BrowseQueue reads up to max messages (0 = the engine's page of 1,000)
 // of queue from sequence number from on, without consuming them.
 func (q *Qmgr) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (QueueBrowse, error) {
+	return q.BrowseQueueAt(ctx, queue, BrowseAt{From: from, Max: max})
+}
+
+// BrowseQueueAt reads the page at of queue without consuming it.
+func (q *Qmgr) BrowseQueueAt(ctx context.Context, queue string, at BrowseAt) (QueueBrowse, error) {
 	var rep wire.QueueBrowseReply
-	if err := q.svc.read(ctx, wire.CodeBrowseQueue, &wire.QueueBrowseRequest{Qmgr: q.qmgr(), Queue: queue, FromSeq: from, Max: max}, &rep); err != nil {
+	req := &wire.QueueBrowseRequest{Qmgr: q.qmgr(), Queue: queue, FromSeq: at.From, Max: at.Max, MaxBytes: at.MaxBytes, BeforeSeq: at.Before}
+	if err := q.svc.read(ctx, wire.CodeBrowseQueue, req, &rep); err != nil {
 		return QueueBrowse{}, err
 	}
-	out := QueueBrowse{Depth: rep.Depth, More: rep.More, Messages: make([]QueueMessage, len(rep.Messages))}
+	out := QueueBrowse{Depth: rep.Depth, More: rep.More, Index: rep.Index, Messages: make([]QueueMessage, len(rep.Messages))}
 	for i, m := range rep.Messages {
 		out.Messages[i] = QueueMessage{Seq: m.Seq, ID: m.MsgID, PutTime: msTime(m.PutTimeMs), Redeliveries: m.Redeliveries,
 			InFlight: m.InFlight, Headers: m.Headers, Payload: m.Payload}
@@ -329,4 +350,59 @@ func (q *Qmgr) MoveMessages(ctx context.Context, from, to string, ids [][]byte, 
 		return MoveResult{}, err
 	}
 	return q.move(ctx, from, to, ids, false, planNext)
+}
+
+// MaxPutHeaders bounds the headers of one put (TUI form and CLI).
+const MaxPutHeaders = 64
+
+// ParsePutHeader reads one header "key=value" (the value may be empty and
+// hold any character; the key is trimmed and must not be empty nor hold
+// control characters).
+func ParsePutHeader(s string) (wire.RecordHeader, error) {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	switch {
+	case !ok:
+		return wire.RecordHeader{}, fmt.Errorf("%q is not key=value", s)
+	case k == "":
+		return wire.RecordHeader{}, fmt.Errorf("%q has an empty key", s)
+	case strings.IndexFunc(k, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return wire.RecordHeader{}, fmt.Errorf("the key %q holds control characters", k)
+	}
+	return wire.RecordHeader{Key: k, Value: []byte(v)}, nil
+}
+
+// ParsePutHeaders reads "k=v, k2=v2" or one key=value per line (`\,` is
+// a literal comma; blank items are skipped), at most MaxPutHeaders.
+func ParsePutHeaders(text string) ([]wire.RecordHeader, error) {
+	var items []string
+	var cur strings.Builder
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\\' && i+1 < len(text) && text[i+1] == ',':
+			cur.WriteByte(',')
+			i++
+		case c == ',' || c == '\n' || c == '\r':
+			items = append(items, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	items = append(items, cur.String())
+	var out []wire.RecordHeader
+	for _, it := range items {
+		if strings.TrimSpace(it) == "" {
+			continue
+		}
+		h, err := ParsePutHeader(strings.TrimSpace(it))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	if len(out) > MaxPutHeaders {
+		return nil, fmt.Errorf("%d headers; at most %d", len(out), MaxPutHeaders)
+	}
+	return out, nil
 }

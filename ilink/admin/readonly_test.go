@@ -41,7 +41,7 @@ var readMethods = map[string]bool{
 	"Qmgr.ScanQuarantine": true, "Qmgr.LoadInfo": true, "Qmgr.ReplicationStatus": true, "Qmgr.Property": true,
 	"Qmgr.SubGroupTimeout": true, "Qmgr.GroupList": true, "Qmgr.DescribeGroup": true, "Qmgr.PlanSeekGroup": true,
 	"Qmgr.SubscriptionListText": true, "Qmgr.SubscriptionList": true,
-	"Qmgr.BrowseQueue": true, "Qmgr.PlanMoveMessages": true, "Qmgr.PlanRebalanceLeaders": true,
+	"Qmgr.BrowseQueue": true, "Qmgr.BrowseQueueAt": true, "Qmgr.ScanQuarantineBodies": true, "Qmgr.PlanMoveMessages": true, "Qmgr.PlanRebalanceLeaders": true,
 }
 
 type method struct {

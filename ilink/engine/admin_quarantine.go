@@ -3,8 +3,10 @@ package engine
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,8 @@ import (
 //
 //	SCAN|<dir or *>|<queue or *>|<since unix ms>
 //	entry|<unix ms>|<NEW or OLD>|<msg id hex>|<bytes>|<dir>|<queue>
+//	header|<key base64>|<value base64>   (SCAN with msg_ids: the named entries)
+//	body|<payload base64>
 //	total|<entries>
 //
 // The engine quarantines nothing by itself; tests and the demo add
@@ -41,8 +45,9 @@ type QuarantineEntry struct {
 	Queue   string
 	MsgID   []byte // wire.MsgIDLen bytes; nil = a fresh id
 	Payload []byte
-	At      time.Time // when it was quarantined; zero = now
-	Old     bool      // the queue had already delivered it
+	Headers []wire.RecordHeader // the message's properties; reinjected with it
+	At      time.Time           // when it was quarantined; zero = now
+	Old     bool                // the queue had already delivered it
 }
 
 type quarantine struct {
@@ -68,6 +73,7 @@ func (e *Engine) AddQuarantine(entries ...QuarantineEntry) error {
 			en.MsgID = append([]byte(nil), en.MsgID...)
 		}
 		en.Payload = append([]byte{}, en.Payload...)
+		en.Headers = cloneHeaders(en.Headers)
 		if en.At.IsZero() {
 			en.At = now
 		}
@@ -136,7 +142,15 @@ func (q *quarantine) listText(qmgr string, now time.Time) string {
 	return b.String()
 }
 
-func (q *quarantine) scanText(dir, queue string, sinceMs int64) string {
+// scanBodyMax bounds the body and header bytes one SCAN with msg_ids
+// returns (base64 grows them by a third); entries beyond it are listed
+// without their body.
+const scanBodyMax = 1 << 20
+
+// scanText lists the selected entries; the ones named in bodies (SCAN
+// with msg_ids) are followed by their headers and body, so an operator
+// can open an entry before reinjecting it.
+func (q *quarantine) scanText(dir, queue string, sinceMs int64, bodies [][]byte) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	star := func(s string) string {
@@ -147,7 +161,7 @@ func (q *quarantine) scanText(dir, queue string, sinceMs int64) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "SCAN|%s|%s|%d\n", star(dir), star(queue), sinceMs)
-	n := 0
+	n, sent := 0, 0
 	for _, en := range q.entries {
 		if !matchSel(dir, en.Dir) || !matchSel(queue, en.Queue) || en.At.UnixMilli() < sinceMs {
 			continue
@@ -158,6 +172,15 @@ func (q *quarantine) scanText(dir, queue string, sinceMs int64) string {
 		}
 		fmt.Fprintf(&b, "entry|%d|%s|%s|%d|%s|%s\n", en.At.UnixMilli(), kind, hex.EncodeToString(en.MsgID), len(en.Payload), cleanField(en.Dir), cleanField(en.Queue))
 		n++
+		if len(bodies) > 0 && slices.ContainsFunc(bodies, func(id []byte) bool { return bytes.Equal(id, en.MsgID) }) && sent+len(en.Payload) <= scanBodyMax {
+			b64 := base64.StdEncoding.EncodeToString
+			for _, h := range en.Headers {
+				b.WriteString("header|" + b64([]byte(h.Key)) + "|" + b64(h.Value) + "\n")
+				sent += len(h.Key) + len(h.Value)
+			}
+			b.WriteString("body|" + b64(en.Payload) + "\n")
+			sent += len(en.Payload)
+		}
 	}
 	b.WriteString("total|" + strconv.Itoa(n) + "\n")
 	return b.String()
@@ -247,7 +270,7 @@ func (s *queueStore) appendTail(queue string, entries []QuarantineEntry, idx []i
 			break
 		}
 		en := entries[i]
-		s.appendLocked(l, qu, &message{id: en.MsgID, payload: en.Payload, putTimeMs: now}, op)
+		s.appendLocked(l, qu, &message{id: en.MsgID, payload: en.Payload, headers: en.Headers, putTimeMs: now}, op)
 	}
 	if len(op.puts) > 0 {
 		s.commitLocked(l, op)
@@ -269,7 +292,11 @@ func handleScanQuarantine(r *request) {
 	if !r.decode(&req) || !r.qmgrRunning(req.Qmgr) {
 		return
 	}
-	r.reply(&wire.TextReply{Text: r.c.e.adm.quar.scanText(req.Dir, req.Queue, req.SinceMs)})
+	if len(req.MsgIDs) > wire.MaxSelectIDs {
+		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("msg_ids: %d ids; at most %d per SCAN QUARANTINE", len(req.MsgIDs), wire.MaxSelectIDs)})
+		return
+	}
+	r.reply(&wire.TextReply{Text: r.c.e.adm.quar.scanText(req.Dir, req.Queue, req.SinceMs, req.MsgIDs)})
 }
 
 func handleReinject(r *request) {

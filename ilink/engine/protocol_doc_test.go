@@ -325,7 +325,7 @@ func TestProtocolMsgIDLength(t *testing.T) {
 	c := dialDoc(t, e.DataAddrs()[0])
 	c.ok(wire.CodeHello, 0, helloBody(wire.ModeTransacted))
 	id := bytes.Repeat([]byte{0xA5}, 16)
-	put := func(id []byte) docBody { return docBody{}.str("Q").bytesField(id).bytesField([]byte("p")) }
+	put := func(id []byte) docBody { return docBody{}.str("Q").bytesField(id).bytesField([]byte("p")).uv(0) } // no headers
 	c.ok(wire.CodePut, 0, put(id))
 	// A PUT id that is not 16 bytes is refused; the connection and its
 	// transaction stay.

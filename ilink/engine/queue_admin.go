@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -223,7 +224,7 @@ func (s *queueStore) deadLetterLocked(r *replica, q *queue, m *message, op *comm
 	}
 	q.remove(m.seq)
 	op.removes = append(op.removes, msgRef{q.name, m.seq})
-	moved := &message{id: m.id, payload: m.payload, putTimeMs: m.putTimeMs, redeliveries: m.redeliveries,
+	moved := &message{id: m.id, payload: m.payload, headers: m.headers, putTimeMs: m.putTimeMs, redeliveries: m.redeliveries,
 		dead: &deadLetter{source: q.name, reason: fmt.Sprintf("redelivered %d times (max %d)", m.redeliveries, c.MaxRedeliveries), atMs: nowMs}}
 	s.appendLocked(r, dlq, moved, op)
 	return dlq
@@ -242,17 +243,17 @@ type BrowsedMessage struct {
 	Payload      []byte
 }
 
-// browseHeaders are the engine's properties of a message, shown as
-// headers (PUT carries none): where a dead letter came from and why.
+// browseHeaders are the PUT's headers, then the engine's properties of a
+// message: where a dead letter came from and why.
 func (m *message) browseHeaders() []wire.RecordHeader {
 	if m.dead == nil {
-		return nil
+		return m.headers
 	}
-	return []wire.RecordHeader{
-		{Key: "dlq.source", Value: []byte(m.dead.source)},
-		{Key: "dlq.reason", Value: []byte(m.dead.reason)},
-		{Key: "dlq.time", Value: []byte(time.UnixMilli(m.dead.atMs).UTC().Format(time.RFC3339Nano))},
-	}
+	return append(slices.Clip(m.headers),
+		wire.RecordHeader{Key: "dlq.source", Value: []byte(m.dead.source)},
+		wire.RecordHeader{Key: "dlq.reason", Value: []byte(m.dead.reason)},
+		wire.RecordHeader{Key: "dlq.time", Value: []byte(time.UnixMilli(m.dead.atMs).UTC().Format(time.RFC3339Nano))},
+	)
 }
 
 // BrowseQueue reads up to max messages (and about maxBytes of payload,
@@ -260,31 +261,78 @@ func (m *message) browseHeaders() []wire.RecordHeader {
 // removing anything. more says whether messages follow; the next page
 // starts at the last Seq + 1.
 func (e *Engine) BrowseQueue(name string, from uint64, max, maxBytes int) (msgs []BrowsedMessage, depth int, more bool, err error) {
+	p, err := e.BrowseQueuePage(BrowseSpec{Queue: name, From: from, Max: max, MaxBytes: maxBytes})
+	return p.Messages, p.Depth, p.More, err
+}
+
+// BrowseSpec is one page of a browse: from From on, or (Before > 0) the
+// page ending just before Before (math.MaxUint64 = the last page).
+type BrowseSpec struct {
+	Queue         string
+	From, Before  uint64
+	Max, MaxBytes int
+}
+
+// BrowsePage is one page: its messages, the queue's depth, whether
+// messages follow the last one, and Index, the messages ahead of the
+// first one.
+type BrowsePage struct {
+	Messages []BrowsedMessage
+	Depth    int
+	More     bool
+	Index    int
+}
+
+// BrowseQueuePage reads one page of a queue without locking or removing
+// anything. The queue is ordered by seq, so a page is found by binary
+// search, not a scan from the head.
+func (e *Engine) BrowseQueuePage(sp BrowseSpec) (BrowsePage, error) {
 	s := e.queues
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.leaderLocked()
 	if l == nil {
-		return nil, 0, false, &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
+		return BrowsePage{}, &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
 	}
-	q := l.queues[name]
+	q := l.queues[sp.Queue]
 	if q == nil {
-		return nil, 0, false, &Error{Name: wire.ErrUnknownQueue, Tail: name}
+		return BrowsePage{}, &Error{Name: wire.ErrUnknownQueue, Tail: sp.Queue}
 	}
-	bytesOut := 0
-	for _, m := range q.msgs {
-		if m.seq < from {
-			continue
+	search := func(seq uint64) int {
+		return sort.Search(len(q.msgs), func(i int) bool { return q.msgs[i].seq >= seq })
+	}
+	lo, hi := 0, 0 // the page is q.msgs[lo:hi]
+	if sp.Before > 0 {
+		hi = search(sp.Before)
+		lo = hi
+		bytesOut := 0
+		for lo > 0 && hi-lo < sp.Max {
+			n := len(q.msgs[lo-1].payload)
+			if hi > lo && bytesOut+n > sp.MaxBytes {
+				break
+			}
+			bytesOut += n
+			lo--
 		}
-		if len(msgs) >= max || (len(msgs) > 0 && bytesOut+len(m.payload) > maxBytes) {
-			more = true
-			break
+	} else {
+		lo = search(sp.From)
+		hi = lo
+		bytesOut := 0
+		for hi < len(q.msgs) && hi-lo < sp.Max {
+			n := len(q.msgs[hi].payload)
+			if hi > lo && bytesOut+n > sp.MaxBytes {
+				break
+			}
+			bytesOut += n
+			hi++
 		}
-		bytesOut += len(m.payload)
-		msgs = append(msgs, BrowsedMessage{Seq: m.seq, ID: m.id, PutTime: time.UnixMilli(m.putTimeMs),
+	}
+	out := BrowsePage{Depth: len(q.msgs), More: hi < len(q.msgs), Index: lo, Messages: make([]BrowsedMessage, 0, hi-lo)}
+	for _, m := range q.msgs[lo:hi] {
+		out.Messages = append(out.Messages, BrowsedMessage{Seq: m.seq, ID: m.id, PutTime: time.UnixMilli(m.putTimeMs),
 			Redeliveries: m.redeliveries, InFlight: m.lockedBy != nil, Headers: m.browseHeaders(), Payload: m.payload})
 	}
-	return msgs, len(q.msgs), more, nil
+	return out, nil
 }
 
 // ---- moves ----
@@ -437,7 +485,7 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 	for i, m := range take {
 		src.remove(m.seq)
 		op.removes = append(op.removes, msgRef{from, m.seq})
-		s.appendLocked(l, dst[i], &message{id: m.id, payload: m.payload, putTimeMs: nowMs}, op)
+		s.appendLocked(l, dst[i], &message{id: m.id, payload: m.payload, headers: m.headers, putTimeMs: nowMs}, op)
 	}
 	s.commitLocked(l, op)
 	out.NextSeq = l.nextSeq
@@ -517,13 +565,13 @@ func handleBrowseQueue(r *request) {
 	if req.MaxBytes > 0 {
 		limit = min(limit, req.MaxBytes)
 	}
-	msgs, depth, more, err := r.c.e.BrowseQueue(req.Queue, req.FromSeq, max, limit)
+	p, err := r.c.e.BrowseQueuePage(BrowseSpec{Queue: req.Queue, From: req.FromSeq, Before: req.BeforeSeq, Max: max, MaxBytes: limit})
 	if err != nil {
 		r.fail(wireError(err))
 		return
 	}
-	rep := &wire.QueueBrowseReply{Depth: int64(depth), More: more, Messages: make([]wire.BrowsedMessage, len(msgs))}
-	for i, m := range msgs {
+	rep := &wire.QueueBrowseReply{Depth: int64(p.Depth), More: p.More, Index: int64(p.Index), Messages: make([]wire.BrowsedMessage, len(p.Messages))}
+	for i, m := range p.Messages {
 		rep.Messages[i] = wire.BrowsedMessage{Seq: m.Seq, MsgID: m.ID, PutTimeMs: m.PutTime.UnixMilli(),
 			Redeliveries: m.Redeliveries, InFlight: m.InFlight, Headers: m.Headers, Payload: m.Payload}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"ilinkdash/ilink/wire"
@@ -43,12 +44,25 @@ func handlePut(r *request) {
 	// The body aliases the frame reader's buffer: keep copies.
 	id := bytes.Clone(req.MsgID)
 	payload := bytes.Clone(req.Payload)
-	depth, eb := r.c.e.queues.put(r.c.sess.txn, req.Queue, id, payload, time.Now().UnixMilli())
+	headers := cloneHeaders(req.Headers)
+	depth, eb := r.c.e.queues.put(r.c.sess.txn, req.Queue, id, payload, headers, time.Now().UnixMilli())
 	if eb != nil {
 		r.fail(eb)
 		return
 	}
 	r.reply(&wire.PutReply{MsgID: id, Depth: depth})
+}
+
+// cloneHeaders copies headers out of the frame buffer (nil stays nil).
+func cloneHeaders(hs []wire.RecordHeader) []wire.RecordHeader {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]wire.RecordHeader, len(hs))
+	for i, h := range hs {
+		out[i] = wire.RecordHeader{Key: strings.Clone(h.Key), Value: bytes.Clone(h.Value)}
+	}
+	return out
 }
 
 func noMessage() *wire.ErrorBody { return &wire.ErrorBody{Name: wire.ErrNoMessage} }

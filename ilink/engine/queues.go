@@ -58,6 +58,7 @@ type message struct {
 	id        []byte // as given by the client (spec S-14)
 	payload   []byte // immutable once stored: replies and replicas share it
 	putTimeMs int64
+	headers   []wire.RecordHeader // the PUT's, immutable once stored like the payload
 	// redeliveries counts the returns to the queue (rollback or lost
 	// session); the GET reply's redelivered flag is redeliveries > 0.
 	redeliveries int
@@ -305,8 +306,9 @@ func (s *queueStore) depth(t *txn, name string) (uint64, *wire.ErrorBody) {
 
 // put stores a message: committed and replicated at once in auto-commit,
 // held in the transaction otherwise. id and payload must be owned by the
-// caller (not alias a frame buffer). It returns the committed depth.
-func (s *queueStore) put(t *txn, name string, id, payload []byte, nowMs int64) (uint64, *wire.ErrorBody) {
+// caller (not alias a frame buffer), and so must headers. It returns the
+// committed depth.
+func (s *queueStore) put(t *txn, name string, id, payload []byte, headers []wire.RecordHeader, nowMs int64) (uint64, *wire.ErrorBody) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q, eb := t.queueLocked(name)
@@ -316,7 +318,7 @@ func (s *queueStore) put(t *txn, name string, id, payload []byte, nowMs int64) (
 	if eb := t.roomLocked(q); eb != nil {
 		return 0, eb
 	}
-	m := &message{id: id, payload: payload, putTimeMs: nowMs}
+	m := &message{id: id, payload: payload, headers: headers, putTimeMs: nowMs}
 	if t.mode == wire.ModeTransacted {
 		t.puts = append(t.puts, pendingPut{q, m})
 		return uint64(len(q.msgs)), nil

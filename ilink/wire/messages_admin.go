@@ -605,12 +605,17 @@ func (m *QueueDefineRequest) Decode(r *Reader) {
 // QueueBrowseRequest is BROWSE QUEUE: up to Max messages (0 = the engine's
 // page size) and about MaxBytes of payload (0 = the engine's bound) from
 // sequence number FromSeq on, read without locking or removing them.
+// BeforeSeq, when not 0, asks for the page that ends just before it
+// instead (the messages with a smaller sequence number, the closest
+// ones; MaxUint64 = the last page): a browse pages back and jumps to the
+// end.
 type QueueBrowseRequest struct {
-	Qmgr     string
-	Queue    string
-	FromSeq  uint64
-	Max      int
-	MaxBytes int
+	Qmgr      string
+	Queue     string
+	FromSeq   uint64
+	Max       int
+	MaxBytes  int
+	BeforeSeq uint64
 }
 
 func (m *QueueBrowseRequest) Encode(w *Writer) {
@@ -619,6 +624,7 @@ func (m *QueueBrowseRequest) Encode(w *Writer) {
 	w.Uvarint(m.FromSeq)
 	w.Varint(int64(m.Max))
 	w.Varint(int64(m.MaxBytes))
+	w.Uvarint(m.BeforeSeq)
 }
 
 func (m *QueueBrowseRequest) Decode(r *Reader) {
@@ -627,6 +633,7 @@ func (m *QueueBrowseRequest) Decode(r *Reader) {
 	m.FromSeq = r.Uvarint()
 	m.Max = r.smallInt()
 	m.MaxBytes = r.smallInt()
+	m.BeforeSeq = r.Uvarint()
 }
 
 // BrowsedMessage is one message of a BROWSE QUEUE reply.
@@ -666,23 +673,28 @@ func (h *RecordHeader) decodeProp(r *Reader) { h.Key = r.String(); h.Value = r.B
 
 // QueueBrowseReply answers BROWSE QUEUE: the queue's depth, the messages
 // in queue order and whether more follow (the next page starts at the
-// last Seq + 1).
+// last Seq + 1). Index is the number of messages ahead of the first one
+// returned (its 0-based position in the queue), so a page says where it
+// is: "201–400 of 9,438".
 type QueueBrowseReply struct {
 	Depth    int64
 	Messages []BrowsedMessage
 	More     bool
+	Index    int64
 }
 
 func (m *QueueBrowseReply) Encode(w *Writer) {
 	w.Varint(m.Depth)
 	writeArray(w, m.Messages, (*BrowsedMessage).encode)
 	w.Bool(m.More)
+	w.Varint(m.Index)
 }
 
 func (m *QueueBrowseReply) Decode(r *Reader) {
 	m.Depth = r.Varint()
 	m.Messages = readArray(r, 8, (*BrowsedMessage).decode)
 	m.More = r.Bool()
+	m.Index = r.Varint()
 }
 
 // MaxSelectIDs bounds the message ids one MOVE MESSAGES or REINJECT names

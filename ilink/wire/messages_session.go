@@ -169,23 +169,27 @@ func CheckMsgID(id []byte) error {
 	return nil
 }
 
-// PutRequest stores one message.
+// PutRequest stores one message. Headers (at the end of the layout) are
+// the message's properties, shown by BROWSE QUEUE.
 type PutRequest struct {
 	Queue   string
 	MsgID   []byte // MsgIDLen bytes
 	Payload []byte
+	Headers []RecordHeader
 }
 
 func (m *PutRequest) Encode(w *Writer) {
 	w.String(m.Queue)
 	w.Bytes(m.MsgID)
 	w.Bytes(m.Payload)
+	writeArray(w, m.Headers, (*RecordHeader).encodeProp)
 }
 
 func (m *PutRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 	m.MsgID = r.Bytes()
 	m.Payload = r.Bytes()
+	m.Headers = readArray(r, 2, (*RecordHeader).decodeProp)
 }
 
 // PutReply confirms a put; Depth is the queue's committed depth after it.
