@@ -9,6 +9,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/views/tab"
 )
 
 type partitionJSON struct {
@@ -123,7 +124,7 @@ func (t *adminTarget) describeTopic(name string) error {
 		w.row("PARTITIONS", out.Partitions)
 		w.row("REPLICAS", out.Replicas)
 		w.row("MIN-SYNC", out.MinSync)
-		w.row("RETENTION", common.Retention(out.RetentionMs, 0))
+		w.row("RETENTION", tab.Retention(out.RetentionMs, 0))
 		w.row("RETENTION-BYTES", retentionBytes(out.RetentionBytes))
 		w.row("EPOCH", out.Epoch)
 		w.row("UNDER-REPLICATED", out.UnderReplicated)

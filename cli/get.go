@@ -16,6 +16,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/views/tab"
 )
 
 // Headless admin commands: get, describe, group, node. They share the
@@ -374,7 +375,7 @@ func (t *adminTarget) get(what string, all bool) error {
 			w.row("NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION")
 			for _, x := range out {
 				w.row(x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
-					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), common.Retention(x.RetentionMs, x.RetentionBytes))
+					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), tab.Retention(x.RetentionMs, x.RetentionBytes))
 			}
 		})
 	case "queues":

@@ -542,6 +542,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.Back()
 		return nil
 	}
+	if why, ok := m.refusal(msg, v); ok {
+		m.setFlash(common.LevelWarn, why) // the key does nothing here: say why
+		return nil
+	}
 	for i, b := range k.Tabs {
 		if key.Matches(msg, b) {
 			return m.setActive(common.ViewID(i))

@@ -57,9 +57,6 @@ func TestFormats(t *testing.T) {
 	if got := Bytes(1 << 30); got != "1.0GiB" {
 		t.Errorf("Bytes = %q", got)
 	}
-	if got := Retention(0, 0); got != "forever" {
-		t.Errorf("Retention = %q", got)
-	}
 	now := time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)
 	if got := Ago(now, now.Add(-3*time.Second)); got != "3s ago" {
 		t.Errorf("Ago = %q", got)

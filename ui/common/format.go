@@ -3,11 +3,9 @@ package common
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"ilinkdash/ilink/numfmt"
-	"ilinkdash/ilink/topicrules"
 )
 
 // Count formats a non-negative count compactly with three significant
@@ -145,23 +143,6 @@ func Ago(now, t time.Time) string {
 		return "now"
 	}
 	return Dur(d) + " ago"
-}
-
-// Retention formats a topic's retention as the forms accept it (the
-// config pane and the create dialog say the same): "7d", "forever",
-// "7d/1GiB", "36h".
-func Retention(ms, bytes int64) string {
-	var parts []string
-	if ms > 0 {
-		parts = append(parts, topicrules.FormatRetention(ms))
-	}
-	if bytes > 0 {
-		parts = append(parts, topicrules.FormatSize(bytes))
-	}
-	if len(parts) == 0 {
-		return "forever"
-	}
-	return strings.Join(parts, "/")
 }
 
 // Clock formats a time of day for alert lists and events.

@@ -1,6 +1,11 @@
 package common
 
-import "charm.land/bubbles/v2/key"
+import (
+	"reflect"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // KeyMap is every key binding of the dashboard, in one place. The `?` help
 // is generated from it, so what help shows is what the keys do. Bindings of
@@ -16,6 +21,9 @@ type KeyMap struct {
 	// Tables.
 	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Top, Bottom key.Binding
 	Open, Filter, Sort, Reverse, Pane                         key.Binding
+	// SortBy documents the tables' shift+letter sort in `?` (display
+	// only: each table's letters are its columns', components.Table).
+	SortBy key.Binding
 
 	// Topics.
 	Tail, Publish, CreateTopic, DeleteTopic, FlushTopic, Internal key.Binding
@@ -90,6 +98,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		Filter:   b(key.WithKeys("/"), key.WithHelp("/", "filter (!x excludes)")),
 		Sort:     b(key.WithKeys("s"), key.WithHelp("s", "sort column")),
 		Reverse:  b(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		SortBy:   b(key.WithKeys("\x00sort by letter"), key.WithHelp("A-Z", "sort by title letter")),
 		Pane:     b(key.WithKeys("v"), key.WithHelp("v", "switch pane")),
 
 		Tail:        b(key.WithKeys("t"), key.WithHelp("t", "tail topic")),
@@ -173,8 +182,72 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		for _, m := range k.Mutating() {
 			m.SetEnabled(false)
 		}
+		// The publish tab (7) is absent in read-only contexts.
+		k.TabsHelp = b(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "go to tab"))
 	}
 	return k
+}
+
+// ReadOnlyWhy says why a mutating binding does nothing in a read-only
+// context, for the flash a refused key shows: "read-only: publishing is
+// off", "read-only: D does nothing (deleting is off)".
+func (k *KeyMap) ReadOnlyWhy(b key.Binding) string {
+	h := b.Help()
+	what := "changing the cluster"
+	for _, w := range []struct {
+		what string
+		bs   []key.Binding
+	}{
+		{"publishing", []key.Binding{k.Publish, k.PublishSend, k.PublishConfirm}},
+		{"creating topics", []key.Binding{k.CreateTopic}},
+		{"deleting", []key.Binding{k.DeleteTopic, k.DeleteGroup, k.RemoveNode}},
+		{"flushing", []key.Binding{k.FlushTopic}},
+		{"moving offsets", []key.Binding{k.Seek}},
+		{"editing", []key.Binding{k.EditCluster, k.TopicAlter}},
+		{"adding nodes", []key.Binding{k.AddNode}},
+		{"moving leaders", []key.Binding{k.Rebalance, k.MoveLeader}},
+		{"changing queues", []key.Binding{k.QueuePut, k.QueueTake, k.QueueMove, k.Reinject}},
+	} {
+		for _, x := range w.bs {
+			if x.Help() == h {
+				what = w.what
+			}
+		}
+	}
+	if what == "publishing" {
+		return "read-only: publishing is off"
+	}
+	return "read-only: " + h.Key + " does nothing (" + what + " is off)"
+}
+
+// Refuse is the flash of a key that does not apply where it was pressed,
+// saying why ("open a queue first"): no key does nothing silently.
+func Refuse(why string) tea.Cmd { return Flash(LevelWarn, why) }
+
+// Letters returns the letters a binding of the map uses on its own ("G",
+// "S", "D", …): a table's shift+letter sort skips them, so a letter never
+// both sorts and acts.
+func (k *KeyMap) Letters() map[rune]bool {
+	out := map[rune]bool{}
+	v := reflect.ValueOf(k).Elem()
+	add := func(b key.Binding) {
+		for _, s := range b.Keys() {
+			if r := []rune(s); len(r) == 1 && r[0] >= 'A' && r[0] <= 'Z' {
+				out[r[0]] = true
+			}
+		}
+	}
+	for i := 0; i < v.NumField(); i++ {
+		switch f := v.Field(i).Interface().(type) {
+		case key.Binding:
+			add(f)
+		case []key.Binding:
+			for _, b := range f {
+				add(b)
+			}
+		}
+	}
+	return out
 }
 
 // Mutating returns the bindings of actions that change the cluster.
@@ -194,5 +267,5 @@ func (k *KeyMap) GlobalHelp() []key.Binding {
 
 // TableHelp is the help column of table navigation keys.
 func (k *KeyMap) TableHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.Filter, k.Sort, k.Reverse}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.Filter, k.Sort, k.Reverse, k.SortBy}
 }

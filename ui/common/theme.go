@@ -184,6 +184,8 @@ type Styles struct {
 	BadgeDemo, BadgeRO             Style
 
 	Header, SortMark, Selected, Filter Style
+	// SortKey marks a column title's shift+letter (underlined).
+	SortKey Style
 
 	StatusBar, StatusErr, StatusWarn, StatusOK, StatusMuted Style
 
@@ -211,6 +213,7 @@ func NewStyles(t Theme, mode ColorMode) *Styles {
 		s.Err, s.Warn = bold, NewStyle(n().Underline(true))
 		s.TabActive, s.BadgeDemo, s.BadgeRO = NewStyle(n().Reverse(true).Bold(true)), rev, rev
 		s.Header, s.SortMark = under, bold
+		s.SortKey = NewStyle(n().Underline(true).Bold(true))
 		s.Selected = rev
 		s.Filter = bold
 		s.StatusErr, s.StatusWarn = bold, under
@@ -239,6 +242,7 @@ func NewStyles(t Theme, mode ColorMode) *Styles {
 	s.BadgeRO = NewStyle(n().Bold(true).Foreground(t.BadgeFg).Background(t.ROBg))
 	s.Header = NewStyle(n().Bold(true).Foreground(t.Muted))
 	s.SortMark = fg(t.Accent2)
+	s.SortKey = NewStyle(n().Bold(true).Underline(true).Foreground(t.Muted))
 	s.Selected = NewStyle(n().Bold(true).Foreground(t.SelectedFg).Background(t.SelectedBg))
 	s.Filter = fg(t.Accent)
 	s.StatusBar = NewStyle(n().Foreground(t.BarFg).Background(t.BarBg))

@@ -35,6 +35,10 @@ type Column[T any] struct {
 	// NoFilter leaves the column out of what the filter searches
 	// (sparklines, numbers nobody types).
 	NoFilter bool
+	// SortKey is the shift+letter that sorts by this column ('I' for
+	// IN/s); 0 picks the first letter of the title that no binding of the
+	// KeyMap and no earlier column uses. Set only on sortable columns.
+	SortKey rune
 }
 
 type colLayout struct {
@@ -58,6 +62,8 @@ type Table[T any] struct {
 
 	sortCol int // -1: source order
 	desc    bool
+	// sortKeys[i] is column i's shift+letter (0: none).
+	sortKeys []rune
 
 	filter    string
 	input     Input
@@ -82,7 +88,76 @@ type Table[T any] struct {
 func NewTable[T any](ctx *common.Context, key func(T) string, cols ...Column[T]) *Table[T] {
 	t := &Table[T]{ctx: ctx, cols: cols, key: key, sortCol: -1, gap: 2, Empty: "nothing to show"}
 	t.input = NewInput("/", "filter (!text excludes)")
+	t.sortKeys = assignSortKeys(cols, ctx.Keys.Letters())
 	return t
+}
+
+// assignSortKeys gives every sortable column its shift+letter: the one it
+// names, else the first letter of its title that is neither taken (an
+// earlier column, a binding in reserved) nor already shifted.
+func assignSortKeys[T any](cols []Column[T], reserved map[rune]bool) []rune {
+	out := make([]rune, len(cols))
+	used := map[rune]bool{}
+	for i, c := range cols {
+		if c.Cmp != nil && c.SortKey != 0 {
+			out[i], used[c.SortKey] = c.SortKey, true
+		}
+	}
+	for i, c := range cols {
+		if c.Cmp == nil || out[i] != 0 {
+			continue
+		}
+		for _, r := range strings.ToUpper(c.Title) {
+			if r >= 'A' && r <= 'Z' && !used[r] && !reserved[r] {
+				out[i], used[r] = r, true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// SortKeys returns a help binding per column that has a sort letter, in
+// column order: "N  sort by name (again reverses)".
+func (t *Table[T]) SortKeys() []key.Binding {
+	var out []key.Binding
+	for i, r := range t.sortKeys {
+		if r != 0 {
+			out = append(out, key.NewBinding(key.WithKeys(string(r)), key.WithHelp(string(r), "sort by "+strings.ToLower(t.cols[i].Title))))
+		}
+	}
+	return out
+}
+
+// SortLegend is the sort letters in one line: "sort: N name · I in/s".
+func (t *Table[T]) SortLegend() string {
+	var parts []string
+	for _, b := range t.SortKeys() {
+		parts = append(parts, b.Help().Key+" "+strings.TrimPrefix(b.Help().Desc, "sort by "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "sort: " + strings.Join(parts, " · ")
+}
+
+// SortByKey sorts by the column whose letter is r; pressed again on the
+// sorted column it reverses. A first press sorts numbers (right-aligned
+// columns) largest first and text A to Z. It reports whether r is a letter
+// of this table.
+func (t *Table[T]) SortByKey(r rune) bool {
+	for i, k := range t.sortKeys {
+		if k != r || r == 0 {
+			continue
+		}
+		if i == t.sortCol {
+			t.ReverseSort()
+		} else {
+			t.SetSort(i, t.cols[i].Right)
+		}
+		return true
+	}
+	return false
 }
 
 // SetItems replaces the rows, keeping the cursor on the same row key once
@@ -183,8 +258,13 @@ func (t *Table[T]) rebuild(sel string, hadSel bool) {
 // SetSort sorts by column col (-1: source order).
 func (t *Table[T]) SetSort(col int, desc bool) {
 	sel, ok := t.selectedKey()
+	relay := col != t.sortCol
 	t.sortCol, t.desc = col, desc
 	t.rebuild(sel, ok)
+	if relay && t.layout != nil {
+		t.relayout()
+		t.clamp()
+	}
 }
 
 // CycleSort moves the sort to the next sortable column.
@@ -346,11 +426,24 @@ func (t *Table[T]) relayout() {
 	for i := range t.cols {
 		vis = append(vis, i)
 	}
-	minW := func(c Column[T]) int {
-		if c.Min > 0 {
-			return c.Min
+	// The sorted column is as wide as its whole title and the sort mark,
+	// so a narrow one reads "PART↑", not "PA…↑".
+	colW := func(i int) int {
+		if i == t.sortCol {
+			return max(t.cols[i].Width, common.Width(t.cols[i].Title)+1)
 		}
-		return c.Width
+		return t.cols[i].Width
+	}
+	minW := func(i int) int {
+		c := t.cols[i]
+		m := c.Width
+		if c.Min > 0 {
+			m = c.Min
+		}
+		if i == t.sortCol {
+			m = max(m, min(colW(i), common.Width(c.Title)+1))
+		}
+		return m
 	}
 	// Optional columns go (highest Drop first) until the preferred widths
 	// fit, so the important columns keep their preferred width rather than
@@ -358,7 +451,7 @@ func (t *Table[T]) relayout() {
 	preferred := func() int {
 		n := gap * max(len(vis)-1, 0)
 		for _, i := range vis {
-			n += t.cols[i].Width
+			n += colW(i)
 		}
 		return n
 	}
@@ -377,7 +470,7 @@ func (t *Table[T]) relayout() {
 	widths := make([]int, len(vis))
 	total := gap * max(len(vis)-1, 0)
 	for j, i := range vis {
-		widths[j] = t.cols[i].Width
+		widths[j] = colW(i)
 		total += widths[j]
 	}
 	// Too wide: shrink flex columns, then the others, down to their minimum.
@@ -390,7 +483,7 @@ func (t *Table[T]) relayout() {
 			if c.Flex != flexFirst {
 				continue
 			}
-			cut := min(widths[j]-minW(c), total-w)
+			cut := min(widths[j]-minW(i), total-w)
 			if cut > 0 {
 				widths[j] -= cut
 				total -= cut
@@ -498,6 +591,9 @@ func (t *Table[T]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		case key.Matches(msg, k.Reverse):
 			t.ReverseSort()
 		default:
+			if r := []rune(msg.String()); len(r) == 1 && t.SortByKey(r[0]) {
+				return true, nil
+			}
 			return false, nil
 		}
 		return true, nil
@@ -622,13 +718,25 @@ func (t *Table[T]) header(st *common.Styles) string {
 		}
 		title := common.Trunc(col.Title, max(cl.width-common.Width(mark), 0))
 		pad := max(cl.width-common.Width(title)-common.Width(mark), 0)
+		head := t.headTitle(st, title, t.sortKeys[cl.idx])
 		if col.Right {
-			b.WriteString(spaces(pad) + st.Header.Render(title) + st.SortMark.Render(mark))
+			b.WriteString(spaces(pad) + head + st.SortMark.Render(mark))
 		} else {
-			b.WriteString(st.Header.Render(title) + st.SortMark.Render(mark) + spaces(pad))
+			b.WriteString(head + st.SortMark.Render(mark) + spaces(pad))
 		}
 	}
 	return b.String()
+}
+
+// headTitle renders a column title with its sort letter marked (the
+// SortKey style: underlined), the first occurrence of it in the title.
+func (t *Table[T]) headTitle(st *common.Styles, title string, r rune) string {
+	i := strings.IndexRune(strings.ToUpper(title), r)
+	if r == 0 || i < 0 || st.Textual() {
+		return st.Header.Render(title)
+	}
+	n := len(string(r))
+	return st.Header.Render(title[:i]) + st.SortKey.Render(title[i:i+n]) + st.Header.Render(title[i+n:])
 }
 
 func (t *Table[T]) filterLine(st *common.Styles) string {

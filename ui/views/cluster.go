@@ -250,7 +250,12 @@ func NewCluster(ctx *common.Context, src ClusterAdmin) *Cluster {
 				return "-"
 			}},
 		L{Title: "EPOCH", Width: 5, Right: true, Drop: 2,
-			Text: func(r leadRow) string { return tab.Itoa(int64(r.r.Epoch)) }},
+			Text: func(r leadRow) string {
+				if r.r.Epoch == 0 && r.r.Kind == "election" {
+					return "-" // an election has no epoch
+				}
+				return tab.Itoa(int64(r.r.Epoch))
+			}},
 		L{Title: "DETAIL", Width: 24, Min: 8, Flex: true, Drop: 1,
 			Text: func(r leadRow) string { return common.S(r.r.Detail) }},
 	)
@@ -529,6 +534,9 @@ func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Rebalance):
 		return v.openRebalance()
 	case key.Matches(msg, k.MoveLeader):
+		if v.panes.cur != 1 && v.panes.cur != 3 {
+			return common.Refuse("L moves a partition's leader: open the partitions or balance pane first (v)")
+		}
 		v.openMoveLeader()
 		return nil
 	case key.Matches(msg, k.EditCluster):
@@ -538,6 +546,9 @@ func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.openAdd()
 		return nil
 	case key.Matches(msg, k.RemoveNode):
+		if v.panes.cur != 0 {
+			return common.Refuse("D removes a node: open the nodes pane first (v)")
+		}
 		if v.panes.cur == 0 {
 			if r, ok := v.nodes.Selected(); ok {
 				v.openRemove(r)

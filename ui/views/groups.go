@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -134,7 +135,7 @@ func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Gro
 			Cmp:  func(a, b *groupRow) int { return cmp.Compare(a.st.Info.Members, b.st.Info.Members) }},
 		C{Title: "TOPICS", Width: 16, Min: 8, Drop: 6,
 			Text: func(r *groupRow) string { return r.topics }},
-		C{Title: "LAG", Width: 7, Right: true,
+		C{Title: "LAG", Width: 7, Right: true, SortKey: 'A', // L moves a leader
 			Text: func(r *groupRow) string { return lagText(r.st.Lag) },
 			Cmp:  func(a, b *groupRow) int { return cmp.Compare(lagKey(a.st.Lag), lagKey(b.st.Lag)) }},
 		C{Title: "LAG TREND", Width: 12, Min: 8, Drop: 4, NoFilter: true,
@@ -679,7 +680,7 @@ func (v *Groups) runSeek(apply bool) tea.Cmd {
 
 // explainRefusal turns an engine refusal of a group operation into words.
 func explainRefusal(err error, group string) []string {
-	text := sanitize.Error(err)
+	text := memberCount(sanitize.Error(err))
 	if strings.Contains(text, "MIMQE_GROUP_NOT_EMPTY") {
 		return []string{
 			"The engine refused: " + text,
@@ -694,7 +695,7 @@ func (v *Groups) seekReply(m seekPlanMsg) tea.Cmd {
 	current := v.Dlg != nil && v.DlgGen == m.dlgGen
 	if m.err != nil {
 		if !current {
-			return common.Flash(common.LevelError, "seek "+common.S(m.group)+" failed: "+sanitize.Error(m.err))
+			return common.Flash(common.LevelError, "seek "+common.S(m.group)+" failed: "+memberCount(sanitize.Error(m.err)))
 		}
 		v.OpenDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " failed", Danger: true, Body: explainRefusal(m.err, m.group)})
 		v.flow.stage = flowResult
@@ -870,9 +871,29 @@ func (v *Groups) detailView(st *common.Styles) string {
 		if r := v.tracker.row(d.name); r != nil {
 			parts = append(parts, healthStyle(st, r.st.Word).Render(r.st.Word.String())+" "+st.Muted.Render(common.S(r.st.Reason)))
 		}
-		lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
+		// Wrapped at the pairs, not cut: the health reason is the point.
+		pairs := make([]string, 0, 2*len(parts))
+		for _, p := range parts {
+			pairs = append(pairs, "", p)
+		}
+		lines = append(lines, common.Pairs(st, v.W, pairs...)...)
 	}
 	lines = append(lines, paneTabs(st, []string{" Offsets (" + tab.Itoa(int64(len(d.desc.Offsets))) + ") ", " Members (" + tab.Itoa(int64(len(d.desc.Members))) + ") "}, d.panes.cur))
 	lines = append(lines, d.panes.active().lines()...)
 	return common.Frame(lines, v.W, v.H)
+}
+
+// activeMembers is the count of the engine's MIMQE_GROUP_NOT_EMPTY text,
+// which the wire spells "(N active members)" whatever N is.
+var activeMembers = regexp.MustCompile(`\((\d+) active members\)`)
+
+// memberCount puts "(1 active members)" of an engine refusal in agreement.
+func memberCount(text string) string {
+	return activeMembers.ReplaceAllStringFunc(text, func(m string) string {
+		n, err := strconv.Atoi(activeMembers.FindStringSubmatch(m)[1])
+		if err != nil {
+			return m
+		}
+		return "(" + common.Plural(n, "active member") + ")"
+	})
 }

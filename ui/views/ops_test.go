@@ -61,7 +61,7 @@ func TestTopicConfigDiffPreview(t *testing.T) {
 	r := viewtest.New(t, false, topicsView)
 	r.Poll()
 	r.Key("c") // AUDIT.LOG
-	r.MustShow("Configuration of AUDIT.LOG", "replicas 3 (fixed at creation)", "retention 2592000000 (30d)", "[0] 1,2,3 · leader 1", "… 4 more partitions", "Partitions      12")
+	r.MustShow("Configuration of AUDIT.LOG", "replicas 3 (fixed at creation)", "retention 30d", "[0] 1,2,3 · leader 1", "… 4 more partitions", "Partitions      12")
 	r.Key("ctrl+s") // submit while navigating (enter would edit the field)
 	r.MustShow("nothing changes: edit a value first")
 	// Retention 7d, partitions 16.
@@ -77,7 +77,7 @@ func TestTopicConfigDiffPreview(t *testing.T) {
 	r.Key("backspace", "backspace")
 	r.TypeText("16")
 	r.Key("enter")
-	r.MustShow("Alter AUDIT.LOG — preview", "retention.ms", "2592000000 (30d) → 604800000 (1w)", "partitions", "12 → 16", "4 new partitions start empty", "Shorter retention")
+	r.MustShow("Alter AUDIT.LOG — preview", "retention.ms", "30d → 7d", "partitions", "12 → 16", "4 new partitions start empty", "Shorter retention")
 	r.MustNotShow("minSync ")
 	if r.Src.Calls("AlterTopic") != 0 {
 		t.Fatal("the preview altered the topic")

@@ -54,7 +54,7 @@ func NewQueues(ctx *common.Context, src QueueAdmin) *Queues {
 				}
 				return common.Style{}
 			}},
-		C{Title: "DLQ", Width: 12, Min: 6, Drop: 7,
+		C{Title: "DLQ", Width: 12, Min: 6, Drop: 1,
 			Text: func(r *queueRow) string { return v.dlqCell(r) },
 			Paint: func(r *queueRow, st *common.Styles) common.Style {
 				if d := v.rows[r.info.Property.DeadLetterQueue]; d != nil && v.growth(d) > 0 {
@@ -71,7 +71,7 @@ func NewQueues(ctx *common.Context, src QueueAdmin) *Queues {
 		C{Title: "GET/s", Width: 6, Right: true, Drop: 3,
 			Text: func(r *queueRow) string { return common.Rate(r.info.GetRate) },
 			Cmp:  func(a, b *queueRow) int { return cmp.Compare(a.info.GetRate, b.info.GetRate) }},
-		C{Title: "DEPTH TREND", Width: 12, Min: 8, Drop: 1, NoFilter: true,
+		C{Title: "DEPTH TREND", Width: 12, Min: 8, Drop: 7, NoFilter: true,
 			Text:  func(r *queueRow) string { return r.spark },
 			Paint: func(_ *queueRow, st *common.Styles) common.Style { return st.Spark }},
 		C{Title: "FULL", Width: 5, Right: true, Drop: 6,
@@ -236,8 +236,13 @@ func (v *Queues) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 func (v *Queues) openRow(r *queueRow) tea.Cmd { return v.openQueue(r.info.Name) }
 
 func (v *Queues) listKey(msg tea.KeyPressMsg, _ *queueRow, _ bool) (tea.Cmd, bool) {
-	if key.Matches(msg, v.Ctx.Keys.Quarantine) {
+	k := v.Ctx.Keys
+	switch {
+	case key.Matches(msg, k.Quarantine):
 		return v.openQuarantine(), true
+	case key.Matches(msg, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.TailFormat):
+		// Keys of the open queue: said, not silently ignored.
+		return common.Refuse("open a queue first (enter): " + msg.String() + " acts on the open queue"), true
 	}
 	return nil, false
 }

@@ -117,10 +117,10 @@ func NewTopics(ctx *common.Context, src TopicAdmin) *Topics {
 		components.Column[*topicRow]{Title: "END OFFSETS", Width: 11, Min: 7, Right: true, Drop: 3,
 			Text: func(r *topicRow) string { return common.Count(r.info.EndOffsetSum) },
 			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.EndOffsetSum, b.info.EndOffsetSum) })},
-		components.Column[*topicRow]{Title: "IN/s", Width: 6, Right: true, Drop: 1,
+		components.Column[*topicRow]{Title: "IN/s", Width: 6, Right: true, Drop: 1, SortKey: 'I',
 			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsInPerSec) },
 			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsInPerSec, b.info.RecordsInPerSec) })},
-		components.Column[*topicRow]{Title: "OUT/s", Width: 6, Right: true, Drop: 4,
+		components.Column[*topicRow]{Title: "OUT/s", Width: 6, Right: true, Drop: 4, SortKey: 'O',
 			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsOutPerSec) },
 			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsOutPerSec, b.info.RecordsOutPerSec) })},
 		components.Column[*topicRow]{Title: "IN TREND", Width: 12, Min: 8, Drop: 5, NoFilter: true,
@@ -205,7 +205,7 @@ func (v *Topics) setTopics(ts []admin.TopicInfo, at time.Time) {
 			v.rows[t.Name] = r
 		}
 		if r.retention == "" || r.retMs != t.RetentionMs || r.retByte != t.RetentionBytes {
-			r.retention, r.retMs, r.retByte = common.Retention(t.RetentionMs, t.RetentionBytes), t.RetentionMs, t.RetentionBytes
+			r.retention, r.retMs, r.retByte = tab.Retention(t.RetentionMs, t.RetentionBytes), t.RetentionMs, t.RetentionBytes
 		}
 		if r.info.Name != t.Name {
 			r.name = common.S(t.Name)
@@ -321,7 +321,7 @@ func (v *Topics) detailHeader(st *common.Styles) []string {
 		"", common.Plural(t.Partitions, "partition"),
 		"replicas", tab.Itoa(int64(t.Replicas)),
 		"minSync", tab.Itoa(int64(t.MinSync)),
-		"retention", common.Retention(t.RetentionMs, t.RetentionBytes),
+		"retention", tab.Retention(t.RetentionMs, t.RetentionBytes),
 		"epoch", tab.Itoa(int64(t.Epoch))), v.W)
 }
 

@@ -15,7 +15,7 @@ func TestTopicsTableSortFilterInternal(t *testing.T) {
 	r := viewtest.New(t, false, topicsView)
 	r.MustShow("loading topics")
 	r.Poll()
-	r.MustShow("5 topics", "1 internal hidden", "AUDIT.LOG", "PAYMENT.RESULT", "1 under", "30d/1.0GiB")
+	r.MustShow("5 topics", "1 internal hidden", "AUDIT.LOG", "PAYMENT.RESULT", "1 under", "30d/1GiB")
 	r.MustNotShow("SYSTEM.GROUPS")
 	// Name order first.
 	s := r.Screen()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -932,8 +933,14 @@ func (v *View) resultLines(st *common.Styles) []string {
 	barW := min(max(v.W-common.Width(counts)-30, 0), 40)
 	line := ""
 	if barW >= 8 {
+		// Acknowledged records fill the bar; failed ones are marked ✗,
+		// so a run whose every record failed never draws a full bar.
 		fill := int(frac * float64(barW))
-		line = st.Accent.Render(strings.Repeat("█", fill)) + st.Faint.Render(strings.Repeat("░", barW-fill)) + " "
+		bad := 0
+		if doneN > 0 {
+			bad = min(fill, int(math.Ceil(float64(fill)*float64(p.Failed)/float64(doneN))))
+		}
+		line = st.Accent.Render(strings.Repeat("█", fill-bad)) + st.Err.Render(strings.Repeat("✗", bad)) + st.Faint.Render(strings.Repeat("░", barW-fill)) + " "
 	}
 	line += counts
 	if p.Failed > 0 {

@@ -1468,7 +1468,13 @@ func (v *View) columns(w int) tailCols {
 		}
 		return w - n
 	}
-	for _, drop := range []*int{&c.topic, &c.time, &c.part} {
+	// Narrow: the least useful column goes first. On a pattern the
+	// topic says which stream a record is of, so it goes last.
+	order := []*int{&c.topic, &c.time, &c.part}
+	if multi {
+		order = []*int{&c.time, &c.part, &c.topic}
+	}
+	for _, drop := range order {
 		if valW() >= 24 {
 			break
 		}
