@@ -2,7 +2,7 @@
 # Regenerates the dashboard screenshots in this directory from the real
 # program on its embedded demo cluster.
 #
-#   screenshots/make.sh            # all PNGs, about 65 s
+#   screenshots/make.sh            # all PNGs, about 90 s
 #   KEEP=1 screenshots/make.sh     # also keep the captured .ansi screens (path printed)
 #   RENDERER=freeze screenshots/make.sh   # render with freeze v0.2.2 instead (see README: it misdraws)
 #
@@ -214,9 +214,11 @@ keys g j j c
 wait_for "Configuration of ORDER.EVENT"
 sleep 0.3
 shot 21-topic-config
-keys BSpace BSpace
+# Forms open navigating: e edits the focused field with its value selected
+# (typing replaces it); tab moves on still editing; enter submits.
+keys e
 text '6h'
-keys Tab Tab Tab BSpace
+keys Tab Tab Tab
 text '8'
 keys Enter
 wait_for "Alter ORDER.EVENT — preview"
@@ -253,10 +255,24 @@ wait_for "[json]"
 sleep 0.5
 shot 10-tail
 
+# o: jump to the earliest records; the buffer fills from there, then the
+# tail holds (back pressure) and says how many newer records wait
+keys Escape o # esc closes the detail pane
+wait_for "Jump to an offset or a time"
+keys Enter
+text 'earliest'
+keys Enter
+wait_for "HELD at the jump" 60
+sleep 0.5
+shot 27-tail-held
+keys G # the end, live again (the tail stays open across tabs)
+wait_for "● live" 15
+sleep 6.5 # its flash ("tail at the latest records …") leaves the hint line
+
 # S: search ORDER.* beyond the buffer; the matches replace the live records
-keys Escape S
+keys S
 wait_for "Search beyond the buffer"
-keys Tab Tab
+keys Tab Tab Enter # the third field (value regex): enter edits it
 text '"items":9,'
 keys Enter
 wait_for "matches in" 30
@@ -278,11 +294,11 @@ sleep 0.3
 shot 12-command-line
 keys Escape
 
-# 7 Publish: a filled form, then a finished run
+# 7 Publish: a filled form (it opens navigating: e edits the focused
+# field; tab moves on still editing), its confirmation, a finished run
 keys 7
-wait_for "Acks"
-keys e
 wait_for "▸ Topic"
+keys e
 text 'ORDER.EVENT'
 keys Tab
 text 'order-{{seq}}'
@@ -298,11 +314,30 @@ keys Tab Right
 keys Up Up # back on Count: the form's own cursor sits in a filled field
 sleep 0.5
 shot 13-publish-form
+keys C-s # the confirmation first; enter there sends
+wait_for "Send 3,000 records to ORDER.EVENT?"
 keys Enter
 wait_for "done in" 60
 sleep 0.5
 shot 14-publish-done
-# its flash message ("published N records in …") stays on the hint line for 6 s
+
+# The confirmation of a run with both warnings (count above 100,000, no
+# rate limit); esc goes back to the form and sends nothing. e reopens the
+# form on Count, the field left last.
+keys e
+wait_for "▸ Count"
+keys e
+text '200000'
+keys Tab
+text '0'
+keys C-s
+wait_for "no rate limit"
+sleep 0.3
+shot 26-publish-confirm
+keys Escape
+wait_for "not sent"
+keys Escape # leave the form
+# the flash message ("not sent: …") stays on the hint line for 6 s
 sleep 6.5
 
 # 80x24: Overview and a live tail
