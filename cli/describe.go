@@ -192,6 +192,16 @@ func (t *adminTarget) describeGroup(name string) error {
 		return err
 	}
 	out := groupToJSON(d)
+	if d.State == admin.GroupDead {
+		// An unknown group is described as Dead: say so and fail (the JSON
+		// is still printed for a script that reads it).
+		if t.json {
+			if err := writeJSON(t.out, out, true); err != nil {
+				return err
+			}
+		}
+		return noSuch("group", name)
+	}
 	return t.emit(out, func(w *table) {
 		w.row("GROUP", out.Name)
 		w.row("STATE", out.State)

@@ -141,6 +141,9 @@ func (a *app) groupCommand() *cobra.Command {
 				return err
 			}
 			defer t.close()
+			if err := t.groupExists(args[0], groupDeleteJSON{args[0], false}); err != nil {
+				return err
+			}
 			if err := t.qm.DeleteGroup(t.ctx, args[0]); err != nil {
 				return err
 			}
@@ -157,6 +160,14 @@ func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Positi
 	changes, err := t.qm.PlanSeekGroup(t.ctx, group, topic, to)
 	if err != nil {
 		return err
+	}
+	if topic == "" && len(changes) == 0 {
+		// Without --topic a seek moves the commits the group has; an
+		// unknown group has none. (With --topic, an unknown group's seek
+		// makes its first commits.)
+		if err := t.groupExists(group, seekJSON{Group: group, To: toText, Changes: []offsetChangeJSON{}, Differences: []string{}}); err != nil {
+			return err
+		}
 	}
 	diffs := []string{}
 	if execute && len(changes) > 0 {
@@ -199,4 +210,20 @@ func (t *adminTarget) groupSeek(group, topic, toText string, pos position.Positi
 			w.row("differs from the plan: " + d)
 		}
 	})
+}
+
+// groupExists fails with "group G: no such group" when the engine
+// describes group as Dead (unknown); with -o json it prints v first, so a
+// script still reads the command's JSON.
+func (t *adminTarget) groupExists(group string, v any) error {
+	d, err := t.qm.DescribeGroup(t.ctx, group)
+	if err != nil || d.State != admin.GroupDead {
+		return err
+	}
+	if t.json {
+		if err := writeJSON(t.out, v, true); err != nil {
+			return err
+		}
+	}
+	return noSuch("group", group)
 }

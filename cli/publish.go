@@ -98,6 +98,12 @@ func (a *app) publishCommand() *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up waiting for acknowledgements after this long (0 = the delivery timeout)")
 	fl.StringVar(&f.fromJSONL, "from-jsonl", "", "re-publish the records of this JSON lines file (what tail --format json, search -o json or the dashboard's save wrote; - = stdin) with their keys and headers")
 	fl.BoolVar(&f.keepTimes, "keep-timestamps", false, "with --from-jsonl: give each record its saved timestamp (default: the time it is sent)")
+	// What a value that does not parse is told it wants (flagValueError).
+	setWant(fl, "rate", "a whole number of records per second")
+	setWant(fl, "count", "a whole number of records")
+	setWant(fl, "size", "a whole number of bytes")
+	setWant(fl, "linger-ms", "a whole number of milliseconds")
+	setWant(fl, "batch-size", "a whole number of bytes")
 	return cmd
 }
 

@@ -4,14 +4,21 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 )
 
 // app is what every subcommand shares: the global flags and their
@@ -56,7 +63,7 @@ func newRootCommand() *app {
 		a.versionCommand(), a.serveCommand(),
 		a.queueCommand(), a.quarantineCommand(), a.topicCommand(), a.clusterCommand(), a.searchCommand(),
 		a.checkCommand(), genManCommand())
-	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: flagValueError(err)} })
 	a.registerCompletions()
 	forEachCommand(a.root, func(c *cobra.Command) {
 		switch {
@@ -109,7 +116,88 @@ func (a *app) execute(ctx context.Context, args []string, stdin io.Reader, stdou
 	a.root.SetErr(a.io.err)
 	a.root.SetArgs(args)
 	cmd, err := a.root.ExecuteContextC(ctx)
+	err = notFound(err)
 	code := a.report(ctx, cmd, err)
 	a.io.flush()
 	return code, err
+}
+
+// wantAnnotation is a flag's own "want …" text for a value that does not
+// parse (setWant); without it the flag's type says what is wanted.
+const wantAnnotation = "ilinkdash/want"
+
+// setWant gives flag name of fs its own words for flagValueError.
+func setWant(fs *pflag.FlagSet, name, want string) {
+	if err := fs.SetAnnotation(name, wantAnnotation, []string{want}); err != nil {
+		panic(err) // a misspelt flag name: a programming error
+	}
+}
+
+// flagValueError says a flag value pflag could not parse in our words,
+// `--rate "abc": want a whole number of records per second`, instead of
+// pflag's `invalid argument … strconv.ParseInt: …`. Other flag errors
+// (unknown flag, missing value) are pflag's, which are readable.
+func flagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) || ive.GetFlag() == nil {
+		return err
+	}
+	f := ive.GetFlag()
+	want := ""
+	if w := f.Annotations[wantAnnotation]; len(w) > 0 {
+		want = w[0]
+	} else {
+		want = wantOfType(f.Value.Type())
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		want += " (this one is out of range)"
+	}
+	return fmt.Errorf("--%s %q: want %s", f.Name, ive.GetValue(), want)
+}
+
+// wantOfType is what a flag of a pflag value type takes, in words.
+func wantOfType(typ string) string {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64":
+		return "a whole number"
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number, 0 or more"
+	case "float32", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "duration":
+		return "a duration such as 500ms, 30s, 5m or 1h30m"
+	case "count":
+		return "a count"
+	}
+	if strings.HasSuffix(typ, "Slice") || strings.HasSuffix(typ, "Array") {
+		return "a comma-separated list of " + strings.TrimSuffix(strings.TrimSuffix(typ, "Slice"), "Array") + " values"
+	}
+	return "a " + typ
+}
+
+// notFound says an engine's MIMQE_UNKNOWN_TOPIC or MIMQE_UNKNOWN_QUEUE,
+// when it is a command's whole error, as one clear line: "topic X: no
+// such topic" (exit status 1, like any failure).
+func notFound(err error) error {
+	var ie *ilink.Error
+	if err == nil || !errors.As(err, &ie) || err.Error() != ie.Error() {
+		return err
+	}
+	what := map[string]string{wire.ErrUnknownTopic: "topic", wire.ErrUnknownQueue: "queue"}[ie.Name]
+	switch {
+	case what == "":
+		return err
+	case ie.Tail == "":
+		return fmt.Errorf("no such %s", what)
+	case strings.ContainsRune(ie.Tail, ' '): // "T has no partition 9"
+		return fmt.Errorf("%s %s", what, ie.Tail)
+	}
+	return noSuch(what, ie.Tail)
+}
+
+// noSuch is the not-found error of one thing: "group NOSUCH: no such group".
+func noSuch(what, name string) error {
+	return fmt.Errorf("%s %s: no such %s", what, name, what)
 }
