@@ -36,7 +36,7 @@ func (a *app) clusterCommand() *cobra.Command {
 	var f adminFlags
 	cmd := &cobra.Command{
 		Use:   "cluster",
-		Short: "Partition leadership: rebalance to the preferred leaders, move one partition's leader",
+		Short: "Partition leadership (rebalance, move one leader) and the cluster definition (set, add or remove a node)",
 	}
 	f.register(cmd)
 	var execute bool
@@ -111,7 +111,7 @@ func (a *app) clusterCommand() *cobra.Command {
 		},
 	}
 	move.Flags().IntVar(&to, "to", 0, "the new leader (0 = the next running in-sync replica)")
-	cmd.AddCommand(rebalance, move)
+	cmd.AddCommand(append([]*cobra.Command{rebalance, move}, a.clusterEditCommands(&f)...)...)
 	return cmd
 }
 

@@ -26,7 +26,7 @@ func (a *app) topicCommand() *cobra.Command {
 	var f adminFlags
 	cmd := &cobra.Command{
 		Use:   "topic",
-		Short: "Change a topic's configuration",
+		Short: "Create, delete or flush a topic, or change its configuration",
 	}
 	f.register(cmd)
 	var sets []string
@@ -74,7 +74,7 @@ func (a *app) topicCommand() *cobra.Command {
 	}
 	alter.Flags().StringArrayVar(&sets, "set", nil, "KEY=VALUE to change (repeatable)")
 	alter.Flags().BoolVar(&execute, "execute", false, "apply the change (default: only print the plan)")
-	cmd.AddCommand(alter)
+	cmd.AddCommand(append([]*cobra.Command{alter}, a.topicLifecycleCommands(&f)...)...)
 	return cmd
 }
 
