@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 )
@@ -86,12 +87,14 @@ func TestDescribeEmbeddedJSON(t *testing.T) {
 	if d.Name != "ORDER.EVENT" || len(d.PartitionList) != 3 || d.PartitionList[0].EndOffset != 4 || len(d.PartitionList[0].Replicas) != 3 {
 		t.Fatalf("describe topic %+v", d)
 	}
-	g := jsonOf[groupDescJSON](t, "describe", "group", "nobody", "--embedded")
-	if g.Name != "nobody" || g.State != "Dead" || g.Members == nil || g.Offsets == nil {
-		t.Fatalf("describe unknown group %+v", g)
+	// An unknown group still prints its (Dead) JSON, and exits 1 (issue 23).
+	r := runCLIResult(t, "", "describe", "group", "nobody", "--embedded", "-o", "json")
+	var g groupDescJSON
+	if err := json.Unmarshal([]byte(r.stdout), &g); err != nil || r.code != exitError1 || g.Name != "nobody" || g.State != "Dead" || g.Members == nil || g.Offsets == nil {
+		t.Fatalf("describe unknown group: exit %d, %v, %+v", r.code, err, g)
 	}
 	_, _, err := runAdminCLI(t, "describe", "topic", "NOPE", "--embedded")
-	if err == nil || !strings.Contains(err.Error(), "MIMQE_UNKNOWN_TOPIC (NOPE)") {
+	if err == nil || err.Error() != "topic NOPE: no such topic" || !ilink.HasName(err, "MIMQE_UNKNOWN_TOPIC") {
 		t.Fatalf("unknown topic: %v", err)
 	}
 	_, _, err = runAdminCLI(t, "describe", "queue", "X", "--embedded")

@@ -190,12 +190,22 @@ func notFound(err error) error {
 	case what == "":
 		return err
 	case ie.Tail == "":
-		return fmt.Errorf("no such %s", what)
+		return &saidError{"no such " + what, err}
 	case strings.ContainsRune(ie.Tail, ' '): // "T has no partition 9"
-		return fmt.Errorf("%s %s", what, ie.Tail)
+		return &saidError{fmt.Sprintf("%s %s", what, ie.Tail), err}
 	}
-	return noSuch(what, ie.Tail)
+	return &saidError{noSuch(what, ie.Tail).Error(), err}
 }
+
+// saidError is an error said in other words; errors.Is and As still see
+// the engine's error under it.
+type saidError struct {
+	msg string
+	err error
+}
+
+func (e *saidError) Error() string { return e.msg }
+func (e *saidError) Unwrap() error { return e.err }
 
 // noSuch is the not-found error of one thing: "group NOSUCH: no such group".
 func noSuch(what, name string) error {
