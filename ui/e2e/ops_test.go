@@ -159,7 +159,7 @@ func TestTopicConfigEditWithDiffPreview(t *testing.T) {
 	d.keys("2")
 	d.waitText("1 topic", "E2E.CFG") // the only topic (SYSTEM. ones are hidden): selected
 	d.keys("c")
-	d.waitText("Configuration of E2E.CFG", "partitions 2", "retention 3600000 (1h)", "[1] 2,3,1 · leader 2")
+	d.waitText("Configuration of E2E.CFG", "partitions 2", "retention 1h", "[1] 2,3,1 · leader 2")
 	d.keys("tab", "tab", "tab", "enter", "backspace") // Partitions: edit
 	d.typeText("4")
 	d.keys("enter")
