@@ -28,8 +28,9 @@ type KeyMap struct {
 	// Topics.
 	Tail, Publish, CreateTopic, DeleteTopic, FlushTopic, Internal key.Binding
 
-	// Groups.
-	Seek, DeleteGroup key.Binding
+	// Groups. TailPartition tails the partition under the cursor from the
+	// group's committed offset (a drill-down: esc comes back).
+	Seek, DeleteGroup, TailPartition key.Binding
 
 	// Cluster.
 	EditCluster, AddNode, RemoveNode, Rebalance, MoveLeader key.Binding
@@ -40,6 +41,10 @@ type KeyMap struct {
 
 	// Queues.
 	Quarantine, QueuePut, QueueTake, QueueMove, QueueRefresh, Reinject key.Binding
+	// QueueSearch searches every page of the open queue (the queue
+	// detail's / instead of the table filter); QueueCopy copies a part of
+	// the selected message.
+	QueueSearch, QueueCopy key.Binding
 
 	// Dialogs.
 	Confirm, Cancel, NextField, PrevField, Left, Right, Resend key.Binding
@@ -111,6 +116,8 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		Seek:        b(key.WithKeys("o"), key.WithHelp("o", "seek offsets")),
 		DeleteGroup: b(key.WithKeys("D"), key.WithHelp("D", "delete group")),
 
+		TailPartition: b(key.WithKeys("t"), key.WithHelp("t", "tail partition (from commit)")),
+
 		EditCluster: b(key.WithKeys("e"), key.WithHelp("e", "edit properties")),
 		AddNode:     b(key.WithKeys("a"), key.WithHelp("a", "add node")),
 		RemoveNode:  b(key.WithKeys("D"), key.WithHelp("D", "remove node")),
@@ -126,6 +133,8 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		QueueMove:    b(key.WithKeys("M"), key.WithHelp("M", "move back to the source queue (preview first)")),
 		QueueRefresh: b(key.WithKeys("r"), key.WithHelp("r", "browse again")),
 		Reinject:     b(key.WithKeys("R"), key.WithHelp("R", "reinject (warning and preview first)")),
+		QueueSearch:  b(key.WithKeys("/"), key.WithHelp("/", "search bodies and headers (every page)")),
+		QueueCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy id, headers or body")),
 
 		Confirm:   b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "confirm")),
 		Cancel:    b(key.WithKeys("esc", "n"), key.WithHelp("esc/n", "cancel")),

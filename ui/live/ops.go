@@ -8,6 +8,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
 )
 
 // Operator actions: topic configuration, leadership, queues and the
@@ -38,9 +39,14 @@ func (s *Sources) MovePartitionLeader(ctx context.Context, topic string, partiti
 	return err
 }
 
-// BrowseQueue implements views.QueueAdmin.
+// BrowseQueue reads up to max messages of queue from position from on.
 func (s *Sources) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error) {
-	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QueueBrowse, error) { return q.BrowseQueue(ctx, queue, from, max) })
+	return s.BrowseQueueAt(ctx, queue, admin.BrowseAt{From: from, Max: max})
+}
+
+// BrowseQueueAt implements views.QueueAdmin.
+func (s *Sources) BrowseQueueAt(ctx context.Context, queue string, at admin.BrowseAt) (admin.QueueBrowse, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QueueBrowse, error) { return q.BrowseQueueAt(ctx, queue, at) })
 }
 
 // queueOptions are the options of the short auto-commit queue sessions of
@@ -56,11 +62,11 @@ func (e liveError) Error() string { return string(e) }
 const errNoData = liveError("queue put and get need a data address (set --addr or the context's addresses)")
 
 // PutMessages implements views.QueueAdmin.
-func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte) error {
+func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
 	if len(s.cfg.DataAddrs) == 0 {
 		return errNoData
 	}
-	return ilink.PutOnce(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue, bodies)
+	return ilink.PutOnceHeaders(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue, bodies, headers)
 }
 
 // TakeMessage implements views.QueueAdmin.
@@ -120,6 +126,27 @@ func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.
 			return admin.QuarantineScan{}, err
 		}
 		return admin.ParseQuarantineScan(text)
+	})
+}
+
+// OpenQuarantineEntry implements views.QueueAdmin: a scan naming the
+// entry, which returns its headers and body.
+func (s *Sources) OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (*admin.QuarantineEntry, error) {
+		text, err := q.ScanQuarantineBodies(ctx, dir, queue, [][]byte{id})
+		if err != nil {
+			return nil, err
+		}
+		scan, err := admin.ParseQuarantineScan(text)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range scan.Entries {
+			if e.Dir == dir && string(e.MsgID) == string(id) {
+				return &scan.Entries[i], nil
+			}
+		}
+		return nil, nil
 	})
 }
 

@@ -16,7 +16,7 @@ func TestSourcesQueueOperations(t *testing.T) {
 	}
 	src := sources(t, e, false)
 	ctx := callCtx(t)
-	if err := src.PutMessages(ctx, "LIVE.OPS", [][]byte{[]byte("one"), []byte("two"), []byte("three")}); err != nil {
+	if err := src.PutMessages(ctx, "LIVE.OPS", [][]byte{[]byte("one"), []byte("two"), []byte("three")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := src.BrowseQueue(ctx, "LIVE.OPS", 0, 10)

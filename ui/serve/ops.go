@@ -10,6 +10,7 @@ import (
 	"ilinkdash/ui/views/tail"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
 )
 
 // The operator actions of the queues, topics and cluster views, for a
@@ -40,13 +41,17 @@ func (ss *sessionSources) MovePartitionLeader(ctx context.Context, topic string,
 	})
 }
 
-func (ss *sessionSources) BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error) {
-	return call(ss, ctx, func(c context.Context) (admin.QueueBrowse, error) { return ss.b.BrowseQueue(c, queue, from, max) })
+func (ss *sessionSources) BrowseQueueAt(ctx context.Context, queue string, at admin.BrowseAt) (admin.QueueBrowse, error) {
+	return call(ss, ctx, func(c context.Context) (admin.QueueBrowse, error) { return ss.b.BrowseQueueAt(c, queue, at) })
 }
 
-func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies [][]byte) error {
-	return ss.act(ctx, "queue-put", queue, fmt.Sprintf("count=%d", len(bodies)), func(c context.Context) error {
-		return ss.b.PutMessages(c, queue, bodies)
+func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
+	detail := fmt.Sprintf("count=%d", len(bodies))
+	if len(headers) > 0 {
+		detail += fmt.Sprintf(" headers=%d", len(headers))
+	}
+	return ss.act(ctx, "queue-put", queue, detail, func(c context.Context) error {
+		return ss.b.PutMessages(c, queue, bodies, headers)
 	})
 }
 
@@ -92,6 +97,12 @@ func (ss *sessionSources) QuarantineList(ctx context.Context) ([]admin.Quarantin
 
 func (ss *sessionSources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
 	return call(ss, ctx, func(c context.Context) (admin.QuarantineScan, error) { return ss.b.ScanQuarantine(c, dir, queue) })
+}
+
+func (ss *sessionSources) OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error) {
+	return call(ss, ctx, func(c context.Context) (*admin.QuarantineEntry, error) {
+		return ss.b.OpenQuarantineEntry(c, dir, queue, id)
+	})
 }
 
 func (ss *sessionSources) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {

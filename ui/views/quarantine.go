@@ -21,10 +21,15 @@ import (
 // selected one. R reinjects: the operator chooses NEW only or NEW and OLD,
 // sees what it takes — and, for OLD entries, the duplicate warning of
 // spec Q-23 — before it runs, then the result: count, leader, stop reason.
+// The entries of the selected one are a second pane (enter or v goes to
+// it); enter on an entry opens it: its headers and body, read from the
+// engine (a scan naming it), before anything is reinjected.
 
 type quarantinePane struct {
-	panes   panes // the one table, dirs
+	panes   panes // dirs, then entries
 	dirs    *components.Table[admin.QuarantineDir]
+	entries *components.Table[admin.QuarantineEntry]
+	shown   string // the dir × queue whose entries the entries table holds
 	scan    admin.QuarantineScan
 	loaded  bool
 	err     error
@@ -43,6 +48,7 @@ const (
 	rflowForm
 	rflowPreview
 	rflowResult
+	rflowEntry // an opened entry is shown
 )
 
 type (
@@ -50,6 +56,11 @@ type (
 		dirs []admin.QuarantineDir
 		scan admin.QuarantineScan
 		err  error
+		// open is the entry asked for when this answers an open (entry is
+		// then what the engine returned: nil = no longer quarantined).
+		open   *admin.QuarantineEntry
+		entry  *admin.QuarantineEntry
+		dlgGen uint64
 	}
 	reinjectMsg struct {
 		res    admin.QuarantineReinjectResult
@@ -87,9 +98,48 @@ func newQuarantinePane(ctx *common.Context) *quarantinePane {
 	)
 	t.Empty = "nothing is quarantined"
 	t.SetSort(0, false)
-	q := &quarantinePane{dirs: t}
+	type E = components.Column[admin.QuarantineEntry]
+	et := components.NewTable(ctx, func(e admin.QuarantineEntry) string { return hex.EncodeToString(e.MsgID) },
+		E{Title: "QUARANTINED", Width: 19,
+			Text: func(e admin.QuarantineEntry) string { return e.Time.Format("2006-01-02 15:04:05") }},
+		E{Title: "KIND", Width: 4,
+			Text: func(e admin.QuarantineEntry) string {
+				if e.Old {
+					return "OLD"
+				}
+				return "NEW"
+			},
+			Paint: func(e admin.QuarantineEntry, st *common.Styles) common.Style {
+				if e.Old {
+					return st.Warn
+				}
+				return common.Style{}
+			}},
+		E{Title: "ID", Width: 32, Min: 9, Flex: true,
+			Text: func(e admin.QuarantineEntry) string { return hex.EncodeToString(e.MsgID) }},
+		E{Title: "BYTES", Width: 7, Right: true,
+			Text: func(e admin.QuarantineEntry) string { return common.Bytes(int64(e.Bytes)) }},
+	)
+	et.Empty = "no entry"
+	q := &quarantinePane{dirs: t, entries: et}
 	q.panes.add("quarantine", tableOps(t))
+	q.panes.add("entries", tableOps(et))
 	return q
+}
+
+// syncEntries puts the entries of the selected directory × queue in the
+// entries table when the selection or the scan changed.
+func (q *quarantinePane) syncEntries() {
+	d, ok := q.dirs.Selected()
+	key := ""
+	if ok {
+		key = d.Dir + "\x00" + d.Queue
+	}
+	if key == q.shown {
+		return
+	}
+	q.shown = key
+	q.entries.SetItems(q.entriesOf(d.Dir, d.Queue))
 }
 
 func (v *Queues) openQuarantine() tea.Cmd {
@@ -101,7 +151,9 @@ func (v *Queues) openQuarantine() tea.Cmd {
 
 func (v *Queues) sizeQuarantine() {
 	if v.qq != nil {
-		v.qq.dirs.SetSize(v.W, max((v.H-2)/2, 3))
+		h := max((v.H-2)/2, 3)
+		v.qq.dirs.SetSize(v.W, h)
+		v.qq.entries.SetSize(v.W, max(v.H-h-2, 3))
 	}
 }
 
@@ -128,12 +180,18 @@ func (v *Queues) quarantineReply(m quarantineMsg) tea.Cmd {
 	if q == nil {
 		return nil
 	}
+	if m.open != nil {
+		v.entryOpened(m)
+		return nil
+	}
 	again := q.listing.Done()
 	if m.err != nil {
 		q.err = m.err
 	} else {
 		q.err, q.loaded, q.scan = nil, true, m.scan
 		q.dirs.SetItems(m.dirs)
+		q.shown = "\x01" // the scan is new: show its entries
+		q.syncEntries()
 	}
 	if again { // a reinject answered while this list was out
 		return v.fetchQuarantine()
@@ -163,16 +221,14 @@ func (v *Queues) quarantineView(st *common.Styles) string {
 		return common.Frame(lines, v.W, v.H)
 	}
 	lines = append(lines, q.dirs.Lines()...)
+	q.syncEntries() // the dirs table moved since the last frame
 	if d, ok := q.dirs.Selected(); ok {
-		es := q.entriesOf(d.Dir, d.Queue)
-		lines = append(lines, sectionTitle(st, "Entries of "+common.S(d.Dir)+" / "+common.S(d.Queue))+st.Muted.Render("  R reinject"))
-		for _, e := range es {
-			kind := "NEW"
-			if e.Old {
-				kind = st.Warn.Render("OLD")
-			}
-			lines = append(lines, common.Trunc(fmt.Sprintf("%s  %s  %s  %s", e.Time.Format("2006-01-02 15:04:05"), kind, hex.EncodeToString(e.MsgID), common.Bytes(int64(e.Bytes))), v.W))
+		hint := "  enter: the entries · R reinject"
+		if q.panes.cur == 1 {
+			hint = "  enter opens the entry (headers, body) · R reinject · v back to the directories"
 		}
+		lines = append(lines, sectionTitle(st, "Entries of "+common.S(d.Dir)+" / "+common.S(d.Queue))+st.Muted.Render(hint))
+		lines = append(lines, q.entries.Lines()...)
 	}
 	return common.Frame(lines, v.W, v.H)
 }
@@ -184,6 +240,17 @@ func (v *Queues) quarantineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.QueueRefresh):
 		return v.fetchQuarantine(), true
+	case key.Matches(msg, k.Open):
+		q := v.qq
+		if q.panes.cur == 0 {
+			q.syncEntries()
+			q.panes.cur = 1 // enter on a directory goes to its entries
+			return nil, true
+		}
+		if e, ok := q.entries.Selected(); ok {
+			return v.openEntry(e), true
+		}
+		return nil, true
 	case key.Matches(msg, k.Reinject):
 		if d, ok := v.qq.dirs.Selected(); ok {
 			v.openReinject(d)
@@ -191,6 +258,54 @@ func (v *Queues) quarantineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// openEntry reads a quarantined entry's headers and body and shows them.
+func (v *Queues) openEntry(e admin.QuarantineEntry) tea.Cmd {
+	v.OpenDialog(&components.Dialog{Title: "Quarantined entry " + hex.EncodeToString(e.MsgID), Busy: "reading the entry…"})
+	v.qq.flow = reinjectFlow{stage: rflowEntry}
+	src, gen := v.src, v.DlgGen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
+		defer cancel()
+		got, err := src.OpenQuarantineEntry(ctx, e.Dir, e.Queue, e.MsgID)
+		return quarantineMsg{open: &e, entry: got, err: err, dlgGen: gen}
+	})
+}
+
+// entryOpened shows the entry read: where it is, its headers and body.
+func (v *Queues) entryOpened(m quarantineMsg) {
+	if v.Dlg == nil || v.DlgGen != m.dlgGen {
+		return // closed meanwhile
+	}
+	st := v.Ctx.Styles
+	w := min(max(v.W-10, 10), 100)
+	e := m.open
+	var body []string
+	switch {
+	case m.err != nil:
+		body = []string{st.Err.Render("reading the entry failed: " + sanitize.Error(m.err))}
+	case m.entry == nil || !m.entry.HasBody:
+		body = []string{st.Warn.Render("The entry is no longer quarantined (reinjected or removed since the scan); r reads the quarantine again.")}
+	default:
+		e = m.entry
+		kind := "NEW"
+		if e.Old {
+			kind = st.Warn.Render("OLD (already delivered: reinjecting it duplicates it)")
+		}
+		body = append(body, fmt.Sprintf("%s / %s · %s · quarantined %s · %s", common.S(e.Dir), common.S(e.Queue), kind,
+			e.Time.Format("2006-01-02 15:04:05"), common.Bytes(int64(len(e.Payload)))), "")
+		if len(e.Headers) == 0 {
+			body = append(body, st.Muted.Render("no header"))
+		}
+		for _, h := range e.Headers {
+			body = append(body, st.Muted.Render(common.S(h.Key)+": ")+sanitize.Bytes(h.Value))
+		}
+		body = append(body, "", st.Muted.Render("body (text)"))
+		body = append(body, components.ValueLines(st, e.Payload, 0, w)...)
+		body = append(body, "", st.Muted.Render("R on the entries reinjects them, with a preview first."))
+	}
+	v.Dlg.Busy, v.Dlg.Body, v.Dlg.SubmitLabel = "", body, "close"
 }
 
 func (v *Queues) openReinject(d admin.QuarantineDir) {
@@ -328,7 +443,7 @@ func (v *Queues) quarantineDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 				return v.runReinject()
 			}
 			end()
-		case rflowResult:
+		case rflowResult, rflowEntry:
 			end()
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 )
 
@@ -22,14 +23,14 @@ type memQueue struct {
 	browses    int
 }
 
-func (q *memQueue) BrowseQueue(context.Context, string, uint64, int) (admin.QueueBrowse, error) {
+func (q *memQueue) BrowseQueueAt(context.Context, string, admin.BrowseAt) (admin.QueueBrowse, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.browses++
 	return admin.QueueBrowse{Depth: int64(len(q.msgs)), Messages: append([]admin.QueueMessage(nil), q.msgs...)}, nil
 }
 
-func (q *memQueue) PutMessages(_ context.Context, _ string, bodies [][]byte) error {
+func (q *memQueue) PutMessages(_ context.Context, _ string, bodies [][]byte, _ []wire.RecordHeader) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, b := range bodies {
@@ -66,11 +67,11 @@ func TestQueueDetailBrowsesAgainAfterAChangeDuringABrowse(t *testing.T) {
 	v.SetSize(120, 40)
 	v.setQueues([]admin.QueueInfo{{Name: "Q", Depth: 1}}, time.Now())
 	open := v.openQueue("Q") // the browse command, not run yet: in flight
-	if !v.qd.browsing.Pending() {
+	if !v.qd.paging {
 		t.Fatal("no browse in flight after opening")
 	}
 	first := collect(open) // read now, before the put is answered below…
-	if err := q.PutMessages(context.Background(), "Q", [][]byte{[]byte("a"), []byte("b")}); err != nil {
+	if err := q.PutMessages(context.Background(), "Q", [][]byte{[]byte("a"), []byte("b")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// …the put's answer arrives while that browse is still out.
@@ -83,14 +84,14 @@ func TestQueueDetailBrowsesAgainAfterAChangeDuringABrowse(t *testing.T) {
 		t.Fatalf("open gave %d view messages", len(first))
 	}
 	again := v.handleViewMsg(first[0])
-	if v.qd.browse.Depth != 1 {
-		t.Fatalf("first browse depth %d", v.qd.browse.Depth)
+	if v.qd.win.depth != 1 {
+		t.Fatalf("first browse depth %d", v.qd.win.depth)
 	}
 	second := collect(again)
 	if len(second) != 1 {
 		t.Fatal("no browse after the put answered during one")
 	}
-	if cmd := v.handleViewMsg(second[0]); collect(cmd) != nil || v.qd.browse.Depth != 3 || q.browses != 2 {
-		t.Fatalf("after the second browse: depth %d, %d browses", v.qd.browse.Depth, q.browses)
+	if cmd := v.handleViewMsg(second[0]); collect(cmd) != nil || v.qd.win.depth != 3 || q.browses != 2 {
+		t.Fatalf("after the second browse: depth %d, %d browses", v.qd.win.depth, q.browses)
 	}
 }

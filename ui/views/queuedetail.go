@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/hex"
 	"fmt"
@@ -28,23 +29,198 @@ import (
 // first). The quarantine pane (Q on the list) lists the quarantined entries
 // and reinjects them, with the duplicate warning before it runs.
 
-// browsePage bounds the messages one browse shows.
-const browsePage = 200
+// The browse pages through the whole queue. The detail holds a window of
+// consecutive pages: at most browseWindowPages pages of browsePage
+// messages (1,000 messages) and about browseWindowBytes of bodies (a page
+// asks for at most browsePageBytes; one holds at least one message, so a
+// window of huge messages is bounded by the frame cap per page). The next
+// (previous) page is read when the cursor comes within browseNear rows of
+// the window's end (start), and pages at the far end are dropped; G reads
+// the last page, g the first.
+const (
+	browsePage        = 200
+	browsePageBytes   = 1 << 20
+	browseWindowPages = 5
+	browseWindowBytes = 4 << 20
+	browseNear        = 20
+)
+
+// A search (/) reads the queue from its head searchPage messages at a time
+// and keeps the first searchKeep matches as its own list (counting the
+// rest); esc stops it, a second esc goes back to the browse.
+const (
+	searchPage = 1000
+	searchKeep = 500
+)
+
+// copyMax bounds an OSC 52 copy (terminals cap the sequence).
+const copyMax = 1 << 20
 
 // maxQueuePut bounds the messages one put dialog sends.
 const maxQueuePut = 10_000
 
 type queueDetail struct {
-	panes    panes // the one table, msgs
-	name     string
-	browse   admin.QueueBrowse
-	loaded   bool
-	err      error
-	msgs     *components.Table[admin.QueueMessage]
-	ids      *idForm // how the table shows the ids of the browse
-	format   int
-	flow     queueFlow
-	browsing tab.Fetch
+	panes  panes // the one table, msgs
+	name   string
+	win    browseWindow
+	loaded bool
+	err    error
+	msgs   *components.Table[admin.QueueMessage]
+	ids    *idForm // how the table shows the ids of the browse
+	format int
+	flow   queueFlow
+	// paging is set while a page is being read; queued is the reload or
+	// jump asked for meanwhile, run when it answers.
+	paging    bool
+	queued    browseKind
+	hasQueued bool
+	search    *queueSearch // nil: the table shows the browse window
+	searchGen uint64
+}
+
+// browseWindow is the part of the queue the detail holds: consecutive
+// pages in queue order.
+type browseWindow struct {
+	pages []browsePageData
+	depth int64
+	more  bool // messages follow the window's last one
+}
+
+type browsePageData struct {
+	msgs  []admin.QueueMessage
+	index int64 // messages of the queue ahead of the page's first
+	bytes int
+}
+
+func newPageData(b admin.QueueBrowse) browsePageData {
+	p := browsePageData{msgs: b.Messages, index: b.Index}
+	for _, m := range b.Messages {
+		p.bytes += len(m.Payload)
+		for _, h := range m.Headers {
+			p.bytes += len(h.Key) + len(h.Value)
+		}
+	}
+	return p
+}
+
+// messages are the window's messages in queue order.
+func (w *browseWindow) messages() []admin.QueueMessage {
+	var out []admin.QueueMessage
+	for _, p := range w.pages {
+		out = append(out, p.msgs...)
+	}
+	return out
+}
+
+func (w *browseWindow) count() (n int) {
+	for _, p := range w.pages {
+		n += len(p.msgs)
+	}
+	return n
+}
+
+func (w *browseWindow) bytes() (n int) {
+	for _, p := range w.pages {
+		n += p.bytes
+	}
+	return n
+}
+
+// first is the queue position (0-based) of the window's first message.
+func (w *browseWindow) first() int64 {
+	if len(w.pages) == 0 {
+		return 0
+	}
+	return w.pages[0].index
+}
+
+func (w *browseWindow) firstSeq() (uint64, bool) {
+	for _, p := range w.pages {
+		if len(p.msgs) > 0 {
+			return p.msgs[0].Seq, true
+		}
+	}
+	return 0, false
+}
+
+func (w *browseWindow) lastSeq() (uint64, bool) {
+	for i := len(w.pages) - 1; i >= 0; i-- {
+		if p := w.pages[i]; len(p.msgs) > 0 {
+			return p.msgs[len(p.msgs)-1].Seq, true
+		}
+	}
+	return 0, false
+}
+
+// pageOf is the first sequence number of the page holding seq.
+func (w *browseWindow) pageOf(seq uint64) (uint64, bool) {
+	for _, p := range w.pages {
+		if n := len(p.msgs); n > 0 && seq >= p.msgs[0].Seq && seq <= p.msgs[n-1].Seq {
+			return p.msgs[0].Seq, true
+		}
+	}
+	return 0, false
+}
+
+// full says the window holds as much as it may.
+func (w *browseWindow) full() bool {
+	return len(w.pages) >= browseWindowPages || w.bytes() >= browseWindowBytes
+}
+
+// apply takes a page: a reload or a jump replaces the window, a next page
+// is appended (dropping pages at the start beyond the bound), a previous
+// one prepended (dropping pages at the end).
+func (w *browseWindow) apply(kind browseKind, b admin.QueueBrowse) {
+	w.depth = b.Depth
+	p := newPageData(b)
+	over := func() bool {
+		return len(w.pages) > browseWindowPages || (len(w.pages) > 1 && w.bytes() > browseWindowBytes)
+	}
+	switch kind {
+	case browseNext:
+		w.more = b.More
+		if len(p.msgs) == 0 {
+			return
+		}
+		w.pages = append(w.pages, p)
+		for over() {
+			w.pages = w.pages[1:]
+		}
+	case browsePrev:
+		if len(p.msgs) == 0 {
+			return
+		}
+		w.pages = append([]browsePageData{p}, w.pages...)
+		for over() {
+			w.pages = w.pages[:len(w.pages)-1]
+			w.more = true
+		}
+	default:
+		w.pages, w.more = []browsePageData{p}, b.More
+	}
+}
+
+type browseKind int
+
+const (
+	browseReload browseKind = iota // the page under the cursor again (the first page on open)
+	browseNext
+	browsePrev
+	browseLast
+	browseFirst
+	browseSearch // one page of a search's scan
+)
+
+// queueSearch is a search through every page of the queue.
+type queueSearch struct {
+	gen     uint64
+	query   string
+	running bool
+	scanned int64
+	depth   int64
+	count   int64                // matches found
+	matches []admin.QueueMessage // the first searchKeep
+	err     error
 }
 
 type queueFlow struct {
@@ -63,6 +239,8 @@ const (
 	qflowMoveForm
 	qflowMovePreview
 	qflowResult
+	qflowSearch
+	qflowCopy
 )
 
 // idForm shows message ids in lists and previews by their distinguishing
@@ -124,9 +302,11 @@ func idsOfMoves(moves []admin.MessageMove) [][]byte {
 
 type (
 	queueBrowseMsg struct {
-		name string
-		b    admin.QueueBrowse
-		err  error
+		name   string
+		kind   browseKind
+		b      admin.QueueBrowse
+		err    error
+		search uint64 // the search a browseSearch page is for
 	}
 	queueActionMsg struct {
 		verb   string
@@ -180,25 +360,97 @@ func newMessageTable(ctx *common.Context, ids **idForm) *components.Table[admin.
 func (v *Queues) openQueue(name string) tea.Cmd {
 	v.detail = name
 	v.Gen++
-	v.qd = &queueDetail{name: name, ids: newIDForm(nil)}
-	v.qd.msgs = newMessageTable(v.Ctx, &v.qd.ids)
-	v.qd.panes.add("messages", tableOps(v.qd.msgs))
+	d := &queueDetail{name: name, ids: newIDForm(nil)}
+	v.qd = d
+	d.msgs = newMessageTable(v.Ctx, &d.ids)
+	ops := tableOps(d.msgs)
+	// esc stops a running search, then ends it, before it clears a
+	// filter or closes the detail.
+	ops.clearFilter = func() bool {
+		if d.search != nil {
+			v.endSearch()
+			return true
+		}
+		return d.msgs.ClearFilter()
+	}
+	d.panes.add("messages", ops)
 	v.sizeQueue()
 	return v.fetchBrowse()
 }
 
-func (v *Queues) fetchBrowse() tea.Cmd {
+// fetchBrowse reads the page under the cursor again (the first page when
+// nothing is shown yet): after a change, and on r.
+func (v *Queues) fetchBrowse() tea.Cmd { return v.fetchPage(browseReload) }
+
+// fetchPage reads one page of the browse. One page is read at a time: a
+// next or previous page asked for meanwhile is dropped (the cursor asks
+// again), a reload or a jump runs when the page out answers.
+func (v *Queues) fetchPage(kind browseKind) tea.Cmd {
 	d := v.qd
-	if d == nil || v.src == nil || !d.browsing.Start() {
+	if d == nil || v.src == nil {
 		return nil
 	}
+	if d.paging {
+		if kind != browseNext && kind != browsePrev {
+			d.queued, d.hasQueued = kind, true
+		}
+		return nil
+	}
+	at := admin.BrowseAt{Max: browsePage, MaxBytes: browsePageBytes}
+	switch kind {
+	case browseReload:
+		if m, ok := d.selectedBrowsed(); ok {
+			at.From, _ = d.win.pageOf(m.Seq)
+		} else if seq, ok := d.win.firstSeq(); ok {
+			at.From = seq
+		}
+	case browseNext:
+		seq, ok := d.win.lastSeq()
+		if !ok {
+			return nil
+		}
+		at.From = seq + 1
+	case browsePrev:
+		seq, ok := d.win.firstSeq()
+		if !ok {
+			return nil
+		}
+		at.Before = seq
+	case browseLast:
+		at.Before = admin.BrowseLast
+	}
+	d.paging = true
 	src, name := v.src, d.name
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		b, err := src.BrowseQueue(ctx, name, 0, browsePage)
-		return queueBrowseMsg{name: name, b: b, err: err}
+		b, err := src.BrowseQueueAt(ctx, name, at)
+		return queueBrowseMsg{name: name, kind: kind, b: b, err: err}
 	})
+}
+
+// selectedBrowsed is the selected message of the browse (not of a
+// search's results).
+func (d *queueDetail) selectedBrowsed() (admin.QueueMessage, bool) {
+	if d.search != nil {
+		return admin.QueueMessage{}, false
+	}
+	return d.msgs.Selected()
+}
+
+// showWindow puts the window in the table (unless a search's results are
+// shown).
+func (d *queueDetail) showWindow() {
+	if d.search != nil {
+		return
+	}
+	msgs := d.win.messages()
+	ids := make([][]byte, len(msgs))
+	for i, msg := range msgs {
+		ids[i] = msg.ID
+	}
+	d.ids = newIDForm(ids) // before SetItems: the cells are made there
+	d.msgs.SetItems(msgs)
 }
 
 func (v *Queues) browseReply(m queueBrowseMsg) tea.Cmd {
@@ -206,25 +458,60 @@ func (v *Queues) browseReply(m queueBrowseMsg) tea.Cmd {
 	if d == nil || d.name != m.name {
 		return nil
 	}
-	again := d.browsing.Done()
+	if m.kind == browseSearch {
+		return v.searchReply(m)
+	}
+	d.paging = false
 	if m.err != nil {
 		d.err = m.err
 	} else {
-		d.err, d.browse, d.loaded = nil, m.b, true
-		ids := make([][]byte, len(m.b.Messages))
-		for i, msg := range m.b.Messages {
-			ids[i] = msg.ID
+		d.err, d.loaded = nil, true
+		d.win.apply(m.kind, m.b)
+		d.showWindow()
+		if d.search == nil {
+			switch m.kind {
+			case browseLast:
+				d.msgs.SetCursor(d.msgs.Len() - 1)
+			case browseFirst:
+				d.msgs.SetCursor(0)
+			}
 		}
-		d.ids = newIDForm(ids) // before SetItems: the cells are made there
-		d.msgs.SetItems(m.b.Messages)
 		if r := v.rows[d.name]; r != nil {
 			// The browse read the depth last: the header shows it, not
 			// the list's older one, until the next list poll.
 			r.info.Depth = m.b.Depth
 		}
 	}
-	if again { // a put, take or move answered while this browse was out
-		return v.fetchBrowse()
+	if d.hasQueued { // a put, take, move or jump asked while this page was out
+		d.hasQueued = false
+		return v.fetchPage(d.queued)
+	}
+	if m.err == nil && !d.win.full() {
+		// The cursor may still be near the end it moved to.
+		switch m.kind {
+		case browseNext:
+			return v.pageNear(1)
+		case browsePrev:
+			return v.pageNear(-1)
+		}
+	}
+	return nil
+}
+
+// pageNear reads the next page (dir > 0) or the previous one (dir < 0)
+// when the cursor is within browseNear rows of that end of the window and
+// the queue goes on beyond it.
+func (v *Queues) pageNear(dir int) tea.Cmd {
+	d := v.qd
+	if d == nil || d.search != nil || !d.loaded || d.msgs.Filter() != "" {
+		return nil
+	}
+	c, n := d.msgs.Cursor(), d.msgs.Len()
+	switch {
+	case dir > 0 && d.win.more && c >= n-browseNear:
+		return v.fetchPage(browseNext)
+	case dir < 0 && d.win.first() > 0 && c < browseNear:
+		return v.fetchPage(browsePrev)
 	}
 	return nil
 }
@@ -336,13 +623,40 @@ func (v *Queues) detailHeader(st *common.Styles) []string {
 		"created", created)...)
 	lines = append(lines, st.Spark.Render(components.Sparkline(r.depth.Values(nil, v.W), v.W)))
 	title := "Messages"
-	if d := v.qd; d != nil && d.loaded {
-		title += st.Muted.Render(fmt.Sprintf("  browsing %d of %s, without taking them", len(d.browse.Messages), common.Thousands(d.browse.Depth)))
-		if d.browse.More {
-			title += st.Muted.Render(" (the first " + tab.Itoa(browsePage) + ")")
+	if d := v.qd; d != nil && d.search != nil {
+		title = "Search " + strconv.Quote(sanitize.String(d.search.query)) + st.Muted.Render("  "+d.search.status())
+	} else if d != nil && d.loaded {
+		title += st.Muted.Render("  " + d.win.status() + ", without taking them")
+		if d.win.first() > 0 || d.win.more {
+			title += st.Muted.Render(" · pages load as you scroll, g first, G last")
 		}
 	}
 	return append(lines, sectionTitle(st, "")+title)
+}
+
+// status is "browsing 201–400 of 9,438", or "browsing 30 of 30" when the
+// window holds the whole queue.
+func (w *browseWindow) status() string {
+	n, first := w.count(), w.first()
+	if n == 0 || (first == 0 && int64(n) == w.depth) {
+		return "browsing " + common.Thousands(int64(n)) + " of " + common.Thousands(w.depth) // all of it
+	}
+	return fmt.Sprintf("browsing %s–%s of %s", common.Thousands(first+1), common.Thousands(first+int64(n)), common.Thousands(w.depth))
+}
+
+// status is "12 matches in 4,000 of 9,438 messages (searching… esc stops)".
+func (s *queueSearch) status() string {
+	out := fmt.Sprintf("%s in %s of %s messages", common.PluralOf(s.count, "match", "matches"), common.Thousands(s.scanned), common.Thousands(max(s.depth, s.scanned)))
+	if s.count > int64(len(s.matches)) {
+		out += fmt.Sprintf(" (the first %s listed)", common.Thousands(int64(len(s.matches))))
+	}
+	switch {
+	case s.err != nil:
+		return out + " · stopped: " + sanitize.Error(s.err) + " · esc back to the browse"
+	case s.running:
+		return out + " · searching… esc stops"
+	}
+	return out + " · esc back to the browse"
 }
 
 func (v *Queues) queueView(st *common.Styles) string {
@@ -352,7 +666,7 @@ func (v *Queues) queueView(st *common.Styles) string {
 	case d == nil:
 	case d.err != nil:
 		lines = append(lines, st.Err.Render(common.Trunc("browse failed: "+sanitize.Error(d.err), v.W)))
-	case !d.loaded:
+	case !d.loaded && d.search == nil:
 		lines = append(lines, st.Muted.Render("browsing…"))
 	default:
 		lines = append(lines, d.msgs.Lines()...)
@@ -389,9 +703,24 @@ func (v *Queues) messageLines(st *common.Styles, h int) []string {
 // its message table.
 func (v *Queues) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := v.Ctx.Keys
+	d := v.qd
 	switch {
+	case key.Matches(msg, k.QueueSearch):
+		v.openSearch()
+	case key.Matches(msg, k.QueueCopy):
+		v.openCopy()
+	case key.Matches(msg, k.Bottom) && d.search == nil && d.win.more:
+		return v.fetchPage(browseLast), true // the table's G on the last page read
+	case key.Matches(msg, k.Top) && d.search == nil && d.win.first() > 0:
+		return v.fetchPage(browseFirst), true
+	case key.Matches(msg, k.Down, k.PageDown, k.HalfDown, k.Bottom):
+		d.msgs.Update(msg)
+		return v.pageNear(1), true
+	case key.Matches(msg, k.Up, k.PageUp, k.HalfUp, k.Top):
+		d.msgs.Update(msg)
+		return v.pageNear(-1), true
 	case key.Matches(msg, k.TailFormat):
-		v.qd.format = (v.qd.format + 1) % components.NumFormats
+		d.format = (d.format + 1) % components.NumFormats
 	case key.Matches(msg, k.QueueRefresh):
 		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)), true
 	case key.Matches(msg, k.QueuePut):
@@ -414,6 +743,7 @@ func (v *Queues) openPut() {
 		Fields: []*components.Field{
 			components.TextField("Body", "", `e.g. {"order":"order-{{seq}}"}`),
 			components.TextField("Count", "1", "1.."+common.Thousands(maxQueuePut)),
+			components.TextField("Headers", "", "k=v, k2=v2 (or one per line; \\, is a comma); the same on every message"),
 		},
 	}
 	v.OpenDialog(d)
@@ -432,6 +762,11 @@ func (v *Queues) submitPut() tea.Cmd {
 		v.Dlg.Err = "count: a whole number from 1 to " + common.Thousands(maxQueuePut)
 		return nil
 	}
+	headers, err := admin.ParsePutHeaders(f[2].Value())
+	if err != nil {
+		v.Dlg.Err = "headers: " + sanitize.String(err.Error())
+		return nil
+	}
 	exp := publish.NewExpander()
 	bodies := make([][]byte, n)
 	for i := range bodies {
@@ -442,14 +777,17 @@ func (v *Queues) submitPut() tea.Cmd {
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
-		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies), dlgGen: gen}
+		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies, headers), dlgGen: gen}
 	})
 }
 
 // nextToTake is the message a take would get as the browse shows it: the
-// first not in flight.
+// first not in flight, when the window starts at the head of the queue.
 func (d *queueDetail) nextToTake() (admin.QueueMessage, bool) {
-	for _, m := range d.browse.Messages {
+	if d.win.first() > 0 {
+		return admin.QueueMessage{}, false
+	}
+	for _, m := range d.win.messages() {
 		if !m.InFlight {
 			return m, true
 		}
@@ -469,7 +807,11 @@ func (v *Queues) openTake() {
 			hex.EncodeToString(m.ID), m.Seq, m.PutTime.Format("15:04:05.000"), common.Bytes(int64(len(m.Payload))))}
 		d.flow = queueFlow{stage: qflowTake, take: &m}
 	} else {
-		dlg.Body = []string{v.Ctx.Styles.Muted.Render("The browse shows no message to take (none, or every one in flight); r browses again.")}
+		why := "The browse shows no message to take (none, or every one in flight); r browses again."
+		if d.win.first() > 0 {
+			why = "The browse does not show the head of the queue: g goes to the first page, then T takes its first message."
+		}
+		dlg.Body = []string{v.Ctx.Styles.Muted.Render(why)}
 		d.flow = queueFlow{stage: qflowResult}
 	}
 	v.OpenDialog(dlg)
@@ -690,7 +1032,178 @@ func (v *Queues) detailDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			end()
 		case qflowResult:
 			end()
+		case qflowSearch:
+			q := strings.TrimSpace(v.Dlg.Fields[0].Value())
+			if q == "" {
+				v.Dlg.Err = "search: type the text to find in bodies and headers"
+				return nil
+			}
+			end()
+			return v.startSearch(q)
+		case qflowCopy:
+			cmd := v.copyPart(v.Dlg.Fields[0].Value())
+			end()
+			return cmd
 		}
 		return nil
 	}, nil)
+}
+
+// openSearch asks what to search for.
+func (v *Queues) openSearch() {
+	d := v.qd
+	old := ""
+	if d.search != nil {
+		old = d.search.query
+	}
+	dlg := &components.Dialog{
+		Title:       "Search " + common.S(d.name),
+		Body:        []string{"Finds the text (any case) in the bodies, header keys and values of every message of the queue, reading it page by page from its head without taking anything. The matches are listed on their own; esc stops the search, a second esc goes back to the browse."},
+		SubmitLabel: "search",
+		Fields:      []*components.Field{components.TextField("Find", old, "text in a body or a header")},
+	}
+	v.OpenDialog(dlg)
+	d.flow = queueFlow{stage: qflowSearch}
+}
+
+// startSearch begins a scan of the queue for q.
+func (v *Queues) startSearch(q string) tea.Cmd {
+	d := v.qd
+	d.searchGen++
+	d.search = &queueSearch{gen: d.searchGen, query: q, running: true, depth: d.win.depth}
+	d.ids = newIDForm(nil)
+	d.msgs.SetItems(nil)
+	return v.fetchSearch(0)
+}
+
+func (v *Queues) fetchSearch(from uint64) tea.Cmd {
+	d := v.qd
+	src, name, gen := v.src, d.name, d.search.gen
+	return v.Address(v.Gen, func() any {
+		ctx, cancel := tab.CallCtx()
+		defer cancel()
+		b, err := src.BrowseQueueAt(ctx, name, admin.BrowseAt{From: from, Max: searchPage, MaxBytes: browsePageBytes})
+		return queueBrowseMsg{name: name, kind: browseSearch, b: b, err: err, search: gen}
+	})
+}
+
+// searchReply takes one page of the scan: its matches, then the next page.
+func (v *Queues) searchReply(m queueBrowseMsg) tea.Cmd {
+	d := v.qd
+	s := d.search
+	if s == nil || s.gen != m.search || !s.running {
+		return nil // stopped or replaced meanwhile
+	}
+	if m.err != nil {
+		s.err, s.running = m.err, false
+		return nil
+	}
+	needle := bytes.ToLower([]byte(s.query))
+	s.depth = m.b.Depth
+	before := len(s.matches)
+	for _, msg := range m.b.Messages {
+		s.scanned++
+		if !messageMatches(msg, needle) {
+			continue
+		}
+		s.count++
+		if len(s.matches) < searchKeep {
+			s.matches = append(s.matches, msg)
+		}
+	}
+	if len(s.matches) != before {
+		ids := make([][]byte, len(s.matches))
+		for i, msg := range s.matches {
+			ids[i] = msg.ID
+		}
+		d.ids = newIDForm(ids)
+		d.msgs.SetItems(s.matches)
+	}
+	if m.b.More && len(m.b.Messages) > 0 {
+		return v.fetchSearch(m.b.Messages[len(m.b.Messages)-1].Seq + 1)
+	}
+	s.running = false
+	return common.Flash(common.LevelInfo, "search "+strconv.Quote(sanitize.String(s.query))+": "+s.status())
+}
+
+// messageMatches says whether needle (lower case) is in the message's
+// body, a header key or a header value, in any case.
+func messageMatches(m admin.QueueMessage, needle []byte) bool {
+	if bytes.Contains(bytes.ToLower(m.Payload), needle) {
+		return true
+	}
+	for _, h := range m.Headers {
+		if bytes.Contains(bytes.ToLower([]byte(h.Key)), needle) || bytes.Contains(bytes.ToLower(h.Value), needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// endSearch is esc during a search: a running one stops (its matches
+// stay), a finished one goes back to the browse.
+func (v *Queues) endSearch() {
+	d := v.qd
+	if d.search.running {
+		d.search.running = false
+		return
+	}
+	d.search = nil
+	d.showWindow()
+}
+
+// Copy parts of the selected message.
+const (
+	copyID      = "id (hex)"
+	copyHeaders = "headers (key: value lines)"
+	copyBody    = "body (raw)"
+)
+
+// openCopy asks which part of the selected message to copy.
+func (v *Queues) openCopy() {
+	d := v.qd
+	m, ok := d.msgs.Selected()
+	if !ok {
+		v.OpenDialog(&components.Dialog{Title: "Copy", Body: []string{v.Ctx.Styles.Muted.Render("No message is selected.")}})
+		d.flow = queueFlow{stage: qflowResult}
+		return
+	}
+	choices := []string{copyID, copyBody}
+	if len(m.Headers) > 0 {
+		choices = []string{copyID, copyHeaders, copyBody}
+	}
+	dlg := &components.Dialog{
+		Title:       "Copy from message " + d.ids.of(m.ID),
+		Body:        []string{"Copies to the terminal's clipboard (OSC 52): the message id, its headers or its body, as they are."},
+		SubmitLabel: "copy",
+		Fields:      []*components.Field{components.ChoiceField("Copy", choices...)},
+	}
+	dlg.Fields[0].Hint = "←/→"
+	v.OpenDialog(dlg)
+	d.flow = queueFlow{stage: qflowCopy}
+}
+
+// copyPart copies one part of the selected message.
+func (v *Queues) copyPart(part string) tea.Cmd {
+	m, ok := v.qd.msgs.Selected()
+	if !ok {
+		return common.Flash(common.LevelWarn, "nothing to copy: no message is selected")
+	}
+	var text, what string
+	switch part {
+	case copyID:
+		text, what = hex.EncodeToString(m.ID), "the id of message "+v.qd.ids.of(m.ID)
+	case copyHeaders:
+		var b strings.Builder
+		for _, h := range m.Headers {
+			b.WriteString(h.Key + ": " + string(h.Value) + "\n")
+		}
+		text, what = b.String(), "the "+common.Plural(len(m.Headers), "header")+" of message "+v.qd.ids.of(m.ID)
+	default:
+		text, what = string(m.Payload), "the body of message "+v.qd.ids.of(m.ID)
+	}
+	if len(text) > copyMax {
+		return common.Flash(common.LevelError, what+" is "+common.Bytes(int64(len(text)))+"; OSC 52 copies at most "+common.Bytes(copyMax))
+	}
+	return tea.Batch(tea.SetClipboard(text), common.Flash(common.LevelOK, "copied "+what+" ("+common.Bytes(int64(len(text)))+") to the clipboard (OSC 52)"))
 }

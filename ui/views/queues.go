@@ -194,7 +194,7 @@ func (v *Queues) ShortHelp() []key.Binding {
 	case v.qq != nil:
 		return []key.Binding{k.Back, k.Reinject, k.QueueRefresh}
 	case v.detail != "":
-		return []key.Binding{k.Back, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh}
+		return []key.Binding{k.Back, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.QueueSearch, k.QueueCopy}
 	}
 	return []key.Binding{k.Open, k.Filter, k.Sort, k.Reverse, k.Quarantine}
 }
@@ -202,7 +202,7 @@ func (v *Queues) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *Queues) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Open, k.Quarantine, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.Reinject}}
+	return [][]key.Binding{k.TableHelp(), {k.Open, k.Quarantine, k.QueueSearch, k.QueueCopy, k.TailFormat, k.QueuePut, k.QueueTake, k.QueueMove, k.QueueRefresh, k.Reinject}}
 }
 
 // Update implements common.View.
@@ -234,6 +234,20 @@ func (v *Queues) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (v *Queues) openRow(r *queueRow) tea.Cmd { return v.openQueue(r.info.Name) }
+
+// Reveal implements common.Revealer: a drill-down (a queue or dead-letter
+// queue alert) opens a queue's detail, closing the quarantine if open.
+func (v *Queues) Reveal(t common.Target) tea.Cmd {
+	if t.Kind != common.TargetQueue {
+		return nil
+	}
+	v.qq = nil
+	v.table.SelectKey(t.Name)
+	if v.qd != nil && v.detail == t.Name {
+		return nil
+	}
+	return v.openQueue(t.Name)
+}
 
 func (v *Queues) listKey(msg tea.KeyPressMsg, _ *queueRow, _ bool) (tea.Cmd, bool) {
 	k := v.Ctx.Keys
@@ -298,7 +312,7 @@ func (v *Queues) setQueues(qs []admin.QueueInfo, _ time.Time) tea.Cmd {
 	}
 	v.table.SetItems(items)
 	v.sizeDetail() // the header follows the data
-	if d := v.qd; d != nil && d.loaded && !d.browsing.Pending() && v.rows[v.detail].info.Depth != d.browse.Depth {
+	if d := v.qd; d != nil && d.loaded && !d.paging && v.rows[v.detail].info.Depth != d.win.depth {
 		return v.fetchBrowse()
 	}
 	return nil

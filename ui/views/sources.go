@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/views/tab"
 )
 
@@ -124,11 +125,13 @@ type QueueLister interface {
 // QueueAdmin is what the queues view calls itself: browse, put and get
 // for operators, dead-letter moves and the quarantine.
 type QueueAdmin interface {
-	// BrowseQueue reads up to max messages from position from on without
-	// taking them.
-	BrowseQueue(ctx context.Context, queue string, from uint64, max int) (admin.QueueBrowse, error)
-	// PutMessages puts the bodies in order (an auto-commit session).
-	PutMessages(ctx context.Context, queue string, bodies [][]byte) error
+	// BrowseQueueAt reads one page of a queue without taking its
+	// messages: from at.From on, or the page ending before at.Before
+	// (admin.BrowseLast: the last page).
+	BrowseQueueAt(ctx context.Context, queue string, at admin.BrowseAt) (admin.QueueBrowse, error)
+	// PutMessages puts the bodies in order (an auto-commit session), each
+	// with headers.
+	PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error
 	// TakeMessage gets (removes) the message with id (the one the preview
 	// showed; nil = the next); nil when it is no longer there.
 	TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error)
@@ -139,6 +142,9 @@ type QueueAdmin interface {
 	MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error)
 	QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error)
 	ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error)
+	// OpenQuarantineEntry reads the entry of dir and queue with id, its
+	// headers and body (nil when it is no longer quarantined).
+	OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error)
 	// ReinjectQuarantine reinjects exactly the entries of plan (its ids).
 	ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error)
 }

@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -60,9 +61,12 @@ func (s *Source) seedQueues() {
 		q.seeded = len(q.msgs)
 	}
 	s.quar = []admin.QuarantineEntry{
-		{Time: Epoch.Add(-40 * time.Minute), MsgID: fakeID("q", 1), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN"},
-		{Time: Epoch.Add(-39 * time.Minute), MsgID: fakeID("q", 2), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN", Old: true},
-		{Time: Epoch.Add(-5 * time.Minute), MsgID: fakeID("q", 3), Bytes: 17, Dir: "qdir2", Queue: "PAYMENTS.IN"},
+		{Time: Epoch.Add(-40 * time.Minute), MsgID: fakeID("q", 1), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN",
+			Payload: []byte(`{"order":"order-004093","amount":1200000}`), Headers: []wire.RecordHeader{{Key: "origin", Value: []byte("web")}}},
+		{Time: Epoch.Add(-39 * time.Minute), MsgID: fakeID("q", 2), Bytes: 41, Dir: "qdir1", Queue: "ORDERS.IN", Old: true,
+			Payload: []byte(`{"order":"order-004094","amount":1200500}`)},
+		{Time: Epoch.Add(-5 * time.Minute), MsgID: fakeID("q", 3), Bytes: 17, Dir: "qdir2", Queue: "PAYMENTS.IN",
+			Payload: []byte(`{"payment":88120}`)},
 	}
 }
 
@@ -185,8 +189,15 @@ func (s *Source) MovePartitionLeader(ctx context.Context, topic string, partitio
 	return nil
 }
 
-// BrowseQueue implements views.QueueAdmin.
+// BrowseQueue reads up to max messages from position from on.
 func (s *Source) BrowseQueue(ctx context.Context, name string, from uint64, max int) (admin.QueueBrowse, error) {
+	return s.BrowseQueueAt(ctx, name, admin.BrowseAt{From: from, Max: max})
+}
+
+// BrowseQueueAt implements views.QueueAdmin like the engine's BROWSE
+// QUEUE: a page from at.From on, or the one ending before at.Before, with
+// the index of its first message (MaxBytes is not modelled).
+func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.BrowseAt) (admin.QueueBrowse, error) {
 	if err := s.enter(ctx, "BrowseQueue"); err != nil {
 		return admin.QueueBrowse{}, err
 	}
@@ -195,25 +206,28 @@ func (s *Source) BrowseQueue(ctx context.Context, name string, from uint64, max 
 	if err != nil {
 		return admin.QueueBrowse{}, err
 	}
-	if max <= 0 {
+	max := at.Max
+	if max <= 0 || max > 1000 {
 		max = 1000
 	}
-	out := admin.QueueBrowse{Depth: int64(len(q.msgs))}
-	for _, m := range q.msgs {
-		if m.Seq < from {
-			continue
-		}
-		if len(out.Messages) == max {
-			out.More = true
-			break
-		}
-		out.Messages = append(out.Messages, m)
+	search := func(seq uint64) int {
+		i, _ := slices.BinarySearchFunc(q.msgs, seq, func(m admin.QueueMessage, seq uint64) int { return cmp.Compare(m.Seq, seq) })
+		return i
 	}
-	return out, nil
+	lo, hi := 0, 0
+	if at.Before > 0 {
+		hi = search(at.Before)
+		lo = hi - min(hi, max)
+	} else {
+		lo = search(at.From)
+		hi = min(lo+max, len(q.msgs))
+	}
+	return admin.QueueBrowse{Depth: int64(len(q.msgs)), Index: int64(lo), More: hi < len(q.msgs),
+		Messages: slices.Clone(q.msgs[lo:hi])}, nil
 }
 
 // PutMessages implements views.QueueAdmin.
-func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte) error {
+func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, headers []wire.RecordHeader) error {
 	if err := s.enter(ctx, "PutMessages"); err != nil {
 		return err
 	}
@@ -226,7 +240,9 @@ func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte) 
 		if md := q.info.Property.MaxDepth; md > 0 && int64(len(q.msgs)) >= md {
 			return fmt.Errorf("MIMQE_QUEUE_FULL (%s max depth %d)", name, md)
 		}
-		q.msgs = append(q.msgs, s.newMessage(name, s.now, string(b)))
+		m := s.newMessage(name, s.now, string(b))
+		m.Headers = slices.Clone(headers)
+		q.msgs = append(q.msgs, m)
 	}
 	return nil
 }
@@ -357,11 +373,28 @@ func (s *Source) ScanQuarantine(ctx context.Context, dir, queue string) (admin.Q
 	out := admin.QuarantineScan{Entries: []admin.QuarantineEntry{}}
 	for _, e := range s.quar {
 		if (dir == "" || e.Dir == dir) && (queue == "" || e.Queue == queue) {
+			e.HasBody, e.Headers, e.Payload = false, nil, nil // a scan lists; OpenQuarantineEntry reads
 			out.Entries = append(out.Entries, e)
 		}
 	}
 	out.Total = len(out.Entries)
 	return out, nil
+}
+
+// OpenQuarantineEntry implements views.QueueAdmin: the entry of dir and
+// queue with id, with its headers and body (nil when it is gone).
+func (s *Source) OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error) {
+	if err := s.enter(ctx, "OpenQuarantineEntry"); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	for _, e := range s.quar {
+		if e.Dir == dir && e.Queue == queue && string(e.MsgID) == string(id) {
+			e.HasBody = true
+			return &e, nil
+		}
+	}
+	return nil, nil
 }
 
 // ReinjectQuarantine implements views.QueueAdmin: exactly the entries of
@@ -385,7 +418,9 @@ func (s *Source) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan
 		if (plan.Dir == "" || e.Dir == plan.Dir) && e.Queue == plan.Queue && (plan.IncludeOld || !e.Old) {
 			if _, ok := named[string(e.MsgID)]; ok {
 				named[string(e.MsgID)] = true
-				q.msgs = append(q.msgs, s.newMessage(plan.Queue, s.now, "reinjected "+fmt.Sprintf("%x", e.MsgID[:4])))
+				m := s.newMessage(plan.Queue, s.now, string(e.Payload))
+				m.ID, m.Headers = e.MsgID, e.Headers // reinjected with its id and headers, as the engine does
+				q.msgs = append(q.msgs, m)
 				res.Count++
 				continue
 			}
