@@ -340,6 +340,21 @@ keys Escape # leave the form
 # the flash message ("not sent: …") stays on the hint line for 6 s
 sleep 6.5
 
+# Drill-down from an alert: enter on the first alert (a stalled group)
+# opens the group with the cursor on the partition it lags most on; t
+# tails that one partition from the group's commit. x closes that tail.
+keys 1
+wait_for "Alerts"
+keys Enter
+wait_for "Overview › group"
+sleep 1
+keys t
+wait_for "one partition, no group" 15
+sleep 2
+shot 28-alert-drilldown
+keys x
+sleep 6.5 # the flash of x leaves the hint line
+
 # 80x24: Overview and a live tail
 echo "make.sh: resizing to 80x24"
 T resize-window -t shots -x 80 -y 24

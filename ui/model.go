@@ -32,6 +32,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -124,6 +125,8 @@ type Model struct {
 	flash      string
 	flashLevel common.Level
 	flashAt    time.Time
+
+	nav []navEntry // the drill-downs that led to the tab shown (esc walks back)
 
 	topicNames []string // safe topic names for completion
 	switching  string
@@ -422,6 +425,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.publish.SetTarget(msg.Topic)
 		return m, m.setActive(common.ViewPublish)
+	case common.OpenMsg:
+		return m, m.openTarget(msg.Target)
 	case common.SwitchViewMsg:
 		return m, m.setActive(msg.To)
 	case common.FlashMsg:
@@ -535,10 +540,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Refresh):
 		return m.refreshActive()
 	case key.Matches(msg, k.NextTab):
+		m.nav = nil
 		return m.cycleTab(1)
 	case key.Matches(msg, k.PrevTab):
+		m.nav = nil
 		return m.cycleTab(-1)
 	case key.Matches(msg, k.Back):
+		if cmd, ok := m.navBack(); ok {
+			return cmd
+		}
 		v.Back()
 		return nil
 	}
@@ -548,6 +558,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for i, b := range k.Tabs {
 		if key.Matches(msg, b) {
+			m.nav = nil
 			return m.setActive(common.ViewID(i))
 		}
 	}
@@ -601,6 +612,7 @@ func (m *Model) handleClick(msg tea.MouseClickMsg) tea.Cmd {
 	if msg.Y == 0 && msg.Button == tea.MouseLeft {
 		for _, t := range m.tabLayout(m.ctx.Width).tabs {
 			if msg.X >= t.x0 && msg.X < t.x1 {
+				m.nav = nil
 				return m.setActive(t.id)
 			}
 		}
@@ -665,6 +677,76 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 		m.active = common.ViewOverview
 	}
 	m.topicNames = nil
+	m.nav = nil
 	m.setFlash(common.LevelOK, "switched to context "+sanitize.String(c.Name))
 	return m.poll.reset(Fetchers(msg.src))
+}
+
+// maxNav bounds the navigation stack: a longer walk forgets its oldest
+// steps.
+const maxNav = 16
+
+// navEntry is one drill-down: the tab it left, the tab it opened and the
+// breadcrumb word of what it opened ("group analytics").
+type navEntry struct {
+	from, to  common.ViewID
+	fromTitle string
+	crumb     string
+}
+
+// navValid reports whether the stack still describes where the user is:
+// the last drill-down led to the tab shown. Any other way of changing tab
+// (a tab key, a click, `t` on a topic, :commands) leaves it behind.
+func (m *Model) navValid() bool {
+	return len(m.nav) > 0 && m.nav[len(m.nav)-1].to == m.active
+}
+
+// openTarget routes a drill-down (common.OpenMsg): it pushes the step,
+// shows the target's tab and asks that view to reveal the target; a
+// partition's tail opens in the tail tab from the offset.
+func (m *Model) openTarget(t common.Target) tea.Cmd {
+	to := t.View()
+	if !m.visible(to) {
+		return nil
+	}
+	if !m.navValid() {
+		m.nav = m.nav[:0]
+	}
+	if len(m.nav) == maxNav {
+		m.nav = append(m.nav[:0], m.nav[1:]...)
+	}
+	m.nav = append(m.nav, navEntry{from: m.active, to: to, fromTitle: m.views[m.active].Title(), crumb: t.Crumb()})
+	cmd := m.setActive(to)
+	if t.Kind == common.TargetTail {
+		from := position.Position{Kind: position.Offset, Topic: t.Topic, Partition: t.Partition, Offset: t.Offset}
+		return tea.Batch(cmd, m.tail.OpenSpec(tail.Spec{Target: t.Topic, From: from}))
+	}
+	if r, ok := m.views[to].(common.Revealer); ok {
+		cmd = tea.Batch(cmd, r.Reveal(t))
+	}
+	return cmd
+}
+
+// navBack is esc after a drill-down: back to the tab it left, as it was.
+func (m *Model) navBack() (tea.Cmd, bool) {
+	if !m.navValid() {
+		m.nav = nil
+		return nil, false
+	}
+	e := m.nav[len(m.nav)-1]
+	m.nav = m.nav[:len(m.nav)-1]
+	return m.setActive(e.from), true
+}
+
+// breadcrumb is the way the drill-downs came ("Overview › group
+// analytics › partition 3"), nil when the tab was not reached by one.
+func (m *Model) breadcrumb() []string {
+	if !m.navValid() {
+		return nil
+	}
+	out := []string{m.nav[0].fromTitle}
+	for _, e := range m.nav {
+		out = append(out, e.crumb)
+	}
+	return out
 }

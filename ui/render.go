@@ -62,6 +62,7 @@ type tabSpan struct {
 type tabBarLayout struct {
 	tabs   []tabSpan
 	badges []string // plain text of each badge
+	crumb  string   // the breadcrumb after a drill-down ("Overview › group x"), sanitized
 }
 
 // tabLayout places the tabs for width w: full titles when they fit, else
@@ -85,6 +86,12 @@ func (m *Model) tabLayout(w int) tabBarLayout {
 		badgeW += len(bd) + 1
 	}
 	avail := w - badgeW
+	if bc := m.breadcrumb(); len(bc) > 0 {
+		// The way the drill-downs came: the tabs give way to it (numbers
+		// only) up to half the line.
+		lay.crumb = strings.Join(bc, " › ")
+		avail -= min(common.Width(lay.crumb)+2, w/2)
+	}
 	for tier := 0; tier < 3; tier++ {
 		lay.tabs = lay.tabs[:0]
 		x := 0
@@ -149,7 +156,11 @@ func (m *Model) tabBar(w int) string {
 		bw += len(bd) + 1
 	}
 	if gap := w - x - bw; gap > 0 {
-		b.WriteString(st.TabBar.Render(strings.Repeat(" ", gap)))
+		fill := strings.Repeat(" ", gap)
+		if lay.crumb != "" && gap > 4 {
+			fill = common.Fit("  "+common.Trunc(lay.crumb, gap-3), gap)
+		}
+		b.WriteString(st.TabBar.Render(fill))
 	}
 	b.WriteString(badges.String())
 	return common.ClipStyled(b.String(), w)

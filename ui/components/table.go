@@ -81,6 +81,9 @@ type Table[T any] struct {
 
 	// Empty is shown when there is no row (before the filter).
 	Empty string
+	// NoCursor draws no cursor row (the table is not the focused one of
+	// several on a screen: the overview's nodes while its alerts are).
+	NoCursor bool
 }
 
 // NewTable returns a table; key identifies a row across refreshes so the
@@ -352,6 +355,18 @@ func (t *Table[T]) SetCursor(i int) {
 	t.moved = true
 	t.cursor = i
 	t.clamp()
+}
+
+// SelectKey puts the cursor on the row whose key is k (an explicit move,
+// as SetCursor) and reports whether such a row is shown.
+func (t *Table[T]) SelectKey(k string) bool {
+	for i, idx := range t.order {
+		if t.keys[idx] == k {
+			t.SetCursor(i)
+			return true
+		}
+	}
+	return false
 }
 
 // Position describes the cursor for the status bar: "12/340" (of 10000).
@@ -694,7 +709,7 @@ func (t *Table[T]) Lines() []string {
 			b.WriteString(text)
 		}
 		line := b.String()
-		if selected {
+		if selected && !t.NoCursor {
 			line = st.CursorRow(line, t.width)
 		}
 		lines = append(lines, line)

@@ -49,6 +49,8 @@ type Cluster struct {
 
 	flow  clusterFlow
 	lflow leaderFlow
+
+	focusNode int // a drill-down's node not listed yet (0: none)
 }
 
 // nodeRow is one row of the nodes pane: the node as every tab shows it
@@ -424,6 +426,21 @@ func (v *Cluster) FullHelp() [][]key.Binding {
 // Back implements common.View.
 func (v *Cluster) Back() bool { return v.active().clearFilter() }
 
+// Reveal implements common.Revealer: a drill-down (a node row or a node
+// alert) shows the nodes pane with the cursor on the node, as soon as the
+// node is listed.
+func (v *Cluster) Reveal(t common.Target) tea.Cmd {
+	if t.Kind != common.TargetNode {
+		return nil
+	}
+	v.panes.cur = 0
+	v.focusNode = 0
+	if t.Node != 0 && !v.nodes.SelectKey(strconv.Itoa(t.Node)) {
+		v.focusNode = t.Node
+	}
+	return nil
+}
+
 // Update implements common.View.
 func (v *Cluster) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -512,6 +529,9 @@ func (v *Cluster) rebuildNodes() {
 		rows[i] = nodeRow{v: n}
 	}
 	v.nodes.SetItems(rows)
+	if v.focusNode != 0 && v.nodes.SelectKey(strconv.Itoa(v.focusNode)) {
+		v.focusNode = 0
+	}
 }
 
 func (v *Cluster) handleKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -84,6 +84,7 @@ type groupDetail struct {
 	offs       *components.Table[offRow]
 	mems       *components.Table[admin.GroupMember]
 	prev       map[string]*partSample
+	focus      string // offKey of the row a drill-down asked for, until the rows arrive
 	rate       float64
 	prod       float64
 }
@@ -166,7 +167,7 @@ func (v *Groups) Primary() common.ResID { return common.ResGroups }
 func (v *Groups) ShortHelp() []key.Binding {
 	k := v.Ctx.Keys
 	if v.detail != nil {
-		return []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.Filter}
+		return []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.TailPartition, k.Filter}
 	}
 	return []key.Binding{k.Open, k.Filter, k.Sort, k.Seek, k.DeleteGroup}
 }
@@ -174,7 +175,7 @@ func (v *Groups) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *Groups) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.Seek, k.DeleteGroup}}
+	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.TailPartition, k.Seek, k.DeleteGroup}}
 }
 
 // closeDetail goes back to the list.
@@ -238,6 +239,12 @@ func (v *Groups) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		v.openSeek(v.detail.name)
 	case key.Matches(msg, k.DeleteGroup):
 		v.openDelete(v.detail.name)
+	case key.Matches(msg, k.TailPartition) && v.detail.panes.cur == 0:
+		r, ok := v.detail.offs.Selected()
+		if !ok {
+			return nil, true
+		}
+		return common.Open(tailTarget(r.o)), true
 	default:
 		return nil, false
 	}
@@ -268,6 +275,41 @@ func (v *Groups) detailTableTop() int { return len(v.detailHeader(v.Ctx.Styles))
 func (v *Groups) sizeDetail() {
 	h := max(v.H-v.detailTableTop(), 0)
 	v.detail.panes.setSize(v.W, h)
+}
+
+// tailTarget is the drill-down of a partition row: a tail of it from the
+// group's committed offset (from the log start without a commit, which is
+// where the group would start reading it too).
+func tailTarget(o admin.GroupOffset) common.Target {
+	from := o.Committed
+	if from < 0 {
+		from = max(o.LogStart, 0)
+	}
+	return common.Target{Kind: common.TargetTail, Topic: o.Topic, Partition: o.Partition, Offset: from}
+}
+
+// Reveal implements common.Revealer: a drill-down opens a group's detail
+// (the one shown, if it is that group's) with the cursor on the partition
+// named, once the offsets arrive.
+func (v *Groups) Reveal(t common.Target) tea.Cmd {
+	if t.Kind != common.TargetGroup {
+		return nil
+	}
+	v.table.SelectKey(t.Name) // esc on the detail lands on its row
+	var cmd tea.Cmd
+	if v.detail == nil || v.detail.name != t.Name {
+		cmd = v.openDetail(t.Name)
+	}
+	d := v.detail
+	d.panes.cur = 0
+	d.focus = ""
+	if t.Topic != "" && t.Partition >= 0 {
+		d.focus = offKey(t.Topic, t.Partition)
+		if d.offs.SelectKey(d.focus) {
+			d.focus = ""
+		}
+	}
+	return cmd
 }
 
 func offKey(topic string, p int32) string { return topic + "\x00" + strconv.Itoa(int(p)) }
@@ -474,6 +516,10 @@ func (v *Groups) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		return d.done(&v.base, common.ResGroups, m.err, m.at, func() {
 			d.applyDescribe(m.desc, m.at)
 			v.sizeDetail()
+			if d.focus != "" {
+				d.offs.SelectKey(d.focus)
+				d.focus = "" // once: later reads keep the operator's cursor
+			}
 		})
 	case detailTick:
 		return v.readDetail(&v.base)

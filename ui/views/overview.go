@@ -32,6 +32,9 @@ type Alert struct {
 	Level common.Level
 	At    time.Time // when the condition was first seen (or the event happened)
 	Text  string    // sanitized
+	// Target is what enter on the alert opens (Opens false: nothing).
+	Target common.Target
+	Opens  bool
 }
 
 type leaderEvent struct {
@@ -89,6 +92,10 @@ type Overview struct {
 	alerts []Alert
 	nodes  *components.Table[nodeView]
 	scroll int
+	// sel is the alert under the cursor; onNodes: j/k and enter act on
+	// the node table instead (v switches).
+	sel     int
+	onNodes bool
 }
 
 // NewOverview returns the overview. tracker is the dashboard's one health
@@ -159,13 +166,41 @@ func (v *Overview) Alerts() []Alert { return v.alerts }
 
 func (v *Overview) ShortHelp() []key.Binding {
 	k := v.Ctx.Keys
-	return []key.Binding{k.NextTab, k.TabsHelp, k.Refresh, k.Down}
+	return []key.Binding{k.Open, k.Pane, k.NextTab, k.TabsHelp, k.Refresh, k.Down}
 }
 
 // FullHelp implements common.View.
 func (v *Overview) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
-	return [][]key.Binding{{k.Up, k.Down}}
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Pane}}
+}
+
+// moveSel moves the alert cursor by d.
+func (v *Overview) moveSel(d int) {
+	v.sel = max(0, min(v.sel+d, len(v.alerts)-1))
+}
+
+// open is enter: the node row or the alert under the cursor, as a
+// drill-down the root routes (common.OpenMsg).
+func (v *Overview) open() tea.Cmd {
+	if v.onNodes {
+		if n, ok := v.nodes.Selected(); ok {
+			return common.Open(common.Target{Kind: common.TargetNode, Node: n.id})
+		}
+		return nil
+	}
+	if v.sel < len(v.alerts) && v.alerts[v.sel].Opens {
+		return common.Open(v.alerts[v.sel].Target)
+	}
+	return nil
+}
+
+// SelectedAlert returns the alert under the cursor.
+func (v *Overview) SelectedAlert() (Alert, bool) {
+	if v.onNodes || v.sel >= len(v.alerts) {
+		return Alert{}, false
+	}
+	return v.alerts[v.sel], true
 }
 
 func (v *Overview) Status() string {
@@ -198,17 +233,23 @@ func (v *Overview) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		k := v.Ctx.Keys
 		switch {
+		case key.Matches(msg, k.Open):
+			return v.open()
+		case key.Matches(msg, k.Pane):
+			v.onNodes = !v.onNodes
+		case v.onNodes:
+			v.nodes.Update(msg)
 		case key.Matches(msg, k.Down):
-			v.scroll++
+			v.moveSel(1)
 		case key.Matches(msg, k.Up):
-			v.scroll = max(0, v.scroll-1)
+			v.moveSel(-1)
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelDown:
-			v.scroll++
+			v.moveSel(1)
 		case tea.MouseWheelUp:
-			v.scroll = max(0, v.scroll-1)
+			v.moveSel(-1)
 		}
 	}
 	return nil
@@ -307,7 +348,8 @@ func (v *Overview) buildAlerts(now time.Time) {
 	var out []Alert
 	v.groups = v.tracker.counts()
 	for _, a := range v.tracker.alerts {
-		out = append(out, Alert{Level: alertLevel(a.Level), At: a.Since, Text: common.S(a.Text)})
+		t, ok := v.alertTarget(a)
+		out = append(out, Alert{Level: alertLevel(a.Level), At: a.Since, Text: common.S(a.Text), Target: t, Opens: ok})
 	}
 	keepF := v.failovers[:0]
 	for _, f := range v.failovers {
@@ -333,7 +375,8 @@ func (v *Overview) buildAlerts(now time.Time) {
 		if e.to != 0 {
 			to = fmt.Sprintf("node %d (%s)", e.to, e.toQM)
 		}
-		out = append(out, Alert{Level: common.LevelInfo, At: e.at, Text: fmt.Sprintf("%s leader changed: %s → %s", common.Clock(e.at), from, to)})
+		out = append(out, Alert{Level: common.LevelInfo, At: e.at, Text: fmt.Sprintf("%s leader changed: %s → %s", common.Clock(e.at), from, to),
+			Target: common.Target{Kind: common.TargetNode, Node: e.to}, Opens: true})
 	}
 	slices.SortStableFunc(out, func(a, b Alert) int {
 		if a.Level != b.Level {
@@ -341,7 +384,71 @@ func (v *Overview) buildAlerts(now time.Time) {
 		}
 		return b.At.Compare(a.At)
 	})
+	// The cursor stays on its alert when the list is rebuilt (a poll), as
+	// far as it is still there.
+	if v.sel < len(v.alerts) {
+		cur := v.alerts[v.sel]
+		for i, a := range out {
+			if a.Text == cur.Text || a.Opens && cur.Opens && a.Target == cur.Target {
+				v.sel = i
+				break
+			}
+		}
+	}
 	v.alerts = out
+	v.sel = max(0, min(v.sel, len(out)-1))
+}
+
+// alertTarget is what enter on a health alert opens: a group's detail at
+// the partition the alert is about, a queue's detail, a node's row on the
+// Cluster tab, or the (first) topic an alert about partitions names.
+func (v *Overview) alertTarget(a health.Alert) (common.Target, bool) {
+	switch a.Kind {
+	case health.KindNodeDown, health.KindNodeSyncing, health.KindNodeAbsent, health.KindNodeRemoved:
+		n, err := strconv.Atoi(a.Subject)
+		return common.Target{Kind: common.TargetNode, Node: n}, err == nil
+	case health.KindNoLeader:
+		return common.Target{Kind: common.TargetNode}, true
+	case health.KindQueueFull, health.KindQueueDepth, health.KindDLQGrowing:
+		return common.Target{Kind: common.TargetQueue, Name: a.Subject}, a.Subject != ""
+	case health.KindOffline, health.KindUnderReplicated:
+		first, _, _ := strings.Cut(a.Subject, ",")
+		return common.Target{Kind: common.TargetTopic, Name: first}, first != ""
+	case health.KindUnreachable:
+		return common.Target{}, false
+	}
+	if !strings.HasPrefix(string(a.Kind), "group-") || a.Subject == "" {
+		return common.Target{}, false
+	}
+	t := common.Target{Kind: common.TargetGroup, Name: a.Subject, Partition: -1}
+	if r := v.tracker.row(a.Subject); r != nil {
+		if p, ok := alertPartition(r.st); ok {
+			t.Topic, t.Partition = p.Topic, p.Partition
+		}
+	}
+	return t, true
+}
+
+// alertPartition is the partition a group's alert is about: the one with
+// the most lag among those given the group's word (a stalled, lagging or
+// rewound partition), else the one with the most lag; none without lag.
+func alertPartition(g health.GroupStatus) (health.PartitionStatus, bool) {
+	var best health.PartitionStatus
+	found, bestOwn := false, false
+	for _, p := range g.Partitions {
+		if p.Lag.Unknown {
+			continue
+		}
+		own := p.Word == g.Word
+		switch {
+		case !found, own && !bestOwn, own == bestOwn && p.Lag.Records > best.Lag.Records:
+			best, found, bestOwn = p, true, own
+		}
+	}
+	if !found || best.Lag.Records <= 0 && !bestOwn {
+		return health.PartitionStatus{}, false
+	}
+	return best, true
 }
 
 // failing returns the feed whose latest poll failed, the one failing the
@@ -508,6 +615,7 @@ func (v *Overview) View() string {
 			nodeH--
 		}
 		v.nodes.SetSize(w, nodeH)
+		v.nodes.NoCursor = !v.onNodes
 		lines = append(lines, v.nodes.Lines()...)
 	}
 	alertH := h - len(lines) - 1
@@ -629,7 +737,16 @@ func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
 		return lines
 	}
 	rows := h - len(lines)
-	v.scroll = min(v.scroll, max(len(v.alerts)-rows, 0))
+	// The cursor's alert stays in sight (the last row may say "… more").
+	shown := rows
+	if len(v.alerts) > rows {
+		shown = max(rows-1, 1)
+	}
+	v.scroll = min(v.scroll, v.sel)
+	if v.sel >= v.scroll+shown {
+		v.scroll = v.sel - shown + 1
+	}
+	v.scroll = max(0, min(v.scroll, max(len(v.alerts)-rows, 0), v.sel))
 	first := len(lines)
 	for i := v.scroll; i < len(v.alerts) && len(lines) < h; i++ {
 		a := v.alerts[i]
@@ -642,7 +759,11 @@ func (v *Overview) alertLines(st *common.Styles, w, h int) []string {
 		default:
 			mark = st.Info.Render("● ")
 		}
-		lines = append(lines, mark+common.Trunc(a.Text, max(w-2, 1)))
+		line := mark + common.Trunc(a.Text, max(w-2, 1))
+		if i == v.sel && !v.onNodes {
+			line = st.CursorRow(line, w)
+		}
+		lines = append(lines, line)
 	}
 	if rest := len(v.alerts) - v.scroll - (len(lines) - first); rest > 0 && len(lines) > first {
 		lines[len(lines)-1] = st.Muted.Render(fmt.Sprintf("  … %d more (j/k scroll)", rest+1))

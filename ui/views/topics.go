@@ -155,6 +155,9 @@ func (v *Topics) Primary() common.ResID { return common.ResTopics }
 func (v *Topics) ShortHelp() []key.Binding {
 	k := v.Ctx.Keys
 	if v.detail != nil {
+		if v.detail.panes.cur == 1 {
+			return []key.Binding{k.Back, k.Open, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.Filter}
+		}
 		return []key.Binding{k.Back, k.Pane, k.Tail, k.Publish, k.TopicConfig, k.Filter}
 	}
 	return []key.Binding{k.Open, k.Filter, k.Sort, k.Tail, k.Publish, k.TopicConfig, k.CreateTopic, k.DeleteTopic}
@@ -277,6 +280,12 @@ func (v *Topics) listKey(msg tea.KeyPressMsg, _ *topicRow, _ bool) (tea.Cmd, boo
 func (v *Topics) detailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := v.Ctx.Keys
 	switch {
+	case key.Matches(msg, k.Open) && v.detail.panes.cur == 1:
+		// A consumer row opens its group, at this topic's partition.
+		if s, ok := v.detail.cons.Selected(); ok {
+			return common.Open(common.Target{Kind: common.TargetGroup, Name: s.Group, Topic: v.detail.name, Partition: s.Partition}), true
+		}
+		return nil, true
 	case key.Matches(msg, k.Tail, k.Publish, k.DeleteTopic, k.FlushTopic, k.CreateTopic, k.TopicConfig):
 		return v.action(msg), true
 	}
@@ -441,6 +450,19 @@ func (d *topicDetail) subLag(s admin.SubscriptionLine) admin.PartLag {
 		}
 	}
 	return admin.PartLag{Unknown: true}
+}
+
+// Reveal implements common.Revealer: a drill-down opens a topic's detail.
+func (v *Topics) Reveal(t common.Target) tea.Cmd {
+	if t.Kind != common.TargetTopic {
+		return nil
+	}
+	v.table.SelectKey(t.Name)
+	if v.detail != nil && v.detail.name == t.Name {
+		v.detail.panes.cur = 0
+		return nil
+	}
+	return v.openDetail(t.Name)
 }
 
 func (v *Topics) closeDetail() {

@@ -1491,7 +1491,10 @@ func (v *View) columns(w int) tailCols {
 func (v *View) headLines(st *common.Styles) []string {
 	title := st.Title.Render("Tail " + common.S(v.spec.Target))
 	group := "temporary group"
-	if v.spec.Group != "" {
+	switch {
+	case v.spec.From.OnePartition():
+		group = "one partition, no group" // consumer.Assign: nothing joins or commits
+	case v.spec.Group != "":
 		group = "group " + common.S(v.spec.Group)
 	}
 	head := group + " · " + v.from
