@@ -72,7 +72,7 @@ func TestDrillDownAlertGroupPartitionTail(t *testing.T) {
 	// The cursor is on partition 2 (committed 4): t tails it from there.
 	d.markNow()
 	d.keys("t")
-	screen = d.waitText("Tail E2E.DOORS", "one partition, no group · from offset 4 of E2E.DOORS partition 2", "Overview › group e2e-doors › partition 2")
+	d.waitText("Tail E2E.DOORS", "one partition, no group · from offset 4 of E2E.DOORS partition 2", "Overview › group e2e-doors › partition 2")
 	// The records shown are partition 2's from offset 4 on: six of them.
 	screen = d.waitFor("partition 2's records from offset 4", func(s string) bool {
 		return strings.Contains(s, "value-") && countRecordRows(s, "E2E.DOORS") == 6

@@ -49,7 +49,7 @@ func TestTailJumpIsBackPressure(t *testing.T) {
 		t.Fatalf("records dropped after the jump:\n%s", s)
 	}
 	d.keys("g")
-	s = d.waitFor("the first row at offset 100", func(s string) bool { return atOffset100.MatchString(firstRecord(s)) })
+	d.waitFor("the first row at offset 100", func(s string) bool { return atOffset100.MatchString(firstRecord(s)) })
 
 	// Held: nothing is fetched, however many records arrive; the count
 	// of those waiting follows them.

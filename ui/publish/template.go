@@ -104,7 +104,7 @@ func placeholder(f []string) (part, error) {
 		}
 		n, err := strconv.Atoi(f[1])
 		if err != nil || n < 1 || n > MaxRand {
-			return part{}, fmt.Errorf("N must be a whole number from 1 to %d, not %q", MaxRand, f[1])
+			return part{}, fmt.Errorf("its N must be a whole number from 1 to %d, not %q", MaxRand, f[1])
 		}
 		return part{kind: kRand, n: n}, nil
 	}

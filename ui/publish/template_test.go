@@ -83,7 +83,7 @@ func TestStaticAndLiteral(t *testing.T) {
 
 func TestBadTemplates(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"k-{{rand x}}", `key: {{rand x}} at column 3: N must be a whole number from 1 to 1048576, not "x"`},
+		{"k-{{rand x}}", `key: {{rand x}} at column 3: its N must be a whole number from 1 to 1048576, not "x"`},
 		{"{{rand 0}}", "N must be a whole number from 1 to 1048576"},
 		{"{{rand 1048577}}", "N must be a whole number"},
 		{"{{rand}}", "write {{rand N}}"},

@@ -513,13 +513,6 @@ func (v *Overview) ConnectionLine(now time.Time) string {
 	return what + " (" + age + ")"
 }
 
-func listSome(xs []string, n int) string {
-	if len(xs) <= n {
-		return strings.Join(xs, ", ")
-	}
-	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
-}
-
 // ---- rendering ----
 
 // View implements common.View.

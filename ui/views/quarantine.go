@@ -280,7 +280,6 @@ func (v *Queues) entryOpened(m quarantineMsg) {
 	}
 	st := v.Ctx.Styles
 	w := min(max(v.W-10, 10), 100)
-	e := m.open
 	var body []string
 	switch {
 	case m.err != nil:
@@ -288,7 +287,7 @@ func (v *Queues) entryOpened(m quarantineMsg) {
 	case m.entry == nil || !m.entry.HasBody:
 		body = []string{st.Warn.Render("The entry is no longer quarantined (reinjected or removed since the scan); r reads the quarantine again.")}
 	default:
-		e = m.entry
+		e := m.entry
 		kind := "NEW"
 		if e.Old {
 			kind = st.Warn.Render("OLD (already delivered: reinjecting it duplicates it)")

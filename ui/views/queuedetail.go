@@ -228,7 +228,6 @@ type queueFlow struct {
 	plan  admin.MoveResult
 	ids   [][]byte // what the plan looks at; nil = every message
 	scope string
-	count int
 	take  *admin.QueueMessage // the message the take preview showed
 }
 

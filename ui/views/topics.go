@@ -42,7 +42,6 @@ type Topics struct {
 	src TopicAdmin
 
 	rows         map[string]*topicRow
-	order        []string // topic names in list order, for deterministic rebuilds
 	showInternal bool
 	at           time.Time
 	loaded       bool

@@ -111,13 +111,6 @@ func (t *HealthTracker) observe(msg common.DataMsg) bool {
 	return true
 }
 
-// nodeDefinition says how node id stands against the cluster definition
-// (health.Monitor.NodeDefinition): the overview and the cluster tab mark
-// its row with the same judgement.
-func (t *HealthTracker) nodeDefinition(id int) (absent, removed bool, since time.Time) {
-	return t.mon.NodeDefinition(id)
-}
-
 // groupCounts is what every tab says about the groups, from the one
 // tracker: the rows of the groups table (the latest list, plus the durable
 // groups missing from it that the monitor still tracks), how many are

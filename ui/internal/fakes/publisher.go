@@ -106,8 +106,7 @@ type FakeRun struct {
 	offs    map[int32]int64
 	records []publish.Record
 	stopped bool
-	missing bool  // the topic does not exist
-	n       int64 // records completed (acked or failed)
+	missing bool // the topic does not exist
 }
 
 // Spec returns the run's spec.

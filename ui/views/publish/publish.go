@@ -454,7 +454,7 @@ func (v *View) check() (pubForm, error) {
 	case topic == "":
 		return pf, fieldErr{pfTopic, fmt.Errorf("give the topic to publish to")}
 	case sanitize.String(topic) != topic || strings.ContainsAny(topic, " *?,;|:"):
-		return pf, fieldErr{pfTopic, fmt.Errorf("a topic name has no spaces, control characters or * ? , ; | :")}
+		return pf, fieldErr{pfTopic, errors.New("a topic name has no spaces, control characters or any of * ? , ; | : in it")}
 	}
 	pf.spec.Topic = topic
 	pf.keyText, pf.valueText, pf.headersText = f[pfKey].Input.Value(), f[pfValue].Input.Value(), f[pfHeaders].Input.Value()

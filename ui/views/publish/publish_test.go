@@ -61,7 +61,7 @@ func TestPublishFormValidation(t *testing.T) {
 		{map[int]string{topic: ""}, "give the topic to publish to"},
 		{map[int]string{topic: "ORDER.*"}, "a topic name has no spaces"},
 		{map[int]string{topic: "A B"}, "a topic name has no spaces"},
-		{map[int]string{topic: "T", key: "k-{{rand x}}"}, `key: {{rand x}} at column 3: N must be a whole number from 1 to 1048576, not "x"`},
+		{map[int]string{topic: "T", key: "k-{{rand x}}"}, `key: {{rand x}} at column 3: its N must be a whole number from 1 to 1048576, not "x"`},
 		{map[int]string{topic: "T", value: "{{nope}}"}, `value: {{nope}} at column 1: unknown placeholder "nope"`},
 		{map[int]string{topic: "T", value: "{{seq"}, "value: unterminated"},
 		{map[int]string{topic: "T", value: "v", file: "/etc/hosts"}, "give a value or a file, not both"},

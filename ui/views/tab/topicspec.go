@@ -88,7 +88,7 @@ func ParseOptInt(label, s string, lo, hi int) (*int, error) {
 func (s *TopicSpec) ParseSize(partitions, replicas string, nodes int) error {
 	p, err := strconv.ParseInt(strings.TrimSpace(partitions), 10, 32)
 	if err != nil {
-		return fmt.Errorf("Partitions: %q is not a whole number (1..%d)", strings.TrimSpace(partitions), topicrules.MaxPartitions)
+		return &topicrules.Error{Field: "Partitions", Msg: fmt.Sprintf("%q is not a whole number (1..%d)", strings.TrimSpace(partitions), topicrules.MaxPartitions)}
 	}
 	if err := topicrules.CheckPartitions(p); err != nil {
 		return topicrules.InField(err, "Partitions")
@@ -98,7 +98,7 @@ func (s *TopicSpec) ParseSize(partitions, replicas string, nodes int) error {
 	if r := strings.TrimSpace(replicas); r != "" {
 		n, err := strconv.ParseInt(r, 10, 32)
 		if err != nil {
-			return fmt.Errorf("Replicas: %q is not a whole number (blank: the cluster's default)", r)
+			return &topicrules.Error{Field: "Replicas", Msg: fmt.Sprintf("%q is not a whole number (blank: the cluster's default)", r)}
 		}
 		if err := topicrules.CheckReplicas(n, nodes); err != nil {
 			return topicrules.InField(err, "Replicas")
