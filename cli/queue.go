@@ -17,6 +17,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
 )
@@ -56,6 +57,7 @@ type queuePutJSON struct {
 	Put     int    `json:"put"`
 	FirstID string `json:"first_id"`
 	LastID  string `json:"last_id"`
+	Headers int    `json:"headers"` // the --header count, on every message
 }
 
 type queueDeleteJSON struct {
@@ -256,15 +258,18 @@ func (t *adminTarget) openQueue(queue string) (*ilink.Queue, *ilink.Session, err
 
 func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 	var value, file string
+	var headerFlags []string
 	var count int
 	c := &cobra.Command{
-		Use:   "put NAME (--value V | --file F) [--count N]",
+		Use:   "put NAME (--value V | --file F) [--header K=V]... [--count N]",
 		Short: "Put messages on a queue: a templated --value (--count times) or one message per line of --file",
 		Long: "--value is a template: {{seq}} (0, 1, ...), {{now}} (RFC 3339), {{uuid}}, {{rand N}}\n" +
 			"(N random alphanumerics). --file puts one message per line as is (- = stdin);\n" +
-			"--count then stops after N lines (0 = every line).",
+			"--count then stops after N lines (0 = every line). Every message carries the\n" +
+			"--header key=value properties (repeatable), their values templates as for publish\n" +
+			"({{seq}} is the message's number, with --file too); queue browse shows them.",
 		Example: "  ilinkdash queue put ORDERS --value '{\"order\":{{seq}}}' --count 100\n" +
-			"  ilinkdash queue put ORDERS --file orders.txt",
+			"  ilinkdash queue put ORDERS --file orders.txt --header source=batch --header trace-id={{uuid}}",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hasValue := cmd.Flags().Changed("value")
@@ -274,9 +279,12 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 			case count < 0:
 				return usageErr("--count %d: must not be negative", count)
 			}
+			headers, err := parseQueueHeaders(headerFlags)
+			if err != nil {
+				return usageErr("%v", err)
+			}
 			var tmpl *publish.Template
 			if hasValue {
-				var err error
 				if tmpl, err = publish.Parse("value", value); err != nil {
 					return usageErr("--value: %v", err)
 				}
@@ -303,16 +311,37 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 				return err
 			}
 			defer t.close()
-			return t.queuePut(args[0], tmpl, lines, count)
+			return t.queuePut(args[0], tmpl, lines, count, headers)
 		},
 	}
 	c.Flags().StringVar(&value, "value", "", "message body template ({{seq}}, {{now}}, {{uuid}}, {{rand N}})")
+	c.Flags().StringArrayVar(&headerFlags, "header", nil, "message header key=value on every message, the value a template (repeatable)")
 	c.Flags().StringVar(&file, "file", "", "put one message per line of this file (- = stdin)")
 	c.Flags().IntVar(&count, "count", 0, "messages to put (default 1 with --value; with --file 0 = every line)")
 	return c
 }
 
-func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufio.Scanner, count int) error {
+// parseQueueHeaders reads the --header flags of queue put with publish's
+// parser (the same words and templates), then the queue's own rules for
+// put headers, those of the dashboard's put form: at most
+// admin.MaxPutHeaders, and keys without control characters.
+func parseQueueHeaders(hs []string) ([]headerTemplate, error) {
+	headers, err := parseHeaders(hs)
+	if err != nil {
+		return nil, err
+	}
+	if len(headers) > admin.MaxPutHeaders {
+		return nil, fmt.Errorf("--header given %d times: a message carries at most %d headers", len(headers), admin.MaxPutHeaders)
+	}
+	for i, h := range headers {
+		if strings.IndexFunc(h.key, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+			return nil, fmt.Errorf("--header %q: the key holds control characters", hs[i])
+		}
+	}
+	return headers, nil
+}
+
+func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufio.Scanner, count int, headers []headerTemplate) error {
 	q, sess, err := t.openQueue(queue)
 	if err != nil {
 		return err
@@ -320,7 +349,15 @@ func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufi
 	defer sess.Close()
 	exp := publish.NewExpander()
 	var buf []byte
-	out := queuePutJSON{Queue: queue}
+	// The headers are reused: static values are set once, templated ones
+	// expanded per message into their own buffers (a put has sent its
+	// request when it returns). "k=" is an empty value, not a null one,
+	// as in the dashboard's put form.
+	hdrs := make([]wire.RecordHeader, len(headers))
+	for i, h := range headers {
+		hdrs[i] = wire.RecordHeader{Key: h.key, Value: append([]byte{}, h.val.Literal()...)}
+	}
+	out := queuePutJSON{Queue: queue, Headers: len(headers)}
 	for seq := 0; count == 0 || seq < count; seq++ {
 		if lines != nil {
 			if !lines.Scan() {
@@ -333,7 +370,12 @@ func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufi
 		} else {
 			buf = exp.Append(buf[:0], tmpl, int64(seq))
 		}
-		id, err := q.Put(t.ctx, buf)
+		for i, h := range headers {
+			if !h.val.Static() {
+				hdrs[i].Value = exp.Append(hdrs[i].Value[:0], h.val, int64(seq))
+			}
+		}
+		id, err := q.PutHeaders(t.ctx, buf, hdrs)
 		if err != nil {
 			return fmt.Errorf("put %d of %s: %w", out.Put+1, queue, err)
 		}
@@ -344,11 +386,14 @@ func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufi
 		out.Put++
 	}
 	return t.emit(out, func(w *table) {
-		line := fmt.Sprintf("put %d messages on %s", out.Put, queue)
+		line := fmt.Sprintf("put %s on %s", plural(out.Put, "message"), queue)
 		if out.Put == 1 {
 			line += fmt.Sprintf(" (id %s)", out.FirstID)
 		} else if out.Put > 1 {
 			line += fmt.Sprintf(" (ids %s .. %s)", out.FirstID, out.LastID)
+		}
+		if out.Headers > 0 {
+			line += fmt.Sprintf(", %s each", plural(out.Headers, "header"))
 		}
 		w.row(line)
 	})
