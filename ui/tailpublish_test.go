@@ -192,7 +192,7 @@ func TestTailKeysWorkAfterTyping(t *testing.T) {
 	}
 	h.mustShow("/q2?")
 	h.key("esc", "?")
-	h.mustShow("Keys — Tail", "Tail filter (/)", "k:TEXT", "key contains", "h:NAME=TEXT", "re:EXPR", "pause / resume", "copy value (OSC 52)")
+	h.mustShow("Keys — Tail", "Tail filter (/)", "k:TEXT", "key contains", "h:NAME=TEXT", "re:EXPR", "pause / resume", "copy value, key, hdrs")
 }
 
 func TestPublishFromTopicRowAndReadOnly(t *testing.T) {

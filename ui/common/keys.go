@@ -155,7 +155,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		TailFormat:  b(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex")),
 		TailJump:    b(key.WithKeys("o"), key.WithHelp("o", "jump to offset or time")),
 		TailSave:    b(key.WithKeys("w"), key.WithHelp("w", "save buffer (JSON lines)")),
-		TailCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy value (OSC 52)")),
+		TailCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy value, key, hdrs")),
 		TailRestart: b(key.WithKeys("r"), key.WithHelp("r", "reopen the tail")),
 		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
 		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),

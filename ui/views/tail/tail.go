@@ -149,7 +149,8 @@ type View struct {
 	dcache  detailCache
 
 	dlgKind  string
-	saveSeqs []uint64 // what the save dialog will write
+	saveSeqs []uint64  // what the save dialog will write
+	copyE    tailEntry // the record the copy dialog copies from
 
 	listTop, listRows int // body line of the first row, rows shown (mouse)
 
@@ -953,7 +954,7 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailSave):
 		v.openSave()
 	case key.Matches(msg, k.TailCopy):
-		return v.copyValue()
+		v.openCopy()
 	case key.Matches(msg, k.Tail):
 		v.openNew()
 	case key.Matches(msg, k.TailRestart):
@@ -1115,22 +1116,78 @@ func (v *View) flipPage() {
 	v.showEnd = min(newest, v.showEnd+uint64(step))
 }
 
-func (v *View) copyValue() tea.Cmd {
+// Parts of a record the copy dialog offers, the value first (the default).
+const (
+	copyValue   = "value (raw)"
+	copyKey     = "key (raw)"
+	copyHeaders = "headers (key: value lines)"
+)
+
+// openCopy asks which part of the pinned record to copy, as the queue
+// detail does for a message. The record is kept (a copy of the entry) so
+// that records arriving while the dialog is open change nothing.
+func (v *View) openCopy() {
 	e, _, ok := v.pinned()
 	if !ok {
-		return nil
+		return
 	}
-	val := e.value()
-	where := "P" + tab.Itoa(int64(e.part)) + "@" + tab.Itoa(e.off)
+	v.copyE = *e
+	d := &components.Dialog{
+		Title:       "Copy from record " + recordWhere(e),
+		Body:        []string{"Copies to the terminal's clipboard (OSC 52): the record's value, its key or its headers, as they are."},
+		SubmitLabel: "copy",
+		Fields:      []*components.Field{components.ChoiceField("Copy", copyValue, copyKey, copyHeaders)},
+	}
+	d.Fields[0].Hint = "←/→"
+	v.OpenDialog(d)
+	v.dlgKind = "copy"
+}
+
+// recordWhere names a record by partition and offset: P3@1234.
+func recordWhere(e *tailEntry) string {
+	return "P" + tab.Itoa(int64(e.part)) + "@" + tab.Itoa(e.off)
+}
+
+// copyPart copies one part of the record the copy dialog was opened on.
+// Header values go as bytes, like the value: the clipboard is not the
+// terminal.
+func (v *View) copyPart(part string) tea.Cmd {
+	e := &v.copyE
+	where := recordWhere(e)
+	var (
+		text []byte
+		what string // "the key of P3@1234"
+		done string // what the flash says was copied
+		is   = " is "
+	)
+	switch part {
+	case copyKey:
+		text, what = e.key(), "the key of "+where
+		done = what
+	case copyHeaders:
+		hs := e.headers()
+		if len(hs) == 0 {
+			return common.Flash(common.LevelWarn, "nothing to copy: "+where+" has no headers")
+		}
+		var b strings.Builder
+		for _, h := range hs {
+			b.WriteString(h.Key + ": " + string(h.Value) + "\n")
+		}
+		text, what, is = []byte(b.String()), "the headers of "+where, " are "
+		done = "the " + common.Plural(len(hs), "header") + " of " + where
+	default:
+		text, what = e.value(), "the value of "+where
+		done = "the raw value of " + where
+	}
 	switch {
-	case val == nil:
-		return common.Flash(common.LevelWarn, "nothing to copy: the value of "+where+" is null")
-	case len(val) > copyMax:
-		return common.Flash(common.LevelError, "the value of "+where+" is "+common.Bytes(int64(len(val)))+"; OSC 52 copies at most "+common.Bytes(copyMax)+" (w saves the buffer)")
+	case text == nil:
+		return common.Flash(common.LevelWarn, "nothing to copy: "+what+" is null")
+	case len(text) > copyMax:
+		return common.Flash(common.LevelError, what+is+common.Bytes(int64(len(text)))+"; OSC 52 copies at most "+common.Bytes(copyMax)+" (w saves the buffer)")
 	}
 	return tea.Batch(
-		tea.SetClipboard(string(val)),
-		common.Flash(common.LevelOK, "copied the raw value of "+where+" ("+common.Bytes(int64(len(val)))+") to the clipboard (OSC 52)"),
+		tea.SetClipboard(string(text)),
+		common.Flash(common.LevelOK, "copied "+done+" ("+common.Bytes(int64(len(text)))+") to the clipboard (OSC 52)"),
 	)
 }
 
@@ -1230,7 +1287,8 @@ func (v *View) openSave() {
 }
 
 func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.DialogFlow(msg, nil, func(end func()) tea.Cmd {
+	// Closing any dialog lets go of the record a copy dialog held.
+	return v.DialogFlow(msg, func() { v.copyE = tailEntry{} }, func(end func()) tea.Cmd {
 		switch v.dlgKind {
 		case "new":
 			return v.submitNew()
@@ -1240,6 +1298,10 @@ func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return v.submitSave()
 		case "search":
 			return v.submitSearch()
+		case "copy":
+			cmd := v.copyPart(v.Dlg.Fields[0].Value())
+			end()
+			return cmd
 		}
 		end()
 		return nil

@@ -594,7 +594,13 @@ func TestTailCopyValueOSC52(t *testing.T) {
 	s.EmitRecords(tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 77, Value: val},
 		tail.Record{Topic: "ORDER.EVENT", Partition: 1, Offset: 78, Value: nil})
 	r.Advance(300 * time.Millisecond)
+	// c asks what to copy, the value first; enter copies it.
 	r.Key("k", "c")
+	r.MustShow("Copy from record P1@77", "‹ value (raw)")
+	if n := len(viewtest.Took[common.FlashMsg](r.Rig)); n != 0 {
+		t.Fatalf("c copied before enter (%d flashes)", n)
+	}
+	r.Key("enter")
 	want := tea.SetClipboard(string(val))()
 	found := false
 	for _, m := range r.Out {
@@ -609,9 +615,83 @@ func TestTailCopyValueOSC52(t *testing.T) {
 		t.Fatalf("flash %+v", fl)
 	}
 	r.Out = nil
-	r.Key("j", "y")
-	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || !strings.Contains(fl[0].Text, "nothing to copy") {
+	r.Key("j", "y", "enter")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: the value of P1@78 is null" {
 		t.Fatalf("null value flash %+v", fl)
+	}
+	// esc closes the dialog and copies nothing.
+	r.Out = nil
+	r.Key("k", "c")
+	r.MustShow("Copy from record P1@77")
+	r.Key("esc")
+	if r.v.Dlg != nil {
+		t.Fatal("esc left the copy dialog open")
+	}
+	for _, m := range r.Out {
+		if m == want {
+			t.Fatal("esc copied the value")
+		}
+	}
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 0 {
+		t.Fatalf("esc flashed %+v", fl)
+	}
+}
+
+// Issue 23: c copies the key or the headers of a record as well as its
+// value; header values go as bytes ("key: value" lines, as the queue
+// detail copies a message's headers).
+func TestTailCopyKeyAndHeaders(t *testing.T) {
+	r := newTailRig(t, 0, fakes.TailerOptions{})
+	s := r.open("ORDER.EVENT", 0)
+	s.EmitRecords(
+		tail.Record{Topic: "ORDER.EVENT", Partition: 3, Offset: 1234, Key: []byte("order-004093"), Value: []byte("v"),
+			Headers: []tail.Header{{Key: "origin", Value: []byte("web")}, {Key: "trace", Value: []byte("t\x1b,1")}}},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 3, Offset: 1235, Key: nil, Value: []byte("v")},
+		tail.Record{Topic: "ORDER.EVENT", Partition: 3, Offset: 1236, Key: bytes.Repeat([]byte("k"), 1<<20+1), Value: []byte("v")})
+	r.Advance(300 * time.Millisecond)
+	r.Key("k") // P3@1235
+	copied := func(want, flash string) {
+		t.Helper()
+		msg := tea.SetClipboard(want)()
+		found := false
+		for _, o := range r.Out {
+			found = found || o == msg
+		}
+		if !found {
+			t.Fatalf("no OSC 52 copy of %q among %#v", want, r.Out)
+		}
+		if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Text != flash {
+			t.Fatalf("flash %+v, want %q", fl, flash)
+		}
+		r.Out = nil
+	}
+	r.Key("k", "c")
+	r.MustShow("Copy from record P3@1234", "‹ value (raw)")
+	r.Key("right")
+	r.MustShow("‹ key (raw)")
+	r.Key("enter")
+	copied("order-004093", "copied the key of P3@1234 (12B) to the clipboard (OSC 52)")
+	r.Key("c", "right", "right", "enter")
+	copied("origin: web\ntrace: t\x1b,1\n", "copied the 2 headers of P3@1234 (24B) to the clipboard (OSC 52)")
+	// The record below has a null key and no headers: each says so.
+	r.Key("j", "c", "right", "enter")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: the key of P3@1235 is null" {
+		t.Fatalf("null key flash %+v", fl)
+	}
+	r.Out = nil
+	r.Key("c", "left", "enter")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: P3@1235 has no headers" {
+		t.Fatalf("no headers flash %+v", fl)
+	}
+	// Over what OSC 52 carries: refused, nothing copied.
+	r.Out = nil
+	r.Key("j", "c", "right", "enter")
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelError ||
+		!strings.HasPrefix(fl[0].Text, "the key of P3@1236 is ") || !strings.Contains(fl[0].Text, "; OSC 52 copies at most ") {
+		t.Fatalf("oversized key flash %+v", fl)
+	}
+	if len(r.Out) != 0 {
+		t.Fatalf("an oversized key was copied: %d messages", len(r.Out))
 	}
 }
 

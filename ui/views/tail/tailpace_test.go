@@ -139,7 +139,13 @@ func TestTailPinnedDetailSurvivesIncomingRecords(t *testing.T) {
 	s.Emit(100)
 	r.Advance(300 * time.Millisecond)
 	r.MustShow("◆ pinned (left the buffer) · ORDER.EVENT · P3 @ 4,009", `"id":57`)
+	// c asks what to copy; records arriving while it asks change
+	// nothing either.
 	r.Key("c")
+	r.MustShow("Copy from record P3@4009")
+	s.Emit(10)
+	r.Advance(300 * time.Millisecond)
+	r.Key("enter")
 	var copied bool
 	for _, f := range viewtest.Took[common.FlashMsg](r.Rig) {
 		copied = copied || strings.Contains(f.Text, "P3@4009")
