@@ -148,9 +148,8 @@ type View struct {
 	dscroll int
 	dcache  detailCache
 
-	dlgKind  string
-	saveSeqs []uint64  // what the save dialog will write
-	copyE    tailEntry // the record the copy dialog copies from
+	dlgKind string
+	copyE   tailEntry // the record the copy dialog copies from
 
 	listTop, listRows int // body line of the first row, rows shown (mouse)
 
