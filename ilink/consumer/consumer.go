@@ -85,10 +85,8 @@ type Consumer struct {
 	notify      chan struct{} // closed when data or state changes; nil when nobody waits
 	fetchDone   chan struct{} // closed after a fetch reply was processed; nil when nobody waits
 	roomBlocked bool          // a source waits for MaxBufferedBytes room
-	paused      bool          // rebalance in progress: nothing is handed over
-	fetchPaused bool          // PauseFetching: no fetch is sent
-	expired     bool          // left the group after Expiry; the next read rejoins
-	closed      bool
+	state       consumerState // running, rebalancing, expired, rejoining, closed (state.go)
+	fetchPaused bool          // PauseFetching: no fetch is sent, in any state
 	errs        []error
 	reading     int       // reads in progress
 	reads       uint64    // reads ended, for the expiry watch (no clock read per record)
@@ -441,7 +439,7 @@ func (c *Consumer) sourceLocked(id uint16) *source {
 	}
 	s := newSource(c, id)
 	c.sources[id] = s
-	if !c.closed {
+	if c.state != stateClosed {
 		c.wg.Add(1)
 		go s.run()
 	}
@@ -588,7 +586,7 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 			default:
 			}
 		}
-		if c.closed {
+		if c.state == stateClosed {
 			return dst, closedError()
 		}
 		if len(c.errs) > 0 {
@@ -596,10 +594,10 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 			c.errs = c.errs[1:]
 			return dst, err
 		}
-		if c.expired && c.g != nil {
+		if c.state.outOfGroup() && c.g != nil {
 			c.g.requestRejoin()
 		}
-		if !c.paused {
+		if c.state.handsOver() {
 			if c.opt.Commit == CommitImmediate && c.co != nil {
 				offs, chunks := c.uncommittedLocked(max)
 				if len(offs) > 0 {
@@ -613,7 +611,7 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 						if (isRebalanceErr(err) || isGenerationErr(err)) && c.g != nil {
 							// Hidden (spec C-32): the partition may have
 							// moved; rejoin before handing anything over.
-							c.paused = true
+							c.setStateLocked(c.state.rebalanceStarted())
 							c.g.requestRejoin()
 							continue
 						}
@@ -654,7 +652,7 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 		c.mu.Lock()
 		if err != nil {
 			// One last look: a record that arrived with the deadline wins.
-			if !c.paused && !c.closed && c.opt.Commit != CommitImmediate {
+			if c.state.handsOver() && c.opt.Commit != CommitImmediate {
 				if dst = c.takeLocked(max, dst); len(dst) > 0 {
 					return dst, nil
 				}
@@ -964,7 +962,7 @@ func (c *Consumer) SeekToOffset(topic string, p int32, o int64) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.state == stateClosed {
 		return closedError()
 	}
 	cur := c.cursors[tp{topic, p}]
@@ -990,7 +988,7 @@ func (c *Consumer) seekLocked(cur *cursor, o int64) {
 // C-23); a partition with no such record moves to its end.
 func (c *Consumer) SeekToTime(ctx context.Context, t time.Time) error {
 	c.mu.Lock()
-	if c.closed {
+	if c.state == stateClosed {
 		c.mu.Unlock()
 		return closedError()
 	}
@@ -1114,7 +1112,7 @@ func (c *Consumer) RefreshNow(ctx context.Context) error {
 func (c *Consumer) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.closed
+	return c.state == stateClosed
 }
 
 // Unsubscribe deletes the group with its commits and closes the consumer
@@ -1188,12 +1186,10 @@ func (c *Consumer) CloseContext(ctx context.Context) error {
 func (c *Consumer) markClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.state == stateClosed {
 		return false
 	}
-	c.closed = true
-	c.notifyLocked()
-	return true
+	return c.setStateLocked(stateClosed)
 }
 
 // teardown ends every goroutine and connection.

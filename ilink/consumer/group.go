@@ -300,7 +300,7 @@ func (g *groupMgr) join(ctx context.Context) ([]wire.TopicPartitions, error) {
 		}
 		c.mu.Lock()
 		c.member, c.generation = rep.MemberID, rep.Generation
-		c.expired = false
+		c.setStateLocked(c.state.joined())
 		c.mu.Unlock()
 		g.hb = time.Second
 		if rep.HeartbeatIntervalMs > 0 {
@@ -316,8 +316,8 @@ func (g *groupMgr) join(ctx context.Context) ([]wire.TopicPartitions, error) {
 // and the revocation.
 func (g *groupMgr) rejoin(ctx context.Context, n need) error {
 	c := g.c
-	c.setPaused(true)
-	defer c.setPaused(false)
+	c.setState(consumerState.rebalanceStarted)
+	defer c.setState(consumerState.rebalanceOver)
 	if n == needRejoinCommit && c.opt.Commit == CommitAuto {
 		if err := c.commitPositions(ctx, nil); err != nil {
 			c.opt.Logf("consumer: group %s: commit before rejoin: %v", c.opt.Group, err)
@@ -368,7 +368,7 @@ func (g *groupMgr) apply(ctx context.Context, assignment []wire.TopicPartitions)
 			added = append(added, t)
 		}
 	}
-	c.paused = false
+	c.setStateLocked(c.state.rebalanceOver()) // readers go on with what is kept
 	c.notifyLocked()
 	c.mu.Unlock()
 	var err error
@@ -418,7 +418,7 @@ func (g *groupMgr) expire(ctx context.Context) {
 		revoked = append(revoked, t)
 		c.removeCursorLocked(cur)
 	}
-	c.expired = true
+	c.setStateLocked(c.state.expired())
 	c.member = ""
 	c.mu.Unlock()
 	if cb := c.opt.OnRebalance; cb != nil && len(revoked) > 0 {
@@ -458,15 +458,14 @@ func (c *Consumer) expiredNow() bool {
 		c.lastRead = now
 		return false
 	}
-	return !c.expired && now.Sub(c.lastRead) > c.opt.Expiry
+	return c.state.mayExpire() && now.Sub(c.lastRead) > c.opt.Expiry
 }
 
-func (c *Consumer) setPaused(p bool) {
+// setState moves the consumer to the state event gives from the current
+// one.
+func (c *Consumer) setState(event func(consumerState) consumerState) {
 	c.mu.Lock()
-	c.paused = p
-	if !p {
-		c.notifyLocked()
-	}
+	c.setStateLocked(event(c.state))
 	c.mu.Unlock()
 }
 

@@ -19,7 +19,7 @@ import (
 func (c *Consumer) PauseFetching(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.state == stateClosed {
 		return closedError()
 	}
 	c.fetchPaused = true
@@ -77,7 +77,7 @@ func (c *Consumer) inflightLocked() bool {
 // a paused reader has waiting.
 func (c *Consumer) Lag(ctx context.Context) (int64, error) {
 	c.mu.Lock()
-	if c.closed {
+	if c.state == stateClosed {
 		c.mu.Unlock()
 		return 0, closedError()
 	}

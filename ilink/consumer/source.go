@@ -122,7 +122,7 @@ func (s *source) build() (req *wire.FetchRequest, held bool) {
 	defer c.mu.Unlock()
 	s.sent = s.sent[:0]
 	room := c.opt.MaxBufferedBytes - c.bufBytes
-	if c.closed || c.fetchPaused || len(s.curs) == 0 {
+	if c.state == stateClosed || c.fetchPaused || len(s.curs) == 0 {
 		return nil, false
 	}
 	if room <= 0 {
