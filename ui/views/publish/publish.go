@@ -763,19 +763,11 @@ func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 func (v *View) submitCreate() tea.Cmd {
 	f := v.Dlg.Fields
 	spec := tab.TopicSpec{Name: v.pendingTopic}
-	p, err := tab.ParseOptInt("partitions", f[0].Value(), 1, 100000)
-	if err != nil || p == nil {
-		v.Dlg.Err = "partitions must be a whole number from 1 to 100000"
-		return nil
-	}
-	spec.Partitions = *p
-	r, err := tab.ParseOptInt("replicas", f[1].Value(), 1, 64)
-	if err != nil {
+	// The one rule of the create dialogs (ilink/topicrules): the node
+	// count is not known here, the engine checks the replicas against it.
+	if err := spec.ParseSize(f[0].Value(), f[1].Value(), 0); err != nil {
 		v.Dlg.Err = err.Error()
 		return nil
-	}
-	if r != nil {
-		spec.Replicas = *r
 	}
 	if v.Dlg.Review == "" {
 		v.Dlg.Review = spec.Review() + " Then the same records are published."

@@ -453,8 +453,17 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 		t.Fatalf("the run did not stop at the unknown topic: %+v", p)
 	}
 	r.MustShow("Topic NEW.TOPIC does not exist", "stopped at the first MIMQE_UNKNOWN_TOPIC", "Partitions")
-	// The default partitions are selected: typing replaces them.
+	// The default partitions are selected: typing replaces them. The
+	// create dialogs share one rule (ilink/topicrules): 2000 partitions
+	// are refused naming the field and its range, nothing is created.
 	r.Key("enter")
+	r.TypeText("2000")
+	r.Key("enter")
+	r.MustShow("Partitions: 2000 out of range 1..1024")
+	r.MustNotShow("Create NEW.TOPIC: 2000 partitions")
+	for range 4 {
+		r.Key("backspace")
+	}
 	r.TypeText("6")
 	r.Key("enter")
 	r.MustShow("Create NEW.TOPIC: 6 partitions")
