@@ -50,26 +50,3 @@ const (
 	ReportLoading            uint16 = 4176
 	ReportGenerationMismatch uint16 = 4178
 )
-
-// ErrorBody is the body of a response frame with FlagError. The REPORT code
-// travels in the header's Status field; Hint carries the cluster leader's
-// data address on a follower's HELLO refusal (MIMQE_NOT_LEADER) and is
-// empty otherwise. MIMQE_FOLLOWER_NODE is a per-partition result whose
-// LeaderHint is a node id (docs/PROTOCOL.md §4).
-type ErrorBody struct {
-	Name string
-	Tail string
-	Hint string
-}
-
-func (e *ErrorBody) Encode(w *Writer) {
-	w.String(e.Name)
-	w.String(e.Tail)
-	w.String(e.Hint)
-}
-
-func (e *ErrorBody) Decode(r *Reader) {
-	e.Name = r.String()
-	e.Tail = r.String()
-	e.Hint = r.String()
-}

@@ -11,7 +11,8 @@ import (
 )
 
 // TestGeneratedFresh runs the generator in memory on messages.def and
-// requires messages_gen.go to be its output, so CI (go test ./...)
+// requires messages_gen.go and the layout table of docs/PROTOCOL.md §12
+// to be its output, so CI (go test ./...)
 // catches a definitions file edited without go generate, or a generated
 // file edited by hand.
 func TestGeneratedFresh(t *testing.T) {
@@ -30,7 +31,20 @@ func TestGeneratedFresh(t *testing.T) {
 	if !bytes.Equal(have, want) {
 		t.Errorf("messages_gen.go is stale (%s): run go generate ./ilink/wire", firstDiff(have, want))
 	}
+	doc, err := os.ReadFile(protocolDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDoc, err := gen.UpdateDoc(def, doc)
+	if err != nil {
+		t.Fatalf("%s: %v", protocolDoc, err)
+	}
+	if !bytes.Equal(doc, wantDoc) {
+		t.Errorf("the layout table of %s (§12) is stale (%s): run go generate ./ilink/wire", protocolDoc, firstDiff(doc, wantDoc))
+	}
 }
+
+const protocolDoc = "../../docs/PROTOCOL.md"
 
 // firstDiff names the first line where two texts part.
 func firstDiff(have, want []byte) string {
@@ -41,4 +55,21 @@ func firstDiff(have, want []byte) string {
 		}
 	}
 	return fmt.Sprintf("it has %d lines, the generator writes %d", len(h), len(w))
+}
+
+// The array bounds are the smallest encoding of an element, which the
+// generator sums from the field types: three BROWSE QUEUE messages of
+// nothing (7 bytes each; the hand-written bound said 8 and refused them)
+// decode, and a count that cannot fit is refused at the count (a PRODUCE
+// topic takes at least 6 bytes; the hand-written bound said 2).
+func TestGeneratedArrayBounds(t *testing.T) {
+	var back QueueBrowseReply
+	if err := Decode(Encode(nil, &QueueBrowseReply{Messages: make([]BrowsedMessage, 3)}), &back); err != nil || len(back.Messages) != 3 {
+		t.Fatalf("three empty browsed messages: %v, %d decoded", err, len(back.Messages))
+	}
+	body := append([]byte{0, 3}, make([]byte, 17)...) // acks, 3 topics, 17 bytes
+	err := Decode(body, &ProduceRequest{})
+	if err == nil || !strings.Contains(err.Error(), "array of 3 elements cannot fit in 17 bytes") {
+		t.Fatalf("3 produce topics in 17 bytes: %v", err)
+	}
 }

@@ -3,6 +3,28 @@
 
 package wire
 
+// ErrorBody is the body of a response frame with FlagError. The REPORT code
+// travels in the header's Status field; Hint carries the cluster leader's
+// data address on a follower's HELLO refusal (MIMQE_NOT_LEADER) and is
+// empty otherwise. MIMQE_FOLLOWER_NODE is a per-partition result whose
+// LeaderHint is a node id (docs/PROTOCOL.md §4).
+type ErrorBody struct {
+	Name string
+	Tail string
+	Hint string
+}
+
+func (m *ErrorBody) Encode(w *Writer) {
+	w.String(m.Name)
+	w.String(m.Tail)
+	w.String(m.Hint)
+}
+func (m *ErrorBody) Decode(r *Reader) {
+	m.Name = r.String()
+	m.Tail = r.String()
+	m.Hint = r.String()
+}
+
 // HelloRequest opens every connection. Each of its strings is at most
 // MaxHelloString bytes (CheckStrings).
 type HelloRequest struct {

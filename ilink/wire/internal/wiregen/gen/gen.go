@@ -208,6 +208,9 @@ func parseType(s string) (*Type, error) {
 	kind, goName, conv := strings.Cut(s, ":")
 	if _, ok := scalars[kind]; ok {
 		t := &Type{Scalar: kind}
+		if conv && goName == "" {
+			return nil, fmt.Errorf("no Go type after %q", s)
+		}
 		if conv {
 			t.GoName = goName
 		}
@@ -693,6 +696,8 @@ func (g *gen) docType(t *Type) string {
 		return "array<" + g.docType(t.Elem) + ">"
 	case t.Struct != "":
 		return t.Struct
+	case t.GoName == "int8":
+		return scalars[t.Scalar].doc + " as i8"
 	}
 	return scalars[t.Scalar].doc
 }

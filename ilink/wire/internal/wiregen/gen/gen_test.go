@@ -1,0 +1,165 @@
+package gen
+
+import (
+	"strings"
+	"testing"
+)
+
+// A definitions file with a mistake is refused, naming the line and what
+// is wrong, and nothing is generated.
+func TestParseRefusesMistakes(t *testing.T) {
+	for _, c := range []struct{ def, want string }{
+		{"message A\n\tX int\n", `line 2: field X: unknown type "int"`},
+		{"message A\n\tX u8:\n", `line 2: field X: no Go type after "u8:"`},
+		{"message A\n\tX B\n", "line 2: A.X: unknown type B"},
+		{"message A\n\tX string\n\tX bool\n", "line 3: A.X declared twice"},
+		{"message A\nmessage A\n", "line 2: A declared twice"},
+		{"message A extra\n", `line 1: unknown option "extra" of message A`},
+		{"struct A check\n", `line 1: unknown option "check" of struct A`},
+		{"\tX string\n", "line 1: a field outside any declaration"},
+		{"type A\n", "line 1: want message Name"},
+		{"message A\n\tX string pooled\n", "line 2: field X: only an array can be pooled"},
+		{"message A\n\tX [][]string\n", "arrays of arrays are not supported"},
+		{"message A\n\tX string\n\tY bool\n\twire: Y\n", "A: wire order names 1 of 2 fields"},
+		{"message A\n\tX string\n\twire: Z\n", "A: wire order names unknown field Z"},
+		{"codec H P\n\tK string\nmessage A\n\tX H\n", "A.X: codec H only as an array element"},
+	} {
+		_, err := Generate([]byte(c.def))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.def, err, c.want)
+		}
+	}
+}
+
+// The bound an array count is checked against is the element's smallest
+// encoding, summed from its field types, nested parts included.
+func TestArrayBoundsFromFieldTypes(t *testing.T) {
+	def := `
+struct Err
+	Name string
+	Tail string
+
+struct Part
+	ID i32
+	Hint u16
+	Err Err
+	N varint
+	Big i64
+	Rate f32
+	Ids []varint
+	Flag bool
+	Seq uvarint
+	Raw bytes
+
+message M
+	Parts []Part
+	Ids []i32
+	Nodes []u16
+	Names []string
+	Blobs []bytes
+`
+	out, err := Generate([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Part: 4 + 2 + (1+1) + 1 + 8 + 4 + 1 + 1 + 1 + 1 = 25.
+	for _, want := range []string{
+		"m.Parts = readArray(r, 25, (*Part).decode)",
+		"m.Ids = readArray(r, 4, decodeI32)",
+		"m.Nodes = readArray(r, 2, decodeU16)",
+		"m.Names = r.Strings()",
+		"m.Blobs = readArray(r, 1, decodeBytes)",
+		"m.Ids = readArray(r, 1, decodeInt)",
+		"func (m *Err) decode(r *Reader)",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Pooled arrays are decoded by closures over reply-wide buffers, declared
+// in the message's Decode; a part reached only that way gets no decode
+// method of its own, a part also decoded elsewhere keeps it.
+func TestPooledDecode(t *testing.T) {
+	def := `
+struct Leaf
+	N varint
+
+struct Mid
+	Name string
+	Leaves []Leaf pooled
+
+message Reply
+	Mids []Mid
+	Leaf Leaf
+`
+	out, err := Generate([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"var leaves []Leaf",
+		"decodeMid := func(v *Mid, r *Reader) {",
+		"v.Leaves = readArrayFrom(r, 1, &leaves, (*Leaf).decode)",
+		"m.Mids = readArray(r, 2, decodeMid)",
+		"m.Leaf.decode(r)",
+		"func (m *Mid) encode(w *Writer)",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the output lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "func (m *Mid) decode(") {
+		t.Errorf("Mid has a decode method, but it is only decoded pooled:\n%s", s)
+	}
+}
+
+// A has_… array and a scalar under another Go type.
+func TestNullableAndConverted(t *testing.T) {
+	out, err := Generate([]byte("message M\n\tMode u8:Mode\n\tEpoch varint:int32\n\tTopics ?[]string\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Mode   Mode", "Epoch  int32",
+		"w.U8(uint8(m.Mode))", "m.Mode = Mode(r.U8())",
+		"w.Varint(int64(m.Epoch))", "m.Epoch = int32(r.smallInt())",
+		"w.Bool(m.Topics != nil)", "if r.Bool() {", "m.Topics = []string{}",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"QueueManager": "queue_manager", "MsgIDs": "msg_ids", "ID": "id", "NodeID": "node_id",
+		"IlccPort": "ilcc_port", "PutTimeMs": "put_time_ms", "RecordsInPerSec": "records_in_per_sec",
+		"HighWatermark": "high_watermark", "Qmgrs": "qmgrs",
+	} {
+		if got := SnakeCase(in); got != want {
+			t.Errorf("SnakeCase(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestUpdateDoc(t *testing.T) {
+	def := []byte("message A\n\tQueueName string\n\tIds ?[]varint\n\nstruct B\n\tX i32\n")
+	doc := []byte("intro\n" + DocBegin + "\nold text\n" + DocEnd + "\nafter\n")
+	out, err := UpdateDoc(def, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "intro\n" + DocBegin + "\n\n| body | min bytes | fields, in wire order |\n|---|---:|---|\n" +
+		"| A | 2 | `queue_name` string, `has_ids` bool, then `ids` array<varint> |\n" +
+		"| B (part) | 4 | `x` i32 |\n\n" + DocEnd + "\nafter\n"
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if _, err := UpdateDoc(def, []byte("no markers")); err == nil {
+		t.Error("a document without the markers was accepted")
+	}
+}
