@@ -19,6 +19,7 @@ func (m *ErrorBody) Encode(w *Writer) {
 	w.String(m.Tail)
 	w.String(m.Hint)
 }
+
 func (m *ErrorBody) Decode(r *Reader) {
 	m.Name = r.String()
 	m.Tail = r.String()
@@ -42,6 +43,7 @@ func (m *HelloRequest) Encode(w *Writer) {
 	w.U8(m.ConsumerProtocol)
 	w.String(m.QueueManager)
 }
+
 func (m *HelloRequest) Decode(r *Reader) {
 	m.ClientName = r.String()
 	m.ClientVersion = r.String()
@@ -66,6 +68,7 @@ func (m *NodeInfo) Encode(w *Writer) {
 	w.Bool(m.Leader)
 	w.Bool(m.Up)
 }
+
 func (m *NodeInfo) Decode(r *Reader) {
 	m.ID = r.U16()
 	m.Addr = r.String()
@@ -94,6 +97,7 @@ func (m *HelloReply) Encode(w *Writer) {
 	w.U64(m.SessionID)
 	writeArray(w, m.Nodes, (*NodeInfo).Encode)
 }
+
 func (m *HelloReply) Decode(r *Reader) {
 	m.NodeID = r.U16()
 	m.QueueManager = r.String()
@@ -119,6 +123,7 @@ type QueueRequest struct {
 func (m *QueueRequest) Encode(w *Writer) {
 	w.String(m.Queue)
 }
+
 func (m *QueueRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 }
@@ -131,6 +136,7 @@ type DepthReply struct {
 func (m *DepthReply) Encode(w *Writer) {
 	w.U64(m.Depth)
 }
+
 func (m *DepthReply) Decode(r *Reader) {
 	m.Depth = r.U64()
 }
@@ -160,6 +166,7 @@ func (m *PutRequest) Encode(w *Writer) {
 	w.Bytes(m.Payload)
 	writeArray(w, m.Headers, (*RecordHeader).encodeProp)
 }
+
 func (m *PutRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 	m.MsgID = r.Bytes()
@@ -177,6 +184,7 @@ func (m *PutReply) Encode(w *Writer) {
 	w.Bytes(m.MsgID)
 	w.U64(m.Depth)
 }
+
 func (m *PutReply) Decode(r *Reader) {
 	m.MsgID = r.Bytes()
 	m.Depth = r.U64()
@@ -193,6 +201,7 @@ func (m *GetRequest) Encode(w *Writer) {
 	w.String(m.Queue)
 	w.Bytes(m.MatchID)
 }
+
 func (m *GetRequest) Decode(r *Reader) {
 	m.Queue = r.String()
 	m.MatchID = r.Bytes()
@@ -213,6 +222,7 @@ func (m *GetReply) Encode(w *Writer) {
 	w.I64(m.PutTimeMs)
 	w.Bool(m.Redelivered)
 }
+
 func (m *GetReply) Decode(r *Reader) {
 	m.MsgID = r.Bytes()
 	m.Payload = r.Bytes()
@@ -248,6 +258,7 @@ func (m *MetadataRequest) Encode(w *Writer) {
 		w.Strings(m.Topics)
 	}
 }
+
 func (m *MetadataRequest) Decode(r *Reader) {
 	if r.Bool() {
 		m.Topics = r.Strings()
@@ -315,6 +326,7 @@ func (m *MetadataReply) Encode(w *Writer) {
 	writeArray(w, m.Nodes, (*NodeInfo).Encode)
 	writeArray(w, m.Topics, (*TopicMeta).encode)
 }
+
 func (m *MetadataReply) Decode(r *Reader) {
 	m.Nodes = readArray(r, 6, (*NodeInfo).Decode)
 	m.Topics = readArray(r, 8, (*TopicMeta).decode)
@@ -371,6 +383,7 @@ func (m *ProduceRequest) Encode(w *Writer) {
 	w.U8(uint8(m.Acks))
 	writeArray(w, m.Topics, (*ProduceTopic).encode)
 }
+
 func (m *ProduceRequest) Decode(r *Reader) {
 	m.Acks = int8(r.U8())
 	m.Topics = readArray(r, 6, (*ProduceTopic).decode)
@@ -428,6 +441,7 @@ type ProduceReply struct {
 func (m *ProduceReply) Encode(w *Writer) {
 	writeArray(w, m.Topics, (*ProduceTopicResult).encode)
 }
+
 func (m *ProduceReply) Decode(r *Reader) {
 	m.Topics = readArray(r, 2, (*ProduceTopicResult).decode)
 }
@@ -480,6 +494,7 @@ func (m *FetchRequest) Encode(w *Writer) {
 	w.I32(m.MaxBytes)
 	writeArray(w, m.Topics, (*FetchTopic).encode)
 }
+
 func (m *FetchRequest) Decode(r *Reader) {
 	m.MinBytes = r.I32()
 	m.MaxBytes = r.I32()
@@ -541,6 +556,7 @@ type FetchReply struct {
 func (m *FetchReply) Encode(w *Writer) {
 	writeArray(w, m.Topics, (*FetchTopicResult).encode)
 }
+
 func (m *FetchReply) Decode(r *Reader) {
 	m.Topics = readArray(r, 2, (*FetchTopicResult).decode)
 }
@@ -586,6 +602,7 @@ type ListOffsetsRequest struct {
 func (m *ListOffsetsRequest) Encode(w *Writer) {
 	writeArray(w, m.Topics, (*ListOffsetsTopic).encode)
 }
+
 func (m *ListOffsetsRequest) Decode(r *Reader) {
 	m.Topics = readArray(r, 2, (*ListOffsetsTopic).decode)
 }
@@ -640,6 +657,7 @@ type ListOffsetsReply struct {
 func (m *ListOffsetsReply) Encode(w *Writer) {
 	writeArray(w, m.Topics, (*ListOffsetsTopicResult).encode)
 }
+
 func (m *ListOffsetsReply) Decode(r *Reader) {
 	m.Topics = readArray(r, 2, (*ListOffsetsTopicResult).decode)
 }
@@ -659,6 +677,7 @@ func (m *AdminPublishRequest) Encode(w *Writer) {
 	w.Bytes(m.Value)
 	writeArray(w, m.Headers, (*RecordHeader).encodeProp)
 }
+
 func (m *AdminPublishRequest) Decode(r *Reader) {
 	m.Topic = r.String()
 	m.Key = r.Bytes()
@@ -678,6 +697,7 @@ func (m *AdminPublishReply) Encode(w *Writer) {
 	w.I64(m.TimestampMs)
 	w.I32(m.Partition)
 }
+
 func (m *AdminPublishReply) Decode(r *Reader) {
 	m.Offset = r.I64()
 	m.TimestampMs = r.I64()
@@ -696,6 +716,7 @@ func (m *CreateTopicRequest) Encode(w *Writer) {
 	w.String(m.Topic)
 	w.String(m.Properties)
 }
+
 func (m *CreateTopicRequest) Decode(r *Reader) {
 	m.Topic = r.String()
 	m.Properties = r.String()
@@ -709,6 +730,7 @@ type InitProducerRequest struct {
 func (m *InitProducerRequest) Encode(w *Writer) {
 	w.String(m.ClientName)
 }
+
 func (m *InitProducerRequest) Decode(r *Reader) {
 	m.ClientName = r.String()
 }
@@ -724,6 +746,7 @@ func (m *InitProducerReply) Encode(w *Writer) {
 	w.I64(m.ProducerID)
 	w.I16(m.Epoch)
 }
+
 func (m *InitProducerReply) Decode(r *Reader) {
 	m.ProducerID = r.I64()
 	m.Epoch = r.I16()
@@ -753,6 +776,7 @@ type GroupRequest struct {
 func (m *GroupRequest) Encode(w *Writer) {
 	w.String(m.Group)
 }
+
 func (m *GroupRequest) Decode(r *Reader) {
 	m.Group = r.String()
 }
@@ -767,6 +791,7 @@ func (m *CoordinatorReply) Encode(w *Writer) {
 	w.U16(m.NodeID)
 	w.String(m.Addr)
 }
+
 func (m *CoordinatorReply) Decode(r *Reader) {
 	m.NodeID = r.U16()
 	m.Addr = r.String()
@@ -793,6 +818,7 @@ func (m *JoinGroupRequest) Encode(w *Writer) {
 	w.Strings(m.Topics)
 	w.Bool(m.Durable)
 }
+
 func (m *JoinGroupRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.MemberID = r.String()
@@ -821,6 +847,7 @@ func (m *JoinGroupReply) Encode(w *Writer) {
 	w.I32(m.HeartbeatIntervalMs)
 	w.I32(m.SessionTimeoutMs)
 }
+
 func (m *JoinGroupReply) Decode(r *Reader) {
 	m.MemberID = r.String()
 	m.Generation = r.I32()
@@ -843,6 +870,7 @@ func (m *MemberRequest) Encode(w *Writer) {
 	w.String(m.MemberID)
 	w.I32(m.Generation)
 }
+
 func (m *MemberRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.MemberID = r.String()
@@ -887,6 +915,7 @@ func (m *OffsetCommitRequest) Encode(w *Writer) {
 	w.I32(m.Generation)
 	writeArray(w, m.Offsets, (*OffsetEntry).encode)
 }
+
 func (m *OffsetCommitRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.MemberID = r.String()
@@ -904,6 +933,7 @@ type OffsetsReply struct {
 func (m *OffsetsReply) Encode(w *Writer) {
 	writeArray(w, m.Offsets, (*OffsetEntry).encode)
 }
+
 func (m *OffsetsReply) Decode(r *Reader) {
 	m.Offsets = readArray(r, 15, (*OffsetEntry).decode)
 }
@@ -921,6 +951,7 @@ func (m *OffsetFetchRequest) Encode(w *Writer) {
 		writeArray(w, m.Topics, (*TopicPartitions).encode)
 	}
 }
+
 func (m *OffsetFetchRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	if r.Bool() {
@@ -943,6 +974,7 @@ func (m *DeleteGroupRequest) Encode(w *Writer) {
 	w.String(m.Group)
 	w.String(m.MemberID)
 }
+
 func (m *DeleteGroupRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.MemberID = r.String()
@@ -961,6 +993,7 @@ func (m *TopicLeaveRequest) Encode(w *Writer) {
 	w.String(m.MemberID)
 	w.String(m.Topic)
 }
+
 func (m *TopicLeaveRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.MemberID = r.String()
@@ -977,6 +1010,7 @@ type QmgrRequest struct {
 func (m *QmgrRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 }
+
 func (m *QmgrRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 }
@@ -990,6 +1024,7 @@ type TextReply struct {
 func (m *TextReply) Encode(w *Writer) {
 	w.String(m.Text)
 }
+
 func (m *TextReply) Decode(r *Reader) {
 	m.Text = r.String()
 }
@@ -1027,6 +1062,7 @@ type QmgrListReply struct {
 func (m *QmgrListReply) Encode(w *Writer) {
 	writeArray(w, m.Qmgrs, (*QmgrEntry).encode)
 }
+
 func (m *QmgrListReply) Decode(r *Reader) {
 	m.Qmgrs = readArray(r, 5, (*QmgrEntry).decode)
 }
@@ -1077,6 +1113,7 @@ type NodeListReply struct {
 func (m *NodeListReply) Encode(w *Writer) {
 	writeArray(w, m.Nodes, (*NodeEntry).encode)
 }
+
 func (m *NodeListReply) Decode(r *Reader) {
 	m.Nodes = readArray(r, 9, (*NodeEntry).decode)
 }
@@ -1093,6 +1130,7 @@ func (m *NodeControlRequest) Encode(w *Writer) {
 	w.Varint(int64(m.Node))
 	w.U8(m.Action)
 }
+
 func (m *NodeControlRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Node = r.smallInt()
@@ -1114,6 +1152,7 @@ func (m *ForceElectionRequest) Encode(w *Writer) {
 	w.I32(m.Partition)
 	w.Varint(int64(m.Node))
 }
+
 func (m *ForceElectionRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Topic = r.String()
@@ -1133,6 +1172,7 @@ func (m *RebalanceRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.Bool(m.DryRun)
 }
+
 func (m *RebalanceRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.DryRun = r.Bool()
@@ -1178,6 +1218,7 @@ func (m *RebalanceReply) Encode(w *Writer) {
 	w.Varint(int64(m.Preferred))
 	writeArray(w, m.Moves, (*LeaderMoveEntry).encode)
 }
+
 func (m *RebalanceReply) Decode(r *Reader) {
 	m.Partitions = r.smallInt()
 	m.Preferred = r.smallInt()
@@ -1194,6 +1235,7 @@ func (m *TopicListRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.Bool(m.Internal)
 }
+
 func (m *TopicListRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Internal = r.Bool()
@@ -1265,6 +1307,7 @@ type TopicListReply struct {
 func (m *TopicListReply) Encode(w *Writer) {
 	writeArray(w, m.Topics, (*TopicEntry).encode)
 }
+
 func (m *TopicListReply) Decode(r *Reader) {
 	m.Topics = readArray(r, 28, (*TopicEntry).decode)
 }
@@ -1279,6 +1322,7 @@ func (m *TopicRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.String(m.Topic)
 }
+
 func (m *TopicRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Topic = r.String()
@@ -1297,6 +1341,7 @@ func (m *TopicPropsRequest) Encode(w *Writer) {
 	w.String(m.Topic)
 	w.String(m.Properties)
 }
+
 func (m *TopicPropsRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Topic = r.String()
@@ -1347,6 +1392,7 @@ func (m *TopicDescriptionReply) Encode(w *Writer) {
 	m.Topic.encode(w)
 	writeArray(w, m.Partitions, (*PartitionEntry).encode)
 }
+
 func (m *TopicDescriptionReply) Decode(r *Reader) {
 	m.Topic.decode(r)
 	m.Partitions = readArray(r, 11, (*PartitionEntry).decode)
@@ -1362,6 +1408,7 @@ func (m *QueueNameRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.String(m.Queue)
 }
+
 func (m *QueueNameRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Queue = r.String()
@@ -1427,6 +1474,7 @@ func (m *QueueDefineRequest) Encode(w *Writer) {
 	w.String(m.DeadLetterQueue)
 	w.Varint(int64(m.MaxRedeliveries))
 }
+
 func (m *QueueDefineRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Queue = r.String()
@@ -1460,6 +1508,7 @@ func (m *QueueBrowseRequest) Encode(w *Writer) {
 	w.Varint(int64(m.MaxBytes))
 	w.Uvarint(m.BeforeSeq)
 }
+
 func (m *QueueBrowseRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Queue = r.String()
@@ -1518,6 +1567,7 @@ func (m *QueueBrowseReply) Encode(w *Writer) {
 	w.Bool(m.More)
 	w.Varint(m.Index)
 }
+
 func (m *QueueBrowseReply) Decode(r *Reader) {
 	m.Depth = r.Varint()
 	m.Messages = readArray(r, 7, (*BrowsedMessage).decode)
@@ -1548,6 +1598,7 @@ func (m *QueueMoveRequest) Encode(w *Writer) {
 	w.Bool(m.DryRun)
 	w.Uvarint(m.PlanNextSeq)
 }
+
 func (m *QueueMoveRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.From = r.String()
@@ -1599,6 +1650,7 @@ func (m *QueueMoveReply) Encode(w *Writer) {
 	w.Varint(m.Unselected)
 	w.Varint(m.Arrived)
 }
+
 func (m *QueueMoveReply) Decode(r *Reader) {
 	m.Moves = readArray(r, 3, (*MessageMoveEntry).decode)
 	m.Moved = r.Varint()
@@ -1616,6 +1668,7 @@ type QueuePropertyReply struct {
 func (m *QueuePropertyReply) Encode(w *Writer) {
 	m.Property.encode(w)
 }
+
 func (m *QueuePropertyReply) Decode(r *Reader) {
 	m.Property.decode(r)
 }
@@ -1653,6 +1706,7 @@ type QueueListReply struct {
 func (m *QueueListReply) Encode(w *Writer) {
 	writeArray(w, m.Queues, (*QueueEntry).encode)
 }
+
 func (m *QueueListReply) Decode(r *Reader) {
 	m.Queues = readArray(r, 20, (*QueueEntry).decode)
 }
@@ -1665,6 +1719,7 @@ type ReloadQueueReply struct {
 func (m *ReloadQueueReply) Encode(w *Writer) {
 	w.Varint(m.Depth)
 }
+
 func (m *ReloadQueueReply) Decode(r *Reader) {
 	m.Depth = r.Varint()
 }
@@ -1678,6 +1733,7 @@ type ClusterRequest struct {
 func (m *ClusterRequest) Encode(w *Writer) {
 	w.String(m.Cluster)
 }
+
 func (m *ClusterRequest) Decode(r *Reader) {
 	m.Cluster = r.String()
 }
@@ -1731,6 +1787,7 @@ func (m *ClusterPropertyReply) Encode(w *Writer) {
 	w.Bool(m.AutoStart)
 	writeArray(w, m.Nodes, (*ClusterNodeEntry).encode)
 }
+
 func (m *ClusterPropertyReply) Decode(r *Reader) {
 	m.Name = r.String()
 	m.IlccPort = r.smallInt()
@@ -1760,6 +1817,7 @@ func (m *SetClusterPropertyRequest) Encode(w *Writer) {
 	w.U8(m.Placement)
 	w.U8(m.AutoStart)
 }
+
 func (m *SetClusterPropertyRequest) Decode(r *Reader) {
 	m.Cluster = r.String()
 	m.BaseVersion = r.Varint()
@@ -1784,6 +1842,7 @@ func (m *ClusterNodeRequest) Encode(w *Writer) {
 	w.Varint(m.BaseVersion)
 	m.Node.encode(w)
 }
+
 func (m *ClusterNodeRequest) Decode(r *Reader) {
 	m.Cluster = r.String()
 	m.BaseVersion = r.Varint()
@@ -1803,6 +1862,7 @@ func (m *RemoveNodeRequest) Encode(w *Writer) {
 	w.Varint(m.BaseVersion)
 	w.Varint(int64(m.Number))
 }
+
 func (m *RemoveNodeRequest) Decode(r *Reader) {
 	m.Cluster = r.String()
 	m.BaseVersion = r.Varint()
@@ -1818,6 +1878,7 @@ type CreateClusterRequest struct {
 func (m *CreateClusterRequest) Encode(w *Writer) {
 	m.Definition.Encode(w)
 }
+
 func (m *CreateClusterRequest) Decode(r *Reader) {
 	m.Definition.Decode(r)
 }
@@ -1835,6 +1896,7 @@ func (m *QmgrPropertyRequest) Encode(w *Writer) {
 	w.String(m.Key)
 	w.String(m.Value)
 }
+
 func (m *QmgrPropertyRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Key = r.String()
@@ -1851,6 +1913,7 @@ func (m *QmgrPropertyReply) Encode(w *Writer) {
 	w.String(m.Key)
 	w.String(m.Value)
 }
+
 func (m *QmgrPropertyReply) Decode(r *Reader) {
 	m.Key = r.String()
 	m.Value = r.String()
@@ -1982,6 +2045,7 @@ func (m *StatSeriesRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.String(m.Topic)
 }
+
 func (m *StatSeriesRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Topic = r.String()
@@ -2024,6 +2088,7 @@ func (m *StatSeriesReply) Encode(w *Writer) {
 	w.Varint(m.StartMs)
 	writeArray(w, m.Points, (*StatPointEntry).encode)
 }
+
 func (m *StatSeriesReply) Decode(r *Reader) {
 	m.Scope = r.String()
 	m.ResolutionMs = r.Varint()
@@ -2042,6 +2107,7 @@ func (m *ViewLoadRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.U8(m.Level)
 }
+
 func (m *ViewLoadRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Level = r.U8()
@@ -2137,6 +2203,7 @@ func (m *ViewLoadReply) Encode(w *Writer) {
 	writeArray(w, m.Nodes, (*NodeLoadEntry).encode)
 	writeArray(w, m.QueueLoad, (*QueueLoadEntry).encode)
 }
+
 func (m *ViewLoadReply) Decode(r *Reader) {
 	m.Level = r.U8()
 	m.AtMs = r.Varint()
@@ -2159,6 +2226,7 @@ type ShutdownRequest struct {
 func (m *ShutdownRequest) Encode(w *Writer) {
 	w.Bool(m.ClusterWide)
 }
+
 func (m *ShutdownRequest) Decode(r *Reader) {
 	m.ClusterWide = r.Bool()
 }
@@ -2173,6 +2241,7 @@ func (m *PatchRequest) Encode(w *Writer) {
 	w.String(m.FileName)
 	w.Bytes(m.Data)
 }
+
 func (m *PatchRequest) Decode(r *Reader) {
 	m.FileName = r.String()
 	m.Data = r.Bytes()
@@ -2201,6 +2270,7 @@ func (m *QuarantineRequest) Encode(w *Writer) {
 	w.Bool(m.IncludeOld)
 	writeArray(w, m.MsgIDs, encodeBytes)
 }
+
 func (m *QuarantineRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Dir = r.String()
@@ -2231,6 +2301,7 @@ func (m *ReinjectReply) Encode(w *Writer) {
 	writeArray(w, m.Missing, encodeBytes)
 	w.Varint(m.Left)
 }
+
 func (m *ReinjectReply) Decode(r *Reader) {
 	m.Count = r.Varint()
 	m.Leader = r.smallInt()
@@ -2269,6 +2340,7 @@ type SpokeListReply struct {
 func (m *SpokeListReply) Encode(w *Writer) {
 	writeArray(w, m.Spokes, (*SpokeEntry).encode)
 }
+
 func (m *SpokeListReply) Decode(r *Reader) {
 	m.Spokes = readArray(r, 4, (*SpokeEntry).decode)
 }
@@ -2284,6 +2356,7 @@ func (m *SpokeSwitchRequest) Encode(w *Writer) {
 	w.String(m.Name)
 	w.String(m.Key)
 }
+
 func (m *SpokeSwitchRequest) Decode(r *Reader) {
 	m.Name = r.String()
 	m.Key = r.String()
@@ -2301,6 +2374,7 @@ func (m *SpokeRegisterRequest) Encode(w *Writer) {
 	w.String(m.Key)
 	w.Strings(m.Qmgrs)
 }
+
 func (m *SpokeRegisterRequest) Decode(r *Reader) {
 	m.Name = r.String()
 	m.Key = r.String()
@@ -2316,6 +2390,7 @@ type SpokeTunnel struct {
 func (m *SpokeTunnel) Encode(w *Writer) {
 	w.U64(m.Tunnel)
 }
+
 func (m *SpokeTunnel) Decode(r *Reader) {
 	m.Tunnel = r.U64()
 }
@@ -2484,6 +2559,7 @@ func (m *GroupDescriptionReply) Encode(w *Writer) {
 	writeArray(w, m.Members, (*GroupMemberEntry).encode)
 	writeArray(w, m.Offsets, (*GroupOffsetEntry).encode)
 }
+
 func (m *GroupDescriptionReply) Decode(r *Reader) {
 	m.Name = r.String()
 	m.State = r.String()
@@ -2529,6 +2605,7 @@ func (m *SeekGroupRequest) Encode(w *Writer) {
 	writeArray(w, m.Partitions, encodeI32)
 	writeArray(w, m.Planned, (*OffsetChangeEntry).encode)
 }
+
 func (m *SeekGroupRequest) Decode(r *Reader) {
 	m.Group = r.String()
 	m.Topic = r.String()
@@ -2580,6 +2657,7 @@ type SeekGroupReply struct {
 func (m *SeekGroupReply) Encode(w *Writer) {
 	writeArray(w, m.Changes, (*OffsetChangeEntry).encode)
 }
+
 func (m *SeekGroupReply) Decode(r *Reader) {
 	m.Changes = readArray(r, 9, (*OffsetChangeEntry).decode)
 }
@@ -2595,6 +2673,7 @@ func (m *SubscriptionListRequest) Encode(w *Writer) {
 	w.String(m.Qmgr)
 	w.String(m.Topic)
 }
+
 func (m *SubscriptionListRequest) Decode(r *Reader) {
 	m.Qmgr = r.String()
 	m.Topic = r.String()

@@ -531,10 +531,11 @@ func (g *gen) messageMethods(d *Decl) string {
 		b.WriteString(g.encodeStmt("m."+f.Name, f.Type) + "\n")
 	}
 	b.WriteString("}\n")
+	b.WriteString("\n")
 	var ctx *decodeCtx
 	if g.hasPooled(d.Name, map[string]bool{}) {
 		ctx = &decodeCtx{bufs: map[*Type]string{}, closure: map[string]bool{}}
-		fmt.Fprintf(&b, "\n// Decode cuts the nested arrays marked pooled in messages.def out of\n// reply-wide backing arrays (readArrayFrom): a poll of thousands of\n// entries costs a few allocations, not one per entry.\n")
+		fmt.Fprintf(&b, "// Decode cuts the nested arrays marked pooled in messages.def out of\n// reply-wide backing arrays (readArrayFrom): a poll of thousands of\n// entries costs a few allocations, not one per entry.\n")
 	}
 	fmt.Fprintf(&b, "func (m *%s) Decode(r *Reader) {\n", d.Name)
 	if ctx != nil {
