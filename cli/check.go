@@ -137,7 +137,7 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 	if c.Admin == "" {
 		return checkUsage(cmd, "no admin address: give --admin, a context with an admin address, or --embedded")
 	}
-	cfg := health.FromConfig(c.Health)
+	cfg := health.Config(c.Health)
 	if f.window > 0 {
 		cfg.Window = f.window
 	}

@@ -277,7 +277,7 @@ type replicationJSON struct {
 // (health.OneSample: ACTIVE, not UNKNOWN, for members with records
 // unread, since a one-shot command never has a window).
 func (t *adminTarget) getGroups(window time.Duration) error {
-	cfg := health.FromConfig(t.cfg.Health)
+	cfg := health.Config(t.cfg.Health)
 	if window > 0 {
 		cfg.Window = window
 	}

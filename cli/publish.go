@@ -19,8 +19,8 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/loadgen"
+	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
 )
 
@@ -136,7 +136,7 @@ type publishSummary struct {
 // headerTemplate is one --header: a literal key and a templated value.
 type headerTemplate struct {
 	key string
-	val *publish.Template
+	val *template.Template
 }
 
 func parseHeaders(hs []string) ([]headerTemplate, error) {
@@ -146,7 +146,7 @@ func parseHeaders(hs []string) ([]headerTemplate, error) {
 		if !ok || strings.TrimSpace(k) == "" {
 			return nil, fmt.Errorf("--header %q: want key=value with a non-empty key", h)
 		}
-		t, err := publish.Parse("--header "+k, v)
+		t, err := template.Parse("--header "+k, v)
 		if err != nil {
 			return nil, err
 		}
@@ -159,16 +159,16 @@ func parseHeaders(hs []string) ([]headerTemplate, error) {
 // once, templated ones are expanded per record into reused buffers (the
 // producer copies a record in Send).
 type recordBuilder struct {
-	key, value *publish.Template // nil: no key / the value comes from the source
+	key, value *template.Template // nil: no key / the value comes from the source
 	headers    []headerTemplate
-	exp        *publish.Expander
+	exp        *template.Expander
 	keyBuf     []byte
 	valBuf     []byte
 	hdrBufs    [][]byte
 	static     bool // nothing to expand per record (the fast path)
 }
 
-func newRecordBuilder(rec *ilink.ProducerRecord, key, value *publish.Template, headers []headerTemplate) *recordBuilder {
+func newRecordBuilder(rec *ilink.ProducerRecord, key, value *template.Template, headers []headerTemplate) *recordBuilder {
 	b := &recordBuilder{key: key, value: value, headers: headers, hdrBufs: make([][]byte, len(headers)), static: true}
 	if key != nil {
 		if key.Static() {
@@ -190,7 +190,7 @@ func newRecordBuilder(rec *ilink.ProducerRecord, key, value *publish.Template, h
 		b.static = false
 	}
 	if !b.static {
-		b.exp = publish.NewExpander()
+		b.exp = template.NewExpander()
 	}
 	return b
 }
@@ -261,9 +261,9 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	var keyT, valueT *publish.Template
+	var keyT, valueT *template.Template
 	if cmd.Flags().Changed("key") {
-		if keyT, err = publish.Parse("--key", f.key); err != nil {
+		if keyT, err = template.Parse("--key", f.key); err != nil {
 			return usageErr("%v", err)
 		}
 	}
@@ -286,7 +286,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		return usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
 	}
 	if cmd.Flags().Changed("value") {
-		if valueT, err = publish.Parse("--value", f.value); err != nil {
+		if valueT, err = template.Parse("--value", f.value); err != nil {
 			return usageErr("%v", err)
 		}
 	}
@@ -486,7 +486,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 // (ilink.ProducerConfig.MaxValueSize: its request and frame caps, less the
 // record, batch and request envelope), with the key and headers at the
 // longest their templates expand to.
-func checkValueSize(cfg ilink.ProducerConfig, topic string, f publishFlags, key, value *publish.Template, headers []headerTemplate) error {
+func checkValueSize(cfg ilink.ProducerConfig, topic string, f publishFlags, key, value *template.Template, headers []headerTemplate) error {
 	size, flag := f.size, "--size"
 	if value != nil {
 		size, flag = value.MaxLen(), "--value"
@@ -518,7 +518,7 @@ func checkValueSize(cfg ilink.ProducerConfig, topic string, f publishFlags, key,
 }
 
 // keyNote says that the key and headers count too, when there are any.
-func keyNote(key *publish.Template, headers []headerTemplate) string {
+func keyNote(key *template.Template, headers []headerTemplate) string {
 	if key == nil && len(headers) == 0 {
 		return ""
 	}

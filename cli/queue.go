@@ -17,8 +17,8 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
 )
 
@@ -283,9 +283,9 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			var tmpl *publish.Template
+			var tmpl *template.Template
 			if hasValue {
-				if tmpl, err = publish.Parse("value", value); err != nil {
+				if tmpl, err = template.Parse("value", value); err != nil {
 					return usageErr("--value: %v", err)
 				}
 				if count == 0 {
@@ -341,13 +341,13 @@ func parseQueueHeaders(hs []string) ([]headerTemplate, error) {
 	return headers, nil
 }
 
-func (t *adminTarget) queuePut(queue string, tmpl *publish.Template, lines *bufio.Scanner, count int, headers []headerTemplate) error {
+func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *bufio.Scanner, count int, headers []headerTemplate) error {
 	q, sess, err := t.openQueue(queue)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	exp := publish.NewExpander()
+	exp := template.NewExpander()
 	var buf []byte
 	// The headers are reused: static values are set once, templated ones
 	// expanded per message into their own buffers (a put has sent its

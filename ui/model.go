@@ -184,7 +184,7 @@ func (m *Model) probeLink() tea.Cmd {
 
 func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
-	m.health = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
+	m.health = views.NewHealthTracker(health.Config(ctx.Config.Health))
 	m.overview = views.NewOverview(ctx, m.health)
 	m.tail = tail.NewTabs(ctx, m.tailer)
 	m.publish = publish.New(ctx, m.publisher)

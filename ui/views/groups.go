@@ -114,7 +114,7 @@ type (
 // tracker, shared with the overview (nil: a tracker of its own).
 func NewGroups(ctx *common.Context, src GroupAdmin, tracker *HealthTracker) *Groups {
 	if tracker == nil {
-		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
+		tracker = NewHealthTracker(health.Config(ctx.Config.Health))
 	}
 	v := &Groups{src: src, tracker: tracker}
 	type C = components.Column[*groupRow]

@@ -130,7 +130,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 func TestGroupDeleteRefusedThenDone(t *testing.T) {
 	var tracker *views.HealthTracker
 	r := viewtest.New(t, false, func(ctx *common.Context, s *fakes.Source) common.View {
-		tracker = views.NewHealthTracker(health.FromConfig(ctx.Config.Health))
+		tracker = views.NewHealthTracker(health.Config(ctx.Config.Health))
 		return views.NewGroups(ctx, s, tracker)
 	})
 	r.Poll()

@@ -102,7 +102,7 @@ type Overview struct {
 // tracker, shared with the groups view (nil: a tracker of its own).
 func NewOverview(ctx *common.Context, tracker *HealthTracker) *Overview {
 	if tracker == nil {
-		tracker = NewHealthTracker(health.FromConfig(ctx.Config.Health))
+		tracker = NewHealthTracker(health.Config(ctx.Config.Health))
 	}
 	v := &Overview{
 		base:    tab.New(ctx, common.ViewOverview),

@@ -13,9 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
-	"ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views/tab"
 )
@@ -751,7 +751,7 @@ func (v *Queues) openPut() {
 
 func (v *Queues) submitPut() tea.Cmd {
 	f := v.Dlg.Fields
-	tmpl, err := publish.Parse("body", f[0].Input.Value())
+	tmpl, err := template.Parse("body", f[0].Input.Value())
 	if err != nil {
 		v.Dlg.Err = err.Error()
 		return nil
@@ -766,7 +766,7 @@ func (v *Queues) submitPut() tea.Cmd {
 		v.Dlg.Err = "headers: " + sanitize.String(err.Error())
 		return nil
 	}
-	exp := publish.NewExpander()
+	exp := template.NewExpander()
 	bodies := make([][]byte, n)
 	for i := range bodies {
 		bodies[i] = exp.Append(nil, tmpl, int64(i))

@@ -23,8 +23,6 @@ package health
 import (
 	"fmt"
 	"time"
-
-	"ilinkdash/config"
 )
 
 // Word is a group's one-word health.
@@ -88,7 +86,10 @@ func (w Word) String() string {
 // Words lists every word, in Word order.
 var Words = []Word{Unknown, Active, OK, Empty, Rebalancing, Lagging, Rewound, Stalled, Stopped, Dead}
 
-// Config holds the thresholds (the `health:` block of a context).
+// Config holds the thresholds (the `health:` block of a context). It has
+// the fields of config.Health, in the same order, so that a caller
+// converts one to the other (`health.Config(ctx.Health)`) and this package
+// needs nothing of config (TestConfigDefaultsAgree keeps them equal).
 type Config struct {
 	// Window is the sliding window the trend rules look at (LAGGING,
 	// REWOUND, "caught up within the window", the consumption rate).
@@ -171,10 +172,4 @@ func (l Level) String() string {
 		return "CRITICAL"
 	}
 	return "OK"
-}
-
-// FromConfig returns the thresholds of a context's `health:` block.
-func FromConfig(h config.Health) Config {
-	return Config{Window: h.Window, StallAfter: h.StallAfter, MaxLagWarning: h.MaxLagWarning,
-		MaxLagCritical: h.MaxLagCritical, QueueDepth: h.QueueDepth, DLQWindow: h.DLQWindow}
 }

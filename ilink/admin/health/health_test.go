@@ -345,7 +345,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestConfigDefaultsAgree(t *testing.T) {
-	if got := FromConfig(config.DefaultHealth()); got != DefaultConfig() {
+	if got := Config(config.DefaultHealth()); got != DefaultConfig() {
 		t.Fatalf("config.DefaultHealth gives %+v, the health defaults are %+v", got, DefaultConfig())
 	}
 }

@@ -16,10 +16,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink"
+	tmpl "ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
-	tmpl "ilinkdash/ui/publish"
 	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views/tab"
 )
@@ -85,7 +85,7 @@ type TopicCreator interface {
 // live results of the run, read every 250 ms: acknowledged, errors by
 // distinct text, rate, latency p50/p99, where the last records went and the
 // producer's connections per node. Keys, values and header values take
-// templates (package ui/publish), checked before anything is sent. A run
+// templates (package ilink/loadgen/template), checked before anything is sent. A run
 // stops at the first MIMQE_UNKNOWN_TOPIC and offers to create the topic
 // (then publishes again). Absent in read-only contexts.
 type View struct {

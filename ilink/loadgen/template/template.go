@@ -1,4 +1,4 @@
-// Package publish expands the publish form's templated keys, values and
+// Package template expands the publish form's templated keys, values and
 // header values:
 //
 //	{{seq}}     the record's sequence number in the run, from 0
@@ -10,7 +10,7 @@
 // placeholder; anything unknown, unterminated or malformed is an error
 // naming the placeholder and its position, reported before anything is
 // sent. Text without "{{" is sent as is, byte for byte.
-package publish
+package template
 
 import (
 	"crypto/rand"
