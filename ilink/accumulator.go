@@ -16,8 +16,10 @@ import (
 // wire bytes that every resend reuses) → in flight → acknowledged (removed,
 // callbacks run, recycled) or back to "frozen, not in flight" for a resend.
 // In-flight batches are always a prefix of partBuf.batches: a partition
-// sends in order, and any failure stops it (rewinding) until every
+// sends in order, and any failure stops it (a rewind) until every
 // in-flight batch has come back; then it resends from its oldest batch.
+// Which of these phases a partition is in is its partState, moved by the
+// table partSteps (below partBuf.take).
 
 // recEntry is the completion state of one record (no closure per record).
 type recEntry struct {
@@ -122,12 +124,11 @@ type partBuf struct {
 	batches      []*batch // unacknowledged, oldest first; the last may be open
 	sink         *sink    // the leader's sink; nil while the leader is unknown
 	leader       uint16
-	inflight     int   // batches in flight (a prefix of batches)
-	inflightOn   *sink // the sink they are in flight on
-	accepted     bool  // a batch was accepted (spec P-34)
-	rewinding    bool  // a batch failed: no sends until in-flight batches are back
-	reseq        bool  // renumber the frozen batches from seqUnsure when the rewind ends
-	seqEpoch     int32 // topic epoch of the sequence space: the engine restarts at 0 in a new one
+	inflight     int       // batches in flight (a prefix of batches)
+	inflightOn   *sink     // the sink they are in flight on
+	accepted     bool      // a batch was accepted under the current producer id (spec P-34)
+	state        partState // the resend phase (partSteps)
+	seqEpoch     int32     // topic epoch of the sequence space: the engine restarts at 0 in a new one
 	nextSeq      int32
 	seqUnsure    int32  // >= 0: a batch at this sequence (of seqEpoch) failed without a known outcome
 	idGen        uint32 // generation of the producer id its sequences belong to
@@ -244,7 +245,7 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	switch {
-	case pb.sink != s, pb.rewinding, len(pb.batches) <= pb.inflight:
+	case pb.sink != s, pb.state.rewinds(), len(pb.batches) <= pb.inflight:
 		return nil, wakeAt
 	case pb.inflight > 0 && pb.inflightOn != s:
 		return nil, wakeAt // still in flight on the previous leader's connection
@@ -267,8 +268,13 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 			if pb.inflight > 0 {
 				return nil, wakeAt // switch once nothing is in flight under the old id
 			}
-			pb.switchIDLocked(id)
+			if pb.step(evNewID)&actSwitchID != 0 {
+				pb.switchIDLocked(id)
+			}
 		}
+	}
+	if pb.state == psAwaitingID {
+		pb.step(evResume) // no new id came (it was not replaced, or idempotence is off): send under it
 	}
 	b = pb.batches[pb.inflight]
 	if len(b.frozen) == 0 && !(b.closed || b.urgent || force || now.Sub(b.created) >= p.cfg.linger) {
@@ -284,7 +290,7 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 			if b.epoch != pb.seqEpoch {
 				// A new topic epoch (FLUSH, recreate): the engine expects
 				// sequence 0 again.
-				pb.seqEpoch, pb.nextSeq, pb.seqUnsure, pb.reseq = b.epoch, 0, -1, false
+				pb.seqEpoch, pb.nextSeq, pb.seqUnsure = b.epoch, 0, -1
 			}
 			b.seq = pb.nextSeq // spec P-24: assigned when frozen, kept afterwards
 			b.pid, b.pepoch, b.gen = id.id, id.epoch, id.gen
@@ -319,6 +325,210 @@ const (
 	outFatal                    // rejection: fail the batch
 )
 
+// partState is the resend phase of one partition. The three rewinds stop
+// its sending (and its delivery-timeout expiry) until every in-flight
+// batch has come back; they differ in what happens then.
+type partState uint8
+
+const (
+	psSending      partState = iota // in order, up to MaxInFlight (one until the first acceptance, spec P-34)
+	psRewinding                     // a batch failed: when the rewind ends, resend from the oldest batch
+	psResequencing                  // rewinding, and the engine showed that the unsure batch (seqUnsure) was not stored: renumber from it when the rewind ends
+	psIDLost                        // rewinding after MIMQE_UNKNOWN_PRODUCER_ID: when the rewind ends, await the new id
+	psAwaitingID                    // nothing in flight: partBuf.take waits for the producer's new id, then renumbers every batch from 0 under it
+	numPartStates
+)
+
+var partStateNames = [numPartStates]string{"sending", "rewinding", "resequencing", "idLost", "awaitingID"}
+
+func (s partState) String() string {
+	if s < numPartStates {
+		return partStateNames[s]
+	}
+	return fmt.Sprintf("partState(%d)", uint8(s))
+}
+
+// rewinds reports whether s stops the partition until its in-flight
+// batches are back.
+func (s partState) rewinds() bool {
+	return s == psRewinding || s == psResequencing || s == psIDLost
+}
+
+// partEvent is what moves a partition: a batch's outcome, refined by what
+// the partition knows of that batch (eventOf), or one of the partition's
+// own moments (the last events).
+type partEvent uint8
+
+const (
+	evAcked                partEvent = iota // outOK, idempotent
+	evAckedPlain                            // outOK, idempotence off: a resend would be stored twice
+	evNotSent                               // outNotSent
+	evAmbiguous                             // outAmbiguous
+	evMoved                                 // outMoved
+	evRoute                                 // outRoute
+	evRetry                                 // outRetry
+	evUnsure                                // outUnsure
+	evSeqGap                                // outSequence for the oldest batch
+	evSeqAfterUnsure                        // outSequence for the oldest batch, numbered after the unsure one: that one was not stored
+	evSeqBehind                             // outSequence for a batch behind the oldest
+	evSeqBehindAfterUnsure                  // outSequence for a batch behind the oldest, numbered after the unsure one
+	evUnknownID                             // outUnknownID
+	evEpoch                                 // outEpoch, idempotent
+	evEpochPlain                            // outEpoch, idempotence off
+	evFatal                                 // outFatal
+	evDrained                               // the last in-flight batch of a rewind came back
+	evNewID                                 // take: the producer has a new id and nothing is in flight
+	evResume                                // take: the wait for a new id is over without one
+	numEvents
+)
+
+var partEventNames = [numEvents]string{"acked", "ackedPlain", "notSent", "ambiguous", "moved", "route", "retry", "unsure",
+	"seqGap", "seqAfterUnsure", "seqBehind", "seqBehindAfterUnsure", "unknownID", "epoch", "epochPlain", "fatal",
+	"drained", "newID", "resume"}
+
+func (e partEvent) String() string {
+	if e < numEvents {
+		return partEventNames[e]
+	}
+	return fmt.Sprintf("partEvent(%d)", uint8(e))
+}
+
+// eventOf refines outcome o of a batch: idem says whether the producer is
+// idempotent, behind whether an older unacknowledged batch is ahead of it,
+// afterUnsure whether it is numbered after the partition's unsure batch
+// (partBuf.afterUnsure).
+func eventOf(o outcome, idem, behind, afterUnsure bool) partEvent {
+	switch o {
+	case outOK:
+		if idem {
+			return evAcked
+		}
+		return evAckedPlain
+	case outNotSent:
+		return evNotSent
+	case outAmbiguous:
+		return evAmbiguous
+	case outMoved:
+		return evMoved
+	case outRoute:
+		return evRoute
+	case outRetry:
+		return evRetry
+	case outUnsure:
+		return evUnsure
+	case outSequence:
+		switch {
+		case behind && afterUnsure:
+			return evSeqBehindAfterUnsure
+		case behind:
+			return evSeqBehind
+		case afterUnsure:
+			return evSeqAfterUnsure
+		}
+		return evSeqGap
+	case outUnknownID:
+		return evUnknownID
+	case outEpoch:
+		if idem {
+			return evEpoch
+		}
+		return evEpochPlain
+	}
+	return evFatal
+}
+
+// partAction is what a step does besides changing the state, as bits.
+type partAction uint16
+
+const (
+	actAccept   partAction = 1 << iota // the batch is done; the partition had an acceptance (spec P-34); an unsure batch before it was stored after all
+	actMaybe                           // the engine may have stored it: resend (the engine answers a duplicate with its offset)
+	actDrop                            // a connection drop: a batch of a record over 1 MiB fails after retryProtectionDrops in a row (spec P-31)
+	actCount                           // a counted retry: the batch fails past Retries
+	actBackoff                         // the partition resends after RetryBackoff
+	actReinit                          // ask for a new producer id (Producer.requestReinit)
+	actNewEpoch                        // resend at the topic's current epoch (spec P-30)
+	actFail                            // the batch fails with the engine's error (spec P-28, P-29 for a new epoch)
+	actRenumber                        // renumber the frozen batches from the unsure batch's sequence (partBuf.renumber)
+	actSwitchID                        // stamp the batches with the new id from sequence 0 (partBuf.switchIDLocked)
+	actRefused                         // no transition: the pair cannot happen
+)
+
+// partStep is one entry of partSteps.
+type partStep struct {
+	next partState
+	act  partAction
+}
+
+func to(next partState, act partAction) partStep { return partStep{next, act} }
+
+// refused marks a pair that cannot happen: nothing is in flight while
+// awaiting an id; only a rewind ends; take looks at the producer id only
+// outside a rewind, and resumes only an awaiting partition.
+var refused = partStep{act: actRefused}
+
+// stepRow is one row of partSteps, a step per state.
+func stepRow(sending, rewinding, resequencing, idLost, awaitingID partStep) [numPartStates]partStep {
+	return [numPartStates]partStep{sending, rewinding, resequencing, idLost, awaitingID}
+}
+
+// failRow is the row of an outcome that does not finish the batch well:
+// sending starts a rewind, a rewind keeps its kind, act applies to the
+// batch either way; nothing is in flight while awaiting an id.
+func failRow(act partAction) [numPartStates]partStep {
+	return stepRow(to(psRewinding, act), to(psRewinding, act), to(psResequencing, act), to(psIDLost, act), refused)
+}
+
+// partSteps is the partition's transition table: event × state → next
+// state and action. Any failure starts a rewind, which later failures
+// keep; an unknown id makes a plain rewind psIDLost, and an out-of-order
+// sequence after the unsure batch makes any rewind psResequencing. A
+// resequencing partition stays so after an unknown id too: its
+// renumbering comes first (if the id turns out not replaced, it resumes
+// with it), and Producer.reinitPending holds every partition of a lost id
+// in take whatever its state. What else a result does to its batch (the
+// delivery timeout, Close, the unsure mark) is data, in partBuf.result.
+var partSteps = [numEvents][numPartStates]partStep{
+	// columns: sending, rewinding, resequencing, idLost, awaitingID
+	evAcked:                stepRow(to(psSending, actAccept), to(psRewinding, actMaybe), to(psResequencing, actMaybe), to(psIDLost, actMaybe), refused),
+	evAckedPlain:           stepRow(to(psSending, actAccept), to(psRewinding, actAccept), to(psResequencing, actAccept), to(psIDLost, actAccept), refused),
+	evNotSent:              failRow(0),
+	evAmbiguous:            failRow(actMaybe | actDrop),
+	evMoved:                failRow(0),
+	evRoute:                failRow(actBackoff),
+	evRetry:                failRow(actCount | actBackoff),
+	evUnsure:               failRow(actMaybe | actCount | actBackoff),
+	evSeqGap:               failRow(actCount | actBackoff),
+	evSeqAfterUnsure:       stepRow(to(psResequencing, 0), to(psResequencing, 0), to(psResequencing, 0), to(psResequencing, 0), refused),
+	evSeqBehind:            stepRow(to(psRewinding, actCount|actBackoff), to(psRewinding, 0), to(psResequencing, 0), to(psIDLost, 0), refused), // in a rewind: expected behind the failed batch
+	evSeqBehindAfterUnsure: stepRow(to(psResequencing, 0), to(psRewinding, 0), to(psResequencing, 0), to(psIDLost, 0), refused),
+	evUnknownID:            stepRow(to(psIDLost, actReinit|actBackoff), to(psIDLost, actReinit|actBackoff), to(psResequencing, actReinit|actBackoff), to(psIDLost, actReinit|actBackoff), refused),
+	evEpoch:                failRow(actFail),
+	evEpochPlain:           failRow(actNewEpoch),
+	evFatal:                failRow(actFail),
+	evDrained:              stepRow(refused, to(psSending, 0), to(psSending, actRenumber), to(psAwaitingID, 0), refused),
+	evNewID:                stepRow(to(psSending, actSwitchID), refused, refused, refused, to(psSending, actSwitchID)),
+	evResume:               stepRow(refused, refused, refused, refused, to(psSending, 0)),
+}
+
+// step moves the partition by partSteps for ev and returns the actions to
+// run. A refused pair (a bug) is logged and changes nothing.
+func (pb *partBuf) step(ev partEvent) partAction {
+	st := partSteps[ev][pb.state]
+	if st.act&actRefused != 0 {
+		pb.p.cfg.logf("ilink: producer: %s[%d]: no transition for %v while %v (ignored)", pb.t.name, pb.id, ev, pb.state)
+		return 0
+	}
+	pb.state = st.next
+	return st.act
+}
+
+// afterUnsure reports whether b is numbered after the partition's unsure
+// batch in the same sequence space.
+func (pb *partBuf) afterUnsure(b *batch) bool {
+	return pb.seqUnsure >= 0 && b.epoch == pb.seqEpoch && b.seq > pb.seqUnsure
+}
+
 // result applies the answer for the in-flight batch b and returns whether
 // the batch is finished (ok, or failed with failErr), for the caller to
 // complete outside the lock.
@@ -328,73 +538,46 @@ func (pb *partBuf) result(b *batch, o outcome, err error) (finished bool, failEr
 	now := time.Now()
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
+	ev := eventOf(o, idem, len(pb.batches) > 0 && pb.batches[0] != b, pb.afterUnsure(b))
 	b.inflight = false
 	pb.inflight--
-	ok := false
-	backoff := false
 	if err != nil {
 		b.lastErr = err
 	}
-	switch o {
-	case outOK:
-		if idem && pb.rewinding {
-			b.maybe = true // an earlier batch failed: resend (the engine answers as duplicate)
-			break
-		}
-		ok = true
+	act := pb.step(ev)
+	ok := act&actAccept != 0
+	if ok {
 		pb.accepted = true
 		b.drops = 0
-		if pb.seqUnsure >= 0 && b.epoch == pb.seqEpoch && b.seq > pb.seqUnsure {
+		if pb.afterUnsure(b) {
 			pb.seqUnsure = -1 // the unsure batch was appended after all
 		}
-	case outNotSent:
-	case outAmbiguous:
+	}
+	if act&actMaybe != 0 {
 		b.maybe = true
-		if b.large {
-			b.drops++
-			if b.drops >= retryProtectionDrops { // spec P-31
-				failErr = &Error{Name: wire.ErrMsgSizeOver, Kind: KindRejected,
-					Tail: fmt.Sprintf("the connection dropped %d times in a row without a reply after a record of over 1 MiB (%d bytes of batch): the engine's frame cap is smaller than the client's", b.drops, b.wireSize())}
-			}
+	}
+	if act&actDrop != 0 && b.large {
+		b.drops++
+		if b.drops >= retryProtectionDrops { // spec P-31
+			failErr = &Error{Name: wire.ErrMsgSizeOver, Kind: KindRejected,
+				Tail: fmt.Sprintf("the connection dropped %d times in a row without a reply after a record of over 1 MiB (%d bytes of batch): the engine's frame cap is smaller than the client's", b.drops, b.wireSize())}
 		}
-	case outMoved, outRoute:
-		if o == outRoute {
-			backoff = true
-		}
-	case outRetry, outUnsure:
-		if o == outUnsure {
-			b.maybe = true
-		}
+	}
+	if act&actCount != 0 {
 		b.tries++
-		backoff = true
 		if b.tries > p.cfg.retries {
 			failErr = err
 		}
-	case outSequence:
-		switch {
-		case pb.rewinding && pb.batches[0] != b:
-			// An earlier batch failed in this round: expected.
-		case pb.seqUnsure >= 0 && b.epoch == pb.seqEpoch && b.seq > pb.seqUnsure:
-			pb.reseq = true // the unsure batch was not appended: renumber from it
-		default:
-			b.tries++
-			backoff = true
-			if b.tries > p.cfg.retries {
-				failErr = err
-			}
-		}
-	case outUnknownID:
+	}
+	if act&actReinit != 0 {
 		// Not appended. Every batch of the partition waits for a new
 		// producer id and is resent under it from sequence 0.
 		p.requestReinit(b.gen)
-		backoff = true
-	case outEpoch:
-		if idem {
-			failErr = err // spec P-28, P-29: failed, not resent
-		} else {
-			b.newEpoch = true
-		}
-	case outFatal:
+	}
+	if act&actNewEpoch != 0 {
+		b.newEpoch = true
+	}
+	if act&actFail != 0 {
 		failErr = err
 	}
 	if !ok && failErr == nil {
@@ -413,25 +596,21 @@ func (pb *partBuf) result(b *batch, o outcome, err error) (finished bool, failEr
 			pb.seqUnsure = b.seq
 		}
 	}
-	if !ok {
-		pb.rewinding = true
-		if backoff {
-			pb.backoffUntil = now.Add(p.cfg.retryBackoff)
-		}
+	if act&actBackoff != 0 {
+		pb.backoffUntil = now.Add(p.cfg.retryBackoff)
 	}
-	if pb.rewinding && pb.inflight == 0 {
-		pb.endRewind()
+	if pb.state.rewinds() && pb.inflight == 0 {
+		if pb.step(evDrained)&actRenumber != 0 {
+			pb.renumber()
+		}
 	}
 	return ok || failErr != nil, failErr
 }
 
-// endRewind lets the partition send again, from its oldest batch, after
-// renumbering its frozen batches when the engine showed that a failed batch
-// was not appended.
-func (pb *partBuf) endRewind() {
-	pb.rewinding = false
-	if !pb.reseq || pb.seqUnsure < 0 {
-		pb.reseq = false
+// renumber gives the frozen batches new sequences from the unsure batch's,
+// the engine having shown that it was not appended.
+func (pb *partBuf) renumber() {
+	if pb.seqUnsure < 0 {
 		return
 	}
 	seq := pb.seqUnsure
@@ -453,7 +632,6 @@ func (pb *partBuf) endRewind() {
 	pb.p.cfg.logf("ilink: producer: %s[%d] renumbered from sequence %d (a failed batch was not stored)", pb.t.name, pb.id, pb.seqUnsure)
 	pb.nextSeq = seq
 	pb.seqUnsure = -1
-	pb.reseq = false
 }
 
 // switchIDLocked moves the partition to producer id id (nothing is in
@@ -482,7 +660,7 @@ func (pb *partBuf) switchIDLocked(id *producerIdent) {
 			seq += int32(len(b.recs))
 		}
 	}
-	pb.nextSeq, pb.seqUnsure, pb.reseq, pb.accepted = seq, -1, false, false
+	pb.nextSeq, pb.seqUnsure, pb.accepted = seq, -1, false
 	pb.idGen = id.gen
 	if maybe > 0 {
 		pb.p.stMaybeDups.Add(int64(maybe))
@@ -507,7 +685,7 @@ func (pb *partBuf) expire(now time.Time) []*batch {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	var out []*batch
-	if pb.inflight > 0 || pb.rewinding {
+	if pb.inflight > 0 || pb.state.rewinds() {
 		return nil
 	}
 	for len(pb.batches) > 0 && now.After(pb.batches[0].deadline) {
