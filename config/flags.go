@@ -154,7 +154,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	if r.Sources.LogFile == FromDefault {
 		r.LogFile = defaultLogFile(getenv)
 	}
-	if r.LogFile, err = expandHome(r.LogFile); err != nil {
+	if r.LogFile, err = ExpandHome(r.LogFile); err != nil {
 		return Resolved{}, fmt.Errorf("%s: %w", origin(r.Sources.LogFile, FlagLogFile, EnvLogFile), err)
 	}
 
@@ -167,7 +167,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	case path == "":
 		r.File = &File{Serve: DefaultServe()}
 	default:
-		if path, err = expandHome(path); err == nil {
+		if path, err = ExpandHome(path); err == nil {
 			r.File, err = load(path, true)
 		}
 		if err != nil && !isFieldErrors(err) {

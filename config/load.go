@@ -418,7 +418,7 @@ func (d *decoder) contextFields(c *Context) []field {
 		}},
 		{"endpoint-cache-file", func(v *yaml.Node, path string) {
 			if s, ok := d.str(v, path); ok && s != "" {
-				p, err := expandHome(s)
+				p, err := ExpandHome(s)
 				if err != nil {
 					d.errorf(v, path, "%v", err)
 					return

@@ -52,10 +52,12 @@ func baseDir(getenv func(string) string, env, fallback string) string {
 	return fallback
 }
 
-// expandHome replaces a leading "~" or "~/" with the user's home directory.
+// ExpandHome replaces a leading "~" or "~/" with the user's home directory.
 // "~user" is rejected rather than passed through, because a literal "~user"
-// directory is almost never what was meant.
-func expandHome(p string) (string, error) {
+// directory is almost never what was meant. It is the one "~" rule: the
+// config file, flags, serve's paths and the dashboard's save and value
+// files all read paths through it.
+func ExpandHome(p string) (string, error) {
 	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 		if strings.HasPrefix(p, "~") {
 			return "", errors.New(`only "~" and "~/" are expanded, not "~user"`)

@@ -166,7 +166,7 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 			if !ok || p == "" {
 				return
 			}
-			p, err := expandHome(p)
+			p, err := ExpandHome(p)
 			if err != nil {
 				d.errorf(v, path, "%v", err)
 				return

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink"
 	tmpl "ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/wire"
@@ -532,10 +533,9 @@ func checkRecordSize(pf pubForm, what string) error {
 // loadFile reads the value file (in a command): at most maxPublishFile
 // bytes; a UTF-8 file with "{{" is a template.
 func loadFile(path string) (*tmpl.Template, error) {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = home + "/" + rest
-		}
+	path, err := config.ExpandHome(path)
+	if err != nil {
+		return nil, fmt.Errorf("file: %v", err)
 	}
 	st, err := os.Stat(path)
 	if err != nil {

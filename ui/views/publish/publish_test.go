@@ -247,6 +247,17 @@ func TestPublishFileValue(t *testing.T) {
 	os.WriteFile(big, make([]byte, 2_000_000), 0o644)
 	send(big, "1")
 	r.MustShow("not sent: file:", "up to 2,000,000 bytes a record", "at most 1,048,470 bytes")
+	// The one "~" rule (config.ExpandHome): ~/ is the home directory,
+	// ~user is refused by name.
+	t.Setenv("HOME", dir)
+	send("~/"+filepath.Base(tmpl), "1")
+	pub.Last().Wait(5 * time.Second)
+	if recs := pub.Last().Records(); len(recs) != 1 || string(recs[0].Value) != `{"n":0}` {
+		t.Fatalf("~/ file: %+v", recs)
+	}
+	runs = pub.Runs()
+	send("~nobody/x", "1")
+	r.MustShow("not sent: file:", `only "~" and "~/" are expanded, not "~user"`)
 	if pub.Runs() != runs {
 		t.Fatal("a bad file started a run")
 	}

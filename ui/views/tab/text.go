@@ -1,6 +1,9 @@
 package tab
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Words joins non-empty parts with " · ".
 func Words(parts ...string) string {
@@ -13,25 +16,5 @@ func Words(parts ...string) string {
 	return strings.Join(out, " · ")
 }
 
-// Itoa formats n in decimal.
-func Itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var buf [20]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
-}
+// Itoa formats n in decimal (strconv's, MinInt64 included).
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
