@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,5 +72,48 @@ func TestGeneratedArrayBounds(t *testing.T) {
 	err := Decode(body, &ProduceRequest{})
 	if err == nil || !strings.Contains(err.Error(), "array of 3 elements cannot fit in 17 bytes") {
 		t.Fatalf("3 produce topics in 17 bytes: %v", err)
+	}
+}
+
+// Every body of messages.def is named in the prose of docs/PROTOCOL.md
+// (§1–§11, before the generated table), and every body the prose names in
+// bold (**XRequest**, **XReply**) is one of messages.def: a body added,
+// renamed or removed in one place and not the other fails here.
+func TestProtocolNamesEveryBody(t *testing.T) {
+	def, err := os.ReadFile("messages.def")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls, err := gen.Parse(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(protocolDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose, _, ok := strings.Cut(string(doc), "\n## 12. ")
+	if !ok {
+		t.Fatalf("%s has no §12", protocolDoc)
+	}
+	declared := map[string]bool{}
+	messages := 0
+	for _, d := range decls {
+		declared[d.Name] = true
+		if d.Kind != "message" {
+			continue
+		}
+		messages++
+		if !regexp.MustCompile(`\b` + d.Name + `\b`).MatchString(prose) {
+			t.Errorf("%s (messages.def) is not named in %s §1–§11", d.Name, protocolDoc)
+		}
+	}
+	if messages < 70 {
+		t.Fatalf("only %d messages in messages.def: the parse is broken", messages)
+	}
+	for _, m := range regexp.MustCompile(`\*\*([A-Z][A-Za-z]*(?:Request|Reply))\*\*`).FindAllStringSubmatch(prose, -1) {
+		if !declared[m[1]] {
+			t.Errorf("%s names the body %s, which messages.def does not declare", protocolDoc, m[1])
+		}
 	}
 }
