@@ -44,20 +44,8 @@ type cursor struct {
 	src       *source // leader's fetch loop; nil while the leader is unknown
 	inflight  bool    // a fetch covering it is on the wire
 	removed   bool    // revoked, left or closed
-	bufRecs   int     // records buffered and not handed over yet
 	pos       int64   // next offset for the application (after the last record handed over)
 	committed int64   // last committed next-offset known (-1 = none)
-}
-
-// chunk is the records of one partition from one fetch, handed over in
-// order. recs is one slab: handing records over allocates nothing.
-type chunk struct {
-	cur       *cursor
-	epoch     uint32
-	recs      []Record
-	next      int
-	bytes     int
-	committed bool // CommitImmediate: committed before hand-over
 }
 
 // Consumer reads topics as a member of a group (Subscribe) or from fixed
@@ -80,8 +68,6 @@ type Consumer struct {
 	mu          sync.Mutex
 	cursors     map[tp]*cursor
 	sources     map[uint16]*source
-	queue       []*chunk
-	bufBytes    int
 	notify      chan struct{} // closed when data or state changes; nil when nobody waits
 	fetchDone   chan struct{} // closed after a fetch reply was processed; nil when nobody waits
 	roomBlocked bool          // a source waits for MaxBufferedBytes room
@@ -104,6 +90,8 @@ type Consumer struct {
 	listen *listener
 
 	health fetchHealth // FetchHealth
+
+	buf chunkBuf // fetched records not handed over yet (its own lock, taken inside mu)
 }
 
 // Subscribe joins group opt.Group for one topic or, when topicOrPattern
@@ -399,17 +387,7 @@ func (c *Consumer) removeCursorLocked(cur *cursor) {
 
 // dropChunksLocked removes the buffered records of cur.
 func (c *Consumer) dropChunksLocked(cur *cursor) {
-	q := c.queue[:0]
-	for _, ch := range c.queue {
-		if ch.cur == cur {
-			c.bufBytes -= ch.bytes
-			continue
-		}
-		q = append(q, ch)
-	}
-	clear(c.queue[len(q):])
-	c.queue = q
-	cur.bufRecs = 0
+	c.buf.drop(cur)
 	c.wakeSourcesLocked()
 }
 
@@ -617,9 +595,7 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 						}
 						return dst, err
 					}
-					for _, ch := range chunks {
-						ch.committed = true
-					}
+					c.buf.markCommitted(chunks)
 					continue
 				}
 			}
@@ -665,78 +641,36 @@ func (c *Consumer) take(ctx context.Context, max int, timeout time.Duration, dst
 // takeLocked moves up to max-len(dst) records from the buffer to dst and
 // advances the positions of their partitions.
 func (c *Consumer) takeLocked(max int, dst []*Record) []*Record {
-	for len(dst) < max && len(c.queue) > 0 {
-		ch := c.queue[0]
-		cur := ch.cur
-		if cur.removed || ch.epoch != cur.epoch {
-			c.popChunkLocked()
-			continue
-		}
-		if c.opt.Commit == CommitImmediate && c.co != nil && !ch.committed {
-			break
-		}
-		n := min(max-len(dst), len(ch.recs)-ch.next)
-		if dst == nil {
-			dst = make([]*Record, 0, n)
-		}
-		for i := ch.next; i < ch.next+n; i++ {
-			dst = append(dst, &ch.recs[i])
-		}
-		ch.next += n
-		cur.bufRecs -= n
-		cur.pos = ch.recs[ch.next-1].Offset + 1
-		if ch.next == len(ch.recs) {
-			c.popChunkLocked()
-		}
-		if s := cur.src; s != nil && s.blocked && cur.bufRecs < c.opt.Prefetch {
-			s.blocked = false // wake only the fetch loop this partition waits in
-			s.signal()
-		}
+	dst = c.buf.take(max, dst, c.opt.Commit == CommitImmediate && c.co != nil, c.tookLocked)
+	if c.roomBlocked && c.buf.bytes() < c.opt.MaxBufferedBytes {
+		c.wakeSourcesLocked()
 	}
 	return dst
 }
 
-func (c *Consumer) popChunkLocked() {
-	ch := c.queue[0]
-	c.bufBytes -= ch.bytes
-	if ch.next < len(ch.recs) {
-		ch.cur.bufRecs -= len(ch.recs) - ch.next
-	}
-	c.queue[0] = nil
-	c.queue = c.queue[1:]
-	if len(c.queue) == 0 {
-		c.queue = c.queue[:0:0]
-	}
-	if c.roomBlocked && c.bufBytes < c.opt.MaxBufferedBytes {
-		c.wakeSourcesLocked()
+// tookLocked moves cur past the records handed over; left are its
+// records still buffered.
+func (c *Consumer) tookLocked(cur *cursor, next int64, left int) {
+	cur.pos = next
+	if s := cur.src; s != nil && s.blocked && left < c.opt.Prefetch {
+		s.blocked = false // wake only the fetch loop this partition waits in
+		s.signal()
 	}
 }
 
 // uncommittedLocked returns, for CommitImmediate, the next-offsets of the
 // chunks that taking max records would touch and are not committed yet.
 func (c *Consumer) uncommittedLocked(max int) (map[tp]int64, []*chunk) {
-	var offs map[tp]int64
-	var chunks []*chunk
-	n := 0
-	for _, ch := range c.queue {
-		if n >= max {
-			break
-		}
-		if ch.cur.removed || ch.epoch != ch.cur.epoch {
-			continue
-		}
-		n += len(ch.recs) - ch.next
-		if ch.committed {
-			continue
-		}
-		if offs == nil {
-			offs = map[tp]int64{}
-		}
+	chunks := c.buf.uncommitted(max)
+	if len(chunks) == 0 {
+		return nil, nil
+	}
+	offs := map[tp]int64{}
+	for _, ch := range chunks {
 		last := ch.recs[len(ch.recs)-1].Offset + 1
 		if last > offs[ch.cur.tp] {
 			offs[ch.cur.tp] = last
 		}
-		chunks = append(chunks, ch)
 	}
 	return offs, chunks
 }
@@ -1201,11 +1135,6 @@ func (c *Consumer) teardown() {
 	c.wg.Wait()
 	c.cl.close()
 	c.mu.Lock()
-	clear(c.queue)
-	c.queue = nil
-	c.bufBytes = 0
-	for _, cur := range c.cursors {
-		cur.bufRecs = 0
-	}
+	c.buf.clear()
 	c.mu.Unlock()
 }

@@ -61,10 +61,9 @@ type Buffer struct {
 func (c *Consumer) Buffered() Buffer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b := Buffer{Bytes: c.bufBytes, Full: len(c.sources) > 0}
-	for _, cur := range c.cursors {
-		b.Records += cur.bufRecs
-	}
+	// Every buffered chunk is of an assigned partition: revoking one drops
+	// its records (Consumer.removeCursorLocked).
+	b := Buffer{Records: c.buf.len(), Bytes: c.buf.bytes(), Full: len(c.sources) > 0}
 	for _, s := range c.sources {
 		b.Full = b.Full && s.blocked
 	}

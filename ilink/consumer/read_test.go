@@ -294,8 +294,8 @@ func TestBufferBounds(t *testing.T) {
 	c.mu.Lock()
 	for k, cur := range c.cursors {
 		// Prefetch bounds a partition's buffer (plus at most one fetch).
-		if cur.bufRecs > o.Prefetch+100 {
-			t.Errorf("%v: %d records buffered with prefetch %d", k, cur.bufRecs, o.Prefetch)
+		if n := c.buf.pending(cur); n > o.Prefetch+100 {
+			t.Errorf("%v: %d records buffered with prefetch %d", k, n, o.Prefetch)
 		}
 	}
 	c.mu.Unlock()
@@ -308,8 +308,8 @@ func TestBufferBounds(t *testing.T) {
 	waitFetchBlocked(t, c2)
 	c2.mu.Lock()
 	// MaxBufferedBytes bounds the consumer's buffer (plus at most one fetch).
-	if c2.bufBytes > o.MaxBufferedBytes+2*4096*4 {
-		t.Errorf("%d bytes buffered with a bound of %d", c2.bufBytes, o.MaxBufferedBytes)
+	if n := c2.buf.bytes(); n > o.MaxBufferedBytes+2*4096*4 {
+		t.Errorf("%d bytes buffered with a bound of %d", n, o.MaxBufferedBytes)
 	}
 	c2.mu.Unlock()
 	readN(t, c2, 2000, 10*time.Second)

@@ -121,7 +121,7 @@ func (s *source) build() (req *wire.FetchRequest, held bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.sent = s.sent[:0]
-	room := c.opt.MaxBufferedBytes - c.bufBytes
+	room := c.opt.MaxBufferedBytes - c.buf.bytes()
 	if c.state == stateClosed || c.fetchPaused || len(s.curs) == 0 {
 		return nil, false
 	}
@@ -138,7 +138,7 @@ func (s *source) build() (req *wire.FetchRequest, held bool) {
 		if cur.inflight || cur.removed {
 			continue
 		}
-		if cur.bufRecs >= c.opt.Prefetch {
+		if c.buf.pending(cur) >= c.opt.Prefetch {
 			blocked = true
 			continue
 		}
@@ -263,9 +263,7 @@ func (s *source) handle(rep *wire.FetchReply) {
 				c.opt.Logf("consumer: %v: %v", cur.tp, d.err)
 			}
 			if len(d.recs) > 0 {
-				c.queue = append(c.queue, &chunk{cur: cur, epoch: cur.epoch, recs: d.recs, bytes: d.bytes})
-				c.bufBytes += d.bytes
-				cur.bufRecs += len(d.recs)
+				c.buf.push(&chunk{cur: cur, epoch: cur.epoch, recs: d.recs, bytes: d.bytes})
 				cur.offset = d.recs[len(d.recs)-1].Offset + 1
 				added = true
 			}
