@@ -79,13 +79,19 @@ func (a *app) quarantineCommand() *cobra.Command {
 			"after printing a warning.",
 	}
 	f.register(cmd)
+	cmd.AddCommand(a.quarantineListCommand(&f), a.quarantineScanCommand(&f), a.quarantineReinjectCommand(&f))
+	return cmd
+}
+
+// quarantineListCommand is `quarantine list`: f are the parent's flags.
+func (a *app) quarantineListCommand(f *adminFlags) *cobra.Command {
 	var raw bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "Directories and queues with entries: how many, NEW and OLD, oldest and newest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := a.openAdmin(cmd, &f)
+			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
@@ -116,6 +122,11 @@ func (a *app) quarantineCommand() *cobra.Command {
 	}
 	list.Flags().BoolVar(&raw, "raw", false, "print the engine's text as it came (sanitized)")
 
+	return list
+}
+
+// quarantineScanCommand is `quarantine scan`.
+func (a *app) quarantineScanCommand(f *adminFlags) *cobra.Command {
 	var sel quarantineSel
 	scan := &cobra.Command{
 		Use:   "scan [--dir D] [--queue Q] [--since TIME]",
@@ -126,7 +137,7 @@ func (a *app) quarantineCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := a.openAdmin(cmd, &f)
+			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
@@ -155,6 +166,12 @@ func (a *app) quarantineCommand() *cobra.Command {
 	}
 	sel.register(scan, false)
 
+	return scan
+}
+
+// quarantineReinjectCommand is `quarantine reinject`: the plan from a
+// scan, the entries it takes by id, and with --execute the request.
+func (a *app) quarantineReinjectCommand(f *adminFlags) *cobra.Command {
 	var rsel quarantineSel
 	var includeOld, execute bool
 	reinject := &cobra.Command{
@@ -176,7 +193,7 @@ func (a *app) quarantineCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := a.openAdmin(cmd, &f)
+			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
@@ -225,8 +242,7 @@ func (a *app) quarantineCommand() *cobra.Command {
 	rsel.register(reinject, true)
 	reinject.Flags().BoolVar(&includeOld, "include-old", false, "also take OLD entries (already delivered: they come back as duplicates)")
 	reinject.Flags().BoolVar(&execute, "execute", false, "reinject (default: only print the plan)")
-	cmd.AddCommand(list, scan, reinject)
-	return cmd
+	return reinject
 }
 
 type quarantineSel struct {

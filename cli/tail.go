@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
@@ -145,71 +147,90 @@ func tailFormat(cmd *cobra.Command, f tailFlags) (string, error) {
 	return format, nil
 }
 
+// tailPlan is what the flags of a tail say, checked before anything
+// connects.
+type tailPlan struct {
+	write        func(io.Writer, *consumer.Record) error
+	commit       consumer.CommitMode
+	from         tailFrom
+	onePartition bool
+	readTopic    string // the topic read: target, or TOPIC of --from TOPIC:P@OFFSET
+}
+
+// planTail checks the flags of a tail of target; embedded says whether it
+// reads a fresh in-process engine (whose default start is its earliest).
+func (a *app) planTail(cmd *cobra.Command, target string, f tailFlags, embedded bool) (tailPlan, error) {
+	var p tailPlan
+	format, err := tailFormat(cmd, f)
+	if err != nil {
+		return p, err
+	}
+	if p.write, err = tailWriter(format); err != nil {
+		return p, usageErr("%v", err)
+	}
+	if p.commit, err = parseTailCommit(f.commit); err != nil {
+		return p, usageErr("%v", err)
+	}
+	if f.count < 0 {
+		return p, usageErr("--count %d: must not be negative", f.count)
+	}
+	if strings.TrimSpace(target) == "" {
+		return p, usageErr("tail: empty topic or pattern")
+	}
+	p.from = tailFrom{mode: consumer.StartLatest}
+	if embedded {
+		p.from.mode = consumer.StartEarliest // a fresh engine: show its demo records
+	}
+	if cmd.Flags().Changed("from") {
+		if p.from, err = parseTailFrom(f.from, a.now()); err != nil {
+			return p, usageErr("%v", err)
+		}
+	}
+	from := &p.from
+	p.onePartition = from.mode == consumer.StartOffset && from.pos.OnePartition()
+	if p.onePartition {
+		if err := from.pos.CheckTarget(target, consumer.MatchPattern); err != nil {
+			if consumer.IsPattern(target) && from.pos.Topic == "" {
+				return p, usageErr("--from %s: a partition offset on a pattern needs one topic: %v", f.from, err)
+			}
+			return p, usageErr("--from %s: %v", f.from, err)
+		}
+	}
+	switch {
+	case f.partition < -1:
+		return p, usageErr("--partition %d: want a partition number", f.partition)
+	case f.partition >= 0 && consumer.IsPattern(target):
+		return p, usageErr("--partition needs a topic, not the pattern %s", target)
+	case f.partition >= 0 && p.onePartition && from.pos.Partition != int32(f.partition):
+		return p, usageErr("--partition %d and --from %s name different partitions", f.partition, f.from)
+	case f.partition >= 0:
+		p.onePartition, from.pos.Partition = true, int32(f.partition)
+	}
+	p.readTopic = target
+	if p.onePartition && from.pos.Topic != "" {
+		p.readTopic = from.pos.Topic // TOPIC:P@OFFSET: that partition of that topic
+	}
+	return p, nil
+}
+
 func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	stderr := cmd.ErrOrStderr()
-	format, err := tailFormat(cmd, f)
-	if err != nil {
-		return err
-	}
-	write, err := tailWriter(format)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	commit, err := parseTailCommit(f.commit)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if f.count < 0 {
-		return usageErr("--count %d: must not be negative", f.count)
-	}
-	if strings.TrimSpace(target) == "" {
-		return usageErr("tail: empty topic or pattern")
 	}
 	r, err := a.resolve(cmd)
 	if err != nil {
 		return err
 	}
 	embedded := f.embedded || r.Embedded
-	from := tailFrom{mode: consumer.StartLatest}
-	if embedded {
-		from.mode = consumer.StartEarliest // a fresh engine: show its demo records
-	}
-	if cmd.Flags().Changed("from") {
-		if from, err = parseTailFrom(f.from, a.now()); err != nil {
-			return usageErr("%v", err)
-		}
-	}
-	onePartition := from.mode == consumer.StartOffset && from.pos.OnePartition()
-	if onePartition {
-		if err := from.pos.CheckTarget(target, consumer.MatchPattern); err != nil {
-			if consumer.IsPattern(target) && from.pos.Topic == "" {
-				return usageErr("--from %s: a partition offset on a pattern needs one topic: %v", f.from, err)
-			}
-			return usageErr("--from %s: %v", f.from, err)
-		}
-	}
-	switch {
-	case f.partition < -1:
-		return usageErr("--partition %d: want a partition number", f.partition)
-	case f.partition >= 0 && consumer.IsPattern(target):
-		return usageErr("--partition needs a topic, not the pattern %s", target)
-	case f.partition >= 0 && onePartition && from.pos.Partition != int32(f.partition):
-		return usageErr("--partition %d and --from %s name different partitions", f.partition, f.from)
-	case f.partition >= 0:
-		onePartition, from.pos.Partition = true, int32(f.partition)
-	}
-	readTopic := target
-	if onePartition && from.pos.Topic != "" {
-		readTopic = from.pos.Topic // TOPIC:P@OFFSET: that partition of that topic
+	p, err := a.planTail(cmd, target, f, embedded)
+	if err != nil {
+		return err
 	}
 	var addrs string
 	if embedded {
 		if r.Embedded && !f.embedded {
-			fmt.Fprintln(stderr, "ilinkdash: no address configured: tailing a fresh in-process engine (--embedded)")
+			fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: no address configured: tailing a fresh in-process engine (--embedded)")
 		}
 		e, stop, err := startTailDemo(target)
 		if err != nil {
@@ -221,28 +242,7 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	} else {
 		addrs = strings.Join(r.Context.Addresses, ",")
 	}
-
-	opt := consumer.NewOptions()
-	opt.Group = f.group
-	opt.Start, opt.StartOffset, opt.StartTime = from.mode, from.pos.Offset, from.pos.Time
-	opt.Commit = commit
-	opt.ReadOnly = r.Context.ReadOnly && !embedded // a fresh engine of its own is no one else's group
-	opt.ClientName = "ilinkdash-tail"
-	if r.Context.ClientName != "" {
-		opt.ClientName = r.Context.ClientName
-	}
-	var c *consumer.Consumer
-	if onePartition {
-		// Only partition P, from OFFSET: read it directly, without joining
-		// a group (with --group, commits go to that group).
-		c, err = consumer.Assign(ctx, addrs, readTopic, []int32{from.pos.Partition}, opt)
-	} else {
-		if opt.Group == "" {
-			opt.Group = live.TempGroupName()
-			opt.Durable = false
-		}
-		c, err = consumer.Subscribe(ctx, addrs, target, opt)
-	}
+	c, canCommit, err := openTailConsumer(ctx, addrs, target, f, p, r.Context, embedded)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // interrupted while connecting
@@ -260,68 +260,14 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		defer cancel()
 		c.CloseContext(lctx)
 	}()
-	canCommit := opt.Group != ""
 	var ends *endOffsets
 	if f.exitAtEnd {
 		if ends, err = captureEnds(ctx, c); err != nil {
 			return fmt.Errorf("tail %s: end offsets: %w", target, err)
 		}
 	}
-	var key []byte
-	if f.keyChanged {
-		key = []byte(f.key)
-	}
-
 	out := lineWriter(cmd.OutOrStdout())
-	printed := 0
-	err = func() error {
-		for (f.count == 0 || printed < f.count) && !ends.reached(c) {
-			max := 500
-			if f.count > 0 {
-				max = min(max, f.count-printed)
-			}
-			recs, err := c.ReadBatch(ctx, max, 500*time.Millisecond)
-			if err != nil {
-				switch {
-				case ilink.IsNoMessage(err):
-					if ferr := out.Flush(); ferr != nil {
-						return ferr
-					}
-					continue
-				case ctx.Err() != nil:
-					return nil // interrupted: the deferred close commits (auto) and leaves
-				case ilink.IsSessionError(err) && !ilink.HasName(err, ilink.NameSessionClosed):
-					fmt.Fprintf(stderr, "ilinkdash: tail: %s (still trying)\n", sanitize.Error(err))
-					continue
-				}
-				return fmt.Errorf("tail %s: %w", target, err)
-			}
-			for _, rec := range recs {
-				if ends.beyond(rec) || (key != nil && !bytes.Equal(rec.Key, key)) {
-					continue
-				}
-				if f.count > 0 && printed >= f.count {
-					break
-				}
-				printed++
-				if err := write(out, rec); err != nil {
-					return err
-				}
-				if commit == consumer.CommitManual && canCommit {
-					if err := out.Flush(); err != nil {
-						return err
-					}
-					if err := c.Commit(ctx, rec); err != nil && ctx.Err() == nil {
-						return fmt.Errorf("tail %s: commit %s/%d@%d: %w", target, rec.Topic, rec.Partition, rec.Offset, err)
-					}
-				}
-			}
-			if err := out.Flush(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}()
+	err = tailLoop(ctx, c, tailRun{target: target, f: f, p: p, ends: ends, canCommit: canCommit, out: out, stderr: cmd.ErrOrStderr()})
 	if err == nil {
 		err = out.Flush()
 	}
@@ -329,6 +275,100 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		return nil // the reader went away (| head) or we were stopped while writing
 	}
 	return err
+}
+
+// openTailConsumer connects the tail's consumer: one partition assigned
+// directly, or a subscription with --group or a temporary group.
+// canCommit says whether it has a group to commit to.
+func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p tailPlan, cc config.Context, embedded bool) (c *consumer.Consumer, canCommit bool, err error) {
+	opt := consumer.NewOptions()
+	opt.Group = f.group
+	opt.Start, opt.StartOffset, opt.StartTime = p.from.mode, p.from.pos.Offset, p.from.pos.Time
+	opt.Commit = p.commit
+	opt.ReadOnly = cc.ReadOnly && !embedded // a fresh engine of its own is no one else's group
+	opt.ClientName = "ilinkdash-tail"
+	if cc.ClientName != "" {
+		opt.ClientName = cc.ClientName
+	}
+	if p.onePartition {
+		// Only partition P, from OFFSET: read it directly, without joining
+		// a group (with --group, commits go to that group).
+		c, err = consumer.Assign(ctx, addrs, p.readTopic, []int32{p.from.pos.Partition}, opt)
+		return c, opt.Group != "", err
+	}
+	if opt.Group == "" {
+		opt.Group = live.TempGroupName()
+		opt.Durable = false
+	}
+	c, err = consumer.Subscribe(ctx, addrs, target, opt)
+	return c, true, err
+}
+
+// tailRun is what the read loop of a tail needs.
+type tailRun struct {
+	target    string
+	f         tailFlags
+	p         tailPlan
+	ends      *endOffsets
+	canCommit bool
+	out       *bufio.Writer
+	stderr    io.Writer
+}
+
+// tailLoop reads and writes records until --count, the end offsets
+// (--exit-at-end), the context's end or an error.
+func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
+	var key []byte
+	if t.f.keyChanged {
+		key = []byte(t.f.key)
+	}
+	printed := 0
+	for (t.f.count == 0 || printed < t.f.count) && !t.ends.reached(c) {
+		max := 500
+		if t.f.count > 0 {
+			max = min(max, t.f.count-printed)
+		}
+		recs, err := c.ReadBatch(ctx, max, 500*time.Millisecond)
+		if err != nil {
+			switch {
+			case ilink.IsNoMessage(err):
+				if ferr := t.out.Flush(); ferr != nil {
+					return ferr
+				}
+				continue
+			case ctx.Err() != nil:
+				return nil // interrupted: the deferred close commits (auto) and leaves
+			case ilink.IsSessionError(err) && !ilink.HasName(err, ilink.NameSessionClosed):
+				fmt.Fprintf(t.stderr, "ilinkdash: tail: %s (still trying)\n", sanitize.Error(err))
+				continue
+			}
+			return fmt.Errorf("tail %s: %w", t.target, err)
+		}
+		for _, rec := range recs {
+			if t.ends.beyond(rec) || (key != nil && !bytes.Equal(rec.Key, key)) {
+				continue
+			}
+			if t.f.count > 0 && printed >= t.f.count {
+				break
+			}
+			printed++
+			if err := t.p.write(t.out, rec); err != nil {
+				return err
+			}
+			if t.p.commit == consumer.CommitManual && t.canCommit {
+				if err := t.out.Flush(); err != nil {
+					return err
+				}
+				if err := c.Commit(ctx, rec); err != nil && ctx.Err() == nil {
+					return fmt.Errorf("tail %s: commit %s/%d@%d: %w", t.target, rec.Topic, rec.Partition, rec.Offset, err)
+				}
+			}
+		}
+		if err := t.out.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // endOffsets are the end offsets captured at the start (--exit-at-end):
