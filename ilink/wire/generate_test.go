@@ -11,30 +11,35 @@ import (
 	"ilinkdash/ilink/wire/internal/wiregen/gen"
 )
 
+const protocolDoc = "../../docs/PROTOCOL.md"
+
+// readFiles reads files of the package (or the protocol document).
+func readFiles(t *testing.T, names ...string) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // TestGeneratedFresh runs the generator in memory on messages.def and
 // requires messages_gen.go and the layout table of docs/PROTOCOL.md §12
-// to be its output, so CI (go test ./...)
-// catches a definitions file edited without go generate, or a generated
-// file edited by hand.
+// to be its output, so CI (go test ./...) catches a definitions file
+// edited without go generate, or a generated file edited by hand.
 func TestGeneratedFresh(t *testing.T) {
-	def, err := os.ReadFile("messages.def")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := readFiles(t, "messages.def", "messages_gen.go", protocolDoc)
+	def, have, doc := fs[0], fs[1], fs[2]
 	want, err := gen.Generate(def)
 	if err != nil {
 		t.Fatalf("messages.def: %v", err)
 	}
-	have, err := os.ReadFile("messages_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !bytes.Equal(have, want) {
 		t.Errorf("messages_gen.go is stale (%s): run go generate ./ilink/wire", firstDiff(have, want))
-	}
-	doc, err := os.ReadFile(protocolDoc)
-	if err != nil {
-		t.Fatal(err)
 	}
 	wantDoc, err := gen.UpdateDoc(def, doc)
 	if err != nil {
@@ -44,8 +49,6 @@ func TestGeneratedFresh(t *testing.T) {
 		t.Errorf("the layout table of %s (§12) is stale (%s): run go generate ./ilink/wire", protocolDoc, firstDiff(doc, wantDoc))
 	}
 }
-
-const protocolDoc = "../../docs/PROTOCOL.md"
 
 // firstDiff names the first line where two texts part.
 func firstDiff(have, want []byte) string {
@@ -80,15 +83,9 @@ func TestGeneratedArrayBounds(t *testing.T) {
 // bold (**XRequest**, **XReply**) is one of messages.def: a body added,
 // renamed or removed in one place and not the other fails here.
 func TestProtocolNamesEveryBody(t *testing.T) {
-	def, err := os.ReadFile("messages.def")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := readFiles(t, "messages.def", protocolDoc)
+	def, doc := fs[0], fs[1]
 	decls, err := gen.Parse(def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(protocolDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
