@@ -175,132 +175,175 @@ func (r *Schedule) partitions() int {
 // apply applies one fault of kind k if it can be applied safely now, and
 // returns its heal (do nil: none).
 func (r *Schedule) apply(k string, down *int) (heal, bool) {
-	e := r.e
-	topic, group := r.cfg.Topic, r.cfg.Group
 	parts := r.partitions()
 	if parts == 0 && (k == KillLeader || k == MoveLeader || k == GrowTopic) {
 		return heal{}, false
 	}
 	switch k {
 	case KillLeader, KillNode, StopNode:
-		if *down != 0 {
-			return heal{}, false
-		}
-		var node int
-		if k == KillLeader {
-			node = e.PartitionLeader(topic, r.rng.IntN(parts))
-		} else {
-			node = 1 + r.rng.IntN(len(e.Nodes()))
-		}
-		if node == 0 || !r.safeToTakeDown(node) {
-			return heal{}, false
-		}
-		var err error
-		if k == StopNode {
-			err = e.StopNode(node)
-		} else {
-			err = e.KillNode(node)
-		}
-		if err != nil {
-			r.cfg.Logf("chaos: %s %d: %v", k, node, err)
-			return heal{}, false
-		}
-		r.cfg.OnFault(k, fmt.Sprintf("node %d", node), parts, false)
-		*down = node
-		return heal{at: r.dwell(300*time.Millisecond, 1500*time.Millisecond), do: func() {
-			var err error
-			if k == StopNode {
-				err = e.StartNode(node)
-			} else {
-				err = e.RestartNode(node)
-			}
-			if err != nil {
-				r.cfg.Logf("chaos: bring node %d back: %v", node, err)
-			}
-			*down = 0
-		}}, true
+		return r.takeNodeDown(k, parts, down)
 	case Sever:
-		e.SeverConnections()
+		r.e.SeverConnections()
 		r.cfg.OnFault(k, "", parts, false)
 		return heal{}, true
 	case DelayReplies, DropReplies:
-		var n atomic.Uint64
-		salt := r.rng.Uint64()
-		drop := k == DropReplies
-		remove := e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
-			x := mix(n.Add(1) ^ salt)
-			if drop {
-				switch ev.Code {
-				case wire.CodeProduce, wire.CodeFetch, wire.CodeOffsetCommit, wire.CodeHeartbeat, wire.CodeJoinGroup:
-					if x%100 < 5 {
-						return engine.ControlAction{DropReply: true}
-					}
-				}
-				return engine.ControlAction{}
-			}
-			if x%3 == 0 {
-				return engine.ControlAction{Delay: time.Duration(50+x%350) * time.Millisecond}
-			}
-			return engine.ControlAction{}
-		})
-		healed := r.cfg.OnFault(k, "", parts, true)
-		return heal{at: r.dwell(500*time.Millisecond, 1500*time.Millisecond), do: func() {
-			remove()
-			if healed != nil {
-				healed(time.Now())
-			}
-		}}, true
+		return r.disturbReplies(k, parts)
 	case MoveLeader:
-		p := r.rng.IntN(parts)
-		infos, err := e.TopicPartitions(topic)
-		if err != nil || p >= len(infos) {
-			return heal{}, false
-		}
-		var to []int
-		for _, n := range infos[p].InSync {
-			if n != infos[p].Leader {
-				to = append(to, n)
-			}
-		}
-		if len(to) == 0 || infos[p].Leader == 0 {
-			return heal{}, false
-		}
-		node := to[r.rng.IntN(len(to))]
-		if err := e.MovePartitionLeader(topic, p, node); err != nil {
-			r.cfg.Logf("chaos: move %s/%d to %d: %v", topic, p, node, err)
-			return heal{}, false
-		}
-		r.cfg.OnFault(k, fmt.Sprintf("%s/%d to node %d", topic, p, node), parts, false)
-		return heal{}, true
+		return r.moveLeader(parts)
 	case MoveCoordinator:
-		to, err := e.MoveCoordinator(group)
-		if err != nil {
-			r.cfg.Logf("chaos: move coordinator: %v", err)
-			return heal{}, false
-		}
-		r.cfg.OnFault(k, fmt.Sprintf("%s to node %d", group, to), parts, false)
-		return heal{}, true
+		return r.moveCoordinator(parts)
 	case CrashMember:
-		detail, restart, ok := r.cfg.CrashMember(r.rng.IntN(1 << 30))
-		if !ok {
-			return heal{}, false
-		}
-		r.cfg.OnFault(k, detail, parts, false)
-		return heal{at: r.dwell(500*time.Millisecond, 2*time.Second), do: restart}, true
+		return r.crashGroupMember(parts)
 	case GrowTopic:
-		if parts+2 > r.cfg.MaxPartitions {
-			return heal{}, false
-		}
-		if err := e.AlterTopic(topic, fmt.Sprintf("partitions=%d", parts+2)); err != nil {
-			r.cfg.Logf("chaos: grow: %v", err)
-			return heal{}, false
-		}
-		// Recovery covers the new partitions too: they get records and
-		// readers without an error first.
-		r.cfg.OnFault(k, fmt.Sprintf("%s from %d to %d partitions", topic, parts, parts+2), parts+2, false)
-		return heal{}, true
+		return r.growTopic(parts)
 	}
 	return heal{}, false
+}
+
+// takeNodeDown applies kill-leader, kill-node or stop-node (k): one node
+// down while none is (*down), if the cluster stays safe without it. The
+// heal brings it back and clears *down.
+func (r *Schedule) takeNodeDown(k string, parts int, down *int) (heal, bool) {
+	e := r.e
+	if *down != 0 {
+		return heal{}, false
+	}
+	var node int
+	if k == KillLeader {
+		node = e.PartitionLeader(r.cfg.Topic, r.rng.IntN(parts))
+	} else {
+		node = 1 + r.rng.IntN(len(e.Nodes()))
+	}
+	if node == 0 || !r.safeToTakeDown(node) {
+		return heal{}, false
+	}
+	var err error
+	if k == StopNode {
+		err = e.StopNode(node)
+	} else {
+		err = e.KillNode(node)
+	}
+	if err != nil {
+		r.cfg.Logf("chaos: %s %d: %v", k, node, err)
+		return heal{}, false
+	}
+	r.cfg.OnFault(k, fmt.Sprintf("node %d", node), parts, false)
+	*down = node
+	return heal{at: r.dwell(300*time.Millisecond, 1500*time.Millisecond), do: func() {
+		var err error
+		if k == StopNode {
+			err = e.StartNode(node)
+		} else {
+			err = e.RestartNode(node)
+		}
+		if err != nil {
+			r.cfg.Logf("chaos: bring node %d back: %v", node, err)
+		}
+		*down = 0
+	}}, true
+}
+
+// disturbReplies applies delay-replies or drop-replies (k): a reply
+// control for a window, removed by the heal.
+func (r *Schedule) disturbReplies(k string, parts int) (heal, bool) {
+	remove := r.e.Control(replyControl(r.rng.Uint64(), k == DropReplies))
+	healed := r.cfg.OnFault(k, "", parts, true)
+	return heal{at: r.dwell(500*time.Millisecond, 1500*time.Millisecond), do: func() {
+		remove()
+		if healed != nil {
+			healed(time.Now())
+		}
+	}}, true
+}
+
+// replyControl is the control of a reply window: with drop, 5% of the
+// replies to produce, fetch, commit, heartbeat and join dropped; without,
+// a third of all replies delayed by 50..400 ms. salt seeds which.
+func replyControl(salt uint64, drop bool) func(*engine.ControlEvent) engine.ControlAction {
+	var n atomic.Uint64
+	return func(ev *engine.ControlEvent) engine.ControlAction {
+		x := mix(n.Add(1) ^ salt)
+		if drop {
+			switch ev.Code {
+			case wire.CodeProduce, wire.CodeFetch, wire.CodeOffsetCommit, wire.CodeHeartbeat, wire.CodeJoinGroup:
+				if x%100 < 5 {
+					return engine.ControlAction{DropReply: true}
+				}
+			}
+			return engine.ControlAction{}
+		}
+		if x%3 == 0 {
+			return engine.ControlAction{Delay: time.Duration(50+x%350) * time.Millisecond}
+		}
+		return engine.ControlAction{}
+	}
+}
+
+// moveLeader applies move-leader: a random partition of the topic led by
+// another of its in-sync replicas. No heal.
+func (r *Schedule) moveLeader(parts int) (heal, bool) {
+	topic := r.cfg.Topic
+	p := r.rng.IntN(parts)
+	infos, err := r.e.TopicPartitions(topic)
+	if err != nil || p >= len(infos) {
+		return heal{}, false
+	}
+	var to []int
+	for _, n := range infos[p].InSync {
+		if n != infos[p].Leader {
+			to = append(to, n)
+		}
+	}
+	if len(to) == 0 || infos[p].Leader == 0 {
+		return heal{}, false
+	}
+	node := to[r.rng.IntN(len(to))]
+	if err := r.e.MovePartitionLeader(topic, p, node); err != nil {
+		r.cfg.Logf("chaos: move %s/%d to %d: %v", topic, p, node, err)
+		return heal{}, false
+	}
+	r.cfg.OnFault(MoveLeader, fmt.Sprintf("%s/%d to node %d", topic, p, node), parts, false)
+	return heal{}, true
+}
+
+// moveCoordinator applies move-coordinator: the group's coordinator moved
+// to another node. No heal.
+func (r *Schedule) moveCoordinator(parts int) (heal, bool) {
+	to, err := r.e.MoveCoordinator(r.cfg.Group)
+	if err != nil {
+		r.cfg.Logf("chaos: move coordinator: %v", err)
+		return heal{}, false
+	}
+	r.cfg.OnFault(MoveCoordinator, fmt.Sprintf("%s to node %d", r.cfg.Group, to), parts, false)
+	return heal{}, true
+}
+
+// crashGroupMember applies crash-member through ScheduleConfig.CrashMember;
+// the heal starts the new member.
+func (r *Schedule) crashGroupMember(parts int) (heal, bool) {
+	detail, restart, ok := r.cfg.CrashMember(r.rng.IntN(1 << 30))
+	if !ok {
+		return heal{}, false
+	}
+	r.cfg.OnFault(CrashMember, detail, parts, false)
+	return heal{at: r.dwell(500*time.Millisecond, 2*time.Second), do: restart}, true
+}
+
+// growTopic applies grow-topic: two more partitions, up to MaxPartitions.
+// No heal.
+func (r *Schedule) growTopic(parts int) (heal, bool) {
+	topic := r.cfg.Topic
+	if parts+2 > r.cfg.MaxPartitions {
+		return heal{}, false
+	}
+	if err := r.e.AlterTopic(topic, fmt.Sprintf("partitions=%d", parts+2)); err != nil {
+		r.cfg.Logf("chaos: grow: %v", err)
+		return heal{}, false
+	}
+	// Recovery covers the new partitions too: they get records and
+	// readers without an error first.
+	r.cfg.OnFault(GrowTopic, fmt.Sprintf("%s from %d to %d partitions", topic, parts, parts+2), parts+2, false)
+	return heal{}, true
 }
 
 // safeToTakeDown reports whether node may go down: every partition of
