@@ -61,37 +61,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Start(engine.Config{
-		Nodes:               3,
-		ElectionDelay:       cfg.ElectionDelay,
-		CoordinatorLoadTime: 200 * time.Millisecond,
-		HeartbeatInterval:   100 * time.Millisecond,
-		ReplicaLagMax:       time.Second,
-		QueueManager:        "QMCHAOS" + strconv.FormatInt(cfg.Seed, 36),
-		PlantedBugNoDedup:   cfg.PlantedBug,
-		Logf:                cfg.Logf,
-	})
+	e, err := startEngine(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
-	if err := e.SetSubGroupTimeout(3); err != nil {
-		return nil, err
-	}
-	if err := e.CreateTopic(topic, fmt.Sprintf("partitions=%d,replicas=3,minSync=2", cfg.Partitions)); err != nil {
-		return nil, err
-	}
 	r := &runner{cfg: cfg, e: e, h: newHistory(cfg.Producers), addrs: strings.Join(e.DataAddrs(), ",")}
-	sched, err := NewSchedule(e, ScheduleConfig{
-		Seed: cfg.Seed, Faults: cfg.Faults, GapMin: cfg.FaultGapMin, GapMax: cfg.FaultGapMax,
-		Topic: topic, Group: group, MaxPartitions: cfg.MaxPartitions, Logf: cfg.Logf,
-		CrashMember: func(pick int) (string, func(), bool) { return r.crashMember(pick) },
-		OnFault: func(kind, detail string, parts int, windowed bool) func(time.Time) {
-			cfg.Logf("chaos: fault %s %s", kind, detail)
-			f := r.h.fault(kind, detail, parts, windowed)
-			return func(at time.Time) { r.h.measureFrom(f, at) }
-		},
-	})
+	sched, err := r.newSchedule()
 	if err != nil {
 		return nil, err
 	}
@@ -102,51 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.startClients(ctx); err != nil {
 		return nil, err
 	}
-
-	var wg sync.WaitGroup
-	var sendWG sync.WaitGroup
-	stopSend := make(chan struct{})
-	for i, p := range r.prods {
-		sendWG.Add(1)
-		go func() { defer sendWG.Done(); r.produce(i, p, stopSend) }()
-	}
-	backwards := 0
-	wg.Add(2)
-	go func() { defer wg.Done(); backwards = r.watchCommits(work) }()
-	go func() { defer wg.Done(); r.watchRecovery(work) }()
-
-	// The fault phase, then everything healed, then a calm phase long
-	// enough for the last faults to show their recovery.
-	r.t0 = time.Now()
-	sched.Run(ctx, r.t0.Add(cfg.Duration))
-	select {
-	case <-ctx.Done():
-	case <-time.After(cfg.ElectionDelay + 2*time.Second):
-	}
-
-	// Drain: stop sending, let every record complete, let the group read
-	// everything acknowledged.
-	close(stopSend)
-	sendWG.Wait()
-	for _, p := range r.prods {
-		fctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-		if err := p.Flush(fctx); err != nil {
-			cfg.Logf("chaos: flush: %v", err)
-		}
-		cancel()
-	}
-	r.waitConsumed(ctx, 30*time.Second)
-	r.h.checkRecovery(time.Now())
-	stopWork()
-	wg.Wait()
-	r.memWG.Wait()
-	var pst ilink.ProducerStats
-	for _, p := range r.prods {
-		st := p.Stats()
-		pst.ProducerIDResets += st.ProducerIDResets
-		pst.PossibleDuplicates += st.PossibleDuplicates
-		pst.Retries += st.Retries
-	}
+	backwards, pst := r.exercise(ctx, sched, stopWork)
 	r.closeClients()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -160,6 +92,113 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.BackwardsCommits = backwards
 	res.ProducerIDResets, res.PossibleDuplicates, res.Retries = pst.ProducerIDResets, pst.PossibleDuplicates, pst.Retries
 	return res, nil
+}
+
+// startEngine starts the experiment's three-node engine with its topic;
+// on an error the engine is closed again.
+func startEngine(cfg Config) (*engine.Engine, error) {
+	e, err := engine.Start(engine.Config{
+		Nodes:               3,
+		ElectionDelay:       cfg.ElectionDelay,
+		CoordinatorLoadTime: 200 * time.Millisecond,
+		HeartbeatInterval:   100 * time.Millisecond,
+		ReplicaLagMax:       time.Second,
+		QueueManager:        "QMCHAOS" + strconv.FormatInt(cfg.Seed, 36),
+		PlantedBugNoDedup:   cfg.PlantedBug,
+		Logf:                cfg.Logf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := e.SetSubGroupTimeout(3); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := e.CreateTopic(topic, fmt.Sprintf("partitions=%d,replicas=3,minSync=2", cfg.Partitions)); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// newSchedule is the run's fault schedule, its faults recorded in the
+// history and crash-member done by the runner.
+func (r *runner) newSchedule() (*Schedule, error) {
+	cfg := r.cfg
+	return NewSchedule(r.e, ScheduleConfig{
+		Seed: cfg.Seed, Faults: cfg.Faults, GapMin: cfg.FaultGapMin, GapMax: cfg.FaultGapMax,
+		Topic: topic, Group: group, MaxPartitions: cfg.MaxPartitions, Logf: cfg.Logf,
+		CrashMember: func(pick int) (string, func(), bool) { return r.crashMember(pick) },
+		OnFault: func(kind, detail string, parts int, windowed bool) func(time.Time) {
+			cfg.Logf("chaos: fault %s %s", kind, detail)
+			f := r.h.fault(kind, detail, parts, windowed)
+			return func(at time.Time) { r.h.measureFrom(f, at) }
+		},
+	})
+}
+
+// exercise runs the started clients through the experiment: producers
+// sending and the commit and recovery watchers running through the fault
+// phase and the calm phase, then the drain. stopWork ends the members'
+// read loops and the watchers once the group has read everything. It
+// returns the commits seen going backwards and the producers' stats.
+func (r *runner) exercise(ctx context.Context, sched *Schedule, stopWork context.CancelFunc) (backwards int, pst ilink.ProducerStats) {
+	var wg sync.WaitGroup
+	var sendWG sync.WaitGroup
+	stopSend := make(chan struct{})
+	for i, p := range r.prods {
+		sendWG.Add(1)
+		go func() { defer sendWG.Done(); r.produce(i, p, stopSend) }()
+	}
+	wg.Add(2)
+	go func() { defer wg.Done(); backwards = r.watchCommits(r.work) }()
+	go func() { defer wg.Done(); r.watchRecovery(r.work) }()
+
+	// The fault phase, then everything healed, then a calm phase long
+	// enough for the last faults to show their recovery.
+	r.t0 = time.Now()
+	sched.Run(ctx, r.t0.Add(r.cfg.Duration))
+	select {
+	case <-ctx.Done():
+	case <-time.After(r.cfg.ElectionDelay + 2*time.Second):
+	}
+
+	// Drain: stop sending, let every record complete, let the group read
+	// everything acknowledged.
+	close(stopSend)
+	sendWG.Wait()
+	r.flushProducers(ctx)
+	r.waitConsumed(ctx, 30*time.Second)
+	r.h.checkRecovery(time.Now())
+	stopWork()
+	wg.Wait()
+	r.memWG.Wait()
+	return backwards, r.producerStats()
+}
+
+// flushProducers waits for each producer's records to complete (at most
+// 90 s each), logging a flush that did not.
+func (r *runner) flushProducers(ctx context.Context) {
+	for _, p := range r.prods {
+		fctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+		if err := p.Flush(fctx); err != nil {
+			r.cfg.Logf("chaos: flush: %v", err)
+		}
+		cancel()
+	}
+}
+
+// producerStats sums the producers' resets, possible duplicates and
+// retries.
+func (r *runner) producerStats() ilink.ProducerStats {
+	var pst ilink.ProducerStats
+	for _, p := range r.prods {
+		st := p.Stats()
+		pst.ProducerIDResets += st.ProducerIDResets
+		pst.PossibleDuplicates += st.PossibleDuplicates
+		pst.Retries += st.Retries
+	}
+	return pst
 }
 
 func (r *runner) startClients(ctx context.Context) error {
