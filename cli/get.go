@@ -358,120 +358,149 @@ func (a *app) getCommand() *cobra.Command {
 }
 
 func (t *adminTarget) get(what string, all bool) error {
-	ctx := t.ctx
 	switch what {
 	case "topics":
-		ts, err := t.qm.Topics(ctx)
-		if err != nil {
-			return err
-		}
-		out := []topicJSON{}
-		for _, x := range ts {
-			if !x.Internal || all {
-				out = append(out, topicToJSON(x))
-			}
-		}
-		return t.emit(out, func(w *table) {
-			w.row("NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION")
-			for _, x := range out {
-				w.row(x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
-					rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), tab.Retention(x.RetentionMs, x.RetentionBytes))
-			}
-		})
+		return t.getTopics(all)
 	case "queues":
-		qs, err := t.qm.Queues(ctx)
-		if err != nil {
-			return err
-		}
-		out := make([]queueJSON, len(qs))
-		for i, q := range qs {
-			out[i] = queueToJSON(q)
-		}
-		return t.emit(out, func(w *table) {
-			w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "DLQ", "PUT", "GET")
-			for _, q := range out {
-				dlq := "-"
-				if q.DeadLetterQueue != "" {
-					dlq = q.DeadLetterQueue + " after " + strconv.Itoa(q.MaxRedeliveries)
-				}
-				w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), dlq, q.PutEnabled, q.GetEnabled)
-			}
-		})
+		return t.getQueues()
 	case "nodes":
-		ns, err := t.qm.Nodes(ctx)
-		if err != nil {
-			return err
-		}
-		out := make([]nodeJSON, len(ns))
-		for i, n := range ns {
-			out[i] = nodeJSON{n.ID, n.QueueManager, n.DataAddr, n.AdminAddr, string(n.Role), string(n.State), n.Partitions, n.LagRecords, n.Lag.Milliseconds()}
-		}
-		return t.emit(out, func(w *table) {
-			w.row("ID", "QMGR", "ROLE", "STATE", "DATA", "ADMIN", "LED", "LAG", "LAG-TIME")
-			for _, n := range out {
-				w.row(n.ID, n.QueueManager, n.Role, n.State, n.DataAddr, n.AdminAddr, n.Partitions, n.LagRecords, lagTime(n.LagMs))
-			}
-		})
+		return t.getNodes()
 	case "cluster":
-		p, err := t.svc.ClusterProperty(ctx, "")
-		if err != nil {
-			return err
-		}
-		out := clusterJSON{p.Name, p.IlccPort, p.Version, p.Replicas, p.MinSync, p.Placement, p.AutoStart, []clusterNodeJSON{}}
-		for _, n := range p.Nodes {
-			out.Nodes = append(out.Nodes, clusterNodeJSON{n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort})
-		}
-		unset := func(v int) string {
-			if v == 0 {
-				return "unset"
-			}
-			return strconv.Itoa(v)
-		}
-		return t.emit(out, func(w *table) {
-			w.row("CLUSTER", out.Name)
-			w.row("VERSION", out.Version)
-			w.row("REPLICAS", unset(out.Replicas))
-			w.row("MIN-SYNC", unset(out.MinSync))
-			w.row("PLACEMENT", out.Placement)
-			w.row("AUTO-START", out.AutoStart)
-			w.row("ILCC-PORT", out.IlccPort)
-			w.row()
-			w.row("NODE", "QMGR", "HOST", "PORT", "ILCC-PORT")
-			for _, n := range out.Nodes {
-				w.row(n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort)
-			}
-		})
+		return t.getCluster()
 	case "replication":
-		rs, err := t.qm.ReplicationStatus(ctx)
-		if err != nil {
-			return err
-		}
-		out := replicationJSON{Cluster: rs.Cluster, Leader: rs.Leader, Nodes: []nodeReplJSON{}, Partitions: []partReplJSON{}}
-		for _, n := range rs.Nodes {
-			out.Nodes = append(out.Nodes, nodeReplJSON{n.ID, n.QueueManager, string(n.Role), string(n.State), n.LagRecords, n.Lag.Milliseconds()})
-		}
-		for _, p := range rs.Partitions {
-			pj := partReplJSON{p.Topic, p.Partition, p.Leader, nonNilInts(p.InSync), []followerJSON{}}
-			for _, f := range p.Followers {
-				pj.Followers = append(pj.Followers, followerJSON{f.Node, f.InSync, f.LagRecords, f.Lag.Milliseconds()})
-			}
-			out.Partitions = append(out.Partitions, pj)
-		}
-		return t.emit(out, func(w *table) {
-			w.row("NODE", "ROLE", "STATE", "LAG", "LAG-TIME")
-			for _, n := range out.Nodes {
-				w.row(n.ID, n.Role, n.State, n.LagRecords, lagTime(n.LagMs))
-			}
-			w.row()
-			w.row("TOPIC", "PARTITION", "LEADER", "IN-SYNC", "FOLLOWERS (node:lag records/time)")
-			for _, p := range out.Partitions {
-				fs := make([]string, len(p.Followers))
-				for i, f := range p.Followers {
-					fs[i] = fmt.Sprintf("%d:%d/%s", f.Node, f.LagRecords, lagTime(f.LagMs))
-				}
-				w.row(p.Topic, p.Partition, p.Leader, ids(p.InSync), strings.Join(fs, " "))
-			}
-		})
+		return t.getReplication()
 	}
 	return nil
+}
+
+// getTopics prints the topic list (internal SYSTEM.* topics with all).
+func (t *adminTarget) getTopics(all bool) error {
+	ctx := t.ctx
+	ts, err := t.qm.Topics(ctx)
+	if err != nil {
+		return err
+	}
+	out := []topicJSON{}
+	for _, x := range ts {
+		if !x.Internal || all {
+			out = append(out, topicToJSON(x))
+		}
+	}
+	return t.emit(out, func(w *table) {
+		w.row("NAME", "PARTITIONS", "REPLICAS", "MIN-SYNC", "UNDER-REPL", "OFFLINE", "START", "END", "IN/S", "OUT/S", "RETENTION")
+		for _, x := range out {
+			w.row(x.Name, x.Partitions, x.Replicas, x.MinSync, x.UnderReplicated, x.Offline, x.StartOffsetSum, x.EndOffsetSum,
+				rate(x.RecordsInPerSec), rate(x.RecordsOutPerSec), tab.Retention(x.RetentionMs, x.RetentionBytes))
+		}
+	})
+}
+
+// getQueues prints the queue list.
+func (t *adminTarget) getQueues() error {
+	ctx := t.ctx
+	qs, err := t.qm.Queues(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]queueJSON, len(qs))
+	for i, q := range qs {
+		out[i] = queueToJSON(q)
+	}
+	return t.emit(out, func(w *table) {
+		w.row("NAME", "DEPTH", "IN-FLIGHT", "PUT/S", "GET/S", "MAX-DEPTH", "MAX-MSG", "DLQ", "PUT", "GET")
+		for _, q := range out {
+			dlq := "-"
+			if q.DeadLetterQueue != "" {
+				dlq = q.DeadLetterQueue + " after " + strconv.Itoa(q.MaxRedeliveries)
+			}
+			w.row(q.Name, q.Depth, q.InFlight, rate(q.PutRate), rate(q.GetRate), unlimited(q.MaxDepth), common.Bytes(int64(q.MaxMsgSize)), dlq, q.PutEnabled, q.GetEnabled)
+		}
+	})
+}
+
+// getNodes prints the node list.
+func (t *adminTarget) getNodes() error {
+	ctx := t.ctx
+	ns, err := t.qm.Nodes(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]nodeJSON, len(ns))
+	for i, n := range ns {
+		out[i] = nodeJSON{n.ID, n.QueueManager, n.DataAddr, n.AdminAddr, string(n.Role), string(n.State), n.Partitions, n.LagRecords, n.Lag.Milliseconds()}
+	}
+	return t.emit(out, func(w *table) {
+		w.row("ID", "QMGR", "ROLE", "STATE", "DATA", "ADMIN", "LED", "LAG", "LAG-TIME")
+		for _, n := range out {
+			w.row(n.ID, n.QueueManager, n.Role, n.State, n.DataAddr, n.AdminAddr, n.Partitions, n.LagRecords, lagTime(n.LagMs))
+		}
+	})
+}
+
+// getCluster prints the cluster definition and its nodes.
+func (t *adminTarget) getCluster() error {
+	ctx := t.ctx
+	p, err := t.svc.ClusterProperty(ctx, "")
+	if err != nil {
+		return err
+	}
+	out := clusterJSON{p.Name, p.IlccPort, p.Version, p.Replicas, p.MinSync, p.Placement, p.AutoStart, []clusterNodeJSON{}}
+	for _, n := range p.Nodes {
+		out.Nodes = append(out.Nodes, clusterNodeJSON{n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort})
+	}
+	unset := func(v int) string {
+		if v == 0 {
+			return "unset"
+		}
+		return strconv.Itoa(v)
+	}
+	return t.emit(out, func(w *table) {
+		w.row("CLUSTER", out.Name)
+		w.row("VERSION", out.Version)
+		w.row("REPLICAS", unset(out.Replicas))
+		w.row("MIN-SYNC", unset(out.MinSync))
+		w.row("PLACEMENT", out.Placement)
+		w.row("AUTO-START", out.AutoStart)
+		w.row("ILCC-PORT", out.IlccPort)
+		w.row()
+		w.row("NODE", "QMGR", "HOST", "PORT", "ILCC-PORT")
+		for _, n := range out.Nodes {
+			w.row(n.Number, n.QueueManager, n.Host, n.Port, n.IlccPort)
+		}
+	})
+}
+
+// getReplication prints the replication status per node and partition.
+func (t *adminTarget) getReplication() error {
+	ctx := t.ctx
+	rs, err := t.qm.ReplicationStatus(ctx)
+	if err != nil {
+		return err
+	}
+	out := replicationJSON{Cluster: rs.Cluster, Leader: rs.Leader, Nodes: []nodeReplJSON{}, Partitions: []partReplJSON{}}
+	for _, n := range rs.Nodes {
+		out.Nodes = append(out.Nodes, nodeReplJSON{n.ID, n.QueueManager, string(n.Role), string(n.State), n.LagRecords, n.Lag.Milliseconds()})
+	}
+	for _, p := range rs.Partitions {
+		pj := partReplJSON{p.Topic, p.Partition, p.Leader, nonNilInts(p.InSync), []followerJSON{}}
+		for _, f := range p.Followers {
+			pj.Followers = append(pj.Followers, followerJSON{f.Node, f.InSync, f.LagRecords, f.Lag.Milliseconds()})
+		}
+		out.Partitions = append(out.Partitions, pj)
+	}
+	return t.emit(out, func(w *table) {
+		w.row("NODE", "ROLE", "STATE", "LAG", "LAG-TIME")
+		for _, n := range out.Nodes {
+			w.row(n.ID, n.Role, n.State, n.LagRecords, lagTime(n.LagMs))
+		}
+		w.row()
+		w.row("TOPIC", "PARTITION", "LEADER", "IN-SYNC", "FOLLOWERS (node:lag records/time)")
+		for _, p := range out.Partitions {
+			fs := make([]string, len(p.Followers))
+			for i, f := range p.Followers {
+				fs[i] = fmt.Sprintf("%d:%d/%s", f.Node, f.LagRecords, lagTime(f.LagMs))
+			}
+			w.row(p.Topic, p.Partition, p.Leader, ids(p.InSync), strings.Join(fs, " "))
+		}
+	})
 }

@@ -145,25 +145,53 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	}
 	l := layers{fset: fset, getenv: getenv}
 	var r Resolved
-	var err error
-
-	if r.Debug, r.Sources.Debug, err = l.boolean(FlagDebug, f.Debug, EnvDebug); err != nil {
+	if err := l.logging(&r, f); err != nil {
 		return Resolved{}, err
+	}
+	if err := l.configFile(&r, f); err != nil {
+		return Resolved{}, err
+	}
+	name, err := l.context(&r, f)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if err := l.overrides(&r, f, name != ""); err != nil {
+		return Resolved{}, err
+	}
+	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != ""
+	if name != "" && !hasTarget {
+		return Resolved{}, fmt.Errorf("context %q has no addresses and no admin address: set them in %s, with %s/%s or --%s/--%s",
+			name, r.File.Path, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)
+	}
+	r.Embedded = name == "" && !hasTarget
+	return r, nil
+}
+
+// logging resolves --debug and --log-file (with the one "~" rule).
+func (l layers) logging(r *Resolved, f *Flags) error {
+	var err error
+	if r.Debug, r.Sources.Debug, err = l.boolean(FlagDebug, f.Debug, EnvDebug); err != nil {
+		return err
 	}
 	r.LogFile, r.Sources.LogFile = l.str(FlagLogFile, f.LogFile, EnvLogFile)
 	if r.Sources.LogFile == FromDefault {
-		r.LogFile = defaultLogFile(getenv)
+		r.LogFile = defaultLogFile(l.getenv)
 	}
 	if r.LogFile, err = ExpandHome(r.LogFile); err != nil {
-		return Resolved{}, fmt.Errorf("%s: %w", origin(r.Sources.LogFile, FlagLogFile, EnvLogFile), err)
+		return fmt.Errorf("%s: %w", origin(r.Sources.LogFile, FlagLogFile, EnvLogFile), err)
 	}
+	return nil
+}
 
-	// The config file.
+// configFile loads the config file: the default path (which may be
+// missing), the one named, or none for an empty --config.
+func (l layers) configFile(r *Resolved, f *Flags) error {
+	var err error
 	path, src := l.str(FlagConfig, f.Config, EnvConfig)
 	r.Sources.Config = src
 	switch {
 	case src == FromDefault:
-		r.File, err = load(defaultPath(getenv), false)
+		r.File, err = load(defaultPath(l.getenv), false)
 	case path == "":
 		r.File = &File{Serve: DefaultServe()}
 	default:
@@ -175,11 +203,15 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 		}
 	}
 	if err != nil {
-		return Resolved{}, err
+		return err
 	}
 	r.ConfigPath = r.File.Path
+	return nil
+}
 
-	// Context selection: flag > env > current-context.
+// context selects the context (flag > env > current-context) and returns
+// its name ("" for none: the defaults).
+func (l layers) context(r *Resolved, f *Flags) (string, error) {
 	name, src := l.str(FlagContext, f.Context, EnvContext)
 	if src == FromDefault && r.File.CurrentContext != "" {
 		name, src = r.File.CurrentContext, FromFile
@@ -195,7 +227,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 			} else if !r.File.Exists {
 				where += " (file does not exist)"
 			}
-			return Resolved{}, fmt.Errorf("%s: unknown context %q in %s %s",
+			return "", fmt.Errorf("%s: unknown context %q in %s %s",
 				origin(src, FlagContext, EnvContext), name, where, knownNames(r.File.Names()))
 		}
 		r.Context = c
@@ -207,12 +239,16 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 		}
 		r.Sources.ReadOnly = FromFile
 	}
+	return name, nil
+}
 
-	// Field overrides.
+// overrides applies the flags and environment over the context's fields;
+// named says a context was selected (its file values count as given).
+func (l layers) overrides(r *Resolved, f *Flags, named bool) error {
 	if s, src := l.str(FlagAddr, f.Addr, EnvAddr); src != FromDefault {
 		addrs, err := parseAddrList(s)
 		if err != nil {
-			return Resolved{}, fmt.Errorf("%s: %w", origin(src, FlagAddr, EnvAddr), err)
+			return fmt.Errorf("%s: %w", origin(src, FlagAddr, EnvAddr), err)
 		}
 		r.Context.Addresses, r.Sources.Addresses = addrs, src
 	}
@@ -220,24 +256,24 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 		s = strings.TrimSpace(s)
 		if s != "" {
 			if err := checkHostPort(s); err != nil {
-				return Resolved{}, fmt.Errorf("%s: %w", origin(src, FlagAdmin, EnvAdmin), err)
+				return fmt.Errorf("%s: %w", origin(src, FlagAdmin, EnvAdmin), err)
 			}
 		}
 		r.Context.Admin, r.Sources.Admin = s, src
 	}
 	ro, src, err := l.boolean(FlagReadOnly, f.ReadOnly, EnvReadOnly)
 	if err != nil {
-		return Resolved{}, err
+		return err
 	}
 	if src != FromDefault {
 		r.Context.ReadOnly, r.Sources.ReadOnly = ro, src
 	}
-	if name != "" {
+	if named {
 		r.Sources.LowBandwidth, r.Sources.FPS, r.Sources.Theme = FromFile, FromFile, FromFile
 	}
 	lb, src, err := l.boolean(FlagLowBandwidth, f.LowBandwidth, EnvLowBandwidth)
 	if err != nil {
-		return Resolved{}, err
+		return err
 	}
 	if src != FromDefault {
 		r.Context.LowBandwidth, r.Sources.LowBandwidth = lb, src
@@ -245,7 +281,7 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	if s, src := l.str(FlagMaxFPS, strconv.Itoa(f.MaxFPS), EnvMaxFPS); src != FromDefault {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < MinFPS || n > MaxFPS {
-			return Resolved{}, fmt.Errorf("%s: invalid frame rate %q (want a whole number from %d to %d)", origin(src, FlagMaxFPS, EnvMaxFPS), s, MinFPS, MaxFPS)
+			return fmt.Errorf("%s: invalid frame rate %q (want a whole number from %d to %d)", origin(src, FlagMaxFPS, EnvMaxFPS), s, MinFPS, MaxFPS)
 		}
 		r.Context.FPS, r.Sources.FPS = n, src
 	}
@@ -254,17 +290,10 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 		case ThemeAuto, ThemeDark, ThemeLight:
 			r.Context.Theme, r.Sources.Theme = t, src
 		default:
-			return Resolved{}, fmt.Errorf("%s: unknown theme %q (want %s, %s or %s)", origin(src, FlagTheme, EnvTheme), s, ThemeAuto, ThemeDark, ThemeLight)
+			return fmt.Errorf("%s: unknown theme %q (want %s, %s or %s)", origin(src, FlagTheme, EnvTheme), s, ThemeAuto, ThemeDark, ThemeLight)
 		}
 	}
-
-	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != ""
-	if name != "" && !hasTarget {
-		return Resolved{}, fmt.Errorf("context %q has no addresses and no admin address: set them in %s, with %s/%s or --%s/--%s",
-			name, r.File.Path, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)
-	}
-	r.Embedded = name == "" && !hasTarget
-	return r, nil
+	return nil
 }
 
 // isFieldErrors reports whether err is Load's report of problems inside the
