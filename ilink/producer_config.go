@@ -224,6 +224,28 @@ func (cfg ProducerConfig) validate() (producerConfig, error) {
 	default:
 		c.bufferMemory = int64(cfg.BufferMemory)
 	}
+	if err := cfg.timing(&c); err != nil {
+		return c, err
+	}
+	if !cfg.Compression.Valid() {
+		return c, configError("Compression %v: want none, lz4 or zstd", cfg.Compression)
+	}
+	c.codec = cfg.Compression
+
+	if err := cfg.idempotence(&c); err != nil {
+		return c, err
+	}
+	c.readOnly = cfg.ReadOnly
+	c.logf = cfg.Logf
+	if c.logf == nil {
+		c.logf = func(string, ...any) {}
+	}
+	return c, nil
+}
+
+// timing fills c's retries and timeouts: a negative duration is refused,
+// 0 takes the default.
+func (cfg ProducerConfig) timing(c *producerConfig) error {
 	switch {
 	case cfg.Retries == 0:
 		c.retries = DefaultRetries
@@ -232,37 +254,32 @@ func (cfg ProducerConfig) validate() (producerConfig, error) {
 	default:
 		c.retries = cfg.Retries
 	}
-	switch {
-	case cfg.RetryBackoffMs < 0:
-		return c, configError("RetryBackoffMs %d: must not be negative", cfg.RetryBackoffMs)
-	case cfg.RetryBackoffMs == 0:
-		c.retryBackoff = DefaultRetryBackoffMs * time.Millisecond
-	default:
-		c.retryBackoff = time.Duration(cfg.RetryBackoffMs) * time.Millisecond
+	var err error
+	if c.retryBackoff, err = msSetting("RetryBackoffMs", cfg.RetryBackoffMs, DefaultRetryBackoffMs); err != nil {
+		return err
 	}
-	switch {
-	case cfg.DeliveryTimeoutMs < 0:
-		return c, configError("DeliveryTimeoutMs %d: must not be negative", cfg.DeliveryTimeoutMs)
-	case cfg.DeliveryTimeoutMs == 0:
-		c.deliveryTimeout = DefaultDeliveryTimeoutMs * time.Millisecond
-	default:
-		c.deliveryTimeout = time.Duration(cfg.DeliveryTimeoutMs) * time.Millisecond
+	if c.deliveryTimeout, err = msSetting("DeliveryTimeoutMs", cfg.DeliveryTimeoutMs, DefaultDeliveryTimeoutMs); err != nil {
+		return err
 	}
 	c.requestTimeout = min(max(c.deliveryTimeout/2, producerRequestTimeoutMin), producerRequestTimeoutMax)
-	switch {
-	case cfg.MetadataMaxAgeMs < 0:
-		return c, configError("MetadataMaxAgeMs %d: must not be negative", cfg.MetadataMaxAgeMs)
-	case cfg.MetadataMaxAgeMs == 0:
-		c.metadataMaxAge = DefaultMetadataMaxAgeMs * time.Millisecond
-	default:
-		c.metadataMaxAge = time.Duration(cfg.MetadataMaxAgeMs) * time.Millisecond
-	}
-	if !cfg.Compression.Valid() {
-		return c, configError("Compression %v: want none, lz4 or zstd", cfg.Compression)
-	}
-	c.codec = cfg.Compression
+	c.metadataMaxAge, err = msSetting("MetadataMaxAgeMs", cfg.MetadataMaxAgeMs, DefaultMetadataMaxAgeMs)
+	return err
+}
 
-	// Idempotence (spec P-11..P-13).
+// msSetting reads a millisecond setting: negative is refused, 0 is def.
+func msSetting(name string, ms, def int) (time.Duration, error) {
+	switch {
+	case ms < 0:
+		return 0, configError("%s %d: must not be negative", name, ms)
+	case ms == 0:
+		return time.Duration(def) * time.Millisecond, nil
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// idempotence decides c.idempotent (spec P-11..P-13): on by default unless
+// acks 0 or more than 5 in flight; asked for with either, refused.
+func (cfg ProducerConfig) idempotence(c *producerConfig) error {
 	conflict := ""
 	switch {
 	case c.acks == wire.AcksNone:
@@ -275,15 +292,10 @@ func (cfg ProducerConfig) validate() (producerConfig, error) {
 	} else {
 		c.idempotent = *cfg.EnableIdempotence
 		if c.idempotent && conflict != "" {
-			return c, configError("EnableIdempotence true conflicts with %s (idempotence needs acks 1 or all and MaxInFlight <= 5)", conflict)
+			return configError("EnableIdempotence true conflicts with %s (idempotence needs acks 1 or all and MaxInFlight <= 5)", conflict)
 		}
 	}
-	c.readOnly = cfg.ReadOnly
-	c.logf = cfg.Logf
-	if c.logf == nil {
-		c.logf = func(string, ...any) {}
-	}
-	return c, nil
+	return nil
 }
 
 // Envelope overheads (docs: PRODUCE body in ilink/wire/messages_topics.go):
