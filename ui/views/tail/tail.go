@@ -116,9 +116,7 @@ type View struct {
 	filtering bool
 	filterErr string
 
-	paused   bool
-	pauseEnd uint64 // while paused, rows are the seqs below pauseEnd
-	waiting  int64  // while paused or held: records waiting in the cluster; -1 unknown
+	waiting int64 // while paused or held: records waiting in the cluster; -1 unknown
 
 	// A jump is back pressure: the stream sends what fills the buffer
 	// from the target (filling), then stops fetching (held) until space
@@ -128,22 +126,20 @@ type View struct {
 	// topicsNow is how many topics the stream reads (a pattern's
 	// matches), as of the last tick; -1 unknown.
 	topicsNow int
-	follow    bool
-	cur, top  uint64 // cursor and first-row seqs when not following
 
-	// Pacing: rows below showEnd are on screen (the table advances at the
-	// budget's pace); shown holds the counters as last let through.
-	showEnd   uint64
-	pageTop   uint64 // low bandwidth: first seq of the page on screen
+	// vp is where the list stands: cursor, first row, follow, the pace's
+	// and the pause's bounds, the detail pane's pin (viewport.go).
+	vp viewport
+	// pinE is a copy of the pinned record (vp.pin), kept even after it
+	// left the buffer.
+	pinE tailEntry
+
+	// Pacing: the table advances (vp.showEnd) at the budget's pace;
+	// shown holds the counters as last let through.
 	tableGate common.Gate
 	countGate common.Gate
 	shown     tailCounters
 
-	// pin is the record the detail pane shows, kept (a copy of the
-	// entry) until the operator moves, even after it left the buffer.
-	pin tailPin
-
-	detail  bool
 	format  int
 	dscroll int
 	dcache  detailCache
@@ -169,12 +165,6 @@ type tailCounters struct {
 	newer          int64 // received since the pause
 }
 
-type tailPin struct {
-	on  bool
-	seq uint64
-	e   tailEntry
-}
-
 type detailCache struct {
 	ok            bool
 	seq           uint64
@@ -198,7 +188,7 @@ func New(ctx *common.Context, t Tailer) *View {
 		capacity:  capacity,
 		ring:      newTailRing(capacity, maxBytes),
 		intern:    interner{},
-		follow:    true,
+		vp:        newViewport(),
 		offW:      6,
 		topicW:    5,
 		waiting:   -1,
@@ -280,7 +270,8 @@ func (v *View) start(spec Spec, keep bool) tea.Cmd {
 		v.total = 0
 		v.rate = common.RateWindow{}
 	}
-	v.paused, v.waiting, v.epoch = false, -1, 0
+	v.vp.resume()
+	v.waiting, v.epoch = -1, 0
 	v.filling, v.held, v.topicsNow = false, false, -1
 	v.Gen++
 	v.spec = spec
@@ -336,8 +327,8 @@ func (v *View) closed() {
 		v.clearBuffer()
 		v.note += " · buffer released"
 	}
-	v.paused, v.held, v.filling, v.waiting = false, false, false, -1
-	v.showEnd = v.ring.next
+	v.held, v.filling, v.waiting = false, false, -1
+	v.vp.showAll(v.ring.next)
 	v.shown = tailCounters{total: v.total, dropped: v.dropped, buffered: v.ring.n, waiting: -1}
 }
 
@@ -352,11 +343,9 @@ func (v *View) clearBuffer() {
 	v.ring.clear()
 	v.matches.reset()
 	v.dropped = 0
-	v.follow = true
 	v.closeDetail()
 	v.dcache.ok = false
-	v.pauseEnd = v.ring.next
-	v.showEnd, v.pageTop = v.ring.next, v.ring.next
+	v.vp.reset(v.ring.next)
 	v.tableGate.Reset()
 	v.countGate.Reset()
 }
@@ -430,94 +419,26 @@ func spaces(n int) string {
 
 // ---- rows ----
 
-// limit is the exclusive upper bound of the seqs shown: the pause's, or
-// what the table pace let through.
-func (v *View) limit() uint64 {
-	if v.paused {
-		return min(v.pauseEnd, v.ring.next)
-	}
-	return min(v.showEnd, v.ring.next)
+// rowSet is what the rows are made of now: the buffer's seqs, or the
+// filter's matches among them.
+func (v *View) rowSet() rowSet {
+	return rowSet{first: v.ring.first(), next: v.ring.next, filtered: v.filter != nil, matches: v.matches.items()}
 }
 
-func (v *View) rowCount() int {
-	if v.filter != nil {
-		return v.matches.search(v.limit())
-	}
-	lo, hi := v.ring.first(), v.limit()
-	if hi <= lo {
-		return 0
-	}
-	return int(hi - lo)
-}
+func (v *View) rowCount() int { return v.vp.rows(v.rowSet()) }
 
-func (v *View) rowSeq(i int) uint64 {
-	if v.filter != nil {
-		return v.matches.at(i)
-	}
-	return v.ring.first() + uint64(i)
-}
+func (v *View) newWhilePaused() int64 { return v.vp.newWhilePaused(v.ring.next) }
 
-// rowOf is the index of the first row whose seq is ≥ seq.
-func (v *View) rowOf(seq uint64) int {
-	if v.filter != nil {
-		return v.matches.search(seq)
-	}
-	if f := v.ring.first(); seq > f {
-		return int(seq - f)
-	}
-	return 0
-}
-
-func (v *View) newWhilePaused() int64 {
-	if !v.paused || v.ring.next <= v.pauseEnd {
-		return 0
-	}
-	return int64(v.ring.next - v.pauseEnd)
-}
-
-// settle computes the cursor and first row for rows lines, from the
-// follow flag or the remembered seqs, and remembers them again.
+// settle computes the cursor and first row for rows lines (viewport.settle).
 func (v *View) settle(rows int) (top, cur, n int) {
-	n = v.rowCount()
-	if n == 0 {
-		return 0, -1, 0
-	}
-	rows = max(rows, 1)
-	if v.follow {
-		cur = n - 1
-		top = max(0, n-rows)
-		// Low bandwidth: the page flipPage chose, while the newest row is
-		// on it (new rows are written below the old ones).
-		if v.Ctx.Pace.Low() && v.pageTop >= v.ring.first() && v.pageTop < v.limit() {
-			if pt := v.rowOf(v.pageTop); pt <= cur && cur < pt+rows {
-				top = pt
-			}
-		}
-	} else {
-		cur = min(v.rowOf(v.cur), n-1)
-		top = min(v.rowOf(v.top), n-1)
-		if cur < top {
-			top = cur
-		}
-		if cur >= top+rows {
-			top = cur - rows + 1
-		}
-		top = max(0, min(top, n-rows))
-	}
-	v.cur, v.top = v.rowSeq(cur), v.rowSeq(top)
-	return top, cur, n
+	return v.vp.settle(v.rowSet(), rows, v.Ctx.Pace.Low())
 }
 
 func (v *View) move(d int) {
-	_, cur, n := v.settle(v.listRowsFor())
-	if n == 0 {
-		return
+	if v.vp.move(v.rowSet(), v.listRowsFor(), d, v.Ctx.Pace.Low()) {
+		v.dscroll = 0
+		v.repin()
 	}
-	cur = max(0, min(cur+d, n-1))
-	v.follow = cur == n-1 && d > 0 && !v.detail
-	v.cur = v.rowSeq(cur)
-	v.dscroll = 0
-	v.repin()
 }
 
 // openDetail opens the detail pane on the record under the cursor and
@@ -525,40 +446,31 @@ func (v *View) move(d int) {
 // (topic, partition, offset) while records arrive, even after it left the
 // buffer, until the operator moves.
 func (v *View) openDetail() {
-	_, cur, n := v.settle(v.listRowsFor())
-	if n == 0 || cur < 0 {
-		return
+	opened, pinned := v.vp.openDetail(v.rowSet(), v.listRowsFor(), v.Ctx.Pace.Low())
+	if opened {
+		v.dscroll = 0
 	}
-	v.detail, v.follow, v.dscroll = true, false, 0
-	v.cur = v.rowSeq(cur)
-	v.pinAt(v.cur)
-}
-
-// newerThanPin counts the rows shown after the pinned record.
-func (v *View) newerThanPin() int64 {
-	n := v.rowCount()
-	if v.pin.seq < v.ring.first() {
-		return int64(n)
+	if pinned {
+		v.keepPin()
 	}
-	return int64(n - min(v.rowOf(v.pin.seq+1), n))
 }
 
 func (v *View) closeDetail() {
-	v.detail, v.pin = false, tailPin{}
+	v.vp.closeDetail()
+	v.pinE = tailEntry{}
 }
 
-func (v *View) pinAt(seq uint64) {
-	if seq < v.ring.first() || seq >= v.ring.next {
-		return
-	}
-	v.pin = tailPin{on: true, seq: seq, e: *v.ring.at(seq)}
+// keepPin copies the record just pinned (vp.pin), so that the pane keeps
+// it after it leaves the buffer.
+func (v *View) keepPin() {
+	v.pinE = *v.ring.at(v.vp.pin.seq)
 	v.dcache.ok = false
 }
 
 // repin moves the pin to the cursor after the operator moved it.
 func (v *View) repin() {
-	if v.detail && v.pin.seq != v.cur {
-		v.pinAt(v.cur)
+	if v.vp.repin(v.rowSet()) {
+		v.keepPin()
 	}
 }
 
@@ -566,8 +478,8 @@ func (v *View) repin() {
 // about: the pinned one while the pane is open, else the one under the
 // cursor.
 func (v *View) pinned() (*tailEntry, uint64, bool) {
-	if v.detail && v.pin.on && !v.follow {
-		return &v.pin.e, v.pin.seq, true
+	if seq, ok := v.vp.pinned(); ok {
+		return &v.pinE, seq, true
 	}
 	return v.selected()
 }
@@ -578,7 +490,7 @@ func (v *View) selected() (*tailEntry, uint64, bool) {
 	if n == 0 || cur < 0 {
 		return nil, 0, false
 	}
-	seq := v.rowSeq(cur)
+	seq := v.rowSet().seq(cur)
 	return v.ring.at(seq), seq, true
 }
 
@@ -639,7 +551,7 @@ func (v *View) ShortHelp() []key.Binding {
 	if v.spec.Target == "" {
 		return []key.Binding{k.Tail}
 	}
-	if v.detail {
+	if v.vp.detail {
 		return []key.Binding{k.Back, k.TailFormat, k.TailCopy, k.Up, k.Down, k.TailPause}
 	}
 	return []key.Binding{k.TailPause, k.Filter, k.TailDetail, k.TailJump, k.TailSearch, k.TailSave, k.TailCopy, k.Tail}
@@ -661,7 +573,7 @@ func (v *View) HelpTitles() []string { return []string{"Navigation", "Tail", "Ta
 // Back implements common.View.
 func (v *View) Back() bool {
 	switch {
-	case v.detail:
+	case v.vp.detail:
 		v.closeDetail()
 		return true
 	case v.filter != nil || v.filterErr != "":
@@ -679,12 +591,12 @@ func (v *View) Status() string {
 		return ""
 	}
 	parts := []string{common.S(v.spec.Target)}
-	if v.state == tailLive && !v.paused {
+	if v.state == tailLive && !v.vp.paused {
 		parts = append(parts, common.Rate(v.shown.rate)+" rec/s")
 	}
 	parts = append(parts, common.Count(v.shown.total)+" total")
 	switch {
-	case v.paused:
+	case v.vp.paused:
 		parts = append(parts, "paused")
 	case v.held:
 		parts = append(parts, "held at the jump")
@@ -728,13 +640,12 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		if y := msg.Y - v.listTop; y >= 0 && y < v.listRows {
 			top, cur, n := v.settle(v.listRows)
 			if i := top + y; i < n {
-				v.follow = false
-				v.cur = v.rowSeq(i)
+				v.vp.pick(v.rowSet(), i)
 				v.dscroll = 0
 				switch {
-				case i == cur && v.detail:
+				case i == cur && v.vp.detail:
 					v.closeDetail()
-				case i == cur || v.detail:
+				case i == cur || v.vp.detail:
 					v.openDetail()
 				}
 			}
@@ -772,7 +683,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		v.rate.Add(v.Ctx.Now(), v.total)
 		v.countGate.Reset()
 		v.pace(v.Ctx.Now())
-		if v.paused { // space was pressed while the stream was starting
+		if v.vp.paused { // space was pressed while the stream was starting
 			s := v.stream
 			return tea.Batch(v.tick(), v.Address(v.Gen, func() any {
 				ctx, cancel := tab.CallCtx()
@@ -807,7 +718,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.truth.f = v.stream.Fetching()
 		v.rate.Add(now, v.total)
-		if v.paused || v.held {
+		if v.vp.paused || v.held {
 			if w, ok := v.stream.Waiting(); ok {
 				v.waiting = w
 			}
@@ -853,7 +764,8 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		v.clearBuffer()
 		v.epoch = max(v.epoch, m.epoch)
-		v.paused, v.waiting = false, -1 // a seek resumes the stream
+		v.vp.resume() // a seek resumes the stream
+		v.waiting = -1
 		v.filling, v.held = m.fill != (Fill{}), false
 		v.truth.since = v.Ctx.Now()
 		v.note = "jumped to " + m.label
@@ -867,8 +779,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		}
 		// The first row is the record at the target: rows then fill
 		// downwards from the top, and the list stays there.
-		v.follow = false
-		v.cur, v.top = v.ring.next, v.ring.next
+		v.vp.fillFrom(v.ring.next)
 		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared): it fills the buffer from there, then holds · space resumes · G goes to the end"))
 	}
 	return nil
@@ -893,33 +804,31 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		v.move(1)
 	case key.Matches(msg, k.PageUp):
-		if v.detail {
+		if v.vp.detail {
 			v.dscroll = max(0, v.dscroll-max(v.detailRows()-1, 1))
 		} else {
 			v.move(-rows)
 		}
 	case key.Matches(msg, k.PageDown):
-		if v.detail {
+		if v.vp.detail {
 			v.dscroll += max(v.detailRows()-1, 1)
 		} else {
 			v.move(rows)
 		}
 	case key.Matches(msg, k.HalfUp):
-		if v.detail {
+		if v.vp.detail {
 			v.dscroll = max(0, v.dscroll-max(v.detailRows()/2, 1))
 		} else {
 			v.move(-max(rows/2, 1))
 		}
 	case key.Matches(msg, k.HalfDown):
-		if v.detail {
+		if v.vp.detail {
 			v.dscroll += max(v.detailRows()/2, 1)
 		} else {
 			v.move(max(rows/2, 1))
 		}
 	case key.Matches(msg, k.Top):
-		v.follow = false
-		if v.rowCount() > 0 {
-			v.cur, v.top = v.rowSeq(0), v.rowSeq(0)
+		if v.vp.home(v.rowSet()) {
 			v.repin()
 		}
 	case key.Matches(msg, k.TailFollow):
@@ -927,11 +836,11 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			// Held after a jump: G goes to the end of the log, live.
 			return v.seekTo(fromLatest, Fill{}, 0)
 		}
-		v.follow = true
+		v.vp.follow = true
 		v.tableGate.Reset()
 		v.pace(v.Ctx.Now())
 	case key.Matches(msg, k.TailDetail):
-		if v.detail {
+		if v.vp.detail {
 			v.closeDetail()
 		} else {
 			v.openDetail()
@@ -941,7 +850,7 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailFormat):
 		v.format = (v.format + 1) % components.NumFormats
 		v.dscroll = 0
-		if !v.detail {
+		if !v.vp.detail {
 			v.openDetail()
 		}
 	case key.Matches(msg, k.Filter):
@@ -996,8 +905,9 @@ func (v *View) togglePause() tea.Cmd {
 	}
 	var flash tea.Cmd
 	switch {
-	case v.paused:
-		v.paused, v.waiting = false, -1
+	case v.vp.paused:
+		v.vp.resume()
+		v.waiting = -1
 		v.truth.since = v.Ctx.Now()      // nothing was fetched while paused
 		v.filling, v.held = false, false // resuming lifts the jump's bound
 	case v.held:
@@ -1016,7 +926,8 @@ func (v *View) togglePause() tea.Cmd {
 			return tailPauseMsg{paused: false, err: s.Pause(ctx, false)}
 		}))
 	default:
-		v.paused, v.pauseEnd, v.waiting = true, v.limit(), -1
+		v.vp.pause(v.ring.next)
+		v.waiting = -1
 	}
 	v.tableGate.Reset()
 	v.countGate.Reset()
@@ -1025,7 +936,7 @@ func (v *View) togglePause() tea.Cmd {
 	if s == nil || !v.Running() {
 		return nil
 	}
-	paused := v.paused
+	paused := v.vp.paused
 	return v.Address(v.Gen, func() any {
 		ctx, cancel := tab.CallCtx()
 		defer cancel()
@@ -1038,13 +949,9 @@ func (v *View) togglePause() tea.Cmd {
 // which then shows at a later tick.
 func (v *View) pace(now time.Time) (held bool) {
 	p := v.Ctx.Pace
-	if !v.paused && v.showEnd < v.ring.next {
+	if v.vp.behind(v.ring.next) {
 		if p.Room(now) && v.tableGate.Allow(now, p.Table()) {
-			if p.Low() && v.follow {
-				v.flipPage()
-			} else {
-				v.showEnd = v.ring.next
-			}
+			v.vp.advance(v.rowSet(), p.Low(), v.listRowsFor)
 		} else {
 			held = true
 		}
@@ -1053,7 +960,7 @@ func (v *View) pace(now time.Time) (held bool) {
 		total: v.total, dropped: v.dropped, buffered: v.ring.n,
 		waiting: v.waiting, newer: v.newWhilePaused(),
 	}
-	if v.state == tailLive && !v.paused {
+	if v.state == tailLive && !v.vp.paused {
 		c.rate = v.rate.Rate(now, v.total)
 		if p.Low() {
 			c.rate = roughRate(c.rate)
@@ -1077,42 +984,6 @@ func roughRate(r float64) float64 {
 	}
 	scale := math.Pow(10, math.Floor(math.Log10(r))-1)
 	return math.Round(r/scale) * scale
-}
-
-// flipPage advances a following low-bandwidth table (rows appended below
-// the old ones, never a scroll that rewrites every row), in steps of at
-// most half a page, so that no frame is larger than half a page: a key's
-// frame never waits long behind one on a thin link. While the newest row
-// still falls on the page, the page fills up below; when it does not,
-// the page turns to the one that holds it (pages are counted in seqs from
-// where paging began, so records leaving the buffer do not shift them)
-// and shows its first half. With a filter the same happens in rows.
-func (v *View) flipPage() {
-	rows := max(v.listRowsFor(), 1)
-	step := max(rows/2, 1)
-	if v.filter != nil {
-		v.showEnd = v.ring.next
-		n := v.rowCount()
-		if n == 0 {
-			return
-		}
-		top := 0
-		if v.pageTop >= v.ring.first() {
-			top = min(v.rowOf(v.pageTop), n-1)
-		}
-		if n-top > rows {
-			top += (n - 1 - top) / rows * rows
-		}
-		v.pageTop = v.rowSeq(top)
-		return
-	}
-	newest := v.ring.next
-	if newest-v.pageTop > uint64(rows) {
-		v.pageTop += (newest - 1 - v.pageTop) / uint64(rows) * uint64(rows)
-		v.showEnd = v.pageTop
-	}
-	v.showEnd = max(v.showEnd, v.pageTop)
-	v.showEnd = min(newest, v.showEnd+uint64(step))
 }
 
 // Parts of a record the copy dialog offers, the value first (the default).
@@ -1575,7 +1446,7 @@ func (v *View) headLines(st *common.Styles) []string {
 		parts = append(parts, st.Info.Render("◌ connecting…"))
 	case tailLive:
 		switch since, stalled := v.truth.stalled(v.Ctx.Now()); {
-		case v.paused, v.held:
+		case v.vp.paused, v.held:
 		case v.noTopic():
 			// The consumer keeps looking; say that nothing matches
 			// rather than "live", which would wait for records forever.
@@ -1598,7 +1469,7 @@ func (v *View) headLines(st *common.Styles) []string {
 			parts = append(parts, st.Warn.Render("■ "+v.note))
 		}
 	}
-	if v.paused {
+	if v.vp.paused {
 		// Back pressure: the consumer fetches nothing while paused; what
 		// arrived before it stopped is in the buffer, the rest waits in
 		// the cluster (counted from its end offsets).
@@ -1625,14 +1496,14 @@ func (v *View) headLines(st *common.Styles) []string {
 		parts = append(parts, st.Warn.Render("dropped "+common.Thousands(c.dropped)))
 	}
 	parts = append(parts, "buffer "+common.Thousands(int64(c.buffered))+"/"+common.Thousands(int64(v.capacity)))
-	if !v.follow && v.rowCount() > 0 {
+	if !v.vp.follow && v.rowCount() > 0 {
 		note := "scrolled (G follows)"
 		if v.held {
 			note = "scrolled" // G goes to the end, said above
 		}
-		if v.detail && v.pin.on {
+		if v.vp.detail && v.vp.pin.on {
 			note = "◆ detail pinned"
-			if newer := v.newerThanPin(); newer > 0 {
+			if newer := v.vp.newerThanPin(v.rowSet()); newer > 0 {
 				note += " · " + common.Thousands(newer) + " newer"
 			}
 			note += " (G follows)"
@@ -1655,7 +1526,7 @@ func (v *View) headLines(st *common.Styles) []string {
 		}
 	case v.filter != nil:
 		shown := ""
-		if v.paused {
+		if v.vp.paused {
 			shown = " (" + common.Thousands(int64(v.rowCount())) + " before the pause)"
 		}
 		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.W-30, 8)))+
@@ -1674,7 +1545,7 @@ func (v *View) listRowsFor() int {
 // table header excluded) and the detail pane (its lines, title included).
 func (v *View) split(head int) (rows, detail int) {
 	avail := max(v.H-head, 0)
-	if !v.detail {
+	if !v.vp.detail {
 		return max(avail-1, 0), 0
 	}
 	if avail < 14 {
@@ -1724,7 +1595,7 @@ func (v *View) View() string {
 				msg = "no topic matches " + common.S(v.spec.Target) + " yet: the tail starts on one as soon as it exists"
 			case v.filter != nil && v.ring.n > 0:
 				msg = "no record in the buffer matches the filter"
-			case v.paused && v.ring.n > 0:
+			case v.vp.paused && v.ring.n > 0:
 				msg = "the records shown when you paused were dropped from the buffer"
 			case v.state == tailClosed:
 				msg = "no record"
@@ -1732,8 +1603,9 @@ func (v *View) View() string {
 			lines = append(lines, st.Muted.Render(common.Trunc("  "+msg, v.W)))
 		}
 		loc := v.Ctx.Now().Location()
+		rs := v.rowSet()
 		for r := 0; r < rows && top+r < n; r++ {
-			seq := v.rowSeq(top + r)
+			seq := rs.seq(top + r)
 			lines = append(lines, v.row(st, cols, v.ring.at(seq), top+r == cur, loc))
 		}
 		for len(lines) < v.H-detailH {
@@ -1833,9 +1705,9 @@ func (v *View) detailView(st *common.Styles, e *tailEntry, seq uint64, h int) []
 		when = time.Unix(0, e.ts).In(loc).Format("2006-01-02 15:04:05.000 MST")
 	}
 	mark := ""
-	if v.detail && v.pin.on && !v.follow {
+	if _, ok := v.vp.pinned(); ok {
 		mark = " ◆ pinned ·"
-		if v.pin.seq < v.ring.first() {
+		if v.vp.pinLeft(v.ring.first()) {
 			mark = " ◆ pinned (left the buffer) ·"
 		}
 	}

@@ -1,7 +1,6 @@
 package tail
 
 import (
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -161,14 +160,9 @@ type seqList struct {
 }
 
 func (l *seqList) len() int        { return len(l.s) - l.start }
-func (l *seqList) at(i int) uint64 { return l.s[l.start+i] }
 func (l *seqList) add(seq uint64)  { l.s = append(l.s, seq) }
 func (l *seqList) reset()          { l.s, l.start = l.s[:0], 0 }
 func (l *seqList) items() []uint64 { return l.s[l.start:] }
-func (l *seqList) search(seq uint64) int {
-	i, _ := slices.BinarySearch(l.items(), seq)
-	return i
-}
 
 // dropBefore removes the seqs below first.
 func (l *seqList) dropBefore(first uint64) {

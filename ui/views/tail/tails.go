@@ -126,7 +126,7 @@ func (s *Tabs) Badge() string {
 	for _, v := range s.list {
 		if v.Running() {
 			running++
-			if v.paused || v.held {
+			if v.vp.paused || v.held {
 				stopped++
 			}
 		}
@@ -171,7 +171,7 @@ func (s *Tabs) FullHelp() [][]key.Binding { return s.Active().FullHelp() }
 
 func (s *Tabs) ShortHelp() []key.Binding {
 	h := s.Active().ShortHelp()
-	if len(s.list) > 1 && !s.Active().detail {
+	if len(s.list) > 1 && !s.Active().vp.detail {
 		h = append(h, s.ctx.Keys.TailNext)
 	}
 	return h

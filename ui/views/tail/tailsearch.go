@@ -133,7 +133,8 @@ func (v *View) startSearch(spec SearchSpec) tea.Cmd {
 		v.filterErr = ""
 	}
 	v.clearBuffer()
-	v.total, v.rate, v.paused = 0, common.RateWindow{}, false
+	v.total, v.rate = 0, common.RateWindow{}
+	v.vp.resume()
 	v.filling, v.held = false, false
 	v.Gen++
 	v.spec = Spec{Target: spec.Target}
