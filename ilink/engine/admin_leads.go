@@ -156,129 +156,168 @@ func (e *Engine) leadTable(cluster string) (string, *wire.ErrorBody) {
 			leader = s.ID
 		}
 	}
-	b := make([]byte, 0, 4096)
-	sep := func() { b = append(b, '|') }
-	ms := func(t time.Time) {
-		if t.IsZero() {
-			b = append(b, '-')
-		} else {
-			b = strconv.AppendInt(b, t.UnixMilli(), 10)
-		}
-	}
-	ids := func(v []int) {
-		if len(v) == 0 {
-			b = append(b, '-')
-			return
-		}
-		for i, id := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(id), 10)
-		}
-	}
-	b = append(b, wire.LeadTableFormat...)
-	sep()
-	b = append(b, e.cfg.Cluster...)
-	sep()
-	ms(time.Now())
-	b = append(b, '\n')
-	var members []int
-	for _, s := range st {
-		role, state := nodeRoleState(s, leader)
-		b = append(b, "node|"...)
-		b = strconv.AppendInt(b, int64(s.ID), 10)
-		b = append(b, '|')
-		b = append(b, role...)
-		b = append(b, '|')
-		b = append(b, state...)
-		b = append(b, '|')
-		b = strconv.AppendInt(b, int64(snap.epoch), 10)
-		b = append(b, '\n')
-		if s.Running && s.InSync {
-			members = append(members, s.ID)
-		}
-	}
+	w := &leadRows{b: make([]byte, 0, 4096)}
+	w.b = append(w.b, wire.LeadTableFormat...)
+	w.sep()
+	w.b = append(w.b, e.cfg.Cluster...)
+	w.sep()
+	w.ms(time.Now())
+	w.b = append(w.b, '\n')
+	members := w.nodes(st, leader, snap.epoch)
 	var offlineParts []partLead
 	e.adminPartitionLeads(func(p partLead) {
-		b = append(b, "partition|"...)
-		b = append(b, p.topic...)
-		sep()
-		b = strconv.AppendInt(b, int64(p.partition), 10)
-		sep()
-		b = strconv.AppendInt(b, int64(p.leader), 10)
-		sep()
-		b = strconv.AppendInt(b, int64(p.epoch), 10)
-		sep()
-		ids(p.replicas)
-		sep()
-		ids(p.inSync)
-		b = append(b, '\n')
+		w.partition(p)
 		if p.leader == 0 {
 			offlineParts = append(offlineParts, p)
 		}
 	})
 	bundle := e.cfg.QueueManager + ".QUEUES"
-	b = append(b, "bundle|"...)
-	b = append(b, bundle...)
-	sep()
-	b = strconv.AppendInt(b, int64(leader), 10)
-	sep()
-	b = strconv.AppendInt(b, int64(snap.epoch), 10)
-	sep()
-	ids(members)
-	b = append(b, '\n')
+	w.bundle(bundle, leader, snap.epoch, members)
 	for _, r := range snap.elections {
-		b = append(b, "election|"...)
-		ms(r.at)
-		sep()
-		if r.forced {
-			b = append(b, "forced"...)
-		} else {
-			b = append(b, "auto"...)
-		}
-		sep()
-		b = append(b, r.scope...)
-		sep()
-		b = append(b, r.name...)
-		sep()
-		if r.partition < 0 {
-			b = append(b, '-')
-		} else {
-			b = strconv.AppendInt(b, int64(r.partition), 10)
-		}
-		sep()
-		b = strconv.AppendInt(b, int64(r.from), 10)
-		sep()
-		b = strconv.AppendInt(b, int64(r.to), 10)
-		sep()
-		b = append(b, cleanField(r.reason)...)
-		b = append(b, '\n')
+		w.election(r)
 	}
+	w.offline(st, snap, offlineParts, bundle, leader)
+	return string(w.b), nil
+}
+
+// leadRows appends the rows of an ILLT1 lead table to b.
+type leadRows struct{ b []byte }
+
+func (w *leadRows) sep() { w.b = append(w.b, '|') }
+
+func (w *leadRows) num(n int) { w.b = strconv.AppendInt(w.b, int64(n), 10) }
+
+// ms appends t in unix ms, "-" for the zero time.
+func (w *leadRows) ms(t time.Time) {
+	if t.IsZero() {
+		w.b = append(w.b, '-')
+	} else {
+		w.b = strconv.AppendInt(w.b, t.UnixMilli(), 10)
+	}
+}
+
+// ids appends v comma-separated, "-" for none.
+func (w *leadRows) ids(v []int) {
+	if len(v) == 0 {
+		w.b = append(w.b, '-')
+		return
+	}
+	for i, id := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.num(id)
+	}
+}
+
+// nodes appends a node row per node of st and returns the bundle's
+// members: the nodes running and in sync.
+func (w *leadRows) nodes(st []NodeStatus, leader int, epoch int32) (members []int) {
+	for _, s := range st {
+		role, state := nodeRoleState(s, leader)
+		w.b = append(w.b, "node|"...)
+		w.num(s.ID)
+		w.b = append(w.b, '|')
+		w.b = append(w.b, role...)
+		w.b = append(w.b, '|')
+		w.b = append(w.b, state...)
+		w.b = append(w.b, '|')
+		w.num(int(epoch))
+		w.b = append(w.b, '\n')
+		if s.Running && s.InSync {
+			members = append(members, s.ID)
+		}
+	}
+	return members
+}
+
+// partition appends p's partition row.
+func (w *leadRows) partition(p partLead) {
+	w.b = append(w.b, "partition|"...)
+	w.b = append(w.b, p.topic...)
+	w.sep()
+	w.num(int(p.partition))
+	w.sep()
+	w.num(p.leader)
+	w.sep()
+	w.num(int(p.epoch))
+	w.sep()
+	w.ids(p.replicas)
+	w.sep()
+	w.ids(p.inSync)
+	w.b = append(w.b, '\n')
+}
+
+// bundle appends the queue manager's bundle row (it follows the cluster
+// leader).
+func (w *leadRows) bundle(name string, leader int, epoch int32, members []int) {
+	w.b = append(w.b, "bundle|"...)
+	w.b = append(w.b, name...)
+	w.sep()
+	w.num(leader)
+	w.sep()
+	w.num(int(epoch))
+	w.sep()
+	w.ids(members)
+	w.b = append(w.b, '\n')
+}
+
+// election appends r's election row.
+func (w *leadRows) election(r electionRecord) {
+	w.b = append(w.b, "election|"...)
+	w.ms(r.at)
+	w.sep()
+	if r.forced {
+		w.b = append(w.b, "forced"...)
+	} else {
+		w.b = append(w.b, "auto"...)
+	}
+	w.sep()
+	w.b = append(w.b, r.scope...)
+	w.sep()
+	w.b = append(w.b, r.name...)
+	w.sep()
+	if r.partition < 0 {
+		w.b = append(w.b, '-')
+	} else {
+		w.num(int(r.partition))
+	}
+	w.sep()
+	w.num(r.from)
+	w.sep()
+	w.num(r.to)
+	w.sep()
+	w.b = append(w.b, cleanField(r.reason)...)
+	w.b = append(w.b, '\n')
+}
+
+// offline appends the offline rows: the nodes not running, the
+// partitions without a leader (parts) and the bundle while the cluster
+// has no leader.
+func (w *leadRows) offline(st []NodeStatus, snap leadSnapshot, parts []partLead, bundle string, leader int) {
 	for i, since := range snap.offlineSince {
 		if i < len(st) && !st[i].Running {
-			b = append(b, "offline|node|"...)
-			b = strconv.AppendInt(b, int64(i+1), 10)
-			b = append(b, "|-|"...)
-			ms(since)
-			b = append(b, '\n')
+			w.b = append(w.b, "offline|node|"...)
+			w.num(i + 1)
+			w.b = append(w.b, "|-|"...)
+			w.ms(since)
+			w.b = append(w.b, '\n')
 		}
 	}
-	for _, p := range offlineParts {
-		b = append(b, "offline|partition|"...)
-		b = append(b, p.topic...)
-		sep()
-		b = strconv.AppendInt(b, int64(p.partition), 10)
-		b = append(b, "|-\n"...)
+	for _, p := range parts {
+		w.b = append(w.b, "offline|partition|"...)
+		w.b = append(w.b, p.topic...)
+		w.sep()
+		w.num(int(p.partition))
+		w.b = append(w.b, "|-\n"...)
 	}
 	if leader == 0 {
-		b = append(b, "offline|bundle|"...)
-		b = append(b, bundle...)
-		b = append(b, "|-|"...)
-		ms(snap.lostAt)
-		b = append(b, '\n')
+		w.b = append(w.b, "offline|bundle|"...)
+		w.b = append(w.b, bundle...)
+		w.b = append(w.b, "|-|"...)
+		w.ms(snap.lostAt)
+		w.b = append(w.b, '\n')
 	}
-	return string(b), nil
 }
 
 // partLead is one partition's leadership for the lead table.
