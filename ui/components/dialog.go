@@ -225,6 +225,23 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 	for _, p := range d.Body {
 		body = append(body, common.Wrap(p, inner)...)
 	}
+	fields := append(d.fieldLines(st, inner), d.noteLines(st, inner)...)
+	// Fit: borders (2) + body + blank + fields + footer.
+	fixed := 2 + len(fields) + 1
+	if len(fields) > 0 && len(body) > 0 {
+		fixed++
+	}
+	body = d.clipBody(st, body, max(h-fixed, 0), inner)
+	content := append([]string(nil), body...)
+	if len(fields) > 0 && len(body) > 0 {
+		content = append(content, "")
+	}
+	content = append(content, fields...)
+	return centre(d.box(ctx, content, bw, inner), w, h, bw)
+}
+
+// fieldLines are the fields, one line each, then the typed confirmation.
+func (d *Dialog) fieldLines(st *common.Styles, inner int) []string {
 	var fields []string
 	labelW := 0
 	for _, f := range d.Fields {
@@ -270,58 +287,58 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		d.confirm.Input.SetWidth(max(inner-2, 1))
 		fields = append(fields, marker+d.confirm.Input.View(st))
 	}
-	if d.Review != "" {
-		for _, l := range common.Wrap(d.Review, inner) {
-			fields = append(fields, st.Info.Render(l))
-		}
-	}
-	if d.Err != "" {
-		for _, l := range common.Wrap(d.Err, inner) {
-			fields = append(fields, st.Err.Render(l))
-		}
-	}
-	if d.form.Note != "" {
-		for _, l := range common.Wrap(d.form.Note, inner) {
-			fields = append(fields, st.Warn.Render(l))
-		}
-	}
-	footer := d.footer(ctx)
-	// Fit: borders (2) + body + blank + fields + footer.
-	fixed := 2 + len(fields) + 1
-	if len(fields) > 0 && len(body) > 0 {
-		fixed++
-	}
-	room := h - fixed
-	if room < 0 {
-		room = 0
-	}
-	if len(body) > room {
-		d.scroll = min(d.scroll, len(body)-room)
-		if room > 0 {
-			end := d.scroll + room
-			clipped := append([]string(nil), body[d.scroll:end]...)
-			if end < len(body) && len(clipped) > 1 {
-				clipped[len(clipped)-1] = st.Faint.Render(common.Trunc("… more (pgdn)", inner))
-			}
-			body = clipped
-		} else {
-			body = nil
-		}
-	} else {
-		d.scroll = 0
-	}
-	content := append([]string(nil), body...)
-	if len(fields) > 0 && len(body) > 0 {
-		content = append(content, "")
-	}
-	content = append(content, fields...)
+	return fields
+}
 
+// noteLines are the review, the error and the form's note, wrapped.
+func (d *Dialog) noteLines(st *common.Styles, inner int) []string {
+	var out []string
+	for _, n := range []struct {
+		text  string
+		style common.Style
+	}{{d.Review, st.Info}, {d.Err, st.Err}, {d.form.Note, st.Warn}} {
+		if n.text == "" {
+			continue
+		}
+		for _, l := range common.Wrap(n.text, inner) {
+			out = append(out, n.style.Render(l))
+		}
+	}
+	return out
+}
+
+// clipBody keeps the body within room lines, scrolled by d.scroll, the
+// last line saying there is more.
+func (d *Dialog) clipBody(st *common.Styles, body []string, room, inner int) []string {
+	if len(body) <= room {
+		d.scroll = 0
+		return body
+	}
+	d.scroll = min(d.scroll, len(body)-room)
+	if room == 0 {
+		return nil
+	}
+	end := d.scroll + room
+	clipped := append([]string(nil), body[d.scroll:end]...)
+	if end < len(body) && len(clipped) > 1 {
+		clipped[len(clipped)-1] = st.Faint.Render(common.Trunc("… more (pgdn)", inner))
+	}
+	return clipped
+}
+
+// box draws content in the dialog's border, bw wide, the title on top and
+// the footer at the bottom; too narrow for a box, just the text.
+func (d *Dialog) box(ctx *common.Context, content []string, bw, inner int) []string {
+	st := ctx.Styles
 	border := st.DialogBorder
 	titleSt := st.DialogTitle
 	if d.Danger {
 		titleSt = st.DialogDanger
 	}
 	title := common.Trunc(d.Title, max(bw-6, 1))
+	if bw < 6 {
+		return append([]string{title}, content...)
+	}
 	topFill := max(bw-4-common.Width(title), 0)
 	lines := make([]string, 0, len(content)+3)
 	lines = append(lines, border.Render("┌ ")+titleSt.Render(title)+border.Render(" "+strings.Repeat("─", topFill)+"┐"))
@@ -329,17 +346,17 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		c = common.PadStyled(common.ClipStyled(c, inner), inner)
 		lines = append(lines, border.Render("│ ")+c+border.Render(" │"))
 	}
+	footer := d.footer(ctx)
 	fw := common.Width(footer)
 	if fw > bw-4 {
 		footer = common.ClipStyled(footer, bw-4)
 		fw = common.Width(footer)
 	}
-	lines = append(lines, border.Render("└ ")+footer+border.Render(" "+strings.Repeat("─", max(bw-4-fw, 0))+"┘"))
-	if bw < 6 {
-		// Too narrow for a box: just the text.
-		lines = append([]string{title}, content...)
-	}
-	// Centre.
+	return append(lines, border.Render("└ ")+footer+border.Render(" "+strings.Repeat("─", max(bw-4-fw, 0))+"┘"))
+}
+
+// centre places lines, bw wide, in the middle of a w×h area.
+func centre(lines []string, w, h, bw int) []string {
 	padL := (w - bw) / 2
 	padT := max((h-len(lines))/2, 0)
 	out := make([]string, 0, h)
