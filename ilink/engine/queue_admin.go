@@ -392,10 +392,9 @@ func (e *Engine) MoveMessages(from, to string, ids [][]byte, dryRun bool) (moves
 // moves not skipped) and its NextSeq, so that the messages moved are the
 // ones shown and those that arrived since are counted, not moved.
 func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
-	from, to, ids := sp.From, sp.To, sp.IDs
 	var out MoveOutcome
-	if len(ids) > MaxMoveIDs {
-		return out, errorf(wire.ErrInvalidArgument, "msg_ids: %d ids; at most %d per MOVE MESSAGES", len(ids), MaxMoveIDs)
+	if len(sp.IDs) > MaxMoveIDs {
+		return out, errorf(wire.ErrInvalidArgument, "msg_ids: %d ids; at most %d per MOVE MESSAGES", len(sp.IDs), MaxMoveIDs)
 	}
 	s := e.queues
 	s.mu.Lock()
@@ -405,23 +404,46 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 		return out, &Error{Name: wire.ErrNoLeader, Tail: "no cluster leader (election in progress)"}
 	}
 	out.NextSeq = l.nextSeq
+	src, err := moveEndsLocked(l, sp.From, sp.To)
+	if err != nil {
+		return out, err
+	}
+	take, dst := planMoveLocked(l, src, sp, &out)
+	out.Moved = len(take)
+	if sp.DryRun || len(take) == 0 {
+		return out, nil
+	}
+	out.NextSeq = s.applyMoveLocked(l, sp.From, src, take, dst)
+	e.logf("engine: moved %d messages from %s (%s)", len(take), sp.From, out.Stop)
+	return out, nil
+}
+
+// moveEndsLocked checks a move's queues on the leader l (to "" = each
+// message's source) and returns the queue moved from. With s.mu held.
+func moveEndsLocked(l *replica, from, to string) (*queue, error) {
 	src := l.queues[from]
 	if src == nil {
-		return out, &Error{Name: wire.ErrUnknownQueue, Tail: from}
+		return nil, &Error{Name: wire.ErrUnknownQueue, Tail: from}
 	}
 	if to != "" && l.queues[to] == nil {
-		return out, &Error{Name: wire.ErrUnknownQueue, Tail: to}
+		return nil, &Error{Name: wire.ErrUnknownQueue, Tail: to}
 	}
 	if to == from {
-		return out, errorf(wire.ErrInvalidArgument, "move from %s to itself", from)
+		return nil, errorf(wire.ErrInvalidArgument, "move from %s to itself", from)
 	}
+	return src, nil
+}
+
+// planMoveLocked goes through src's messages in order and plans sp into
+// out (Moves, Stop, Unselected, Arrived); it returns the messages to take
+// and, for each, its target queue. Nothing changes. With s.mu held.
+func planMoveLocked(l *replica, src *queue, sp MoveSpec, out *MoveOutcome) (take []*message, dst []*queue) {
+	ids := sp.IDs
 	want := map[string]bool{}
 	for _, id := range ids {
 		want[string(id)] = false
 	}
 	added := map[*queue]int64{}
-	var take []*message
-	var dst []*queue
 	stopped := false
 	for _, m := range src.msgs {
 		if ids != nil {
@@ -441,23 +463,9 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 			out.Unselected++ // beyond a plan's bound: planned next time
 			continue
 		}
-		target := to
-		if target == "" && m.dead != nil {
-			target = m.dead.source
-		}
-		mv := MessageMove{ID: m.id, To: target}
-		tq := l.queues[target]
-		switch {
-		case m.lockedBy != nil:
-			mv.Skipped = "in flight (locked by a transaction)"
-		case target == "":
-			mv.Skipped = "no source queue recorded: give a target queue"
-		case tq == nil:
-			mv.Skipped = "queue " + target + " is not defined"
-		case target == from:
-			mv.Skipped = "its source is this queue"
-		case tq.cfg.MaxDepth > 0 && int64(len(tq.msgs))+added[tq] >= tq.cfg.MaxDepth:
-			out.Stop = fmt.Sprintf("queue %s is full (max depth %d)", target, tq.cfg.MaxDepth)
+		mv, tq, full := moveOfLocked(l, m, sp.From, sp.To, added)
+		if full {
+			out.Stop = fmt.Sprintf("queue %s is full (max depth %d)", mv.To, tq.cfg.MaxDepth)
 			stopped = true
 			continue
 		}
@@ -471,15 +479,45 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 	if !stopped {
 		for _, id := range ids {
 			if !want[string(id)] {
-				out.Moves = append(out.Moves, MessageMove{ID: id, Skipped: "not in " + from})
+				out.Moves = append(out.Moves, MessageMove{ID: id, Skipped: "not in " + sp.From})
 				want[string(id)] = true // a repeated id is reported once
 			}
 		}
 	}
-	out.Moved = len(take)
-	if sp.DryRun || len(take) == 0 {
-		return out, nil
+	return take, dst
+}
+
+// moveOfLocked is m's move from from to to ("" = m's source) and its
+// target queue, with the reason it is skipped if it is; full when the
+// target has no room left after the messages already planned into it
+// (added), which stops the move. With s.mu held.
+func moveOfLocked(l *replica, m *message, from, to string, added map[*queue]int64) (mv MessageMove, tq *queue, full bool) {
+	target := to
+	if target == "" && m.dead != nil {
+		target = m.dead.source
 	}
+	mv = MessageMove{ID: m.id, To: target}
+	tq = l.queues[target]
+	switch {
+	case m.lockedBy != nil:
+		mv.Skipped = "in flight (locked by a transaction)"
+	case target == "":
+		mv.Skipped = "no source queue recorded: give a target queue"
+	case tq == nil:
+		mv.Skipped = "queue " + target + " is not defined"
+	case target == from:
+		mv.Skipped = "its source is this queue"
+	case tq.cfg.MaxDepth > 0 && int64(len(tq.msgs))+added[tq] >= tq.cfg.MaxDepth:
+		return mv, tq, true
+	}
+	return mv, tq, false
+}
+
+// applyMoveLocked moves take[i] from src (the queue named from) to
+// dst[i] in one commit, each appended at its target's tail with a new put
+// time, then serves each target's waiters once. It returns the position
+// the next message put gets after the commit. With s.mu held.
+func (s *queueStore) applyMoveLocked(l *replica, from string, src *queue, take []*message, dst []*queue) (nextSeq uint64) {
 	op := &commitOp{}
 	nowMs := time.Now().UnixMilli()
 	for i, m := range take {
@@ -488,7 +526,7 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 		s.appendLocked(l, dst[i], &message{id: m.id, payload: m.payload, headers: m.headers, putTimeMs: nowMs}, op)
 	}
 	s.commitLocked(l, op)
-	out.NextSeq = l.nextSeq
+	nextSeq = l.nextSeq
 	served := map[*queue]bool{}
 	for _, q := range dst {
 		if !served[q] {
@@ -496,8 +534,7 @@ func (e *Engine) Move(sp MoveSpec) (MoveOutcome, error) {
 			s.serveWaitersLocked(q)
 		}
 	}
-	e.logf("engine: moved %d messages from %s (%s)", len(take), from, out.Stop)
-	return out, nil
+	return nextSeq
 }
 
 // sortedQueues lists r's queues by name (deterministic error texts).
