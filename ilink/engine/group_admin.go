@@ -285,25 +285,56 @@ func handleDescribeGroup(r *request) {
 // changing nothing, while the group has an active member (spec A-15).
 func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, []grec, *gfail) {
 	g := s.groups[req.Group]
+	if f := checkSeekLocked(g, req); f != nil {
+		return nil, nil, f
+	}
+	topics, f := gc.seekTopicsLocked(g, req)
+	if f != nil {
+		return nil, nil, f
+	}
+	sel, f := gc.seekSelection(req, topics)
+	if f != nil {
+		return nil, nil, f
+	}
+	changes, epochs, f := gc.seekChangesLocked(g, sel)
+	if f != nil {
+		return nil, nil, f
+	}
+	if req.DryRun || len(changes) == 0 {
+		return changes, nil, nil
+	}
+	return changes, applySeekLocked(s, g, req.Group, changes, epochs), nil
+}
+
+// checkSeekLocked refuses a SEEK GROUP of group g (nil: none yet) that
+// would apply while it has members, or whose mode's argument or
+// partitions are invalid. With the shard's lock held.
+func checkSeekLocked(g *group, req *wire.SeekGroupRequest) *gfail {
 	if !req.DryRun && g != nil && len(g.members) > 0 {
-		return nil, nil, failGroupNotEmpty(len(g.members))
+		return failGroupNotEmpty(len(g.members))
 	}
 	if req.Mode == wire.SeekToTime && req.TimeMs < 0 {
-		return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to time %d", req.TimeMs)}}
+		return &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to time %d", req.TimeMs)}}
 	}
 	if req.Mode == wire.SeekToOffset && req.Offset < 0 {
-		return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to offset %d", req.Offset)}}
+		return &gfail{eb: &wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("seek to offset %d", req.Offset)}}
 	}
 	if len(req.Partitions) > 0 && req.Topic == "" {
-		return nil, nil, invalidSeek("seek of partitions %v: name their topic", req.Partitions)
+		return invalidSeek("seek of partitions %v: name their topic", req.Partitions)
 	}
-	ts := gc.e.topics
+	return nil
+}
+
+// seekTopicsLocked is the topics whose partitions a SEEK GROUP moves: none
+// for a preview's (Planned), else the one named, else every topic group g
+// has commits on or holds partitions of. With the shard's lock held.
+func (gc *groupCoord) seekTopicsLocked(g *group, req *wire.SeekGroupRequest) ([]string, *gfail) {
 	var topics []string
 	switch {
-	case len(req.Planned) > 0: // the preview's partitions, below
+	case len(req.Planned) > 0: // the preview's partitions, in seekSelection
 	case req.Topic != "":
-		if ts.lookup(req.Topic) == nil {
-			return nil, nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: req.Topic}}
+		if gc.e.topics.lookup(req.Topic) == nil {
+			return nil, &gfail{eb: &wire.ErrorBody{Name: wire.ErrUnknownTopic, Tail: req.Topic}}
 		}
 		topics = []string{req.Topic}
 	case g != nil:
@@ -317,13 +348,20 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		slices.Sort(topics)
 		topics = slices.Compact(topics)
 	}
-	// The partitions to move and where: the preview's (Planned), else the
-	// topics' partitions (or those named) resolved by the mode.
+	return topics, nil
+}
+
+// seekSelection is the partitions to move and where: the preview's
+// (Planned), else the topics' partitions (or those named) resolved by the
+// mode. It reads only the topics, though seekLocked calls it with the
+// shard's lock held.
+func (gc *groupCoord) seekSelection(req *wire.SeekGroupRequest, topics []string) ([]seekPart, *gfail) {
+	ts := gc.e.topics
 	var sel []seekPart
 	if len(req.Planned) > 0 {
 		var f *gfail
 		if sel, f = plannedParts(ts, req); f != nil {
-			return nil, nil, f
+			return nil, f
 		}
 		slices.SortFunc(sel, func(a, b seekPart) int { // the reply's order
 			if c := strings.Compare(a.p.t.name, b.p.t.name); c != 0 {
@@ -348,11 +386,18 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		slices.Sort(ids)
 		for _, id := range slices.Compact(ids) {
 			if id < 0 || int(id) >= len(parts) {
-				return nil, nil, invalidSeek("topic %s has %d partitions: no partition %d", name, len(parts), id)
+				return nil, invalidSeek("topic %s has %d partitions: no partition %d", name, len(parts), id)
 			}
 			sel = append(sel, seekPart{parts[id], req})
 		}
 	}
+	return sel, nil
+}
+
+// seekChangesLocked resolves each selected partition's new offset: the
+// change from group g's commit (nil: none yet) with the log's bounds, and
+// the topic epoch the new commit carries. With the shard's lock held.
+func (gc *groupCoord) seekChangesLocked(g *group, sel []seekPart) ([]wire.OffsetChangeEntry, []int32, *gfail) {
 	var changes []wire.OffsetChangeEntry
 	var epochs []int32
 	for _, sp := range sel {
@@ -376,12 +421,16 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		changes = append(changes, wire.OffsetChangeEntry{Topic: name, Partition: p.id, Old: old, New: to, LogStart: start, End: hw})
 		epochs = append(epochs, t.epoch.Load())
 	}
-	if req.DryRun || len(changes) == 0 {
-		return changes, nil, nil
-	}
+	return changes, epochs, nil
+}
+
+// applySeekLocked sets the changes' commits on group g, created (named
+// name) if it is nil, and returns the records that replicate them. With
+// the shard's lock held.
+func applySeekLocked(s *groupShard, g *group, name string, changes []wire.OffsetChangeEntry, epochs []int32) []grec {
 	var recs []grec
 	if g == nil {
-		g = s.newGroupLocked(req.Group, true)
+		g = s.newGroupLocked(name, true)
 		recs = append(recs, groupMetaRec(g))
 	}
 	for i, c := range changes {
@@ -389,7 +438,7 @@ func (gc *groupCoord) seekLocked(s *groupShard, req *wire.SeekGroupRequest) ([]w
 		g.setCommit(c.Topic, c.Partition, v)
 		recs = append(recs, commitRec(g.name, c.Topic, c.Partition, v))
 	}
-	return changes, recs, nil
+	return recs
 }
 
 // seekPart is one partition a SEEK GROUP moves and the request whose
