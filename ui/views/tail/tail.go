@@ -663,35 +663,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case tailSavedMsg:
 		return v.saved(m)
 	case tailStartedMsg:
-		if msg.Gen != v.Gen || v.state != tailStarting {
-			if m.stream != nil {
-				return closeStream(m.stream) // superseded
-			}
-			return nil
-		}
-		if m.err != nil {
-			v.state, v.err, v.note = tailClosed, m.err, ""
-			if v.cancel != nil {
-				v.cancel()
-				v.cancel = nil
-			}
-			v.closed()
-			return nil
-		}
-		v.stream, v.state = m.stream, tailLive
-		v.truth = fetchTruth{since: v.Ctx.Now(), unreachSince: v.truth.unreachSince}
-		v.rate.Add(v.Ctx.Now(), v.total)
-		v.countGate.Reset()
-		v.pace(v.Ctx.Now())
-		if v.vp.paused { // space was pressed while the stream was starting
-			s := v.stream
-			return tea.Batch(v.tick(), v.Address(v.Gen, func() any {
-				ctx, cancel := tab.CallCtx()
-				defer cancel()
-				return tailPauseMsg{paused: true, err: s.Pause(ctx, true)}
-			}))
-		}
-		return v.tick()
+		return v.started(msg.Gen, m)
 	case tailPauseMsg:
 		if m.err != nil && msg.Gen == v.Gen {
 			what := "pause"
@@ -707,82 +679,128 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	}
 	switch m := msg.Msg.(type) {
 	case tailTickMsg:
-		if m.seq != v.ticks || v.state != tailLive || v.stream == nil {
-			return nil
-		}
-		n, ended := v.drain()
-		v.matches.dropBefore(v.ring.first())
-		now := v.Ctx.Now()
-		if n > 0 {
-			v.truth.lastRecord = now
-		}
-		v.truth.f = v.stream.Fetching()
-		v.rate.Add(now, v.total)
-		if v.vp.paused || v.held {
-			if w, ok := v.stream.Waiting(); ok {
-				v.waiting = w
-			}
-		}
-		v.topicsNow = len(v.stream.Topics())
-		held := v.pace(now)
-		if ended {
-			s := v.stream
-			v.stream = nil
-			v.state, v.err = tailClosed, s.Err()
-			if v.err == nil {
-				v.note = "the stream ended"
-			}
-			if v.cancel != nil {
-				v.cancel()
-				v.cancel = nil
-			}
-			v.closed()
-			return closeStream(s)
-		}
-		if n > 0 || held {
-			v.every = tailFast
-		} else {
-			v.every = min(v.every*2, tailSlow)
-		}
-		return v.tick()
+		return v.ticked(m)
 	case tailSeekMsg:
-		if v.state != tailSeeking {
-			return nil
-		}
-		v.state = tailLive
-		v.every = tailFast
-		if m.err != nil {
-			if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
-				v.Dlg.Busy = ""
-				v.Dlg.Err = "jump failed: " + sanitize.Error(m.err)
-				return v.tick()
-			}
-			return tea.Batch(v.tick(), common.Flash(common.LevelError, "jump failed: "+sanitize.Error(m.err)))
-		}
-		if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
-			v.CloseDialog()
-		}
-		v.clearBuffer()
-		v.epoch = max(v.epoch, m.epoch)
-		v.vp.resume() // a seek resumes the stream
-		v.waiting = -1
-		v.filling, v.held = m.fill != (Fill{}), false
-		v.truth.since = v.Ctx.Now()
-		v.note = "jumped to " + m.label
-		v.from = "jumped to " + m.label
-		v.pace(v.Ctx.Now())
-		if !v.filling {
-			if m.dlgGen == 0 { // G at the end, not a jump asked for
-				v.from = "from " + m.label
-			}
-			return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail at "+m.label+" (buffer cleared)"))
-		}
-		// The first row is the record at the target: rows then fill
-		// downwards from the top, and the list stays there.
-		v.vp.fillFrom(v.ring.next)
-		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared): it fills the buffer from there, then holds · space resumes · G goes to the end"))
+		return v.sought(m)
 	}
 	return nil
+}
+
+// started takes the stream StartTail opened, or its error; gen is the
+// start's (a superseded stream is closed).
+func (v *View) started(gen uint64, m tailStartedMsg) tea.Cmd {
+	if gen != v.Gen || v.state != tailStarting {
+		if m.stream != nil {
+			return closeStream(m.stream) // superseded
+		}
+		return nil
+	}
+	if m.err != nil {
+		v.state, v.err, v.note = tailClosed, m.err, ""
+		if v.cancel != nil {
+			v.cancel()
+			v.cancel = nil
+		}
+		v.closed()
+		return nil
+	}
+	v.stream, v.state = m.stream, tailLive
+	v.truth = fetchTruth{since: v.Ctx.Now(), unreachSince: v.truth.unreachSince}
+	v.rate.Add(v.Ctx.Now(), v.total)
+	v.countGate.Reset()
+	v.pace(v.Ctx.Now())
+	if v.vp.paused { // space was pressed while the stream was starting
+		s := v.stream
+		return tea.Batch(v.tick(), v.Address(v.Gen, func() any {
+			ctx, cancel := tab.CallCtx()
+			defer cancel()
+			return tailPauseMsg{paused: true, err: s.Pause(ctx, true)}
+		}))
+	}
+	return v.tick()
+}
+
+// ticked drains the stream, paces the screen and arms the next tick (or
+// closes the tail when the stream ended).
+func (v *View) ticked(m tailTickMsg) tea.Cmd {
+	if m.seq != v.ticks || v.state != tailLive || v.stream == nil {
+		return nil
+	}
+	n, ended := v.drain()
+	v.matches.dropBefore(v.ring.first())
+	now := v.Ctx.Now()
+	if n > 0 {
+		v.truth.lastRecord = now
+	}
+	v.truth.f = v.stream.Fetching()
+	v.rate.Add(now, v.total)
+	if v.vp.paused || v.held {
+		if w, ok := v.stream.Waiting(); ok {
+			v.waiting = w
+		}
+	}
+	v.topicsNow = len(v.stream.Topics())
+	held := v.pace(now)
+	if ended {
+		s := v.stream
+		v.stream = nil
+		v.state, v.err = tailClosed, s.Err()
+		if v.err == nil {
+			v.note = "the stream ended"
+		}
+		if v.cancel != nil {
+			v.cancel()
+			v.cancel = nil
+		}
+		v.closed()
+		return closeStream(s)
+	}
+	if n > 0 || held {
+		v.every = tailFast
+	} else {
+		v.every = min(v.every*2, tailSlow)
+	}
+	return v.tick()
+}
+
+// sought takes the end of a seek (a jump, or G after one): the buffer
+// starts again from the target, filling and then holding for a jump.
+func (v *View) sought(m tailSeekMsg) tea.Cmd {
+	if v.state != tailSeeking {
+		return nil
+	}
+	v.state = tailLive
+	v.every = tailFast
+	if m.err != nil {
+		if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
+			v.Dlg.Busy = ""
+			v.Dlg.Err = "jump failed: " + sanitize.Error(m.err)
+			return v.tick()
+		}
+		return tea.Batch(v.tick(), common.Flash(common.LevelError, "jump failed: "+sanitize.Error(m.err)))
+	}
+	if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
+		v.CloseDialog()
+	}
+	v.clearBuffer()
+	v.epoch = max(v.epoch, m.epoch)
+	v.vp.resume() // a seek resumes the stream
+	v.waiting = -1
+	v.filling, v.held = m.fill != (Fill{}), false
+	v.truth.since = v.Ctx.Now()
+	v.note = "jumped to " + m.label
+	v.from = "jumped to " + m.label
+	v.pace(v.Ctx.Now())
+	if !v.filling {
+		if m.dlgGen == 0 { // G at the end, not a jump asked for
+			v.from = "from " + m.label
+		}
+		return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail at "+m.label+" (buffer cleared)"))
+	}
+	// The first row is the record at the target: rows then fill
+	// downwards from the top, and the list stays there.
+	v.vp.fillFrom(v.ring.next)
+	return tea.Batch(v.tick(), common.Flash(common.LevelOK, "tail jumped to "+m.label+" (buffer cleared): it fills the buffer from there, then holds · space resumes · G goes to the end"))
 }
 
 func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -797,40 +815,10 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if v.tailer == nil {
 		return nil
 	}
-	rows := max(v.listRowsFor(), 1)
+	if v.navKey(msg) {
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		v.move(-1)
-	case key.Matches(msg, k.Down):
-		v.move(1)
-	case key.Matches(msg, k.PageUp):
-		if v.vp.detail {
-			v.dscroll = max(0, v.dscroll-max(v.detailRows()-1, 1))
-		} else {
-			v.move(-rows)
-		}
-	case key.Matches(msg, k.PageDown):
-		if v.vp.detail {
-			v.dscroll += max(v.detailRows()-1, 1)
-		} else {
-			v.move(rows)
-		}
-	case key.Matches(msg, k.HalfUp):
-		if v.vp.detail {
-			v.dscroll = max(0, v.dscroll-max(v.detailRows()/2, 1))
-		} else {
-			v.move(-max(rows/2, 1))
-		}
-	case key.Matches(msg, k.HalfDown):
-		if v.vp.detail {
-			v.dscroll += max(v.detailRows()/2, 1)
-		} else {
-			v.move(max(rows/2, 1))
-		}
-	case key.Matches(msg, k.Top):
-		if v.vp.home(v.rowSet()) {
-			v.repin()
-		}
 	case key.Matches(msg, k.TailFollow):
 		if v.held && v.state == tailLive && v.stream != nil {
 			// Held after a jump: G goes to the end of the log, live.
@@ -866,15 +854,7 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Tail):
 		v.openNew()
 	case key.Matches(msg, k.TailRestart):
-		if v.spec.Target != "" && !v.Running() {
-			spec := v.spec
-			spec.From = fromLatest
-			// Search results are their own list: the live tail after one
-			// starts empty, never mixed with them. A tail closed by hand
-			// or by leaving the tab keeps its records.
-			keep := v.srch == nil
-			return tea.Batch(v.start(spec, keep), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
-		}
+		return v.restart()
 	case key.Matches(msg, k.TailSearch):
 		v.openSearch()
 	case key.Matches(msg, k.TailStop):
@@ -884,6 +864,65 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return v.stop("closed · r reopens it")
 	}
 	return nil
+}
+
+// navKey moves the cursor (up, down, the page keys, g) or, with the
+// detail pane open, scrolls the pane (the page keys); it reports whether
+// msg was one of those keys.
+func (v *View) navKey(msg tea.KeyPressMsg) bool {
+	k := v.Ctx.Keys
+	rows := max(v.listRowsFor(), 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		v.move(-1)
+	case key.Matches(msg, k.Down):
+		v.move(1)
+	case key.Matches(msg, k.PageUp):
+		if v.vp.detail {
+			v.dscroll = max(0, v.dscroll-max(v.detailRows()-1, 1))
+		} else {
+			v.move(-rows)
+		}
+	case key.Matches(msg, k.PageDown):
+		if v.vp.detail {
+			v.dscroll += max(v.detailRows()-1, 1)
+		} else {
+			v.move(rows)
+		}
+	case key.Matches(msg, k.HalfUp):
+		if v.vp.detail {
+			v.dscroll = max(0, v.dscroll-max(v.detailRows()/2, 1))
+		} else {
+			v.move(-max(rows/2, 1))
+		}
+	case key.Matches(msg, k.HalfDown):
+		if v.vp.detail {
+			v.dscroll += max(v.detailRows()/2, 1)
+		} else {
+			v.move(max(rows/2, 1))
+		}
+	case key.Matches(msg, k.Top):
+		if v.vp.home(v.rowSet()) {
+			v.repin()
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// restart (r) reopens a closed tail from the latest records.
+func (v *View) restart() tea.Cmd {
+	if v.spec.Target == "" || v.Running() {
+		return nil
+	}
+	spec := v.spec
+	spec.From = fromLatest
+	// Search results are their own list: the live tail after one
+	// starts empty, never mixed with them. A tail closed by hand
+	// or by leaving the tab keeps its records.
+	keep := v.srch == nil
+	return tea.Batch(v.start(spec, keep), common.Flash(common.LevelInfo, "reopening the tail of "+common.S(spec.Target)+" from the latest records"))
 }
 
 func (v *View) filterText() string {
@@ -1421,6 +1460,14 @@ func (v *View) columns(w int) tailCols {
 
 // header lines above the list: title, state, optional filter line(s).
 func (v *View) headLines(st *common.Styles) []string {
+	lines := []string{v.titleLine(st)}
+	lines = append(lines, v.searchLines(st)...)
+	lines = append(lines, v.stateLine(st))
+	return append(lines, v.filterLines(st)...)
+}
+
+// titleLine names the tail: target, group, where it reads from.
+func (v *View) titleLine(st *common.Styles) string {
 	title := st.Title.Render("Tail " + common.S(v.spec.Target))
 	group := "temporary group"
 	switch {
@@ -1436,39 +1483,14 @@ func (v *View) headLines(st *common.Styles) []string {
 	if v.slot != "" {
 		head = v.slot + " · " + head
 	}
-	lines := []string{title + st.Muted.Render("  "+head)}
-	lines = append(lines, v.searchLines(st)...)
+	return title + st.Muted.Render("  "+head)
+}
 
+// stateLine says what the stream does, the counters as last let
+// through, and where the list stands.
+func (v *View) stateLine(st *common.Styles) string {
 	c := v.shown
-	var parts []string
-	switch v.state {
-	case tailStarting:
-		parts = append(parts, st.Info.Render("◌ connecting…"))
-	case tailLive:
-		switch since, stalled := v.truth.stalled(v.Ctx.Now()); {
-		case v.vp.paused, v.held:
-		case v.noTopic():
-			// The consumer keeps looking; say that nothing matches
-			// rather than "live", which would wait for records forever.
-			parts = append(parts, st.Warn.Render("◌ no topic matches "+common.S(v.spec.Target)+" — watching for one"))
-		case stalled:
-			// The consumer retries by itself: say so, and for how long
-			// nothing was fetched, rather than "live".
-			parts = append(parts, st.Warn.Render("◌ reconnecting · no fetch for "+common.Dur(v.Ctx.Now().Sub(since))))
-		case v.filling:
-			parts = append(parts, st.OK.Render("● reading from the jump · holds when the buffer is full"))
-		default:
-			parts = append(parts, st.OK.Render("● live"))
-		}
-	case tailSeeking:
-		parts = append(parts, st.Info.Render("◌ jumping…"))
-	case tailClosed:
-		if v.err != nil {
-			parts = append(parts, st.Err.Render("■ stopped: "+sanitize.Error(v.err)))
-		} else {
-			parts = append(parts, st.Warn.Render("■ "+v.note))
-		}
-	}
+	parts := v.streamState(st)
 	if v.vp.paused {
 		// Back pressure: the consumer fetches nothing while paused; what
 		// arrived before it stopped is in the buffer, the rest waits in
@@ -1510,29 +1532,66 @@ func (v *View) headLines(st *common.Styles) []string {
 		}
 		parts = append(parts, st.Muted.Render(note))
 	}
-	lines = append(lines, strings.Join(parts, st.Faint.Render(" · ")))
+	return strings.Join(parts, st.Faint.Render(" · "))
+}
 
+// streamState is the state line's first part: connecting, live,
+// reconnecting, jumping, stopped… (none while paused or held: the
+// pause's part says so).
+func (v *View) streamState(st *common.Styles) []string {
+	switch v.state {
+	case tailStarting:
+		return []string{st.Info.Render("◌ connecting…")}
+	case tailLive:
+		switch since, stalled := v.truth.stalled(v.Ctx.Now()); {
+		case v.vp.paused, v.held:
+		case v.noTopic():
+			// The consumer keeps looking; say that nothing matches
+			// rather than "live", which would wait for records forever.
+			return []string{st.Warn.Render("◌ no topic matches " + common.S(v.spec.Target) + " — watching for one")}
+		case stalled:
+			// The consumer retries by itself: say so, and for how long
+			// nothing was fetched, rather than "live".
+			return []string{st.Warn.Render("◌ reconnecting · no fetch for " + common.Dur(v.Ctx.Now().Sub(since)))}
+		case v.filling:
+			return []string{st.OK.Render("● reading from the jump · holds when the buffer is full")}
+		default:
+			return []string{st.OK.Render("● live")}
+		}
+	case tailSeeking:
+		return []string{st.Info.Render("◌ jumping…")}
+	case tailClosed:
+		if v.err != nil {
+			return []string{st.Err.Render("■ stopped: " + sanitize.Error(v.err))}
+		}
+		return []string{st.Warn.Render("■ " + v.note)}
+	}
+	return nil
+}
+
+// filterLines are the filter's input and help while typing, or the
+// filter in force and its count.
+func (v *View) filterLines(st *common.Styles) []string {
 	switch {
 	case v.filtering:
 		count := st.Muted.Render("  " + common.Thousands(int64(v.matches.len())) + " match")
 		if v.filter == nil {
 			count = ""
 		}
-		lines = append(lines, v.filterIn.View(st)+count)
+		lines := []string{v.filterIn.View(st) + count}
 		if v.filterErr != "" {
-			lines = append(lines, st.Err.Render(common.Trunc(sanitize.String(v.filterErr), v.W)))
-		} else {
-			lines = append(lines, st.Faint.Render(common.Trunc(FilterHelp+" · enter keeps · esc clears", v.W)))
+			return append(lines, st.Err.Render(common.Trunc(sanitize.String(v.filterErr), v.W)))
 		}
+		return append(lines, st.Faint.Render(common.Trunc(FilterHelp+" · enter keeps · esc clears", v.W)))
 	case v.filter != nil:
 		shown := ""
 		if v.vp.paused {
 			shown = " (" + common.Thousands(int64(v.rowCount())) + " before the pause)"
 		}
-		lines = append(lines, st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.W-30, 8)))+
-			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" "+common.Agree(v.matches.len(), "matches", "match")+shown+" · esc clears"))
+		return []string{st.Filter.Render("/"+common.Trunc(common.S(v.filter.src), max(v.W-30, 8))) +
+			st.Muted.Render("  "+common.Thousands(int64(v.matches.len()))+" of "+common.Thousands(int64(v.ring.n))+" "+common.Agree(v.matches.len(), "matches", "match")+shown+" · esc clears")}
 	}
-	return lines
+	return nil
 }
 
 // listRowsFor is the number of record rows the current layout shows.
