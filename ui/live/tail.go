@@ -213,6 +213,23 @@ func (t *tailStream) Waiting() (int64, bool) {
 // current matches).
 func (t *tailStream) Topics() []string { return t.c.Topics() }
 
+// tailOwner is the state of the owner goroutine (run): only it reads and
+// writes these fields.
+type tailOwner struct {
+	t         *tailStream
+	c         *consumer.Consumer
+	pattern   bool
+	epoch     uint64
+	paused    bool // Pause(true)
+	held      bool // stopped at the fill bound
+	fill      tail.Fill
+	sent      int   // records sent since the last seek
+	sentBytes int64 // their tail.RecordSize
+	out       *tail.Batch
+	lagAt     time.Time
+	lookAt    time.Time
+}
+
 // run is the owner goroutine: read a batch, offer it to the view while
 // serving requests, repeat. A seek drops the batch in hand (it is of the
 // old epoch), bumps the epoch and sets the fill bound; at the bound the
@@ -221,55 +238,14 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 	defer close(t.done)
 	defer c.Close() // leaving deletes a temporary group
 	defer close(t.ch)
-	var (
-		epoch     uint64
-		paused    bool // Pause(true)
-		held      bool // stopped at the fill bound
-		fill      tail.Fill
-		sent      int   // records sent since the last seek
-		sentBytes int64 // their tail.RecordSize
-		out       *tail.Batch
-		lagAt     time.Time
-		lookAt    time.Time
-	)
-	pattern := consumer.IsPattern(t.target)
-	resume := func() {
-		c.ResumeFetching()
-		paused, held = false, false
-		t.waiting.Store(-1)
-	}
-	serve := func(r tailReq) {
-		var rep tailReply
-		switch {
-		case r.ctx.Err() != nil:
-			rep.err = r.ctx.Err() // the caller gave up: do nothing
-		case r.kind == reqSeek:
-			if rep.err = seek(r.ctx, c, t.target, r.to); rep.err == nil {
-				epoch++
-				out = nil
-				fill, sent, sentBytes = r.fill, 0, 0
-				if paused || held {
-					resume()
-				}
-			}
-		case r.kind == reqPause:
-			paused = true
-			lagAt = time.Time{}
-			rep.err = c.PauseFetching(r.ctx)
-		case r.kind == reqResume:
-			fill = tail.Fill{} // resuming lifts the bound of the last jump
-			resume()
-		}
-		rep.epoch = epoch
-		r.reply <- rep
-	}
+	o := &tailOwner{t: t, c: c, pattern: consumer.IsPattern(t.target)}
 	for ctx.Err() == nil {
-		if out != nil {
+		if o.out != nil {
 			select {
-			case t.ch <- *out:
-				out = nil
+			case t.ch <- *o.out:
+				o.out = nil
 			case r := <-t.reqs:
-				serve(r)
+				o.serve(r)
 			case <-ctx.Done():
 				return
 			}
@@ -277,72 +253,123 @@ func (t *tailStream) run(ctx context.Context, c *consumer.Consumer) {
 		}
 		select {
 		case r := <-t.reqs:
-			serve(r)
+			o.serve(r)
 			continue
 		default:
 		}
-		if (paused || held) && time.Since(lagAt) >= tailLagEvery {
-			lagAt = time.Now()
-			lctx, cancel := context.WithTimeout(ctx, tailLagEvery)
-			if n, err := c.Lag(lctx); err == nil {
-				t.waiting.Store(n)
-			}
-			cancel()
+		o.lookAround(ctx)
+		if !o.read(ctx) {
+			return
 		}
-		if pattern && time.Since(lookAt) >= tailRefreshEvery && len(c.Topics()) == 0 {
-			// Nothing matches yet: look again soon, so that a topic
-			// created for the pattern is tailed within a second or so.
-			lookAt = time.Now()
-			rctx, cancel := context.WithTimeout(ctx, 2*tailRefreshEvery)
-			if err := c.RefreshNow(rctx); err != nil && ctx.Err() == nil {
-				t.log("tail %s: looking for matching topics: %v", t.target, err)
-			}
-			cancel()
-		}
-		max := tailReadMax
-		if fill.Records > 0 && !held {
-			max = min(max, fill.Records-sent)
-		}
-		recs, err := c.ReadBatch(ctx, max, tailReadWait)
-		if err != nil && !ilink.IsNoMessage(err) {
-			if ctx.Err() != nil {
-				return
-			}
-			if ilink.IsRejected(err) || ilink.IsConfigError(err) {
-				t.err.Store(&err)
-				return
-			}
-			continue // session trouble: the consumer recovers by itself
-		}
-		if len(recs) == 0 {
-			continue
-		}
-		if held { // read while holding (a fetch that was under way): not sent
-			putBack(c, recs)
-			continue
-		}
-		b := tail.Batch{Epoch: epoch, Records: make([]tail.Record, 0, len(recs))}
-		var rest []*consumer.Record
-		for i, r := range recs {
-			tr := TailRecordOf(r)
-			if fill.Bytes > 0 {
-				size := tail.RecordSize(&tr)
-				if sent > 0 && sentBytes+size > fill.Bytes {
-					rest = recs[i:]
-					break
-				}
-				sentBytes += size
-			}
-			b.Records = append(b.Records, tr)
-			sent++
-		}
-		if rest != nil || (fill.Records > 0 && sent >= fill.Records) {
-			held, b.Held = true, true
-			lagAt = time.Time{}
-			hold(ctx, c, rest)
-		}
-		out = &b
 	}
+}
+
+func (o *tailOwner) resume() {
+	o.c.ResumeFetching()
+	o.paused, o.held = false, false
+	o.t.waiting.Store(-1)
+}
+
+// serve answers one request of the view: seek, pause or resume.
+func (o *tailOwner) serve(r tailReq) {
+	var rep tailReply
+	switch {
+	case r.ctx.Err() != nil:
+		rep.err = r.ctx.Err() // the caller gave up: do nothing
+	case r.kind == reqSeek:
+		if rep.err = seek(r.ctx, o.c, o.t.target, r.to); rep.err == nil {
+			o.epoch++
+			o.out = nil
+			o.fill, o.sent, o.sentBytes = r.fill, 0, 0
+			if o.paused || o.held {
+				o.resume()
+			}
+		}
+	case r.kind == reqPause:
+		o.paused = true
+		o.lagAt = time.Time{}
+		rep.err = o.c.PauseFetching(r.ctx)
+	case r.kind == reqResume:
+		o.fill = tail.Fill{} // resuming lifts the bound of the last jump
+		o.resume()
+	}
+	rep.epoch = o.epoch
+	r.reply <- rep
+}
+
+// lookAround counts what waits while paused or held, and looks for
+// topics when a pattern matches none yet.
+func (o *tailOwner) lookAround(ctx context.Context) {
+	t, c := o.t, o.c
+	if (o.paused || o.held) && time.Since(o.lagAt) >= tailLagEvery {
+		o.lagAt = time.Now()
+		lctx, cancel := context.WithTimeout(ctx, tailLagEvery)
+		if n, err := c.Lag(lctx); err == nil {
+			t.waiting.Store(n)
+		}
+		cancel()
+	}
+	if o.pattern && time.Since(o.lookAt) >= tailRefreshEvery && len(c.Topics()) == 0 {
+		// Nothing matches yet: look again soon, so that a topic
+		// created for the pattern is tailed within a second or so.
+		o.lookAt = time.Now()
+		rctx, cancel := context.WithTimeout(ctx, 2*tailRefreshEvery)
+		if err := c.RefreshNow(rctx); err != nil && ctx.Err() == nil {
+			t.log("tail %s: looking for matching topics: %v", t.target, err)
+		}
+		cancel()
+	}
+}
+
+// read reads a batch into o.out, up to the fill bound (then it holds);
+// false ends the stream (the context's end, or an error the consumer
+// does not recover from, kept for the view).
+func (o *tailOwner) read(ctx context.Context) bool {
+	c := o.c
+	max := tailReadMax
+	if o.fill.Records > 0 && !o.held {
+		max = min(max, o.fill.Records-o.sent)
+	}
+	recs, err := c.ReadBatch(ctx, max, tailReadWait)
+	if err != nil && !ilink.IsNoMessage(err) {
+		if ctx.Err() != nil {
+			return false
+		}
+		if ilink.IsRejected(err) || ilink.IsConfigError(err) {
+			o.t.err.Store(&err)
+			return false
+		}
+		return true // session trouble: the consumer recovers by itself
+	}
+	if len(recs) == 0 {
+		return true
+	}
+	if o.held { // read while holding (a fetch that was under way): not sent
+		putBack(c, recs)
+		return true
+	}
+	b := tail.Batch{Epoch: o.epoch, Records: make([]tail.Record, 0, len(recs))}
+	var rest []*consumer.Record
+	for i, r := range recs {
+		tr := TailRecordOf(r)
+		if o.fill.Bytes > 0 {
+			size := tail.RecordSize(&tr)
+			if o.sent > 0 && o.sentBytes+size > o.fill.Bytes {
+				rest = recs[i:]
+				break
+			}
+			o.sentBytes += size
+		}
+		b.Records = append(b.Records, tr)
+		o.sent++
+	}
+	if rest != nil || (o.fill.Records > 0 && o.sent >= o.fill.Records) {
+		o.held, b.Held = true, true
+		o.lagAt = time.Time{}
+		hold(ctx, c, rest)
+	}
+	o.out = &b
+	return true
 }
 
 // hold stops fetching at a jump's fill bound: the records read but not
