@@ -453,7 +453,7 @@ func anyPkg(string) bool { return true }
 
 var (
 	viewPkgs     = is("ui/views", "ui/views/tab", "ui/views/tail", "ui/views/publish")
-	testOnlyPkgs = is("ui/internal/fakes", "ui/internal/viewtest", "ui/sanitize/sanitizetest")
+	testOnlyPkgs = is("ui/internal/fakes", "ui/internal/viewtest", "ui/sanitize/sanitizetest", "ilink/ilinktest")
 	clientPkgs   = and(under("ilink"), not(under("ilink/engine")))
 )
 

@@ -20,6 +20,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 type lockedBuf struct {
@@ -70,7 +71,7 @@ func TestServeCommand(t *testing.T) {
 
 	listenRE := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 	var addr string
-	waitUntil(t, "the banner", func() bool {
+	ilinktest.WaitFor(t, serveWait, "the banner", func() bool {
 		if m := listenRE.FindStringSubmatch(out.String()); m != nil {
 			addr = m[1]
 			return true
@@ -87,8 +88,8 @@ func TestServeCommand(t *testing.T) {
 	}
 
 	sess, stdout, stderr := operatorShell(t, addr, signer)
-	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
-	waitUntil(t, "the connect in the audit log", func() bool {
+	ilinktest.WaitFor(t, serveWait, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+	ilinktest.WaitFor(t, serveWait, "the connect in the audit log", func() bool {
 		b, _ := os.ReadFile(audit)
 		return bytes.Contains(b, []byte(`"event":"connect"`))
 	})
@@ -156,16 +157,8 @@ func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.
 	return sess, stdout, stderr
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// serveWait bounds the waits for a served session (ilinktest.WaitFor).
+const serveWait = 30 * time.Second
 
 // Flags override the config file's serve section field by field; what no
 // flag sets comes from the file.
@@ -218,7 +211,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 	defer p.cmd.Process.Kill()
 	listenRE := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 	var addr string
-	waitUntil(t, "the banner", func() bool {
+	ilinktest.WaitFor(t, serveWait, "the banner", func() bool {
 		m := listenRE.FindStringSubmatch(out.String() + p.stderr.String())
 		if m != nil {
 			addr = m[1]
@@ -226,7 +219,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 		return m != nil
 	})
 	sess, stdout, stderr := operatorShell(t, addr, signer)
-	waitUntil(t, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+	ilinktest.WaitFor(t, serveWait, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
 
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	err = sess.Wait()

@@ -19,6 +19,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -80,20 +81,6 @@ func tempGroups(t *testing.T, e *engine.Engine) []string {
 		}
 	}
 	return out
-}
-
-// waitFor polls cond every 20 ms until it holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // process is a started ilinkdash process.
@@ -184,12 +171,12 @@ func TestTailPipedIntoHeadLeavesItsGroup(t *testing.T) {
 				}
 			}
 			var groups []string
-			if !waitFor(5*time.Second, func() bool { groups = tempGroups(t, e); return len(groups) == 1 }) {
+			if !ilinktest.Poll(5*time.Second, func() bool { groups = tempGroups(t, e); return len(groups) == 1 }) {
 				t.Fatalf("temporary groups %v, want the tail's one", groups)
 			}
 			out.Close()
 			closed := time.Now()
-			if !waitFor(stopBound, func() bool { return len(tempGroups(t, e)) == 0 }) {
+			if !ilinktest.Poll(stopBound, func() bool { return len(tempGroups(t, e)) == 0 }) {
 				t.Fatalf("temporary group %v still there %v after the reader closed\n%s", tempGroups(t, e), stopBound, p.stderr.String())
 			}
 			gone := time.Since(closed)
@@ -212,7 +199,7 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 	if res.code != 0 || strings.Count(res.stdout, "\n") != 3 {
 		t.Fatalf("--count 3: exit %d, %q %s", res.code, res.stdout, res.stderr)
 	}
-	if !waitFor(stopBound, func() bool { return len(tempGroups(t, e)) == 0 }) {
+	if !ilinktest.Poll(stopBound, func() bool { return len(tempGroups(t, e)) == 0 }) {
 		t.Fatalf("after --count: temporary groups %v", tempGroups(t, e))
 	}
 	// Context cancel (what the signals do inside the process).
@@ -224,7 +211,7 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 		code, _ := a.execute(ctx, []string{"tail", "SIG.T", "--from", "earliest", "--addr", addr, "--config="}, strings.NewReader(""), &out, &out)
 		done <- code
 	}()
-	if !waitFor(5*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
+	if !ilinktest.Poll(5*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
 		t.Fatal("the tail's group never appeared")
 	}
 	cancel(errInterrupted)
@@ -242,7 +229,7 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 	// SIGINT and SIGTERM, to the process.
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		p := start(t, cliProcess(t, "tail", "SIG.T", "--addr", addr))
-		if !waitFor(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
+		if !ilinktest.Poll(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
 			t.Fatalf("%v: the tail's group never appeared\n%s", sig, p.stderr.String())
 		}
 		p.cmd.Process.Signal(sig)
@@ -311,7 +298,7 @@ func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
 				}
 				return 0
 			}
-			if !waitFor(10*time.Second, func() bool { return end() > 200 }) {
+			if !ilinktest.Poll(10*time.Second, func() bool { return end() > 200 }) {
 				t.Fatalf("publish never got going\n%s", p.stderr.String())
 			}
 			tc.fault(e)
@@ -338,7 +325,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	e := startStopEngine(t, "PUB.T", 0)
 	p := start(t, cliProcess(t, "publish", "PUB.T", "--size", "100", "--count", "100000000", "--rate", "2000",
 		"--addr", strings.Join(e.DataAddrs(), ",")))
-	if !waitFor(10*time.Second, func() bool {
+	if !ilinktest.Poll(10*time.Second, func() bool {
 		for _, ti := range e.Topics() {
 			if ti.Name == "PUB.T" && ti.EndOffsetSum > 100 {
 				return true
@@ -355,7 +342,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	// The process says it is stopping once it has handled the first
 	// interrupt: sent before that, the second could merge into the first
 	// (the runtime keeps one pending bit per signal).
-	if !waitFor(stopBound, func() bool { return strings.Contains(p.stderr.String(), "interrupt again to exit now") }) {
+	if !ilinktest.Poll(stopBound, func() bool { return strings.Contains(p.stderr.String(), "interrupt again to exit now") }) {
 		t.Fatalf("no stopping note after the first interrupt: %q", p.stderr.String())
 	}
 	p.cmd.Process.Signal(syscall.SIGINT)
@@ -370,7 +357,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 func TestTailStopsWithinTwoSecondsWhenTheClusterHangs(t *testing.T) {
 	e := startStopEngine(t, "HANG.T", 10)
 	p := start(t, cliProcess(t, "tail", "HANG.T", "--from", "earliest", "--addr", strings.Join(e.DataAddrs(), ",")))
-	if !waitFor(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
+	if !ilinktest.Poll(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
 		t.Fatalf("the tail's group never appeared\n%s", p.stderr.String())
 	}
 	waitHeld(t, hang(e), p) // the tail's fetch (or heartbeat) is held

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -539,18 +540,6 @@ func TestProducerCompressionRoundTrip(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or the time is up.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // checkExactlyOnce checks that each partition holds contiguous offsets
 // from 0, that every acknowledged value is present exactly once at the
 // offset its callback gave, that no value appears twice, and that values
@@ -753,7 +742,7 @@ func TestProducerFollowerRejection(t *testing.T) {
 	}
 	// No connection stays on the old leader once it leads nothing.
 	// spec: P-39
-	waitFor(t, 3*time.Second, "the connection to the old leader to close", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "the connection to the old leader to close", func() bool {
 		return p.Stats().Connections[old] == 0 && e.SessionCount(old) == 0
 	})
 	st := p.Stats()
@@ -776,7 +765,7 @@ func TestProducerReconnectToMostLeading(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 3*time.Second, "connections only to node 3", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "connections only to node 3", func() bool {
 		c := p.Stats().Connections
 		return len(c) == 1 && c[3] == 1
 	})
@@ -788,7 +777,7 @@ func TestProducerReconnectToMostLeading(t *testing.T) {
 	}
 	// Reconnected to the node that leads every partition, and nowhere else.
 	// spec: P-38, P-39
-	waitFor(t, 3*time.Second, "connections only to node 3 after the reconnect", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "connections only to node 3 after the reconnect", func() bool {
 		c := p.Stats().Connections
 		return len(c) == 1 && c[3] == 1 && e.SessionCount(1) == 0 && e.SessionCount(2) == 0
 	})
@@ -809,7 +798,7 @@ func TestProducerReconnectToMostLeading(t *testing.T) {
 		}
 	}
 	// spec: P-38, P-39
-	waitFor(t, 3*time.Second, "connections only to node 2 after the failover", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "connections only to node 2 after the failover", func() bool {
 		c := p.Stats().Connections
 		return len(c) == 1 && c[2] == 1 && e.SessionCount(1) == 0
 	})
@@ -1068,14 +1057,14 @@ func TestProducerFollowerRejectionWaitsForOutstandingReplies(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	p.Send(&ProducerRecord{Topic: "T", Key: k0, Value: []byte("B")}, func(_ RecordMetadata, err error) { done <- err })
-	waitFor(t, 5*time.Second, "B at node 1", sawB.Load)
+	ilinktest.WaitFor(t, 5*time.Second, "B at node 1", sawB.Load)
 	p.Send(&ProducerRecord{Topic: "T", Key: k1, Value: []byte("C")}, func(_ RecordMetadata, err error) { done <- err })
 	for range 2 {
 		if err := <-done; err != nil {
 			t.Fatalf("send: %v", err)
 		}
 	}
-	waitFor(t, 5*time.Second, "the rejected connection closed", func() bool { return closedAt.Load() != 0 })
+	ilinktest.WaitFor(t, 5*time.Second, "the rejected connection closed", func() bool { return closedAt.Load() != 0 })
 	closed := time.Unix(0, closedAt.Load())
 	var cReqs []producedReq
 	for _, r := range log.all() {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -81,7 +82,7 @@ func TestProducerNewIDAfterEngineLostState(t *testing.T) {
 		return engine.ControlAction{}
 	})
 	fut := p.SendFuture(&ProducerRecord{Topic: "T", Value: []byte("unsure")})
-	waitFor(t, 5*time.Second, "the produce held", held.Load)
+	ilinktest.WaitFor(t, 5*time.Second, "the produce held", held.Load)
 	remove()
 	if err := e.KillNode(node); err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
 	}
 	kept := dial(100 * time.Millisecond)
 	silent := dial(-1)
-	waitFor(t, 5*time.Second, "the silent connection cut", func() bool { return silent.Err() != nil })
+	ilinktest.WaitFor(t, 5*time.Second, "the silent connection cut", func() bool { return silent.Err() != nil })
 	// The silent one was idle for IdleTimeout; so was the other, which
 	// pinged. It stays through three more idle timeouts.
 	// Under test: 900 ms of idleness, three idle timeouts.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -114,7 +115,7 @@ func TestSpecProducerConnectsPerLeader(t *testing.T) {
 	// One connection per leader node: nodes 1, 2 and 3 once each, although
 	// node 2 leads two partitions.
 	want := map[int]int{1: 1, 2: 1, 3: 1}
-	waitFor(t, 3*time.Second, "one connection per leader node", func() bool { // spec: P-33
+	ilinktest.WaitFor(t, 3*time.Second, "one connection per leader node", func() bool { // spec: P-33
 		return maps.Equal(p.Stats().Connections, want)
 	})
 	// Every PRODUCE carried only partitions led by the node it reached,

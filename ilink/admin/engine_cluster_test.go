@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -135,7 +136,7 @@ func TestNotCommittedTails(t *testing.T) {
 		t.Fatalf("committed at once: %+v", got)
 	}
 	// spec: K-12 — not committed yet, but it commits later.
-	eventually(t, "the pending change to commit", func() bool { return !e.DefinitionPending("") })
+	ilinktest.WaitFor(t, waitTimeout, "the pending change to commit", func() bool { return !e.DefinitionPending("") })
 	got := must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 	if got.Version != p.Version+1 || got.Replicas != 2 {
 		t.Fatalf("after the late commit: %+v", got) // spec: K-11 (asynchronous commit)

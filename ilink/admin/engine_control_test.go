@@ -8,6 +8,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -115,7 +116,7 @@ func TestNodeControlOverAdmin(t *testing.T) {
 	if err := q.KillNode(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "node 1 to die", func() bool { return !e.Nodes()[0].Up })
+	ilinktest.WaitFor(t, waitTimeout, "node 1 to die", func() bool { return !e.Nodes()[0].Up })
 	ns := must[[]NodeInfo](t)(q.Nodes(ctx))
 	if ns[0].State != NodeDown || s.NodeID() == 1 {
 		t.Fatalf("after killing our node: %+v (connected to node %d)", ns[0], s.NodeID())
@@ -134,7 +135,7 @@ func TestShutdownService(t *testing.T) {
 	if err != nil || !ok || cc.n(wire.CodeShutdown) != 1 {
 		t.Fatalf("ShutdownService(false) = %v, %v; SHUTDOWN sent %d times", ok, err, cc.n(wire.CodeShutdown))
 	}
-	eventually(t, "node 2 down", func() bool { return !e.Nodes()[1].Up })
+	ilinktest.WaitFor(t, waitTimeout, "node 2 down", func() bool { return !e.Nodes()[1].Up })
 
 	// The engine closes without an answer: false, no error.
 	e2 := startEngine(t, engine.Config{Nodes: 1})
@@ -143,7 +144,7 @@ func TestShutdownService(t *testing.T) {
 	if err != nil || ok { // spec: A-24
 		t.Fatalf("cluster-wide ShutdownService = %v, %v; want false, nil", ok, err)
 	}
-	eventually(t, "the engine to go down", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "the engine to go down", func() bool {
 		c, err := Connect(ctx, e2.AdminAddrs()[0], Options{DialTimeout: 200 * time.Millisecond})
 		if err == nil {
 			c.Close()
@@ -205,7 +206,7 @@ func TestPatchService(t *testing.T) {
 	if ps := e.Patches(); len(ps) != 1 || !strings.Contains(ps[0], "node 3 ilengine-7.0.1.3553.bin 5 bytes") {
 		t.Fatalf("patches %v", ps)
 	}
-	eventually(t, "node 3 back", func() bool { st := e.Nodes()[2]; return st.Up && st.Running })
+	ilinktest.WaitFor(t, waitTimeout, "node 3 back", func() bool { st := e.Nodes()[2]; return st.Up && st.Running })
 	if _, err := s.QmgrList(ctx); err != nil { // the next call reconnects
 		t.Fatalf("after the patch restart: %v", err)
 	}
@@ -251,7 +252,7 @@ func TestLeadTableFromEngine(t *testing.T) {
 	if err := e.KillNode(1); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a new cluster leader", func() bool { return e.Leader() != 0 })
+	ilinktest.WaitFor(t, waitTimeout, "a new cluster leader", func() bool { return e.Leader() != 0 })
 	lt := must[ClusterLeadTable](t)(s.ClusterLeadTableParsed(ctx, ""))
 	kinds := map[string]int{}
 	var forced, auto, offNode bool
@@ -300,7 +301,7 @@ func TestReplicationStatusLag(t *testing.T) {
 	}
 	// The status shows the lagging follower once its lag has a duration.
 	var rs ReplicationStatus
-	eventually(t, "the lagging follower's lag", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "the lagging follower's lag", func() bool {
 		rs = must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
 		for _, p := range rs.Partitions {
 			for _, f := range p.Followers {
@@ -337,7 +338,7 @@ func TestReplicationStatusLag(t *testing.T) {
 	if err := e.SetReplicaDelay(lagger, 0); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the follower to catch up", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "the follower to catch up", func() bool {
 		rs := must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
 		for _, f := range rs.Partitions[0].Followers { // R.T
 			if f.LagRecords != 0 || !f.InSync {

@@ -8,6 +8,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -134,7 +135,7 @@ func TestTopicLifecycleAndPublish(t *testing.T) {
 	}
 
 	var d TopicDescription
-	eventually(t, "the followers to replicate", func() bool { // the high watermark follows the pulls
+	ilinktest.WaitFor(t, waitTimeout, "the followers to replicate", func() bool { // the high watermark follows the pulls
 		d = must[TopicDescription](t)(q.DescribeTopic(ctx, "ORDER.EVENT"))
 		for _, p := range d.PartitionList {
 			if p.HighWatermark != p.EndOffset {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -244,7 +245,7 @@ func TestGroupCallsOverShortDataConnections(t *testing.T) {
 		}
 		seen[r.conn] = true
 	}
-	eventually(t, "the short connections to close", func() bool { return dat.open.Load() == 0 })
+	ilinktest.WaitFor(t, waitTimeout, "the short connections to close", func() bool { return dat.open.Load() == 0 })
 }
 
 func TestGroupCallRetriesLoading(t *testing.T) {

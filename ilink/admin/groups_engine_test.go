@@ -7,6 +7,7 @@ import (
 
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -33,7 +34,7 @@ func subscribe(t *testing.T, e *engine.Engine, group, topic string) *consumer.Co
 // assigned waits until c owns n partitions.
 func assigned(t *testing.T, c *consumer.Consumer, n int) {
 	t.Helper()
-	eventually(t, "the assignment", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "the assignment", func() bool {
 		k := 0
 		for _, tp := range c.Assignment() {
 			k += len(tp.Partitions)
@@ -144,7 +145,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 
 	// Without members: seek works, and a member joining starts there.
 	c.Close()
-	eventually(t, "billing to have no member", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "billing to have no member", func() bool {
 		return must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")).State == GroupEmpty
 	})
 	ch := must[[]OffsetChange](t)(q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Offset: 1}))
@@ -157,7 +158,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 		t.Fatalf("first record after the seek: %+v, %v", r, err)
 	}
 	c2.Close()
-	eventually(t, "billing to have no member", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "billing to have no member", func() bool {
 		return must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")).State == GroupEmpty
 	})
 

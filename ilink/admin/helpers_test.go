@@ -94,16 +94,8 @@ func must[T any](t testing.TB) func(v T, err error) T {
 	}
 }
 
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+// waitTimeout bounds the tests' waits for the engine (ilinktest.WaitFor).
+const waitTimeout = 10 * time.Second
 
 // codeCounter counts requests per code with an engine control.
 type codeCounter struct {

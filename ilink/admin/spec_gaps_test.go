@@ -9,6 +9,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -141,7 +142,7 @@ func TestSpecAdminPublishAcksOneNotIdempotent(t *testing.T) {
 	for n := 1; n <= 3; n++ {
 		e.SetReplicaDelay(n, 0)
 	}
-	eventually(t, "the followers to catch up", func() bool {
+	ilinktest.WaitFor(t, waitTimeout, "the followers to catch up", func() bool {
 		ps, _ := e.TopicPartitions("A8")
 		return ps[0].HighWatermark == 1
 	})

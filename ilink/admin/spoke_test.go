@@ -9,6 +9,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -22,8 +23,8 @@ func TestHubAndSpokes(t *testing.T) {
 	}
 	// The spoke dials the hub on its own: linked soon after the start,
 	// not necessarily by the time Start returns.
-	eventually(t, "spoke SP1 linked to the hub", sp1.HubLinked)
-	eventually(t, "spoke SP2 linked to the hub", func() bool { return hub.SpokeEngine("SP2") != nil && hub.SpokeEngine("SP2").HubLinked() })
+	ilinktest.WaitFor(t, waitTimeout, "spoke SP1 linked to the hub", sp1.HubLinked)
+	ilinktest.WaitFor(t, waitTimeout, "spoke SP2 linked to the hub", func() bool { return hub.SpokeEngine("SP2") != nil && hub.SpokeEngine("SP2").HubLinked() })
 	hubAddr := hub.AdminAddrs()[0]
 
 	// The hub lists its spokes.
@@ -108,12 +109,12 @@ func TestHubAndSpokes(t *testing.T) {
 		t.Fatal("connection open after the spoke refused a second switch")
 	}
 	// spec: A-34 — a failed switch closes the connection; nothing stays open.
-	eventually(t, "the hub's sessions to close", func() bool { return hub.SessionCount(1) == 0 })
+	ilinktest.WaitFor(t, waitTimeout, "the hub's sessions to close", func() bool { return hub.SessionCount(1) == 0 })
 	_, err = ConnectToSpoke(ctx, hubAddr, "NOPE", Options{})
 	wantErr(t, err, wire.ErrUnknownSpoke, "NOPE")
 	_, err = ConnectToSpokeByKey(ctx, hubAddr, "no-such-key", Options{})
 	wantErr(t, err, wire.ErrUnknownSpoke, "no-such-key")
-	eventually(t, "the failed switches' connections to close", func() bool { return hub.SessionCount(1) == 0 })
+	ilinktest.WaitFor(t, waitTimeout, "the failed switches' connections to close", func() bool { return hub.SessionCount(1) == 0 })
 
 	// The service reconnects through the hub (switching again); closing it
 	// closes the tunnel at the spoke too.
@@ -122,13 +123,13 @@ func TestHubAndSpokes(t *testing.T) {
 	}
 	spokeSessions := sp1.SessionCount(1) // the direct one + the tunnel
 	s.Close()
-	eventually(t, "the tunnel to close at the spoke", func() bool { return sp1.SessionCount(1) == spokeSessions-1 })
+	ilinktest.WaitFor(t, waitTimeout, "the tunnel to close at the spoke", func() bool { return sp1.SessionCount(1) == spokeSessions-1 })
 }
 
 func TestSpokeKeySurvivesRestart(t *testing.T) {
 	t.Parallel()
 	hub := startEngine(t, engine.Config{Nodes: 1, Spokes: []engine.SpokeConfig{{Name: "EDGE"}}})
-	eventually(t, "spoke EDGE linked to the hub", func() bool { return hub.SpokeEngine("EDGE") != nil && hub.SpokeEngine("EDGE").HubLinked() })
+	ilinktest.WaitFor(t, waitTimeout, "spoke EDGE linked to the hub", func() bool { return hub.SpokeEngine("EDGE") != nil && hub.SpokeEngine("EDGE").HubLinked() })
 	ctx := testCtx(t)
 	key := engine.SpokeKey("EDGE")
 	if key != engine.SpokeKey("EDGE") || len(key) != 18 {
@@ -145,7 +146,7 @@ func TestSpokeKeySurvivesRestart(t *testing.T) {
 
 	// The spoke restarts (a new engine, same name and configured key).
 	hub.SpokeEngine("EDGE").Close()
-	eventually(t, "the hub to see the link down", func() bool { return !hub.Spokes()[0].Running })
+	ilinktest.WaitFor(t, waitTimeout, "the hub to see the link down", func() bool { return !hub.Spokes()[0].Running })
 	spoke2 := startEngine(t, engine.Config{Nodes: 1, QueueManager: "QM_EDGE2"})
 	if err := spoke2.LinkToHub(hub.SpokeAddr(), "EDGE", ""); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -271,16 +272,13 @@ func depth(t testing.TB, e *Engine, q string) int {
 	return d
 }
 
-// eventually polls cond for up to 5s.
+// eventually waits up to ioTimeout for cond (ilinktest.Poll). A timeout
+// also prints every goroutine's stack: it shows where the engine hangs.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(ioTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("timed out waiting for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !ilinktest.Poll(ioTimeout, cond) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("timed out after %v waiting for %s; goroutines:\n%s", ioTimeout, what, buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // tailGroupsOf are the tails' temporary groups at the engine.
@@ -17,18 +18,6 @@ func tailGroupsOf(e *engine.Engine) []string {
 		}
 	}
 	return out
-}
-
-// waitUntilTrue polls cond until it holds or the deadline passes.
-func waitUntilTrue(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestTailRunsInTheBackground: a tail keeps running while another tab is
@@ -52,7 +41,7 @@ func TestTailRunsInTheBackground(t *testing.T) {
 	d.waitText(" 6 Tail ● ", "ilinkdash-tail-")
 	before := fetches.Load()
 	produce(t, e, topic, 100, 300)
-	waitUntilTrue(t, "the background tail to fetch", func() bool { return fetches.Load() > before })
+	ilinktest.WaitFor(t, deadline, "the background tail to fetch", func() bool { return fetches.Load() > before })
 	if len(tailGroupsOf(e)) != 1 {
 		t.Fatalf("tail groups while away: %v", tailGroupsOf(e))
 	}
@@ -89,7 +78,7 @@ func TestTailRunsInTheBackground(t *testing.T) {
 	if strings.Contains(s, "PAUSED") {
 		t.Fatalf("a closed tail says PAUSED:\n%s", s)
 	}
-	waitUntilTrue(t, "the temporary group to be left", func() bool { return len(tailGroupsOf(e)) == 0 })
+	ilinktest.WaitFor(t, deadline, "the temporary group to be left", func() bool { return len(tailGroupsOf(e)) == 0 })
 	d.keys("3")
 	s = d.waitText(" 3 Groups ")
 	if strings.Contains(s, "Tail ●") || strings.Contains(s, "Tail ⏸") {
@@ -109,11 +98,11 @@ func TestTwoTailsAndQuit(t *testing.T) {
 	d.command("tail E2E.TWO.B")
 	d.waitText("Tail E2E.TWO.B", "tail 2 of 2 ([ ])", "● live")
 	produce(t, e, "E2E.TWO.A", 0, 7)
-	waitUntilTrue(t, "two temporary groups", func() bool { return len(tailGroupsOf(e)) == 2 })
+	ilinktest.WaitFor(t, deadline, "two temporary groups", func() bool { return len(tailGroupsOf(e)) == 2 })
 	d.keys("]")
 	d.waitText("Tail E2E.TWO.A", "tail 1 of 2 ([ ])", "7 total")
 	d.keys("1")
 	d.waitText(" 6 Tail ●2 ")
 	d.quit()
-	waitUntilTrue(t, "both temporary groups to be left", func() bool { return len(tailGroupsOf(e)) == 0 })
+	ilinktest.WaitFor(t, deadline, "both temporary groups to be left", func() bool { return len(tailGroupsOf(e)) == 0 })
 }

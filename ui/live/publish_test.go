@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/views/publish"
 )
@@ -28,7 +29,7 @@ func TestStartPublishRunsThroughTheProducer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the run to end", func() bool { return run.Progress().Done })
+	ilinktest.WaitFor(t, deadline, "the run to end", func() bool { return run.Progress().Done })
 	p := run.Progress()
 	if p.Sent != n || p.Acked != n || p.Failed != 0 || p.Stopped || len(p.Last) == 0 {
 		t.Fatalf("progress %+v: want %d sent and acknowledged", p, n)

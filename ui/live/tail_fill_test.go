@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/views/tail"
 
 	"ilinkdash/ilink/engine"
@@ -19,7 +20,7 @@ func collect(t *testing.T, s tail.Stream, what string, stop func(got []tail.Reco
 	t.Helper()
 	var got []tail.Record
 	done := false
-	waitFor(t, what, func() bool {
+	ilinktest.WaitFor(t, deadline, what, func() bool {
 		select {
 		case b := <-s.Records():
 			if b.Epoch == 0 {
@@ -62,10 +63,10 @@ func TestTailSeekFillHolds(t *testing.T) {
 	if len(got) != 1000 || got[0].Offset != 100 || got[len(got)-1].Offset != 1099 {
 		t.Fatalf("sent %d records (%d..%d); want 1000 from offset 100", len(got), got[0].Offset, got[len(got)-1].Offset)
 	}
-	waitFor(t, "Waiting counts the 3,900 records beyond", func() bool { n, ok := s.Waiting(); return ok && n == 3900 })
+	ilinktest.WaitFor(t, deadline, "Waiting counts the 3,900 records beyond", func() bool { n, ok := s.Waiting(); return ok && n == 3900 })
 	before := fetches.Load()
 	produce(t, e, topic, 5000, 100)
-	waitFor(t, "Waiting follows new records", func() bool { n, ok := s.Waiting(); return ok && n == 4000 })
+	ilinktest.WaitFor(t, deadline, "Waiting follows new records", func() bool { n, ok := s.Waiting(); return ok && n == 4000 })
 	if n := fetches.Load() - before; n != 0 {
 		t.Fatalf("%d FETCH requests while held", n)
 	}
@@ -122,7 +123,7 @@ func TestTailPatternSeekAndTopics(t *testing.T) {
 		}
 		produce(t, e, topic, 0, 40)
 	}
-	waitFor(t, "both topics tailed", func() bool { return len(s.Topics()) == 2 })
+	ilinktest.WaitFor(t, deadline, "both topics tailed", func() bool { return len(s.Topics()) == 2 })
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	_, err := s.Seek(ctx, position.Position{Kind: position.Offset, Partition: 1, Offset: 3}, tail.Fill{})
@@ -136,12 +137,12 @@ func TestTailPatternSeekAndTopics(t *testing.T) {
 		part = 1
 	}
 	// Wait for both topics' partitions to be assigned before seeking.
-	waitFor(t, "4 partitions assigned", func() bool {
+	ilinktest.WaitFor(t, deadline, "4 partitions assigned", func() bool {
 		_, err := s.Seek(ctx, position.Position{Kind: position.Offset, Partition: part, Offset: 3, Topic: "LIVE.PAT.B"}, tail.Fill{})
 		return err == nil
 	})
 	var got []tail.Record
-	waitFor(t, "records of LIVE.PAT.B partition 1 from 3", func() bool {
+	ilinktest.WaitFor(t, deadline, "records of LIVE.PAT.B partition 1 from 3", func() bool {
 		select {
 		case b := <-s.Records():
 			if b.Epoch > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/views/tail"
 
 	"ilinkdash/ilink"
@@ -69,17 +70,6 @@ func startTail(t *testing.T, e *engine.Engine, spec tail.Spec) tail.Stream {
 	return s
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("not within %v: %s", deadline, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // The owner goroutine serves a jump while its channel is full: a backlog
 // larger than the channel no longer leaves the tab on "jumping…" (the
 // reader held a lock while blocked on the send, and Seek took the same
@@ -95,7 +85,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	produce(t, e, topic, 0, backlog)
 	s := startTail(t, e, tail.Spec{Target: topic, From: position.Position{Kind: position.Earliest, Partition: -1}})
 	ch := s.Records()
-	waitFor(t, "the channel fills up (nobody drains it)", func() bool { return len(ch) == cap(ch) })
+	ilinktest.WaitFor(t, deadline, "the channel fills up (nobody drains it)", func() bool { return len(ch) == cap(ch) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -108,7 +98,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	}
 	var got []tail.Record
 	old := 0
-	waitFor(t, "the 5 records after the jump", func() bool {
+	ilinktest.WaitFor(t, deadline, "the 5 records after the jump", func() bool {
 		select {
 		case b := <-ch:
 			if b.Epoch < epoch {
@@ -156,7 +146,7 @@ func TestTailPauseStopsFetching(t *testing.T) {
 	seen := map[string]int{}
 	read := func(want int) {
 		t.Helper()
-		waitFor(t, fmt.Sprintf("%d records", want), func() bool {
+		ilinktest.WaitFor(t, deadline, fmt.Sprintf("%d records", want), func() bool {
 			select {
 			case b := <-s.Records():
 				for _, r := range b.Records {
@@ -176,7 +166,7 @@ func TestTailPauseStopsFetching(t *testing.T) {
 	}
 	before := fetches.Load()
 	produce(t, e, topic, 50, 300)
-	waitFor(t, "Waiting() reports the 300 records produced while paused", func() bool {
+	ilinktest.WaitFor(t, deadline, "Waiting() reports the 300 records produced while paused", func() bool {
 		n, ok := s.Waiting()
 		return ok && n == 300
 	})
@@ -209,17 +199,17 @@ func TestTailStreamReportsItsFetching(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startTail(t, e, tail.Spec{Target: "LIVE.FETCH"})
-	waitFor(t, "a fetch reply", func() bool { f := s.Fetching(); return !f.OK.IsZero() && f.Err == nil })
+	ilinktest.WaitFor(t, deadline, "a fetch reply", func() bool { f := s.Fetching(); return !f.OK.IsZero() && f.Err == nil })
 	down := time.Now()
 	if err := e.Outage(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the fetch failing", func() bool { return s.Fetching().Err != nil })
+	ilinktest.WaitFor(t, deadline, "the fetch failing", func() bool { return s.Fetching().Err != nil })
 	if f := s.Fetching(); f.FailingSince.Before(down) {
 		t.Fatalf("failing since %v, before the outage began (%v)", f.FailingSince, down)
 	}
 	if err := e.EndOutage(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "fetching again", func() bool { f := s.Fetching(); return f.Err == nil && f.OK.After(down) })
+	ilinktest.WaitFor(t, deadline, "fetching again", func() bool { f := s.Fetching(); return f.Err == nil && f.OK.After(down) })
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/ilink/ilinktest"
 )
 
 // firstFrameWriter closes first when the output holds the tab bar.
@@ -62,7 +64,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		took = append(took, time.Since(start))
 		b.StopTimer()
 		_ = conn.Close()
-		waitUntil(b, "the session to end", func() bool { return len(r.srv.Sessions()) == 0 })
+		ilinktest.WaitFor(b, deadline, "the session to end", func() bool { return len(r.srv.Sessions()) == 0 })
 		b.StartTimer()
 	}
 	slices.Sort(took)

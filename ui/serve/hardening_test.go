@@ -20,6 +20,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/views"
 )
 
@@ -75,7 +76,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 			t.Fatalf("window change %d: %v", i, err)
 		}
 	}
-	waitUntil(t, "a 200x80 frame", func() bool {
+	ilinktest.WaitFor(t, deadline, "a 200x80 frame", func() bool {
 		in, _ := c.info()
 		return in.Width == 200 && in.Height == 80
 	})
@@ -91,7 +92,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 	if err := c.sess.WindowChange(30, 100); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a 100x30 frame", func() bool {
+	ilinktest.WaitFor(t, deadline, "a 100x30 frame", func() bool {
 		in, _ := c.info()
 		return in.Width == 100 && in.Height == 30
 	})
@@ -397,7 +398,7 @@ func TestEnvFloodBounded(t *testing.T) {
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the dashboard", func() bool { return len(r.srv.Sessions()) == 1 })
+	ilinktest.WaitFor(t, deadline, "the dashboard", func() bool { return len(r.srv.Sessions()) == 1 })
 
 	// A TERM longer than any terminal's name is refused with the pty.
 	s2, err := conn.NewSession()
@@ -431,7 +432,7 @@ func TestUnauthenticatedConnectionsCapped(t *testing.T) {
 		idle = append(idle, nc)
 	}
 	// Each idle socket has its slot once the server read its version line.
-	waitUntil(t, "three counted startups", func() bool {
+	ilinktest.WaitFor(t, deadline, "three counted startups", func() bool {
 		r.srv.gate.mu.Lock()
 		defer r.srv.gate.mu.Unlock()
 		return r.srv.gate.pending == 3
@@ -450,7 +451,7 @@ func TestUnauthenticatedConnectionsCapped(t *testing.T) {
 	}
 	r.waitAudit("the max-startups refusal", func(e AuditEntry) bool { return e.Event == EventRefused && e.Reason == refusedStartups })
 	idle[0].Close()
-	waitUntil(t, "the slot back", func() bool {
+	ilinktest.WaitFor(t, deadline, "the slot back", func() bool {
 		r.srv.gate.mu.Lock()
 		defer r.srv.gate.mu.Unlock()
 		return r.srv.gate.pending == 2

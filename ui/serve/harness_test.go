@@ -35,22 +35,12 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/live"
 )
 
 // deadline bounds every wait: generous for -race on two loaded cores.
 const deadline = 30 * time.Second
-
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out after %v waiting for %s", deadline, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // ---- the cluster ----
 
@@ -227,7 +217,7 @@ func (r *rig) auditEntries() []AuditEntry {
 func (r *rig) waitAudit(what string, pred func(AuditEntry) bool) AuditEntry {
 	r.t.Helper()
 	var got AuditEntry
-	waitUntil(r.t, what, func() bool {
+	ilinktest.WaitFor(r.t, deadline, what, func() bool {
 		for _, e := range r.auditEntries() {
 			if pred(e) {
 				got = e
@@ -422,7 +412,7 @@ func (s *Server) sessionOf(t testing.TB, c *client) *sessionSources {
 	t.Helper()
 	local := c.conn.LocalAddr().String()
 	var src *sessionSources
-	waitUntil(t, "the session's sources", func() bool {
+	ilinktest.WaitFor(t, deadline, "the session's sources", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, ss := range s.sessions {

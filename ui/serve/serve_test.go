@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -101,7 +102,7 @@ func TestQuitEndsWithExitZero(t *testing.T) {
 	if code := c.exitStatus(); code != 0 {
 		t.Fatalf("exit status %d after q, want 0 (stderr %q)", code, c.stderr.String())
 	}
-	waitUntil(t, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+	ilinktest.WaitFor(t, deadline, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
 	bye := r.waitAudit("the disconnect", func(e AuditEntry) bool { return e.Event == EventDisconnect })
 	if bye.Reason != reasonQuit || bye.Fingerprint != r.operator.fingerprint() || bye.Comment != "otto@operator" || bye.Role != "operator" {
 		t.Fatalf("disconnect entry %+v", bye)
@@ -123,7 +124,7 @@ func TestResizeReachesTheSession(t *testing.T) {
 	if err := c.sess.WindowChange(37, 133); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a 133x37 frame", func() bool {
+	ilinktest.WaitFor(t, deadline, "a 133x37 frame", func() bool {
 		in, _ := c.info()
 		return in.Width == 133 && in.Height == 37
 	})
@@ -248,7 +249,7 @@ func TestMaxSessions(t *testing.T) {
 	if code := a.exitStatus(); code != 0 {
 		t.Fatalf("a: exit %d", code)
 	}
-	waitUntil(t, "a's slot to be free", func() bool { return len(r.srv.Sessions()) == 1 })
+	ilinktest.WaitFor(t, deadline, "a's slot to be free", func() bool { return len(r.srv.Sessions()) == 1 })
 	d := r.open(r.viewer, sessOpts{})
 	d.waitScreen("session d", overviewShown)
 }
@@ -313,7 +314,7 @@ func TestShutdownWithSessionsOpen(t *testing.T) {
 	vw.waitScreen("the viewer's overview", overviewShown)
 	op.openTail("LIVE")
 	vw.openTail("LIVE")
-	waitUntil(t, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
+	ilinktest.WaitFor(t, deadline, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
 
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -371,8 +372,8 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 		c.send("q")
 		c.exitStatus()
 	}
-	waitUntil(t, "no session", func() bool { return len(r.srv.Sessions()) == 0 })
-	waitUntil(t, "the warm-up sessions' goroutines to end", func() bool { return len(sessionGoroutines()) == 0 })
+	ilinktest.WaitFor(t, deadline, "no session", func() bool { return len(r.srv.Sessions()) == 0 })
+	ilinktest.WaitFor(t, deadline, "the warm-up sessions' goroutines to end", func() bool { return len(sessionGoroutines()) == 0 })
 
 	c := r.open(r.operator, sessOpts{})
 	c.waitScreen("the overview", overviewShown)
@@ -381,8 +382,8 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 		t.Fatalf("tail groups %v", tailGroups(r))
 	}
 	_ = c.conn.Close() // the network goes away
-	waitUntil(t, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
-	waitUntil(t, "the temporary group to be left", func() bool { return len(tailGroups(r)) == 0 })
+	ilinktest.WaitFor(t, deadline, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+	ilinktest.WaitFor(t, deadline, "the temporary group to be left", func() bool { return len(tailGroups(r)) == 0 })
 	var left []string
 	end := time.Now().Add(deadline)
 	for left = sessionGoroutines(); len(left) > 0 && time.Now().Before(end); left = sessionGoroutines() {
@@ -423,7 +424,7 @@ func TestMaxTails(t *testing.T) {
 	a.waitText("Tail ONE", "■ closed")
 	a.send(":tail TWO\r")
 	a.waitText("Tail TWO", "● live")
-	waitUntil(t, "one temporary group", func() bool { return len(tailGroups(r)) == 1 })
+	ilinktest.WaitFor(t, deadline, "one temporary group", func() bool { return len(tailGroups(r)) == 1 })
 }
 
 // sessionGoroutines are the goroutines that belong to a session: its
@@ -471,7 +472,7 @@ func TestSharedPollerOnePollPerInterval(t *testing.T) {
 	before, start := r.e.RequestCounts(), time.Now()
 	// Measure until the topic list was read 15 more times: 14 intervals
 	// at least with one poller, under two with ten.
-	waitUntil(t, "15 topic list reads", func() bool { return r.e.RequestCounts()[wire.CodeTopicList]-before[wire.CodeTopicList] >= 15 })
+	ilinktest.WaitFor(t, deadline, "15 topic list reads", func() bool { return r.e.RequestCounts()[wire.CodeTopicList]-before[wire.CodeTopicList] >= 15 })
 	after, took := r.e.RequestCounts(), time.Since(start)
 	limit := int64(took/interval) + 2
 	for code, name := range polled {
@@ -550,7 +551,7 @@ func TestTwentyConcurrentSessions(t *testing.T) {
 			t.Fatalf("session %d: exit %d (stderr %q)", i, code, c.stderr.String())
 		}
 	}
-	waitUntil(t, "every session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
+	ilinktest.WaitFor(t, deadline, "every session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
 }
 
 // Each session is drawn for its client's terminal: TERM and COLORTERM
@@ -570,7 +571,7 @@ func TestClientTermAndColourProfile(t *testing.T) {
 	for _, tc := range cases {
 		c := r.open(r.viewer, tc.o)
 		c.waitScreen("the overview", overviewShown)
-		waitUntil(t, tc.name+": a drawn frame", func() bool { return strings.Contains(c.stdout.String(), "Overview") })
+		ilinktest.WaitFor(t, deadline, tc.name+": a drawn frame", func() bool { return strings.Contains(c.stdout.String(), "Overview") })
 		out := c.stdout.String()
 		for _, w := range tc.want {
 			if !strings.Contains(out, w) {
@@ -639,7 +640,7 @@ func TestSharedDetailReads(t *testing.T) {
 		clients[i].waitText("group shared-g ·")
 	}
 	before, start := r.e.RequestCounts(), time.Now()
-	waitUntil(t, "10 group list reads", func() bool { return r.e.RequestCounts()[wire.CodeGroupList]-before[wire.CodeGroupList] >= 10 })
+	ilinktest.WaitFor(t, deadline, "10 group list reads", func() bool { return r.e.RequestCounts()[wire.CodeGroupList]-before[wire.CodeGroupList] >= 10 })
 	after, took := r.e.RequestCounts(), time.Since(start)
 	d, limit := after[wire.CodeDescribeGroup]-before[wire.CodeDescribeGroup], int64(took/interval)+2
 	t.Logf("DESCRIBE GROUP: %d requests in %v from %d sessions with the detail open", d, took.Round(time.Millisecond), n)

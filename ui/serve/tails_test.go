@@ -2,6 +2,8 @@ package serve
 
 import (
 	"testing"
+
+	"ilinkdash/ilink/ilinktest"
 )
 
 // TestSessionTailsCountAgainstMaxTails: the tails a session keeps each
@@ -22,7 +24,7 @@ func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
 	a.openTail("ONE")
 	a.openTail("TWO")
 	a.waitText("tail 2 of 2 ([ ])")
-	waitUntil(t, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
+	ilinktest.WaitFor(t, deadline, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
 	b.send(":tail ONE\r")
 	b.waitText("every tail of this server is in use")
 	a.send("3") // Groups: a's tails keep running
@@ -32,7 +34,7 @@ func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
 	}
 	a.send("q")
 	a.exitStatus()
-	waitUntil(t, "a's temporary groups to be left", func() bool { return len(tailGroups(r)) == 0 })
+	ilinktest.WaitFor(t, deadline, "a's temporary groups to be left", func() bool { return len(tailGroups(r)) == 0 })
 	b.send(":tail ONE\r")
 	b.waitText("Tail ONE", "● live")
 }

@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/common"
 )
 
@@ -46,7 +47,7 @@ func TestPollsSingleFlightAndFreshness(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); got[i], _ = p.get(t.Context(), common.ResTopics) }()
 	}
-	waitUntil(t, "the fetch to start", func() bool { return n.Load() == 1 })
+	ilinktest.WaitFor(t, deadline, "the fetch to start", func() bool { return n.Load() == 1 })
 	close(gate)
 	wg.Wait()
 	for _, v := range got {
@@ -80,7 +81,7 @@ func TestPollsCachesErrorsAndOutlivesAskers(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() { _, err := p.get(ctx, common.ResTopics); errc <- err }()
-	waitUntil(t, "the fetch to start", func() bool { return n.Load() == 1 })
+	ilinktest.WaitFor(t, deadline, "the fetch to start", func() bool { return n.Load() == 1 })
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled asker: %v", err)

@@ -10,19 +10,8 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
-
-// waitUntil polls cond until it holds or ctx ends (then the test fails
-// with what).
-func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		if ctx.Err() != nil {
-			t.Fatalf("not reached: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // TestDemoConsumersBufferAtMostTheirBound: a demo consumer that does not
 // read (as the stalled archiver, or the lagging analytics group) stops
@@ -60,7 +49,7 @@ func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bounded.Close()
-	waitUntil(t, ctx, "the bounded consumer's fetch loops wait for room", func() bool { return bounded.Buffered().Full })
+	ilinktest.WaitFor(t, 30*time.Second, "the bounded consumer's fetch loops wait for room", func() bool { return bounded.Buffered().Full })
 	// At most one fetch beyond the bound, and a fetch asks for at most
 	// ConsumerBufferedBytes of wire bytes: far fewer records than the
 	// topic's, and at most 5 times the bound in decoded bytes.
@@ -76,7 +65,7 @@ func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unbounded.Close()
-	waitUntil(t, ctx, "the default consumer buffers the whole topic", func() bool { return unbounded.Buffered().Records == records })
+	ilinktest.WaitFor(t, 30*time.Second, "the default consumer buffers the whole topic", func() bool { return unbounded.Buffered().Records == records })
 }
 
 // TestDemoTrimsItsDeadLetterQueues: nobody moves the demo's dead letters
@@ -100,9 +89,7 @@ func TestDemoTrimsItsDeadLetterQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	waitUntil(t, ctx, "PAYMENT.DLQ trimmed to the cap", func() bool {
+	ilinktest.WaitFor(t, 30*time.Second, "PAYMENT.DLQ trimmed to the cap", func() bool {
 		n, err := e.QueueDepth("PAYMENT.DLQ")
 		return err == nil && n <= limit
 	})

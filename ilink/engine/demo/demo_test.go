@@ -10,6 +10,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
@@ -56,33 +57,23 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 			}
 		}
 	}
-	for d, _ := e.QueueDepth("PAYMENT.DLQ"); d == 0; d, _ = e.QueueDepth("PAYMENT.DLQ") {
-		if ctx.Err() != nil {
-			t.Fatal("PAYMENT.DLQ stayed empty: the poison message was not dead-lettered")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ilinktest.WaitFor(t, 20*time.Second, "the poison message to be dead-lettered to PAYMENT.DLQ", func() bool {
+		d, _ := e.QueueDepth("PAYMENT.DLQ")
+		return d > 0
+	})
 	if e.QuarantineLen() != 3 {
 		t.Errorf("quarantine holds %d entries, want 3", e.QuarantineLen())
 	}
 	// The caught-up group commits on; the stalled one committed once and
 	// does not move meanwhile: across two of billing's commit rounds,
 	// while AUDIT.LOG grows.
-	waitFor := func(what string, cond func() bool) {
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("after 20s: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("archiver never committed", func() bool { return commitSum(e, "archiver", "AUDIT.LOG") > 0 })
+	ilinktest.WaitFor(t, 20*time.Second, "the archiver's first commit", func() bool { return commitSum(e, "archiver", "AUDIT.LOG") > 0 })
 	arch1, audit1 := commitSum(e, "archiver", "AUDIT.LOG"), sum(e, "AUDIT.LOG")
 	for round := 0; round < 2; round++ {
 		b := commitSum(e, "billing", "ORDER.EVENT")
-		waitFor("billing stopped committing", func() bool { return commitSum(e, "billing", "ORDER.EVENT") > b })
+		ilinktest.WaitFor(t, 20*time.Second, "billing's next commit", func() bool { return commitSum(e, "billing", "ORDER.EVENT") > b })
 	}
-	waitFor("AUDIT.LOG stopped growing", func() bool { return sum(e, "AUDIT.LOG") > audit1 })
+	ilinktest.WaitFor(t, 20*time.Second, "AUDIT.LOG to grow", func() bool { return sum(e, "AUDIT.LOG") > audit1 })
 	if arch2 := commitSum(e, "archiver", "AUDIT.LOG"); arch2 != arch1 {
 		t.Errorf("archiver commits moved %d -> %d; it should be stalled", arch1, arch2)
 	}
