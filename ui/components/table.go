@@ -437,36 +437,57 @@ func (t *Table[T]) relayout() {
 	if w < 100 {
 		gap = 1
 	}
+	vis := t.visibleCols(w, gap)
+	widths := make([]int, len(vis))
+	total := gap * max(len(vis)-1, 0)
+	for j, i := range vis {
+		widths[j] = t.colW(i)
+		total += widths[j]
+	}
+	total = t.shrink(vis, widths, total, w)
+	t.grow(vis, widths, total, w)
+	t.layout = t.layout[:0]
+	for j, i := range vis {
+		t.layout = append(t.layout, colLayout{idx: i, width: widths[j]})
+	}
+	t.gapUsed = gap
+}
+
+// colW is column i's preferred width. The sorted column is as wide as its
+// whole title and the sort mark, so a narrow one reads "PART↑", not
+// "PA…↑".
+func (t *Table[T]) colW(i int) int {
+	if i == t.sortCol {
+		return max(t.cols[i].Width, common.Width(t.cols[i].Title)+1)
+	}
+	return t.cols[i].Width
+}
+
+// minW is how narrow column i may get.
+func (t *Table[T]) minW(i int) int {
+	c := t.cols[i]
+	m := c.Width
+	if c.Min > 0 {
+		m = c.Min
+	}
+	if i == t.sortCol {
+		m = max(m, min(t.colW(i), common.Width(c.Title)+1))
+	}
+	return m
+}
+
+// visibleCols drops optional columns (highest Drop first) until the
+// preferred widths fit w, so the important columns keep their preferred
+// width rather than everything being squeezed.
+func (t *Table[T]) visibleCols(w, gap int) []int {
 	vis := make([]int, 0, len(t.cols))
 	for i := range t.cols {
 		vis = append(vis, i)
 	}
-	// The sorted column is as wide as its whole title and the sort mark,
-	// so a narrow one reads "PART↑", not "PA…↑".
-	colW := func(i int) int {
-		if i == t.sortCol {
-			return max(t.cols[i].Width, common.Width(t.cols[i].Title)+1)
-		}
-		return t.cols[i].Width
-	}
-	minW := func(i int) int {
-		c := t.cols[i]
-		m := c.Width
-		if c.Min > 0 {
-			m = c.Min
-		}
-		if i == t.sortCol {
-			m = max(m, min(colW(i), common.Width(c.Title)+1))
-		}
-		return m
-	}
-	// Optional columns go (highest Drop first) until the preferred widths
-	// fit, so the important columns keep their preferred width rather than
-	// everything being squeezed.
 	preferred := func() int {
 		n := gap * max(len(vis)-1, 0)
 		for _, i := range vis {
-			n += colW(i)
+			n += t.colW(i)
 		}
 		return n
 	}
@@ -482,13 +503,13 @@ func (t *Table[T]) relayout() {
 		}
 		vis = slices.Delete(vis, drop, drop+1)
 	}
-	widths := make([]int, len(vis))
-	total := gap * max(len(vis)-1, 0)
-	for j, i := range vis {
-		widths[j] = colW(i)
-		total += widths[j]
-	}
-	// Too wide: shrink flex columns, then the others, down to their minimum.
+	return vis
+}
+
+// shrink narrows widths (of the columns vis) until total fits w: flex
+// columns first, then the others, down to their minimum; below every
+// minimum, the widest columns. It returns the new total.
+func (t *Table[T]) shrink(vis, widths []int, total, w int) int {
 	for _, flexFirst := range []bool{true, false} {
 		for j, i := range vis {
 			if total <= w {
@@ -498,14 +519,13 @@ func (t *Table[T]) relayout() {
 			if c.Flex != flexFirst {
 				continue
 			}
-			cut := min(widths[j]-minW(i), total-w)
+			cut := min(widths[j]-t.minW(i), total-w)
 			if cut > 0 {
 				widths[j] -= cut
 				total -= cut
 			}
 		}
 	}
-	// Still too wide (below every minimum): squeeze the widest columns.
 	for total > w {
 		j := 0
 		for k := range widths {
@@ -519,7 +539,12 @@ func (t *Table[T]) relayout() {
 		widths[j]--
 		total--
 	}
-	// Free space goes to the flex columns, evenly, each up to its Max.
+	return total
+}
+
+// grow gives the free space to the flex columns, evenly, each up to its
+// Max.
+func (t *Table[T]) grow(vis, widths []int, total, w int) {
 	for total < w {
 		var open []int
 		for j, i := range vis {
@@ -540,11 +565,6 @@ func (t *Table[T]) relayout() {
 			total += add
 		}
 	}
-	t.layout = t.layout[:0]
-	for j, i := range vis {
-		t.layout = append(t.layout, colLayout{idx: i, width: widths[j]})
-	}
-	t.gapUsed = gap
 }
 
 // Update handles navigation, filter input and mouse events. It reports
