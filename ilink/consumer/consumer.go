@@ -1054,6 +1054,12 @@ func (c *Consumer) isClosed() bool {
 // MIMQE_GROUP_NOT_EMPTY (N active members) and the consumer stays as it was
 // (C-25).
 func (c *Consumer) Unsubscribe(ctx context.Context) error {
+	return c.unsubscribeFrom(ctx, Inside{})
+}
+
+// unsubscribeFrom is Unsubscribe called from self (a callback, or
+// outside).
+func (c *Consumer) unsubscribeFrom(ctx context.Context, self Inside) error {
 	if c.co == nil {
 		return configError("Unsubscribe: the consumer has no group (Options.Group)")
 	}
@@ -1061,7 +1067,7 @@ func (c *Consumer) Unsubscribe(ctx context.Context) error {
 		return closedError()
 	}
 	if c.g != nil {
-		c.g.stop() // no heartbeat may recreate the group behind the delete
+		c.g.stop(self) // no heartbeat may recreate the group behind the delete
 	}
 	c.mu.Lock()
 	member := c.member
@@ -1073,9 +1079,9 @@ func (c *Consumer) Unsubscribe(ctx context.Context) error {
 		}
 		return err
 	}
-	c.StopListening()
+	c.stopListening(self)
 	if c.markClosed() {
-		c.teardown()
+		c.teardownFrom(self)
 	}
 	return nil
 }
@@ -1094,12 +1100,18 @@ func (c *Consumer) Close() error {
 // ends first, the consumer closes anyway and a member that could not
 // leave expires by its session timeout.
 func (c *Consumer) CloseContext(ctx context.Context) error {
-	c.StopListening()
+	return c.closeFrom(ctx, Inside{})
+}
+
+// closeFrom is CloseContext called from self (a callback, or outside): it
+// does not wait for the goroutine self runs on.
+func (c *Consumer) closeFrom(ctx context.Context, self Inside) error {
+	c.stopListening(self)
 	if !c.markClosed() {
 		return nil
 	}
 	if c.g != nil {
-		c.g.stop()
+		c.g.stop(self)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opt.coordBudget+5*time.Second)
 	defer cancel()
@@ -1111,7 +1123,7 @@ func (c *Consumer) CloseContext(ctx context.Context) error {
 	if c.g != nil {
 		c.g.leave(ctx)
 	}
-	c.teardown()
+	c.teardownFrom(self)
 	return nil
 }
 
@@ -1127,10 +1139,13 @@ func (c *Consumer) markClosed() bool {
 }
 
 // teardown ends every goroutine and connection.
-func (c *Consumer) teardown() {
+func (c *Consumer) teardown() { c.teardownFrom(Inside{}) }
+
+// teardownFrom is teardown from self, which it does not wait for.
+func (c *Consumer) teardownFrom(self Inside) {
 	c.cancel()
 	if c.g != nil {
-		c.g.stop()
+		c.g.stop(self)
 	}
 	c.wg.Wait()
 	c.cl.close()

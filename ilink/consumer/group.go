@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"ilinkdash/ilink"
@@ -42,8 +41,7 @@ type groupMgr struct {
 
 	runMu  sync.Mutex
 	cancel context.CancelFunc
-	done   chan struct{}
-	gid    atomic.Uint64 // goroutine of the loop, to let callbacks stop it
+	done   chan struct{} // of the current run; its ctx carries it (runOf)
 }
 
 // loopReq is a request to the loop, answered with its outcome.
@@ -94,12 +92,24 @@ func (g *groupMgr) start() {
 	ctx, cancel := context.WithCancel(g.c.ctx)
 	g.cancel = cancel
 	g.done = make(chan struct{})
-	go g.run(ctx, g.done)
+	go g.run(context.WithValue(ctx, runKey{}, g.done), g.done)
 }
 
-// stop ends the loop and waits for it, unless called from the loop itself
-// (a callback), which then ends when the callback returns.
-func (g *groupMgr) stop() {
+// runKey marks the ctx of a run of the loop with the run's done channel,
+// so the callbacks it calls get an Inside that does not wait for it.
+type runKey struct{}
+
+// inside returns the Inside for a callback called with ctx: of the run of
+// the loop ctx belongs to, or outside every callback (Subscribe's first
+// assignment).
+func (g *groupMgr) inside(ctx context.Context) Inside {
+	done, _ := ctx.Value(runKey{}).(chan struct{})
+	return Inside{c: g.c, loop: done}
+}
+
+// stop ends the loop and waits for it, unless self is a callback of this
+// run, which then ends when the callback returns.
+func (g *groupMgr) stop(self Inside) {
 	g.runMu.Lock()
 	defer g.runMu.Unlock()
 	if g.cancel == nil {
@@ -107,15 +117,13 @@ func (g *groupMgr) stop() {
 	}
 	g.cancel()
 	g.cancel = nil
-	if goid() != g.gid.Load() {
+	if self.loop != g.done {
 		<-g.done
 	}
 }
 
 func (g *groupMgr) run(ctx context.Context, done chan struct{}) {
 	defer close(done)
-	g.gid.Store(goid())
-	defer g.gid.Store(0)
 	c := g.c
 	n := needNone
 	backoff := 100 * time.Millisecond
@@ -382,7 +390,7 @@ func (g *groupMgr) apply(ctx context.Context, assignment []wire.TopicPartitions)
 		}
 	}
 	if cb := c.opt.OnRebalance; cb != nil && (len(added) > 0 || len(revoked) > 0) {
-		cb(groupTPs(added), groupTPs(revoked))
+		cb(g.inside(ctx), groupTPs(added), groupTPs(revoked))
 	}
 	return err
 }
@@ -422,7 +430,7 @@ func (g *groupMgr) expire(ctx context.Context) {
 	c.member = ""
 	c.mu.Unlock()
 	if cb := c.opt.OnRebalance; cb != nil && len(revoked) > 0 {
-		cb(nil, groupTPs(revoked))
+		cb(g.inside(ctx), nil, groupTPs(revoked))
 	}
 }
 
@@ -583,6 +591,6 @@ func (g *groupMgr) leaveTopics(ctx context.Context, removed []string) {
 		}
 	}
 	if cb := c.opt.OnRebalance; cb != nil && len(revoked) > 0 {
-		cb(nil, groupTPs(revoked))
+		cb(g.inside(ctx), nil, groupTPs(revoked))
 	}
 }

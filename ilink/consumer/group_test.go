@@ -147,8 +147,8 @@ func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var calls []string
-	cb := func(name string) func(a, r []wire.TopicPartitions) {
-		return func(a, r []wire.TopicPartitions) {
+	cb := func(name string) func(in Inside, a, r []wire.TopicPartitions) {
+		return func(in Inside, a, r []wire.TopicPartitions) {
 			mu.Lock()
 			calls = append(calls, fmt.Sprintf("%s +%v -%v", name, a, r))
 			mu.Unlock()
@@ -503,7 +503,7 @@ func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
 	o := testOptions(t, "exp")
 	o.Expiry = 200 * time.Millisecond
 	o.AutoCommitInterval = time.Hour
-	o.OnRebalance = func(a, r []wire.TopicPartitions) {
+	o.OnRebalance = func(in Inside, a, r []wire.TopicPartitions) {
 		mu.Lock()
 		revokedAll = revokedAll || (len(a) == 0 && len(r) == 1)
 		mu.Unlock()

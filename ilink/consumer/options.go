@@ -133,8 +133,10 @@ type Options struct {
 
 	// OnRebalance is called, from the consumer's group goroutine, after
 	// the member's assignment changed: newly assigned and revoked
-	// partitions (spec C-54). It is not called at Close.
-	OnRebalance func(assigned, revoked []wire.TopicPartitions)
+	// partitions (spec C-54). It is not called at Close. It closes or
+	// unsubscribes the consumer through in (Inside.Close), not the
+	// Consumer's methods, which would wait for the goroutine it runs on.
+	OnRebalance func(in Inside, assigned, revoked []wire.TopicPartitions)
 
 	ClientName     string        // default "ilinkdash"
 	PatternRefresh time.Duration // pattern re-evaluation period (spec T-18); 0 = 10s

@@ -81,7 +81,7 @@ func TestListenAndStopListening(t *testing.T) {
 	var got atomic.Int64
 	var stopped atomic.Bool
 	var late atomic.Int64
-	c.Listen(func(r *Record) {
+	c.Listen(func(in Inside, r *Record) {
 		if stopped.Load() {
 			late.Add(1)
 		}
@@ -90,7 +90,7 @@ func TestListenAndStopListening(t *testing.T) {
 		}
 		got.Add(1)
 		time.Sleep(time.Millisecond)
-	}, func(err error) { t.Errorf("onError: %v", err) })
+	}, func(in Inside, err error) { t.Errorf("onError: %v", err) })
 	eventually(t, 5*time.Second, "20 records pushed", func() bool { return got.Load() == 20 })
 	fc.produce("T", 0, 200, wire.CodecNone)
 	// Stop while the listener is busy with the new records.
@@ -109,13 +109,14 @@ func TestListenAndStopListening(t *testing.T) {
 	if late.Load() != 0 || got.Load() != n {
 		t.Fatalf("%d callbacks after StopListening", got.Load()-n)
 	}
-	// StopListening from inside a callback returns at once, and the
-	// callback that stopped is the last one: the next record goes to Read.
+	// StopListening from inside a callback (through its Inside) returns at
+	// once, and the callback that stopped is the last one: the next record
+	// goes to Read.
 	fc.produce("T", 0, 2, wire.CodecNone)
 	var inside atomic.Int64
-	c.Listen(func(r *Record) {
+	c.Listen(func(in Inside, r *Record) {
 		inside.Add(1)
-		c.StopListening()
+		in.StopListening()
 	}, nil)
 	eventually(t, 5*time.Second, "one callback", func() bool { return inside.Load() == 1 })
 	if r, err := c.Read(context.Background(), 5*time.Second); err != nil || r.Offset != 241 {
