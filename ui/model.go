@@ -362,17 +362,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize()
 		return m, nil
 	case tea.ColorProfileMsg:
-		// TERM=dumb: the renderer strips every attribute, so the cursor
-		// row and the active tab would not show; mark them in text.
-		if msg.Profile == colorprofile.NoTTY && m.ctx.Mode != common.Plain && m.ctx.Mode != common.Dumb {
-			m.ctx.Mode = common.Dumb
-			m.ctx.Rebuild()
-		}
-		// Sixteen colours (TERM=linux): the palette made for them.
-		if ansi := msg.Profile == colorprofile.ANSI; ansi != m.ctx.ANSI16 {
-			m.ctx.ANSI16 = ansi
-			m.ctx.Rebuild()
-		}
+		m.onColorProfile(msg.Profile)
 		return m, nil
 	case tea.BackgroundColorMsg:
 		if m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "" {
@@ -393,17 +383,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case pollResultMsg:
-		out, next := m.poll.onResult(msg)
-		if out == nil {
-			return m, nil
-		}
-		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResTopics {
-			m.noteTopics(d.Data)
-		}
-		if d, ok := out.(common.DataMsg); ok && d.Res == common.ResSummary {
-			m.noteFailovers()
-		}
-		return m, tea.Batch(next, m.fanOut(out), m.clock())
+		return m, m.onPollResult(msg)
 	case common.ViewMsg:
 		if msg.To >= 0 && msg.To < common.NumViews {
 			return m, m.views[msg.To].Update(msg)
@@ -449,19 +429,55 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseClickMsg:
 		return m, m.handleClick(msg)
 	case tea.MouseWheelMsg:
-		if m.helpOpen {
-			if msg.Button == tea.MouseWheelDown {
-				m.helpScroll++
-			} else if msg.Button == tea.MouseWheelUp {
-				m.helpScroll = max(0, m.helpScroll-1)
-			}
-			return m, nil
-		}
-		mm := msg
-		mm.Y--
-		return m, m.views[m.active].Update(mm)
+		return m, m.handleWheel(msg)
 	}
 	return m, nil
+}
+
+// onColorProfile adapts the styles to what the terminal can show.
+func (m *Model) onColorProfile(p colorprofile.Profile) {
+	// TERM=dumb: the renderer strips every attribute, so the cursor
+	// row and the active tab would not show; mark them in text.
+	if p == colorprofile.NoTTY && m.ctx.Mode != common.Plain && m.ctx.Mode != common.Dumb {
+		m.ctx.Mode = common.Dumb
+		m.ctx.Rebuild()
+	}
+	// Sixteen colours (TERM=linux): the palette made for them.
+	if ansi := p == colorprofile.ANSI; ansi != m.ctx.ANSI16 {
+		m.ctx.ANSI16 = ansi
+		m.ctx.Rebuild()
+	}
+}
+
+// onPollResult takes a poll's answer: the poller decides what reaches the
+// views, which all get it.
+func (m *Model) onPollResult(msg pollResultMsg) tea.Cmd {
+	out, next := m.poll.onResult(msg)
+	if out == nil {
+		return nil
+	}
+	if d, ok := out.(common.DataMsg); ok && d.Res == common.ResTopics {
+		m.noteTopics(d.Data)
+	}
+	if d, ok := out.(common.DataMsg); ok && d.Res == common.ResSummary {
+		m.noteFailovers()
+	}
+	return tea.Batch(next, m.fanOut(out), m.clock())
+}
+
+// handleWheel scrolls the help when open, else the active view (its rows
+// start below the tab bar).
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) tea.Cmd {
+	if m.helpOpen {
+		if msg.Button == tea.MouseWheelDown {
+			m.helpScroll++
+		} else if msg.Button == tea.MouseWheelUp {
+			m.helpScroll = max(0, m.helpScroll-1)
+		}
+		return nil
+	}
+	msg.Y--
+	return m.views[m.active].Update(msg)
 }
 
 // fanOut sends a polled result to every view.
