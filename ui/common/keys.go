@@ -135,40 +135,26 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		Reinject:     b(key.WithKeys("R"), key.WithHelp("R", "reinject (warning and preview first)")),
 		QueueSearch:  b(key.WithKeys("/"), key.WithHelp("/", "search bodies and headers (every page)")),
 		QueueCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy id, headers or body")),
-
-		Confirm:   b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "confirm")),
-		Cancel:    b(key.WithKeys("esc", "n"), key.WithHelp("esc/n", "cancel")),
-		NextField: b(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
-		PrevField: b(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
-		Left:      b(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
-		Right:     b(key.WithKeys("right", "space"), key.WithHelp("→/space", "next choice")),
-		Resend:    b(key.WithKeys("r"), key.WithHelp("r", "resend same version")),
-
-		FieldEdit:  b(key.WithKeys("enter", "e"), key.WithHelp("enter/e", "edit field")),
-		FieldDone:  b(key.WithKeys("esc"), key.WithHelp("esc", "stop editing")),
-		FieldUp:    b(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous field")),
-		FieldDown:  b(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next field")),
-		FormSubmit: b(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit")),
-
-		TailDetail:  b(key.WithKeys("enter"), key.WithHelp("enter", "record detail")),
-		TailPause:   b(key.WithKeys("space"), key.WithHelp("space", "pause / resume")),
-		TailFormat:  b(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex")),
-		TailJump:    b(key.WithKeys("o"), key.WithHelp("o", "jump to offset or time")),
-		TailSave:    b(key.WithKeys("w"), key.WithHelp("w", "save buffer (JSON lines)")),
-		TailCopy:    b(key.WithKeys("c", "y"), key.WithHelp("c", "copy value, key, hdrs")),
-		TailRestart: b(key.WithKeys("r"), key.WithHelp("r", "reopen the tail")),
-		TailStop:    b(key.WithKeys("x"), key.WithHelp("x", "close the tail")),
-		TailFollow:  b(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow")),
-		TailSearch:  b(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)")),
-		TailPrev:    b(key.WithKeys("["), key.WithHelp("[", "previous tail (several kept)")),
-		TailNext:    b(key.WithKeys("]"), key.WithHelp("]", "next tail")),
-
-		PublishSend:    b(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "review and send")),
-		PublishConfirm: b(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "send")),
-		PublishEdit:    b(key.WithKeys("e", "enter"), key.WithHelp("e", "open the form")),
-		PublishLeave:   b(key.WithKeys("esc"), key.WithHelp("esc", "leave the form")),
-		PublishStop:    b(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x when not editing)")),
 	}
+	k.dialogKeys()
+	k.tailAndPublishKeys()
+	k.tailFilterSyntax()
+	for i := range k.Tabs {
+		d := string(rune('1' + i))
+		k.Tabs[i] = key.NewBinding(key.WithKeys(d), key.WithHelp(d, "tab "+d))
+	}
+	if readOnly {
+		for _, m := range k.Mutating() {
+			m.SetEnabled(false)
+		}
+		// The publish tab (7) is absent in read-only contexts.
+		k.TabsHelp = b(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "go to tab"))
+	}
+	return k
+}
+
+// tailFilterSyntax is the filter syntax the help lists for the tail.
+func (k *KeyMap) tailFilterSyntax() {
 	syntax := [][2]string{
 		{"TEXT", "key or value contains"},
 		{"k:TEXT", "key contains"},
@@ -181,20 +167,47 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		{"!TERM", "negates; terms are ANDed"},
 	}
 	for _, sx := range syntax {
-		k.TailFilterSyntax = append(k.TailFilterSyntax, b(key.WithKeys("\x00filter "+sx[0]), key.WithHelp(sx[0], sx[1])))
+		k.TailFilterSyntax = append(k.TailFilterSyntax, key.NewBinding(key.WithKeys("\x00filter "+sx[0]), key.WithHelp(sx[0], sx[1])))
 	}
-	for i := range k.Tabs {
-		d := string(rune('1' + i))
-		k.Tabs[i] = b(key.WithKeys(d), key.WithHelp(d, "tab "+d))
-	}
-	if readOnly {
-		for _, m := range k.Mutating() {
-			m.SetEnabled(false)
-		}
-		// The publish tab (7) is absent in read-only contexts.
-		k.TabsHelp = b(key.WithKeys("1", "2", "3", "4", "5", "6"), key.WithHelp("1-6", "go to tab"))
-	}
-	return k
+}
+
+// dialogKeys are the bindings of dialogs and forms.
+func (k *KeyMap) dialogKeys() {
+	k.Confirm = key.NewBinding(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "confirm"))
+	k.Cancel = key.NewBinding(key.WithKeys("esc", "n"), key.WithHelp("esc/n", "cancel"))
+	k.NextField = key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field"))
+	k.PrevField = key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field"))
+	k.Left = key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice"))
+	k.Right = key.NewBinding(key.WithKeys("right", "space"), key.WithHelp("→/space", "next choice"))
+	k.Resend = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "resend same version"))
+
+	k.FieldEdit = key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter/e", "edit field"))
+	k.FieldDone = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop editing"))
+	k.FieldUp = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous field"))
+	k.FieldDown = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next field"))
+	k.FormSubmit = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "submit"))
+}
+
+// tailAndPublishKeys are the bindings of the tail and publish tabs.
+func (k *KeyMap) tailAndPublishKeys() {
+	k.TailDetail = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "record detail"))
+	k.TailPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause / resume"))
+	k.TailFormat = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex"))
+	k.TailJump = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump to offset or time"))
+	k.TailSave = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save buffer (JSON lines)"))
+	k.TailCopy = key.NewBinding(key.WithKeys("c", "y"), key.WithHelp("c", "copy value, key, hdrs"))
+	k.TailRestart = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reopen the tail"))
+	k.TailStop = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "close the tail"))
+	k.TailFollow = key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "newest + follow"))
+	k.TailSearch = key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "search beyond the buffer (x cancels)"))
+	k.TailPrev = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous tail (several kept)"))
+	k.TailNext = key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next tail"))
+
+	k.PublishSend = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "review and send"))
+	k.PublishConfirm = key.NewBinding(key.WithKeys("enter", "y"), key.WithHelp("enter/y", "send"))
+	k.PublishEdit = key.NewBinding(key.WithKeys("e", "enter"), key.WithHelp("e", "open the form"))
+	k.PublishLeave = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave the form"))
+	k.PublishStop = key.NewBinding(key.WithKeys("ctrl+x", "x"), key.WithHelp("ctrl+x", "stop publishing (x when not editing)"))
 }
 
 // ReadOnlyWhy says why a mutating binding does nothing in a read-only
