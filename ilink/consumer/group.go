@@ -41,7 +41,7 @@ type groupMgr struct {
 
 	runMu  sync.Mutex
 	cancel context.CancelFunc
-	done   chan struct{} // of the current run; its ctx carries it (runOf)
+	done   chan struct{} // of the current run; its ctx carries it (groupMgr.inside)
 }
 
 // loopReq is a request to the loop, answered with its outcome.
