@@ -389,90 +389,101 @@ func batchDecodeRecords(h *BatchHeader, sec []byte, dst []Record) ([]Record, err
 		r := sec[pos : pos+int(l) : pos+int(l)]
 		pos += int(l)
 
-		p := 1 // attributes: ignored
-		tsDelta, n := varintRead64(r[p:])
-		if n <= 0 {
-			return dst[:start], batchVarintErr(i, "timestampDelta", n)
-		}
-		p += n
-		offDelta, n := varintRead32(r[p:])
-		if n <= 0 {
-			return dst[:start], batchVarintErr(i, "offsetDelta", n)
-		}
-		p += n
-		if int(offDelta) != i {
-			return dst[:start], fmt.Errorf("%w: record %d: offsetDelta %d, want %d", ErrBatchCorrupt, i, offDelta, i)
-		}
-		key, p2, err := batchReadBytes(r, p, i, "key")
+		rec, err := batchDecodeRecord(h, r, i, count, &slab)
 		if err != nil {
 			return dst[:start], err
 		}
-		value, p3, err := batchReadBytes(r, p2, i, "value")
-		if err != nil {
-			return dst[:start], err
-		}
-		p = p3
-		hc, n := varintRead32(r[p:])
-		if n <= 0 {
-			return dst[:start], batchVarintErr(i, "headerCount", n)
-		}
-		p += n
-		// Each header needs at least two bytes (two lengths).
-		if hc < 0 || int(hc) > (len(r)-p)/2 {
-			return dst[:start], fmt.Errorf("%w: record %d: headerCount %d with %d bytes left", ErrBatchCorrupt, i, hc, len(r)-p)
-		}
-		var hdrs []RecordHeader
-		if hc > 0 {
-			if cap(slab)-len(slab) < int(hc) {
-				// A new chunk: enough for every remaining record to carry
-				// as many headers as this one, but growing geometrically
-				// from 64 so a lone header-heavy record costs little.
-				// hc is bounded by the record's bytes, so is the chunk.
-				size := min(int(hc)*(count-i), max(64, 2*cap(slab)))
-				slab = make([]RecordHeader, 0, max(size, int(hc)))
-			}
-			hdrs = slab[len(slab) : len(slab)+int(hc) : len(slab)+int(hc)]
-			slab = slab[:len(slab)+int(hc)]
-			for j := range hdrs {
-				kl, n := varintRead32(r[p:])
-				if n <= 0 {
-					return dst[:start], batchVarintErr(i, "header key length", n)
-				}
-				p += n
-				if kl < 0 || int(kl) > len(r)-p {
-					return dst[:start], fmt.Errorf("%w: record %d: header %d key length %d with %d bytes left", ErrBatchCorrupt, i, j, kl, len(r)-p)
-				}
-				// The section buffer is owned by this decode and the key
-				// bytes are never handed out as a slice, so they stay
-				// immutable: a string can share them without a copy.
-				var k string
-				if kl > 0 {
-					k = unsafe.String(&r[p], int(kl))
-				}
-				p += int(kl)
-				v, pn, err := batchReadBytes(r, p, i, "header value")
-				if err != nil {
-					return dst[:start], err
-				}
-				p = pn
-				hdrs[j] = RecordHeader{Key: k, Value: v}
-			}
-		}
-		if p != len(r) {
-			return dst[:start], fmt.Errorf("%w: record %d: %d bytes left after its fields (length %d)", ErrBatchCorrupt, i, len(r)-p, l)
-		}
-		out[i] = Record{
-			Offset:    h.BaseOffset + int64(offDelta),
-			Timestamp: h.BaseTimestamp + tsDelta,
-			Key:       key,
-			Value:     value,
-			Headers:   hdrs,
-		}
+		out[i] = rec
 	}
 	if pos != len(sec) {
 		return dst[:start], fmt.Errorf("%w: %d bytes after the last of %d records", ErrBatchCorrupt, len(sec)-pos, count)
 	}
 	return dst[:start+count], nil
+}
+
+// batchDecodeRecord decodes record i of count, r its bytes after the
+// length; headers come from the batch's slab (see batchDecodeRecords).
+func batchDecodeRecord(h *BatchHeader, r []byte, i, count int, slab *[]RecordHeader) (Record, error) {
+	p := 1 // attributes: ignored
+	tsDelta, n := varintRead64(r[p:])
+	if n <= 0 {
+		return Record{}, batchVarintErr(i, "timestampDelta", n)
+	}
+	p += n
+	offDelta, n := varintRead32(r[p:])
+	if n <= 0 {
+		return Record{}, batchVarintErr(i, "offsetDelta", n)
+	}
+	p += n
+	if int(offDelta) != i {
+		return Record{}, fmt.Errorf("%w: record %d: offsetDelta %d, want %d", ErrBatchCorrupt, i, offDelta, i)
+	}
+	key, p2, err := batchReadBytes(r, p, i, "key")
+	if err != nil {
+		return Record{}, err
+	}
+	value, p3, err := batchReadBytes(r, p2, i, "value")
+	if err != nil {
+		return Record{}, err
+	}
+	p = p3
+	hc, n := varintRead32(r[p:])
+	if n <= 0 {
+		return Record{}, batchVarintErr(i, "headerCount", n)
+	}
+	p += n
+	// Each header needs at least two bytes (two lengths).
+	if hc < 0 || int(hc) > (len(r)-p)/2 {
+		return Record{}, fmt.Errorf("%w: record %d: headerCount %d with %d bytes left", ErrBatchCorrupt, i, hc, len(r)-p)
+	}
+	var hdrs []RecordHeader
+	if hc > 0 {
+		if cap(*slab)-len(*slab) < int(hc) {
+			// A new chunk: enough for every remaining record to carry
+			// as many headers as this one, but growing geometrically
+			// from 64 so a lone header-heavy record costs little.
+			// hc is bounded by the record's bytes, so is the chunk.
+			size := min(int(hc)*(count-i), max(64, 2*cap(*slab)))
+			*slab = make([]RecordHeader, 0, max(size, int(hc)))
+		}
+		used := len(*slab)
+		hdrs = (*slab)[used : used+int(hc) : used+int(hc)]
+		*slab = (*slab)[:used+int(hc)]
+		for j := range hdrs {
+			kl, n := varintRead32(r[p:])
+			if n <= 0 {
+				return Record{}, batchVarintErr(i, "header key length", n)
+			}
+			p += n
+			if kl < 0 || int(kl) > len(r)-p {
+				return Record{}, fmt.Errorf("%w: record %d: header %d key length %d with %d bytes left", ErrBatchCorrupt, i, j, kl, len(r)-p)
+			}
+			// The section buffer is owned by this decode and the key
+			// bytes are never handed out as a slice, so they stay
+			// immutable: a string can share them without a copy.
+			var k string
+			if kl > 0 {
+				k = unsafe.String(&r[p], int(kl))
+			}
+			p += int(kl)
+			v, pn, err := batchReadBytes(r, p, i, "header value")
+			if err != nil {
+				return Record{}, err
+			}
+			p = pn
+			hdrs[j] = RecordHeader{Key: k, Value: v}
+		}
+	}
+	if p != len(r) {
+		return Record{}, fmt.Errorf("%w: record %d: %d bytes left after its fields (length %d)", ErrBatchCorrupt, i, len(r)-p, len(r))
+	}
+	return Record{
+		Offset:    h.BaseOffset + int64(offDelta),
+		Timestamp: h.BaseTimestamp + tsDelta,
+		Key:       key,
+		Value:     value,
+		Headers:   hdrs,
+	}, nil
 }
 
 // batchReadBytes reads a length-prefixed byte string (-1 = nil) at r[p:].
