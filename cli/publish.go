@@ -365,8 +365,14 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	}
 	defer src.close()
 
-	st := &pubStats{}
-	cb := st.callback // one callback for every record: no closure per record
+	wait := f.timeout
+	if wait <= 0 {
+		wait = time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
+	}
+	// The loop is loadgen's (Run.Drive), the one the dashboard's publish
+	// runs too; the sender below is the producer and the record source.
+	run := loadgen.NewRun(loadgen.Spec{Count: int64(count), Rate: float64(f.rate)})
+	st := &pubStats{run: run}
 	progress := isTerminal(a.io.rawErr)
 	stopProgress := make(chan struct{})
 	var progressDone sync.WaitGroup
@@ -377,49 +383,20 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 			st.progressLoop(a.io.rawErr, stopProgress)
 		}()
 	}
+	s := &publishSender{p: p, run: run, st: st, src: src, rec: ilink.ProducerRecord{Topic: topic}, graceCtx: graceCtx, wait: wait}
+	s.build = newRecordBuilder(&s.rec, keyT, valueT, headers)
+	s.cb = s.callback // one callback for every record: no closure per record
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := loadgen.ProcessCPU(0)
 	st.start = time.Now()
-	rec := ilink.ProducerRecord{Topic: topic}
-	build := newRecordBuilder(&rec, keyT, valueT, headers)
-	var srcErr error
-	sent := loadgen.NewPacer(float64(f.rate), st.start).Run(ctx, func(n int64) bool {
-		var ok bool
-		if src.jl != nil {
-			ok, srcErr = src.fillJSONL(&rec)
-		} else {
-			var v []byte
-			if v, ok, srcErr = src.next(); ok {
-				build.build(&rec, n, v)
-			}
-		}
-		if !ok || srcErr != nil {
-			return false
-		}
-		st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
-		p.Send(&rec, cb)
-		st.sent.Store(n + 1)
-		return true
-	})
-	if srcErr != nil {
+	res := run.Drive(ctx, s)
+	if s.srcErr != nil {
 		close(stopProgress)
-		return srcErr
+		return s.srcErr
 	}
-	interrupted := ctx.Err() != nil
-	wait := f.timeout
-	if wait <= 0 {
-		wait = time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
-	}
-	fctx, cancel := context.WithTimeout(graceCtx, wait)
-	ferr := p.Flush(fctx)
-	cancel()
-	// Every record had its chance (or the grace after an interrupt is
-	// over): close without waiting more, failing what is left.
-	ended, endNow := context.WithCancel(context.Background())
-	endNow()
-	p.CloseContext(ended)
-	interrupted = interrupted || ctx.Err() != nil
+	sent, ferr := res.Sent, res.Err
+	interrupted := res.Cancelled || ctx.Err() != nil
 	end := time.Now()
 	cpu := loadgen.ProcessCPU(0) - cpu0
 	runtime.ReadMemStats(&m1)
@@ -431,7 +408,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	pst := p.Stats()
 
 	elapsed := end.Sub(st.start)
-	acked, failed := st.acked.Load(), st.failed.Load()
+	acked, failed := res.Acked, res.Failed
 	sum := publishSummary{
 		Topic:           topic,
 		Records:         acked,
@@ -444,9 +421,9 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		Compression:     codec.String(),
 		Acks:            f.acks,
 		Embedded:        embedded,
-		P50Ms:           st.lat.Quantile(0.50).Seconds() * 1e3,
-		P99Ms:           st.lat.Quantile(0.99).Seconds() * 1e3,
-		MaxMs:           st.lat.Max().Seconds() * 1e3,
+		P50Ms:           run.Latency().Quantile(0.50).Seconds() * 1e3,
+		P99Ms:           run.Latency().Quantile(0.99).Seconds() * 1e3,
+		MaxMs:           run.Latency().Max().Seconds() * 1e3,
 		FirstErrors:     st.firstErrors(),
 		PeakRSSMB:       float64(loadgen.ProcessMemory(0, loadgen.PeakRSS)) / (1 << 20),
 		Batches:         pst.BatchesSent,
@@ -716,27 +693,84 @@ func valuePool(size, maxBytes int) [][]byte {
 	return pool
 }
 
-// pubStats collects results from the producer's callbacks.
+// publishSender is publish's loadgen.Sender: records from the source,
+// built by the templates, sent through the producer.
+type publishSender struct {
+	p        *ilink.Producer
+	run      *loadgen.Run
+	st       *pubStats
+	src      *recordSource
+	build    *recordBuilder
+	rec      ilink.ProducerRecord // reused: the producer copies it in Send
+	cb       func(ilink.RecordMetadata, error)
+	srcErr   error
+	graceCtx context.Context
+	wait     time.Duration // for the acknowledgements, after the last record
+}
+
+func (s *publishSender) Next(n int64) bool {
+	var ok bool
+	if s.src.jl != nil {
+		ok, s.srcErr = s.src.fillJSONL(&s.rec)
+	} else {
+		var v []byte
+		if v, ok, s.srcErr = s.src.next(); ok {
+			s.build.build(&s.rec, n, v)
+		}
+	}
+	return ok && s.srcErr == nil
+}
+
+func (s *publishSender) Send() {
+	s.st.sentBytes.Add(int64(len(s.rec.Value) + len(s.rec.Key)))
+	if !s.rec.Timestamp.IsZero() {
+		// A kept timestamp (--keep-timestamps) is not when the record was
+		// sent: the latency is measured from here.
+		at := time.Now()
+		s.p.Send(&s.rec, func(md ilink.RecordMetadata, err error) {
+			md.Timestamp = at
+			s.cb(md, err)
+		})
+		return
+	}
+	s.p.Send(&s.rec, s.cb)
+}
+
+// callback takes every record's outcome; the producer stamped a record
+// without a timestamp with the time it was sent.
+func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
+	s.run.Done(md.Timestamp, err)
+	if err != nil {
+		s.st.noteError(err)
+	}
+}
+
+// Close waits for the acknowledgements (s.wait; publishGrace after an
+// interrupt, graceCtx), then closes the producer.
+func (s *publishSender) Close(bool) error {
+	if s.srcErr != nil {
+		return nil // runPublish returns the source's error; its deferred close ends the producer
+	}
+	fctx, cancel := context.WithTimeout(s.graceCtx, s.wait)
+	err := s.p.Flush(fctx)
+	cancel()
+	// Every record had its chance (or the grace after an interrupt is
+	// over): close without waiting more, failing what is left.
+	ended, endNow := context.WithCancel(context.Background())
+	endNow()
+	s.p.CloseContext(ended)
+	return err
+}
+
+// pubStats is what publish reports beyond the run's counts: the bytes
+// sent and the first distinct errors.
 type pubStats struct {
-	start     time.Time
-	sent      atomic.Int64
+	run       *loadgen.Run
+	start     time.Time // of the measured figures (the run's is before the memory statistics)
 	sentBytes atomic.Int64
-	acked     atomic.Int64
-	failed    atomic.Int64
-	lat       loadgen.Histogram
 
 	errMu  sync.Mutex
 	errors []string
-}
-
-func (s *pubStats) callback(md ilink.RecordMetadata, err error) {
-	if err != nil {
-		s.failed.Add(1)
-		s.noteError(err)
-		return
-	}
-	s.acked.Add(1)
-	s.lat.Record(time.Since(md.Timestamp))
 }
 
 const maxDistinctErrors = 5
@@ -770,9 +804,9 @@ func (s *pubStats) progressLoop(w io.Writer, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			el := time.Since(s.start).Seconds()
-			acked := s.acked.Load()
-			fmt.Fprintf(w, "\r\033[Ksent %d, acknowledged %d, errors %d, %.0f records/s", s.sent.Load(), acked, s.failed.Load(), float64(acked)/el)
+			el := time.Since(s.run.Start()).Seconds()
+			acked := s.run.Acked()
+			fmt.Fprintf(w, "\r\033[Ksent %d, acknowledged %d, errors %d, %.0f records/s", s.run.Sent(), acked, s.run.Failed(), float64(acked)/el)
 		}
 	}
 }

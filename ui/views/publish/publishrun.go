@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"ilinkdash/ilink"
@@ -32,22 +31,31 @@ type Sender interface {
 
 // Drive runs spec through s in its own goroutine: Count records at
 // Rate (0 = as fast as s accepts), each built by spec.Record, with the
-// progress a Meter keeps. Stop, or cancelling ctx, stops sending;
-// the records in flight are then awaited for up to 10 s. The Publisher's
-// StartPublish can be: make a producer, wrap it, return Drive.
+// progress a Meter keeps. The loop is loadgen's (Run.Drive), the one the
+// CLI's publish runs too. Stop, or cancelling ctx, stops sending; so does
+// the first MIMQE_UNKNOWN_TOPIC (instead of failing every record at the
+// set rate). The records in flight are then awaited for up to 10 s (30 s
+// after a whole run). The Publisher's StartPublish can be: make a
+// producer, wrap it, return Drive.
 func Drive(ctx context.Context, spec Spec, s Sender) Run {
 	ctx, stop := context.WithCancel(ctx)
-	r := &publishRun{spec: spec, s: s, meter: NewMeter(spec.Count, nil), stop: stop}
+	r := &publishRun{spec: spec, s: s, meter: NewMeter(spec.Count, nil), stop: stop,
+		run: loadgen.NewRun(loadgen.Spec{Count: spec.Count, Rate: spec.Rate, StopOn: unknownTopic})}
 	r.meter.SetConnections(s.Connections)
 	go r.loop(ctx)
 	return r
 }
+
+// unknownTopic is the failure that ends a run.
+func unknownTopic(err error) bool { return ilink.HasName(err, wire.ErrUnknownTopic) }
 
 type publishRun struct {
 	spec  Spec
 	s     Sender
 	meter *Meter
 	stop  context.CancelFunc
+	run   *loadgen.Run
+	rec   Record // the record being sent (Spec.Record reuses its slices)
 }
 
 func (r *publishRun) Progress() Progress { return r.meter.Snapshot() }
@@ -56,36 +64,44 @@ func (r *publishRun) Stop() { r.stop() }
 
 func (r *publishRun) loop(ctx context.Context) {
 	defer r.stop()
-	var rec Record
-	loadgen.NewPacer(r.spec.Rate, time.Now()).Run(ctx, func(seq int64) bool {
-		// The first MIMQE_UNKNOWN_TOPIC ends the run (instead of failing
-		// every record at the set rate).
-		if seq >= r.spec.Count || r.meter.missing.Load() {
-			return false
-		}
-		r.spec.Record(seq, &rec)
-		r.meter.Sent()
-		t0 := time.Now()
-		r.s.Send(r.spec.Topic, &rec, func(p int32, o int64, err error) {
-			r.meter.Done(p, o, err, time.Since(t0))
-		})
-		return true
+	res := r.run.Drive(ctx, (*runSender)(r))
+	// Records the producer never completed count as failed.
+	text := "not acknowledged before the producer closed"
+	if res.Err != nil {
+		text += ": " + res.Err.Error()
+	}
+	r.meter.abandon(text)
+	r.meter.Finish(res.Stopped, nil)
+}
+
+// runSender is a publishRun as the driver's loadgen.Sender: the spec's
+// records, sent through the Sender, their outcomes fed to the Meter.
+type runSender publishRun
+
+func (r *runSender) Next(seq int64) bool {
+	if seq >= r.spec.Count { // Count 0 sends nothing (loadgen's 0 is no limit)
+		return false
+	}
+	r.spec.Record(seq, &r.rec)
+	return true
+}
+
+func (r *runSender) Send() {
+	r.meter.Sent()
+	t0 := time.Now()
+	r.s.Send(r.spec.Topic, &r.rec, func(p int32, o int64, err error) {
+		r.meter.Done(p, o, err, r.run.Done(t0, err))
 	})
-	stopped := ctx.Err() != nil || r.meter.missing.Load()
+}
+
+func (r *runSender) Close(stopped bool) error {
 	wait := 30 * time.Second
 	if stopped {
 		wait = 10 * time.Second
 	}
-	cctx, cancel := context.WithTimeout(context.Background(), wait)
-	err := r.s.Close(cctx)
-	cancel()
-	// Records the producer never completed count as failed.
-	text := "not acknowledged before the producer closed"
-	if err != nil {
-		text += ": " + err.Error()
-	}
-	r.meter.abandon(text)
-	r.meter.Finish(stopped, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return r.s.Close(ctx)
 }
 
 // Meter keeps a run's progress: counts, distinct errors, recent
@@ -108,7 +124,7 @@ type Meter struct {
 
 	done, stopped bool
 	err           error
-	missing       atomic.Bool // a record failed with MIMQE_UNKNOWN_TOPIC
+	missing       bool // a record failed with MIMQE_UNKNOWN_TOPIC
 }
 
 const latWindow = 8192
@@ -147,7 +163,7 @@ func (m *Meter) Done(partition int32, offset int64, err error, latency time.Dura
 	if err != nil {
 		m.failed++
 		if ilink.HasName(err, wire.ErrUnknownTopic) {
-			m.missing.Store(true)
+			m.missing = true
 		}
 		text := err.Error()
 		if _, ok := m.errs[text]; !ok && len(m.errs) >= maxDistinctErrors {
@@ -185,7 +201,7 @@ func (m *Meter) Snapshot() Progress {
 	now := m.now()
 	p := Progress{
 		Count: m.count, Sent: m.sent, Acked: m.acked, Failed: m.failed,
-		Done: m.done, Stopped: m.stopped, Err: m.err, MissingTopic: m.missing.Load(),
+		Done: m.done, Stopped: m.stopped, Err: m.err, MissingTopic: m.missing,
 	}
 	end := now
 	if m.done {
