@@ -247,6 +247,9 @@ func TestPublishFileValue(t *testing.T) {
 	os.WriteFile(big, make([]byte, 2_000_000), 0o644)
 	send(big, "1")
 	r.MustShow("not sent: file:", "up to 2,000,000 bytes a record", "at most 1,048,470 bytes")
+	if pub.Runs() != runs {
+		t.Fatal("a bad file started a run")
+	}
 	// The one "~" rule (config.ExpandHome): ~/ is the home directory,
 	// ~user is refused by name.
 	t.Setenv("HOME", dir)
