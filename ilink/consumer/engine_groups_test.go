@@ -13,6 +13,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -93,7 +94,7 @@ func TestEngineGroupCommitSemantics(t *testing.T) {
 	c3 := mustSubscribe(t, engineAddrs(e), "T", o2)
 	readN(t, c3, 30, 10*time.Second)
 	// spec: C-07 — periodic AUTO commit through the engine.
-	eventually(t, 5*time.Second, "auto commit 30", func() bool {
+	ilinktest.WaitFor(t, 5*time.Second, "auto commit 30", func() bool {
 		got, _ := engineCommit(t, engineAddrs(e), "auto", "T", 0)
 		return got == 30
 	})
@@ -128,7 +129,7 @@ func TestEngineSecondMemberAfterRejoin(t *testing.T) {
 	if n := countParts(b.Assignment()); n != 0 {
 		t.Fatalf("B got %d partitions at its first join", n)
 	}
-	eventually(t, 10*time.Second, "B gets its share", func() bool { return countParts(b.Assignment()) == 2 })
+	ilinktest.WaitFor(t, 10*time.Second, "B gets its share", func() bool { return countParts(b.Assignment()) == 2 })
 	// spec: C-08 — A committed before its partitions moved: B starts there.
 	for _, tps := range b.Assignment() {
 		for _, q := range tps.Partitions {
@@ -151,7 +152,7 @@ func TestEngineManualCommitAfterReassignment(t *testing.T) {
 	a := mustSubscribe(t, engineAddrs(e), "T", oa)
 	recs := readN(t, a, 100, 10*time.Second)
 	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "g"))
-	eventually(t, 10*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
+	ilinktest.WaitFor(t, 10*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
 	lost := b.Assignment()[0].Partitions[0]
 	var r *Record
 	for _, x := range recs {
@@ -179,7 +180,7 @@ func TestEngineTemporaryGroupGoneAfterClose(t *testing.T) {
 	c := mustSubscribe(t, engineAddrs(e), "T", o)
 	readN(t, c, 10, 10*time.Second)
 	// The group is there, with a commit, while its member lives.
-	eventually(t, 10*time.Second, "the temporary group's commit", func() bool {
+	ilinktest.WaitFor(t, 10*time.Second, "the temporary group's commit", func() bool {
 		got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0)
 		return ok && got == 10
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -54,7 +55,7 @@ func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
 	readN(t, c, 7, 5*time.Second)
 	// spec: C-07 — positions of the records handed over are committed
 	// every AutoCommitInterval, without any further read.
-	eventually(t, 3*time.Second, "periodic commit of 7", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "periodic commit of 7", func() bool {
 		got, _ := fc.commit("auto", "T", 0)
 		return got == 7
 	})
@@ -66,7 +67,7 @@ func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
 	// Two heartbeats after the reads: the group has run on since them,
 	// time for any commit they would wrongly cause to arrive.
 	hb := fc.requestCount(wire.CodeHeartbeat)
-	eventually(t, 5*time.Second, "two more heartbeats", func() bool { return fc.requestCount(wire.CodeHeartbeat) >= hb+2 })
+	ilinktest.WaitFor(t, 5*time.Second, "two more heartbeats", func() bool { return fc.requestCount(wire.CodeHeartbeat) >= hb+2 })
 	if got, ok := fc.commit("auto-close", "T", 0); ok && got != 0 {
 		t.Fatalf("commit %d before close with a 1h interval", got)
 	}
@@ -175,8 +176,8 @@ func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	if n := countParts(b.Assignment()); n != 0 {
 		t.Fatalf("B got %d partitions before A rejoined", n)
 	}
-	eventually(t, 5*time.Second, "B gets partitions after A rejoins", func() bool { return countParts(b.Assignment()) == 2 })
-	eventually(t, 5*time.Second, "A keeps 2", func() bool { return countParts(a.Assignment()) == 2 })
+	ilinktest.WaitFor(t, 5*time.Second, "B gets partitions after A rejoins", func() bool { return countParts(b.Assignment()) == 2 })
+	ilinktest.WaitFor(t, 5*time.Second, "A keeps 2", func() bool { return countParts(a.Assignment()) == 2 })
 	// The order on the coordinator: A's commit, A's rejoin, then B's rejoin
 	// that returns partitions.
 	ev := fc.eventLog()
@@ -210,7 +211,7 @@ func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
 		}
 	}
 	// spec: C-54 — both listeners saw their assignment change.
-	eventually(t, 2*time.Second, "rebalance listener calls", func() bool {
+	ilinktest.WaitFor(t, 2*time.Second, "rebalance listener calls", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		var sawA, sawB bool
@@ -241,7 +242,7 @@ func TestManualCommitAfterReassignmentIsRebalanced(t *testing.T) {
 	a := mustSubscribe(t, fc.addr(), "T", oa)
 	recs := readN(t, a, 20, 5*time.Second)
 	b := mustSubscribe(t, fc.addr(), "T", testOptions(t, "g"))
-	eventually(t, 5*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
+	ilinktest.WaitFor(t, 5*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
 	lost := b.Assignment()[0].Partitions[0]
 	var r *Record
 	for _, x := range recs {
@@ -311,7 +312,7 @@ func TestRebalanceReportsHiddenFromReads(t *testing.T) {
 			// A heartbeat or a commit between two reads, so the injected
 			// reports reach the group loop while the reads go on.
 			sent := fc.requestCount(wire.CodeHeartbeat) + fc.requestCount(wire.CodeOffsetCommit)
-			eventually(t, 5*time.Second, "a heartbeat or commit", func() bool {
+			ilinktest.WaitFor(t, 5*time.Second, "a heartbeat or commit", func() bool {
 				return fc.requestCount(wire.CodeHeartbeat)+fc.requestCount(wire.CodeOffsetCommit) > sent
 			})
 		}
@@ -441,7 +442,7 @@ func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
 	if err == nil || err.Error() != "MIMQE_INTERNAL (commit log unreadable)" {
 		t.Fatalf("Subscribe: %v", err)
 	}
-	eventually(t, 2*time.Second, "member left", func() bool { return fc.memberCount("g") == 0 })
+	ilinktest.WaitFor(t, 2*time.Second, "member left", func() bool { return fc.memberCount("g") == 0 })
 }
 
 func TestTemporaryAndDurableGroups(t *testing.T) {
@@ -457,7 +458,7 @@ func TestTemporaryAndDurableGroups(t *testing.T) {
 	if !fc.groupExists("tmp") || fc.memberCount("tmp") != 1 {
 		t.Fatal("no group named after the subscription")
 	}
-	eventually(t, 5*time.Second, "the temporary group's commit", func() bool {
+	ilinktest.WaitFor(t, 5*time.Second, "the temporary group's commit", func() bool {
 		got, ok := fc.commit("tmp", "T", 0)
 		return ok && got == 10
 	})
@@ -511,7 +512,7 @@ func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
 	c := mustSubscribe(t, fc.addr(), "T", o)
 	readN(t, c, 4, 5*time.Second)
 	// spec: C-18 — more than Expiry between reads: the client leaves.
-	eventually(t, 3*time.Second, "left after expiry", func() bool { return fc.memberCount("exp") == 0 })
+	ilinktest.WaitFor(t, 3*time.Second, "left after expiry", func() bool { return fc.memberCount("exp") == 0 })
 	if got, _ := fc.commit("exp", "T", 0); got != 4 {
 		t.Fatalf("AUTO commit before the expiry leave: %d", got)
 	}
@@ -603,7 +604,7 @@ func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
 	o.AutoCommitInterval = 50 * time.Millisecond
 	c := mustSubscribe(t, fc.addr(), "T", o)
 	readN(t, c, 60, 5*time.Second)
-	eventually(t, 5*time.Second, "a heartbeat and a commit", func() bool {
+	ilinktest.WaitFor(t, 5*time.Second, "a heartbeat and a commit", func() bool {
 		return fc.requestCount(wire.CodeHeartbeat) > 0 && fc.requestCount(wire.CodeOffsetCommit) > 0
 	})
 	c.Close()
@@ -627,7 +628,7 @@ func TestAutoCommitRedeliveryWindowAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	readN(t, c, 100, 5*time.Second)
-	eventually(t, 3*time.Second, "periodic commit", func() bool {
+	ilinktest.WaitFor(t, 3*time.Second, "periodic commit", func() bool {
 		got, _ := fc.commit("crash", "T", 0)
 		return got == 100
 	})

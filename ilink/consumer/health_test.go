@@ -3,6 +3,8 @@ package consumer
 import (
 	"testing"
 	"time"
+
+	"ilinkdash/ilink/ilinktest"
 )
 
 // FetchHealth follows the fetching: fresh while an idle topic's long polls
@@ -14,9 +16,9 @@ func TestFetchHealthThroughAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mustAssign(t, engineAddrs(e), "HEALTH.T", []int32{0}, testOptions(t, ""))
-	eventually(t, 10*time.Second, "a first fetch reply", func() bool { return !c.FetchHealth().OK.IsZero() })
+	ilinktest.WaitFor(t, 10*time.Second, "a first fetch reply", func() bool { return !c.FetchHealth().OK.IsZero() })
 	first := c.FetchHealth().OK
-	eventually(t, 10*time.Second, "an idle long poll's reply", func() bool { return c.FetchHealth().OK.After(first) })
+	ilinktest.WaitFor(t, 10*time.Second, "an idle long poll's reply", func() bool { return c.FetchHealth().OK.After(first) })
 	if h := c.FetchHealth(); h.Err != nil || !h.FailingSince.IsZero() {
 		t.Fatalf("while fetching: %+v, want no error", h)
 	}
@@ -25,7 +27,7 @@ func TestFetchHealthThroughAnOutage(t *testing.T) {
 	if err := e.Outage(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the fetch failing", func() bool { return c.FetchHealth().Err != nil })
+	ilinktest.WaitFor(t, 10*time.Second, "the fetch failing", func() bool { return c.FetchHealth().Err != nil })
 	h := c.FetchHealth()
 	if h.FailingSince.Before(before) || h.OK.After(h.FailingSince) {
 		t.Fatalf("during the outage: %+v, want failing since after %v and no reply since", h, before)
@@ -34,7 +36,7 @@ func TestFetchHealthThroughAnOutage(t *testing.T) {
 	if err := e.EndOutage(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "fetching again", func() bool {
+	ilinktest.WaitFor(t, 20*time.Second, "fetching again", func() bool {
 		h := c.FetchHealth()
 		return h.Err == nil && h.OK.After(before)
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // testLogf returns a Logf that writes to the test log while the test runs
@@ -84,24 +85,12 @@ func readN(t testing.TB, c *Consumer, n int, d time.Duration) []*Record {
 	return out
 }
 
-// eventually polls cond until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // waitFetchBlocked waits until every fetch loop of c has stopped for want
 // of buffer room (Prefetch or MaxBufferedBytes): the buffers are as full
 // as they will get until a reader frees room.
 func waitFetchBlocked(t testing.TB, c *Consumer) {
 	t.Helper()
-	eventually(t, 10*time.Second, "every fetch loop waits for buffer room", func() bool {
+	ilinktest.WaitFor(t, 10*time.Second, "every fetch loop waits for buffer room", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if len(c.sources) == 0 {

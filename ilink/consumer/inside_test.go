@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -164,7 +165,7 @@ func TestInsideKeptWaitsLikeOutside(t *testing.T) {
 		ended.Add(1)
 	}, nil)
 	fc.produce("T", 0, 50, wire.CodecNone)
-	eventually(t, 5*time.Second, "the second listener runs", func() bool { return started.Load() > 0 })
+	ilinktest.WaitFor(t, 5*time.Second, "the second listener runs", func() bool { return started.Load() > 0 })
 	in.StopListening()
 	stopped.Store(true)
 	if s, e := started.Load(), ended.Load(); s != e {

@@ -7,6 +7,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -50,7 +51,7 @@ func TestPauseFetchingHoldsThePosition(t *testing.T) {
 	// Reads while paused hand over nothing new (nothing was fetched) and
 	// keep the member alive.
 	var lag int64
-	eventually(t, 10*time.Second, "Lag reports the 500 records produced while paused", func() bool {
+	ilinktest.WaitFor(t, 10*time.Second, "Lag reports the 500 records produced while paused", func() bool {
 		if rs, err := c.ReadBatch(testCtx(t, time.Second), 1000, 20*time.Millisecond); err == nil {
 			got = append(got, rs...)
 		}

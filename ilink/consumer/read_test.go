@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -30,8 +31,10 @@ func TestReadTimeoutAndArrivalDuringWait(t *testing.T) {
 	go func() {
 		// The record arrives while the Read waits: once its fetch is
 		// pending at the server.
-		for !fc.fetchPending("T") {
-			time.Sleep(time.Millisecond)
+		// Poll, not WaitFor: this goroutine may not end the test.
+		if !ilinktest.Poll(5*time.Second, func() bool { return fc.fetchPending("T") }) {
+			t.Error("no fetch of T pending at the server within 5s")
+			return
 		}
 		fc.produce("T", 0, 1, wire.CodecNone)
 	}()
@@ -91,10 +94,10 @@ func TestListenAndStopListening(t *testing.T) {
 		got.Add(1)
 		time.Sleep(time.Millisecond)
 	}, func(in Inside, err error) { t.Errorf("onError: %v", err) })
-	eventually(t, 5*time.Second, "20 records pushed", func() bool { return got.Load() == 20 })
+	ilinktest.WaitFor(t, 5*time.Second, "20 records pushed", func() bool { return got.Load() == 20 })
 	fc.produce("T", 0, 200, wire.CodecNone)
 	// Stop while the listener is busy with the new records.
-	eventually(t, 5*time.Second, "a new record pushed", func() bool { return got.Load() > 20 })
+	ilinktest.WaitFor(t, 5*time.Second, "a new record pushed", func() bool { return got.Load() > 20 })
 	c.StopListening()
 	stopped.Store(true)
 	n := got.Load()
@@ -118,7 +121,7 @@ func TestListenAndStopListening(t *testing.T) {
 		inside.Add(1)
 		in.StopListening()
 	}, nil)
-	eventually(t, 5*time.Second, "one callback", func() bool { return inside.Load() == 1 })
+	ilinktest.WaitFor(t, 5*time.Second, "one callback", func() bool { return inside.Load() == 1 })
 	if r, err := c.Read(context.Background(), 5*time.Second); err != nil || r.Offset != 241 {
 		t.Fatalf("Read after stopping from inside: %v %v, want offset 241", r, err)
 	}
@@ -258,7 +261,7 @@ func TestOutOfRangeOffsetIsReset(t *testing.T) {
 	o.Start, o.StartOffset = StartOffset, 1000
 	o.Commit = CommitManual
 	c := mustAssign(t, fc.addr(), "T", nil, o)
-	eventually(t, 5*time.Second, "reset to the end", func() bool { return c.Position("T", 0) == 100 })
+	ilinktest.WaitFor(t, 5*time.Second, "reset to the end", func() bool { return c.Position("T", 0) == 100 })
 	fc.produce("T", 0, 1, wire.CodecNone)
 	// spec: C-30 — an offset past the end is reset (offset mode: to the
 	// nearest end) without an error.
@@ -375,7 +378,7 @@ func TestPatternSubscription(t *testing.T) {
 	// refresh a fetch covering it is pending, and the LEAVE must wait for
 	// it to return (T-21; the fake answers MIMQE_READ_IN_PROGRESS and
 	// records a violation otherwise).
-	eventually(t, 5*time.Second, "a fetch covering ORDER.KR.SUB pending", func() bool { return fc.fetchPending("ORDER.KR.SUB") })
+	ilinktest.WaitFor(t, 5*time.Second, "a fetch covering ORDER.KR.SUB pending", func() bool { return fc.fetchPending("ORDER.KR.SUB") })
 	fc.hideTopic("ORDER.KR.SUB")
 	if err := c.RefreshNow(testCtx(t, 5*time.Second)); err != nil {
 		t.Fatal(err)
@@ -428,7 +431,7 @@ func TestPatternSubscription(t *testing.T) {
 	c2 := mustSubscribe(t, fc.addr(), "ORDER.*", o2)
 	fc.createTopic("ORDER.JP", 1)
 	fc.produce("ORDER.JP", 0, 1, wire.CodecNone)
-	eventually(t, 5*time.Second, "ORDER.JP picked up", func() bool { return slices.Contains(c2.Topics(), "ORDER.JP") })
+	ilinktest.WaitFor(t, 5*time.Second, "ORDER.JP picked up", func() bool { return slices.Contains(c2.Topics(), "ORDER.JP") })
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r, err := c2.Read(context.Background(), time.Second)
