@@ -17,10 +17,10 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
-	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/sanitize"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ui/jsonl"
 )
 
 // Replayed records keep their saved timestamps (--keep-timestamps), but

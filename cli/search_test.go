@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
-	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/jsonl"
 )
 
 // seedTopic writes n records key-<i>, value {"n":<i>} with header seq=<i>

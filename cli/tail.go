@@ -19,9 +19,9 @@ import (
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
-	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/sanitize"
 )

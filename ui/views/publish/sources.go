@@ -12,7 +12,7 @@ import (
 	"context"
 	"time"
 
-	"ilinkdash/ilink/jsonl"
+	"ilinkdash/ui/jsonl"
 )
 
 // Header is one record header (an iLink record property).

@@ -11,15 +11,15 @@ import (
 	"io"
 	"time"
 
-	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ilink/position"
+	"ilinkdash/ui/jsonl"
 )
 
 // Header is one record header (an iLink record property).
 type Header = jsonl.Header
 
 // Record is one consumed record as the tail view receives it: the
-// record of the JSON lines format (ilink/jsonl), so saving and replaying
+// record of the JSON lines format (ui/jsonl), so saving and replaying
 // need no conversion. The view keeps the slices as they are (raw bytes are
 // stored once, never copied), so the stream must not modify or reuse them
 // after sending the record. ilink/consumer.Record satisfies this (its batch

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"ilinkdash/ilink/jsonl"
+	"ilinkdash/config"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
+	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views/tab"
 )
@@ -360,13 +360,12 @@ func writeJSONL(w io.Writer, entries []tailEntry) (int64, error) {
 }
 
 // saveJSONL writes entries as JSON lines to a new file (never
-// overwriting); a leading ~/ is the home directory. A partial file is
+// overwriting); a leading ~/ is the home directory, ~user is refused. A partial file is
 // removed on error.
 func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, rest)
-		}
+	path, err := config.ExpandHome(path) // the one "~" rule
+	if err != nil {
+		return path, 0, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

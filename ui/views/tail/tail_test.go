@@ -18,8 +18,8 @@ import (
 
 	"ilinkdash/ui/sanitize/sanitizetest"
 
-	"ilinkdash/ilink/jsonl"
 	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/jsonl"
 
 	tea "charm.land/bubbletea/v2"
 

@@ -27,8 +27,8 @@
 // (surrogate pairs above U+FFFF). It decodes to the exact bytes.
 //
 // The escaping uses the terminal sanitizer's rule of which characters are
-// shown escaped (ui/sanitize.Escaped, a leaf package with no UI framework
-// behind it), so there is one list of them.
+// shown escaped (ui/sanitize.Escaped), so there is one list of them. The
+// format is the dashboard's and the CLI's; no client package uses it.
 package jsonl
 
 import (
