@@ -210,8 +210,8 @@ func (r checkReport) unknown(err error, call string, timeout time.Duration) erro
 
 func (r checkReport) judged(s *sampler) error {
 	alerts := s.mon.Alerts()
-	ok := fmt.Sprintf("%s, %s, %s, %s judged over %v", plural(s.nodes, "node"), plural(s.topics, "topic"),
-		plural(s.groups, "group"), plural(s.queues, "queue"), r.window)
+	ok := fmt.Sprintf("%s, %s, %s, %s judged over %v", numfmt.Plural(s.nodes, "node"), numfmt.Plural(s.topics, "topic"),
+		numfmt.Plural(s.groups, "group"), numfmt.Plural(s.queues, "queue"), r.window)
 	level, summary := health.Summary(alerts, ok)
 	code := map[health.Level]int{health.LevelOK: checkOK, health.LevelWarning: checkWarning, health.LevelCritical: checkCritical}[level]
 	out := r.base(level.String(), code, summary)
@@ -248,5 +248,3 @@ func (r checkReport) print(v checkJSON, alerts []health.Alert) error {
 	_, err := io.WriteString(r.out, b.String())
 	return err
 }
-
-func plural(n int, word string) string { return numfmt.Plural(n, word) }

@@ -18,6 +18,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/loadgen/template"
+	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/sanitize"
 )
@@ -386,14 +387,14 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		out.Put++
 	}
 	return t.emit(out, func(w *table) {
-		line := fmt.Sprintf("put %s on %s", plural(out.Put, "message"), queue)
+		line := fmt.Sprintf("put %s on %s", numfmt.Plural(out.Put, "message"), queue)
 		if out.Put == 1 {
 			line += fmt.Sprintf(" (id %s)", out.FirstID)
 		} else if out.Put > 1 {
 			line += fmt.Sprintf(" (ids %s .. %s)", out.FirstID, out.LastID)
 		}
 		if out.Headers > 0 {
-			line += fmt.Sprintf(", %s each", plural(out.Headers, "header"))
+			line += fmt.Sprintf(", %s each", numfmt.Plural(out.Headers, "header"))
 		}
 		w.row(line)
 	})

@@ -298,7 +298,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", rewound.topic, rewound.part, rewound.rewindFrom, rewound.rewindTo)
 	case g.Members == 0 && s.Lag.Records > 0:
 		word, since, earlier = Stopped, t.noMemberSince, t.noMemberEarlier
-		reason = fmt.Sprintf("no member, %s unread", plural(s.Lag.Records, "record"))
+		reason = fmt.Sprintf("no member, %s unread", numfmt.Plural(s.Lag.Records, "record"))
 	case g.Members == 0:
 		word, reason = Empty, "no member, nothing unread"
 	default:
@@ -385,12 +385,12 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []*partTrack, at time.Time)
 		return Unknown, time.Time{}, false, "the lag of its partitions is unknown (no leader)"
 	case word == Stalled:
 		return Stalled, stalledSince, stalledEarlier, fmt.Sprintf("no commit advanced on %s for at least %s (%s unread there)",
-			plural(int64(stalled), "partition"), roundDur(c.StallAfter), plural(stalledLag, "record"))
+			numfmt.Plural(int64(stalled), "partition"), roundDur(c.StallAfter), numfmt.Plural(stalledLag, "record"))
 	case word == Lagging:
-		return Lagging, time.Time{}, false, fmt.Sprintf("commits advance but the lag grew on %s", plural(int64(lagging), "partition"))
+		return Lagging, time.Time{}, false, fmt.Sprintf("commits advance but the lag grew on %s", numfmt.Plural(int64(lagging), "partition"))
 	case word == Unknown:
 		return Unknown, time.Time{}, false, fmt.Sprintf("judging: %s of history needed (%s not judged yet)",
-			roundDur(max(need, time.Second)), plural(int64(unknown), "partition"))
+			roundDur(max(need, time.Second)), numfmt.Plural(int64(unknown), "partition"))
 	}
 	if s.Lag.Records == 0 {
 		return OK, time.Time{}, false, "caught up"
@@ -542,7 +542,7 @@ func OneSample(s GroupStatus) GroupStatus {
 	}
 	s.Word = Active
 	s.Reason = fmt.Sprintf("%s, %s unread: one list cannot tell OK from LAGGING or STALLED (judge over a window: --window)",
-		plural(int64(s.Info.Members), "member"), plural(s.Lag.Records, "record"))
+		numfmt.Plural(int64(s.Info.Members), "member"), numfmt.Plural(s.Lag.Records, "record"))
 	ps := make([]PartitionStatus, len(s.Partitions))
 	copy(ps, s.Partitions)
 	for i := range ps {
@@ -572,8 +572,6 @@ func (m *Monitor) Group(name string) (GroupStatus, bool) {
 	}
 	return t.status, true
 }
-
-func plural(n int64, word string) string { return numfmt.Plural(n, word) }
 
 func roundDur(d time.Duration) string {
 	switch {

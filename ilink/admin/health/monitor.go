@@ -338,7 +338,7 @@ func (m *Monitor) Alerts() []Alert {
 					Text:         fmt.Sprintf("node %d (%s) %s since %s", n.ID, n.QueueManager, n.State, sinceText(since, since.Equal(m.firstNodes)))})
 			} else if since, ok := m.syncSince[n.ID]; ok {
 				add(Alert{Level: LevelWarning, Kind: KindNodeSyncing, Subject: strconv.Itoa(n.ID), Since: since,
-					Text: fmt.Sprintf("node %d (%s) syncing since %s, %s behind", n.ID, n.QueueManager, clock(since), plural(n.LagRecords, "record"))})
+					Text: fmt.Sprintf("node %d (%s) syncing since %s, %s behind", n.ID, n.QueueManager, clock(since), numfmt.Plural(n.LagRecords, "record"))})
 			}
 		}
 		for _, n := range m.def.Nodes {
@@ -435,7 +435,7 @@ func topicAlert(conds map[string]topicCond, l Level, k Kind, what string) (Alert
 		list = strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
 	}
 	return Alert{Level: l, Kind: k, Subject: strings.Join(names, ","), Since: since,
-		Text: fmt.Sprintf("%s %s in %s since %s", plural(int64(n), "partition"), what, list, clock(since))}, true
+		Text: fmt.Sprintf("%s %s in %s since %s", numfmt.Plural(int64(n), "partition"), what, list, clock(since))}, true
 }
 
 // groupAlert is the alert a group's word raises, if any.
