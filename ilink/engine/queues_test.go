@@ -13,9 +13,8 @@ import (
 
 func TestPutGetRoundTrip(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q1")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q1")
+	c := localSession(t, e, wire.ModeAutoCommit)
 
 	var dep wire.DepthReply
 	c.mustCall(wire.CodeOpenQueue, 0, &wire.QueueRequest{Queue: "Q1"}, &dep)
@@ -59,22 +58,15 @@ func TestPutGetRoundTrip(t *testing.T) {
 			t.Fatalf("%v on unknown queue: %s", code, errText(eb))
 		}
 	}
-	eb := c.call(wire.CodePut, 0, &wire.PutRequest{Queue: "NOPE", MsgID: msgID(1)}, nil)
-	if eb == nil || eb.Name != wire.ErrUnknownQueue {
-		t.Fatalf("PUT on unknown queue: %s", errText(eb))
-	}
-	eb = c.call(wire.CodeGet, 100, &wire.GetRequest{Queue: "NOPE"}, nil)
-	if eb == nil || eb.Name != wire.ErrUnknownQueue {
-		t.Fatalf("GET on unknown queue: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodePut, 0, &wire.PutRequest{Queue: "NOPE", MsgID: msgID(1)}, nil), wire.ErrUnknownQueue, "PUT on unknown queue")
+	wantErrName(t, c.call(wire.CodeGet, 100, &wire.GetRequest{Queue: "NOPE"}, nil), wire.ErrUnknownQueue, "GET on unknown queue")
 }
 
 func TestGetWaitsForPutFromAnotherSession(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	cons := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
-	prod := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	cons := localSession(t, e, wire.ModeAutoCommit)
+	prod := localSession(t, e, wire.ModeAutoCommit)
 
 	start := time.Now()
 	corr := cons.send(wire.CodeGet, 5000, &wire.GetRequest{Queue: "Q"})
@@ -91,16 +83,13 @@ func TestGetWaitsForPutFromAnotherSession(t *testing.T) {
 	if string(m.Payload) != "late" || el < waited || el > 4*time.Second {
 		t.Fatalf("GET got %q after %v; want the put made during the wait", m.Payload, el)
 	}
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d after the woken auto-commit GET", d)
-	}
+	wantDepth(t, e, "Q", 0, "after the woken auto-commit GET")
 }
 
 func TestGetTimeoutIsNoMsg(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	e := queueEngine(t, "Q")
+	c := localSession(t, e, wire.ModeTransacted)
 
 	start := time.Now()
 	eb := c.call(wire.CodeGet, 150, &wire.GetRequest{Queue: "Q"}, nil)
@@ -113,25 +102,20 @@ func TestGetTimeoutIsNoMsg(t *testing.T) {
 		t.Fatalf("GET waited %v, want about 150ms", el)
 	}
 	start = time.Now()
-	if eb := c.call(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"}, nil); eb == nil || eb.Name != wire.ErrNoMessage {
-		t.Fatalf("GET without wait: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"}, nil), wire.ErrNoMessage, "GET without wait")
 	if el := time.Since(start); el > time.Second {
 		t.Fatalf("GET with TimeoutMs 0 took %v", el)
 	}
 	// The expired waiter is gone: a later put is not swallowed by it.
-	p := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	p := localSession(t, e, wire.ModeAutoCommit)
 	p.put("Q", 1, "x")
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d, want 1", d)
-	}
+	wantDepth(t, e, "Q", 1, "after a put behind the expired waiter")
 }
 
 func TestMatchID(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	c := localSession(t, e, wire.ModeAutoCommit)
 	for i := 1; i <= 3; i++ {
 		c.put("Q", i, fmt.Sprint("m", i))
 	}
@@ -140,12 +124,10 @@ func TestMatchID(t *testing.T) {
 	if string(m.Payload) != "m2" {
 		t.Fatalf("match 2 gave %q", m.Payload)
 	}
-	if eb := c.call(wire.CodeGet, 50, &wire.GetRequest{Queue: "Q", MatchID: msgID(9)}, nil); eb == nil || eb.Name != wire.ErrNoMessage {
-		t.Fatalf("match 9: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodeGet, 50, &wire.GetRequest{Queue: "Q", MatchID: msgID(9)}, nil), wire.ErrNoMessage, "match 9")
 	// A waiting match is woken only by its own message.
 	corr := c.send(wire.CodeGet, 3000, &wire.GetRequest{Queue: "Q", MatchID: msgID(5)})
-	p := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	p := localSession(t, e, wire.ModeAutoCommit)
 	p.put("Q", 4, "m4")
 	p.put("Q", 5, "m5")
 	if eb := c.read(corr, &m); eb != nil || string(m.Payload) != "m5" {
@@ -158,86 +140,56 @@ func TestMatchID(t *testing.T) {
 
 func TestAutoCommitVisibility(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	a := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
-	b := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	a := localSession(t, e, wire.ModeAutoCommit)
+	b := localSession(t, e, wire.ModeAutoCommit)
 	a.put("Q", 1, "x")
 	// spec: Q-07
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d right after an auto-commit put", d)
-	}
-	m := b.get("Q", 0)
+	wantDepth(t, e, "Q", 1, "right after an auto-commit put")
 	// spec: Q-07
-	if m == nil || string(m.Payload) != "x" {
-		t.Fatalf("other session sees %+v", m)
-	}
+	b.wantGet("Q", "x", "the other session's get")
 	// spec: Q-07
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d right after an auto-commit get", d)
-	}
-	if eb := a.call(wire.CodeCommit, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrNotInTransaction {
-		t.Fatalf("COMMIT in auto-commit: %s", errText(eb))
-	}
-	if eb := a.call(wire.CodeRollback, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrNotInTransaction {
-		t.Fatalf("ROLLBACK in auto-commit: %s", errText(eb))
-	}
+	wantDepth(t, e, "Q", 0, "right after an auto-commit get")
+	wantErrName(t, a.call(wire.CodeCommit, 0, &wire.Empty{}, nil), wire.ErrNotInTransaction, "COMMIT in auto-commit")
+	wantErrName(t, a.call(wire.CodeRollback, 0, &wire.Empty{}, nil), wire.ErrNotInTransaction, "ROLLBACK in auto-commit")
 }
 
 func TestTransactedVisibleOnlyAfterCommit(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
-	obs := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	tx := localSession(t, e, wire.ModeTransacted)
+	obs := localSession(t, e, wire.ModeAutoCommit)
 
 	tx.commit() // nothing pending: succeeds
 	if rep := tx.put("Q", 1, "t1"); rep.Depth != 0 {
 		t.Fatalf("transacted PUT reports committed depth %d", rep.Depth)
 	}
 	// spec: Q-08
-	if m := obs.get("Q", 0); m != nil {
-		t.Fatalf("uncommitted put visible: %+v", m)
-	}
+	obs.wantNoMessage("Q", "an uncommitted put is invisible")
 	// spec: Q-08
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d before COMMIT", d)
-	}
+	wantDepth(t, e, "Q", 0, "before COMMIT")
 	tx.commit()
 	// spec: Q-08
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d after COMMIT", d)
-	}
+	wantDepth(t, e, "Q", 1, "after COMMIT")
 
 	// A transacted get locks the message until COMMIT removes it.
-	tx2 := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
-	if m := tx2.get("Q", 0); m == nil || string(m.Payload) != "t1" {
-		t.Fatalf("transacted GET %+v", m)
-	}
-	if m := obs.get("Q", 0); m != nil {
-		t.Fatalf("locked message visible to another session: %+v", m)
-	}
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d while the get is uncommitted", d)
-	}
+	tx2 := localSession(t, e, wire.ModeTransacted)
+	tx2.wantGet("Q", "t1", "transacted GET")
+	obs.wantNoMessage("Q", "a locked message is invisible to another session")
+	wantDepth(t, e, "Q", 1, "while the get is uncommitted")
 	tx2.commit()
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d after the get's COMMIT", d)
-	}
+	wantDepth(t, e, "Q", 0, "after the get's COMMIT")
 }
 
 func TestRollbackReturnsGetsAndDropsPuts(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	obs := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	obs := localSession(t, e, wire.ModeAutoCommit)
 	for i, p := range []string{"a", "b", "c"} {
 		obs.put("Q", i, p)
 	}
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
-	if m := tx.get("Q", 0); m == nil || string(m.Payload) != "a" {
-		t.Fatalf("GET %+v", m)
-	}
+	tx := localSession(t, e, wire.ModeTransacted)
+	tx.wantGet("Q", "a", "transacted GET")
 	tx.put("Q", 9, "x")
 	tx.rollback()
 
@@ -259,19 +211,16 @@ func TestRollbackReturnsGetsAndDropsPuts(t *testing.T) {
 		t.Fatalf("redelivered flags %v", redelivered)
 	}
 	tx.commit() // the rolled-back put must not come back
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d after the rolled-back session commits", d)
-	}
+	wantDepth(t, e, "Q", 0, "after the rolled-back session commits")
 }
 
 func TestConnectionLossRollsBack(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	obs := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	obs := localSession(t, e, wire.ModeAutoCommit)
 	obs.put("Q", 1, "a")
 
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	tx := localSession(t, e, wire.ModeTransacted)
 	tx.get("Q", 0)
 	tx.put("Q", 2, "lost")
 	tx.close()
@@ -283,26 +232,20 @@ func TestConnectionLossRollsBack(t *testing.T) {
 		t.Fatalf("after connection loss GET = %+v, want a redelivered", m)
 	}
 	// spec: Q-10
-	if m := obs.get("Q", 0); m != nil {
-		t.Fatalf("uncommitted put survived the connection loss: %q", m.Payload)
-	}
+	obs.wantNoMessage("Q", "an uncommitted put must not survive the connection loss")
 	// Redoing the transaction gives the expected depth.
-	tx = openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	tx = localSession(t, e, wire.ModeTransacted)
 	tx.put("Q", 2, "x")
 	tx.put("Q", 3, "y")
 	tx.commit()
 	// spec: Q-10
-	if d := depth(t, e, "Q"); d != 2 {
-		t.Fatalf("depth %d after the redo, want 2", d)
-	}
+	wantDepth(t, e, "Q", 2, "after the redo")
 }
 
 func TestPipelinedCommitAndGetAnsweredInOrder(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	mustCreate(t, e, "EMPTY")
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	e := queueEngine(t, "Q", "EMPTY")
+	tx := localSession(t, e, wire.ModeTransacted)
 	tx.put("Q", 1, "m1")
 
 	// COMMIT and GET back to back: the GET sees what the COMMIT committed,
@@ -335,7 +278,7 @@ func TestPipelinedCommitAndGetAnsweredInOrder(t *testing.T) {
 	c4 := tx.send(wire.CodeGet, 3000, &wire.GetRequest{Queue: "EMPTY"})
 	c5 := tx.send(wire.CodePing, 0, &wire.Empty{})
 	pingHandled.Wait() // the reader got past the waiting GET
-	p := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	p := localSession(t, e, wire.ModeAutoCommit)
 	p.put("EMPTY", 2, "woke")
 	for _, want := range []uint32{c3, c4, c5} {
 		f, err := tx.next()
@@ -354,17 +297,14 @@ func TestPipelinedCommitAndGetAnsweredInOrder(t *testing.T) {
 
 func TestNoReplyFlag(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	c := localSession(t, e, wire.ModeAutoCommit)
 	c.sendFlags(wire.CodePut, wire.FlagNoReply, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(1), Payload: []byte("x")})
 	corr := c.send(wire.CodePing, 0, &wire.Empty{})
 	if eb := c.read(corr, nil); eb != nil { // the next frame is the PING's
 		t.Fatal(errText(eb))
 	}
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d: the no-reply PUT was not handled", d)
-	}
+	wantDepth(t, e, "Q", 1, "after the no-reply PUT (it must be handled)")
 }
 
 // TestConcurrentSessions runs producers and consumers (auto-commit and
@@ -453,9 +393,7 @@ func TestConcurrentSessions(t *testing.T) {
 			t.Fatalf("%s delivered %d times", k, n)
 		}
 	}
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d", d)
-	}
+	wantDepth(t, e, "Q", 0, "once every message was consumed")
 	assertReplicasEqual(t, e)
 }
 

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"ilinkdash/ilink/wire"
+)
+
+// Shared setup and checks of the engine tests: one home for what many
+// tests start with and assert, so a test reads as its scenario. Every
+// check calls t.Helper, so a failure names the line of the test.
+
+// ---- setup ----
+
+// queueEngine starts an engine with the default config and the queues.
+func queueEngine(t testing.TB, queues ...string) *Engine {
+	t.Helper()
+	e := startEngine(t, Config{})
+	for _, q := range queues {
+		mustCreate(t, e, q)
+	}
+	return e
+}
+
+// localSession opens a session in mode on node 1 (the first leader).
+func localSession(t testing.TB, e *Engine, mode wire.SessionMode) *rawClient {
+	t.Helper()
+	return openSession(t, e.DataAddrs()[0], mode)
+}
+
+// ---- queue checks ----
+
+// wantDepth fails unless queue q holds want committed messages; when
+// says at which point of the test.
+func wantDepth(t testing.TB, e *Engine, q string, want int, when string) {
+	t.Helper()
+	if d := depth(t, e, q); d != want {
+		t.Fatalf("%s depth %d %s, want %d", q, d, when, want)
+	}
+}
+
+// wantGet gets the next message of q with no wait and fails unless its
+// payload is payload; what names the get.
+func (c *rawClient) wantGet(q, payload, what string) *wire.GetReply {
+	c.t.Helper()
+	m := c.get(q, 0)
+	if m == nil || string(m.Payload) != payload {
+		c.t.Fatalf("%s: GET %s = %+v, want payload %q", what, q, m, payload)
+	}
+	return m
+}
+
+// wantNoMessage fails if a get of q with no wait returns a message; what
+// says why none may be there.
+func (c *rawClient) wantNoMessage(q, what string) {
+	c.t.Helper()
+	if m := c.get(q, 0); m != nil {
+		c.t.Fatalf("%s: GET %s = %+v, want none", what, q, m)
+	}
+}
+
+// wantErrName fails unless eb is an error reply named name.
+func wantErrName(t testing.TB, eb *wire.ErrorBody, name, what string) {
+	t.Helper()
+	if eb == nil || eb.Name != name {
+		t.Fatalf("%s: %s, want %s", what, errText(eb), name)
+	}
+}
+
+// ---- group checks ----
+
+// wantOK fails on a failure reply.
+func wantOK(t testing.TB, f *failure, what string) {
+	t.Helper()
+	if f != nil {
+		t.Fatalf("%s: %v", what, f)
+	}
+}
+
+// wantReport fails unless f is a failure with REPORT code report.
+func wantReport(t testing.TB, f *failure, report uint16, what string) {
+	t.Helper()
+	if f == nil || f.report != report {
+		t.Fatalf("%s: %v, want REPORT %d", what, f, report)
+	}
+}
+
+// wantAssigned fails unless the assignment gives exactly parts of topic.
+func wantAssigned(t testing.TB, a []wire.TopicPartitions, topic string, parts []int32, whose string) {
+	t.Helper()
+	if got := assigned(a, topic); !slices.Equal(got, parts) {
+		t.Fatalf("%s: %s partitions %v (assignment %+v), want %v", whose, topic, got, a, parts)
+	}
+}
+
+// wantState fails unless group g is in state.
+func wantState(t testing.TB, e *Engine, g string, state, when string) {
+	t.Helper()
+	if d := describe(t, e, g); d.State != state {
+		t.Fatalf("group %s state %s %s, want %s", g, d.State, when, state)
+	}
+}
+
+// wantCommitted fails unless OFFSET FETCH reads want for topic/p.
+func (c *rawClient) wantCommitted(g, topic string, p int32, want int64, when string) {
+	c.t.Helper()
+	if got := c.committed(g, topic, p); got != want {
+		c.t.Fatalf("OFFSET FETCH %s %s/%d %s: %d, want %d", g, topic, p, when, got, want)
+	}
+}
