@@ -4,7 +4,6 @@ package consumer
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -106,97 +105,6 @@ func TestEngineGroupCommitSemantics(t *testing.T) {
 	}
 }
 
-func TestEngineSecondMemberAfterRejoin(t *testing.T) {
-	e := startGroupEngine(t)
-	if err := e.CreateTopic("T", "partitions=4"); err != nil {
-		t.Fatal(err)
-	}
-	p := newTestProducer(t, e, ilink.ProducerConfig{})
-	produceN(t, p, "T", 0, 400)
-	oa := testOptions(t, "g")
-	oa.AutoCommitInterval = time.Hour
-	a := mustSubscribe(t, engineAddrs(e), "T", oa)
-	if countParts(a.Assignment()) != 4 {
-		t.Fatalf("A: %v", a.Assignment())
-	}
-	readN(t, a, 100, 10*time.Second)
-	pos := map[int32]int64{}
-	for q := int32(0); q < 4; q++ {
-		pos[q] = a.Position("T", q)
-	}
-	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "g"))
-	// spec: C-26 — nothing for B until A rejoins.
-	if n := countParts(b.Assignment()); n != 0 {
-		t.Fatalf("B got %d partitions at its first join", n)
-	}
-	ilinktest.WaitFor(t, 10*time.Second, "B gets its share", func() bool { return countParts(b.Assignment()) == 2 })
-	// spec: C-08 — A committed before its partitions moved: B starts there.
-	for _, tps := range b.Assignment() {
-		for _, q := range tps.Partitions {
-			if got := b.Position("T", q); got != pos[q] {
-				t.Errorf("partition %d: B starts at %d, A was at %d", q, got, pos[q])
-			}
-		}
-	}
-}
-
-func TestEngineManualCommitAfterReassignment(t *testing.T) {
-	e := startGroupEngine(t)
-	if err := e.CreateTopic("T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
-	p := newTestProducer(t, e, ilink.ProducerConfig{})
-	produceN(t, p, "T", 0, 100)
-	oa := testOptions(t, "g")
-	oa.Commit = CommitManual
-	a := mustSubscribe(t, engineAddrs(e), "T", oa)
-	recs := readN(t, a, 100, 10*time.Second)
-	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "g"))
-	ilinktest.WaitFor(t, 10*time.Second, "rebalance", func() bool { return countParts(b.Assignment()) == 1 })
-	lost := b.Assignment()[0].Partitions[0]
-	var r *Record
-	for _, x := range recs {
-		if x.Partition == lost {
-			r = x
-		}
-	}
-	err := a.Commit(testCtx(t, 15*time.Second), r)
-	// spec: C-31 — MIMQE_TOPIC_REBALANCED on a manual commit.
-	if !ilink.HasName(err, wire.ErrTopicRebalanced) {
-		t.Fatalf("commit of a reassigned partition: %v", err)
-	}
-}
-
-func TestEngineTemporaryGroupGoneAfterClose(t *testing.T) {
-	e := startGroupEngine(t)
-	if err := e.CreateTopic("T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	p := newTestProducer(t, e, ilink.ProducerConfig{})
-	produceN(t, p, "T", 0, 10)
-	o := testOptions(t, "tmp")
-	o.Durable = false
-	o.AutoCommitInterval = 50 * time.Millisecond
-	c := mustSubscribe(t, engineAddrs(e), "T", o)
-	readN(t, c, 10, 10*time.Second)
-	// The group is there, with a commit, while its member lives.
-	ilinktest.WaitFor(t, 10*time.Second, "the temporary group's commit", func() bool {
-		got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0)
-		return ok && got == 10
-	})
-	if d, err := e.DescribeGroup("tmp"); err != nil || d.State == engine.GroupDead || len(d.Members) != 1 {
-		t.Fatalf("temporary group with its member: %+v, %v", d, err)
-	}
-	c.Close()
-	// spec: C-16 — the temporary group and its commits are gone: Dead.
-	if d, err := e.DescribeGroup("tmp"); err != nil || d.State != engine.GroupDead || len(d.Offsets) != 0 {
-		t.Fatalf("temporary group after its last member closed: %+v, %v", d, err)
-	}
-	if got, ok := engineCommit(t, engineAddrs(e), "tmp", "T", 0); ok { // spec: C-16
-		t.Fatalf("temporary group still has commit %d", got)
-	}
-}
-
 func TestEngineInvalidGroupNames(t *testing.T) {
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=1"); err != nil {
@@ -214,32 +122,13 @@ func TestEngineInvalidGroupNames(t *testing.T) {
 		{"a;b", "MIMQE_INVALID_ARGUMENT (Group : byte 0x3b not allowed (|,:; ctrl))"},
 	} {
 		_, err := Subscribe(testCtx(t, 15*time.Second), engineAddrs(e), "T", testOptions(t, tc.group))
-		if err == nil || err.Error() != tc.want {
+		if err == nil || err.Error() != tc.want || !ilink.IsRejected(err) {
 			t.Errorf("group %q: %v, want %s", tc.group, err, tc.want)
 		}
 	}
 	// spec: C-42 — Hangul is accepted.
 	c := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "주문-그룹"))
 	c.Close()
-}
-
-func TestEngineUnsubscribe(t *testing.T) {
-	e := startGroupEngine(t)
-	if err := e.CreateTopic("T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
-	a := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "u"))
-	b := mustSubscribe(t, engineAddrs(e), "T", testOptions(t, "u"))
-	err := a.Unsubscribe(testCtx(t, 15*time.Second))
-	// spec: C-25
-	if err == nil || err.Error() != "MIMQE_GROUP_NOT_EMPTY (1 active members)" {
-		t.Fatalf("Unsubscribe with another member: %v", err)
-	}
-	b.Close()
-	// spec: C-24
-	if err := a.Unsubscribe(testCtx(t, 15*time.Second)); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // engineChaos drives runCoordinatorMoveChaos against the engine.
@@ -271,23 +160,7 @@ func (x *engineChaos) Commit(t testing.TB, group, topic string, p int32) (int64,
 	return o, ok
 }
 func (x *engineChaos) Owners(t testing.TB, group string) (map[tp]string, error) {
-	d, err := x.e.DescribeGroup(group)
-	if err != nil {
-		return nil, nil // coordinator offline (loading): nothing to check
-	}
-	out := map[tp]string{}
-	for _, m := range d.Members {
-		for _, a := range m.Assignment {
-			for _, p := range a.Partitions {
-				k := tp{a.Topic, p}
-				if prev, ok := out[k]; ok {
-					return nil, fmt.Errorf("%v owned by %s and %s in generation %d", k, prev, m.MemberID, d.Generation)
-				}
-				out[k] = m.MemberID
-			}
-		}
-	}
-	return out, nil
+	return (&testEngine{Engine: x.e}).owners(group)
 }
 func (x *engineChaos) MoveCoordinator(t testing.TB, group string) {
 	if _, err := x.e.MoveCoordinator(group); err != nil {

@@ -49,21 +49,25 @@ func awaitClosed(t *testing.T, c *Consumer) {
 }
 
 func TestCloseFromInsideListener(t *testing.T) {
-	fc := newFakeCluster(t, 1)
+	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	fc.produce("T", 0, 5, wire.CodecNone)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-l"))
 	closed := make(chan error, 1)
+	// The listener, from its callback's Inside: c.listen may already be
+	// cleared by the close when the test looks.
+	running := make(chan *listener, 1)
 	var calls atomic.Int64
 	c.Listen(func(in Inside, r *Record) {
-		if calls.Add(1) == 2 {
+		switch calls.Add(1) {
+		case 1:
+			running <- in.l
+		case 2:
 			closed <- in.Close()
 		}
 	}, nil)
-	c.lmu.Lock()
-	l := c.listen
-	c.lmu.Unlock()
 	awaitCallback(t, "Inside.Close from a listener callback", closed)
+	l := <-running
 	select {
 	case <-l.done:
 	case <-time.After(10 * time.Second):
@@ -84,7 +88,7 @@ func TestCloseFromInsideListener(t *testing.T) {
 }
 
 func TestCloseFromInsideRebalance(t *testing.T) {
-	fc := newFakeCluster(t, 1)
+	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	fc.produce("T", 0, 10, wire.CodecNone)
 	o := testOptions(t, "in-rb")
@@ -112,7 +116,7 @@ func TestCloseFromInsideRebalance(t *testing.T) {
 }
 
 func TestUnsubscribeFromInsideRebalance(t *testing.T) {
-	fc := newFakeCluster(t, 1)
+	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	fc.produce("T", 0, 10, wire.CodecNone)
 	o := testOptions(t, "in-u")
@@ -137,7 +141,7 @@ func TestUnsubscribeFromInsideRebalance(t *testing.T) {
 // from elsewhere it stops the listener that runs now and waits for it, as
 // Consumer.StopListening does.
 func TestInsideKeptWaitsLikeOutside(t *testing.T) {
-	fc := newFakeCluster(t, 1)
+	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	fc.produce("T", 0, 1, wire.CodecNone)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-k"))
