@@ -19,6 +19,24 @@ func resolveDash(t *testing.T, env map[string]string, args ...string) (Resolved,
 	return Resolve(fs, &f, newEnv(t, env))
 }
 
+// resolveDashCase runs resolveDash for one table case. With wantErr set
+// it checks that the error contains it and returns false: nothing more
+// to check. Otherwise any error fails the test.
+func resolveDashCase(t *testing.T, env map[string]string, args []string, wantErr string) (Resolved, bool) {
+	t.Helper()
+	r, err := resolveDash(t, env, args...)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		return r, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, true
+}
+
 // The bandwidth settings follow the layers like every other field: flag >
 // environment > the context's low-bandwidth / fps > default.
 func TestResolveBandwidth(t *testing.T) {
@@ -46,15 +64,9 @@ func TestResolveBandwidth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := resolveDash(t, tt.env, tt.args...)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			r, ok := resolveDashCase(t, tt.env, tt.args, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			c := r.Context
 			if c.LowBandwidth != tt.low || c.FPS != tt.fps || c.FrameRate() != tt.rate || r.Sources.LowBandwidth != tt.lowSrc || r.Sources.FPS != tt.fpsSrc {

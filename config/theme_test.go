@@ -1,9 +1,6 @@
 package config
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // --theme and ILINKDASH_THEME follow the layers like every other field.
 func TestResolveTheme(t *testing.T) {
@@ -25,15 +22,9 @@ func TestResolveTheme(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := resolveDash(t, tt.env, tt.args...)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			r, ok := resolveDashCase(t, tt.env, tt.args, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if r.Context.Theme != tt.want || r.Sources.Theme != tt.src {
 				t.Fatalf("theme %q from %v, want %q from %v", r.Context.Theme, r.Sources.Theme, tt.want, tt.src)
