@@ -83,9 +83,7 @@ func TestAdminConnectionAlonePublishesAndSubscribes(t *testing.T) {
 			offs = append(offs, off(tp.Topic, p, int64(len(vals))))
 		}
 	}
-	if _, f := co.commitAs("adm", j, offs...); f != nil {
-		t.Fatalf("commit over admin: %v", f)
-	}
+	wantOK(t, co.commitFailure("adm", j, offs...), "commit over admin")
 	// spec: A-05 — published, subscribed (pattern), read and committed over
 	// admin connections only.
 	if len(got) != len(published) || dataSessions(e) != 0 {
@@ -103,8 +101,7 @@ func TestAdminConnectionAlonePublishesAndSubscribes(t *testing.T) {
 // MIMQE_GROUP_NOT_EMPTY while one is there, applied once it left.
 func TestAdminSubscriptionSeeksOnlyWithoutMembers(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=1")
+	e := groupEngine(t, "T", "partitions=1")
 	adm := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin)
 	for i := range 5 {
 		adm.mustCall(wire.CodeAdminPublish, 0, &wire.AdminPublishRequest{Topic: "T", Value: []byte(fmt.Sprint(i))}, &wire.AdminPublishReply{})
@@ -114,9 +111,7 @@ func TestAdminSubscriptionSeeksOnlyWithoutMembers(t *testing.T) {
 	adm.mustCall(wire.CodeFindCoordinator, 0, &wire.GroupRequest{Group: "sub"}, &cr)
 	co := openSession(t, cr.Addr, wire.ModeAdmin)
 	j := co.mustJoin("sub", "", true, "T")
-	if _, f := co.commitAs("sub", j, off("T", 0, 4)); f != nil {
-		t.Fatal(f)
-	}
+	wantOK(t, co.commitFailure("sub", j, off("T", 0, 4)), "OFFSET COMMIT")
 	seek := &wire.SeekGroupRequest{Group: "sub", Topic: "T", Mode: wire.SeekToOffset, Offset: 1}
 	eb := co.call(wire.CodeSeekGroup, 0, seek, nil)
 	_, f := co.commitAs("sub", nil, off("T", 0, 2))
@@ -127,9 +122,7 @@ func TestAdminSubscriptionSeeksOnlyWithoutMembers(t *testing.T) {
 	if c := co.committed("sub", "T", 0); c != 4 { // spec: C-57
 		t.Fatalf("commit after the refused seeks: %d, want 4", c)
 	}
-	if f := co.leave("sub", j); f != nil {
-		t.Fatal(f)
-	}
+	wantOK(t, co.leave("sub", j), "LEAVE")
 	var rep wire.SeekGroupReply
 	if eb := co.call(wire.CodeSeekGroup, 0, seek, &rep); eb != nil || len(rep.Changes) != 1 || rep.Changes[0].New != 1 {
 		t.Fatalf("seek without members: %s %+v", errText(eb), rep)

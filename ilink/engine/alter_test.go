@@ -148,8 +148,7 @@ func TestAlterTopicMinSync(t *testing.T) {
 
 func TestAlterTopicGrowPartitions(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "G", "partitions=2,replicas=2")
+	e := groupEngine(t, "G", "partitions=2,replicas=2")
 	prods := make([]*rawClient, 3)
 	for i := range prods {
 		prods[i] = openSession(t, e.DataAddrs()[i], wire.ModeProducer)
@@ -159,9 +158,7 @@ func TestAlterTopicGrowPartitions(t *testing.T) {
 	g := "growers"
 	gs := coordSession(t, e, g)
 	j := gs.mustJoin(g, "", true, "G")
-	if !slices.Equal(assigned(j.Assignment, "G"), []int32{0, 1}) {
-		t.Fatalf("join before the growth: %+v", j.Assignment)
-	}
+	wantAssigned(t, j.Assignment, "G", []int32{0, 1}, "join before the growth")
 
 	mustAlter(t, e, "G", "partitions=5")
 
@@ -216,9 +213,7 @@ func TestAlterTopicGrowPartitions(t *testing.T) {
 		return f != nil && f.report == wire.ReportRebalanced
 	})
 	j = gs.mustJoin(g, j.MemberID, true, "G")
-	if !slices.Equal(assigned(j.Assignment, "G"), []int32{0, 1, 2, 3, 4}) {
-		t.Fatalf("rejoin after the growth: %+v", j.Assignment)
-	}
+	wantAssigned(t, j.Assignment, "G", []int32{0, 1, 2, 3, 4}, "rejoin after the growth")
 	// Growing again keeps going; the same count is a no-op.
 	mustAlter(t, e, "G", "partitions=5")
 	mustAlter(t, e, "G", "PARTITIONS = 6")

@@ -109,3 +109,18 @@ func (c *rawClient) wantCommitted(g, topic string, p int32, want int64, when str
 		c.t.Fatalf("OFFSET FETCH %s %s/%d %s: %d, want %d", g, topic, p, when, got, want)
 	}
 }
+
+// commitFailure is commitAs for the checks that need only its failure.
+func (c *rawClient) commitFailure(group string, j *wire.JoinGroupReply, offs ...wire.OffsetEntry) *failure {
+	c.t.Helper()
+	_, f := c.commitAs(group, j, offs...)
+	return f
+}
+
+// groupEngine starts an engine with fast group timings and one topic.
+func groupEngine(t testing.TB, topic, props string) *Engine {
+	t.Helper()
+	e := startEngine(t, groupConfig())
+	mustCreateTopic(t, e, topic, props)
+	return e
+}

@@ -50,8 +50,7 @@ func changesText(cs []wire.OffsetChangeEntry) string {
 
 func TestGroupAdminCalls(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=3")
+	e := groupEngine(t, "T", "partitions=3")
 	mustCreateTopic(t, e, "V", "")
 	mustCreateTopic(t, e, "W", "")
 	now := time.Now().UnixMilli()
@@ -346,8 +345,7 @@ func BenchmarkGroupList(b *testing.B) {
 // (here, after a flush, at the old end).
 func TestGroupOffsetsCarryTheLogStart(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "L", "partitions=2")
+	e := groupEngine(t, "L", "partitions=2")
 	now := time.Now().UnixMilli()
 	produceAt(t, e, "L", 0, now, 4)
 	produceAt(t, e, "L", 1, now, 6)

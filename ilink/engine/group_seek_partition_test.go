@@ -13,8 +13,7 @@ import (
 // resolved again after more records arrived (issue 22, defect 10).
 func TestSeekGroupOnePartitionAndPlannedOffsets(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=3")
+	e := groupEngine(t, "T", "partitions=3")
 	now := time.Now().UnixMilli()
 	produceAt(t, e, "T", 0, now, 8)
 	produceAt(t, e, "T", 1, now, 6)

@@ -13,8 +13,7 @@ import (
 
 func TestGroupCommitStoresNextOffset(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	mustCreateTopic(t, e, "U", "")
 	g := "billing"
 	c := coordSession(t, e, g)
@@ -28,9 +27,7 @@ func TestGroupCommitStoresNextOffset(t *testing.T) {
 		t.Fatalf("commit: %+v %v", rep, f)
 	}
 	// spec: C-04 (engine half) — the stored value is the next offset sent.
-	if got := c.committed(g, "T", 0); got != 51 {
-		t.Fatalf("OFFSET FETCH: %d, want 51", got)
-	}
+	c.wantCommitted(g, "T", 0, 51, "after the commit")
 	if got := e.GroupCommits(g); got["T"][0] != 51 || got["U"][0] != 7 || len(got["T"]) != 1 {
 		t.Fatalf("GroupCommits: %v", got)
 	}
@@ -41,12 +38,8 @@ func TestGroupCommitStoresNextOffset(t *testing.T) {
 	}
 	// spec: C-56 — a commit on U never moves the commit on T.
 	c.commitAs(g, j, off("U", 0, 9))
-	if got := c.committed(g, "T", 0); got != 51 {
-		t.Fatalf("T/0 after a commit on U: %d", got)
-	}
-	if got := c.committed(g, "T", 1); got != -1 {
-		t.Fatalf("uncommitted T/1: %d, want -1", got)
-	}
+	c.wantCommitted(g, "T", 0, 51, "after a commit on U")
+	c.wantCommitted(g, "T", 1, -1, "with no commit")
 	// Per-partition refusals: unknown topic or partition, negative offset.
 	rep, _ = c.commitAs(g, j, off("NOPE", 0, 1), off("T", 5, 1), off("T", 1, -3))
 	for i, want := range []string{wire.ErrUnknownTopic, wire.ErrUnknownTopic, wire.ErrInvalidArgument} {
@@ -59,15 +52,9 @@ func TestGroupCommitStoresNextOffset(t *testing.T) {
 	if _, f := c.commitAs(g, nil, off("T", 0, 3)); f == nil || f.text != "MIMQE_GROUP_NOT_EMPTY (1 active members)" {
 		t.Fatalf("commit outside membership with a member: %v", f)
 	}
-	if f := c.leave(g, j); f != nil {
-		t.Fatal(f)
-	}
-	if _, f := c.commitAs(g, nil, off("T", 0, 3)); f != nil {
-		t.Fatalf("commit outside membership: %v", f)
-	}
-	if got := c.committed(g, "T", 0); got != 3 {
-		t.Fatalf("after the outside commit: %d", got)
-	}
+	wantOK(t, c.leave(g, j), "LEAVE")
+	wantOK(t, c.commitFailure(g, nil, off("T", 0, 3)), "commit outside membership")
+	c.wantCommitted(g, "T", 0, 3, "after the outside commit")
 	// spec: C-17 (engine half) — a durable group keeps its commits without
 	// members.
 	if d := describe(t, e, g); d.State != GroupEmpty || len(d.Members) != 0 {
@@ -77,69 +64,43 @@ func TestGroupCommitStoresNextOffset(t *testing.T) {
 
 func TestGroupSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=4")
+	e := groupEngine(t, "T", "partitions=4")
 	g := "g"
 	a := coordSession(t, e, g)
 	b := coordSession(t, e, g)
 	ja := a.mustJoin(g, "", true, "T")
-	if !slices.Equal(assigned(ja.Assignment, "T"), []int32{0, 1, 2, 3}) {
-		t.Fatalf("A: %+v", ja.Assignment)
-	}
+	wantAssigned(t, ja.Assignment, "T", []int32{0, 1, 2, 3}, "A")
 	jb := b.mustJoin(g, "", true, "T")
 	// spec: C-26 — nothing for B while A holds everything.
 	if len(jb.Assignment) != 0 {
 		t.Fatalf("B got %+v at its first join", jb.Assignment)
 	}
-	if f := b.heartbeat(g, jb); f != nil {
-		t.Fatalf("B's heartbeat before A rejoined: %v", f)
-	}
-	if d := describe(t, e, g); d.State != GroupPreparingRebalance {
-		t.Fatalf("state %s", d.State)
-	}
+	wantOK(t, b.heartbeat(g, jb), "B's heartbeat before A rejoined")
+	wantState(t, e, g, GroupPreparingRebalance, "after B joined")
 	// A's heartbeat: rejoin. It may still commit what it holds.
-	if f := a.heartbeat(g, ja); f == nil || f.report != wire.ReportRebalanced {
-		t.Fatalf("A's heartbeat: %v, want REPORT 4161", f)
-	}
-	if _, f := a.commitAs(g, ja, off("T", 1, 10), off("T", 3, 30)); f != nil {
-		t.Fatalf("A commits before rejoining: %v", f)
-	}
+	wantReport(t, a.heartbeat(g, ja), wire.ReportRebalanced, "A's heartbeat")
+	wantOK(t, a.commitFailure(g, ja, off("T", 1, 10), off("T", 3, 30)), "A commits before rejoining")
 	ja = a.mustJoin(g, ja.MemberID, true, "T")
-	if !slices.Equal(assigned(ja.Assignment, "T"), []int32{0, 2}) {
-		t.Fatalf("A after its rejoin: %+v", ja.Assignment)
-	}
-	if d := describe(t, e, g); d.State != GroupCompletingRebalance {
-		t.Fatalf("state %s", d.State)
-	}
+	wantAssigned(t, ja.Assignment, "T", []int32{0, 2}, "A after its rejoin")
+	wantState(t, e, g, GroupCompletingRebalance, "after A rejoined")
 	// Only now does B's heartbeat ask it to rejoin, and its rejoin gets
 	// the partitions A released.
-	if f := b.heartbeat(g, jb); f == nil || f.report != wire.ReportRebalanced {
-		t.Fatalf("B's heartbeat after A rejoined: %v, want REPORT 4161", f)
-	}
+	wantReport(t, b.heartbeat(g, jb), wire.ReportRebalanced, "B's heartbeat after A rejoined")
 	jb = b.mustJoin(g, jb.MemberID, true, "T")
-	if !slices.Equal(assigned(jb.Assignment, "T"), []int32{1, 3}) {
-		t.Fatalf("B after its rejoin: %+v", jb.Assignment)
-	}
-	if f := a.heartbeat(g, ja); f != nil {
-		t.Fatalf("A: %v", f)
-	}
-	if f := b.heartbeat(g, jb); f != nil {
-		t.Fatalf("B: %v", f)
-	}
+	wantAssigned(t, jb.Assignment, "T", []int32{1, 3}, "B after its rejoin")
+	wantOK(t, a.heartbeat(g, ja), "A")
+	wantOK(t, b.heartbeat(g, jb), "B")
 	d := describe(t, e, g)
 	if d.State != GroupStable || len(d.Members) != 2 || d.Generation != 4 {
 		t.Fatalf("describe: %+v", d)
 	}
 	// B starts where A committed.
-	if got := b.committed(g, "T", 1); got != 10 {
-		t.Fatalf("T/1 commit %d", got)
-	}
+	b.wantCommitted(g, "T", 1, 10, "where A committed")
 }
 
 func TestGroupNotCoordinator(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	g := groupOn(t, e, 2, "nc")
 	other := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
 	// FIND COORDINATOR is answered by any node.
@@ -194,15 +155,9 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 	// Loaded: the commit is there, and so is the member: it heartbeats and
 	// commits at the new coordinator with its id and generation, the group
 	// stays Stable and nothing was reassigned (groups_persist.go).
-	if got := nc.committed(g, "T", 0); got != 42 {
-		t.Fatalf("commit after the move: %d", got)
-	}
-	if f := nc.heartbeat(g, j); f != nil {
-		t.Fatalf("old member at the new coordinator: %v", f)
-	}
-	if _, f := nc.commitAs(g, j, off("T", 0, 43)); f != nil {
-		t.Fatalf("commit as the old member at the new coordinator: %v", f)
-	}
+	nc.wantCommitted(g, "T", 0, 42, "after the move")
+	wantOK(t, nc.heartbeat(g, j), "old member at the new coordinator")
+	wantOK(t, nc.commitFailure(g, j, off("T", 0, 43)), "commit as the old member at the new coordinator")
 	d := describe(t, e, g)
 	if d.State != GroupStable || d.Generation != j.Generation || len(d.Members) != 1 || d.Members[0].MemberID != j.MemberID {
 		t.Fatalf("group after the move: %+v (member %+v)", d, j)
@@ -219,8 +174,7 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 
 func TestGroupStaleGeneration(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	g := "gen"
 	c := coordSession(t, e, g)
 	j1 := c.mustJoin(g, "", true, "T")
@@ -235,18 +189,13 @@ func TestGroupStaleGeneration(t *testing.T) {
 	if f := c.heartbeat(g, j1); f == nil || f.report != wire.ReportGenerationMismatch {
 		t.Fatalf("heartbeat with a stale generation: %v", f)
 	}
-	if got := c.committed(g, "T", 0); got != -1 {
-		t.Fatalf("the fenced commit was stored: %d", got)
-	}
-	if _, f := c.commitAs(g, j2, off("T", 0, 5)); f != nil {
-		t.Fatalf("commit at the current generation: %v", f)
-	}
+	c.wantCommitted(g, "T", 0, -1, "after the fenced commit (it must not be stored)")
+	wantOK(t, c.commitFailure(g, j2, off("T", 0, 5)), "commit at the current generation")
 }
 
 func TestGroupCommitOfReassignedPartition(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	g := "moved"
 	a := coordSession(t, e, g)
 	b := coordSession(t, e, g)
@@ -274,8 +223,7 @@ func TestGroupCommitOfReassignedPartition(t *testing.T) {
 
 func TestGroupNameValidation(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
 	for _, tc := range []struct{ group, tail string }{
 		{"", "Group : empty name not allowed"},                                           // spec: C-39
@@ -319,8 +267,7 @@ func TestGroupNameValidation(t *testing.T) {
 
 func TestGroupConsumerProtocolV1Join(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	c := dialRaw(t, e.DataAddrs()[e.CoordinatorOf("old")-1])
 	var hr wire.HelloReply
 	c.mustCall(wire.CodeHello, 0, &wire.HelloRequest{ClientName: "old", Mode: wire.ModeConsumer, ConsumerProtocol: 1}, &hr)
@@ -332,8 +279,7 @@ func TestGroupConsumerProtocolV1Join(t *testing.T) {
 
 func TestGroupMemberExpiry(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	g := "exp"
 	a := coordSession(t, e, g)
 	b := coordSession(t, e, g)
@@ -385,8 +331,7 @@ func TestGroupMemberExpiry(t *testing.T) {
 
 func TestGroupMemberExpiryKeepsJoinTimeout(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	g := "keep"
 	c := coordSession(t, e, g)
 	ja := c.mustJoin(g, "", true, "T") // 30 s
@@ -405,14 +350,11 @@ func TestGroupMemberExpiryKeepsJoinTimeout(t *testing.T) {
 
 func TestGroupCommitsSurviveLeaderKill(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	g := groupOn(t, e, 2, "kill")
 	c := coordSession(t, e, g)
 	j := c.mustJoin(g, "", true, "T")
-	if _, f := c.commitAs(g, j, off("T", 0, 17), off("T", 1, 23)); f != nil {
-		t.Fatal(f)
-	}
+	wantOK(t, c.commitFailure(g, j, off("T", 0, 17), off("T", 1, 23)), "OFFSET COMMIT")
 	if err := e.KillNode(2); err != nil {
 		t.Fatal(err)
 	}
@@ -443,32 +385,23 @@ func TestGroupCommitsSurviveLeaderKill(t *testing.T) {
 
 func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	g := "tmp"
 	c := coordSession(t, e, g)
 	ja := c.mustJoin(g, "", false, "T")
 	jb := c.mustJoin(g, "", false, "T")
 	c.commitAs(g, ja, off("T", 0, 5))
-	if f := c.leave(g, ja); f != nil {
-		t.Fatal(f)
-	}
+	wantOK(t, c.leave(g, ja), "LEAVE")
 	if d := describe(t, e, g); d.State == GroupDead || d.Durable {
 		t.Fatalf("with one member left: %+v", d)
 	}
-	if got := c.committed(g, "T", 0); got != 5 { // the commit is there before the last leave
-		t.Fatalf("commit with one member left: %d, want 5", got)
-	}
-	if f := c.leave(g, jb); f != nil {
-		t.Fatal(f)
-	}
+	c.wantCommitted(g, "T", 0, 5, "with one member left") // the commit is there before the last leave
+	wantOK(t, c.leave(g, jb), "LEAVE")
 	// spec: C-16 — gone with its commits once the last member left.
 	if d := describe(t, e, g); d.State != GroupDead || len(d.Offsets) != 0 {
 		t.Fatalf("after the last member left: %+v", d)
 	}
-	if got := c.committed(g, "T", 0); got != -1 {
-		t.Fatalf("commit survived: %d", got)
-	}
+	c.wantCommitted(g, "T", 0, -1, "after the group died (no commit may survive)")
 	recs := groupRecords(t, e, g)
 	if !slices.Equal(recs[len(recs)-3:], []string{"tmp|T|0=<nil>", "tmp|=<nil>", "tmp=<nil>"}) {
 		t.Fatalf("records: %v", recs)
@@ -489,8 +422,7 @@ func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 
 func TestDeleteGroupWithOtherMembers(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	g := "unsub"
 	c := coordSession(t, e, g)
 	ja := c.mustJoin(g, "", true, "T")
@@ -520,8 +452,7 @@ func TestDeleteGroupWithOtherMembers(t *testing.T) {
 
 func TestTopicDeleteAndFlushWipeCommits(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := groupEngine(t, "T", "partitions=2")
 	mustCreateTopic(t, e, "U", "")
 	groups := []string{groupOn(t, e, 1, "w"), groupOn(t, e, 2, "w"), groupOn(t, e, 3, "w")}
 	commitAll := func(o int64) {
@@ -618,8 +549,7 @@ func TestTopicLeaveWhileReadPending(t *testing.T) {
 
 func TestGroupGenerationContinues(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	g := "gens"
 	c := coordSession(t, e, g)
 	j := c.mustJoin(g, "", true, "T")

@@ -83,8 +83,7 @@ func topicNames(e *Engine) []string {
 // that the engine's topic list never changes.
 func TestSpecNoImplicitTopicCreation(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, "T", "")
+	e := groupEngine(t, "T", "")
 	before := topicNames(e)
 	if !slices.Contains(before, "T") || slices.Contains(before, "GHOST") {
 		t.Fatalf("topics %v", before)
