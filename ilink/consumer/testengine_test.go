@@ -42,7 +42,10 @@ func newTestEngine(t testing.TB, nodes int) *testEngine {
 	return &testEngine{Engine: e, t: t, producers: map[wire.Codec]*ilink.Producer{}, next: map[tp]int64{}}
 }
 
-func (x *testEngine) addr() string { return engineAddrs(x.Engine) }
+// addr is node 1's address: the client finds the other nodes itself.
+func (x *testEngine) addr() string { return x.DataAddrs()[0] }
+
+func (x *testEngine) addrs() string { return engineAddrs(x.Engine) }
 
 // createTopic creates a topic replicated on every node, so a leader or
 // coordinator can move without losing records.
@@ -61,10 +64,10 @@ func (x *testEngine) produce(topic string, p int32, n int, codec wire.Codec) {
 	x.send(topic, p, n, codec, time.Time{})
 }
 
-// produceAt writes one record with timestamp ts to partition p.
-func (x *testEngine) produceAt(topic string, p int32, ts time.Time) {
+// produceAt writes one record with timestamp ts (ms) to partition p.
+func (x *testEngine) produceAt(topic string, p int32, ts int64) {
 	x.t.Helper()
-	x.send(topic, p, 1, wire.CodecNone, ts)
+	x.send(topic, p, 1, wire.CodecNone, time.UnixMilli(ts))
 }
 
 func (x *testEngine) send(topic string, p int32, n int, codec wire.Codec, ts time.Time) {
