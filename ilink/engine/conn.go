@@ -57,6 +57,10 @@ type session struct {
 	client string
 	proto  uint8 // consumer protocol the client speaks (HELLO)
 	txn    *txn  // queue sessions only
+	// layouts are the body layout versions the client stated in HELLO
+	// (nil when it stated none: every body at version 1). Written once,
+	// before any other request of the session.
+	layouts map[string]uint8
 
 	// fenced: a produce on this connection got MIMQE_FOLLOWER_NODE, so
 	// every later produce on it is refused the same way (spec P-35). Set
@@ -349,20 +353,62 @@ type request struct {
 	slot *slot
 }
 
-// decode decodes the body into m. A body that does not decode makes the
-// frame malformed: the connection is closed without a reply (spec W-03),
-// and decode returns false.
+// decode decodes the body into m. A body whose layout version is not the
+// client's is refused first (layoutSpoken). A body that does not decode
+// makes the frame malformed: the connection is closed without a reply
+// (spec W-03), and decode returns false.
 func (r *request) decode(m wire.Message) bool {
+	if !r.layoutSpoken(m) {
+		return false
+	}
 	if err := wire.Decode(r.body, m); err != nil {
-		r.c.e.logf("engine: node %d %s: %v: %v; closing", r.c.nodeID(), r.c.ep.kind, r.hdr.Code, err)
-		r.c.close()
+		r.malformed(err)
 		return false
 	}
 	return true
 }
 
-// reply completes the request with a response body (nil = empty body).
+// malformed logs a body that does not decode, naming the request and the
+// body (err reads "decode *wire.PutRequest: …"), and closes the connection.
+func (r *request) malformed(err error) {
+	r.c.e.logf("engine: node %d %s: %v: %v; closing", r.c.nodeID(), r.c.ep.kind, r.hdr.Code, err)
+	r.c.close()
+}
+
+// layoutSpoken reports whether the client speaks this engine's layout of
+// body m, request or reply: its version in the client's HELLO list (1
+// when not stated) is the engine's (wire.LayoutVersions, 1 when not
+// listed). Otherwise it refuses the request with REPORT 4157
+// MIMQE_UNSUPPORTED (<Body> layout vN - engine speaks vM) and reports
+// false: bytes read or written in another layout would be misread.
+func (r *request) layoutSpoken(m wire.Message) bool {
+	var claimed map[string]uint8
+	if s := r.c.sess; s != nil {
+		claimed = s.layouts
+	}
+	if len(claimed) == 0 && len(wire.LayoutVersions) == 0 {
+		return true // every layout at version 1 on both sides
+	}
+	body := wire.BodyName(m)
+	theirs, ok := claimed[body]
+	if !ok {
+		theirs = 1
+	}
+	if mine := wire.BodyVersion(body); theirs != mine {
+		r.failReport(wire.ReportUnsupported, &wire.ErrorBody{Name: wire.ErrUnsupported,
+			Tail: fmt.Sprintf("%s layout v%d - engine speaks v%d", body, theirs, mine)})
+		return false
+	}
+	return true
+}
+
+// reply completes the request with a response body (nil = empty body). A
+// reply body in a layout the client does not speak is not sent: the
+// request, already carried out, is refused instead (layoutSpoken).
 func (r *request) reply(m wire.Message) {
+	if m != nil && !r.layoutSpoken(m) {
+		return
+	}
 	h := wire.Header{Flags: wire.FlagResponse, Code: r.hdr.Code, Corr: r.hdr.Corr}
 	var enc func(*wire.Writer)
 	if m != nil {

@@ -22,7 +22,9 @@ func handlePing(r *request) {
 // connection is closed; a node that is going away closes without a reply.
 func handleHello(r *request) {
 	var req wire.HelloRequest
-	if !r.decode(&req) {
+	layouts, err := wire.DecodeHello(r.body, &req)
+	if err != nil {
+		r.malformed(err)
 		return
 	}
 	c, e := r.c, r.c.e
@@ -37,6 +39,11 @@ func handleHello(r *request) {
 	}
 	if err := req.CheckStrings(); err != nil {
 		// A string over wire.MaxHelloString (docs/PROTOCOL.md §6).
+		refuse(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: err.Error()})
+		return
+	}
+	if err := wire.CheckLayouts(layouts); err != nil {
+		// A bad layout list (docs/PROTOCOL.md §6).
 		refuse(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: err.Error()})
 		return
 	}
@@ -64,7 +71,7 @@ func handleHello(r *request) {
 		refuse(adm.refuse)
 		return
 	}
-	c.sess = &session{id: sid, mode: req.Mode, client: req.ClientName, proto: req.ConsumerProtocol, txn: adm.txn}
+	c.sess = &session{id: sid, mode: req.Mode, client: req.ClientName, proto: req.ConsumerProtocol, txn: adm.txn, layouts: layoutMap(layouts)}
 	c.sessionOpened()
 	e.logf("engine: node %d %s: session %d (%s, %s) opened", c.nodeID(), c.ep.kind, sid, req.ClientName, modeName(req.Mode))
 	r.reply(&wire.HelloReply{
@@ -75,4 +82,16 @@ func handleHello(r *request) {
 		SessionID:     sid,
 		Nodes:         adm.nodes,
 	})
+}
+
+// layoutMap indexes a HELLO layout list by body (nil when empty).
+func layoutMap(ls []wire.BodyLayout) map[string]uint8 {
+	if len(ls) == 0 {
+		return nil
+	}
+	m := make(map[string]uint8, len(ls))
+	for _, l := range ls {
+		m[l.Body] = l.Version
+	}
+	return m
 }

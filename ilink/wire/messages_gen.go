@@ -27,7 +27,8 @@ func (m *ErrorBody) Decode(r *Reader) {
 }
 
 // HelloRequest opens every connection. Each of its strings is at most
-// MaxHelloString bytes (CheckStrings).
+// MaxHelloString bytes (CheckStrings). Its Encode appends this build's
+// LayoutVersions when there are any (encodeTrailer, DecodeHello).
 type HelloRequest struct {
 	ClientName       string
 	ClientVersion    string
@@ -42,6 +43,7 @@ func (m *HelloRequest) Encode(w *Writer) {
 	w.U8(uint8(m.Mode))
 	w.U8(m.ConsumerProtocol)
 	w.String(m.QueueManager)
+	m.encodeTrailer(w)
 }
 
 func (m *HelloRequest) Decode(r *Reader) {
@@ -2690,3 +2692,10 @@ func decodeU16(v *uint16, r *Reader) { *v = r.U16() }
 
 func encodeInt(v *int, w *Writer) { w.Varint(int64(*v)) }
 func decodeInt(v *int, r *Reader) { *v = r.smallInt() }
+
+// LayoutVersions are the layout versions of the bodies whose layout
+// changed since the first release (the version option of messages.def),
+// by body name; every other body is at version 1. A client states them in
+// HELLO and the engine refuses a body whose version it does not speak
+// with MIMQE_UNSUPPORTED (docs/PROTOCOL.md §6).
+var LayoutVersions = map[string]uint8{}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"go/format"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -74,13 +75,21 @@ type Decl struct {
 	Check  bool     // Decode ends with the hand-written m.check(r)
 	Suffix string   // codec: methods encode<Suffix>/decode<Suffix> on a type declared elsewhere
 	line   int
+
+	// Trailer: Encode ends with the hand-written m.encodeTrailer(w), an
+	// extension after the last field that the type does not hold.
+	Trailer bool
+	// Version is the layout version of a message (the version option), 0
+	// when not given: version 1, the layout of the first release.
+	Version int
 }
 
 // Parse reads a definitions file. Its grammar, line by line:
 //
 //	# a note for the reader of the file (dropped)
 //	// doc comment of the next declaration (copied)
-//	message Name [check]   a body: Encode and Decode, a Message
+//	message Name [check] [trailer] [version N]
+//	                       a body: Encode and Decode, a Message
 //	struct Name            a part of bodies: encode and decode
 //	codec Type Suffix      encode<Suffix>/decode<Suffix> for a type declared in Go
 //	<tab>// doc comment of the next field
@@ -90,6 +99,12 @@ type Decl struct {
 // Types: the scalars string bool u8 u16 u32 u64 i16 i32 i64 uvarint
 // varint varint64 f32 bytes, a scalar under another Go type (u8:int8,
 // varint:int32), a declared name, []T, and ?[]T (a has_… bool first).
+//
+// Options of a message: check (Decode ends with the hand-written
+// m.check(r)), trailer (Encode ends with the hand-written
+// m.encodeTrailer(w)) and version N, the body's layout version (1 to 255;
+// 1 when not given), which a layout change bumps so that the engine can
+// refuse a client speaking another (LayoutVersions).
 func Parse(src []byte) ([]*Decl, error) {
 	var decls []*Decl
 	var doc []string
@@ -149,11 +164,27 @@ func parseDecl(line string, n int) (*Decl, error) {
 	switch {
 	case (w[0] == "message" || w[0] == "struct") && len(w) >= 2:
 		d.Name = w[1]
-		for _, opt := range w[2:] {
-			if opt != "check" || w[0] != "message" {
+		for i := 2; i < len(w); i++ {
+			switch opt := w[i]; {
+			case w[0] != "message":
+				return nil, fmt.Errorf("line %d: unknown option %q of %s %s", n, opt, w[0], w[1])
+			case opt == "check":
+				d.Check = true
+			case opt == "trailer":
+				d.Trailer = true
+			case opt == "version" && d.Version == 0:
+				if i+1 == len(w) {
+					return nil, fmt.Errorf("line %d: version of message %s: no number after it", n, w[1])
+				}
+				i++
+				v, err := strconv.Atoi(w[i])
+				if err != nil || v < 1 || v > 255 {
+					return nil, fmt.Errorf("line %d: version of message %s is %q: want 1 to 255", n, w[1], w[i])
+				}
+				d.Version = v
+			default:
 				return nil, fmt.Errorf("line %d: unknown option %q of %s %s", n, opt, w[0], w[1])
 			}
-			d.Check = true
 		}
 	case w[0] == "codec" && len(w) == 3:
 		d.Name, d.Suffix = w[1], w[2]
@@ -318,6 +349,7 @@ func Generate(src []byte) ([]byte, error) {
 		b.WriteString(bodies[d.Name])
 	}
 	b.WriteString(g.elemHelpers())
+	b.WriteString(g.layoutVersions())
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("generated code does not parse: %v\n%s", err, b.Bytes())
@@ -530,6 +562,9 @@ func (g *gen) messageMethods(d *Decl) string {
 	for _, f := range fields {
 		b.WriteString(g.encodeStmt("m."+f.Name, f.Type) + "\n")
 	}
+	if d.Trailer {
+		b.WriteString("m.encodeTrailer(w)\n")
+	}
 	b.WriteString("}\n")
 	b.WriteString("\n")
 	var ctx *decodeCtx
@@ -611,6 +646,25 @@ func (g *gen) bufName(field string, ctx *decodeCtx) string {
 	}
 }
 
+// layoutVersions writes the table of the bodies whose layout version is
+// above 1, by name (empty while every layout is the first release's).
+func (g *gen) layoutVersions() string {
+	var b strings.Builder
+	b.WriteString("\n// LayoutVersions are the layout versions of the bodies whose layout\n" +
+		"// changed since the first release (the version option of messages.def),\n" +
+		"// by body name; every other body is at version 1. A client states them in\n" +
+		"// HELLO and the engine refuses a body whose version it does not speak\n" +
+		"// with MIMQE_UNSUPPORTED (docs/PROTOCOL.md §6).\n" +
+		"var LayoutVersions = map[string]uint8{\n")
+	for _, d := range g.decls {
+		if d.Kind == "message" && d.Version > 1 {
+			fmt.Fprintf(&b, "%q: %d,\n", d.Name, d.Version)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
 // partMethods writes the encode and (when referenced) decode of a struct
 // or codec.
 func (g *gen) partMethods(d *Decl) string {
@@ -668,6 +722,9 @@ func (g *gen) layoutTable() string {
 		name := d.Name
 		if d.Kind != "message" {
 			name += " (part)"
+		}
+		if d.Version > 1 {
+			name += fmt.Sprintf(" (v%d)", d.Version)
 		}
 		var fs []string
 		for _, f := range wireFields(d) {

@@ -163,3 +163,57 @@ func TestUpdateDoc(t *testing.T) {
 		t.Error("a document without the markers was accepted")
 	}
 }
+
+// The version option: a message above version 1 is listed in
+// LayoutVersions and marked (vN) in the layout table; version 1, given or
+// not, lists nothing. A bad version names the line and what is wrong.
+func TestVersionOption(t *testing.T) {
+	def := "message A version 2\n\tX string\n\nmessage B check version 1\n\tY bool\n\nmessage C\n\tZ u8\n"
+	out, err := Generate([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	if !strings.Contains(s, "var LayoutVersions = map[string]uint8{\n\t\"A\": 2,\n}\n") {
+		t.Errorf("LayoutVersions does not list A at 2 alone:\n%s", s)
+	}
+	if !strings.Contains(s, "m.check(r)") {
+		t.Errorf("check lost beside version:\n%s", s)
+	}
+	doc, err := UpdateDoc([]byte(def), []byte(DocBegin+"\n"+DocEnd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| A (v2) | 1 | `x` string |", "| B | 1 | `y` bool |", "| C | 1 | `z` u8 |"} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("the layout table lacks %q:\n%s", want, doc)
+		}
+	}
+	out, err = Generate([]byte("message A\n\tX string\n"))
+	if err != nil || !strings.Contains(string(out), "var LayoutVersions = map[string]uint8{}") {
+		t.Errorf("no version given: LayoutVersions not empty (err %v):\n%s", err, out)
+	}
+	for _, c := range []struct{ def, want string }{
+		{"message A version\n", "line 1: version of message A: no number after it"},
+		{"message A version 0\n", `line 1: version of message A is "0": want 1 to 255`},
+		{"message A version 256\n", `line 1: version of message A is "256": want 1 to 255`},
+		{"message A version two\n", `line 1: version of message A is "two": want 1 to 255`},
+		{"message A version 2 version 3\n", `line 1: unknown option "version" of message A`},
+		{"struct A version 2\n", `line 1: unknown option "version" of struct A`},
+	} {
+		if _, err := Generate([]byte(c.def)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.def, err, c.want)
+		}
+	}
+}
+
+// The trailer option ends Encode, not Decode, with m.encodeTrailer(w).
+func TestTrailerOption(t *testing.T) {
+	out, err := Generate([]byte("message A trailer\n\tX string\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "w.String(m.X)\n\tm.encodeTrailer(w)\n}") || strings.Count(string(out), "encodeTrailer") != 1 {
+		t.Errorf("Encode does not end with the trailer, or Decode has it:\n%s", out)
+	}
+}
