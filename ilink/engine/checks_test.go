@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net"
 	"slices"
 	"testing"
 
@@ -12,6 +13,17 @@ import (
 // check calls t.Helper, so a failure names the line of the test.
 
 // ---- setup ----
+
+// dialTest connects to addr, closed when the test ends.
+func dialTest(t testing.TB, addr string) net.Conn {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, ioTimeout)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
 
 // queueEngine starts an engine with the default config and the queues.
 func queueEngine(t testing.TB, queues ...string) *Engine {
@@ -117,10 +129,40 @@ func (c *rawClient) commitFailure(group string, j *wire.JoinGroupReply, offs ...
 	return f
 }
 
+// topicEngine starts an engine with cfg and one topic.
+func topicEngine(t testing.TB, cfg Config, topic, props string) *Engine {
+	t.Helper()
+	e := startEngine(t, cfg)
+	mustCreateTopic(t, e, topic, props)
+	return e
+}
+
 // groupEngine starts an engine with fast group timings and one topic.
 func groupEngine(t testing.TB, topic, props string) *Engine {
 	t.Helper()
-	e := startEngine(t, groupConfig())
-	mustCreateTopic(t, e, topic, props)
-	return e
+	return topicEngine(t, groupConfig(), topic, props)
+}
+
+// idempotentProducer opens a producer session on node 1 with a producer
+// id of its own.
+func idempotentProducer(t testing.TB, e *Engine) (*rawClient, int64) {
+	t.Helper()
+	c := localSession(t, e, wire.ModeProducer)
+	return c, c.initProducer()
+}
+
+// ---- topic checks ----
+
+// wantRoundRobin fails unless the partitions are placed round-robin over
+// three nodes with two replicas: partition i led by node i%3+1 at leader
+// epoch 1, replicas {i%3+1, (i+1)%3+1}, all in sync.
+func wantRoundRobin(t testing.TB, parts []wire.PartitionMeta) {
+	t.Helper()
+	for i, pm := range parts {
+		first, second := uint16(i%3+1), uint16((i+1)%3+1)
+		if pm.ID != int32(i) || pm.Leader != first || pm.LeaderEpoch != 1 ||
+			!slices.Equal(pm.Replicas, []uint16{first, second}) || !slices.Equal(pm.InSync, pm.Replicas) {
+			t.Fatalf("partition %d: %+v, want leader %d replicas [%d %d] all in sync at leader epoch 1", i, pm, first, first, second)
+		}
+	}
 }

@@ -140,8 +140,7 @@ func TestControlChainFirstActionWins(t *testing.T) {
 // held.
 func TestOutageKeepsState(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ElectionDelay: 100 * time.Millisecond})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=3")
+	e := topicEngine(t, Config{ElectionDelay: 100 * time.Millisecond}, "T", "partitions=1,replicas=3")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	p.mustProduce("T", topicEpoch(t, e, "T"), 0, plainBatch(t, "a", "b"))
 	if err := e.Outage(); err != nil {

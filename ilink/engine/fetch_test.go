@@ -11,8 +11,7 @@ import (
 
 func TestFetchLongPollWakesOnProduce(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
 
 	// Nothing arrives: the fetch answers empty after its wait.
@@ -48,8 +47,7 @@ func TestFetchLongPollWakesOnProduce(t *testing.T) {
 
 func TestFetchOutOfRangeAndFollowerRefusal(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := topicEngine(t, Config{}, "T", "partitions=2")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "a", "b", "c"))
 	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
@@ -83,8 +81,7 @@ func TestFetchOutOfRangeAndFollowerRefusal(t *testing.T) {
 
 func TestFetchMaxBytesKeepsWholeBatches(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := topicEngine(t, Config{Nodes: 1}, "T", "partitions=2")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	var sizes []int
 	for i := 0; i < 4; i++ {
@@ -124,8 +121,7 @@ func TestFetchMaxBytesKeepsWholeBatches(t *testing.T) {
 
 func TestFetchReturnsOnlyCommittedRecords(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ReplicaLagMax: 300 * time.Millisecond})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=2")
+	e := topicEngine(t, Config{ReplicaLagMax: 300 * time.Millisecond}, "T", "partitions=1,replicas=2")
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +153,7 @@ func TestFetchReturnsOnlyCommittedRecords(t *testing.T) {
 
 func TestConsumerProtocolV1Refused(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	c := dialRaw(t, e.DataAddrs()[0])
 	var hr wire.HelloReply
 	c.mustCall(wire.CodeHello, 0, &wire.HelloRequest{ClientName: "old", Mode: wire.ModeConsumer, ConsumerProtocol: 1}, &hr)
@@ -176,8 +171,7 @@ func TestConsumerProtocolV1Refused(t *testing.T) {
 
 func TestListOffsetsByTime(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{Nodes: 1}, "T", "")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	t0 := time.Now().Add(-time.Hour).UnixMilli()
 	// Records at t0, t0+1 (batch 1, lz4), t0+1000, t0+1001 (batch 2).

@@ -30,6 +30,17 @@ func produceAt(t testing.TB, e *Engine, topic string, p int, ts int64, n int) {
 	})
 }
 
+// fillPartitions appends counts[p] records to partition p of topic with
+// produceAt, all stamped now, and returns now.
+func fillPartitions(t testing.TB, e *Engine, topic string, counts ...int) int64 {
+	t.Helper()
+	now := time.Now().UnixMilli()
+	for p, n := range counts {
+		produceAt(t, e, topic, p, now, n)
+	}
+	return now
+}
+
 // seekReq sends SEEK GROUP and returns the changes or the failure.
 func (c *rawClient) seek(req wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, *failure) {
 	c.t.Helper()
@@ -53,9 +64,7 @@ func TestGroupAdminCalls(t *testing.T) {
 	e := groupEngine(t, "T", "partitions=3")
 	mustCreateTopic(t, e, "V", "")
 	mustCreateTopic(t, e, "W", "")
-	now := time.Now().UnixMilli()
-	produceAt(t, e, "T", 0, now, 8)
-	produceAt(t, e, "T", 1, now, 4)
+	now := fillPartitions(t, e, "T", 8, 4)
 
 	// alpha: one member holding T's three partitions, a commit on T/0.
 	ca := coordSession(t, e, "alpha")
@@ -346,9 +355,7 @@ func BenchmarkGroupList(b *testing.B) {
 func TestGroupOffsetsCarryTheLogStart(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "L", "partitions=2")
-	now := time.Now().UnixMilli()
-	produceAt(t, e, "L", 0, now, 4)
-	produceAt(t, e, "L", 1, now, 6)
+	now := fillPartitions(t, e, "L", 4, 6)
 	if err := e.FlushTopic("L"); err != nil {
 		t.Fatal(err)
 	}

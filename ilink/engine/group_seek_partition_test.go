@@ -3,7 +3,6 @@ package engine
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"ilinkdash/ilink/wire"
 )
@@ -14,10 +13,7 @@ import (
 func TestSeekGroupOnePartitionAndPlannedOffsets(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "partitions=3")
-	now := time.Now().UnixMilli()
-	produceAt(t, e, "T", 0, now, 8)
-	produceAt(t, e, "T", 1, now, 6)
-	produceAt(t, e, "T", 2, now, 4)
+	now := fillPartitions(t, e, "T", 8, 6, 4)
 	if _, err := e.SeekGroup(wire.SeekGroupRequest{Group: "g", Topic: "T", Mode: wire.SeekToOffset, Offset: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,17 +15,26 @@ func groupsLog(t testing.TB, e *Engine, p int) (records, bytes int64) {
 	return pi.EndOffset - pi.StartOffset, pi.Bytes
 }
 
+// compactMin is the GroupCompactMin of compactingEngine: low, so that a
+// test reaches it in a few hundred commits.
+const compactMin = 100
+
+// compactingEngine is a group engine that compacts SYSTEM.GROUPS from
+// compactMin records on, with one topic T.
+func compactingEngine(t testing.TB, props string) *Engine {
+	t.Helper()
+	cfg := groupConfig()
+	cfg.GroupCompactMin = compactMin
+	return topicEngine(t, cfg, "T", props)
+}
+
 // Many commits over time leave SYSTEM.GROUPS bounded by the number of
 // groups (the latest commit per group/topic/partition and the group and
 // membership records), and the compacted state is what a new coordinator
 // loads: after a move and after the coordinator's node dies.
 func TestGroupsCompactionBoundsTheLog(t *testing.T) {
 	t.Parallel()
-	cfg := groupConfig()
-	const compactMin = 100
-	cfg.GroupCompactMin = compactMin
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "partitions=4")
+	e := compactingEngine(t, "partitions=4")
 	g := groupOn(t, e, 1, "compact")
 	gp := groupPartition(g, e.Config().GroupPartitions)
 	c := coordSession(t, e, g)
@@ -120,11 +129,7 @@ func TestGroupsCompactionBoundsTheLog(t *testing.T) {
 // SYSTEM.GROUPS, however many there were.
 func TestTemporaryGroupChurnLeavesNothing(t *testing.T) {
 	t.Parallel()
-	cfg := groupConfig()
-	const compactMin = 100
-	cfg.GroupCompactMin = compactMin
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := compactingEngine(t, "partitions=2")
 	sessions := map[int]*rawClient{}
 	const churn = 300
 	for i := 0; i < churn; i++ {

@@ -66,8 +66,7 @@ func TestGroupSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "partitions=4")
 	g := "g"
-	a := coordSession(t, e, g)
-	b := coordSession(t, e, g)
+	a, b := coordSession(t, e, g), coordSession(t, e, g)
 	ja := a.mustJoin(g, "", true, "T")
 	wantAssigned(t, ja.Assignment, "T", []int32{0, 1, 2, 3}, "A")
 	jb := b.mustJoin(g, "", true, "T")
@@ -197,8 +196,7 @@ func TestGroupCommitOfReassignedPartition(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "partitions=2")
 	g := "moved"
-	a := coordSession(t, e, g)
-	b := coordSession(t, e, g)
+	a, b := coordSession(t, e, g), coordSession(t, e, g)
 	ja := a.mustJoin(g, "", true, "T")
 	jb := b.mustJoin(g, "", true, "T")
 	ja = a.mustJoin(g, ja.MemberID, true, "T") // releases partition 1
@@ -281,8 +279,7 @@ func TestGroupMemberExpiry(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "partitions=2")
 	g := "exp"
-	a := coordSession(t, e, g)
-	b := coordSession(t, e, g)
+	a, b := coordSession(t, e, g), coordSession(t, e, g)
 	ja := a.mustJoin(g, "", true, "T") // joined at the default 30 s
 	// spec: C-44
 	if e.SubGroupTimeout() != 30*time.Second || ja.SessionTimeoutMs != 30000 {

@@ -12,8 +12,7 @@ import (
 
 func TestFollowerNodeLeadsAndAcceptsProduce(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=3")
+	e := topicEngine(t, Config{}, "T", "partitions=3")
 	if e.Leader() != 1 || e.PartitionLeader("T", 1) != 2 {
 		t.Fatalf("setup: cluster leader %d, partition 1 leader %d", e.Leader(), e.PartitionLeader("T", 1))
 	}
@@ -32,8 +31,7 @@ func TestFollowerNodeLeadsAndAcceptsProduce(t *testing.T) {
 
 func TestProduceToNonLeaderFencesConnection(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=3")
+	e := topicEngine(t, Config{}, "T", "partitions=3")
 	c := openSession(t, e.DataAddrs()[1], wire.ModeProducer) // node 2 leads only partition 1
 	res := c.produceTo("T", 1, wire.AcksLeader, 0, 0, plainBatch(t, "a"))
 	// spec: P-35
@@ -60,8 +58,7 @@ func TestProduceToNonLeaderFencesConnection(t *testing.T) {
 
 func TestOffsetsIncreaseInAppendOrder(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := topicEngine(t, Config{Nodes: 1}, "T", "partitions=2")
 	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	type step struct {
 		part int32
@@ -105,10 +102,8 @@ func TestOffsetsIncreaseInAppendOrder(t *testing.T) {
 
 func TestDuplicateBatchGetsOriginalOffset(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
-	pid := c.initProducer()
+	e := topicEngine(t, Config{Nodes: 1}, "T", "")
+	c, pid := idempotentProducer(t, e)
 	now := time.Now().UnixMilli()
 	first := batchOf(t, pid, 0, wire.CodecLZ4, now, "r0", "r1", "r2")
 	if off := c.mustProduce("T", 1, 0, first); off != 0 {
@@ -150,8 +145,7 @@ func TestDuplicateBatchGetsOriginalOffset(t *testing.T) {
 
 func TestAppendThenDroppedReplyIsStoredOnce(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	var armed atomic.Bool // drop the reply of the next PRODUCE, once
 	remove := e.Control(func(ev *ControlEvent) ControlAction {
 		if ev.Code == wire.CodeProduce && armed.CompareAndSwap(true, false) {
@@ -160,8 +154,7 @@ func TestAppendThenDroppedReplyIsStoredOnce(t *testing.T) {
 		return ControlAction{}
 	})
 	defer remove()
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
-	pid := c.initProducer()
+	c, pid := idempotentProducer(t, e)
 	c.mustProduce("T", 1, 0, batchOf(t, pid, 0, wire.CodecNone, time.Now().UnixMilli(), "before"))
 	b := batchOf(t, pid, 1, wire.CodecLZ4, time.Now().UnixMilli(), "p1", "p2")
 	armed.Store(true)
@@ -179,10 +172,8 @@ func TestAppendThenDroppedReplyIsStoredOnce(t *testing.T) {
 
 func TestOutOfOrderSequenceRefused(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
-	pid := c.initProducer()
+	e := topicEngine(t, Config{Nodes: 1}, "T", "")
+	c, pid := idempotentProducer(t, e)
 	now := time.Now().UnixMilli()
 	for _, tc := range []struct {
 		seq  int32
@@ -207,8 +198,7 @@ func TestOutOfOrderSequenceRefused(t *testing.T) {
 
 func TestBadBatchesRefused(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{Nodes: 1}, "T", "")
 	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	good := plainBatch(t, "v")
 	corrupt := append([]byte{}, good...)
@@ -253,8 +243,7 @@ func TestBadBatchesRefused(t *testing.T) {
 
 func TestFlushTopic(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := topicEngine(t, Config{}, "T", "partitions=2")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	pid := p.initProducer()
 	now := time.Now().UnixMilli()
@@ -301,8 +290,7 @@ func TestFlushTopic(t *testing.T) {
 
 func TestTopicEpochMismatch(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "kept"))
 	if err := e.BumpTopicEpoch("T"); err != nil {
@@ -341,8 +329,7 @@ func TestTopicEpochMismatch(t *testing.T) {
 
 func TestAcksAllWaitsForInSyncReplicas(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=3,minSync=3")
+	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3,minSync=3")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	res := p.produceTo("T", 1, wire.AcksAll, 0, 5000, plainBatch(t, "a", "b"))
 	if res.Err.Name != "" || res.BaseOffset != 0 {

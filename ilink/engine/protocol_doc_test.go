@@ -29,11 +29,7 @@ type docConn struct {
 
 func dialDoc(t testing.TB, addr string) *docConn {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, ioTimeout)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { nc.Close() })
+	nc := dialTest(t, addr)
 	return &docConn{t: t, nc: nc}
 }
 
@@ -199,19 +195,20 @@ func (d *docReader) i64() int64  { return int64(binary.BigEndian.Uint64(d.take(8
 
 func (d *docReader) uv() uint64 {
 	d.t.Helper()
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.t.Fatalf("bad uvarint at % x", d.b)
-	}
-	d.b = d.b[n:]
-	return v
+	return takeVarint(d, "uvarint", binary.Uvarint)
 }
 
 func (d *docReader) zigzag() int64 {
 	d.t.Helper()
-	v, n := binary.Varint(d.b)
+	return takeVarint(d, "varint", binary.Varint)
+}
+
+// takeVarint takes one varint of the kind read decodes.
+func takeVarint[T uint64 | int64](d *docReader, kind string, read func([]byte) (T, int)) T {
+	d.t.Helper()
+	v, n := read(d.b)
 	if n <= 0 {
-		d.t.Fatalf("bad varint at % x", d.b)
+		d.t.Fatalf("bad %s at % x", kind, d.b)
 	}
 	d.b = d.b[n:]
 	return v
@@ -355,8 +352,7 @@ func TestProtocolMsgIDLength(t *testing.T) {
 
 func TestProtocolListOffsetsReplyLayout(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "LO", "partitions=2,replicas=3")
+	e := topicEngine(t, Config{}, "LO", "partitions=2,replicas=3")
 	leader := partitionInfo(t, e, "LO", 0).Leader
 	p := openSession(t, e.DataAddrs()[leader-1], wire.ModeProducer)
 	p.mustProduce("LO", topicEpoch(t, e, "LO"), 0, batchOf(t, -1, -1, wire.CodecNone, 1000, "a", "b", "c")) // ts 1000, 1001, 1002
@@ -675,8 +671,7 @@ func TestProtocolTextLineEndings(t *testing.T) {
 
 func TestProtocolPlaceholders(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "PH", "partitions=1,replicas=3")
+	e := topicEngine(t, Config{}, "PH", "partitions=1,replicas=3")
 	leader := partitionInfo(t, e, "PH", 0).Leader
 	other := leader%3 + 1
 	epoch := topicEpoch(t, e, "PH")

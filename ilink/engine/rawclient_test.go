@@ -37,11 +37,7 @@ type frame struct {
 
 func dialRaw(t testing.TB, addr string) *rawClient {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, ioTimeout)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { nc.Close() })
+	nc := dialTest(t, addr)
 	return &rawClient{t: t, nc: nc, fr: wire.NewFrameReader(nc, wire.HardMaxFrame)}
 }
 
@@ -503,15 +499,7 @@ func recordsOf(t testing.TB, batches []byte, from int64) (offsets []int64, value
 // committed records, and acks=1 answers before the followers pulled).
 func readValues(t testing.TB, e *Engine, topic string, p int) []string {
 	t.Helper()
-	eventually(t, "high watermark at the log end", func() bool {
-		pi := partitionInfo(t, e, topic, p)
-		return pi.Leader != 0 && pi.HighWatermark == pi.EndOffset
-	})
-	start, _ := e.TopicOffsets(topic)
-	recs, err := e.ReadPartition(topic, p, start[p], 0)
-	if err != nil {
-		t.Fatalf("ReadPartition(%s, %d): %v", topic, p, err)
-	}
+	recs := readRecords(t, e, topic, p)
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = string(r.Value)
@@ -678,6 +666,7 @@ func groupRecords(t testing.TB, e *Engine, group string) []string {
 	return out
 }
 
+// readRecords reads a whole partition (see readValues).
 func readRecords(t testing.TB, e *Engine, topic string, p int) []wire.Record {
 	t.Helper()
 	eventually(t, "high watermark at the log end", func() bool {

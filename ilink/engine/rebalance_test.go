@@ -8,8 +8,7 @@ import (
 
 func TestRebalanceRestoresPreferredLeadersAfterARestart(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ElectionDelay: 50 * time.Millisecond})
-	mustCreateTopic(t, e, "RB.A", "partitions=6")
+	e := topicEngine(t, Config{ElectionDelay: 50 * time.Millisecond}, "RB.A", "partitions=6")
 	mustCreateTopic(t, e, "RB.B", "partitions=3,replicas=2")
 	// Partition i is placed on nodes i+1, i+2, ... (mod 3), whatever the
 	// replica count: its preferred leader is node i%3+1.

@@ -37,8 +37,7 @@ func TestSpecReportCodesOnTheWire(t *testing.T) {
 	}
 
 	// 4161: a member's heartbeat while the group rebalances.
-	a := coordSession(t, e, g)
-	b := coordSession(t, e, g)
+	a, b := coordSession(t, e, g), coordSession(t, e, g)
 	ja := a.mustJoin(g, "", true, "T")
 	b.mustJoin(g, "", true, "T")
 	if f := a.heartbeat(g, ja); f == nil || f.report != 4161 { // spec: E-04

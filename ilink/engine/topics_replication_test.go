@@ -11,8 +11,7 @@ import (
 
 func TestInSyncSetShrinksAndGrowsBack(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=3")
+	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "a"))
 	eventually(t, "all replicas hold a", func() bool {
@@ -50,8 +49,7 @@ func TestInSyncSetShrinksAndGrowsBack(t *testing.T) {
 func TestLeaderDeathKeepsAckedRecords(t *testing.T) {
 	t.Parallel()
 	const delay = 300 * time.Millisecond
-	e := startEngine(t, Config{ElectionDelay: delay})
-	mustCreateTopic(t, e, "T", "partitions=3,replicas=3,minSync=2")
+	e := topicEngine(t, Config{ElectionDelay: delay}, "T", "partitions=3,replicas=3,minSync=2")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer) // node 1 leads partition 0
 	pid := p.initProducer()
 	now := time.Now().UnixMilli()
@@ -110,8 +108,7 @@ func TestLeaderDeathKeepsAckedRecords(t *testing.T) {
 
 func TestMovePartitionLeader(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=3")
+	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3")
 	old := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	old.mustProduce("T", 1, 0, plainBatch(t, "a", "b"))
 	if err := e.MovePartitionLeader("T", 0, 3); err != nil {
@@ -147,8 +144,7 @@ func TestMovePartitionLeader(t *testing.T) {
 // old leader, back as a follower, drops its divergent batch.
 func TestOldLeaderTruncatesDivergentTail(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ReplicaLagMax: 10 * time.Second})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=2")
+	e := topicEngine(t, Config{ReplicaLagMax: 10 * time.Second}, "T", "partitions=1,replicas=2")
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +177,7 @@ func TestOldLeaderTruncatesDivergentTail(t *testing.T) {
 // than electing a replica that may miss committed records.
 func TestOfflinePartitionWaitsForItsInSyncReplica(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ReplicaLagMax: 50 * time.Millisecond})
-	mustCreateTopic(t, e, "T", "partitions=1,replicas=2")
+	e := topicEngine(t, Config{ReplicaLagMax: 50 * time.Millisecond}, "T", "partitions=1,replicas=2")
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}

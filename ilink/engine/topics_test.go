@@ -68,8 +68,7 @@ func TestCreateAndListTopics(t *testing.T) {
 
 func TestCreateTopicRefusals(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	for _, tc := range []struct {
 		name, props string
 		errName     string
@@ -115,8 +114,7 @@ func TestCreateTopicRefusals(t *testing.T) {
 
 func TestMetadataLeaderTable(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "ORDER.EVENT", "partitions=6,replicas=2")
+	e := topicEngine(t, Config{}, "ORDER.EVENT", "partitions=6,replicas=2")
 	c := openSession(t, e.DataAddrs()[2], wire.ModeProducer)
 	md := c.metadata("ORDER.EVENT")
 	if len(md.Nodes) != 3 || md.Nodes[0].Addr != e.DataAddrs()[0] || !md.Nodes[0].Leader {
@@ -126,16 +124,12 @@ func TestMetadataLeaderTable(t *testing.T) {
 	if tm.Epoch != 1 || len(tm.Partitions) != 6 {
 		t.Fatalf("topic meta %+v", tm)
 	}
-	for i, pm := range tm.Partitions {
-		first, second := uint16(i%3+1), uint16((i+1)%3+1)
-		// spec: K-22 — every partition maps to its leader; leaders are
-		// spread round-robin over the nodes (PLACEMENT on).
-		if pm.ID != int32(i) || pm.Leader != first || pm.LeaderEpoch != 1 ||
-			!slices.Equal(pm.Replicas, []uint16{first, second}) || !slices.Equal(pm.InSync, pm.Replicas) {
-			t.Fatalf("partition %d: %+v", i, pm)
-		}
-		if got := e.PartitionLeader("ORDER.EVENT", i); got != int(first) {
-			t.Fatalf("PartitionLeader(%d) = %d", i, got)
+	// spec: K-22 — every partition maps to its leader; leaders are
+	// spread round-robin over the nodes (PLACEMENT on).
+	wantRoundRobin(t, tm.Partitions)
+	for i := range tm.Partitions {
+		if got, want := e.PartitionLeader("ORDER.EVENT", i), i%3+1; got != want {
+			t.Fatalf("PartitionLeader(%d) = %d, want %d", i, got, want)
 		}
 	}
 }
@@ -163,8 +157,7 @@ func TestInitProducerIDsAreUnique(t *testing.T) {
 
 func TestProducerAndConsumerAcceptedDuringElection(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{ElectionDelay: 2 * time.Second})
-	mustCreateTopic(t, e, "T", "partitions=3")
+	e := topicEngine(t, Config{ElectionDelay: 2 * time.Second}, "T", "partitions=3")
 	if _, err := e.KillLeader(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +177,7 @@ func TestProducerAndConsumerAcceptedDuringElection(t *testing.T) {
 
 func TestStoppedQueueManagerRefusesTopicRequests(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, Config{}, "T", "")
 	adm := openSession(t, e.AdminAddrs()[1], wire.ModeAdmin)
 	if err := e.StopNode(2); err != nil {
 		t.Fatal(err)
@@ -207,8 +199,7 @@ func TestStoppedQueueManagerRefusesTopicRequests(t *testing.T) {
 
 func TestAdminPublishRoundRobin(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreateTopic(t, e, "ORDER.EVENT", "partitions=3")
+	e := topicEngine(t, Config{}, "ORDER.EVENT", "partitions=3")
 	// Node 3's admin listener: it leads only partition 2, the others are
 	// forwarded in-process to their leaders.
 	adm := openSession(t, e.AdminAddrs()[2], wire.ModeAdmin)
@@ -243,8 +234,7 @@ func TestAdminPublishRoundRobin(t *testing.T) {
 
 func TestRetentionSweepAdvancesLogStart(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{RetentionInterval: 20 * time.Millisecond})
-	mustCreateTopic(t, e, "BYTIME", "partitions=1,retention.ms=150")
+	e := topicEngine(t, Config{RetentionInterval: 20 * time.Millisecond}, "BYTIME", "partitions=1,retention.ms=150")
 	b := plainBatch(t, "0123456789")
 	mustCreateTopic(t, e, "BYSIZE", fmt.Sprintf("partitions=1,replicas=1,retention.bytes=%d", 2*len(b)))
 	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
@@ -277,8 +267,7 @@ func TestRetentionSweepAdvancesLogStart(t *testing.T) {
 
 func TestStatSeriesCountsTraffic(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	mustCreateTopic(t, e, "S", "partitions=2")
+	e := topicEngine(t, Config{Nodes: 1}, "S", "partitions=2")
 	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
 	b := plainBatch(t, "a", "b", "c")
 	p.mustProduce("S", 1, 0, b)
