@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
@@ -105,15 +104,11 @@ func TestDescribeEmbeddedJSON(t *testing.T) {
 }
 
 func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMCLI", Cluster: "CCLI"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{QueueManager: "QMCLI", Cluster: "CCLI"})
 	adm := e.AdminAddrs()[0]
 
 	// --read-only refuses before anything is sent.
-	_, _, err = runAdminCLI(t, "node", "stop", "2", "--admin", adm, "--read-only")
+	_, _, err := runAdminCLI(t, "node", "stop", "2", "--admin", adm, "--read-only")
 	if err == nil || !strings.Contains(err.Error(), "MIMQE_READ_ONLY (StopNode refused: read-only mode)") || !e.Nodes()[1].Running {
 		t.Fatalf("read-only node stop: %v (node 2 running %v)", err, e.Nodes()[1].Running)
 	}
@@ -133,23 +128,9 @@ func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
 
 	// A group with a commit and no member: seek plans, then executes.
 	ctx := context.Background()
-	s, err := admin.Connect(ctx, adm, admin.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "CLI.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 5; i++ {
-		if _, err := q.Publish(ctx, "CLI.T", nil, []byte("x")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := q.SeekGroup(ctx, "g1", "CLI.T", admin.SeekTarget{Offset: 4}); err != nil {
-		t.Fatal(err)
-	}
+	_, q := adminAt(t, adm)
+	topicWithRecords(t, q, "CLI.T", "partitions=1", 5)
+	groupCommittedAt(t, q, "g1", "CLI.T", 4)
 	plan := jsonOf[seekJSON](t, "group", "seek", "g1", "--to", "earliest", "--topic", "CLI.T", "--admin", adm)
 	if c := plan.Changes; plan.Executed || len(c) != 1 || c[0].Topic != "CLI.T" || c[0].Old != 4 || c[0].New != 0 ||
 		*c[0].LogStart != 0 || *c[0].EndOffset != 5 || *c[0].Skip != -4 || plan.Skip != -4 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
@@ -13,22 +12,13 @@ import (
 // check judges the cluster definition against the node list as the
 // dashboard does: a node defined but not listed is node-absent (WARNING).
 func TestCheckSeesANodeAbsentFromTheNodeList(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMCHK", Cluster: "CCHK"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{QueueManager: "QMCHK", Cluster: "CCHK"})
 	adm := e.AdminAddrs()[0]
 	if r := runCLIResult(t, "", "check", "--admin", adm, "--window", "300ms"); r.code != checkOK {
 		t.Fatalf("check before: exit %d, %q", r.code, r.stdout)
 	}
-	ctx := context.Background()
-	svc, err := admin.Connect(ctx, adm, admin.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	if _, err := svc.AddNode(ctx, "", admin.ClusterNode{QueueManager: "QM4", Host: "ilink-4.example", Port: 5004, IlccPort: 7000}); err != nil {
+	svc, _ := adminAt(t, adm)
+	if _, err := svc.AddNode(context.Background(), "", admin.ClusterNode{QueueManager: "QM4", Host: "ilink-4.example", Port: 5004, IlccPort: 7000}); err != nil {
 		t.Fatal(err)
 	}
 	r := runCLIResult(t, "", "check", "--admin", adm, "--window", "300ms")

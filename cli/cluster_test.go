@@ -6,10 +6,7 @@ import (
 )
 
 func TestClusterRebalanceAndMoveLeader(t *testing.T) {
-	e, tgt := queueEngine(t)
-	if err := e.CreateTopic("RB", "partitions=3"); err != nil {
-		t.Fatal(err)
-	}
+	e, tgt := topicEngine(t, "RB", "partitions=3")
 	mv := jsonOf[moveLeaderJSON](t, with(tgt, "cluster", "move-leader", "RB", "1", "--to", "3")...)
 	if mv.From != 2 || mv.To != 3 || e.PartitionLeader("RB", 1) != 3 {
 		t.Fatalf("move-leader %+v", mv)

@@ -18,22 +18,17 @@ import (
 // committing is STALLED.
 func TestGetGroupsOneSampleWords(t *testing.T) {
 	s := newScenario(t, 1)
-	s.createTopic("G.T", "partitions=1")
-	s.publish("G.T", 50)
+	s.topicWithRecords("G.T", "partitions=1", 50)
 
 	// stuck: a member that read 10 records, committed them and stands still.
-	stuck := s.subscribe("stuck", "G.T", consumer.CommitManual)
-	s.readCommit(stuck, 10)
+	s.member("stuck", "G.T", consumer.CommitManual, 10)
 	// idle: read 20, then left: STOPPED. drained: read all 50, left: EMPTY.
-	idle := s.subscribe("idle", "G.T", consumer.CommitManual)
-	s.readCommit(idle, 20)
+	idle := s.member("idle", "G.T", consumer.CommitManual, 20)
 	_ = idle.Close()
-	drained := s.subscribe("drained", "G.T", consumer.CommitManual)
-	s.readCommit(drained, 50)
+	drained := s.member("drained", "G.T", consumer.CommitManual, 50)
 	_ = drained.Close()
 	// caught: a member that read everything.
-	caught := s.subscribe("caught", "G.T", consumer.CommitManual)
-	s.readCommit(caught, 50)
+	s.member("caught", "G.T", consumer.CommitManual, 50)
 	s.waitMembers("idle", 0)
 	s.waitMembers("drained", 0)
 

@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
 )
 
 // cliResult is one run of the command line.
@@ -66,4 +70,84 @@ func cliProcess(t *testing.T, args ...string) *exec.Cmd {
 	}
 	cmd.Env = env
 	return cmd
+}
+
+// syncBuffer is a bytes.Buffer safe for the command goroutine (or a
+// process's output copier) and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startTestEngine starts an in-process engine for one test (election delay
+// 300 ms unless cfg sets one) and closes it when the test ends.
+func startTestEngine(t *testing.T, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	if cfg.ElectionDelay == 0 {
+		cfg.ElectionDelay = 300 * time.Millisecond
+	}
+	e, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// topicEngine is queueEngine with topic created (props).
+func topicEngine(t *testing.T, topic, props string) (*engine.Engine, []string) {
+	t.Helper()
+	e, tgt := queueEngine(t)
+	if err := e.CreateTopic(topic, props); err != nil {
+		t.Fatal(err)
+	}
+	return e, tgt
+}
+
+// adminAt connects an admin service to the admin address adm, to set up
+// or check what the commands did without the CLI; closed at the test's end.
+func adminAt(t *testing.T, adm string) (*admin.Service, *admin.Qmgr) {
+	t.Helper()
+	s, err := admin.Connect(context.Background(), adm, admin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, s.AccessAdminQmgr("")
+}
+
+// topicWithRecords creates topic (props) through q and publishes n
+// records ("x", round-robin over the partitions) to it.
+func topicWithRecords(t *testing.T, q *admin.Qmgr, topic, props string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	if err := q.CreateTopic(ctx, topic, props); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := q.Publish(ctx, topic, nil, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// groupCommittedAt gives group a commit at offset on every partition of
+// topic, with no member.
+func groupCommittedAt(t *testing.T, q *admin.Qmgr, group, topic string, offset int64) {
+	t.Helper()
+	if _, err := q.SeekGroup(context.Background(), group, topic, admin.SeekTarget{Offset: offset}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -13,12 +13,7 @@ import (
 // the commands did (or did not do) without the CLI.
 func adminOf(t *testing.T, tgt []string) (*admin.Service, *admin.Qmgr) {
 	t.Helper()
-	s, err := admin.Connect(context.Background(), tgt[1], admin.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, s.AccessAdminQmgr("")
+	return adminAt(t, tgt[1])
 }
 
 // topic create plans, checks its flags with ilink/topicrules naming the
@@ -95,17 +90,8 @@ func TestTopicFlushDeletePlanThenExecute(t *testing.T) {
 	_, tgt := queueEngine(t)
 	ctx := context.Background()
 	_, q := adminOf(t, tgt)
-	if err := q.CreateTopic(ctx, "LC.DATA", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 6; i++ {
-		if _, err := q.Publish(ctx, "LC.DATA", nil, []byte("x")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := q.SeekGroup(ctx, "lc-reader", "LC.DATA", admin.SeekTarget{Offset: 1}); err != nil {
-		t.Fatal(err)
-	}
+	topicWithRecords(t, q, "LC.DATA", "partitions=2", 6)
+	groupCommittedAt(t, q, "lc-reader", "LC.DATA", 1)
 	held := func() int64 {
 		d, err := q.DescribeTopic(ctx, "LC.DATA")
 		if err != nil {

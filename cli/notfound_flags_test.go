@@ -31,10 +31,7 @@ func TestFlagValueErrorsInOurWords(t *testing.T) {
 // Not found is exit 1 with one clear line; -o json still prints the
 // command's JSON (issue 23 item 6).
 func TestNotFoundExitsOne(t *testing.T) {
-	e, tgt := queueEngine(t)
-	if err := e.CreateTopic("NF.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	_, tgt := topicEngine(t, "NF.T", "partitions=1")
 	for _, c := range []struct {
 		args []string
 		want string

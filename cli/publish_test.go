@@ -39,11 +39,7 @@ func TestPublishEmbeddedJSON(t *testing.T) {
 }
 
 func TestPublishToEngineWithHeadersAndFile(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMPUB", Cluster: "CPUB"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{QueueManager: "QMPUB", Cluster: "CPUB"})
 	addr := strings.Join(e.DataAddrs(), ",")
 	// --partitions creates the missing topic.
 	if _, stderr, err := runCLI(t, "", "publish", "ORDERS", "--addr", addr, "--partitions", "2", "--key", "order-1",
@@ -79,11 +75,7 @@ func TestPublishToEngineWithHeadersAndFile(t *testing.T) {
 }
 
 func TestPublishErrors(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMPUE", Cluster: "CPUE"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{QueueManager: "QMPUE", Cluster: "CPUE"})
 	if err := e.CreateTopic("T", "partitions=1"); err != nil {
 		t.Fatal(err)
 	}

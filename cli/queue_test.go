@@ -18,11 +18,7 @@ import (
 // target flags.
 func queueEngine(t *testing.T) (*engine.Engine, []string) {
 	t.Helper()
-	e, err := engine.Start(engine.Config{ElectionDelay: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := startTestEngine(t, engine.Config{ElectionDelay: 200 * time.Millisecond})
 	return e, []string{"--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ",")}
 }
 

@@ -309,6 +309,30 @@ func (s *scenario) createTopic(name, props string) {
 	}
 }
 
+// topicWithRecords creates topic (props) and publishes n records to it.
+func (s *scenario) topicWithRecords(topic, props string, n int) {
+	s.t.Helper()
+	s.createTopic(topic, props)
+	s.publish(topic, n)
+}
+
+// member subscribes to topic in group and reads and commits n records.
+func (s *scenario) member(group, topic string, mode consumer.CommitMode, n int) *consumer.Consumer {
+	s.t.Helper()
+	c := s.subscribe(group, topic, mode)
+	s.readCommit(c, n)
+	return c
+}
+
+// groupAtEnd gives group, with no member, a commit at the end of every
+// partition of topic.
+func (s *scenario) groupAtEnd(group, topic string) {
+	s.t.Helper()
+	if _, err := s.q.SeekGroup(context.Background(), group, topic, admin.SeekTarget{Latest: true}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 // waitMembers waits until the group list shows n members for group.
 func (s *scenario) waitMembers(group string, n int) {
 	s.t.Helper()
@@ -360,10 +384,8 @@ func (s *scenario) expect(v verdict, group, word string, lag int64, noCommit int
 // It was EMPTY with "nothing to report" before issue 10.
 func TestScenarioStopped(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=2")
-	s.publish("S.T", 1905)
-	c := s.subscribe("reader", "S.T", consumer.CommitManual)
-	s.readCommit(c, 100)
+	s.topicWithRecords("S.T", "partitions=2", 1905)
+	c := s.member("reader", "S.T", consumer.CommitManual, 100)
 	_ = c.Close()
 	s.waitMembers("reader", 0)
 	lag, noCommit := s.truth("reader", "S.T")
@@ -380,10 +402,8 @@ func TestScenarioStopped(t *testing.T) {
 // TestScenarioStalled: a member that stays joined but stops committing.
 func TestScenarioStalled(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=1")
-	s.publish("S.T", 50)
-	c := s.subscribe("sleepy", "S.T", consumer.CommitManual)
-	s.readCommit(c, 1) // then nothing: the member heartbeats on
+	s.topicWithRecords("S.T", "partitions=1", 50)
+	s.member("sleepy", "S.T", consumer.CommitManual, 1) // then nothing: the member heartbeats on
 	s.publish("S.T", 10)
 	lag, _ := s.truth("sleepy", "S.T")
 	v := s.judge([]string{"--groups", "sleepy"}, nil)
@@ -398,8 +418,7 @@ func TestScenarioStalled(t *testing.T) {
 // stop and the lag is checked against the engine's.
 func TestScenarioSlow(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=1")
-	s.publish("S.T", 20)
+	s.topicWithRecords("S.T", "partitions=1", 20)
 	c := s.subscribe("slow", "S.T", consumer.CommitAuto)
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -464,8 +483,7 @@ func TestScenarioSlow(t *testing.T) {
 // unread, before issue 10).
 func TestScenarioSomePartitionsCommitted(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=2")
-	s.publish("S.T", 200)
+	s.topicWithRecords("S.T", "partitions=2", 200)
 	if err := s.e.FlushTopic("S.T"); err != nil {
 		t.Fatal(err)
 	}
@@ -519,11 +537,8 @@ func TestScenarioSomePartitionsCommitted(t *testing.T) {
 // moves back to the start in the middle of the window.
 func TestScenarioRewound(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=1")
-	s.publish("S.T", 400)
-	if _, err := s.q.SeekGroup(context.Background(), "replay", "S.T", admin.SeekTarget{Latest: true}); err != nil {
-		t.Fatal(err)
-	}
+	s.topicWithRecords("S.T", "partitions=1", 400)
+	s.groupAtEnd("replay", "S.T")
 	v := s.judge([]string{"--groups", "replay"}, func() {
 		if _, err := s.q.SeekGroup(context.Background(), "replay", "S.T", admin.SeekTarget{Earliest: true}); err != nil {
 			t.Error(err)
@@ -545,11 +560,8 @@ func TestScenarioRewound(t *testing.T) {
 // not EMPTY.
 func TestScenarioGrownTopic(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=2")
-	s.publish("S.T", 40)
-	if _, err := s.q.SeekGroup(context.Background(), "grown", "S.T", admin.SeekTarget{Latest: true}); err != nil {
-		t.Fatal(err)
-	}
+	s.topicWithRecords("S.T", "partitions=2", 40)
+	s.groupAtEnd("grown", "S.T")
 	if l, _ := s.truth("grown", "S.T"); l != 0 {
 		t.Fatalf("not caught up: %d", l)
 	}
@@ -573,11 +585,8 @@ func TestScenarioGrownTopic(t *testing.T) {
 // on, not the leader): node down in the overview and in check.
 func TestScenarioNodeKill(t *testing.T) {
 	s := newScenario(t, 3)
-	s.createTopic("S.T", "partitions=3,replicas=3")
-	s.publish("S.T", 30)
-	if _, err := s.q.SeekGroup(context.Background(), "kept", "S.T", admin.SeekTarget{Latest: true}); err != nil {
-		t.Fatal(err)
-	}
+	s.topicWithRecords("S.T", "partitions=3,replicas=3", 30)
+	s.groupAtEnd("kept", "S.T")
 	victim := 3
 	if s.e.Leader() == victim {
 		victim = 2
@@ -687,12 +696,9 @@ func TestCheckUsageIsUnknown(t *testing.T) {
 // nothing is UNKNOWN.
 func TestCheckOKAndGroupPatterns(t *testing.T) {
 	s := newScenario(t, 1)
-	s.createTopic("S.T", "partitions=1")
-	s.publish("S.T", 5)
+	s.topicWithRecords("S.T", "partitions=1", 5)
 	for _, g := range []string{"pay-1", "pay-2", "other"} {
-		if _, err := s.q.SeekGroup(context.Background(), g, "S.T", admin.SeekTarget{Latest: true}); err != nil {
-			t.Fatal(err)
-		}
+		s.groupAtEnd(g, "S.T")
 	}
 	// The four checks judge the same state: run them at once (each spans
 	// the stall time, 2 s).

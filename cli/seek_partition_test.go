@@ -5,9 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 )
 
@@ -16,30 +14,12 @@ import (
 // one-partition seek without a topic is a usage error naming both forms
 // (issue 22, defect 10).
 func TestGroupSeekOnePartition(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{})
 	adm := e.AdminAddrs()[0]
 	ctx := context.Background()
-	s, err := admin.Connect(ctx, adm, admin.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "SEEK.P", "partitions=3"); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 24; i++ { // round-robin: 8 records in each partition
-		if _, err := q.Publish(ctx, "SEEK.P", nil, []byte("x")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := q.SeekGroup(ctx, "gp", "SEEK.P", admin.SeekTarget{Offset: 1}); err != nil {
-		t.Fatal(err)
-	}
+	_, q := adminAt(t, adm)
+	topicWithRecords(t, q, "SEEK.P", "partitions=3", 24) // round-robin: 8 records in each partition
+	groupCommittedAt(t, q, "gp", "SEEK.P", 1)
 	commits := func() []int64 {
 		d, err := q.DescribeGroup(ctx, "gp")
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,23 +22,6 @@ import (
 	"ilinkdash/ilink/ilinktest"
 )
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestServeCommand runs `ilinkdash serve` against an engine given by
 // --admin/--addr, connects an operator over SSH with a pty, and cancels
 // the command's context as SIGTERM does: the session is told, the
@@ -49,11 +31,7 @@ func TestServeCommand(t *testing.T) {
 	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
 		t.Setenv(v, "")
 	}
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMSRV", Cluster: "CSRV"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{QueueManager: "QMSRV", Cluster: "CSRV"})
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
 	audit := filepath.Join(dir, "audit.jsonl")
@@ -61,7 +39,7 @@ func TestServeCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a := newRootCommand()
-	var out lockedBuf
+	var out syncBuffer
 	a.root.SetOut(&out)
 	a.root.SetErr(&out)
 	a.root.SetArgs([]string{"serve", "--config", "", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
@@ -95,7 +73,7 @@ func TestServeCommand(t *testing.T) {
 	})
 
 	cancel() // what the first SIGINT/SIGTERM does (handleSignals cancels the run)
-	err = sess.Wait()
+	err := sess.Wait()
 	var ee *gossh.ExitError
 	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(stderr.String(), "shutting down") {
 		t.Fatalf("session after SIGTERM: %v, stderr %q", err, stderr.String())
@@ -134,7 +112,7 @@ func operatorKey(t *testing.T, dir string) (gossh.Signer, string) {
 
 // operatorShell opens an SSH session with a 100×30 pty and a shell on
 // addr as the holder of signer; the connection closes with the test.
-func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.Session, stdout, stderr *lockedBuf) {
+func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.Session, stdout, stderr *syncBuffer) {
 	t.Helper()
 	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
@@ -146,7 +124,7 @@ func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr = &lockedBuf{}, &lockedBuf{}
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	sess.Stdout, sess.Stderr = stdout, stderr
 	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -195,17 +173,13 @@ func TestServeSettingsPrecedence(t *testing.T) {
 // the process exits 0 within the stop bound, the audit log records the
 // shutdown, and nothing listens any more.
 func TestServeProcessStopsOnSIGTERM(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startTestEngine(t, engine.Config{})
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
 	audit := filepath.Join(dir, "audit.jsonl")
 	cmd := cliProcess(t, "serve", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
 		"--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"), "--audit-log", audit)
-	var out lockedBuf
+	var out syncBuffer
 	cmd.Stdout = &out
 	p := start(t, cmd)
 	defer p.cmd.Process.Kill()
@@ -222,7 +196,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 	ilinktest.WaitFor(t, serveWait, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
 
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	err = sess.Wait()
+	err := sess.Wait()
 	var ee *gossh.ExitError
 	if !errors.As(err, &ee) || ee.ExitStatus() != 1 || !strings.Contains(stderr.String(), "shutting down") {
 		t.Fatalf("session after SIGTERM: %v, stderr %q", err, stderr.String())

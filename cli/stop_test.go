@@ -29,11 +29,7 @@ const stopBound = 2 * time.Second
 
 func startStopEngine(t *testing.T, topic string, records int) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := startTestEngine(t, engine.Config{})
 	if err := e.CreateTopic(topic, "partitions=2"); err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,7 @@ import (
 )
 
 func TestTopicAlterPlansThenExecutes(t *testing.T) {
-	e, tgt := queueEngine(t)
-	if err := e.CreateTopic("ALT", "partitions=2,retention.ms=3600000"); err != nil {
-		t.Fatal(err)
-	}
+	_, tgt := topicEngine(t, "ALT", "partitions=2,retention.ms=3600000")
 	plan := jsonOf[topicAlterJSON](t, with(tgt, "topic", "alter", "ALT", "--set", "retention.ms=7d", "--set", "partitions=4", "--set", "minSync=1")...)
 	if plan.Executed || plan.Properties != "retention.ms=604800000,minSync=1,partitions=4" || len(plan.Changes) != 3 ||
 		!plan.Changes[0].Changed || plan.Changes[1].Changed || plan.Changes[2].Old != 2 || plan.Changes[2].New != 4 {
