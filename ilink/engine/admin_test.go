@@ -71,7 +71,7 @@ func TestLinkToHubValidation(t *testing.T) {
 func TestAdminRequestsNeedAnAdminSession(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, Config{Nodes: 1})
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	if eb := c.call(wire.CodeQmgrList, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrSessionMode {
 		t.Fatalf("QMGR LIST on a consumer session: %+v", eb)
 	}

@@ -42,7 +42,7 @@ func TestAlterTopicRetention(t *testing.T) {
 	if ti := topicInfo(t, e, "BYTIME"); ti.RetentionMs != 0 || ti.Partitions != 1 || ti.Epoch != 1 {
 		t.Fatalf("after retention.ms=0: %+v", ti)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c := localSession(t, e, wire.ModeProducer)
 	for i := 0; i < 3; i++ {
 		c.mustProduce("BYTIME", 1, 0, plainBatch(t, "a", "b"))
 	}
@@ -78,7 +78,7 @@ func TestAlterTopicRetention(t *testing.T) {
 	if start, end := e.TopicOffsets("BYSIZE"); start[0] != 4 || end[0] != 6 {
 		t.Fatalf("BYSIZE after an append: offsets %d..%d, want 4..6", start[0], end[0])
 	}
-	cons := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	cons := localSession(t, e, wire.ModeConsumer)
 	if res := cons.fetchOne("BYTIME", 0, 0, 0, 0, 0); res.Err.Name != wire.ErrOffsetOutOfRange || res.LogStart != 6 {
 		t.Fatalf("fetch below the new log start: %+v", res)
 	}
@@ -87,7 +87,7 @@ func TestAlterTopicRetention(t *testing.T) {
 func TestAlterTopicMinSync(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3,minSync=3")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	if res := p.produceTo("T", 1, wire.AcksAll, 0, 5000, plainBatch(t, "a")); res.Err.Name != "" || res.BaseOffset != 0 {
 		t.Fatalf("acks=all with 3 in sync: %+v", res)
 	}
@@ -190,7 +190,7 @@ func TestAlterTopicGrowPartitions(t *testing.T) {
 			t.Fatalf("ReadPartition(G, %d) = %v", i, got)
 		}
 	}
-	cons := openSession(t, e.DataAddrs()[0], wire.ModeConsumer) // node 1 leads G/3
+	cons := localSession(t, e, wire.ModeConsumer) // node 1 leads G/3
 	res := cons.fetchOne("G", 3, 0, 0, 1<<20, 0)
 	if _, vals := recordsOf(t, res.Batches, 0); res.Err.Name != "" || !slices.Equal(vals, []string{"p3-new"}) {
 		t.Fatalf("fetch G/3: %+v %v", res.Err, vals)
@@ -233,7 +233,7 @@ func TestAlterTopicGrowWithNodeDown(t *testing.T) {
 			t.Fatalf("D/%d with node 3 stopped: %+v", i, pi)
 		}
 	}
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("D", 1, 2, plainBatch(t, "x"))
 	if err := e.StartNode(3); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,7 @@ import (
 
 func TestControlDropReply(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
+	e := queueEngine(t, "Q")
 	var seen atomic.Pointer[ControlEvent]
 	remove := e.Control(func(ev *ControlEvent) ControlAction {
 		if ev.Code != wire.CodePut {
@@ -22,13 +21,11 @@ func TestControlDropReply(t *testing.T) {
 		seen.Store(ev)
 		return ControlAction{DropReply: true}
 	})
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	corr := c.send(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(1), Payload: []byte("p")})
 	c.expectClosed()
 	// Handled before the close: the put is committed.
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d after a dropped reply, want 1 (the request is handled)", d)
-	}
+	wantDepth(t, e, "Q", 1, "after a dropped reply (the request is handled)")
 	ev := seen.Load()
 	var req wire.PutRequest
 	if ev == nil || ev.Node != 1 || ev.Corr != corr || wire.Decode(ev.Body, &req) != nil || !bytes.Equal(req.Payload, []byte("p")) {
@@ -36,7 +33,7 @@ func TestControlDropReply(t *testing.T) {
 	}
 	remove()
 	remove() // idempotent
-	c = openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c = localSession(t, e, wire.ModeAutoCommit)
 	c.put("Q", 2, "q")
 }
 
@@ -44,7 +41,7 @@ func TestControlDelayKeepsOrder(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, Config{})
 	const delay = 150 * time.Millisecond
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	first := c.corr + 1
 	remove := e.Control(func(ev *ControlEvent) ControlAction {
 		if ev.Code == wire.CodePing && ev.Corr == first {
@@ -72,15 +69,14 @@ func TestControlDelayKeepsOrder(t *testing.T) {
 
 func TestControlRejectAndCloseNow(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
+	e := queueEngine(t, "Q")
 	remove := e.Control(func(ev *ControlEvent) ControlAction {
 		if ev.Code == wire.CodePut {
 			return ControlAction{Reject: &wire.ErrorBody{Name: wire.ErrLoading, Tail: "injected"}, RejectReport: wire.ReportLoading}
 		}
 		return ControlAction{}
 	})
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	corr := c.send(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(1)})
 	f, err := c.next()
 	if err != nil {
@@ -90,9 +86,7 @@ func TestControlRejectAndCloseNow(t *testing.T) {
 	if eb == nil || eb.Name != wire.ErrLoading || eb.Tail != "injected" || f.hdr.Status != wire.ReportLoading {
 		t.Fatalf("rejected PUT: %s status %d", errText(eb), f.hdr.Status)
 	}
-	if d := depth(t, e, "Q"); d != 0 {
-		t.Fatalf("depth %d: a rejected request was handled", d)
-	}
+	wantDepth(t, e, "Q", 0, "after a rejected request (it must not be handled)")
 	c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil) // connection kept
 	remove()
 	c.put("Q", 1, "ok")
@@ -104,9 +98,7 @@ func TestControlRejectAndCloseNow(t *testing.T) {
 	defer remove()
 	c.send(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"})
 	c.expectClosed()
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d: the closed-now GET was handled", d)
-	}
+	wantDepth(t, e, "Q", 1, "after the closed-now GET (it must not be handled)")
 }
 
 func TestControlChainFirstActionWins(t *testing.T) {
@@ -125,9 +117,7 @@ func TestControlChainFirstActionWins(t *testing.T) {
 	defer r1()
 	defer r3()
 	c := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin) // HELLO: all three see it
-	if eb := c.call(wire.CodePing, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrInternal {
-		t.Fatalf("PING: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodePing, 0, &wire.Empty{}, nil), wire.ErrInternal, "PING")
 	if a, b, x := calls[0].Load(), calls[1].Load(), calls[2].Load(); a != 2 || b != 2 || x != 1 {
 		t.Fatalf("calls %d %d %d, want 2 2 1", a, b, x)
 	}
@@ -141,7 +131,7 @@ func TestControlChainFirstActionWins(t *testing.T) {
 func TestOutageKeepsState(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{ElectionDelay: 100 * time.Millisecond}, "T", "partitions=1,replicas=3")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", topicEpoch(t, e, "T"), 0, plainBatch(t, "a", "b"))
 	if err := e.Outage(); err != nil {
 		t.Fatal(err)

@@ -14,8 +14,7 @@ import (
 
 func TestCommittedMessagesSurviveLeaderKill(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
+	e := queueEngine(t, "Q")
 	data := e.DataAddrs()
 
 	auto := openSession(t, data[0], wire.ModeAutoCommit)
@@ -28,9 +27,7 @@ func TestCommittedMessagesSurviveLeaderKill(t *testing.T) {
 	tx.commit()
 	tx.put("Q", 12, "uncommitted") // open transaction at the kill
 	locker := openSession(t, data[0], wire.ModeTransacted)
-	if m := locker.get("Q", 0); m == nil || string(m.Payload) != "a1" {
-		t.Fatalf("locking GET %+v", m)
-	}
+	locker.wantGet("Q", "a1", "locking GET")
 	auto.get("Q", 0) // a committed get of a2 must stay removed
 
 	if _, err := e.KillLeader(); err != nil {
@@ -40,9 +37,7 @@ func TestCommittedMessagesSurviveLeaderKill(t *testing.T) {
 	if addr != data[1] {
 		t.Fatalf("new leader %s, want node 2", addr)
 	}
-	if d := depth(t, e, "Q"); d != 4 {
-		t.Fatalf("depth on the new leader %d, want 4", d)
-	}
+	wantDepth(t, e, "Q", 4, "on the new leader")
 	c := openSession(t, addr, wire.ModeAutoCommit)
 	m := c.get("Q", 0)
 	if m == nil || string(m.Payload) != "a1" {
@@ -55,8 +50,7 @@ func TestCommittedMessagesSurviveLeaderKill(t *testing.T) {
 
 func TestRestartedNodeResyncs(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
+	e := queueEngine(t, "Q")
 	data := e.DataAddrs()
 	if err := e.KillNode(3); err != nil {
 		t.Fatal(err)
@@ -171,8 +165,7 @@ func TestStopAndStartNode(t *testing.T) {
 
 func TestSeverConnectionsRollsBack(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
+	e := queueEngine(t, "Q")
 	data := e.DataAddrs()
 	c := openSession(t, data[0], wire.ModeAutoCommit)
 	c.put("Q", 1, "x")
@@ -197,9 +190,8 @@ func TestSeverConnectionsRollsBack(t *testing.T) {
 
 func TestKillWhileGetWaits(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	e := queueEngine(t, "Q")
+	c := localSession(t, e, wire.ModeTransacted)
 	c.send(wire.CodeGet, 5000, &wire.GetRequest{Queue: "Q"})
 	eventually(t, "the GET waiting at the leader", func() bool { return e.WaitingGets("Q") == 1 })
 	start := time.Now()
@@ -329,7 +321,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if err := e.CreateQueue("Q"); err != nil {
 		t.Fatal(err)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	c := localSession(t, e, wire.ModeTransacted)
 	c.send(wire.CodeGet, 60000, &wire.GetRequest{Queue: "Q"})
 	openSession(t, e.AdminAddrs()[1], wire.ModeAdmin)
 	if err := e.KillNode(1); err != nil { // election pending for an hour

@@ -12,7 +12,7 @@ import (
 func TestFetchLongPollWakesOnProduce(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 
 	// Nothing arrives: the fetch answers empty after its wait.
 	start := time.Now()
@@ -48,9 +48,9 @@ func TestFetchLongPollWakesOnProduce(t *testing.T) {
 func TestFetchOutOfRangeAndFollowerRefusal(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=2")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "a", "b", "c"))
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	eventually(t, "high watermark 3", func() bool { return partitionInfo(t, e, "T", 0).HighWatermark == 3 })
 	for _, off := range []int64{-1, 4, 1000} {
 		res := c.fetchOne("T", 0, off, 0, 0, 0)
@@ -82,7 +82,7 @@ func TestFetchOutOfRangeAndFollowerRefusal(t *testing.T) {
 func TestFetchMaxBytesKeepsWholeBatches(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{Nodes: 1}, "T", "partitions=2")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	var sizes []int
 	for i := 0; i < 4; i++ {
 		b := plainBatch(t, string(bytes.Repeat([]byte{'a' + byte(i)}, 100)))
@@ -90,7 +90,7 @@ func TestFetchMaxBytesKeepsWholeBatches(t *testing.T) {
 		p.mustProduce("T", 1, 0, b)
 		p.mustProduce("T", 1, 1, b)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	count := func(b []byte) int {
 		bs, err := wire.SplitBatches(b)
 		if err != nil {
@@ -125,9 +125,9 @@ func TestFetchReturnsOnlyCommittedRecords(t *testing.T) {
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "uncommitted"))
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	// Node 2 is still in sync (lagging less than ReplicaLagMax) but has
 	// not pulled: the high watermark stays at 0 and nothing is returned.
 	res := c.fetchOne("T", 0, 0, 0, 0, 0)
@@ -172,12 +172,12 @@ func TestConsumerProtocolV1Refused(t *testing.T) {
 func TestListOffsetsByTime(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{Nodes: 1}, "T", "")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	t0 := time.Now().Add(-time.Hour).UnixMilli()
 	// Records at t0, t0+1 (batch 1, lz4), t0+1000, t0+1001 (batch 2).
 	p.mustProduce("T", 1, 0, batchOf(t, -1, -1, wire.CodecLZ4, t0, "a", "b"))
 	p.mustProduce("T", 1, 0, batchOf(t, -1, -1, wire.CodecNone, t0+1000, "c", "d"))
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	for _, tc := range []struct {
 		ts, off, recTS int64
 	}{

@@ -118,9 +118,7 @@ func TestUnknownRequestCode(t *testing.T) {
 	}
 	// The same after the handshake.
 	c := openSession(t, e.AdminAddrs()[0], wire.ModeAdmin)
-	if eb := c.call(wire.CodeShutdown+1000, 0, nil, nil); eb == nil || eb.Name != wire.ErrInvalidReqCode {
-		t.Fatalf("admin session: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodeShutdown+1000, 0, nil, nil), wire.ErrInvalidReqCode, "admin session")
 }
 
 func TestConfig(t *testing.T) {

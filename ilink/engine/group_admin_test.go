@@ -279,7 +279,7 @@ func TestGroupAdminDuringLoad(t *testing.T) {
 	if _, err := e.MoveCoordinator("g"); err != nil {
 		t.Fatal(err)
 	}
-	d := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	d := localSession(t, e, wire.ModeConsumer)
 	for _, tc := range []struct {
 		code wire.Code
 		req  wire.Message
@@ -360,7 +360,7 @@ func TestGroupOffsetsCarryTheLogStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	produceAt(t, e, "L", 1, now, 3) // L/1: log 6..9
-	d := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	d := localSession(t, e, wire.ModeConsumer)
 	if _, f := d.seek(wire.SeekGroupRequest{Group: "g", Topic: "L", Mode: wire.SeekToOffset, Offset: 0}); f != nil {
 		t.Fatal(f)
 	}

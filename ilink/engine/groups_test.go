@@ -101,7 +101,7 @@ func TestGroupNotCoordinator(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "")
 	g := groupOn(t, e, 2, "nc")
-	other := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	other := localSession(t, e, wire.ModeConsumer)
 	// FIND COORDINATOR is answered by any node.
 	var cr wire.CoordinatorReply
 	other.mustCall(wire.CodeFindCoordinator, 0, &wire.GroupRequest{Group: g}, &cr)
@@ -222,7 +222,7 @@ func TestGroupCommitOfReassignedPartition(t *testing.T) {
 func TestGroupNameValidation(t *testing.T) {
 	t.Parallel()
 	e := groupEngine(t, "T", "")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	for _, tc := range []struct{ group, tail string }{
 		{"", "Group : empty name not allowed"},                                           // spec: C-39
 		{"a\x01b", "Group : byte 0x01 not allowed (|,:; ctrl)"},                          // spec: C-40

@@ -108,16 +108,12 @@ func TestHelloRules(t *testing.T) {
 	if eb == nil || eb.Name != wire.ErrSessionMode {
 		t.Fatalf("second HELLO: %s, want %s", errText(eb), wire.ErrSessionMode)
 	}
-	if eb := c.call(wire.CodeCommit, 0, &wire.Empty{}, nil); eb == nil || eb.Name != wire.ErrNotInTransaction {
-		t.Fatalf("the session changed mode: COMMIT gave %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodeCommit, 0, &wire.Empty{}, nil), wire.ErrNotInTransaction, "COMMIT (the session must not change mode)")
 
 	// Requests before HELLO.
 	c = dialRaw(t, addr)
 	c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil)
-	if eb := c.call(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"}, nil); eb == nil || eb.Name != wire.ErrSessionMode {
-		t.Fatalf("GET before HELLO: %s", errText(eb))
-	}
+	wantErrName(t, c.call(wire.CodeGet, 0, &wire.GetRequest{Queue: "Q"}, nil), wire.ErrSessionMode, "GET before HELLO")
 }
 
 func TestNoLeaderWindowAndElection(t *testing.T) {

@@ -22,7 +22,7 @@ func TestHalfOpenConnectionsTimedOut(t *testing.T) {
 			t.Errorf("%s: a stalled frame was dropped after %v", addr, d)
 		}
 	}
-	idle := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	idle := localSession(t, e, wire.ModeProducer)
 	idle.expectClosed()
 	eventually(t, "the sessions forgotten", func() bool { return e.SessionCount(1) == 0 })
 }
@@ -31,7 +31,7 @@ func TestHalfOpenConnectionsTimedOut(t *testing.T) {
 func TestActiveConnectionKept(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, Config{Nodes: 1, FrameTimeout: 100 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c := localSession(t, e, wire.ModeProducer)
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
 		c.mustCall(wire.CodePing, 0, &wire.Empty{}, nil)

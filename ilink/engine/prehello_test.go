@@ -114,12 +114,12 @@ func TestPreHelloFrameRefusedFromHeader(t *testing.T) {
 		t.Errorf("%d log lines for the oversized HELLO headers, want 2", n)
 	}
 	// In a session: a PING over the bound is closed from its header...
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	c.writeRaw(header(wire.CodePing, 9, wire.MaxHandshakeFrame+1))
 	c.expectClosed()
 	// ...a PUT of the same size is an ordinary request.
 	mustCreate(t, e, "Q.BIG")
-	c = openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c = localSession(t, e, wire.ModeAutoCommit)
 	var rep wire.PutReply
 	c.mustCall(wire.CodePut, 0, &wire.PutRequest{Queue: "Q.BIG", MsgID: msgID(1), Payload: make([]byte, 64<<10)}, &rep)
 }
@@ -209,7 +209,7 @@ func TestPreHelloCap(t *testing.T) {
 	logs := &logLines{tb: t}
 	e := startEngine(t, Config{Nodes: 1, MaxPreHello: 2, Logf: logs.logf})
 	idle1, idle2 := dial(e, 1), dial(e, 2)
-	s := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	s := localSession(t, e, wire.ModeProducer)
 	idle1.expectClosed()
 	idle2.mustCall(wire.CodePing, 0, &wire.Empty{}, nil) // still open
 	s.mustCall(wire.CodePing, 0, &wire.Empty{}, nil)
@@ -221,9 +221,9 @@ func TestPreHelloCap(t *testing.T) {
 	// lets a real client in, closing the oldest idle socket.
 	logs = &logLines{tb: t}
 	e = startEngine(t, Config{Nodes: 1, MaxConnections: 3, MaxPreHello: 10, Logf: logs.logf})
-	s1 := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	s1 := localSession(t, e, wire.ModeProducer)
 	idle1, idle2 = dial(e, 2), dial(e, 3)
-	s2 := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	s2 := localSession(t, e, wire.ModeProducer)
 	idle1.expectClosed()
 	if n := logs.count("node 1 data: 3 connections open (MaxConnections), 2 of them without a session: closing the oldest of those"); n != 1 {
 		t.Fatalf("%d MaxConnections eviction log lines, want 1", n)

@@ -59,7 +59,7 @@ func TestProduceToNonLeaderFencesConnection(t *testing.T) {
 func TestOffsetsIncreaseInAppendOrder(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{Nodes: 1}, "T", "partitions=2")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c := localSession(t, e, wire.ModeProducer)
 	type step struct {
 		part int32
 		vals []string
@@ -160,7 +160,7 @@ func TestAppendThenDroppedReplyIsStoredOnce(t *testing.T) {
 	armed.Store(true)
 	c.send(wire.CodeProduce, 0, &wire.ProduceRequest{Acks: wire.AcksLeader, Topics: []wire.ProduceTopic{{Topic: "T", Epoch: 1, Partitions: []wire.ProducePartition{{Partition: 0, Batches: b}}}}})
 	c.expectClosed() // appended, then the connection closed without a reply
-	c2 := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c2 := localSession(t, e, wire.ModeProducer)
 	// spec: P-25 — the producer resends with the same id and sequence.
 	if off := c2.mustProduce("T", 1, 0, b); off != 1 {
 		t.Fatalf("resend after a lost reply at %d, want the original 1", off)
@@ -199,7 +199,7 @@ func TestOutOfOrderSequenceRefused(t *testing.T) {
 func TestBadBatchesRefused(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{Nodes: 1}, "T", "")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c := localSession(t, e, wire.ModeProducer)
 	good := plainBatch(t, "v")
 	corrupt := append([]byte{}, good...)
 	corrupt[len(corrupt)-1] ^= 0xff
@@ -244,7 +244,7 @@ func TestBadBatchesRefused(t *testing.T) {
 func TestFlushTopic(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=2")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	pid := p.initProducer()
 	now := time.Now().UnixMilli()
 	p.mustProduce("T", 1, 0, batchOf(t, pid, 0, wire.CodecNone, now, "old1", "old2"))
@@ -262,7 +262,7 @@ func TestFlushTopic(t *testing.T) {
 	if start[0] != 2 || end[0] != 2 || start[1] != 0 || end[1] != 0 {
 		t.Fatalf("offsets after flush %v..%v", start, end)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	if res := c.fetchOne("T", 0, 0, 0, 0, 0); res.Err.Name != wire.ErrOffsetOutOfRange || res.LogStart != 2 || res.HighWatermark != 2 {
 		t.Fatalf("fetch of a flushed offset: %+v", res)
 	}
@@ -291,7 +291,7 @@ func TestFlushTopic(t *testing.T) {
 func TestTopicEpochMismatch(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "kept"))
 	if err := e.BumpTopicEpoch("T"); err != nil {
 		t.Fatal(err)
@@ -330,7 +330,7 @@ func TestTopicEpochMismatch(t *testing.T) {
 func TestAcksAllWaitsForInSyncReplicas(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3,minSync=3")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	res := p.produceTo("T", 1, wire.AcksAll, 0, 5000, plainBatch(t, "a", "b"))
 	if res.Err.Name != "" || res.BaseOffset != 0 {
 		t.Fatalf("acks=all: %+v", res)

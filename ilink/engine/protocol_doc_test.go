@@ -333,9 +333,7 @@ func TestProtocolMsgIDLength(t *testing.T) {
 		}
 	}
 	c.ok(wire.CodeCommit, 0, nil)
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d after one good and four refused puts", d)
-	}
+	wantDepth(t, e, "Q", 1, "after one good and four refused puts")
 	// A GET match id: nil = the next message; any other length than 16
 	// is refused the same way.
 	tail, _ := c.refused(wire.CodeGet, docBody{}.str("Q").bytesField([]byte{1, 2, 3}), wire.ErrInvalidArgument)

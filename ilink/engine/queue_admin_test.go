@@ -50,14 +50,12 @@ func TestDefineQueueValidatesAndCreatesTheDLQ(t *testing.T) {
 	assertReplicasEqual(t, e)
 
 	// A redefinition keeps the messages.
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	c.put("Q", 1, "a")
 	if err := e.DefineQueue("Q", QueueConfig{MaxDepth: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if d := depth(t, e, "Q"); d != 1 {
-		t.Fatalf("depth %d after redefinition, want 1", d)
-	}
+	wantDepth(t, e, "Q", 1, "after redefinition")
 }
 
 func TestMaxDepthRefusesPutAndCommit(t *testing.T) {
@@ -66,7 +64,7 @@ func TestMaxDepthRefusesPutAndCommit(t *testing.T) {
 	if err := e.DefineQueue("Q", QueueConfig{MaxDepth: 2}); err != nil {
 		t.Fatal(err)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	c.put("Q", 1, "a")
 	c.put("Q", 2, "b")
 	eb := c.call(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(3), Payload: []byte("c")}, nil)
@@ -75,7 +73,7 @@ func TestMaxDepthRefusesPutAndCommit(t *testing.T) {
 	}
 	c.get("Q", 0)
 	// A transaction counts its own pending puts.
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	tx := localSession(t, e, wire.ModeTransacted)
 	tx.put("Q", 4, "d")
 	eb = tx.call(wire.CodePut, 0, &wire.PutRequest{Queue: "Q", MsgID: msgID(5), Payload: []byte("e")}, nil)
 	if eb == nil || eb.Name != wire.ErrQueueFull {
@@ -88,9 +86,7 @@ func TestMaxDepthRefusesPutAndCommit(t *testing.T) {
 	if eb == nil || eb.Name != wire.ErrQueueFull {
 		t.Fatalf("commit beyond max depth: %s", errText(eb))
 	}
-	if d := depth(t, e, "Q"); d != 2 {
-		t.Fatalf("depth %d after the refused commit, want 2", d)
-	}
+	wantDepth(t, e, "Q", 2, "after the refused commit")
 	tx.rollback()
 }
 
@@ -112,10 +108,10 @@ func TestRedeliveryLimitMovesToTheDLQ(t *testing.T) {
 	if err := e.DefineQueue("ORDERS", QueueConfig{DeadLetterQueue: "ORDERS.DLQ", MaxRedeliveries: 2}); err != nil {
 		t.Fatal(err)
 	}
-	obs := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	obs := localSession(t, e, wire.ModeAutoCommit)
 	obs.put("ORDERS", 1, "poison")
 	obs.put("ORDERS", 2, "good")
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	tx := localSession(t, e, wire.ModeTransacted)
 	for i := 0; i < 2; i++ { // two returns: still within the limit
 		if m := getAndRollback(t, tx, "ORDERS"); string(m.Payload) != "poison" {
 			t.Fatalf("round %d took %q", i, m.Payload)
@@ -126,9 +122,7 @@ func TestRedeliveryLimitMovesToTheDLQ(t *testing.T) {
 		t.Fatalf("after 2 rollbacks: %+v, %v", msgs, err)
 	}
 	getAndRollback(t, tx, "ORDERS") // the third return exceeds 2
-	if d := depth(t, e, "ORDERS"); d != 1 {
-		t.Fatalf("source depth %d, want 1 (the poison message moved)", d)
-	}
+	wantDepth(t, e, "ORDERS", 1, "after the poison message moved")
 	dead, depthDLQ, _, err := e.BrowseQueue("ORDERS.DLQ", 0, 10, 1<<20)
 	if err != nil || depthDLQ != 1 || len(dead) != 1 {
 		t.Fatalf("DLQ: %+v depth %d, %v", dead, depthDLQ, err)
@@ -145,9 +139,7 @@ func TestRedeliveryLimitMovesToTheDLQ(t *testing.T) {
 		t.Fatalf("dead-letter headers %v", hs)
 	}
 	assertReplicasEqual(t, e)
-	if m := obs.get("ORDERS", 0); m == nil || string(m.Payload) != "good" {
-		t.Fatalf("the rest of the queue: %+v", m)
-	}
+	obs.wantGet("ORDERS", "good", "the rest of the queue")
 
 	// The move was replicated: it survives the loss of the leader.
 	if err := e.KillNode(1); err != nil {
@@ -161,13 +153,12 @@ func TestRedeliveryLimitMovesToTheDLQ(t *testing.T) {
 
 func TestBrowseDoesNotConsume(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "Q")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "Q")
+	c := localSession(t, e, wire.ModeAutoCommit)
 	for i := 0; i < 5; i++ {
 		c.put("Q", i, strings.Repeat("x", 100))
 	}
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	tx := localSession(t, e, wire.ModeTransacted)
 	tx.get("Q", 0) // locks the head
 	before := time.Now()
 	page, depthNow, more, err := e.BrowseQueue("Q", 0, 2, 1<<20)
@@ -186,9 +177,7 @@ func TestBrowseDoesNotConsume(t *testing.T) {
 	if len(small) != 1 || !more {
 		t.Fatalf("byte-bounded page: %d messages more=%v", len(small), more)
 	}
-	if d := depth(t, e, "Q"); d != 5 {
-		t.Fatalf("depth %d after browsing, want 5", d)
-	}
+	wantDepth(t, e, "Q", 5, "after browsing")
 	tx.rollback()
 	if got := c.drain("Q"); len(got) != 5 {
 		t.Fatalf("after browsing the queue gives %d messages, want 5", len(got))
@@ -204,16 +193,14 @@ func TestMoveDeadLettersBack(t *testing.T) {
 	if err := e.DefineQueue("A", QueueConfig{DeadLetterQueue: "DLQ", MaxRedeliveries: 1, MaxDepth: 3}); err != nil {
 		t.Fatal(err)
 	}
-	obs := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
-	tx := openSession(t, e.DataAddrs()[0], wire.ModeTransacted)
+	obs := localSession(t, e, wire.ModeAutoCommit)
+	tx := localSession(t, e, wire.ModeTransacted)
 	for i := 1; i <= 3; i++ {
 		obs.put("A", i, "m")
 		getAndRollback(t, tx, "A")
 		getAndRollback(t, tx, "A")
 	}
-	if d := depth(t, e, "DLQ"); d != 3 {
-		t.Fatalf("DLQ depth %d, want 3", d)
-	}
+	wantDepth(t, e, "DLQ", 3, "after three messages went over their redeliveries")
 	obs.put("DLQ", 9, "no source") // put directly: no source recorded
 	obs.put("A", 7, "x")
 	obs.put("A", 8, "y") // A holds 2 of 3
@@ -223,15 +210,11 @@ func TestMoveDeadLettersBack(t *testing.T) {
 	if err != nil || n != 1 || stop != "" || len(plan) != 2 || plan[0].To != "A" || plan[1].Skipped != "not in DLQ" {
 		t.Fatalf("plan %+v n=%d stop=%q: %v", plan, n, stop, err)
 	}
-	if d := depth(t, e, "DLQ"); d != 4 {
-		t.Fatalf("a plan moved messages: DLQ depth %d", d)
-	}
+	wantDepth(t, e, "DLQ", 4, "after a plan (a plan moves nothing)")
 	if _, n, _, err := e.MoveMessages("DLQ", "", [][]byte{msgID(2)}, false); err != nil || n != 1 {
 		t.Fatalf("move one: n=%d %v", n, err)
 	}
-	if d := depth(t, e, "A"); d != 3 {
-		t.Fatalf("A depth %d, want 3", d)
-	}
+	wantDepth(t, e, "A", 3, "after one moved back")
 	// All: A is full, so the move stops at once with the reason.
 	moves, n, stop, err := e.MoveMessages("DLQ", "", nil, false)
 	if err != nil || n != 0 || stop != "queue A is full (max depth 3)" || len(moves) != 0 {
@@ -264,9 +247,9 @@ func TestDeleteQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantEngineErr(t, e.DeleteQueue("A.DLQ"), wire.ErrInvalidArgument, "A.DLQ is the dead-letter queue of A")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	c.put("A", 1, "a")
-	waiter := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	waiter := localSession(t, e, wire.ModeAutoCommit)
 	corr := waiter.send(wire.CodeGet, 30_000, &wire.GetRequest{Queue: "A.DLQ"})
 	eventually(t, "the GET to wait", func() bool {
 		e.queues.mu.Lock()

@@ -13,10 +13,8 @@ import (
 
 func TestMoveExecutesThePlanByID(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "SRC")
-	mustCreate(t, e, "DST")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "SRC", "DST")
+	c := localSession(t, e, wire.ModeAutoCommit)
 	for i := 1; i <= 3; i++ {
 		c.put("SRC", i, "planned")
 	}
@@ -43,18 +41,14 @@ func TestMoveExecutesThePlanByID(t *testing.T) {
 	if left := c.drain("SRC"); len(left) != 1 || left[0] != "late" {
 		t.Fatalf("SRC keeps %q, want the late message", left)
 	}
-	if d := depth(t, e, "DST"); d != 3 {
-		t.Fatalf("DST depth %d, want 3", d)
-	}
+	wantDepth(t, e, "DST", 3, "after the move")
 	assertReplicasEqual(t, e)
 }
 
 func TestMovePlanAndRequestAreBounded(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "BIG")
-	mustCreate(t, e, "OUT")
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	e := queueEngine(t, "BIG", "OUT")
+	c := localSession(t, e, wire.ModeAutoCommit)
 	for i := 1; i <= MaxMoveIDs+5; i++ {
 		c.put("BIG", i, "m")
 	}
@@ -94,8 +88,7 @@ func TestMovePlanAndRequestAreBounded(t *testing.T) {
 
 func TestReinjectByIDLeavesTheRest(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{})
-	mustCreate(t, e, "RQ")
+	e := queueEngine(t, "RQ")
 	if err := e.AddQuarantine(
 		QuarantineEntry{Dir: "d", Queue: "RQ", MsgID: msgID(1), Payload: []byte("a")},
 		QuarantineEntry{Dir: "d", Queue: "RQ", MsgID: msgID(2), Payload: []byte("b")},
@@ -110,7 +103,7 @@ func TestReinjectByIDLeavesTheRest(t *testing.T) {
 	if n := e.QuarantineLen(); n != 1 {
 		t.Fatalf("%d entries quarantined, want the one not named", n)
 	}
-	c := openSession(t, e.DataAddrs()[0], wire.ModeAutoCommit)
+	c := localSession(t, e, wire.ModeAutoCommit)
 	if got := c.drain("RQ"); len(got) != 2 || got[0] != "a" || got[1] != "b" {
 		t.Fatalf("RQ holds %q", got)
 	}

@@ -31,7 +31,7 @@ func TestSpecReportCodesOnTheWire(t *testing.T) {
 
 	// 4175: a group request at a node that does not coordinate the group.
 	g := groupOn(t, e, 2, "e04")
-	follower := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	follower := localSession(t, e, wire.ModeConsumer)
 	if _, f := follower.join(g, "", true, "T"); f == nil || f.report != 4175 || !strings.HasPrefix(f.text, "MIMQE_NOT_COORDINATOR") { // spec: E-04
 		t.Fatalf("JOIN at a non-coordinator: %v, want REPORT 4175 MIMQE_NOT_COORDINATOR", f)
 	}
@@ -97,7 +97,7 @@ func TestSpecNoImplicitTopicCreation(t *testing.T) {
 		}
 	}
 
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	var md wire.MetadataReply
 	p.mustCall(wire.CodeMetadata, 0, &wire.MetadataRequest{Topics: []string{"GHOST"}}, &md)
 	if len(md.Topics) != 1 || md.Topics[0].Err.Name != wire.ErrUnknownTopic {
@@ -115,7 +115,7 @@ func TestSpecNoImplicitTopicCreation(t *testing.T) {
 	}
 	unchanged("PRODUCE")
 
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	var fr wire.FetchReply
 	c.call(wire.CodeFetch, 0, &wire.FetchRequest{MaxBytes: 1 << 20, Topics: []wire.FetchTopic{{Topic: "GHOST",
 		Partitions: []wire.FetchPartition{{Partition: 0, MaxBytes: 1 << 20}}}}}, &fr)

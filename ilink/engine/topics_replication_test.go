@@ -12,7 +12,7 @@ import (
 func TestInSyncSetShrinksAndGrowsBack(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "a"))
 	eventually(t, "all replicas hold a", func() bool {
 		return slices.Equal(partitionInfo(t, e, "T", 0).ReplicaEnds, []int64{1, 1, 1})
@@ -50,7 +50,7 @@ func TestLeaderDeathKeepsAckedRecords(t *testing.T) {
 	t.Parallel()
 	const delay = 300 * time.Millisecond
 	e := topicEngine(t, Config{ElectionDelay: delay}, "T", "partitions=3,replicas=3,minSync=2")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer) // node 1 leads partition 0
+	p := localSession(t, e, wire.ModeProducer) // node 1 leads partition 0
 	pid := p.initProducer()
 	now := time.Now().UnixMilli()
 	var want []string
@@ -109,7 +109,7 @@ func TestLeaderDeathKeepsAckedRecords(t *testing.T) {
 func TestMovePartitionLeader(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{}, "T", "partitions=1,replicas=3")
-	old := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	old := localSession(t, e, wire.ModeProducer)
 	old.mustProduce("T", 1, 0, plainBatch(t, "a", "b"))
 	if err := e.MovePartitionLeader("T", 0, 3); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestOldLeaderTruncatesDivergentTail(t *testing.T) {
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	p1 := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p1 := localSession(t, e, wire.ModeProducer)
 	p1.mustProduce("T", 1, 0, plainBatch(t, "lost"))
 	if err := e.StopNode(1); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestOfflinePartitionWaitsForItsInSyncReplica(t *testing.T) {
 	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	p.mustProduce("T", 1, 0, plainBatch(t, "only on node 1"))
 	eventually(t, "node 2 out of sync", func() bool {
 		return slices.Equal(partitionInfo(t, e, "T", 0).InSync, []int{1})

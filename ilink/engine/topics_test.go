@@ -149,10 +149,8 @@ func TestInitProducerIDsAreUnique(t *testing.T) {
 		}
 	}
 	// Producer requests are refused on other session modes.
-	cons := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
-	if eb := cons.call(wire.CodeInitProducer, 0, &wire.InitProducerRequest{}, nil); eb == nil || eb.Name != wire.ErrSessionMode {
-		t.Fatalf("INIT PRODUCER on a consumer session: %s", errText(eb))
-	}
+	cons := localSession(t, e, wire.ModeConsumer)
+	wantErrName(t, cons.call(wire.CodeInitProducer, 0, &wire.InitProducerRequest{}, nil), wire.ErrSessionMode, "INIT PRODUCER on a consumer session")
 }
 
 func TestProducerAndConsumerAcceptedDuringElection(t *testing.T) {
@@ -213,7 +211,7 @@ func TestAdminPublishRoundRobin(t *testing.T) {
 		}
 	}
 	// Also on a data listener connection.
-	data := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	data := localSession(t, e, wire.ModeConsumer)
 	var rep wire.AdminPublishReply
 	data.mustCall(wire.CodeAdminPublish, 0, &wire.AdminPublishRequest{Topic: "ORDER.EVENT", Value: []byte("v6")}, &rep)
 	if rep.Partition != 0 || rep.Offset != 2 {
@@ -237,7 +235,7 @@ func TestRetentionSweepAdvancesLogStart(t *testing.T) {
 	e := topicEngine(t, Config{RetentionInterval: 20 * time.Millisecond}, "BYTIME", "partitions=1,retention.ms=150")
 	b := plainBatch(t, "0123456789")
 	mustCreateTopic(t, e, "BYSIZE", fmt.Sprintf("partitions=1,replicas=1,retention.bytes=%d", 2*len(b)))
-	c := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	c := localSession(t, e, wire.ModeProducer)
 	for i := 0; i < 3; i++ {
 		c.mustProduce("BYTIME", 1, 0, plainBatch(t, "a", "b"))
 	}
@@ -258,7 +256,7 @@ func TestRetentionSweepAdvancesLogStart(t *testing.T) {
 		pi := partitionInfo(t, e, "BYTIME", 0)
 		return pi.StartOffset == 6 && pi.Bytes == 0
 	})
-	cons := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	cons := localSession(t, e, wire.ModeConsumer)
 	res := cons.fetchOne("BYTIME", 0, 0, 0, 0, 0)
 	if res.Err.Name != wire.ErrOffsetOutOfRange || res.LogStart != 6 || res.HighWatermark != 6 {
 		t.Fatalf("fetch below the log start: %+v", res)
@@ -268,11 +266,11 @@ func TestRetentionSweepAdvancesLogStart(t *testing.T) {
 func TestStatSeriesCountsTraffic(t *testing.T) {
 	t.Parallel()
 	e := topicEngine(t, Config{Nodes: 1}, "S", "partitions=2")
-	p := openSession(t, e.DataAddrs()[0], wire.ModeProducer)
+	p := localSession(t, e, wire.ModeProducer)
 	b := plainBatch(t, "a", "b", "c")
 	p.mustProduce("S", 1, 0, b)
 	p.mustProduce("S", 1, 1, b)
-	c := openSession(t, e.DataAddrs()[0], wire.ModeConsumer)
+	c := localSession(t, e, wire.ModeConsumer)
 	if res := c.fetchOne("S", 0, 1, 0, 0, 0); res.Err.Name != "" {
 		t.Fatalf("fetch: %+v", res)
 	}
