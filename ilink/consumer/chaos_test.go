@@ -3,18 +3,16 @@ package consumer
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"ilinkdash/ilink"
-	"ilinkdash/ilink/wire"
 )
 
-// chaosCluster is what the coordinator-move test needs from a cluster: the
-// fake here, the engine in the engine tests.
+// chaosCluster is what the coordinator-move test needs from a cluster
+// (engineChaos, engine_groups_test.go: the engine, whose coordinator the
+// fake's used to stand in for).
 type chaosCluster interface {
 	Addrs() string
 	CreateTopic(t testing.TB, topic string, partitions int)
@@ -29,75 +27,6 @@ type chaosCluster interface {
 	// that some member holds; an error when it shows one partition held by
 	// two members.
 	Owners(t testing.TB, group string) (map[tp]string, error)
-}
-
-type fakeChaos struct {
-	fc   *fakeCluster
-	next atomic.Int32
-}
-
-func (f *fakeChaos) Addrs() string { return f.fc.addrs() }
-func (f *fakeChaos) CreateTopic(_ testing.TB, topic string, n int) {
-	f.fc.createTopic(topic, n)
-}
-func (f *fakeChaos) Produce(_ testing.TB, topic string, p int32, n int) {
-	f.fc.produce(topic, p, n, wire.CodecLZ4)
-}
-func (f *fakeChaos) EndOffsets(_ testing.TB, topic string) []int64 {
-	f.fc.mu.Lock()
-	defer f.fc.mu.Unlock()
-	var out []int64
-	for _, p := range f.fc.topics[topic].parts {
-		out = append(out, p.end)
-	}
-	return out
-}
-func (f *fakeChaos) Commit(_ testing.TB, group, topic string, p int32) (int64, bool) {
-	return f.fc.commit(group, topic, p)
-}
-func (f *fakeChaos) MoveCoordinator(_ testing.TB, _ string) {
-	to := uint16(f.next.Add(1)%int32(len(f.fc.nodes)) + 1)
-	f.fc.moveCoordinator(to, 200*time.Millisecond)
-}
-func (f *fakeChaos) Faults(t testing.TB) func() {
-	var n atomic.Int64
-	return f.fc.hook(func(ev *fakeEvent) *fakeAction {
-		switch ev.Code {
-		case wire.CodeHeartbeat, wire.CodeOffsetCommit, wire.CodeOffsetFetch:
-			switch n.Add(1) % 11 {
-			case 3:
-				return &fakeAction{Report: wire.ReportNotCoordinator, Name: wire.ErrNotCoordinator, Tail: "this node follows"}
-			case 7:
-				return &fakeAction{Report: wire.ReportLoading, Name: wire.ErrLoading}
-			}
-		}
-		return nil
-	})
-}
-
-func (f *fakeChaos) Owners(_ testing.TB, group string) (map[tp]string, error) {
-	f.fc.mu.Lock()
-	defer f.fc.mu.Unlock()
-	out := map[tp]string{}
-	if g := f.fc.groups[group]; g != nil {
-		for k, m := range g.owner {
-			out[k] = m
-		}
-	}
-	return out, nil
-}
-
-func TestCoordinatorMoveDuringGroupConsume(t *testing.T) {
-	fc := newFakeCluster(t, 3)
-	runCoordinatorMoveChaos(t, &fakeChaos{fc: fc}, 3*time.Second)
-	fc.checkOwners(t)
-	if t.Failed() {
-		for _, e := range fc.eventLog() {
-			if !strings.HasPrefix(e, "fetch-") {
-				t.Log(e)
-			}
-		}
-	}
 }
 
 // runCoordinatorMoveChaos is anchors §4.2 item 4: a group of 3 members on

@@ -157,7 +157,7 @@ func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
 	// The order on the coordinator, from the requests it receives: each
 	// JOIN and OFFSET COMMIT with the member id it names.
 	var reqs []string
-	fc.hook(func(ev *fakeEvent) *fakeAction {
+	fc.hook(func(ev *reqEvent) *reqAction {
 		switch ev.Code {
 		case wire.CodeJoinGroup, wire.CodeOffsetCommit:
 			mu.Lock()
@@ -277,9 +277,9 @@ func TestManualCommitAfterReassignmentIsRebalanced(t *testing.T) {
 	}
 	// The same for a generation mismatch (4178).
 	kept := 1 - lost
-	remove := fc.hook(func(ev *fakeEvent) *fakeAction {
+	remove := fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeOffsetCommit {
-			return &fakeAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch, Tail: "stale"}
+			return &reqAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch, Tail: "stale"}
 		}
 		return nil
 	})
@@ -295,7 +295,7 @@ func TestRebalanceReportsHiddenFromReads(t *testing.T) {
 	fc.createTopic("T", 2)
 	n := 0
 	var mu sync.Mutex
-	fc.hook(func(ev *fakeEvent) *fakeAction {
+	fc.hook(func(ev *reqEvent) *reqAction {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev.Code {
@@ -303,14 +303,14 @@ func TestRebalanceReportsHiddenFromReads(t *testing.T) {
 			n++
 			switch n % 4 {
 			case 1:
-				return &fakeAction{Report: wire.ReportRebalanced, Name: wire.ErrRebalanceInProgress}
+				return &reqAction{Report: wire.ReportRebalanced, Name: wire.ErrRebalanceInProgress}
 			case 2:
-				return &fakeAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch}
+				return &reqAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch}
 			}
 		case wire.CodeOffsetCommit:
 			n++
 			if n%3 == 0 {
-				return &fakeAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch}
+				return &reqAction{Report: wire.ReportGenerationMismatch, Name: wire.ErrGenerationMismatch}
 			}
 		}
 		return nil
@@ -374,9 +374,9 @@ func TestCoordinatorRetryScheduleAndBudget(t *testing.T) {
 		{"loading", wire.ReportLoading, wire.ErrLoading},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			remove := fc.hook(func(ev *fakeEvent) *fakeAction {
+			remove := fc.hook(func(ev *reqEvent) *reqAction {
 				if ev.Code == wire.CodeJoinGroup {
-					return &fakeAction{Report: tc.report, Name: tc.errn, Tail: "this node follows"}
+					return &reqAction{Report: tc.report, Name: tc.errn, Tail: "this node follows"}
 				}
 				return nil
 			})
@@ -449,9 +449,9 @@ func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
 	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	fc.produce("T", 0, 5, wire.CodecNone)
-	fc.hook(func(ev *fakeEvent) *fakeAction {
+	fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeOffsetFetch {
-			return &fakeAction{Name: wire.ErrInternal, Tail: "commit log unreadable"}
+			return &reqAction{Name: wire.ErrInternal, Tail: "commit log unreadable"}
 		}
 		return nil
 	})
@@ -586,7 +586,7 @@ func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var wrong []string
-	fc.hook(func(ev *fakeEvent) *fakeAction {
+	fc.hook(func(ev *reqEvent) *reqAction {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev.Code {

@@ -31,7 +31,7 @@ func TestReadTimeoutAndArrivalDuringWait(t *testing.T) {
 	// The record arrives while the Read waits: once a fetch (a long poll,
 	// held at the engine) has reached the engine since the Read began.
 	fetching := make(chan struct{}, 1)
-	defer fc.hook(func(ev *fakeEvent) *fakeAction {
+	defer fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeFetch {
 			select {
 			case fetching <- struct{}{}:
@@ -155,7 +155,7 @@ func TestSeekToOffsetAndTime(t *testing.T) {
 	readN(t, c, 10, 5*time.Second)
 	var mu sync.Mutex
 	var sent []wire.Code // during the seek, besides the fetch loop's
-	remove := fc.hook(func(ev *fakeEvent) *fakeAction {
+	remove := fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code != wire.CodeFetch {
 			mu.Lock()
 			sent = append(sent, ev.Code)
@@ -371,10 +371,10 @@ func TestPatternSubscription(t *testing.T) {
 	o := testOptions(t, "pat")
 	o.PatternRefresh = time.Hour
 	var leaveErrs atomic.Int64
-	fc.hook(func(ev *fakeEvent) *fakeAction {
+	fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeTopicLeave && strings.Contains(string(ev.Body), "ORDER.FAIL") {
 			leaveErrs.Add(1)
-			return &fakeAction{Name: wire.ErrInternal, Tail: "leave refused"}
+			return &reqAction{Name: wire.ErrInternal, Tail: "leave refused"}
 		}
 		return nil
 	})
@@ -433,7 +433,7 @@ func TestPatternSubscription(t *testing.T) {
 	if lastEnd < 0 || lastStart > lastEnd {
 		t.Fatalf("LEAVE while a fetch of the topic was pending:\n%s", strings.Join(ev[max(0, iLeave-10):iLeave+1], "\n"))
 	}
-	fc.checkOwners(t)
+	fc.checkViolations(t)
 	if slices.Contains(c.Topics(), "ORDER.KR.SUB") {
 		t.Fatalf("topics %v", c.Topics())
 	}

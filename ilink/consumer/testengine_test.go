@@ -166,20 +166,14 @@ func (x *testEngine) requestCount(code wire.Code) int {
 }
 
 // hook runs h on every request the engine receives, as the fake's hooks
-// do: a non-nil action replaces the handling (an error reply, a delay, a
-// closed connection).
-func (x *testEngine) hook(h fakeHook) func() {
+// do: a non-nil action is the error reply instead of the handling.
+func (x *testEngine) hook(h reqHook) func() {
 	return x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
-		a := h(&fakeEvent{Node: uint16(ev.Node), Code: ev.Code, Body: ev.Body, Member: memberOf(ev.Code, ev.Body)})
-		switch {
-		case a == nil:
+		a := h(&reqEvent{Node: uint16(ev.Node), Code: ev.Code, Body: ev.Body, Member: memberOf(ev.Code, ev.Body)})
+		if a == nil {
 			return engine.ControlAction{}
-		case a.Close:
-			return engine.ControlAction{CloseNow: true}
-		case a.Name != "" || a.Report != 0:
-			return engine.ControlAction{Reject: &wire.ErrorBody{Name: a.Name, Tail: a.Tail}, RejectReport: a.Report}
 		}
-		return engine.ControlAction{Delay: a.Delay}
+		return engine.ControlAction{Reject: &wire.ErrorBody{Name: a.Name, Tail: a.Tail}, RejectReport: a.Report}
 	})
 }
 
