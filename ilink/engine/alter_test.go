@@ -196,9 +196,7 @@ func TestAlterTopicGrowPartitions(t *testing.T) {
 		t.Fatalf("fetch G/3: %+v %v", res.Err, vals)
 	}
 	// The old partitions kept their data and leaders.
-	if got := readValues(t, e, "G", 0); !slices.Equal(got, []string{"p0-old"}) {
-		t.Fatalf("G/0 after the growth: %v", got)
-	}
+	wantValues(t, e, "G", 0, []string{"p0-old"}, "after the growth")
 	// The group member is told to rejoin and gets the new partitions.
 	eventually(t, "the member to be asked to rejoin", func() bool {
 		f := gs.heartbeat(g, j)

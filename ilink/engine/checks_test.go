@@ -4,6 +4,7 @@ import (
 	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"ilinkdash/ilink/wire"
 )
@@ -151,6 +152,20 @@ func idempotentProducer(t testing.TB, e *Engine) (*rawClient, int64) {
 	return c, c.initProducer()
 }
 
+// unpulledRecord starts an engine with one two-replica partition T/0 whose
+// follower (node 2) does not pull, and appends value on the leader (node
+// 1): the record stays uncommitted until node 2 drops out of the in-sync
+// set after lagMax.
+func unpulledRecord(t testing.TB, lagMax time.Duration, value string) *Engine {
+	t.Helper()
+	e := topicEngine(t, Config{ReplicaLagMax: lagMax}, "T", "partitions=1,replicas=2")
+	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	localSession(t, e, wire.ModeProducer).mustProduce("T", 1, 0, plainBatch(t, value))
+	return e
+}
+
 // ---- topic checks ----
 
 // wantRoundRobin fails unless the partitions are placed round-robin over
@@ -164,5 +179,14 @@ func wantRoundRobin(t testing.TB, parts []wire.PartitionMeta) {
 			!slices.Equal(pm.Replicas, []uint16{first, second}) || !slices.Equal(pm.InSync, pm.Replicas) {
 			t.Fatalf("partition %d: %+v, want leader %d replicas [%d %d] all in sync at leader epoch 1", i, pm, first, first, second)
 		}
+	}
+}
+
+// wantValues fails unless partition p of topic holds exactly want (read
+// with readValues); when says at which point of the test.
+func wantValues(t testing.TB, e *Engine, topic string, p int, want []string, when string) {
+	t.Helper()
+	if got := readValues(t, e, topic, p); !slices.Equal(got, want) {
+		t.Fatalf("%s/%d holds %v %s, want %v", topic, p, got, when, want)
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,9 +150,7 @@ func TestOutageKeepsState(t *testing.T) {
 	}
 	eventually(t, "a leader", func() bool { return e.Leader() != 0 && e.PartitionLeader("T", 0) != 0 })
 	openSession(t, e.AdminAddrs()[1], wire.ModeAdmin)
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("after the outage the partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"a", "b"}, "after the outage")
 }
 
 // The fault bookkeeping holds only the controls in force: a chaos run adds

@@ -121,12 +121,7 @@ func TestFetchMaxBytesKeepsWholeBatches(t *testing.T) {
 
 func TestFetchReturnsOnlyCommittedRecords(t *testing.T) {
 	t.Parallel()
-	e := topicEngine(t, Config{ReplicaLagMax: 300 * time.Millisecond}, "T", "partitions=1,replicas=2")
-	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	p := localSession(t, e, wire.ModeProducer)
-	p.mustProduce("T", 1, 0, plainBatch(t, "uncommitted"))
+	e := unpulledRecord(t, 300*time.Millisecond, "uncommitted")
 	c := localSession(t, e, wire.ModeConsumer)
 	// Node 2 is still in sync (lagging less than ReplicaLagMax) but has
 	// not pulled: the high watermark stays at 0 and nothing is returned.

@@ -92,9 +92,7 @@ func TestOffsetsIncreaseInAppendOrder(t *testing.T) {
 			t.Fatalf("partition 0 record %d: offset %d value %s", i, r.Offset, r.Value)
 		}
 	}
-	if got := readValues(t, e, "T", 1); !slices.Equal(got, []string{"b0", "b1", "b2", "b3", "b4", "b5"}) {
-		t.Fatalf("partition 1: %v", got)
-	}
+	wantValues(t, e, "T", 1, []string{"b0", "b1", "b2", "b3", "b4", "b5"}, "after the two-batch produce")
 	if recs, _ := e.ReadPartition("T", 1, 2, 2); len(recs) != 2 || recs[0].Offset != 2 || recs[1].Offset != 3 {
 		t.Fatalf("ReadPartition from 2 max 2: %+v", recs)
 	}
@@ -165,9 +163,7 @@ func TestAppendThenDroppedReplyIsStoredOnce(t *testing.T) {
 	if off := c2.mustProduce("T", 1, 0, b); off != 1 {
 		t.Fatalf("resend after a lost reply at %d, want the original 1", off)
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"before", "p1", "p2"}) {
-		t.Fatalf("partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"before", "p1", "p2"}, "after the resend")
 }
 
 func TestOutOfOrderSequenceRefused(t *testing.T) {
@@ -191,9 +187,7 @@ func TestOutOfOrderSequenceRefused(t *testing.T) {
 			t.Fatalf("seq %d: %+v, want %q", tc.seq, res, tc.err)
 		}
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Fatalf("partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"a", "b", "c"}, "after the refused sequences")
 }
 
 func TestBadBatchesRefused(t *testing.T) {
@@ -283,9 +277,7 @@ func TestFlushTopic(t *testing.T) {
 		pi := partitionInfo(t, e, "T", 0)
 		return slices.Equal(pi.ReplicaEnds, []int64{3, 3, 3}) && pi.HighWatermark == 3
 	})
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"new"}) {
-		t.Fatalf("after flush the partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"new"}, "after flush")
 }
 
 func TestTopicEpochMismatch(t *testing.T) {
@@ -303,9 +295,7 @@ func TestTopicEpochMismatch(t *testing.T) {
 	if res := p.produceTo("T", 3, wire.AcksLeader, 0, 0, plainBatch(t, "x")); res.Err.Name != wire.ErrTopicEpochMismatch {
 		t.Fatalf("produce at a future epoch: %+v", res)
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"kept"}) {
-		t.Fatalf("an epoch bump changed the data: %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"kept"}, "after an epoch bump (it must not change the data)")
 	p.mustProduce("T", 2, 0, plainBatch(t, "at 2"))
 	// Delete and recreate bumps the epoch too (no flush happened in the
 	// new topic, so it is a mismatch).

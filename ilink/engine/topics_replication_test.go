@@ -41,9 +41,7 @@ func TestInSyncSetShrinksAndGrowsBack(t *testing.T) {
 	if err := e.MovePartitionLeader("T", 0, 2); err != nil {
 		t.Fatal(err)
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Fatalf("node 2's replica holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"a", "b", "c"}, "on node 2's replica")
 }
 
 func TestLeaderDeathKeepsAckedRecords(t *testing.T) {
@@ -126,9 +124,7 @@ func TestMovePartitionLeader(t *testing.T) {
 	if off := n3.mustProduce("T", 1, 0, plainBatch(t, "c")); off != 2 {
 		t.Fatalf("produce to the new leader at %d", off)
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Fatalf("after the move the partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"a", "b", "c"}, "after the move")
 	for _, tc := range []struct {
 		topic      string
 		part, node int
@@ -144,12 +140,7 @@ func TestMovePartitionLeader(t *testing.T) {
 // old leader, back as a follower, drops its divergent batch.
 func TestOldLeaderTruncatesDivergentTail(t *testing.T) {
 	t.Parallel()
-	e := topicEngine(t, Config{ReplicaLagMax: 10 * time.Second}, "T", "partitions=1,replicas=2")
-	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	p1 := localSession(t, e, wire.ModeProducer)
-	p1.mustProduce("T", 1, 0, plainBatch(t, "lost"))
+	e := unpulledRecord(t, 10*time.Second, "lost")
 	if err := e.StopNode(1); err != nil {
 		t.Fatal(err)
 	}
@@ -168,21 +159,14 @@ func TestOldLeaderTruncatesDivergentTail(t *testing.T) {
 	if err := e.MovePartitionLeader("T", 0, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"kept1", "kept2"}) {
-		t.Fatalf("node 1 holds %v after reconciling", got)
-	}
+	wantValues(t, e, "T", 0, []string{"kept1", "kept2"}, "on node 1 after reconciling")
 }
 
 // A partition whose only in-sync replica is stopped waits for it rather
 // than electing a replica that may miss committed records.
 func TestOfflinePartitionWaitsForItsInSyncReplica(t *testing.T) {
 	t.Parallel()
-	e := topicEngine(t, Config{ReplicaLagMax: 50 * time.Millisecond}, "T", "partitions=1,replicas=2")
-	if err := e.SetReplicaDelay(2, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	p := localSession(t, e, wire.ModeProducer)
-	p.mustProduce("T", 1, 0, plainBatch(t, "only on node 1"))
+	e := unpulledRecord(t, 50*time.Millisecond, "only on node 1")
 	eventually(t, "node 2 out of sync", func() bool {
 		return slices.Equal(partitionInfo(t, e, "T", 0).InSync, []int{1})
 	})
@@ -199,7 +183,5 @@ func TestOfflinePartitionWaitsForItsInSyncReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "node 1 leads again", func() bool { return e.PartitionLeader("T", 0) == 1 })
-	if got := readValues(t, e, "T", 0); !slices.Equal(got, []string{"only on node 1"}) {
-		t.Fatalf("partition holds %v", got)
-	}
+	wantValues(t, e, "T", 0, []string{"only on node 1"}, "once node 1 leads again")
 }
