@@ -11,13 +11,8 @@ import (
 // ALTER TOPIC through the admin client against the engine.
 func TestAlterTopicThroughAdmin(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 2, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "ALT.T", "partitions=2,retention.ms=60000"); err != nil {
-		t.Fatal(err)
-	}
+	_, _, q, ctx := startAdmin(t, engine.Config{}, 2)
+	noErr(t, q.CreateTopic(ctx, "ALT.T", "partitions=2,retention.ms=60000"))
 	for i := 0; i < 2; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "ALT.T", nil, []byte("before")))
 	}

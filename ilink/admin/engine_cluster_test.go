@@ -14,9 +14,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestClusterPropertyRules(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
+	e, s, _, ctx := startAdmin(t, engine.Config{}, 1)
 	p := must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 	// spec: K-01 — replicas, minSync, PLACEMENT and numbered nodes with qmgr and address.
 	if p.Name != e.Config().Cluster || p.Version != 1 || p.Replicas != 0 || p.MinSync != 0 || !p.Placement || len(p.Nodes) != 3 {
@@ -33,15 +31,13 @@ func TestClusterPropertyRules(t *testing.T) {
 	}
 
 	// spec: K-03 — the documented text, e.g. REPLICAS 4 exceeds 3 data nodes.
-	_, err := s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(4)})
-	wantErr(t, err, wire.ErrInvalidProperty, "REPLICAS 4 exceeds 3 data nodes")
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(4)})), wire.ErrInvalidProperty, "REPLICAS 4 exceeds 3 data nodes")
 
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(2), MinSync: ptr(2)}))
 	if p.Version != 2 || p.Replicas != 2 || p.MinSync != 2 || !p.Placement {
 		t.Fatalf("after set: %+v", p)
 	}
-	_, err = s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, MinSync: ptr(3)})
-	wantErr(t, err, wire.ErrInvalidProperty, "MINSYNC 3 exceeds REPLICAS 2")
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, MinSync: ptr(3)})), wire.ErrInvalidProperty, "MINSYNC 3 exceeds REPLICAS 2")
 
 	// spec: K-06 — blank fields leave the values as they are.
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Placement: ptr(false)}))
@@ -59,13 +55,11 @@ func TestClusterPropertyRules(t *testing.T) {
 		t.Fatalf("after replicas=0: %+v", p)
 	}
 	// spec: K-15 — a change read at an older version fails.
-	_, err = s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version - 1, Replicas: ptr(1)})
-	wantErr(t, err, wire.ErrClusterDefMoved, "")
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version - 1, Replicas: ptr(1)})), wire.ErrClusterDefMoved, "")
 	if got := must[ClusterProperty](t)(s.ClusterProperty(ctx, "")); got.Version != p.Version || got.Replicas != 0 {
 		t.Fatalf("a refused change changed the definition: %+v", got)
 	}
-	_, err = s.ClusterProperty(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownCluster, "NOPE")
+	wantErr(t, errOf(s.ClusterProperty(ctx, "NOPE")), wire.ErrUnknownCluster, "NOPE")
 	if e.ClusterDefinition().Version != p.Version {
 		t.Fatalf("Go API version %d, admin %d", e.ClusterDefinition().Version, p.Version)
 	}
@@ -73,9 +67,7 @@ func TestClusterPropertyRules(t *testing.T) {
 
 func TestAddRemoveNodePlacement(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
+	_, s, _, ctx := startAdmin(t, engine.Config{}, 1)
 	p := must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(3)}))
 
@@ -88,10 +80,8 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 		t.Fatalf("PLACEMENT on: replicas %d after AddNode, want 3", p.Replicas)
 	}
 	// spec: K-17 — re-running the helper after it committed is refused, no duplicate.
-	_, err := s.AddNode(ctx, "", n4)
-	wantErr(t, err, wire.ErrInvalidProperty, "qmgr or address is node 4's")
-	_, err = s.AddNode(ctx, "", ClusterNode{QueueManager: "OTHER", Host: "ilink-12.example", Port: 21001})
-	wantErr(t, err, wire.ErrInvalidProperty, "qmgr or address is node 4's")
+	wantErr(t, errOf(s.AddNode(ctx, "", n4)), wire.ErrInvalidProperty, "qmgr or address is node 4's")
+	wantErr(t, errOf(s.AddNode(ctx, "", ClusterNode{QueueManager: "OTHER", Host: "ilink-12.example", Port: 21001})), wire.ErrInvalidProperty, "qmgr or address is node 4's")
 	if got := must[ClusterProperty](t)(s.ClusterProperty(ctx, "")); len(got.Nodes) != 4 {
 		t.Fatalf("duplicate added: %+v", got.Nodes)
 	}
@@ -105,8 +95,7 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 	if p.Replicas != 2 || len(p.Nodes) != 2 {
 		t.Fatalf("PLACEMENT on, replicas 3 with 2 nodes left: %+v", p)
 	}
-	_, err = s.RemoveNode(ctx, "", 3)
-	wantErr(t, err, wire.ErrInvalidProperty, "no node 3")
+	wantErr(t, errOf(s.RemoveNode(ctx, "", 3)), wire.ErrInvalidProperty, "no node 3")
 
 	// PLACEMENT off: replicas follows the node count by ±1.
 	p = must[ClusterProperty](t)(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Placement: ptr(false), Replicas: ptr(1)}))
@@ -122,16 +111,13 @@ func TestAddRemoveNodePlacement(t *testing.T) {
 
 func TestNotCommittedTails(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
+	e, s, _, ctx := startAdmin(t, engine.Config{}, 1)
 	p := must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 
 	// (not committed - retry): the controller is slower than the reply wait.
 	e.SetDefinitionFaults(engine.DefinitionFaults{CommitDelay: 300 * time.Millisecond, ReplyWait: 20 * time.Millisecond})
 	change := ClusterPropertyChange{BaseVersion: p.Version, Replicas: ptr(2)}
-	_, err := s.SetClusterProperty(ctx, "", change)
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", change)), wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
 	if got := must[ClusterProperty](t)(s.ClusterProperty(ctx, "")); got.Version != p.Version {
 		t.Fatalf("committed at once: %+v", got)
 	}
@@ -143,32 +129,26 @@ func TestNotCommittedTails(t *testing.T) {
 	}
 	// spec: K-16 — resending exactly the version read: DEF_MOVED, applied once.
 	e.SetDefinitionFaults(engine.DefinitionFaults{})
-	_, err = s.SetClusterProperty(ctx, "", change)
-	wantErr(t, err, wire.ErrClusterDefMoved, "")
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", change)), wire.ErrClusterDefMoved, "")
 	p = got
 
 	// (outcome unknown - check VIEW CLUSTER): the controller's answer is lost.
 	e.SetDefinitionFaults(engine.DefinitionFaults{LoseReplies: 1})
 	change = ClusterPropertyChange{BaseVersion: p.Version, MinSync: ptr(1)}
-	_, err = s.SetClusterProperty(ctx, "", change)
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailOutcomeUnknown) // spec: K-13
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", change)), wire.ErrClusterNotCommitted, wire.TailOutcomeUnknown) // spec: K-13
 	got = must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
 	if got.Version != p.Version+1 || got.MinSync != 1 {
 		t.Fatalf("re-read after the lost answer: %+v", got)
 	}
-	_, err = s.SetClusterProperty(ctx, "", change) // spec: K-16
-	wantErr(t, err, wire.ErrClusterDefMoved, "")
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", change)), wire.ErrClusterDefMoved, "") // spec: K-16
 	p = got
 
 	// (earlier change still pending - retry): not submitted; resending later works.
 	e.SetDefinitionFaults(engine.DefinitionFaults{Hold: true, ReplyWait: 10 * time.Millisecond})
-	_, err = s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Placement: ptr(false)})
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", ClusterPropertyChange{BaseVersion: p.Version, Placement: ptr(false)})), wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
 	second := ClusterPropertyChange{BaseVersion: p.Version + 1, Replicas: ptr(3)}
-	_, err = s.SetClusterProperty(ctx, "", second)
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailEarlierPending)
-	_, err = s.AddNode(ctx, "", ClusterNode{QueueManager: "QMX", Host: "h", Port: 1})
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailEarlierPending)
+	wantErr(t, errOf(s.SetClusterProperty(ctx, "", second)), wire.ErrClusterNotCommitted, wire.TailEarlierPending)
+	wantErr(t, errOf(s.AddNode(ctx, "", ClusterNode{QueueManager: "QMX", Host: "h", Port: 1})), wire.ErrClusterNotCommitted, wire.TailEarlierPending)
 	e.SetDefinitionFaults(engine.DefinitionFaults{})
 	e.ReleaseDefinitionChanges()
 	got = must[ClusterProperty](t)(s.ClusterProperty(ctx, ""))
@@ -183,16 +163,13 @@ func TestNotCommittedTails(t *testing.T) {
 
 func TestCreateAndJoinCluster(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{Nodes: 1})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
+	e, s, _, ctx := startAdmin(t, engine.Config{Nodes: 1}, 1)
 	def := ClusterProperty{Name: "C2", IlccPort: 27091, Placement: true,
 		Nodes: []ClusterNode{{QueueManager: "QM1", Host: "ilink-1.example", Port: 21001, IlccPort: 27091}}}
 	// The controller commits slowly: the creation answers NOT_COMMITTED and
 	// the join, sent right away, waits for it.
 	e.SetDefinitionFaults(engine.DefinitionFaults{CommitDelay: 200 * time.Millisecond, ReplyWait: 10 * time.Millisecond})
-	_, err := s.CreateCluster(ctx, def)
-	wantErr(t, err, wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
+	wantErr(t, errOf(s.CreateCluster(ctx, def)), wire.ErrClusterNotCommitted, wire.TailNotCommittedRetry)
 	p, err := s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM2", Host: "ilink-2.example", Port: 21001, IlccPort: 27091})
 	if err != nil { // spec: K-18
 		t.Fatalf("JoinCluster right after CreateCluster: %v", err)
@@ -201,16 +178,13 @@ func TestCreateAndJoinCluster(t *testing.T) {
 		t.Fatalf("joined definition %+v", p)
 	}
 	e.SetDefinitionFaults(engine.DefinitionFaults{})
-	_, err = s.CreateCluster(ctx, def)
-	wantErr(t, err, wire.ErrInvalidArgument, "already defined")
-	_, err = s.CreateCluster(ctx, ClusterProperty{Name: "C3", Replicas: 2, Nodes: def.Nodes})
-	wantErr(t, err, wire.ErrInvalidProperty, "REPLICAS 2 exceeds 1 data nodes")
+	wantErr(t, errOf(s.CreateCluster(ctx, def)), wire.ErrInvalidArgument, "already defined")
+	wantErr(t, errOf(s.CreateCluster(ctx, ClusterProperty{Name: "C3", Replicas: 2, Nodes: def.Nodes})), wire.ErrInvalidProperty, "REPLICAS 2 exceeds 1 data nodes")
 
 	// spec: K-19 — unreachable controller: retried (shortened here), then UNREACHABLE.
 	e.SetDefinitionFaults(engine.DefinitionFaults{Unreachable: true, JoinRetry: 300 * time.Millisecond})
 	start := time.Now()
-	_, err = s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM3", Host: "ilink-3.example", Port: 21001})
-	wantErr(t, err, wire.ErrClusterUnreachable, "")
+	wantErr(t, errOf(s.JoinCluster(ctx, "C2", ClusterNode{QueueManager: "QM3", Host: "ilink-3.example", Port: 21001})), wire.ErrClusterUnreachable, "")
 	if el := time.Since(start); el < 300*time.Millisecond {
 		t.Fatalf("gave up after %v, before the retry period", el)
 	}
@@ -218,10 +192,7 @@ func TestCreateAndJoinCluster(t *testing.T) {
 
 func TestSubGroupTimeout(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{Nodes: 1})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
+	e, _, q, ctx := startAdmin(t, engine.Config{Nodes: 1}, 1)
 	if v := must[int](t)(q.SubGroupTimeout(ctx)); v != 30 || e.SubGroupTimeout() != 30*time.Second { // spec: C-44
 		t.Fatalf("default %d / %v", v, e.SubGroupTimeout())
 	}
@@ -239,6 +210,5 @@ func TestSubGroupTimeout(t *testing.T) {
 	if v := must[string](t)(q.Property(ctx, "subgrouptimeout")); v != "45" {
 		t.Fatalf("by engine key: %q", v)
 	}
-	_, err := q.Property(ctx, "NOPE")
-	wantErr(t, err, wire.ErrInvalidProperty, "NOPE")
+	wantErr(t, errOf(q.Property(ctx, "NOPE")), wire.ErrInvalidProperty, "NOPE")
 }

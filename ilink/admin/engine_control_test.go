@@ -32,19 +32,10 @@ func queries(q *Qmgr) map[string]func(context.Context) error {
 
 func TestStoppedQmgrNotRunning(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	if err := e.CreateQueue("Q"); err != nil {
-		t.Fatal(err)
-	}
-	s := connect(t, e, 2, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.StopNode(ctx, 2); err != nil { // the node this service is connected to
-		t.Fatal(err)
-	}
+	e, s, q, ctx := startAdmin(t, engine.Config{}, 2)
+	noErr(t, e.CreateQueue("Q"))
+	noErr(t, q.CreateTopic(ctx, "T", "partitions=1"))
+	noErr(t, q.StopNode(ctx, 2)) // the node this service is connected to
 	qm := e.Config().QueueManager
 	for name, call := range queries(q) {
 		err := call(ctx)
@@ -61,16 +52,12 @@ func TestStoppedQmgrNotRunning(t *testing.T) {
 		t.Fatalf("QmgrList says running: %+v", qs)
 	}
 	// The admin listener stays up: the queue manager can be started again.
-	if err := q.StartNode(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.StartNode(ctx, 2))
 	if _, err := q.ReplicationStatus(ctx); err != nil {
 		t.Fatalf("after StartNode: %v", err)
 	}
 	// Another node's admin listener answers while node 3 is stopped.
-	if err := e.StopNode(3); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.StopNode(3))
 	rs := must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
 	if rs.Nodes[2].State != NodeStopped || rs.Leader != 1 {
 		t.Fatalf("replication with node 3 stopped: %+v", rs.Nodes)
@@ -79,30 +66,19 @@ func TestStoppedQmgrNotRunning(t *testing.T) {
 
 func TestNodeControlOverAdmin(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
+	e, s, q, ctx := startAdmin(t, engine.Config{}, 1)
 	cc := countCodes(t, e)
-	if err := q.StopNode(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.StopNode(ctx, 3))
 	if st := e.Nodes()[2]; st.Running || !st.Up {
 		t.Fatalf("after StopNode: %+v", st)
 	}
 	wantErr(t, q.StopNode(ctx, 3), wire.ErrNodeState, "already stopped")
-	if err := q.StartNode(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.KillNode(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.StartNode(ctx, 3))
+	noErr(t, q.KillNode(ctx, 2))
 	if st := e.Nodes()[1]; st.Up {
 		t.Fatalf("after KillNode: %+v", st)
 	}
-	if err := q.StartNode(ctx, 2); err != nil { // a killed node restarts
-		t.Fatal(err)
-	}
+	noErr(t, q.StartNode(ctx, 2)) // a killed node restarts
 	if st := e.Nodes()[1]; !st.Up || !st.Running {
 		t.Fatalf("after StartNode of a killed node: %+v", st)
 	}
@@ -113,9 +89,7 @@ func TestNodeControlOverAdmin(t *testing.T) {
 	// Killing the node this service is connected to: answered, then the
 	// connection closes with the node and the next call reconnects to
 	// another node's admin listener.
-	if err := q.KillNode(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.KillNode(ctx, 1))
 	ilinktest.WaitFor(t, waitTimeout, "node 1 to die", func() bool { return !e.Nodes()[0].Up })
 	ns := must[[]NodeInfo](t)(q.Nodes(ctx))
 	if ns[0].State != NodeDown || s.NodeID() == 1 {
@@ -183,14 +157,10 @@ func TestShutdownService(t *testing.T) {
 
 func TestPatchService(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
+	e, s, _, ctx := startAdmin(t, engine.Config{}, 3)
 	cc := countCodes(t, e)
-	s := connect(t, e, 3, Options{})
-	ctx := testCtx(t)
 	wantErr(t, s.PatchService(ctx, "../x.so", []byte("x")), wire.ErrInvalidArgument, "plain file name")
-	if err := s.PatchService(ctx, "ilengine-7.0.1.3553.bin", []byte("patch")); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, s.PatchService(ctx, "ilengine-7.0.1.3553.bin", []byte("patch")))
 	if cc.n(wire.CodePatch) != 2 { // spec: A-26 — PATCH 3335
 		t.Fatalf("PATCH sent %d times", cc.n(wire.CodePatch))
 	}
@@ -214,28 +184,20 @@ func TestPatchService(t *testing.T) {
 
 func TestDiagnoseClusterDefinition(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
+	e, s, _, ctx := startAdmin(t, engine.Config{}, 1)
 	cc := countCodes(t, e)
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
 	text := must[string](t)(s.DiagnoseClusterDefinition(ctx, ""))
 	if !strings.HasPrefix(text, "DIAG CLUSTER "+e.Config().Cluster+"\n") || !strings.Contains(text, "check REPLICAS 3 <= 3 data nodes: ok") ||
 		!strings.Contains(text, "running leader") || cc.n(wire.CodeDiagCluster) != 1 { // spec: A-27
 		t.Fatalf("diag:\n%s", text)
 	}
-	_, err := s.DiagnoseClusterDefinition(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownCluster, "NOPE")
+	wantErr(t, errOf(s.DiagnoseClusterDefinition(ctx, "NOPE")), wire.ErrUnknownCluster, "NOPE")
 }
 
 func TestLeadTableFromEngine(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 2, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "L.T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	e, s, q, ctx := startAdmin(t, engine.Config{}, 2)
+	noErr(t, q.CreateTopic(ctx, "L.T", "partitions=2"))
 	cc := countCodes(t, e)
 	raw := must[string](t)(s.ClusterLeadTable(ctx, ""))
 	if !strings.HasPrefix(raw, "ILLT1|"+e.Config().Cluster+"|") || cc.n(wire.CodeViewClusterLeaders) != 1 { // spec: A-28
@@ -243,15 +205,11 @@ func TestLeadTableFromEngine(t *testing.T) {
 	}
 	// Forced election of a partition, then the cluster leader dies.
 	p0 := e.PartitionLeader("L.T", 0)
-	if err := q.ForceElection(ctx, "L.T", 0, 0); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.ForceElection(ctx, "L.T", 0, 0))
 	if e.PartitionLeader("L.T", 0) == p0 {
 		t.Fatal("forced election kept the leader")
 	}
-	if err := e.KillNode(1); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.KillNode(1))
 	ilinktest.WaitFor(t, waitTimeout, "a new cluster leader", func() bool { return e.Leader() != 0 })
 	lt := must[ClusterLeadTable](t)(s.ClusterLeadTableParsed(ctx, ""))
 	kinds := map[string]int{}
@@ -278,24 +236,16 @@ func TestLeadTableFromEngine(t *testing.T) {
 	if lt.Format != "ILLT1" || kinds["node"] != 3 || kinds["L.T"] != 2 || kinds["bundle"] != 1 || !forced || !auto || !offNode {
 		t.Fatalf("parsed rows %v forced %v auto %v offline %v\n%s", kinds, forced, auto, offNode, must[string](t)(s.ClusterLeadTable(ctx, "")))
 	}
-	_, err := s.ClusterLeadTable(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownCluster, "NOPE")
+	wantErr(t, errOf(s.ClusterLeadTable(ctx, "NOPE")), wire.ErrUnknownCluster, "NOPE")
 }
 
 func TestReplicationStatusLag(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "R.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	noErr(t, q.CreateTopic(ctx, "R.T", "partitions=1"))
 	leader := e.PartitionLeader("R.T", 0)
 	lagger := leader%3 + 1
-	if err := e.SetReplicaDelay(lagger, time.Hour); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.SetReplicaDelay(lagger, time.Hour))
 	for i := 0; i < 5; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "R.T", nil, []byte("x")))
 	}
@@ -335,9 +285,7 @@ func TestReplicationStatusLag(t *testing.T) {
 	if txt := rs.Text(); !strings.Contains(txt, "partition|R.T|0|leader=") {
 		t.Fatalf("text:\n%s", txt)
 	}
-	if err := e.SetReplicaDelay(lagger, 0); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.SetReplicaDelay(lagger, 0))
 	ilinktest.WaitFor(t, waitTimeout, "the follower to catch up", func() bool {
 		rs := must[ReplicationStatus](t)(q.ReplicationStatus(ctx))
 		for _, f := range rs.Partitions[0].Followers { // R.T
@@ -351,14 +299,11 @@ func TestReplicationStatusLag(t *testing.T) {
 
 func TestReconnectAfterSever(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
+	e, s, _, ctx := startAdmin(t, engine.Config{}, 1)
 	e.SeverConnections()
 	if _, err := s.QmgrList(ctx); err != nil { // a read is retried on a new connection
 		t.Fatalf("QmgrList after a severed connection: %v", err)
 	}
 	s.Close()
-	_, err := s.QmgrList(ctx)
-	wantErr(t, err, ilink.NameSessionClosed, "")
+	wantErr(t, errOf(s.QmgrList(ctx)), ilink.NameSessionClosed, "")
 }

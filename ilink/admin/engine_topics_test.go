@@ -33,19 +33,13 @@ func TestQmgrListAndAccess(t *testing.T) {
 	if s.EngineVersion() == "" || s.Cluster() != e.Config().Cluster || s.NodeID() != 2 {
 		t.Fatalf("handshake: version %q cluster %q node %d", s.EngineVersion(), s.Cluster(), s.NodeID())
 	}
-	_, err := s.AccessAdminQmgr("NOPE").Topics(ctx)
-	wantErr(t, err, wire.ErrUnknownQmgr, "NOPE")
+	wantErr(t, errOf(s.AccessAdminQmgr("NOPE").Topics(ctx)), wire.ErrUnknownQmgr, "NOPE")
 }
 
 func TestNodes(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "N.T", "partitions=3"); err != nil {
-		t.Fatal(err)
-	}
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	noErr(t, q.CreateTopic(ctx, "N.T", "partitions=3"))
 	ns := must[[]NodeInfo](t)(q.Nodes(ctx))
 	if len(ns) != 3 {
 		t.Fatalf("%d nodes", len(ns))
@@ -64,16 +58,12 @@ func TestNodes(t *testing.T) {
 	if ns[0].Role != RoleLeader || ns[1].Role != RoleFollower || led != parts {
 		t.Fatalf("roles %s %s, partitions led %d", ns[0].Role, ns[1].Role, led)
 	}
-	if err := e.StopNode(3); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.StopNode(3))
 	ns = must[[]NodeInfo](t)(q.Nodes(ctx))
 	if ns[2].State != NodeStopped || ns[2].Role != RoleNone {
 		t.Fatalf("stopped node: %+v", ns[2])
 	}
-	if err := e.KillNode(2); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.KillNode(2))
 	ns = must[[]NodeInfo](t)(q.Nodes(ctx))
 	if ns[1].State != NodeDown {
 		t.Fatalf("killed node: %+v", ns[1])
@@ -82,17 +72,10 @@ func TestNodes(t *testing.T) {
 
 func TestTopicLifecycleAndPublish(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
 	// spec: T-01, W-13 — properties as key=value text.
-	if err := q.CreateTopic(ctx, "ORDER.EVENT", "partitions=3,retention.ms=60000"); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.CreateTopic(ctx, "AUDIT.LOG", "partitions=1,replicas=2"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.CreateTopic(ctx, "ORDER.EVENT", "partitions=3,retention.ms=60000"))
+	noErr(t, q.CreateTopic(ctx, "AUDIT.LOG", "partitions=1,replicas=2"))
 	wantErr(t, q.CreateTopic(ctx, "ORDER.EVENT", "partitions=1"), wire.ErrTopicExists, "ORDER.EVENT")
 	wantErr(t, q.CreateTopic(ctx, "BAD", "partitions=x"), wire.ErrInvalidArgument, "")
 
@@ -152,8 +135,7 @@ func TestTopicLifecycleAndPublish(t *testing.T) {
 			t.Fatalf("partition %+v", p)
 		}
 	}
-	_, err := q.DescribeTopic(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownTopic, "NOPE")
+	wantErr(t, errOf(q.DescribeTopic(ctx, "NOPE")), wire.ErrUnknownTopic, "NOPE")
 
 	// Alter: the topic side's AlterTopic when it exists, else NOT_SUPPORTED.
 	if err := q.AlterTopic(ctx, "ORDER.EVENT", "retention.ms=1000"); err != nil && !ilink.HasName(err, wire.ErrNotSupported) {
@@ -161,16 +143,12 @@ func TestTopicLifecycleAndPublish(t *testing.T) {
 	}
 	wantErr(t, q.AlterTopic(ctx, "NOPE", "retention.ms=1"), wire.ErrUnknownTopic, "NOPE")
 
-	if err := q.FlushTopic(ctx, "ORDER.EVENT"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.FlushTopic(ctx, "ORDER.EVENT"))
 	d = must[TopicDescription](t)(q.DescribeTopic(ctx, "ORDER.EVENT"))
 	if d.Epoch != 2 || d.PartitionList[0].StartOffset != d.PartitionList[0].EndOffset {
 		t.Fatalf("after flush: epoch %d partition %+v", d.Epoch, d.PartitionList[0])
 	}
-	if err := q.DeleteTopic(ctx, "ORDER.EVENT"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.DeleteTopic(ctx, "ORDER.EVENT"))
 	wantErr(t, q.DeleteTopic(ctx, "ORDER.EVENT"), wire.ErrUnknownTopic, "ORDER.EVENT")
 	ts = userTopics(must[[]TopicInfo](t)(q.Topics(ctx)))
 	if len(ts) != 1 {
@@ -180,13 +158,8 @@ func TestTopicLifecycleAndPublish(t *testing.T) {
 
 func TestStatSeries(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{Nodes: 1})
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "S.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	_, _, q, ctx := startAdmin(t, engine.Config{Nodes: 1}, 1)
+	noErr(t, q.CreateTopic(ctx, "S.T", "partitions=1"))
 	for i := 0; i < 10; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "S.T", nil, []byte("0123456789")))
 	}
@@ -207,35 +180,22 @@ func TestStatSeries(t *testing.T) {
 			t.Fatalf("series %q: %v records in, last point %v", scope, in, last)
 		}
 	}
-	_, err := q.StatSeries(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownTopic, "NOPE")
+	wantErr(t, errOf(q.StatSeries(ctx, "NOPE")), wire.ErrUnknownTopic, "NOPE")
 }
 
 func TestQueuesAndReload(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 2)
 	for _, name := range []string{"Q.B", "Q.A"} {
-		if err := e.CreateQueue(name); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, e.CreateQueue(name))
 	}
-	ctx := testCtx(t)
-	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{AutoCommit: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	qa := must[*ilink.Queue](t)(sess.AccessQueue(ctx, "Q.A"))
+	sess, qa := dialQueue(t, ctx, e, false, "Q.A")
 	for i := 0; i < 3; i++ {
 		must[ilink.MsgID](t)(qa.Put(ctx, []byte("m")))
 	}
-	if err := sess.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, sess.Commit(ctx))
 	must[*ilink.Message](t)(qa.Get(ctx, time.Second)) // locked by the open transaction
 
-	s := connect(t, e, 2, Options{})
-	q := s.AccessAdminQmgr("")
 	qs := must[[]QueueInfo](t)(q.Queues(ctx))
 	if len(qs) != 2 || qs[0].Name != "Q.A" || qs[1].Name != "Q.B" {
 		t.Fatalf("queues %+v", qs)
@@ -251,28 +211,22 @@ func TestQueuesAndReload(t *testing.T) {
 	if p2 != p {
 		t.Fatalf("QueueProperty %+v, list said %+v", p2, p)
 	}
-	_, err = q.QueueProperty(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownQueue, "NOPE")
+	wantErr(t, errOf(q.QueueProperty(ctx, "NOPE")), wire.ErrUnknownQueue, "NOPE")
 
 	cc := countCodes(t, e)
 	d := must[int64](t)(q.ReloadQueue(ctx, "Q.A"))
 	if d != 3 || cc.n(wire.CodeReloadQueue) != 1 { // spec: Q-19
 		t.Fatalf("ReloadQueue depth %d, RELOAD QUEUE sent %d times", d, cc.n(wire.CodeReloadQueue))
 	}
-	_, err = q.ReloadQueue(ctx, "NOPE")
-	wantErr(t, err, wire.ErrUnknownQueue, "NOPE")
+	wantErr(t, errOf(q.ReloadQueue(ctx, "NOPE")), wire.ErrUnknownQueue, "NOPE")
 
 	// Rates: counters are sampled when asked, against a sample >= 1 s old.
-	if err := sess.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, sess.Commit(ctx))
 	time.Sleep(1100 * time.Millisecond) // under test: a rate needs a sample >= 1 s old
 	for i := 0; i < 4; i++ {
 		must[ilink.MsgID](t)(qa.Put(ctx, []byte("m")))
 	}
-	if err := sess.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, sess.Commit(ctx))
 	qs = must[[]QueueInfo](t)(q.Queues(ctx))
 	if qs[0].PutRate <= 0 || qs[0].Depth != 6 || qs[0].InFlight != 0 {
 		t.Fatalf("after puts: %+v", qs[0])
@@ -281,17 +235,9 @@ func TestQueuesAndReload(t *testing.T) {
 
 func TestQuarantine(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	if err := e.CreateQueue("Q"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := testCtx(t)
-	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{AutoCommit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	qq := must[*ilink.Queue](t)(sess.AccessQueue(ctx, "Q"))
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	noErr(t, e.CreateQueue("Q"))
+	_, qq := dialQueue(t, ctx, e, true, "Q")
 	for _, m := range []string{"a", "b"} {
 		must[ilink.MsgID](t)(qq.Put(ctx, []byte(m)))
 	}
@@ -305,8 +251,6 @@ func TestQuarantine(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	s := connect(t, e, 1, Options{})
-	q := s.AccessAdminQmgr("")
 	cc := countCodes(t, e)
 
 	list := must[string](t)(q.QuarantineList(ctx))
@@ -362,16 +306,9 @@ func TestQuarantine(t *testing.T) {
 
 func TestLoadInfo(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	if err := e.CreateQueue("Q"); err != nil {
-		t.Fatal(err)
-	}
-	s := connect(t, e, 1, Options{})
-	ctx := testCtx(t)
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "L.T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	noErr(t, e.CreateQueue("Q"))
+	noErr(t, q.CreateTopic(ctx, "L.T", "partitions=2"))
 	cc := countCodes(t, e)
 	topics, parts := 0, 0
 	for _, ti := range e.Topics() {

@@ -23,9 +23,7 @@ func TestFailoverToAnotherNode(t *testing.T) {
 	if via, node := s.Via(); via != addrs[0] || node != 1 {
 		t.Fatalf("via %s (node %d), want %s (node 1)", via, node, addrs[0])
 	}
-	if err := e.StopNode(1); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.StopNode(1))
 	nodes, err := q.Nodes(ctx)
 	if err != nil {
 		t.Fatalf("node list with node 1 stopped: %v", err)
@@ -51,9 +49,7 @@ func TestFailoverToAnotherNode(t *testing.T) {
 
 	// The node now in use is killed: the next read is answered by the
 	// third one, and that switch says "unreachable".
-	if err := e.KillNode(f.ToNode); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.KillNode(f.ToNode))
 	if _, err := q.Nodes(ctx); err != nil {
 		t.Fatalf("node list with node %d killed: %v", f.ToNode, err)
 	}

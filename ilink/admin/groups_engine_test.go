@@ -14,9 +14,8 @@ import (
 // Group administration against the engine's group coordinator.
 
 func groupEngine(t *testing.T) (*engine.Engine, *Service, *Qmgr) {
-	e := startEngine(t, engine.Config{CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond})
-	s := connect(t, e, 1, Options{})
-	return e, s, s.AccessAdminQmgr("")
+	e, s, q, _ := startAdmin(t, engine.Config{CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond}, 1)
+	return e, s, q
 }
 
 func subscribe(t *testing.T, e *engine.Engine, group, topic string) *consumer.Consumer {
@@ -47,12 +46,8 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	t.Parallel()
 	e, _, q := groupEngine(t)
 	ctx := testCtx(t)
-	if err := q.CreateTopic(ctx, "G.T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.CreateTopic(ctx, "G.IDLE", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.CreateTopic(ctx, "G.T", "partitions=2"))
+	noErr(t, q.CreateTopic(ctx, "G.IDLE", "partitions=1"))
 	for i := 0; i < 10; i++ {
 		must[PublishResult](t)(q.Publish(ctx, "G.T", nil, []byte("x")))
 	}
@@ -63,9 +58,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 
 	c := subscribe(t, e, "billing", "G.T")
 	assigned(t, c, 2)
-	if err := c.CommitOffset(ctx, "G.T", 0, 2); err != nil { // stores 3
-		t.Fatal(err)
-	}
+	noErr(t, c.CommitOffset(ctx, "G.T", 0, 2)) // stores 3
 	// A second group, subscribed elsewhere, must not show on G.T.
 	other := subscribe(t, e, "audit", "G.IDLE")
 	assigned(t, other, 1)
@@ -115,8 +108,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	}
 
 	// spec: A-15 — refused with an active member, nothing changes.
-	_, err := q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true})
-	wantErr(t, err, wire.ErrGroupNotEmpty, "1 active members")
+	wantErr(t, errOf(q.SeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true})), wire.ErrGroupNotEmpty, "1 active members")
 	wantErr(t, q.DeleteGroup(ctx, "billing"), wire.ErrGroupNotEmpty, "1 active members")
 	plan := must[[]OffsetChange](t)(q.PlanSeekGroup(ctx, "billing", "G.T", SeekTarget{Earliest: true}))
 	if len(plan) != 2 || plan[0] != (OffsetChange{Topic: "G.T", Partition: 0, Old: 3, New: 0, LogStart: 0, End: 5}) {
@@ -182,9 +174,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	}
 
 	// spec: A-14 — delete, then Dead.
-	if err := q.DeleteGroup(ctx, "billing"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.DeleteGroup(ctx, "billing"))
 	if d := must[GroupDescription](t)(q.DescribeGroup(ctx, "billing")); d.State != GroupDead || len(d.Offsets) != 0 {
 		t.Fatalf("after delete: %+v", d)
 	}

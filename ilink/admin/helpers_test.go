@@ -70,6 +70,49 @@ func connect(t testing.TB, e *engine.Engine, id int, opt Options) *Service {
 	return s
 }
 
+// startAdmin starts an engine (cfg, through startEngine) and connects a
+// service to node id's admin listener: what most integration tests begin
+// with. It returns the engine, the service, the service's queue manager
+// and the test's context.
+func startAdmin(t testing.TB, cfg engine.Config, id int) (*engine.Engine, *Service, *Qmgr, context.Context) {
+	t.Helper()
+	e := startEngine(t, cfg)
+	s := connect(t, e, id, Options{})
+	return e, s, s.AccessAdminQmgr(""), testCtx(t)
+}
+
+// dialQueue opens a session on node 1's data listener, closed at the
+// test's end, and accesses queue on it.
+func dialQueue(t testing.TB, ctx context.Context, e *engine.Engine, autoCommit bool, queue string) (*ilink.Session, *ilink.Queue) {
+	t.Helper()
+	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{AutoCommit: autoCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess, must[*ilink.Queue](t)(sess.AccessQueue(ctx, queue))
+}
+
+// defineQueues defines each queue through q with the default definition.
+func defineQueues(t testing.TB, ctx context.Context, q *Qmgr, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		must[QueueProperty](t)(q.DefineQueue(ctx, name, QueueDefinition{}))
+	}
+}
+
+// noErr fails the test at once on err: must for calls that return only
+// an error.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// errOf is the error of a call that returns a value too, for wantErr.
+func errOf[T any](_ T, err error) error { return err }
+
 // wantErr checks that err is an *ilink.Error named name whose tail
 // contains tail.
 func wantErr(t testing.TB, err error, name, tail string) *ilink.Error {

@@ -9,16 +9,9 @@ import (
 
 func TestRebalanceThroughAdmin(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{ElectionDelay: 50 * time.Millisecond})
-	ctx := testCtx(t)
-	s := connect(t, e, 1, Options{})
-	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "RB", "partitions=3"); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.ForceElection(ctx, "RB", 1, 3); err != nil { // node 2's partition to node 3
-		t.Fatal(err)
-	}
+	e, s, q, ctx := startAdmin(t, engine.Config{ElectionDelay: 50 * time.Millisecond}, 1)
+	noErr(t, q.CreateTopic(ctx, "RB", "partitions=3"))
+	noErr(t, q.ForceElection(ctx, "RB", 1, 3)) // node 2's partition to node 3
 	lt := must[ClusterLeadTable](t)(s.ClusterLeadTableParsed(ctx, ""))
 	bal := ComputeLeaderBalance(lt.Rows)
 	if bal.Partitions != 3 || bal.OnPreferred != 2 || len(bal.NotPreferred) != 1 || bal.NotPreferred[0].Partition != 1 {

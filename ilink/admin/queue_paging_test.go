@@ -17,11 +17,8 @@ import (
 // keeps them.
 func TestBrowsePagesPutHeadersAndQuarantineBodies(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	ctx := testCtx(t)
-	q := connect(t, e, 1, Options{}).AccessAdminQmgr("")
-	must[QueueProperty](t)(q.DefineQueue(ctx, "PG", QueueDefinition{}))
-	must[QueueProperty](t)(q.DefineQueue(ctx, "OTHER", QueueDefinition{}))
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	defineQueues(t, ctx, q, "PG", "OTHER")
 	opt := ilink.Options{ClientName: "paging-test", AutoCommit: true}
 	bodies := make([][]byte, 450)
 	for i := range bodies {
@@ -29,16 +26,10 @@ func TestBrowsePagesPutHeadersAndQuarantineBodies(t *testing.T) {
 	}
 	// A put on another queue in between: sequence numbers are not
 	// positions, the index is.
-	if err := ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "PG", bodies[:200]); err != nil {
-		t.Fatal(err)
-	}
-	if err := ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "OTHER", [][]byte{[]byte("x")}); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "PG", bodies[:200]))
+	noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "OTHER", [][]byte{[]byte("x")}))
 	hdr := []wire.RecordHeader{{Key: "origin", Value: []byte("web-7")}, {Key: "empty", Value: nil}}
-	if err := ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], opt, "PG", bodies[200:], hdr); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], opt, "PG", bodies[200:], hdr))
 
 	first := must[QueueBrowse](t)(q.BrowseQueueAt(ctx, "PG", BrowseAt{Max: 200}))
 	if len(first.Messages) != 200 || first.Index != 0 || !first.More || first.Depth != 450 {

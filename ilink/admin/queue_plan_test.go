@@ -14,11 +14,8 @@ import (
 // plan says what moved, what of the plan did not, and what arrived since.
 func TestMoveMessagesExecutesThePlan(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	ctx := testCtx(t)
-	q := connect(t, e, 1, Options{}).AccessAdminQmgr("")
-	must[QueueProperty](t)(q.DefineQueue(ctx, "SRC", QueueDefinition{}))
-	must[QueueProperty](t)(q.DefineQueue(ctx, "DST", QueueDefinition{}))
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	defineQueues(t, ctx, q, "SRC", "DST")
 	opt := ilink.Options{ClientName: "plan-test", AutoCommit: true}
 	put := func(bodies ...string) {
 		t.Helper()
@@ -26,9 +23,7 @@ func TestMoveMessagesExecutesThePlan(t *testing.T) {
 		for i, b := range bodies {
 			bs[i] = []byte(b)
 		}
-		if err := ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "SRC", bs); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "SRC", bs))
 	}
 	put("a", "b", "c")
 	plan := must[MoveResult](t)(q.PlanMoveMessages(ctx, "SRC", "DST", nil))
@@ -65,10 +60,8 @@ func TestMoveMessagesExecutesThePlan(t *testing.T) {
 
 func TestReinjectQuarantineIDsTakesThePlan(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	ctx := testCtx(t)
-	q := connect(t, e, 1, Options{}).AccessAdminQmgr("")
-	must[QueueProperty](t)(q.DefineQueue(ctx, "RQ", QueueDefinition{}))
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
+	defineQueues(t, ctx, q, "RQ")
 	if err := e.AddQuarantine(
 		engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("new")},
 		engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("old"), Old: true},
@@ -83,9 +76,7 @@ func TestReinjectQuarantineIDsTakesThePlan(t *testing.T) {
 	if plan.New != 1 || plan.Old != 0 || plan.OldLeft != 1 || len(plan.IDs) != 1 {
 		t.Fatalf("plan %+v: want the NEW entry, the OLD one left out", plan)
 	}
-	if err := e.AddQuarantine(engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("late")}); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.AddQuarantine(engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("late")}))
 	res := must[QuarantineReinjectResult](t)(q.ReinjectQuarantineIDs(ctx, "d", "RQ", plan.IDs, false))
 	if res.Count != 1 || res.Left != 1 || len(res.Missing) != 0 {
 		t.Fatalf("result %+v: want the planned entry reinjected, the late one left", res)

@@ -44,13 +44,9 @@ func TestParseQueueDefinition(t *testing.T) {
 
 func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, engine.Config{})
-	ctx := testCtx(t)
-	s := connect(t, e, 2, Options{}) // a follower's admin listener: the queue state is the leader's
-	q := s.AccessAdminQmgr("")
+	e, _, q, ctx := startAdmin(t, engine.Config{}, 2) // a follower's admin listener: the queue state is the leader's
 
-	_, err := q.DefineQueue(ctx, "ORDERS", QueueDefinition{DeadLetterQueue: "ORDERS.DLQ"})
-	wantErr(t, err, wire.ErrInvalidProperty, "dlq=ORDERS.DLQ needs maxRedeliveries")
+	wantErr(t, errOf(q.DefineQueue(ctx, "ORDERS", QueueDefinition{DeadLetterQueue: "ORDERS.DLQ"})), wire.ErrInvalidProperty, "dlq=ORDERS.DLQ needs maxRedeliveries")
 	p := must[QueueProperty](t)(q.DefineQueue(ctx, "ORDERS", QueueDefinition{MaxDepth: 100, DeadLetterQueue: "ORDERS.DLQ", MaxRedeliveries: 1, Description: "orders"}))
 	if p.Name != "ORDERS" || p.MaxDepth != 100 || p.DeadLetterQueue != "ORDERS.DLQ" || p.MaxRedeliveries != 1 || p.Description != "orders" {
 		t.Fatalf("property after define %+v", p)
@@ -60,17 +56,10 @@ func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 		t.Fatalf("queues %+v", qs)
 	}
 
-	sess, err := ilink.Dial(ctx, e.DataAddrs()[0], ilink.Options{AutoCommit: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	oq := must[*ilink.Queue](t)(sess.AccessQueue(ctx, "ORDERS"))
+	sess, oq := dialQueue(t, ctx, e, false, "ORDERS")
 	id := must[ilink.MsgID](t)(oq.Put(ctx, []byte(`{"order":42}`)))
 	must[ilink.MsgID](t)(oq.Put(ctx, []byte("second")))
-	if err := sess.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, sess.Commit(ctx))
 
 	// Browse reads without consuming.
 	for i := 0; i < 2; i++ {
@@ -94,9 +83,7 @@ func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 		if m.ID != id {
 			t.Fatalf("round %d took %s", i, m.ID)
 		}
-		if err := sess.Rollback(ctx); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, sess.Rollback(ctx))
 	}
 	dead := must[QueueBrowse](t)(q.BrowseQueue(ctx, "ORDERS.DLQ", 0, 0))
 	if len(dead.Messages) != 1 {
@@ -124,14 +111,10 @@ func TestQueueDefineBrowseDeadLetterAndMoveBack(t *testing.T) {
 		t.Fatalf("ORDERS after the move back (at the tail, count reset): %+v", back.Messages)
 	}
 
-	_, err = q.BrowseQueue(ctx, "NOPE", 0, 0)
-	wantErr(t, err, wire.ErrUnknownQueue, "NOPE")
-	err = q.DeleteQueue(ctx, "ORDERS.DLQ")
-	wantErr(t, err, wire.ErrInvalidArgument, "dead-letter queue of ORDERS")
+	wantErr(t, errOf(q.BrowseQueue(ctx, "NOPE", 0, 0)), wire.ErrUnknownQueue, "NOPE")
+	wantErr(t, q.DeleteQueue(ctx, "ORDERS.DLQ"), wire.ErrInvalidArgument, "dead-letter queue of ORDERS")
 	must[QueueProperty](t)(q.DefineQueue(ctx, "ORDERS", QueueDefinition{}))
-	if err := q.DeleteQueue(ctx, "ORDERS.DLQ"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.DeleteQueue(ctx, "ORDERS.DLQ"))
 	if qs := must[[]QueueInfo](t)(q.Queues(ctx)); len(qs) != 1 || qs[0].Property.DeadLetterQueue != "" {
 		t.Fatalf("queues after delete %+v", qs)
 	}

@@ -24,12 +24,8 @@ import (
 func TestSpecFrameCapPerSessionServiceProducer(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, engine.Config{})
-	if err := e.CreateQueue("Q"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.CreateTopic("T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.CreateQueue("Q"))
+	noErr(t, e.CreateTopic("T", "partitions=1"))
 	// A 2 MiB cap (neither the minimum nor the default), and messages of
 	// 1.5 MiB and 2.5 MiB.
 	const limit = 2 << 20
@@ -111,15 +107,11 @@ func TestSpecFrameCapPerSessionServiceProducer(t *testing.T) {
 func TestSpecAdminPublishAcksOneNotIdempotent(t *testing.T) {
 	t.Parallel()
 	e := startEngine(t, engine.Config{ReplicaLagMax: 30 * time.Second})
-	if err := e.CreateTopic("A8", "partitions=1,replicas=3"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, e.CreateTopic("A8", "partitions=1,replicas=3"))
 	leader := e.PartitionLeader("A8", 0)
 	for n := 1; n <= 3; n++ {
 		if n != leader {
-			if err := e.SetReplicaDelay(n, time.Hour); err != nil {
-				t.Fatal(err)
-			}
+			noErr(t, e.SetReplicaDelay(n, time.Hour))
 		}
 	}
 	ctx := testCtx(t)
@@ -168,9 +160,7 @@ func TestSpecAdminPublishAcksOneNotIdempotent(t *testing.T) {
 	defer c.Close()
 	var rep wire.FetchReply
 	req := &wire.FetchRequest{MaxBytes: 1 << 20, Topics: []wire.FetchTopic{{Topic: "A8", Partitions: []wire.FetchPartition{{Partition: 0, Offset: 0, MaxBytes: 1 << 20}}}}}
-	if err := c.Do(ctx, wire.CodeFetch, 0, req, &rep); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, c.Do(ctx, wire.CodeFetch, 0, req, &rep))
 	if len(rep.Topics) != 1 || len(rep.Topics[0].Partitions) != 1 || rep.Topics[0].Partitions[0].Err.Name != "" {
 		t.Fatalf("fetch reply %+v", rep)
 	}

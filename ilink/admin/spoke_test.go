@@ -51,9 +51,7 @@ func TestHubAndSpokes(t *testing.T) {
 		t.Fatalf("QmgrList through the hub %+v, direct %+v", viaHub, must[[]QmgrInfo](t)(direct.QmgrList(ctx)))
 	}
 	q := s.AccessAdminQmgr("")
-	if err := q.CreateTopic(ctx, "SPOKE.T", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, q.CreateTopic(ctx, "SPOKE.T", "partitions=2"))
 	if err := q.CreateTopic(ctx, "SPOKE.T", "partitions=2"); !ilink.HasName(err, wire.ErrTopicExists) {
 		t.Fatalf("errors cross the relay unchanged: %v", err)
 	}
@@ -88,8 +86,7 @@ func TestHubAndSpokes(t *testing.T) {
 	s.mu.Lock()
 	c := s.conn
 	s.mu.Unlock()
-	err = c.Do(ctx, wire.CodeSpokeSwitch, 0, &wire.SpokeSwitchRequest{Name: "SP2"}, nil)
-	wantErr(t, err, wire.ErrSpokeSwitched, "SP1")
+	wantErr(t, c.Do(ctx, wire.CodeSpokeSwitch, 0, &wire.SpokeSwitchRequest{Name: "SP2"}, nil), wire.ErrSpokeSwitched, "SP1")
 
 	// spec: A-35 — by key, no lookup by name.
 	sk, err := ConnectToSpokeByKey(ctx, hubAddr, "key-2", Options{})
@@ -110,10 +107,8 @@ func TestHubAndSpokes(t *testing.T) {
 	}
 	// spec: A-34 — a failed switch closes the connection; nothing stays open.
 	ilinktest.WaitFor(t, waitTimeout, "the hub's sessions to close", func() bool { return hub.SessionCount(1) == 0 })
-	_, err = ConnectToSpoke(ctx, hubAddr, "NOPE", Options{})
-	wantErr(t, err, wire.ErrUnknownSpoke, "NOPE")
-	_, err = ConnectToSpokeByKey(ctx, hubAddr, "no-such-key", Options{})
-	wantErr(t, err, wire.ErrUnknownSpoke, "no-such-key")
+	wantErr(t, errOf(ConnectToSpoke(ctx, hubAddr, "NOPE", Options{})), wire.ErrUnknownSpoke, "NOPE")
+	wantErr(t, errOf(ConnectToSpokeByKey(ctx, hubAddr, "no-such-key", Options{})), wire.ErrUnknownSpoke, "no-such-key")
 	ilinktest.WaitFor(t, waitTimeout, "the failed switches' connections to close", func() bool { return hub.SessionCount(1) == 0 })
 
 	// The service reconnects through the hub (switching again); closing it
@@ -148,14 +143,10 @@ func TestSpokeKeySurvivesRestart(t *testing.T) {
 	hub.SpokeEngine("EDGE").Close()
 	ilinktest.WaitFor(t, waitTimeout, "the hub to see the link down", func() bool { return !hub.Spokes()[0].Running })
 	spoke2 := startEngine(t, engine.Config{Nodes: 1, QueueManager: "QM_EDGE2"})
-	if err := spoke2.LinkToHub(hub.SpokeAddr(), "EDGE", ""); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, spoke2.LinkToHub(hub.SpokeAddr(), "EDGE", ""))
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := hub.WaitSpoke(wctx, "EDGE"); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, hub.WaitSpoke(wctx, "EDGE"))
 	s, err = ConnectToSpokeByKey(ctx, hub.AdminAddrs()[0], key, Options{})
 	if err != nil { // spec: A-35 — the key still works after a restart
 		t.Fatal(err)
