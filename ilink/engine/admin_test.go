@@ -81,11 +81,7 @@ func TestAdminRequestsNeedAnAdminSession(t *testing.T) {
 // (which waits for connections to finish).
 func TestSwitchWaitDoesNotBlockFaults(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 2})
-	addr, err := e.ServeSpokes("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, addr := spokeHub(t, 2)
 	// A spoke that registers and never attaches.
 	nc, err := dialTimeout(addr)
 	if err != nil {

@@ -42,6 +42,18 @@ func localSession(t testing.TB, e *Engine, mode wire.SessionMode) *rawClient {
 	return openSession(t, e.DataAddrs()[0], mode)
 }
 
+// spokeHub starts an engine of nodes nodes serving spokes, and returns it
+// with the spoke listener's address.
+func spokeHub(t testing.TB, nodes int) (*Engine, string) {
+	t.Helper()
+	e := startEngine(t, Config{Nodes: nodes})
+	addr, err := e.ServeSpokes("")
+	if err != nil {
+		t.Fatalf("ServeSpokes: %v", err)
+	}
+	return e, addr
+}
+
 // ---- queue checks ----
 
 // wantDepth fails unless queue q holds want committed messages; when

@@ -251,11 +251,7 @@ func TestPreHelloCap(t *testing.T) {
 // refuses a name or key that would not fit, before it dials.
 func TestSpokeListenerFirstFrameBounded(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t, Config{Nodes: 1})
-	addr, err := e.ServeSpokes("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, addr := spokeHub(t, 1)
 	c := dialRaw(t, addr)
 	c.send(wire.CodeSpokeRegister, 0, &wire.SpokeRegisterRequest{Name: "BIG", Key: strings.Repeat("k", 8<<10), Qmgrs: []string{"QM_BIG"}})
 	c.expectClosed()

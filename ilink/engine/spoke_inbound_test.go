@@ -14,11 +14,7 @@ import (
 // connection, served without the listener. Not parallel: the closed port
 // must not be taken by another test's engine while we check it is closed.
 func TestSpokeWithoutInboundAdminPort(t *testing.T) {
-	hub := startEngine(t, Config{Nodes: 1})
-	hubSpokes, err := hub.ServeSpokes("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, hubSpokes := spokeHub(t, 1)
 	spoke := startEngine(t, Config{Nodes: 1, QueueManager: "QM_NOIN"})
 	if err := spoke.CreateTopic("NOIN.T", "partitions=3"); err != nil {
 		t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 // consumer's defaults buffers every record of the topic (issue 21: the
 // demo's consumers were the engine process's growing heap).
 func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{})
 	if err := e.CreateTopic("BOUND", "partitions=1,replicas=1"); err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +68,7 @@ func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
 // back, so the demo keeps each DLQ at DeadLetterCap at most; a DLQ that
 // starts above it is trimmed to it.
 func TestDemoTrimsItsDeadLetterQueues(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{})
 	const limit = 10
 	if _, err := Seed(e, Set{Queues: []Queue{{Name: "PAYMENT.DLQ", Messages: 3 * limit}}}); err != nil {
 		t.Fatal(err)

@@ -14,11 +14,7 @@ import (
 )
 
 func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{})
 	d, err := Start(e, Options{Rate: 1000, LeaderMoveEvery: -1, RebalanceEvery: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +104,7 @@ func commitSum(e *engine.Engine, group, topic string) int64 {
 // reason the word means. The demo and the health window are sped up; the
 // rules are the same.
 func TestDemoShowsEveryHealthWord(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, CoordinatorLoadTime: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{CoordinatorLoadTime: 100 * time.Millisecond})
 	// A 3 s read expiry, which the test outlasts: the stalled member must
 	// keep reading to stay (as it does for hours under the consumers' 5
 	// minutes in the real demo).
@@ -231,11 +223,7 @@ func rightReason(st health.GroupStatus) string {
 // Seed puts a Set into a fresh engine: the Snapshot's records spread
 // evenly over the partitions, its queue messages and quarantine entry.
 func TestSeedSnapshot(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{})
 	stop, err := Seed(e, Snapshot)
 	if err != nil {
 		t.Fatal(err)
@@ -280,11 +268,7 @@ func TestSeedSnapshot(t *testing.T) {
 
 // TailSet adds its target topic and keeps feeding every topic until stop.
 func TestSeedTailSetFeeds(t *testing.T) {
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := startEngine(t, engine.Config{})
 	if s := TailSet("ORDER.*"); len(s.Topics) != len(TailTopics) {
 		t.Fatalf("a pattern target adds a topic: %+v", s.Topics)
 	}
