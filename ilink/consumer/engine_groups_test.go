@@ -12,24 +12,12 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
-	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
 func startGroupEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{
-		Nodes:               3,
-		ElectionDelay:       300 * time.Millisecond,
-		HeartbeatInterval:   50 * time.Millisecond,
-		CoordinatorLoadTime: 200 * time.Millisecond,
-		Logf:                testLogf(t),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return newTestEngine(t, 3).Engine
 }
 
 // engineCommit reads a group's commit through OFFSET FETCH at the
@@ -53,56 +41,6 @@ func engineCommit(t testing.TB, addrs, group, topic string, p int32) (int64, boo
 		}
 	}
 	return -1, false
-}
-
-func TestEngineGroupCommitSemantics(t *testing.T) {
-	e := startGroupEngine(t)
-	if err := e.CreateTopic("T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	p := newTestProducer(t, e, ilink.ProducerConfig{Compression: wire.CodecLZ4})
-	produceN(t, p, "T", 0, 100)
-	o := testOptions(t, "billing")
-	o.Commit = CommitManual
-	c := mustSubscribe(t, engineAddrs(e), "T", o)
-	recs := readN(t, c, 10, 10*time.Second)
-	ctx := testCtx(t, 15*time.Second)
-	if err := c.Commit(ctx, recs[4]); err != nil {
-		t.Fatal(err)
-	}
-	// spec: C-05 — the engine stores msg.offset + 1.
-	if got, _ := engineCommit(t, engineAddrs(e), "billing", "T", 0); got != 5 {
-		t.Fatalf("engine stored %d, want 5", got)
-	}
-	if err := c.CommitOffset(ctx, "T", 0, 50); err != nil {
-		t.Fatal(err)
-	}
-	// spec: C-04 — commit_offset(p, 50) stores 51 in the engine.
-	if got, _ := engineCommit(t, engineAddrs(e), "billing", "T", 0); got != 51 {
-		t.Fatalf("engine stored %d, want 51", got)
-	}
-	c.Close()
-	o = testOptions(t, "billing")
-	c2 := mustSubscribe(t, engineAddrs(e), "T", o)
-	// spec: C-14 — the commit wins.
-	if r := readN(t, c2, 1, 10*time.Second)[0]; r.Offset != 51 {
-		t.Fatalf("resumed at %d", r.Offset)
-	}
-	o2 := testOptions(t, "auto")
-	o2.AutoCommitInterval = 100 * time.Millisecond
-	c3 := mustSubscribe(t, engineAddrs(e), "T", o2)
-	readN(t, c3, 30, 10*time.Second)
-	// spec: C-07 — periodic AUTO commit through the engine.
-	ilinktest.WaitFor(t, 5*time.Second, "auto commit 30", func() bool {
-		got, _ := engineCommit(t, engineAddrs(e), "auto", "T", 0)
-		return got == 30
-	})
-	readN(t, c3, 10, 10*time.Second)
-	c3.Close()
-	// spec: C-09 — commit at close.
-	if got, _ := engineCommit(t, engineAddrs(e), "auto", "T", 0); got != 40 {
-		t.Fatalf("commit at close %d", got)
-	}
 }
 
 func TestEngineInvalidGroupNames(t *testing.T) {
