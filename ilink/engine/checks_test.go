@@ -156,6 +156,14 @@ func groupEngine(t testing.TB, topic, props string) *Engine {
 	return topicEngine(t, groupConfig(), topic, props)
 }
 
+// groupClient starts a group engine with one topic and opens a consumer
+// session on the coordinator of group.
+func groupClient(t testing.TB, topic, props, group string) (*Engine, *rawClient) {
+	t.Helper()
+	e := groupEngine(t, topic, props)
+	return e, coordSession(t, e, group)
+}
+
 // idempotentProducer opens a producer session on node 1 with a producer
 // id of its own.
 func idempotentProducer(t testing.TB, e *Engine) (*rawClient, int64) {

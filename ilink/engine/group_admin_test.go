@@ -271,8 +271,7 @@ func TestGroupAdminDuringLoad(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
 	cfg.CoordinatorLoadTime = time.Hour
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, cfg, "T", "")
 	if _, err := e.SeekGroup(wire.SeekGroupRequest{Group: "g", Topic: "T", Mode: wire.SeekToLatest}); err != nil {
 		t.Fatal(err)
 	}

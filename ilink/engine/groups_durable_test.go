@@ -15,8 +15,7 @@ func TestOffsetFetchShowsOnlyDurableCommits(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
 	cfg.ReplicaLagMax = time.Minute // the delayed followers stay in sync
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, cfg, "T", "")
 	g := groupOn(t, e, 1, "durable")
 	a := coordSession(t, e, g)
 	wantOK(t, a.commitFailure(g, nil, off("T", 0, 5)), "OFFSET COMMIT")

@@ -126,8 +126,7 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
 	cfg.CoordinatorLoadTime = 400 * time.Millisecond
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, cfg, "T", "")
 	g := groupOn(t, e, 1, "load")
 	old := coordSession(t, e, g)
 	j := old.mustJoin(g, "", true, "T")
@@ -173,9 +172,8 @@ func TestGroupCoordinatorLoading(t *testing.T) {
 
 func TestGroupStaleGeneration(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "T", "")
 	g := "gen"
-	c := coordSession(t, e, g)
+	_, c := groupClient(t, "T", "", g)
 	j1 := c.mustJoin(g, "", true, "T")
 	j2 := c.mustJoin(g, j1.MemberID, true, "T")
 	if j2.Generation != j1.Generation+1 || j2.MemberID != j1.MemberID {
@@ -328,9 +326,8 @@ func TestGroupMemberExpiry(t *testing.T) {
 
 func TestGroupMemberExpiryKeepsJoinTimeout(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "T", "")
 	g := "keep"
-	c := coordSession(t, e, g)
+	e, c := groupClient(t, "T", "", g)
 	ja := c.mustJoin(g, "", true, "T") // 30 s
 	if err := e.SetSubGroupTimeout(1); err != nil {
 		t.Fatal(err)
@@ -382,9 +379,8 @@ func TestGroupCommitsSurviveLeaderKill(t *testing.T) {
 
 func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "T", "partitions=2")
 	g := "tmp"
-	c := coordSession(t, e, g)
+	e, c := groupClient(t, "T", "partitions=2", g)
 	ja := c.mustJoin(g, "", false, "T")
 	jb := c.mustJoin(g, "", false, "T")
 	c.commitAs(g, ja, off("T", 0, 5))
@@ -419,9 +415,8 @@ func TestTemporaryGroupDeletedWithLastMember(t *testing.T) {
 
 func TestDeleteGroupWithOtherMembers(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "T", "partitions=2")
 	g := "unsub"
-	c := coordSession(t, e, g)
+	e, c := groupClient(t, "T", "partitions=2", g)
 	ja := c.mustJoin(g, "", true, "T")
 	jb := c.mustJoin(g, "", true, "T")
 	c.commitAs(g, ja, off("T", 0, 5))
@@ -546,9 +541,8 @@ func TestTopicLeaveWhileReadPending(t *testing.T) {
 
 func TestGroupGenerationContinues(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "T", "")
 	g := "gens"
-	c := coordSession(t, e, g)
+	e, c := groupClient(t, "T", "", g)
 	j := c.mustJoin(g, "", true, "T")
 	c.leave(g, j) // durable, no commit: forgotten...
 	if d := describe(t, e, g); d.State != GroupDead {
@@ -577,8 +571,7 @@ func TestFlushGroupsTopicForgetsGroups(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
 	cfg.CoordinatorLoadTime = 20 * time.Millisecond
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "")
+	e := topicEngine(t, cfg, "T", "")
 	if _, err := e.SeekGroup(wire.SeekGroupRequest{Group: "g", Topic: "T", Mode: wire.SeekToLatest}); err != nil {
 		t.Fatal(err)
 	}

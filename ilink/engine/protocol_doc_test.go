@@ -518,9 +518,8 @@ func TestProtocolDescribeGroupArrays(t *testing.T) {
 
 func TestProtocolGroupGenerations(t *testing.T) {
 	t.Parallel()
-	e := groupEngine(t, "GG", "partitions=2")
 	g := "doc-generations"
-	c := coordSession(t, e, g)
+	e, c := groupClient(t, "GG", "partitions=2", g)
 	// The group's generation goes up by one at every JOIN; each member
 	// carries the generation of its own last JOIN.
 	a := c.mustJoin(g, "", true, "GG")

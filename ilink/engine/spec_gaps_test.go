@@ -18,8 +18,7 @@ func TestSpecReportCodesOnTheWire(t *testing.T) {
 	t.Parallel()
 	cfg := groupConfig()
 	cfg.CoordinatorLoadTime = 2 * time.Second // the 4176 check runs well inside it
-	e := startEngine(t, cfg)
-	mustCreateTopic(t, e, "T", "partitions=2")
+	e := topicEngine(t, cfg, "T", "partitions=2")
 
 	// 4157: a consumer older than protocol v2 joins.
 	old := dialRaw(t, e.DataAddrs()[e.CoordinatorOf("old")-1])
