@@ -93,6 +93,18 @@ func dialQueue(t testing.TB, ctx context.Context, e *engine.Engine, autoCommit b
 	return sess, must[*ilink.Queue](t)(sess.AccessQueue(ctx, queue))
 }
 
+// onceOptions are the options of the tests' one-shot puts and gets.
+var onceOptions = ilink.Options{ClientName: "admin-test", AutoCommit: true}
+
+// putOnce puts bodies on queue, each with headers (none if nil), in one
+// short session on node 1's data listener (ilink.PutOnceHeaders).
+func putOnce(t testing.TB, ctx context.Context, e *engine.Engine, queue string, headers []wire.RecordHeader, bodies ...[]byte) {
+	t.Helper()
+	if err := ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], onceOptions, queue, bodies, headers); err != nil {
+		t.Fatalf("put on %s: %v", queue, err)
+	}
+}
+
 // defineQueues defines each queue through q with the default definition.
 func defineQueues(t testing.TB, ctx context.Context, q *Qmgr, names ...string) {
 	t.Helper()

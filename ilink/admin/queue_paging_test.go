@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
 )
@@ -19,17 +18,16 @@ func TestBrowsePagesPutHeadersAndQuarantineBodies(t *testing.T) {
 	t.Parallel()
 	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
 	defineQueues(t, ctx, q, "PG", "OTHER")
-	opt := ilink.Options{ClientName: "paging-test", AutoCommit: true}
 	bodies := make([][]byte, 450)
 	for i := range bodies {
 		bodies[i] = []byte(fmt.Sprintf("m-%03d", i))
 	}
 	// A put on another queue in between: sequence numbers are not
 	// positions, the index is.
-	noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "PG", bodies[:200]))
-	noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "OTHER", [][]byte{[]byte("x")}))
+	putOnce(t, ctx, e, "PG", nil, bodies[:200]...)
+	putOnce(t, ctx, e, "OTHER", nil, []byte("x"))
 	hdr := []wire.RecordHeader{{Key: "origin", Value: []byte("web-7")}, {Key: "empty", Value: nil}}
-	noErr(t, ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], opt, "PG", bodies[200:], hdr))
+	putOnce(t, ctx, e, "PG", hdr, bodies[200:]...)
 
 	first := must[QueueBrowse](t)(q.BrowseQueueAt(ctx, "PG", BrowseAt{Max: 200}))
 	if len(first.Messages) != 200 || first.Index != 0 || !first.More || first.Depth != 450 {

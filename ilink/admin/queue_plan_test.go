@@ -16,26 +16,17 @@ func TestMoveMessagesExecutesThePlan(t *testing.T) {
 	t.Parallel()
 	e, _, q, ctx := startAdmin(t, engine.Config{}, 1)
 	defineQueues(t, ctx, q, "SRC", "DST")
-	opt := ilink.Options{ClientName: "plan-test", AutoCommit: true}
-	put := func(bodies ...string) {
-		t.Helper()
-		bs := make([][]byte, len(bodies))
-		for i, b := range bodies {
-			bs[i] = []byte(b)
-		}
-		noErr(t, ilink.PutOnce(ctx, e.DataAddrs()[0], opt, "SRC", bs))
-	}
-	put("a", "b", "c")
+	putOnce(t, ctx, e, "SRC", nil, []byte("a"), []byte("b"), []byte("c"))
 	plan := must[MoveResult](t)(q.PlanMoveMessages(ctx, "SRC", "DST", nil))
 	if plan.Moved != 3 || len(plan.Planned()) != 3 {
 		t.Fatalf("plan %+v", plan)
 	}
 	// Between the plan and its execution: one planned message is taken,
 	// one new message arrives.
-	if m, err := ilink.GetOnce(ctx, e.DataAddrs()[0], opt, "SRC"); err != nil || m == nil || string(m.Payload) != "a" {
+	if m, err := ilink.GetOnce(ctx, e.DataAddrs()[0], onceOptions, "SRC"); err != nil || m == nil || string(m.Payload) != "a" {
 		t.Fatalf("take: %v %v", m, err)
 	}
-	put("late")
+	putOnce(t, ctx, e, "SRC", nil, []byte("late"))
 	sel := plan.Execution()
 	res := must[MoveResult](t)(q.MoveMessages(ctx, "SRC", "DST", sel.IDs, sel.PlanNext))
 	o := res.Against(plan)
