@@ -135,6 +135,15 @@ func (c *rawClient) wantCommitted(g, topic string, p int32, want int64, when str
 	}
 }
 
+// wantRejoined fails unless rejoin is the same member as old at the next
+// generation.
+func wantRejoined(t testing.TB, old, rejoin *wire.JoinGroupReply, what string) {
+	t.Helper()
+	if rejoin.Generation != old.Generation+1 || rejoin.MemberID != old.MemberID {
+		t.Fatalf("%s: %+v, want member %s at generation %d (old %+v)", what, rejoin, old.MemberID, old.Generation+1, old)
+	}
+}
+
 // commitFailure is commitAs for the checks that need only its failure.
 func (c *rawClient) commitFailure(group string, j *wire.JoinGroupReply, offs ...wire.OffsetEntry) *failure {
 	c.t.Helper()
@@ -162,6 +171,14 @@ func groupClient(t testing.TB, topic, props, group string) (*Engine, *rawClient)
 	t.Helper()
 	e := groupEngine(t, topic, props)
 	return e, coordSession(t, e, group)
+}
+
+// groupPair is groupClient with topic T and two sessions, a and b, for
+// two members of group.
+func groupPair(t testing.TB, props, group string) (e *Engine, a, b *rawClient) {
+	t.Helper()
+	e, a = groupClient(t, "T", props, group)
+	return e, a, coordSession(t, e, group)
 }
 
 // idempotentProducer opens a producer session on node 1 with a producer
