@@ -20,10 +20,7 @@ import (
 )
 
 func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
-	for _, tc := range []struct {
-		args  []string
-		usage string // the usage line printed
-	}{
+	for _, tc := range []cliCase{ // want: the usage line printed
 		{[]string{"nope"}, "Usage: ilinkdash [flags]"},
 		{[]string{"get", "topics", "--nope"}, "Usage: ilinkdash get topics|queues|groups|nodes|cluster|replication [flags]"},
 		{[]string{"get"}, "Usage: ilinkdash get"},
@@ -42,8 +39,8 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 		{[]string{"config", "path", "-o", "xml"}, "Usage: ilinkdash config path [flags]"},
 	} {
 		res := runCLIResult(t, "", tc.args...)
-		if res.code != exitUsage || !strings.HasPrefix(res.stderr, "ilinkdash: ") || !strings.Contains(res.stderr, tc.usage) {
-			t.Errorf("%v: exit %d, stderr %q; want 2, the message and %q", tc.args, res.code, res.stderr, tc.usage)
+		if res.code != exitUsage || !strings.HasPrefix(res.stderr, "ilinkdash: ") || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2, the message and %q", tc.args, res.code, res.stderr, tc.want)
 		}
 	}
 	// A group of commands alone shows its help (exit 0); a failure that is

@@ -14,6 +14,13 @@ import (
 	"ilinkdash/ilink/engine"
 )
 
+// cliCase is a table case: a command line and the text its output or
+// error must contain.
+type cliCase struct {
+	args []string
+	want string
+}
+
 // cliResult is one run of the command line.
 type cliResult struct {
 	stdout, stderr string

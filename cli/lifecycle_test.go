@@ -56,10 +56,7 @@ func TestTopicCreatePlansThenExecutes(t *testing.T) {
 		t.Fatalf("forever: %+v", f)
 	}
 
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"LC.X", "--partitions", "1025"}, "topic create: --partitions: 1025 out of range 1..1024"},
 		{[]string{"LC.X", "--replicas", "5"}, "topic create: --replicas: 5 but the cluster has 3 nodes"},
 		{[]string{"LC.X", "--replicas", "2", "--min-sync", "3"}, "topic create: --min-sync: 3 out of range 1..2"},
@@ -161,10 +158,7 @@ func TestClusterDefinitionEditsPlanThenExecute(t *testing.T) {
 	if p := def(); !done.Executed || done.Version <= before.Version || p.Version != done.Version || p.Replicas != 2 || p.MinSync != 2 {
 		t.Fatalf("set --execute %+v, definition %+v", done, p)
 	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"replicas=9"}, "cluster set: replicas=9: 9 but the cluster has 3 nodes"},
 		{[]string{"replicas=x"}, "replicas=x: want a whole number from 0 to 64"},
 		{[]string{"placement=maybe"}, "placement=maybe: want on or off"},

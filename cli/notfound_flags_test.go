@@ -12,10 +12,7 @@ import (
 // and what it wants (issue 23 item 6), never strconv's error; a usage
 // error (exit 2).
 func TestFlagValueErrorsInOurWords(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"publish", "T", "--rate", "abc", "--embedded"}, `--rate "abc": want a whole number of records per second`},
 		{[]string{"get", "topics", "--timeout", "5x", "--embedded"}, `--timeout "5x": want a duration such as 500ms, 30s, 5m or 1h30m`},
 		{[]string{"publish", "T", "--count", "99999999999999999999"}, `--count "99999999999999999999": want a whole number of records (this one is out of range)`},
@@ -32,10 +29,7 @@ func TestFlagValueErrorsInOurWords(t *testing.T) {
 // command's JSON (issue 23 item 6).
 func TestNotFoundExitsOne(t *testing.T) {
 	_, tgt := topicEngine(t, "NF.T", "partitions=1")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"describe", "group", "NOSUCH"}, "group NOSUCH: no such group"},
 		{[]string{"group", "seek", "NOSUCH", "--to", "earliest"}, "group NOSUCH: no such group"},
 		{[]string{"group", "seek", "NOSUCH", "--to", "earliest", "--execute"}, "group NOSUCH: no such group"},

@@ -80,10 +80,7 @@ func TestPublishErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := strings.Join(e.DataAddrs(), ",")
-	cases := []struct {
-		args []string
-		want string
-	}{
+	cases := []cliCase{
 		{[]string{"publish", "T", "--addr", addr, "--value", "x", "--header", "novalue"}, `--header "novalue": want key=value`},
 		{[]string{"publish", "T", "--addr", addr}, "nothing to publish"},
 		{[]string{"publish", "T", "--addr", addr, "--value", "x", "--acks", "2"}, "--acks"},

@@ -102,10 +102,7 @@ func TestQueuePutBadHeader(t *testing.T) {
 	for i := 0; i < 65; i++ {
 		many = append(many, "--header", "k=v")
 	}
-	for _, c := range []struct {
-		args []string
-		msg  string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"--header", "novalue"}, `--header "novalue": want key=value with a non-empty key`},
 		{[]string{"--header", "=v"}, `--header "=v": want key=value with a non-empty key`},
 		{[]string{"--header", " =v"}, `--header " =v": want key=value with a non-empty key`},
@@ -115,7 +112,7 @@ func TestQueuePutBadHeader(t *testing.T) {
 		{[]string{"--header", "a\x1bb=v"}, `the key holds control characters`},
 	} {
 		_, _, err := runAdminCLI(t, with(tgt, append([]string{"queue", "put", "HDR", "--value", "x"}, c.args...)...)...)
-		wantExit(t, err, 2, c.msg)
+		wantExit(t, err, 2, c.want)
 	}
 	_, _, err := runAdminCLI(t, with(tgt, many...)...)
 	wantExit(t, err, 2, "--header given 65 times: a message carries at most 64 headers")

@@ -672,10 +672,7 @@ func TestCheckUsageIsUnknown(t *testing.T) {
 	t.Parallel()
 	s := &scenario{t: t}
 	s.cfgPath = s.writeConfig("127.0.0.1:1")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	for _, tc := range []cliCase{
 		{[]string{"check", "--window", "0s"}, "UNKNOWN: --window 0s: must be positive"},
 		{[]string{"check", "--max-lag", "-5"}, "UNKNOWN: --max-lag -5: must not be negative"},
 		{[]string{"check", "-o", "yaml"}, `UNKNOWN: -o "yaml": want text or json`},

@@ -53,10 +53,7 @@ func TestGroupSeekOnePartition(t *testing.T) {
 	if c := commits(); c[0] != 3 || c[1] != 1 || c[2] != 5 {
 		t.Fatalf("after --to SEEK.P:0@3: %v, want [3 1 5]", c)
 	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	for _, tc := range []cliCase{
 		{[]string{"--to", "2@5"}, "moves one partition (P@OFFSET): name its topic with --topic T or --to T:2@5"},
 		{[]string{"--to", "SEEK.P:2@5", "--topic", "OTHER"}, "names topic SEEK.P but --topic is OTHER"},
 	} {

@@ -47,10 +47,7 @@ func TestTopicPartitionOffsetOnPatterns(t *testing.T) {
 		}
 	}
 
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	for _, c := range []cliCase{
 		{[]string{"tail", "TPO.*", "--from", "1@2"}, "TOPIC:P@OFFSET"},
 		{[]string{"tail", "TPO.*", "--from", "OTHER.X:1@2"}, "does not match the pattern TPO.*"},
 		{[]string{"tail", "TPO.A", "--from", "TPO.B:1@2"}, "names topic TPO.B, not TPO.A"},
