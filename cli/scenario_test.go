@@ -21,7 +21,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/overview"
 )
 
 // Health scenarios (issue 10) against the real engine. Each scenario sets
@@ -115,7 +115,7 @@ type verdict struct {
 	groups     []groupJSON // get groups --window
 	groupsCode int
 	overview   string // the overview's last screen
-	alerts     []views.Alert
+	alerts     []overview.Alert
 }
 
 func (v verdict) group(name string) (groupJSON, bool) {
@@ -165,7 +165,7 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 // runOverview drives the dashboard's overview as the root model does:
 // the live adapters polled every scenPoll, the lists fanned out with their
 // reply times, for d.
-func (s *scenario) runOverview(d time.Duration) (string, []views.Alert) {
+func (s *scenario) runOverview(d time.Duration) (string, []overview.Alert) {
 	f, err := config.Load(s.cfgPath)
 	if err != nil {
 		s.t.Error(err)
@@ -183,7 +183,7 @@ func (s *scenario) runOverview(d time.Duration) (string, []views.Alert) {
 	}
 	defer src.Close()
 	ctx.Target = src.Target()
-	ov := views.NewOverview(ctx, nil)
+	ov := overview.New(ctx, nil)
 	ov.SetSize(140, 37)
 	fetch := map[common.ResID]func(context.Context) (any, error){
 		common.ResSummary: func(c context.Context) (any, error) { return src.ClusterSummary(c) },

@@ -1,5 +1,5 @@
 // Package ui is ilinkdash's terminal dashboard: a Bubble Tea v2 root model
-// that routes messages to its tabs (package ui/views), owns the shared
+// that routes messages to its tabs (the packages under ui/views), owns the shared
 // Context, polls the admin resources, and draws the tab bar, the hint line
 // and the status bar.
 //
@@ -22,9 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"ilinkdash/ui/views/publish"
-	"ilinkdash/ui/views/tail"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -36,14 +33,21 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/cluster"
+	"ilinkdash/ui/views/groups"
+	"ilinkdash/ui/views/overview"
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/queues"
+	"ilinkdash/ui/views/tab"
+	"ilinkdash/ui/views/tail"
+	"ilinkdash/ui/views/topics"
 )
 
 // Context is the shared program context (see common.Context).
 type Context = common.Context
 
-// Sources is everything the dashboard reads and calls (see views.Sources).
-type Sources = views.Sources
+// Sources is everything the dashboard reads and calls (see tab.Sources).
+type Sources = tab.Sources
 
 // NewContext builds the Context from the effective configuration; demo
 // marks the embedded demo engine; getenv is os.Getenv (NO_COLOR).
@@ -103,9 +107,9 @@ type Model struct {
 	ctx       *Context
 	src       Sources
 	views     [common.NumViews]common.View
-	overview  *views.Overview
-	health    *views.HealthTracker // one health evaluation: groups view and overview
-	tail      *tail.Tabs           // the tails kept; they run while other tabs show
+	overview  *overview.View
+	health    *tab.HealthTracker // one health evaluation: groups view and overview
+	tail      *tail.Tabs         // the tails kept; they run while other tabs show
 	publish   *publish.View
 	tailer    tail.Tailer
 	publisher publish.Publisher
@@ -184,17 +188,17 @@ func (m *Model) probeLink() tea.Cmd {
 
 func (m *Model) buildViews() {
 	ctx, src := m.ctx, m.src
-	m.health = views.NewHealthTracker(health.Config(ctx.Config.Health))
-	m.overview = views.NewOverview(ctx, m.health)
+	m.health = tab.NewHealthTracker(health.Config(ctx.Config.Health))
+	m.overview = overview.New(ctx, m.health)
 	m.tail = tail.NewTabs(ctx, m.tailer)
 	m.publish = publish.New(ctx, m.publisher)
 	m.publish.SetCreator(src) // a publish to a missing topic offers to create it
 	m.views = [common.NumViews]common.View{
 		common.ViewOverview: m.overview,
-		common.ViewTopics:   views.NewTopics(ctx, src),
-		common.ViewGroups:   views.NewGroups(ctx, src, m.health),
-		common.ViewCluster:  views.NewCluster(ctx, src),
-		common.ViewQueues:   views.NewQueues(ctx, src),
+		common.ViewTopics:   topics.New(ctx, src),
+		common.ViewGroups:   groups.New(ctx, src, m.health),
+		common.ViewCluster:  cluster.New(ctx, src),
+		common.ViewQueues:   queues.New(ctx, src),
 		common.ViewTail:     m.tail,
 		common.ViewPublish:  m.publish,
 	}
@@ -272,11 +276,11 @@ func Fetchers(src Sources) [common.NumRes]func(context.Context) (any, error) {
 }
 
 // wanted: the node summary, the cluster definition, topics, groups and
-// queues feed the overview's counts and alerts (views.AlwaysPolled) and
+// queues feed the overview's counts and alerts (overview.AlwaysPolled) and
 // always poll, so every tab shows the same nodes and groups; the rest only
 // while a view that shows them is active.
 func (m *Model) wanted(r common.ResID) bool {
-	for _, w := range views.AlwaysPolled {
+	for _, w := range overview.AlwaysPolled {
 		if w == r {
 			return true
 		}

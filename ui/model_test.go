@@ -15,7 +15,7 @@ import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 func (h *harness) mustShow(parts ...string) {
@@ -268,7 +268,7 @@ func TestBackgroundColorPicksTheTheme(t *testing.T) {
 
 func TestContextSwitchDropsOldReplies(t *testing.T) {
 	other := fakes.NewDemo()
-	other.CreateTopic(context.Background(), views.TopicSpec{Name: "ONLY.IN.PROD", Partitions: 1})
+	other.CreateTopic(context.Background(), tab.TopicSpec{Name: "ONLY.IN.PROD", Partitions: 1})
 	switched := false
 	h := newHarness(t, 120, 40)
 	h.m.switcher = func(_ context.Context, name string) (Sources, config.Context, error) {

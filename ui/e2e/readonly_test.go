@@ -10,13 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"ilinkdash/ui/views/publish"
-	"ilinkdash/ui/views/tail"
-
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tab"
+	"ilinkdash/ui/views/tail"
 )
 
 // countRequests counts every request any node receives until the test
@@ -33,15 +32,15 @@ func countRequests(t testing.TB, e *engine.Engine) *atomic.Int64 {
 
 // mutations are every mutating call of the adapters.
 func mutations(src interface {
-	views.TopicAdmin
-	views.GroupAdmin
-	views.ClusterAdmin
+	tab.TopicAdmin
+	tab.GroupAdmin
+	tab.ClusterAdmin
 	publish.Publisher
 	tail.Tailer
 }) map[string]func(context.Context) error {
 	return map[string]func(context.Context) error{
 		"CreateTopic": func(c context.Context) error {
-			return src.CreateTopic(c, views.TopicSpec{Name: "E2E.NEW", Partitions: 1, Replicas: 1})
+			return src.CreateTopic(c, tab.TopicSpec{Name: "E2E.NEW", Partitions: 1, Replicas: 1})
 		},
 		"DeleteTopic": func(c context.Context) error { return src.DeleteTopic(c, "E2E.RO") },
 		"FlushTopic":  func(c context.Context) error { return src.FlushTopic(c, "E2E.RO") },

@@ -1,7 +1,8 @@
 // Package live adapts the real iLink client to the dashboard's view
-// interfaces (ui/views): the admin client for the polled lists and actions,
-// consumer v2 for the tail, the multi-connection producer for publish. The
-// views never see a connection; this package is the only place that does.
+// interfaces (ui/views/tab, tail, publish): the admin client for the
+// polled lists and actions, consumer v2 for the tail, the
+// multi-connection producer for publish. The views never see a
+// connection; this package is the only place that does.
 package live
 
 import (
@@ -12,12 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"ilinkdash/ui/views/publish"
-	"ilinkdash/ui/views/tail"
-
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tab"
+	"ilinkdash/ui/views/tail"
 )
 
 // Config says where the cluster is.
@@ -30,7 +30,7 @@ type Config struct {
 	Logf         func(format string, args ...any)
 }
 
-// Sources implements views.Sources, tail.Tailer and publish.Publisher over
+// Sources implements tab.Sources, tail.Tailer and publish.Publisher over
 // one admin service connection that it re-opens by itself after a failure.
 type Sources struct {
 	cfg Config
@@ -43,7 +43,7 @@ type Sources struct {
 }
 
 var (
-	_ views.Sources     = (*Sources)(nil)
+	_ tab.Sources       = (*Sources)(nil)
 	_ tail.Tailer       = (*Sources)(nil)
 	_ publish.Publisher = (*Sources)(nil)
 )
@@ -184,15 +184,15 @@ func (s *Sources) AdminFailovers() []admin.Failover {
 	return svc.Failovers()
 }
 
-// ClusterSummary implements views.SummarySource.
-func (s *Sources) ClusterSummary(ctx context.Context) (views.ClusterSummary, error) {
-	return withQmgr(s, ctx, func(q *admin.Qmgr) (views.ClusterSummary, error) {
+// ClusterSummary implements tab.SummarySource.
+func (s *Sources) ClusterSummary(ctx context.Context) (tab.ClusterSummary, error) {
+	return withQmgr(s, ctx, func(q *admin.Qmgr) (tab.ClusterSummary, error) {
 		nodes, err := q.Nodes(ctx)
 		if err != nil {
-			return views.ClusterSummary{}, err
+			return tab.ClusterSummary{}, err
 		}
 		svc := q.Service()
-		sum := views.ClusterSummary{
+		sum := tab.ClusterSummary{
 			Cluster:       svc.Cluster(),
 			QueueManager:  q.Name(),
 			EngineVersion: svc.EngineVersion(),
@@ -207,61 +207,61 @@ func (s *Sources) ClusterSummary(ctx context.Context) (views.ClusterSummary, err
 	})
 }
 
-// StatSeries implements views.StatsSource.
+// StatSeries implements tab.StatsSource.
 func (s *Sources) StatSeries(ctx context.Context, scope string) (admin.StatSeries, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.StatSeries, error) { return q.StatSeries(ctx, scope) })
 }
 
-// ListTopics implements views.TopicLister.
+// ListTopics implements tab.TopicLister.
 func (s *Sources) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.TopicInfo, error) { return q.Topics(ctx) })
 }
 
-// DescribeTopic implements views.TopicAdmin.
+// DescribeTopic implements tab.TopicAdmin.
 func (s *Sources) DescribeTopic(ctx context.Context, topic string) (admin.TopicDescription, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.TopicDescription, error) { return q.DescribeTopic(ctx, topic) })
 }
 
-// SubscriptionList implements views.TopicAdmin.
+// SubscriptionList implements tab.TopicAdmin.
 func (s *Sources) SubscriptionList(ctx context.Context, topic string) ([]admin.SubscriptionLine, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.SubscriptionLine, error) { return q.SubscriptionList(ctx, topic) })
 }
 
 // topicProps renders a create-topic spec as iLink's property string:
 // the text its review showed (TopicSpec.Props).
-func topicProps(spec views.TopicSpec) string { return spec.Props() }
+func topicProps(spec tab.TopicSpec) string { return spec.Props() }
 
-// CreateTopic implements views.TopicAdmin.
-func (s *Sources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+// CreateTopic implements tab.TopicAdmin.
+func (s *Sources) CreateTopic(ctx context.Context, spec tab.TopicSpec) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
 		return struct{}{}, q.CreateTopic(ctx, spec.Name, topicProps(spec))
 	})
 	return err
 }
 
-// DeleteTopic implements views.TopicAdmin.
+// DeleteTopic implements tab.TopicAdmin.
 func (s *Sources) DeleteTopic(ctx context.Context, topic string) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteTopic(ctx, topic) })
 	return err
 }
 
-// FlushTopic implements views.TopicAdmin.
+// FlushTopic implements tab.TopicAdmin.
 func (s *Sources) FlushTopic(ctx context.Context, topic string) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.FlushTopic(ctx, topic) })
 	return err
 }
 
-// ListGroups implements views.GroupLister.
+// ListGroups implements tab.GroupLister.
 func (s *Sources) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.GroupInfo, error) { return q.GroupList(ctx) })
 }
 
-// DescribeGroup implements views.GroupAdmin.
+// DescribeGroup implements tab.GroupAdmin.
 func (s *Sources) DescribeGroup(ctx context.Context, group string) (admin.GroupDescription, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.GroupDescription, error) { return q.DescribeGroup(ctx, group) })
 }
 
-// SeekGroup implements views.GroupAdmin: apply=false plans only.
+// SeekGroup implements tab.GroupAdmin: apply=false plans only.
 func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
 		if !apply {
@@ -271,7 +271,7 @@ func (s *Sources) SeekGroup(ctx context.Context, group, topic string, to admin.S
 	})
 }
 
-// SeekGroupToTime implements views.GroupAdmin: the plan is the engine's
+// SeekGroupToTime implements tab.GroupAdmin: the plan is the engine's
 // dry run of the same time seek, so the preview shows what applying does.
 func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t time.Time, apply bool) ([]admin.OffsetChange, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.OffsetChange, error) {
@@ -282,18 +282,18 @@ func (s *Sources) SeekGroupToTime(ctx context.Context, group, topic string, t ti
 	})
 }
 
-// DeleteGroup implements views.GroupAdmin.
+// DeleteGroup implements tab.GroupAdmin.
 func (s *Sources) DeleteGroup(ctx context.Context, group string) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.DeleteGroup(ctx, group) })
 	return err
 }
 
-// ClusterProperty implements views.ClusterAdmin.
+// ClusterProperty implements tab.ClusterAdmin.
 func (s *Sources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, error) {
 	return withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.ClusterProperty(ctx, "") })
 }
 
-// SetClusterProperty implements views.ClusterAdmin.
+// SetClusterProperty implements tab.ClusterAdmin.
 func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) {
 		return svc.SetClusterProperty(ctx, "", change)
@@ -301,31 +301,31 @@ func (s *Sources) SetClusterProperty(ctx context.Context, change admin.ClusterPr
 	return err
 }
 
-// AddNode implements views.ClusterAdmin.
+// AddNode implements tab.ClusterAdmin.
 func (s *Sources) AddNode(ctx context.Context, node admin.ClusterNode) error {
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.AddNode(ctx, "", node) })
 	return err
 }
 
-// RemoveNode implements views.ClusterAdmin.
+// RemoveNode implements tab.ClusterAdmin.
 func (s *Sources) RemoveNode(ctx context.Context, n int) error {
 	_, err := withService(s, ctx, func(svc *admin.Service) (admin.ClusterProperty, error) { return svc.RemoveNode(ctx, "", n) })
 	return err
 }
 
-// ReplicationStatus implements views.ClusterAdmin.
+// ReplicationStatus implements tab.ClusterAdmin.
 func (s *Sources) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.ReplicationStatus, error) { return q.ReplicationStatus(ctx) })
 }
 
-// ClusterLeadTable implements views.ClusterAdmin.
+// ClusterLeadTable implements tab.ClusterAdmin.
 func (s *Sources) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error) {
 	return withService(s, ctx, func(svc *admin.Service) (admin.ClusterLeadTable, error) {
 		return svc.ClusterLeadTableParsed(ctx, "")
 	})
 }
 
-// ListQueues implements views.QueueLister.
+// ListQueues implements tab.QueueLister.
 func (s *Sources) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.QueueInfo, error) { return q.Queues(ctx) })
 }

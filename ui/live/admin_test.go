@@ -9,7 +9,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/topicrules"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 // sources are the adapters over e, closed at the end of the test.
@@ -52,7 +52,7 @@ func TestSourcesAdminCalls(t *testing.T) {
 		t.Fatalf("summary %+v, %v: want the one node, leading", sum, err)
 	}
 	forever := topicrules.Forever
-	spec := views.TopicSpec{Name: "LIVE.ADMIN", Partitions: 3, RetentionMs: &forever, RetentionBytes: 1 << 20}
+	spec := tab.TopicSpec{Name: "LIVE.ADMIN", Partitions: 3, RetentionMs: &forever, RetentionBytes: 1 << 20}
 	if err := src.CreateTopic(ctx, spec); err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestSourcesReadOnlyRefusesChanges(t *testing.T) {
 		t.Fatalf("a read in read-only mode: %v", err)
 	}
 	for name, call := range map[string]func() error{
-		"CreateTopic": func() error { return src.CreateTopic(ctx, views.TopicSpec{Name: "RO.NEW", Partitions: 1}) },
+		"CreateTopic": func() error { return src.CreateTopic(ctx, tab.TopicSpec{Name: "RO.NEW", Partitions: 1}) },
 		"DeleteTopic": func() error { return src.DeleteTopic(ctx, "RO.T") },
 		"FlushTopic":  func() error { return src.FlushTopic(ctx, "RO.T") },
 		"DeleteGroup": func() error { return src.DeleteGroup(ctx, "g") },

@@ -17,13 +17,13 @@ import (
 // (NewProducer), the consumer (a named group) and the one-shot queue put
 // and get (ilink.PutOnce, ilink.GetOnce) do.
 
-// AlterTopic implements views.TopicAdmin.
+// AlterTopic implements tab.TopicAdmin.
 func (s *Sources) AlterTopic(ctx context.Context, topic, props string) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) { return struct{}{}, q.AlterTopic(ctx, topic, props) })
 	return err
 }
 
-// RebalanceLeaders implements views.ClusterAdmin.
+// RebalanceLeaders implements tab.ClusterAdmin.
 func (s *Sources) RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error) {
 	if !apply {
 		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.PlanRebalanceLeaders(ctx) })
@@ -31,7 +31,7 @@ func (s *Sources) RebalanceLeaders(ctx context.Context, apply bool) (admin.Leade
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.LeaderRebalance, error) { return q.RebalanceLeaders(ctx) })
 }
 
-// MovePartitionLeader implements views.ClusterAdmin (FORCE ELECTION).
+// MovePartitionLeader implements tab.ClusterAdmin (FORCE ELECTION).
 func (s *Sources) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
 	_, err := withQmgr(s, ctx, func(q *admin.Qmgr) (struct{}, error) {
 		return struct{}{}, q.ForceElection(ctx, topic, partition, node)
@@ -44,7 +44,7 @@ func (s *Sources) BrowseQueue(ctx context.Context, queue string, from uint64, ma
 	return s.BrowseQueueAt(ctx, queue, admin.BrowseAt{From: from, Max: max})
 }
 
-// BrowseQueueAt implements views.QueueAdmin.
+// BrowseQueueAt implements tab.QueueAdmin.
 func (s *Sources) BrowseQueueAt(ctx context.Context, queue string, at admin.BrowseAt) (admin.QueueBrowse, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QueueBrowse, error) { return q.BrowseQueueAt(ctx, queue, at) })
 }
@@ -61,7 +61,7 @@ func (e liveError) Error() string { return string(e) }
 
 const errNoData = liveError("queue put and get need a data address (set --addr or the context's addresses)")
 
-// PutMessages implements views.QueueAdmin.
+// PutMessages implements tab.QueueAdmin.
 func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
 	if len(s.cfg.DataAddrs) == 0 {
 		return errNoData
@@ -69,7 +69,7 @@ func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte
 	return ilink.PutOnceHeaders(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue, bodies, headers)
 }
 
-// TakeMessage implements views.QueueAdmin.
+// TakeMessage implements tab.QueueAdmin.
 func (s *Sources) TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error) {
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, errNoData
@@ -97,7 +97,7 @@ func (s *Sources) TakeMessage(ctx context.Context, queue string, id []byte) (*ad
 	return out, nil
 }
 
-// MoveMessages implements views.QueueAdmin.
+// MoveMessages implements tab.QueueAdmin.
 func (s *Sources) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
 	if !apply {
 		return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.MoveResult, error) { return q.PlanMoveMessages(ctx, from, to, sel.IDs) })
@@ -107,7 +107,7 @@ func (s *Sources) MoveMessages(ctx context.Context, from, to string, sel admin.M
 	})
 }
 
-// QuarantineList implements views.QueueAdmin.
+// QuarantineList implements tab.QueueAdmin.
 func (s *Sources) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) ([]admin.QuarantineDir, error) {
 		text, err := q.QuarantineList(ctx)
@@ -118,7 +118,7 @@ func (s *Sources) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, er
 	})
 }
 
-// ScanQuarantine implements views.QueueAdmin.
+// ScanQuarantine implements tab.QueueAdmin.
 func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineScan, error) {
 		text, err := q.ScanQuarantine(ctx, dir, queue, time.Time{})
@@ -129,7 +129,7 @@ func (s *Sources) ScanQuarantine(ctx context.Context, dir, queue string) (admin.
 	})
 }
 
-// OpenQuarantineEntry implements views.QueueAdmin: a scan naming the
+// OpenQuarantineEntry implements tab.QueueAdmin: a scan naming the
 // entry, which returns its headers and body.
 func (s *Sources) OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (*admin.QuarantineEntry, error) {
@@ -150,7 +150,7 @@ func (s *Sources) OpenQuarantineEntry(ctx context.Context, dir, queue string, id
 	})
 }
 
-// ReinjectQuarantine implements views.QueueAdmin.
+// ReinjectQuarantine implements tab.QueueAdmin.
 func (s *Sources) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {
 	return withQmgr(s, ctx, func(q *admin.Qmgr) (admin.QuarantineReinjectResult, error) {
 		return q.ReinjectQuarantineIDs(ctx, plan.Dir, plan.Queue, plan.IDs, plan.IncludeOld)

@@ -11,7 +11,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/wire"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 // A read-only context refuses every mutating action with MIMQE_READ_ONLY
@@ -43,7 +43,7 @@ func TestReadOnlyActionsNeverDial(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	actions := map[string]func() error{
-		"CreateTopic": func() error { return s.CreateTopic(ctx, views.TopicSpec{Name: "T"}) },
+		"CreateTopic": func() error { return s.CreateTopic(ctx, tab.TopicSpec{Name: "T"}) },
 		"DeleteTopic": func() error { return s.DeleteTopic(ctx, "T") },
 		"FlushTopic":  func() error { return s.FlushTopic(ctx, "T") },
 		"AlterTopic":  func() error { return s.AlterTopic(ctx, "T", "retention.ms=1") },

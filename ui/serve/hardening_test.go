@@ -21,7 +21,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/ilinktest"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 // liveHeap is the heap in use after a collection.
@@ -262,7 +262,7 @@ func TestRevokedKeySessionEnds(t *testing.T) {
 	writeKeys(t, ops)
 	touch(t, ops)
 	revoked := time.Now()
-	err := src.CreateTopic(context.Background(), views.TopicSpec{Name: "AFTER.REVOKE", Partitions: 1, Replicas: 1})
+	err := src.CreateTopic(context.Background(), tab.TopicSpec{Name: "AFTER.REVOKE", Partitions: 1, Replicas: 1})
 	if err == nil {
 		t.Fatal("an action after the key's removal was let through")
 	}

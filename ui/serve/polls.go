@@ -9,11 +9,11 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 // polls is the one poller every session reads the polled admin resources
-// through: a cache in front of one views.Sources, with one fetch in
+// through: a cache in front of one tab.Sources, with one fetch in
 // flight per resource at a time (later askers wait for it) and a
 // freshness bound of one polling interval. Each session keeps its own
 // poller state machine (ui/poll.go: ticks, backoff, stale replies); when
@@ -63,7 +63,7 @@ type pollFlight struct {
 
 // newPolls builds the poller over src (the read-only role's client, so
 // the shared reads can never mutate).
-func newPolls(base context.Context, src views.Sources, refresh config.Refresh) *polls {
+func newPolls(base context.Context, src tab.Sources, refresh config.Refresh) *polls {
 	p := &polls{refresh: refresh, base: base, now: time.Now, res: map[string]*pollEntry{}}
 	p.fetch = ui.Fetchers(src)
 	return p

@@ -8,14 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"ilinkdash/ui/views/publish"
-	"ilinkdash/ui/views/tail"
-
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tab"
+	"ilinkdash/ui/views/tail"
 )
 
 // Backend is one role's client-layer objects: the admin adapters, the
@@ -24,7 +23,7 @@ import (
 // producer's refuse every mutating call; the operator's is writable
 // (unless the served context is read-only).
 type Backend interface {
-	views.Sources
+	tab.Sources
 	tail.Tailer
 	publish.Publisher
 }
@@ -48,7 +47,7 @@ type sessionSources struct {
 func (ss *sessionSources) ReleaseClosedTails() bool { return true }
 
 var (
-	_ views.Sources     = (*sessionSources)(nil)
+	_ tab.Sources       = (*sessionSources)(nil)
 	_ tail.Tailer       = (*sessionSources)(nil)
 	_ publish.Publisher = (*sessionSources)(nil)
 )
@@ -71,7 +70,7 @@ func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T,
 // detail reads through the shared cache (polls.detail) from the viewer's
 // client, which can only read: a detail several sessions have open is
 // read once per its interval, whoever asks.
-func detail[T any](ss *sessionSources, ctx context.Context, key string, like common.ResID, fn func(views.Sources, context.Context) (T, error)) (T, error) {
+func detail[T any](ss *sessionSources, ctx context.Context, key string, like common.ResID, fn func(tab.Sources, context.Context) (T, error)) (T, error) {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
 	reader := ss.s.cfg.Viewer
@@ -132,15 +131,15 @@ func (e *rightsError) Error() string {
 
 // ---- polled ----
 
-func (ss *sessionSources) ClusterSummary(ctx context.Context) (views.ClusterSummary, error) {
-	return polled[views.ClusterSummary](ss, ctx, common.ResSummary)
+func (ss *sessionSources) ClusterSummary(ctx context.Context) (tab.ClusterSummary, error) {
+	return polled[tab.ClusterSummary](ss, ctx, common.ResSummary)
 }
 
 func (ss *sessionSources) StatSeries(ctx context.Context, scope string) (admin.StatSeries, error) {
 	if scope == "" {
 		return polled[admin.StatSeries](ss, ctx, common.ResStats)
 	}
-	return detail(ss, ctx, "stats/"+scope, common.ResStats, func(r views.Sources, c context.Context) (admin.StatSeries, error) {
+	return detail(ss, ctx, "stats/"+scope, common.ResStats, func(r tab.Sources, c context.Context) (admin.StatSeries, error) {
 		return r.StatSeries(c, scope)
 	})
 }
@@ -172,26 +171,26 @@ func (ss *sessionSources) ClusterLeadTable(ctx context.Context) (admin.ClusterLe
 // ---- details (shared: asked by the user, re-read by the open view) ----
 
 func (ss *sessionSources) DescribeTopic(ctx context.Context, topic string) (admin.TopicDescription, error) {
-	return detail(ss, ctx, "topic/"+topic, common.ResTopics, func(r views.Sources, c context.Context) (admin.TopicDescription, error) {
+	return detail(ss, ctx, "topic/"+topic, common.ResTopics, func(r tab.Sources, c context.Context) (admin.TopicDescription, error) {
 		return r.DescribeTopic(c, topic)
 	})
 }
 
 func (ss *sessionSources) SubscriptionList(ctx context.Context, topic string) ([]admin.SubscriptionLine, error) {
-	return detail(ss, ctx, "subscriptions/"+topic, common.ResTopics, func(r views.Sources, c context.Context) ([]admin.SubscriptionLine, error) {
+	return detail(ss, ctx, "subscriptions/"+topic, common.ResTopics, func(r tab.Sources, c context.Context) ([]admin.SubscriptionLine, error) {
 		return r.SubscriptionList(c, topic)
 	})
 }
 
 func (ss *sessionSources) DescribeGroup(ctx context.Context, group string) (admin.GroupDescription, error) {
-	return detail(ss, ctx, "group/"+group, common.ResGroups, func(r views.Sources, c context.Context) (admin.GroupDescription, error) {
+	return detail(ss, ctx, "group/"+group, common.ResGroups, func(r tab.Sources, c context.Context) (admin.GroupDescription, error) {
 		return r.DescribeGroup(c, group)
 	})
 }
 
 // ---- mutations ----
 
-func (ss *sessionSources) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+func (ss *sessionSources) CreateTopic(ctx context.Context, spec tab.TopicSpec) error {
 	detail := spec.Props() // the property text sent, as the review showed it
 	return ss.act(ctx, "create-topic", spec.Name, detail, func(c context.Context) error { return ss.b.CreateTopic(c, spec) })
 }

@@ -1,4 +1,4 @@
-// Package fakes implements views.Sources with deterministic, in-memory demo
+// Package fakes implements tab.Sources with deterministic, in-memory demo
 // data: a 3-node cluster with topics, queues and consumer groups of every
 // health (caught up, lagging, stalled, rebalancing, empty). Nothing moves
 // until Advance is called, so tests and golden screens are reproducible;
@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
-	"ilinkdash/ui/views"
+	"ilinkdash/ui/views/tab"
 )
 
 type partition struct {
@@ -335,12 +335,12 @@ func (s *Source) sortedTopics() []*topic {
 	return out
 }
 
-// ---- views.Sources ----
+// ---- tab.Sources ----
 
-// ClusterSummary implements views.SummarySource.
-func (s *Source) ClusterSummary(ctx context.Context) (views.ClusterSummary, error) {
+// ClusterSummary implements tab.SummarySource.
+func (s *Source) ClusterSummary(ctx context.Context) (tab.ClusterSummary, error) {
 	if err := s.enter(ctx, "ClusterSummary"); err != nil {
-		return views.ClusterSummary{}, err
+		return tab.ClusterSummary{}, err
 	}
 	defer s.mu.Unlock()
 	nodes := slices.Clone(s.nodes)
@@ -356,10 +356,10 @@ func (s *Source) ClusterSummary(ctx context.Context) (views.ClusterSummary, erro
 			}
 		}
 	}
-	return views.ClusterSummary{Cluster: s.cluster.Name, QueueManager: "QM1", EngineVersion: "7.0.1.3552 (ilinkdash engine)", Leader: s.leader, Nodes: nodes}, nil
+	return tab.ClusterSummary{Cluster: s.cluster.Name, QueueManager: "QM1", EngineVersion: "7.0.1.3552 (ilinkdash engine)", Leader: s.leader, Nodes: nodes}, nil
 }
 
-// StatSeries implements views.StatsSource: 15 minutes at 1 s, oldest first.
+// StatSeries implements tab.StatsSource: 15 minutes at 1 s, oldest first.
 func (s *Source) StatSeries(ctx context.Context, scope string) (admin.StatSeries, error) {
 	if err := s.enter(ctx, "StatSeries"); err != nil {
 		return admin.StatSeries{}, err
@@ -387,7 +387,7 @@ func (s *Source) StatSeries(ctx context.Context, scope string) (admin.StatSeries
 	return ser, nil
 }
 
-// ListTopics implements views.TopicLister.
+// ListTopics implements tab.TopicLister.
 func (s *Source) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
 	if err := s.enter(ctx, "ListTopics"); err != nil {
 		return nil, err
@@ -401,7 +401,7 @@ func (s *Source) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
 	return out, nil
 }
 
-// DescribeTopic implements views.TopicAdmin.
+// DescribeTopic implements tab.TopicAdmin.
 func (s *Source) DescribeTopic(ctx context.Context, name string) (admin.TopicDescription, error) {
 	if err := s.enter(ctx, "DescribeTopic"); err != nil {
 		return admin.TopicDescription{}, err
@@ -421,7 +421,7 @@ func (s *Source) DescribeTopic(ctx context.Context, name string) (admin.TopicDes
 	return d, nil
 }
 
-// SubscriptionList implements views.TopicAdmin.
+// SubscriptionList implements tab.TopicAdmin.
 func (s *Source) SubscriptionList(ctx context.Context, name string) ([]admin.SubscriptionLine, error) {
 	if err := s.enter(ctx, "SubscriptionList"); err != nil {
 		return nil, err
@@ -448,8 +448,8 @@ func (s *Source) SubscriptionList(ctx context.Context, name string) ([]admin.Sub
 	return out, nil
 }
 
-// CreateTopic implements views.TopicAdmin.
-func (s *Source) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
+// CreateTopic implements tab.TopicAdmin.
+func (s *Source) CreateTopic(ctx context.Context, spec tab.TopicSpec) error {
 	if err := s.enter(ctx, "CreateTopic"); err != nil {
 		return err
 	}
@@ -468,7 +468,7 @@ func (s *Source) CreateTopic(ctx context.Context, spec views.TopicSpec) error {
 	return nil
 }
 
-// DeleteTopic implements views.TopicAdmin; it wipes the commits on it.
+// DeleteTopic implements tab.TopicAdmin; it wipes the commits on it.
 func (s *Source) DeleteTopic(ctx context.Context, name string) error {
 	if err := s.enter(ctx, "DeleteTopic"); err != nil {
 		return err
@@ -485,7 +485,7 @@ func (s *Source) DeleteTopic(ctx context.Context, name string) error {
 	return nil
 }
 
-// FlushTopic implements views.TopicAdmin: every record goes, commits too.
+// FlushTopic implements tab.TopicAdmin: every record goes, commits too.
 func (s *Source) FlushTopic(ctx context.Context, name string) error {
 	if err := s.enter(ctx, "FlushTopic"); err != nil {
 		return err
@@ -543,7 +543,7 @@ func (s *Source) groupOffsets(g *group) []admin.PartitionOffsets {
 	return out
 }
 
-// ListGroups implements views.GroupLister.
+// ListGroups implements tab.GroupLister.
 func (s *Source) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
 	if err := s.enter(ctx, "ListGroups"); err != nil {
 		return nil, err
@@ -557,7 +557,7 @@ func (s *Source) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
 	return out, nil
 }
 
-// DescribeGroup implements views.GroupAdmin (unknown → Dead, no error).
+// DescribeGroup implements tab.GroupAdmin (unknown → Dead, no error).
 func (s *Source) DescribeGroup(ctx context.Context, name string) (admin.GroupDescription, error) {
 	if err := s.enter(ctx, "DescribeGroup"); err != nil {
 		return admin.GroupDescription{}, err
@@ -626,7 +626,7 @@ func (s *Source) seek(ctx context.Context, method, name, topicName string, apply
 	return out, nil
 }
 
-// SeekGroup implements views.GroupAdmin.
+// SeekGroup implements tab.GroupAdmin.
 func (s *Source) SeekGroup(ctx context.Context, name, topicName string, to admin.SeekTarget, apply bool) ([]admin.OffsetChange, error) {
 	planned := map[string]int64{}
 	for _, c := range to.Planned {
@@ -652,7 +652,7 @@ func (s *Source) SeekGroup(ctx context.Context, name, topicName string, to admin
 	})
 }
 
-// SeekGroupToTime implements views.GroupAdmin: records are spread evenly
+// SeekGroupToTime implements tab.GroupAdmin: records are spread evenly
 // in time at the topic's rate.
 func (s *Source) SeekGroupToTime(ctx context.Context, name, topicName string, at time.Time, apply bool) ([]admin.OffsetChange, error) {
 	s.mu.Lock()
@@ -664,7 +664,7 @@ func (s *Source) SeekGroupToTime(ctx context.Context, name, topicName string, at
 	})
 }
 
-// DeleteGroup implements views.GroupAdmin.
+// DeleteGroup implements tab.GroupAdmin.
 func (s *Source) DeleteGroup(ctx context.Context, name string) error {
 	if err := s.enter(ctx, "DeleteGroup"); err != nil {
 		return err
@@ -719,7 +719,7 @@ func (s *Source) SetNodeState(id int, st admin.NodeState) {
 	}
 }
 
-// ClusterProperty implements views.ClusterAdmin.
+// ClusterProperty implements tab.ClusterAdmin.
 func (s *Source) ClusterProperty(ctx context.Context) (admin.ClusterProperty, error) {
 	if err := s.enter(ctx, "ClusterProperty"); err != nil {
 		return admin.ClusterProperty{}, err
@@ -733,7 +733,7 @@ func (s *Source) ClusterProperty(ctx context.Context) (admin.ClusterProperty, er
 // ErrNotCommitted is the "may still commit" outcome.
 var ErrNotCommitted = errors.New("MIMQE_CLUSTER_NOT_COMMITTED (not committed - retry)")
 
-// SetClusterProperty implements views.ClusterAdmin with the optimistic
+// SetClusterProperty implements tab.ClusterAdmin with the optimistic
 // version check of ilink-spec §3.8.
 func (s *Source) SetClusterProperty(ctx context.Context, ch admin.ClusterPropertyChange) error {
 	if err := s.enter(ctx, "SetClusterProperty"); err != nil {
@@ -767,7 +767,7 @@ func (s *Source) SetClusterProperty(ctx context.Context, ch admin.ClusterPropert
 	return nil
 }
 
-// AddNode implements views.ClusterAdmin.
+// AddNode implements tab.ClusterAdmin.
 func (s *Source) AddNode(ctx context.Context, n admin.ClusterNode) error {
 	if err := s.enter(ctx, "AddNode"); err != nil {
 		return err
@@ -792,7 +792,7 @@ func (s *Source) AddNode(ctx context.Context, n admin.ClusterNode) error {
 	return nil
 }
 
-// RemoveNode implements views.ClusterAdmin.
+// RemoveNode implements tab.ClusterAdmin.
 func (s *Source) RemoveNode(ctx context.Context, num int) error {
 	if err := s.enter(ctx, "RemoveNode"); err != nil {
 		return err
@@ -812,7 +812,7 @@ func (s *Source) RemoveNode(ctx context.Context, num int) error {
 	return nil
 }
 
-// ReplicationStatus implements views.ClusterAdmin.
+// ReplicationStatus implements tab.ClusterAdmin.
 func (s *Source) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus, error) {
 	if err := s.enter(ctx, "ReplicationStatus"); err != nil {
 		return admin.ReplicationStatus{}, err
@@ -844,7 +844,7 @@ func (s *Source) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus
 	return r, nil
 }
 
-// ClusterLeadTable implements views.ClusterAdmin.
+// ClusterLeadTable implements tab.ClusterAdmin.
 func (s *Source) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, error) {
 	if err := s.enter(ctx, "ClusterLeadTable"); err != nil {
 		return admin.ClusterLeadTable{}, err
@@ -860,7 +860,7 @@ func (s *Source) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, 
 	return admin.ClusterLeadTable{Format: "ILLT1", Rows: rows}, nil
 }
 
-// ListQueues implements views.QueueLister.
+// ListQueues implements tab.QueueLister.
 func (s *Source) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
 	if err := s.enter(ctx, "ListQueues"); err != nil {
 		return nil, err
@@ -895,7 +895,7 @@ func (s *Source) AddHostileTopic(name string) {
 	s.addGroup(name+"-grp", admin.GroupStable, 1, []string{name}, 1, 5)
 }
 
-var _ views.Sources = (*Source)(nil)
+var _ tab.Sources = (*Source)(nil)
 
 // Run advances the demo in real time (every `every`, by the time that
 // passed) until ctx ends, so a dashboard on the fake moves like a live

@@ -79,7 +79,7 @@ func (s *Source) queueLocked(name string) (*queue, error) {
 	return nil, fmt.Errorf("MIMQE_UNKNOWN_QUEUE (%s)", name)
 }
 
-// AlterTopic implements views.TopicAdmin (the key=value text of
+// AlterTopic implements tab.TopicAdmin (the key=value text of
 // admin.PlanTopicAlter).
 func (s *Source) AlterTopic(ctx context.Context, name, props string) error {
 	if err := s.enter(ctx, "AlterTopic"); err != nil {
@@ -126,7 +126,7 @@ func (s *Source) AlterTopic(ctx context.Context, name, props string) error {
 	return nil
 }
 
-// RebalanceLeaders implements views.ClusterAdmin.
+// RebalanceLeaders implements tab.ClusterAdmin.
 func (s *Source) RebalanceLeaders(ctx context.Context, apply bool) (admin.LeaderRebalance, error) {
 	if err := s.enter(ctx, "RebalanceLeaders"); err != nil {
 		return admin.LeaderRebalance{}, err
@@ -160,7 +160,7 @@ func (s *Source) RebalanceLeaders(ctx context.Context, apply bool) (admin.Leader
 	return out, nil
 }
 
-// MovePartitionLeader implements views.ClusterAdmin.
+// MovePartitionLeader implements tab.ClusterAdmin.
 func (s *Source) MovePartitionLeader(ctx context.Context, topic string, partition int32, node int) error {
 	if err := s.enter(ctx, "MovePartitionLeader"); err != nil {
 		return err
@@ -194,7 +194,7 @@ func (s *Source) BrowseQueue(ctx context.Context, name string, from uint64, max 
 	return s.BrowseQueueAt(ctx, name, admin.BrowseAt{From: from, Max: max})
 }
 
-// BrowseQueueAt implements views.QueueAdmin like the engine's BROWSE
+// BrowseQueueAt implements tab.QueueAdmin like the engine's BROWSE
 // QUEUE: a page from at.From on, or the one ending before at.Before, with
 // the index of its first message (MaxBytes is not modelled).
 func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.BrowseAt) (admin.QueueBrowse, error) {
@@ -226,7 +226,7 @@ func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.Browse
 		Messages: slices.Clone(q.msgs[lo:hi])}, nil
 }
 
-// PutMessages implements views.QueueAdmin.
+// PutMessages implements tab.QueueAdmin.
 func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, headers []wire.RecordHeader) error {
 	if err := s.enter(ctx, "PutMessages"); err != nil {
 		return err
@@ -247,7 +247,7 @@ func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, 
 	return nil
 }
 
-// TakeMessage implements views.QueueAdmin.
+// TakeMessage implements tab.QueueAdmin.
 func (s *Source) TakeMessage(ctx context.Context, name string, id []byte) (*admin.QueueMessage, error) {
 	if err := s.enter(ctx, "TakeMessage"); err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func (s *Source) TakeMessage(ctx context.Context, name string, id []byte) (*admi
 	return nil, nil
 }
 
-// MoveMessages implements views.QueueAdmin like the engine's MOVE
+// MoveMessages implements tab.QueueAdmin like the engine's MOVE
 // MESSAGES: a plan of no ids takes every message (the first
 // admin.MaxMoveIDs), an execution exactly its ids.
 func (s *Source) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
@@ -334,7 +334,7 @@ func (s *Source) MoveMessages(ctx context.Context, from, to string, sel admin.Mo
 	return out, nil
 }
 
-// QuarantineList implements views.QueueAdmin.
+// QuarantineList implements tab.QueueAdmin.
 func (s *Source) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, error) {
 	if err := s.enter(ctx, "QuarantineList"); err != nil {
 		return nil, err
@@ -364,7 +364,7 @@ func (s *Source) QuarantineList(ctx context.Context) ([]admin.QuarantineDir, err
 	return out, nil
 }
 
-// ScanQuarantine implements views.QueueAdmin.
+// ScanQuarantine implements tab.QueueAdmin.
 func (s *Source) ScanQuarantine(ctx context.Context, dir, queue string) (admin.QuarantineScan, error) {
 	if err := s.enter(ctx, "ScanQuarantine"); err != nil {
 		return admin.QuarantineScan{}, err
@@ -381,7 +381,7 @@ func (s *Source) ScanQuarantine(ctx context.Context, dir, queue string) (admin.Q
 	return out, nil
 }
 
-// OpenQuarantineEntry implements views.QueueAdmin: the entry of dir and
+// OpenQuarantineEntry implements tab.QueueAdmin: the entry of dir and
 // queue with id, with its headers and body (nil when it is gone).
 func (s *Source) OpenQuarantineEntry(ctx context.Context, dir, queue string, id []byte) (*admin.QuarantineEntry, error) {
 	if err := s.enter(ctx, "OpenQuarantineEntry"); err != nil {
@@ -397,7 +397,7 @@ func (s *Source) OpenQuarantineEntry(ctx context.Context, dir, queue string, id 
 	return nil, nil
 }
 
-// ReinjectQuarantine implements views.QueueAdmin: exactly the entries of
+// ReinjectQuarantine implements tab.QueueAdmin: exactly the entries of
 // plan, by id.
 func (s *Source) ReinjectQuarantine(ctx context.Context, plan admin.ReinjectPlan) (admin.QuarantineReinjectResult, error) {
 	if err := s.enter(ctx, "ReinjectQuarantine"); err != nil {

@@ -12,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"ilinkdash/ui/internal/viewtest"
-	"ilinkdash/ui/views"
-
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/publish"
+	"ilinkdash/ui/views/tab"
 )
 
 type pubRig struct {
@@ -445,9 +444,9 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 		defer mu.Unlock()
 		return exists[topic]
 	}}
-	var created []views.TopicSpec
+	var created []tab.TopicSpec
 	r := newPubRig(t, false, pub)
-	r.v.SetCreator(creatorFunc(func(_ context.Context, spec views.TopicSpec) error {
+	r.v.SetCreator(creatorFunc(func(_ context.Context, spec tab.TopicSpec) error {
 		mu.Lock()
 		defer mu.Unlock()
 		created = append(created, spec)
@@ -500,6 +499,6 @@ func TestPublishMissingTopicStopsAndOffersToCreate(t *testing.T) {
 	}
 }
 
-type creatorFunc func(context.Context, views.TopicSpec) error
+type creatorFunc func(context.Context, tab.TopicSpec) error
 
-func (f creatorFunc) CreateTopic(ctx context.Context, s views.TopicSpec) error { return f(ctx, s) }
+func (f creatorFunc) CreateTopic(ctx context.Context, s tab.TopicSpec) error { return f(ctx, s) }

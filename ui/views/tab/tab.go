@@ -1,9 +1,13 @@
-// Package tab is what the dashboard's tabs share, so that the tabs of
-// package views and the tail and publish tabs (packages ui/views/tail and
-// ui/views/publish) are built the same way without importing each other:
-// the Base every tab embeds (its context, size, generation and dialog),
-// the timeout of a call a tab makes itself, the create-topic spec the
-// topics and publish tabs both ask for, and small text helpers.
+// Package tab is what the dashboard's tabs share, so that every tab (the
+// packages under ui/views: overview, topics, groups, cluster, queues, tail
+// and publish) is built the same way without importing another: the Base
+// every tab embeds (its context, size, generation and dialog), the
+// timeout of a call a tab makes itself, the small interfaces the tabs read
+// through (sources.go), the one HealthTracker (tracker.go), the node rows
+// the overview and the cluster tab both show (nodes.go), the create-topic
+// spec the topics and publish tabs both ask for, and small text and row
+// helpers. The list-plus-detail scaffold of the topics, groups and queues
+// tabs is package ui/views/listdetail.
 package tab
 
 import (

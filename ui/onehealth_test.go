@@ -1,0 +1,185 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/views/groups"
+	"ilinkdash/ui/views/overview"
+	"ilinkdash/ui/views/tab"
+)
+
+// TestGroupCountsAgreeAcrossTabs: the overview's "N groups (K need
+// attention)" and the groups tab's "N groups" are one count, from the one
+// tracker. Before issue 22 they came apart (the repro: "6 groups" on one
+// tab, "7 groups (3 need attention)" on the other): the overview counted
+// the list, but its attention counted alerts, so a durable group missing
+// from the list (still tracked, with its alert) was attention without
+// being a group anywhere, and a group with two alerts (stopped, and
+// rebalancing repeatedly) counted twice. Now the missing group is a row
+// of both (STATE "unlisted"), temporary groups are said, and attention is
+// distinct groups.
+func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
+	ctx := plainCtx()
+	tr := tab.NewHealthTracker(health.DefaultConfig())
+	ov := overview.New(ctx, tr)
+	gv := groups.New(ctx, nil, tr)
+	ov.SetSize(120, 37)
+	gv.SetSize(120, 37)
+	feedAll(ov, t0)
+	temp := gi("tail-tmp", 1, 5, 5)
+	temp.Durable = false
+	churn := func(i int) admin.GroupInfo {
+		g := gi("crashloop", 0, 10, 500) // no member, unread: STOPPED
+		g.Generation = int32(i)          // a new generation every poll: rebalancing repeatedly
+		return g
+	}
+	lists := [][]admin.GroupInfo{
+		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(1)},
+		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(2)},
+		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(3)},
+		// moving's coordinator moves: it is missing from the list.
+		{gi("billing", 1, 100, 100), temp, churn(4)},
+	}
+	var os, gs string
+	for i, l := range lists {
+		ctx.Now = func() time.Time { return pollAt(i) }
+		feedAll(ov, pollAt(i))
+		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: l}
+		ov.Update(msg)
+		gv.Update(msg)
+		os, gs = ansi.Strip(ov.View()), ansi.Strip(gv.View())
+	}
+	const want = "4 groups (1 temporary, 1 missing from the list)"
+	if !strings.Contains(os, want+" (2 need attention)") {
+		t.Errorf("overview lacks %q (2 need attention: crashloop once, moving):\n%s", want, os)
+	}
+	if !strings.Contains(gs, want) {
+		t.Errorf("groups tab lacks %q:\n%s", want, gs)
+	}
+	var movingRow string
+	for _, l := range strings.Split(gs, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "moving ") {
+			movingRow = l
+		}
+	}
+	if !strings.Contains(movingRow, "unlisted") || !strings.Contains(movingRow, "UNKNOWN") {
+		t.Errorf("the group missing from the list is not a marked row of the groups tab: %q\n%s", movingRow, gs)
+	}
+	for _, k := range []string{"group crashloop stopped", "group crashloop rebalanced", "group moving missing from the group list"} {
+		if !strings.Contains(os, k) {
+			t.Errorf("overview lacks the alert %q:\n%s", k, os)
+		}
+	}
+}
+
+func plainCtx() *common.Context {
+	ctx := common.NewContext(config.DefaultContext(), false, nil)
+	ctx.Mode = common.Plain
+	ctx.Rebuild()
+	ctx.Width, ctx.Height = 120, 40
+	ctx.Now = func() time.Time { return t0 }
+	return ctx
+}
+
+// gi is a group on one partition of T, committed at c of end.
+func gi(name string, members int, c, end int64) admin.GroupInfo {
+	st := admin.GroupStable
+	if members == 0 {
+		st = admin.GroupEmpty
+	}
+	return admin.GroupInfo{Name: name, State: st, Members: members, Topics: []string{"T"}, Durable: true,
+		Partitions: []admin.PartitionOffsets{{Topic: "T", Partition: 0, Committed: c, LogStart: 0, End: end}}}
+}
+
+func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
+
+// feedAll gives the overview fresh node, topic and queue lists at `at`.
+func feedAll(v common.View, at time.Time) {
+	v.Update(common.DataMsg{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
+		Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}})
+	v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}})
+	v.Update(common.DataMsg{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}})
+}
+
+// TestOverviewAndGroupsShareOneHealth: the overview's group alerts are the
+// groups view's words — one HealthTracker, fed once per poll whichever
+// view sees the list first.
+func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
+	ctx := plainCtx()
+	tr := tab.NewHealthTracker(health.DefaultConfig())
+	ov := overview.New(ctx, tr)
+	gv := groups.New(ctx, nil, tr)
+	ov.SetSize(120, 37)
+	gv.SetSize(120, 37)
+	feedAll(ov, t0)
+	groups := func(i int) []admin.GroupInfo {
+		return []admin.GroupInfo{
+			gi("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
+			gi("keeping-up", 1, int64(i*100), int64(i*100)+3), // OK
+			gi("stuck", 1, 10, 7_000+int64(i)),                // no commit moves: STALLED
+			gi("left", 0, 10, 2_000),                          // no member, unread: STOPPED
+		}
+	}
+	for i := 0; i < 15; i++ {
+		ctx.Now = func() time.Time { return pollAt(i) }
+		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: groups(i)}
+		// The root's fan-out order: the overview first, then the groups view.
+		ov.Update(msg)
+		gv.Update(msg)
+		want := map[string]health.Word{}
+		for _, r := range tr.Groups() {
+			switch r.St.Word {
+			case health.Stalled, health.Stopped, health.Lagging:
+				want[r.St.Info.Name] = r.St.Word
+			}
+		}
+		got := map[string]health.Word{}
+		for _, a := range ov.Alerts() {
+			for _, w := range []health.Word{health.Stalled, health.Stopped, health.Lagging} {
+				if f := strings.Fields(a.Text); len(f) > 2 && f[0] == "group" && strings.HasPrefix(f[2], strings.ToLower(w.String())) {
+					got[f[1]] = w
+				}
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("poll %d: overview alerts %v, groups view words %v", i, got, want)
+		}
+		for n, w := range want {
+			if got[n] != w {
+				t.Fatalf("poll %d: overview alerts %v, groups view words %v", i, got, want)
+			}
+		}
+		if n := len(want); n > 0 && !strings.Contains(ansi.Strip(ov.View()), "("+strconv.Itoa(n)+" "+common.Agree(n, "needs", "need")+" attention)") {
+			t.Fatalf("poll %d: overview count disagrees with %v:\n%s", i, want, ansi.Strip(ov.View()))
+		}
+	}
+	words := map[string]health.Word{}
+	for _, r := range tr.Groups() {
+		words[r.St.Info.Name] = r.St.Word
+	}
+	if words["slow"] != health.Lagging || words["keeping-up"] != health.OK || words["stuck"] != health.Stalled || words["left"] != health.Stopped {
+		t.Fatalf("words %v", words)
+	}
+	// Each poll was taken in once: the rate of keeping-up is 100 per 2 s.
+	if r := tr.Row("keeping-up"); r.St.Rate != 50 {
+		t.Fatalf("keeping-up rate %v, want 50/s (a list observed twice would halve it)", r.St.Rate)
+	}
+	// The groups table shows the same words and lags.
+	s := ansi.Strip(gv.View())
+	for _, want := range []string{"1 STOPPED", "1 STALLED", "1 LAGGING", "STOPPED", "1.99k"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("groups view lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)

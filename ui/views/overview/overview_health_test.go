@@ -1,0 +1,141 @@
+package overview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/views/tab"
+)
+
+func plainCtx() *common.Context {
+	ctx := common.NewContext(config.DefaultContext(), false, nil)
+	ctx.Mode = common.Plain
+	ctx.Rebuild()
+	ctx.Width, ctx.Height = 120, 40
+	ctx.Now = func() time.Time { return t0 }
+	return ctx
+}
+
+// gi is a group on one partition of T, committed at c of end.
+func gi(name string, members int, c, end int64) admin.GroupInfo {
+	st := admin.GroupStable
+	if members == 0 {
+		st = admin.GroupEmpty
+	}
+	return admin.GroupInfo{Name: name, State: st, Members: members, Topics: []string{"T"}, Durable: true,
+		Partitions: []admin.PartitionOffsets{{Topic: "T", Partition: 0, Committed: c, LogStart: 0, End: end}}}
+}
+
+func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
+
+// feedAll gives the overview fresh node, topic and queue lists at `at`.
+func feedAll(v common.View, at time.Time) {
+	v.Update(common.DataMsg{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
+		Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}})
+	v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}})
+	v.Update(common.DataMsg{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}})
+}
+
+// TestOverviewPlurals: one of a thing is singular, in the counts line, the
+// attention count and the status bar text.
+func TestOverviewPlurals(t *testing.T) {
+	ctx := plainCtx()
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	feedAll(v, t0)
+	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
+		v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510)}})
+	}
+	s := ansi.Strip(v.View())
+	if !strings.Contains(s, "1 node · 1 topic · 1 queue · 1 group (1 needs attention)") {
+		t.Fatalf("counts line:\n%s", s)
+	}
+	if got := v.Status(); got != "1 alert" {
+		t.Fatalf("status %q, want \"1 alert\"", got)
+	}
+	v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(12), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510), gi("new", 1, 10, 900)}})
+	if s := ansi.Strip(v.View()); !strings.Contains(s, "1 queue · 2 groups (1 needs attention)") {
+		t.Fatalf("counts line:\n%s", s)
+	}
+}
+
+// TestOverviewConnectionTruth (issue 10, connection truth): the overview
+// says where it connects until the first answer; a refused connection is
+// "cannot reach <addr>: <reason>" with its age, in the alert list; data
+// older than three polling intervals is marked stale; and "nothing to
+// report" needs fresh data from every list.
+func TestOverviewConnectionTruth(t *testing.T) {
+	ctx := plainCtx()
+	ctx.Target = "127.0.0.1:1"
+	now := t0
+	ctx.Now = func() time.Time { return now }
+	v := New(ctx, nil)
+	v.SetSize(120, 30)
+	screen := func() string { return ansi.Strip(v.View()) }
+
+	s := screen()
+	if !strings.Contains(s, "connecting to 127.0.0.1:1…") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("before the first answer:\n%s", s)
+	}
+	refused := &ilink.Error{Name: ilink.NameConnectFailed, Tail: "127.0.0.1:1: connect: connection refused", Kind: ilink.KindSession}
+	for _, r := range feeds {
+		v.Update(common.PollErrMsg{Res: r, At: now, Err: refused})
+	}
+	now = now.Add(12 * time.Second)
+	s = screen()
+	if !strings.Contains(s, "✖ cannot reach 127.0.0.1:1: connect: connection refused (for 12s, no data yet)") ||
+		!strings.Contains(s, "not connected: cannot reach 127.0.0.1:1") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("refused:\n%s", s)
+	}
+	if v.Status() != "1 alert" {
+		t.Fatalf("status %q", v.Status())
+	}
+
+	// Fresh data: nothing to report (no group).
+	feedAll(v, now)
+	v.Update(common.DataMsg{Res: common.ResGroups, At: now, Data: []admin.GroupInfo{}})
+	if s := screen(); !strings.Contains(s, "✓ nothing to report") || strings.Contains(s, "cannot reach") || strings.Contains(s, "stale") {
+		t.Fatalf("fresh:\n%s", s)
+	}
+	// The engine hangs: no answer, no error yet; 7 s later (3 intervals of
+	// 2 s are 6 s) the data is stale and "nothing to report" goes.
+	at := now
+	now = now.Add(7 * time.Second)
+	s = screen()
+	if !strings.Contains(s, "stale: data from "+common.Clock(at)+", 7s ago") || strings.Contains(s, "nothing to report") {
+		t.Fatalf("stale:\n%s", s)
+	}
+	// One list failing while the others answer: the line says so, with
+	// the time of the oldest data.
+	feedAll(v, now)
+	v.Update(common.PollErrMsg{Res: common.ResGroups, At: now, Err: refused})
+	now = now.Add(3 * time.Second)
+	if s := screen(); !strings.Contains(s, "✖ cannot reach 127.0.0.1:1: connect: connection refused (for 3s, data from "+common.Clock(at)+")") {
+		t.Fatalf("groups failing:\n%s", s)
+	}
+	// An engine error is not "cannot reach".
+	v.Update(common.PollErrMsg{Res: common.ResGroups, At: now, Err: &ilink.Error{Name: "MIMQE_QMGR_NOT_RUNNING", Tail: "QM1"}})
+	if s := screen(); !strings.Contains(s, "the cluster answers with an error: MIMQE_QMGR_NOT_RUNNING (QM1)") {
+		t.Fatalf("engine error:\n%s", s)
+	}
+}
+
+// TestOverviewJudgingIsNotFine: while a group with unread records is not
+// judged yet, the overview does not claim "nothing to report" outright.
+func TestOverviewJudgingIsNotFine(t *testing.T) {
+	ctx := plainCtx()
+	v := New(ctx, nil)
+	v.SetSize(120, 30)
+	feedAll(v, t0)
+	v.Update(common.DataMsg{Res: common.ResGroups, At: t0, Data: []admin.GroupInfo{gi("new", 1, 10, 500)}})
+	if s := ansi.Strip(v.View()); !strings.Contains(s, "✓ nothing to report so far · 1 group not judged yet (the health window is 10s)") {
+		t.Fatalf("judging:\n%s", s)
+	}
+}

@@ -1,0 +1,233 @@
+package tab
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+)
+
+// lagHistory is how many lag samples a group keeps for its sparkline.
+const lagHistory = 60
+
+// GroupRow is one group of the groups table: its health status and what
+// the table shows of it, sanitized once per poll.
+type GroupRow struct {
+	St     health.GroupStatus
+	Name   string // sanitized
+	Topics string // sanitized, joined
+	Lag    *common.Ring
+	Spark  string
+}
+
+// HealthTracker is the dashboard's one health evaluation: a health.Monitor
+// fed with every polled list (groups, nodes, topics, queues). The root
+// model makes one and gives it to the overview and the groups view, so the
+// overview's alerts and the groups table's words are one judgement, the
+// same one `ilinkdash check` makes.
+//
+// Every view that receives a polled list passes it on (observe); the same
+// list (the same fanned-out common.DataMsg) is taken in once, whichever
+// view sees it first.
+type HealthTracker struct {
+	mon    *health.Monitor
+	rows   map[string]*GroupRow
+	sparkW int
+
+	seen   [common.NumRes]listStamp
+	last   []*GroupRow
+	alerts []health.Alert
+}
+
+// listStamp identifies one polled list: its reply time and its backing
+// array (the fanned-out message carries the same slice to every view).
+type listStamp struct {
+	at    time.Time
+	first any // pointer to the first element; nil for an empty list
+	n     int
+	ok    bool
+}
+
+func stampOf[T any](xs []T, at time.Time) listStamp {
+	s := listStamp{at: at, n: len(xs), ok: true}
+	if len(xs) > 0 {
+		s.first = &xs[0]
+	}
+	return s
+}
+
+func (s listStamp) same(o listStamp) bool {
+	return s.ok && o.ok && s.at.Equal(o.at) && s.n == o.n && s.first == o.first
+}
+
+// NewHealthTracker returns a tracker judging by cfg.
+func NewHealthTracker(cfg health.Config) *HealthTracker {
+	return &HealthTracker{mon: health.New(cfg), rows: map[string]*GroupRow{}, sparkW: 12}
+}
+
+// Config returns the thresholds in use.
+func (t *HealthTracker) Config() health.Config { return t.mon.Config() }
+
+// Observe takes in a polled list; it reports whether it was new (not
+// another view's copy of a list already taken in).
+func (t *HealthTracker) Observe(msg common.DataMsg) bool {
+	var st listStamp
+	switch d := msg.Data.(type) {
+	case []admin.GroupInfo:
+		st = stampOf(d, msg.At)
+	case []admin.TopicInfo:
+		st = stampOf(d, msg.At)
+	case []admin.QueueInfo:
+		st = stampOf(d, msg.At)
+	case ClusterSummary:
+		st = stampOf(d.Nodes, msg.At)
+	case admin.ClusterProperty:
+		st = stampOf(d.Nodes, msg.At)
+	default:
+		return false
+	}
+	if int(msg.Res) < len(t.seen) {
+		if st.same(t.seen[msg.Res]) {
+			return false
+		}
+		t.seen[msg.Res] = st
+	}
+	switch d := msg.Data.(type) {
+	case []admin.GroupInfo:
+		t.observeGroups(d, msg.At)
+	case []admin.TopicInfo:
+		t.mon.ObserveTopics(d, msg.At)
+	case []admin.QueueInfo:
+		t.mon.ObserveQueues(d, msg.At)
+	case ClusterSummary:
+		t.mon.ObserveNodes(d.Nodes, msg.At)
+	case admin.ClusterProperty:
+		t.mon.ObserveDefinition(d, msg.At)
+	}
+	t.alerts = t.mon.Alerts()
+	return true
+}
+
+// GroupCounts is what every tab says about the groups, from the one
+// tracker: the rows of the groups table (the latest list, plus the durable
+// groups missing from it that the monitor still tracks), how many are
+// temporary, how many need attention (distinct groups with an alert), how
+// many are not judged yet.
+type GroupCounts struct {
+	Total, Temporary, Unlisted, Attention, Judging int
+}
+
+func (t *HealthTracker) Counts() GroupCounts {
+	var c GroupCounts
+	for _, r := range t.last {
+		c.Total++
+		if !r.St.Info.Durable {
+			c.Temporary++
+		}
+		if !r.St.Unlisted.IsZero() {
+			c.Unlisted++
+		}
+		if r.St.Word == health.Unknown {
+			c.Judging++
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range t.alerts {
+		if strings.HasPrefix(string(a.Kind), "group-") && !seen[a.Subject] {
+			seen[a.Subject] = true
+			c.Attention++
+		}
+	}
+	return c
+}
+
+// Text is the count in words: "7 groups (2 temporary, 1 missing from the
+// list)".
+func (c GroupCounts) Text() string {
+	s := common.Plural(c.Total, "group")
+	var notes []string
+	if c.Temporary > 0 {
+		notes = append(notes, strconv.Itoa(c.Temporary)+" temporary")
+	}
+	if c.Unlisted > 0 {
+		notes = append(notes, strconv.Itoa(c.Unlisted)+" missing from the list")
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return s
+}
+
+func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
+	sts := t.mon.ObserveGroups(gs, at)
+	out := make([]*GroupRow, 0, len(sts))
+	seen := make(map[string]struct{}, len(sts))
+	for _, s := range sts {
+		name := s.Info.Name
+		r := t.rows[name]
+		if r == nil {
+			r = &GroupRow{Lag: common.NewRing(lagHistory)}
+			t.rows[name] = r
+		}
+		r.St = s
+		r.Name = common.S(name)
+		names := make([]string, len(s.Info.Topics))
+		for i, n := range s.Info.Topics {
+			names[i] = common.S(n)
+		}
+		r.Topics = strings.Join(names, ",")
+		if s.Lag.Known() {
+			r.Lag.Push(float64(s.Lag.Records))
+		}
+		r.Spark = sparkLag(r.Lag, t.sparkW)
+		seen[name] = struct{}{}
+		out = append(out, r)
+	}
+	// The durable groups missing from this list that the monitor still
+	// tracks (their coordinator may be moving) stay rows, marked: the
+	// overview counts and alerts on them, so the groups tab shows them.
+	for _, s := range t.mon.Groups() {
+		if s.Unlisted.IsZero() {
+			continue
+		}
+		r := t.rows[s.Info.Name]
+		if r == nil {
+			continue
+		}
+		r.St = s
+		seen[s.Info.Name] = struct{}{}
+		out = append(out, r)
+	}
+	for name := range t.rows {
+		if _, ok := seen[name]; !ok {
+			delete(t.rows, name)
+		}
+	}
+	t.last = out
+}
+
+// Alerts returns the alerts of the latest lists (shared: read only).
+func (t *HealthTracker) Alerts() []health.Alert { return t.alerts }
+
+// Forget drops a group the operator deleted: its absence from the next
+// list is no "missing from the group list" warning.
+func (t *HealthTracker) Forget(name string) {
+	t.mon.Forget(name)
+	t.alerts = t.mon.Alerts()
+}
+
+// Groups returns the rows of the latest group list, in its order (shared:
+// read only).
+func (t *HealthTracker) Groups() []*GroupRow { return t.last }
+
+// Row returns a group's Row (nil when the latest list did not have it).
+func (t *HealthTracker) Row(name string) *GroupRow { return t.rows[name] }
+
+func sparkLag(r *common.Ring, w int) string {
+	vals := r.Values(make([]float64, 0, w), w)
+	return components.Sparkline(vals, w)
+}

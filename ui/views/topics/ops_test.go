@@ -1,0 +1,54 @@
+package topics_test
+
+import (
+	"context"
+	"testing"
+
+	"ilinkdash/ui/internal/viewtest"
+)
+
+// The operator panes on the fake: every mutating flow shows its preview
+// first, and nothing changes until the preview is confirmed.
+
+func TestTopicConfigDiffPreview(t *testing.T) {
+	r := viewtest.New(t, false, topicsView)
+	r.Poll()
+	r.Key("c") // AUDIT.LOG
+	r.MustShow("Configuration of AUDIT.LOG", "replicas 3 (fixed at creation)", "retention 30d", "[0] 1,2,3 · leader 1", "… 4 more partitions", "Partitions      12")
+	r.Key("ctrl+s") // submit while navigating (enter would edit the field)
+	r.MustShow("nothing changes: edit a value first")
+	// Retention 7d, partitions 16.
+	r.Key("enter") // edit
+	for i := 0; i < 3; i++ {
+		r.Key("backspace")
+	}
+	r.TypeText("7d")
+	r.Key("tab", "tab", "tab", "backspace", "backspace")
+	r.TypeText("10")
+	r.Key("enter")
+	r.MustShow("partitions can only grow: 12 -> 10")
+	r.Key("backspace", "backspace")
+	r.TypeText("16")
+	r.Key("enter")
+	r.MustShow("Alter AUDIT.LOG — preview", "retention.ms", "30d → 7d", "partitions", "12 → 16", "4 new partitions start empty", "Shorter retention")
+	r.MustNotShow("minSync ")
+	if r.Src.Calls("AlterTopic") != 0 {
+		t.Fatal("the preview altered the topic")
+	}
+	r.Key("enter")
+	r.Poll()
+	ts, _ := r.Src.ListTopics(context.Background())
+	for _, ti := range ts {
+		if ti.Name == "AUDIT.LOG" && (ti.Partitions != 16 || ti.RetentionMs != 604_800_000) {
+			t.Fatalf("after apply: %+v", ti)
+		}
+	}
+}
+
+func TestTopicConfigReadOnlyShowsNoFields(t *testing.T) {
+	r := viewtest.New(t, true, topicsView)
+	r.Poll()
+	r.Key("c")
+	r.MustShow("Configuration of AUDIT.LOG", "Read-only context")
+	r.MustNotShow("Retention bytes", "preview")
+}
