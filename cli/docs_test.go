@@ -452,7 +452,9 @@ func and(fs ...func(string) bool) func(string) bool {
 func anyPkg(string) bool { return true }
 
 var (
-	viewPkgs     = is("ui/views", "ui/views/tab", "ui/views/tail", "ui/views/publish")
+	tabPkgs      = is("ui/views/overview", "ui/views/topics", "ui/views/groups", "ui/views/cluster", "ui/views/queues", "ui/views/tail", "ui/views/publish")
+	tabShared    = is("ui/views/tab", "ui/views/listdetail")
+	viewPkgs     = func(p string) bool { return tabPkgs(p) || tabShared(p) }
 	testOnlyPkgs = is("ui/internal/fakes", "ui/internal/viewtest", "ui/sanitize/sanitizetest", "ilink/ilinktest")
 	clientPkgs   = and(under("ilink"), not(under("ilink/engine")))
 )
@@ -478,6 +480,8 @@ var layerRules = []struct {
 	{"5: of ui/ only ui/live/ imports ilink/consumer/ and ilink/search/", and(under("ui"), not(is("ui/live"))), is("ilink/consumer", "ilink/search")},
 	{"5: ui/common/ and ui/components/ import nothing from ilink/ but ilink/numfmt/", is("ui/common", "ui/components"), and(under("ilink"), not(is("ilink/numfmt")))},
 	{"5: the view packages never import ui/, ui/live/ or ui/serve/", viewPkgs, is("ui", "ui/live", "ui/serve")},
+	{"5: a tab package never imports another", tabPkgs, tabPkgs},
+	{"5: ui/views/tab/ and ui/views/listdetail/ import no tab package", tabShared, tabPkgs},
 	{"7: the test helpers are imported by tests only", not(testOnlyPkgs), testOnlyPkgs},
 }
 
