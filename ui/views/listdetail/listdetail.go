@@ -298,14 +298,14 @@ type PaneDetail struct {
 	Fetch func(ctx context.Context) any
 }
 
-func (d *PaneDetail) Paned() *PaneDetail { return d }
+func (d *PaneDetail) paned() *PaneDetail { return d }
 
 // Shown is a list tab's open detail D, built on PaneDetail (nil: the
 // list is shown). Embedded in the view next to List, it answers the
 // scaffold's DetailPanes and DetailStatus ("topic NAME · partitions").
 type Shown[D any, PD interface {
 	*D
-	Paned() *PaneDetail
+	paned() *PaneDetail
 }] struct {
 	Detail PD
 }
@@ -314,7 +314,7 @@ func (o *Shown[D, PD]) DetailPanes() *Panes {
 	if o.Detail == nil {
 		return nil
 	}
-	return &o.Detail.Paned().Panes
+	return &o.Detail.paned().Panes
 }
 
 // ReadDetail starts a read of the open detail, unless one is in flight;
@@ -323,8 +323,8 @@ func (o *Shown[D, PD]) ReadDetail(b *tab.Base) tea.Cmd {
 	if o.Detail == nil {
 		return nil
 	}
-	d := o.Detail.Paned()
-	if !d.Begin() {
+	d := o.Detail.paned()
+	if !d.begin() {
 		return nil
 	}
 	return b.Address(b.Gen, func() any {
@@ -335,7 +335,7 @@ func (o *Shown[D, PD]) ReadDetail(b *tab.Base) tea.Cmd {
 }
 
 func (o *Shown[D, PD]) DetailStatus() string {
-	d := o.Detail.Paned()
+	d := o.Detail.paned()
 	return d.Kind + " " + common.S(d.Name) + " · " + d.Panes.Name()
 }
 
@@ -355,9 +355,9 @@ type DetailRead struct {
 // DetailTick asks the view with an open detail to read it again.
 type DetailTick struct{}
 
-// Begin reports whether a read may start (none is in flight) and marks
+// begin reports whether a read may start (none is in flight) and marks
 // one in flight.
-func (r *DetailRead) Begin() bool { return r.Reading.Start() }
+func (r *DetailRead) begin() bool { return r.Reading.Start() }
 
 // Done takes a read's reply at time at: apply stores the data (not on an
 // error). It returns the tick of the next read, for b's current detail.

@@ -26,10 +26,10 @@ type NodeView struct {
 	Def     admin.ClusterNode
 	listed  bool // in the node list
 	Defined bool // in the definition
-	// Absent: defined, not in the node list; Removed: in the node list,
+	// absent: defined, not in the node list; removed: in the node list,
 	// not defined (only when the definition has nodes: a standalone queue
 	// manager has none).
-	Absent, Removed bool
+	absent, removed bool
 	// Stale: the node list is not fresh (its poll fails, or its data is
 	// older than three intervals): the role and state are the last known,
 	// greyed, and the state reads "Stale".
@@ -49,9 +49,9 @@ func (n NodeView) Role() string {
 // word, "stale" instead of a word that is not fresh.
 func (n NodeView) State() string {
 	switch {
-	case n.Absent:
+	case n.absent:
 		return "absent"
-	case n.Removed:
+	case n.removed:
 		return "removed"
 	case n.Stale:
 		return "stale"
@@ -70,7 +70,7 @@ func (n NodeView) StateStyle(st *common.Styles) common.Style {
 	switch {
 	case n.Stale:
 		return st.Faint
-	case n.Absent || n.Removed:
+	case n.absent || n.removed:
 		return st.Warn
 	}
 	return nodeStateStyle(st, n.Info.State)
@@ -111,8 +111,8 @@ func MergeNodes(list []admin.NodeInfo, listOK bool, def admin.ClusterProperty, d
 	out := make([]NodeView, 0, len(order))
 	for _, id := range order {
 		n := byID[id]
-		n.Absent = judge && n.Defined && !n.listed
-		n.Removed = judge && n.listed && !n.Defined
+		n.absent = judge && n.Defined && !n.listed
+		n.removed = judge && n.listed && !n.Defined
 		out = append(out, *n)
 	}
 	slices.SortFunc(out, func(a, b NodeView) int { return cmp.Compare(a.ID, b.ID) })
@@ -125,9 +125,9 @@ func NodeCounts(st *common.Styles, ns []NodeView) string {
 	var down, absent, removed int
 	for _, n := range ns {
 		switch {
-		case n.Absent:
+		case n.absent:
 			absent++
-		case n.Removed:
+		case n.removed:
 			removed++
 		case n.listed && (n.Info.State == admin.NodeDown || n.Info.State == admin.NodeStopped):
 			down++

@@ -20,7 +20,7 @@ type GroupRow struct {
 	St     health.GroupStatus
 	Name   string // sanitized
 	Topics string // sanitized, joined
-	Lag    *common.Ring
+	lag    *common.Ring
 	Spark  string
 }
 
@@ -30,7 +30,7 @@ type GroupRow struct {
 // overview's alerts and the groups table's words are one judgement, the
 // same one `ilinkdash check` makes.
 //
-// Every view that receives a polled list passes it on (observe); the same
+// Every view that receives a polled list passes it on (Observe); the same
 // list (the same fanned-out common.DataMsg) is taken in once, whichever
 // view sees it first.
 type HealthTracker struct {
@@ -118,18 +118,18 @@ func (t *HealthTracker) Observe(msg common.DataMsg) bool {
 // temporary, how many need attention (distinct groups with an alert), how
 // many are not judged yet.
 type GroupCounts struct {
-	Total, Temporary, Unlisted, Attention, Judging int
+	total, temporary, unlisted, Attention, Judging int
 }
 
 func (t *HealthTracker) Counts() GroupCounts {
 	var c GroupCounts
 	for _, r := range t.last {
-		c.Total++
+		c.total++
 		if !r.St.Info.Durable {
-			c.Temporary++
+			c.temporary++
 		}
 		if !r.St.Unlisted.IsZero() {
-			c.Unlisted++
+			c.unlisted++
 		}
 		if r.St.Word == health.Unknown {
 			c.Judging++
@@ -148,13 +148,13 @@ func (t *HealthTracker) Counts() GroupCounts {
 // Text is the count in words: "7 groups (2 temporary, 1 missing from the
 // list)".
 func (c GroupCounts) Text() string {
-	s := common.Plural(c.Total, "group")
+	s := common.Plural(c.total, "group")
 	var notes []string
-	if c.Temporary > 0 {
-		notes = append(notes, strconv.Itoa(c.Temporary)+" temporary")
+	if c.temporary > 0 {
+		notes = append(notes, strconv.Itoa(c.temporary)+" temporary")
 	}
-	if c.Unlisted > 0 {
-		notes = append(notes, strconv.Itoa(c.Unlisted)+" missing from the list")
+	if c.unlisted > 0 {
+		notes = append(notes, strconv.Itoa(c.unlisted)+" missing from the list")
 	}
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, ", ") + ")"
@@ -170,7 +170,7 @@ func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
 		name := s.Info.Name
 		r := t.rows[name]
 		if r == nil {
-			r = &GroupRow{Lag: common.NewRing(lagHistory)}
+			r = &GroupRow{lag: common.NewRing(lagHistory)}
 			t.rows[name] = r
 		}
 		r.St = s
@@ -181,9 +181,9 @@ func (t *HealthTracker) observeGroups(gs []admin.GroupInfo, at time.Time) {
 		}
 		r.Topics = strings.Join(names, ",")
 		if s.Lag.Known() {
-			r.Lag.Push(float64(s.Lag.Records))
+			r.lag.Push(float64(s.Lag.Records))
 		}
-		r.Spark = sparkLag(r.Lag, t.sparkW)
+		r.Spark = sparkLag(r.lag, t.sparkW)
 		seen[name] = struct{}{}
 		out = append(out, r)
 	}
