@@ -486,6 +486,11 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) tea.Cmd {
 
 // fanOut sends a polled result to every view.
 func (m *Model) fanOut(msg tea.Msg) tea.Cmd {
+	// The one health tracker takes the list in once, before the views
+	// that read it (overview, groups) see it.
+	if d, ok := msg.(common.DataMsg); ok {
+		m.health.Observe(d)
+	}
 	cmds := make([]tea.Cmd, 0, len(m.views))
 	for _, v := range m.views {
 		cmds = append(cmds, v.Update(msg))

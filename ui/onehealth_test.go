@@ -34,7 +34,7 @@ func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 	gv := groups.New(ctx, nil, tr)
 	ov.SetSize(120, 37)
 	gv.SetSize(120, 37)
-	feedAll(ov, t0)
+	feedAll(tr, ov, t0)
 	temp := gi("tail-tmp", 1, 5, 5)
 	temp.Durable = false
 	churn := func(i int) admin.GroupInfo {
@@ -52,8 +52,9 @@ func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 	var os, gs string
 	for i, l := range lists {
 		ctx.Now = func() time.Time { return pollAt(i) }
-		feedAll(ov, pollAt(i))
+		feedAll(tr, ov, pollAt(i))
 		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: l}
+		tr.Observe(msg) // the root feeds the one tracker once, then fans out
 		ov.Update(msg)
 		gv.Update(msg)
 		os, gs = ansi.Strip(ov.View()), ansi.Strip(gv.View())
@@ -102,17 +103,22 @@ func gi(name string, members int, c, end int64) admin.GroupInfo {
 
 func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
 
-// feedAll gives the overview fresh node, topic and queue lists at `at`.
-func feedAll(v common.View, at time.Time) {
-	v.Update(common.DataMsg{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
-		Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}})
-	v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}})
-	v.Update(common.DataMsg{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}})
+// feedAll gives the tracker and then the overview fresh node, topic and
+// queue lists at `at`, as the root's fan-out does.
+func feedAll(tr *tab.HealthTracker, v common.View, at time.Time) {
+	for _, m := range []common.DataMsg{
+		{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
+			Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}},
+		{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}},
+		{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}},
+	} {
+		tr.Observe(m)
+		v.Update(m)
+	}
 }
 
 // TestOverviewAndGroupsShareOneHealth: the overview's group alerts are the
-// groups view's words — one HealthTracker, fed once per poll whichever
-// view sees the list first.
+// groups view's words — one HealthTracker, fed once per poll by the root.
 func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	ctx := plainCtx()
 	tr := tab.NewHealthTracker(health.DefaultConfig())
@@ -120,7 +126,7 @@ func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	gv := groups.New(ctx, nil, tr)
 	ov.SetSize(120, 37)
 	gv.SetSize(120, 37)
-	feedAll(ov, t0)
+	feedAll(tr, ov, t0)
 	groups := func(i int) []admin.GroupInfo {
 		return []admin.GroupInfo{
 			gi("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
@@ -132,7 +138,9 @@ func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	for i := 0; i < 15; i++ {
 		ctx.Now = func() time.Time { return pollAt(i) }
 		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: groups(i)}
-		// The root's fan-out order: the overview first, then the groups view.
+		// The root's fan-out: the tracker once, then the overview and the
+		// groups view, which only read it.
+		tr.Observe(msg)
 		ov.Update(msg)
 		gv.Update(msg)
 		want := map[string]health.Word{}

@@ -19,6 +19,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
+	"ilinkdash/ui/views/tab"
 )
 
 type tickReq struct {
@@ -36,8 +37,11 @@ type Rig struct {
 	V   common.View
 	// Out are the messages the view emitted that are not its own replies
 	// or ticks (flashes, refreshes, tab switches); Took takes them.
-	Out   []tea.Msg
-	ticks []tickReq
+	Out []tea.Msg
+	// Tracker, when set, is fed every polled list before the view gets
+	// it, as the root feeds the dashboard's one health tracker.
+	Tracker *tab.HealthTracker
+	ticks   []tickReq
 }
 
 // New makes the view with mk over a fresh demo fake, 120×37, read-only
@@ -91,8 +95,14 @@ func (r *Rig) Run(cmd tea.Cmd) {
 	}
 }
 
-// Send gives msg to the view and runs what it returns.
-func (r *Rig) Send(msg tea.Msg) { r.Run(r.V.Update(msg)) }
+// Send gives msg to the view and runs what it returns (a polled list
+// feeds the Tracker first, when there is one).
+func (r *Rig) Send(msg tea.Msg) {
+	if d, ok := msg.(common.DataMsg); ok && r.Tracker != nil {
+		r.Tracker.Observe(d)
+	}
+	r.Run(r.V.Update(msg))
+}
 
 // Poll fetches every list from the fake and fans it out, like the root.
 func (r *Rig) Poll() {

@@ -32,9 +32,10 @@ type View struct {
 	listdetail.Shown[groupDetail, *groupDetail]
 	src tab.GroupAdmin
 
-	tracker *tab.HealthTracker
-	loaded  bool
-	counts  map[health.Word]int
+	tracker    *tab.HealthTracker
+	ownTracker bool // made here (no shared one): fed here, not by the root
+	loaded     bool
+	counts     map[health.Word]int
 
 	flow       groupFlow
 	flowTopics []string // raw topic names of the seek form's choices
@@ -114,10 +115,11 @@ type (
 // New returns the groups view. tracker is the dashboard's one health
 // tracker, shared with the overview (nil: a tracker of its own).
 func New(ctx *common.Context, src tab.GroupAdmin, tracker *tab.HealthTracker) *View {
-	if tracker == nil {
+	own := tracker == nil
+	if own {
 		tracker = tab.NewHealthTracker(health.Config(ctx.Config.Health))
 	}
-	v := &View{src: src, tracker: tracker}
+	v := &View{src: src, tracker: tracker, ownTracker: own}
 	type C = components.Column[*tab.GroupRow]
 	v.Setup(ctx, common.ViewGroups, v, components.NewTable(ctx, func(r *tab.GroupRow) string { return r.St.Info.Name },
 		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
@@ -191,10 +193,14 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 	case common.DataMsg:
 		switch msg.Res {
 		case common.ResTopics, common.ResSummary, common.ResQueues:
-			v.tracker.Observe(msg)
+			if v.ownTracker {
+				v.tracker.Observe(msg)
+			}
 		case common.ResGroups:
 			if _, ok := msg.Data.([]admin.GroupInfo); ok {
-				v.tracker.Observe(msg)
+				if v.ownTracker {
+					v.tracker.Observe(msg)
+				}
 				v.setGroups(v.tracker.Groups())
 			}
 		}

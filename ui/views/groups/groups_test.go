@@ -134,6 +134,7 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 		tracker = tab.NewHealthTracker(health.Config(ctx.Config.Health))
 		return groups.New(ctx, s, tracker)
 	})
+	r.Tracker = tracker // shared: fed as the root feeds it
 	r.Poll()
 	r.Key("D")
 	r.MustShow("Delete group audit-archiver", "2 active members")

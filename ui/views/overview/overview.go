@@ -82,6 +82,7 @@ type View struct {
 
 	feeds       map[common.ResID]*feed
 	tracker     *tab.HealthTracker
+	ownTracker  bool // made here (no shared one): fed here, not by the root
 	lastLeader  int
 	lastQM      string
 	leaderKnown bool
@@ -101,13 +102,15 @@ type View struct {
 // New returns the overview. tracker is the dashboard's one health
 // tracker, shared with the groups view (nil: a tracker of its own).
 func New(ctx *common.Context, tracker *tab.HealthTracker) *View {
-	if tracker == nil {
+	own := tracker == nil
+	if own {
 		tracker = tab.NewHealthTracker(health.Config(ctx.Config.Health))
 	}
 	v := &View{
-		Base:    tab.New(ctx, common.ViewOverview),
-		tracker: tracker,
-		feeds:   map[common.ResID]*feed{},
+		Base:       tab.New(ctx, common.ViewOverview),
+		tracker:    tracker,
+		ownTracker: own,
+		feeds:      map[common.ResID]*feed{},
 	}
 	for _, r := range feeds {
 		v.feeds[r] = &feed{}
@@ -286,8 +289,11 @@ func (v *View) setData(msg common.DataMsg) {
 	default:
 		return
 	}
-	// The verdicts are the groups view's: one tracker, shared.
-	v.tracker.Observe(msg)
+	// The verdicts are the groups view's: one tracker, shared, which the
+	// root fed before this view saw the list.
+	if v.ownTracker {
+		v.tracker.Observe(msg)
+	}
 	v.buildAlerts(msg.At)
 }
 

@@ -30,38 +30,17 @@ type GroupRow struct {
 // overview's alerts and the groups table's words are one judgement, the
 // same one `ilinkdash check` makes.
 //
-// Every view that receives a polled list passes it on (Observe); the same
-// list (the same fanned-out common.DataMsg) is taken in once, whichever
-// view sees it first.
+// The root model feeds it every polled list once (Observe, as it fans the
+// list out); the views only read it. A view made without one (a test of
+// that view alone) owns a tracker and feeds it itself.
 type HealthTracker struct {
 	mon    *health.Monitor
 	rows   map[string]*GroupRow
 	sparkW int
 
-	seen   [common.NumRes]listStamp
 	last   []*GroupRow
 	alerts []health.Alert
-}
-
-// listStamp identifies one polled list: its reply time and its backing
-// array (the fanned-out message carries the same slice to every view).
-type listStamp struct {
-	at    time.Time
-	first any // pointer to the first element; nil for an empty list
-	n     int
-	ok    bool
-}
-
-func stampOf[T any](xs []T, at time.Time) listStamp {
-	s := listStamp{at: at, n: len(xs), ok: true}
-	if len(xs) > 0 {
-		s.first = &xs[0]
-	}
-	return s
-}
-
-func (s listStamp) same(o listStamp) bool {
-	return s.ok && o.ok && s.at.Equal(o.at) && s.n == o.n && s.first == o.first
+	lists  int // polled lists taken in
 }
 
 // NewHealthTracker returns a tracker judging by cfg.
@@ -72,30 +51,8 @@ func NewHealthTracker(cfg health.Config) *HealthTracker {
 // Config returns the thresholds in use.
 func (t *HealthTracker) Config() health.Config { return t.mon.Config() }
 
-// Observe takes in a polled list; it reports whether it was new (not
-// another view's copy of a list already taken in).
-func (t *HealthTracker) Observe(msg common.DataMsg) bool {
-	var st listStamp
-	switch d := msg.Data.(type) {
-	case []admin.GroupInfo:
-		st = stampOf(d, msg.At)
-	case []admin.TopicInfo:
-		st = stampOf(d, msg.At)
-	case []admin.QueueInfo:
-		st = stampOf(d, msg.At)
-	case ClusterSummary:
-		st = stampOf(d.Nodes, msg.At)
-	case admin.ClusterProperty:
-		st = stampOf(d.Nodes, msg.At)
-	default:
-		return false
-	}
-	if int(msg.Res) < len(t.seen) {
-		if st.same(t.seen[msg.Res]) {
-			return false
-		}
-		t.seen[msg.Res] = st
-	}
+// Observe takes in a polled list (other messages are ignored).
+func (t *HealthTracker) Observe(msg common.DataMsg) {
 	switch d := msg.Data.(type) {
 	case []admin.GroupInfo:
 		t.observeGroups(d, msg.At)
@@ -107,10 +64,16 @@ func (t *HealthTracker) Observe(msg common.DataMsg) bool {
 		t.mon.ObserveNodes(d.Nodes, msg.At)
 	case admin.ClusterProperty:
 		t.mon.ObserveDefinition(d, msg.At)
+	default:
+		return
 	}
+	t.lists++
 	t.alerts = t.mon.Alerts()
-	return true
 }
+
+// Lists is how many polled lists the tracker has taken in: one a poll of
+// each, as the root feeds it once (TestTrackerFedOncePerList).
+func (t *HealthTracker) Lists() int { return t.lists }
 
 // GroupCounts is what every tab says about the groups, from the one
 // tracker: the rows of the groups table (the latest list, plus the durable
