@@ -153,8 +153,21 @@ const actResend = 1
 // New returns the cluster view.
 func New(ctx *common.Context, src tab.ClusterAdmin) *View {
 	v := &View{Base: tab.New(ctx, common.ViewCluster), src: src}
+	v.nodes = newNodeTable(ctx)
+	v.parts = newReplicationTable(ctx)
+	v.lead = newLeadTable(ctx)
+	v.bal = newBalanceTable(ctx)
+	v.panes.Add("nodes", listdetail.TableOps(v.nodes))
+	v.panes.Add("partitions", listdetail.TableOps(v.parts))
+	v.panes.Add("leadership", listdetail.TableOps(v.lead))
+	v.panes.Add("balance", listdetail.TableOps(v.bal))
+	return v
+}
+
+// newNodeTable is the nodes pane: the definition's nodes with their state.
+func newNodeTable(ctx *common.Context) *components.Table[nodeRow] {
 	type N = components.Column[nodeRow]
-	v.nodes = components.NewTable(ctx, func(r nodeRow) string { return strconv.Itoa(r.id()) },
+	t := components.NewTable(ctx, func(r nodeRow) string { return strconv.Itoa(r.id()) },
 		N{Title: "NODE", Width: 5, Right: true,
 			Text: func(r nodeRow) string { return strconv.Itoa(r.id()) },
 			Cmp:  func(a, b nodeRow) int { return cmp.Compare(a.id(), b.id()) }},
@@ -188,10 +201,16 @@ func New(ctx *common.Context, src tab.ClusterAdmin) *View {
 		N{Title: "LAG", Width: 7, Right: true, Drop: 1,
 			Text: func(r nodeRow) string { return common.Dur(r.v.Info.Lag) }},
 	)
-	v.nodes.Empty = "no node in the definition"
-	v.nodes.SetSort(0, false)
+	t.Empty = "no node in the definition"
+	t.SetSort(0, false)
+	return t
+}
+
+// newReplicationTable is the partitions pane: leader, in-sync set and the
+// followers' lag of every replicated partition.
+func newReplicationTable(ctx *common.Context) *components.Table[admin.PartitionReplication] {
 	type P = components.Column[admin.PartitionReplication]
-	v.parts = listdetail.NewPartitionTable(ctx, 18, func(p admin.PartitionReplication) (string, int32) { return p.Topic, p.Partition },
+	t := listdetail.NewPartitionTable(ctx, 18, func(p admin.PartitionReplication) (string, int32) { return p.Topic, p.Partition },
 		P{Title: "LEADER", Width: 6, Right: true,
 			Text: func(p admin.PartitionReplication) string {
 				if p.Leader == 0 {
@@ -222,10 +241,15 @@ func New(ctx *common.Context, src tab.ClusterAdmin) *View {
 				return cmp.Compare(maxFollowerLag(a), maxFollowerLag(b))
 			}},
 	)
-	v.parts.Empty = "no replicated partition"
-	v.parts.SetSort(0, false)
+	t.Empty = "no replicated partition"
+	t.SetSort(0, false)
+	return t
+}
+
+// newLeadTable is the leadership pane: the engine's lead table rows.
+func newLeadTable(ctx *common.Context) *components.Table[leadRow] {
 	type L = components.Column[leadRow]
-	v.lead = components.NewTable(ctx, func(r leadRow) string { return strconv.Itoa(r.i) },
+	t := components.NewTable(ctx, func(r leadRow) string { return strconv.Itoa(r.i) },
 		L{Title: "KIND", Width: 9,
 			Text: func(r leadRow) string { return common.S(r.r.Kind) },
 			Cmp:  func(a, b leadRow) int { return strings.Compare(a.r.Kind, b.r.Kind) },
@@ -261,13 +285,8 @@ func New(ctx *common.Context, src tab.ClusterAdmin) *View {
 		L{Title: "DETAIL", Width: 24, Min: 8, Flex: true, Drop: 1,
 			Text: func(r leadRow) string { return common.S(r.r.Detail) }},
 	)
-	v.lead.Empty = "no leadership row"
-	v.bal = newBalanceTable(ctx)
-	v.panes.Add("nodes", listdetail.TableOps(v.nodes))
-	v.panes.Add("partitions", listdetail.TableOps(v.parts))
-	v.panes.Add("leadership", listdetail.TableOps(v.lead))
-	v.panes.Add("balance", listdetail.TableOps(v.bal))
-	return v
+	t.Empty = "no leadership row"
+	return t
 }
 
 func followersText(fs []admin.FollowerLag) string {

@@ -521,10 +521,8 @@ func (v *View) ConnectionLine(now time.Time) string {
 
 // ---- rendering ----
 
-// View implements common.View.
-func (v *View) View() string {
-	st := v.Ctx.Styles
-	w, h := v.W, v.H
+// headLines are the cluster line (or why there is none) and the counts.
+func (v *View) headLines(st *common.Styles, w int) []string {
 	var head []string
 	s := v.summary
 	name := common.S(s.Cluster)
@@ -577,6 +575,14 @@ func (v *View) View() string {
 		head = append(head, strings.Join(counts, st.Faint.Render(" · ")))
 	}
 
+	return head
+}
+
+// View implements common.View.
+func (v *View) View() string {
+	st := v.Ctx.Styles
+	w, h := v.W, v.H
+	head := v.headLines(st, w)
 	var rates []string
 	if h >= 14 {
 		rates = v.rateLines(st, w)
