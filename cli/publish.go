@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/loadgen"
@@ -240,66 +241,16 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		ctx = context.Background()
 	}
 	stderr := cmd.ErrOrStderr()
-	if cmd.Flags().Changed("json") && f.json {
-		if cmd.Flags().Changed("output") && f.output != "json" {
-			return usageErr("--json and -o %s disagree (--json is -o json)", f.output)
-		}
-		f.output = "json"
-	}
-	if err := outputFormat(f.output, "table", "json"); err != nil {
+	pl, err := parsePublishFlags(cmd, &f)
+	if err != nil {
 		return err
 	}
-	acks, err := ilink.ParseAcks(f.acks)
-	if err != nil {
-		return usageErr("--acks %q: want 0, 1 or all", f.acks)
-	}
-	codec, err := wire.ParseCodec(f.compression)
-	if err != nil {
-		return usageErr("--compression: %v", err)
-	}
-	headers, err := parseHeaders(f.headers)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	var keyT, valueT *template.Template
-	if cmd.Flags().Changed("key") {
-		if keyT, err = template.Parse("--key", f.key); err != nil {
-			return usageErr("%v", err)
-		}
-	}
-	sources := 0
-	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0, f.fromJSONL != ""} {
-		if set {
-			sources++
-		}
-	}
-	switch {
-	case sources == 0:
-		return usageErr("nothing to publish: give --value, --file, --size or --from-jsonl")
-	case sources > 1:
-		return usageErr("--value, --file, --size and --from-jsonl are exclusive")
-	case f.fromJSONL != "" && (cmd.Flags().Changed("key") || len(f.headers) > 0):
-		return usageErr("--key and --header with --from-jsonl: the records keep their own keys and headers")
-	case f.keepTimes && f.fromJSONL == "":
-		return usageErr("--keep-timestamps needs --from-jsonl")
-	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
-		return usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
-	}
-	if cmd.Flags().Changed("value") {
-		if valueT, err = template.Parse("--value", f.value); err != nil {
-			return usageErr("%v", err)
-		}
-	}
-	count := f.count
-	if count == 0 && f.file == "" && f.fromJSONL == "" {
-		count = 1
-	}
+	acks, codec, headers, keyT, valueT, count := pl.acks, pl.codec, pl.headers, pl.keyT, pl.valueT, pl.count
 	r, err := a.resolve(cmd)
 	if err != nil {
 		return err
 	}
 	readOnly := r.Context.ReadOnly
-	embedded := f.embedded
 	pcfg := ilink.ProducerConfig{
 		ClientName:  r.Context.ClientName,
 		Acks:        acks,
@@ -312,40 +263,11 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		return err
 	}
 
-	var addrs []string
-	if embedded {
-		if readOnly {
-			return fmt.Errorf("publish --embedded: creating topic %s is refused in read-only mode", topic)
-		}
-		e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		parts := f.partitions
-		if parts == 0 {
-			parts = 6
-		}
-		props := "partitions=" + strconv.Itoa(parts)
-		if f.replicas > 0 {
-			props += ",replicas=" + strconv.Itoa(f.replicas)
-		}
-		if err := e.CreateTopic(topic, props); err != nil {
-			return fmt.Errorf("create topic %s (%s): %w", topic, props, err)
-		}
-		addrs = e.DataAddrs()
-	} else {
-		addrs = r.Context.Addresses
-		if len(addrs) == 0 {
-			return usageErr("no data address: give --addr, --context or --embedded")
-		}
-		if f.partitions > 0 {
-			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, readOnly, topic, f.partitions, f.replicas, stderr); err != nil {
-				return err
-			}
-		}
+	addrs, closeEngine, err := publishTarget(ctx, r, f, topic, stderr)
+	if err != nil {
+		return err
 	}
-
+	defer closeEngine()
 	p, err := ilink.NewProducer(ctx, strings.Join(addrs, ","), pcfg)
 	if err != nil {
 		return err
@@ -373,16 +295,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	// runs too; the sender below is the producer and the record source.
 	run := loadgen.NewRun(loadgen.Spec{Count: int64(count), Rate: float64(f.rate)})
 	st := &pubStats{run: run}
-	progress := isTerminal(a.io.rawErr)
-	stopProgress := make(chan struct{})
-	var progressDone sync.WaitGroup
-	if progress {
-		progressDone.Add(1)
-		go func() {
-			defer progressDone.Done()
-			st.progressLoop(a.io.rawErr, stopProgress)
-		}()
-	}
+	stopProgress := a.startProgress(st)
 	s := &publishSender{p: p, run: run, st: st, src: src, rec: ilink.ProducerRecord{Topic: topic}, graceCtx: graceCtx, wait: wait}
 	s.build = newRecordBuilder(&s.rec, keyT, valueT, headers)
 	s.cb = s.callback // one callback for every record: no closure per record
@@ -392,21 +305,181 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	st.start = time.Now()
 	res := run.Drive(ctx, s)
 	if s.srcErr != nil {
-		close(stopProgress)
+		stopProgress()
 		return s.srcErr
 	}
-	sent, ferr := res.Sent, res.Err
 	interrupted := res.Cancelled || ctx.Err() != nil
 	end := time.Now()
 	cpu := loadgen.ProcessCPU(0) - cpu0
 	runtime.ReadMemStats(&m1)
-	close(stopProgress)
-	progressDone.Wait()
-	if progress {
-		fmt.Fprint(a.io.rawErr, "\r\033[K")
-	}
+	stopProgress()
 	pst := p.Stats()
 
+	sum := summarizePublish(topic, f, codec, res, interrupted, run, st, pst, end, m0, m1, cpu)
+	return publishOutcome(cmd.OutOrStdout(), f, &sum, res, interrupted, wait)
+}
+
+// startProgress draws the run's progress on a terminal's stderr until
+// the returned stop, which clears the line.
+func (a *app) startProgress(st *pubStats) (stop func()) {
+	if !isTerminal(a.io.rawErr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		st.progressLoop(a.io.rawErr, done)
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		fmt.Fprint(a.io.rawErr, "\r\033[K")
+	}
+}
+
+// publishOutcome prints the summary and says how the run ended: nil, an
+// interrupt (its own exit code), records not acknowledged in time, or
+// failures.
+func publishOutcome(out io.Writer, f publishFlags, sum *publishSummary, res loadgen.Result, interrupted bool, wait time.Duration) error {
+	sent, ferr := res.Sent, res.Err
+	acked, failed := res.Acked, res.Failed
+	if f.output == "json" {
+		if err := writeJSON(out, *sum, false); err != nil {
+			return err
+		}
+	} else {
+		printSummary(out, sum)
+	}
+	switch {
+	case interrupted:
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("publish: interrupted: %d records sent, %d acknowledged, %d sent but not acknowledged", sent, acked, sent-acked)}
+	case ferr != nil:
+		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", sent-acked-failed, sent, wait)
+	case failed > 0:
+		return fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))
+	}
+	return nil
+}
+
+// publishPlan is what publish's flags say, checked before anything
+// connects.
+type publishPlan struct {
+	acks         int
+	codec        wire.Codec
+	headers      []headerTemplate
+	keyT, valueT *template.Template
+	count        int
+}
+
+// parsePublishFlags checks the flags (-o, acks, compression, headers, the
+// templates, one record source) and says how many records to send.
+func parsePublishFlags(cmd *cobra.Command, f *publishFlags) (publishPlan, error) {
+	var pl publishPlan
+	var err error
+	if cmd.Flags().Changed("json") && f.json {
+		if cmd.Flags().Changed("output") && f.output != "json" {
+			return pl, usageErr("--json and -o %s disagree (--json is -o json)", f.output)
+		}
+		f.output = "json"
+	}
+	if err := outputFormat(f.output, "table", "json"); err != nil {
+		return pl, err
+	}
+	pl.acks, err = ilink.ParseAcks(f.acks)
+	if err != nil {
+		return pl, usageErr("--acks %q: want 0, 1 or all", f.acks)
+	}
+	pl.codec, err = wire.ParseCodec(f.compression)
+	if err != nil {
+		return pl, usageErr("--compression: %v", err)
+	}
+	pl.headers, err = parseHeaders(f.headers)
+	if err != nil {
+		return pl, usageErr("%v", err)
+	}
+	if cmd.Flags().Changed("key") {
+		if pl.keyT, err = template.Parse("--key", f.key); err != nil {
+			return pl, usageErr("%v", err)
+		}
+	}
+	sources := 0
+	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0, f.fromJSONL != ""} {
+		if set {
+			sources++
+		}
+	}
+	switch {
+	case sources == 0:
+		return pl, usageErr("nothing to publish: give --value, --file, --size or --from-jsonl")
+	case sources > 1:
+		return pl, usageErr("--value, --file, --size and --from-jsonl are exclusive")
+	case f.fromJSONL != "" && (cmd.Flags().Changed("key") || len(f.headers) > 0):
+		return pl, usageErr("--key and --header with --from-jsonl: the records keep their own keys and headers")
+	case f.keepTimes && f.fromJSONL == "":
+		return pl, usageErr("--keep-timestamps needs --from-jsonl")
+	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
+		return pl, usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
+	}
+	if cmd.Flags().Changed("value") {
+		if pl.valueT, err = template.Parse("--value", f.value); err != nil {
+			return pl, usageErr("%v", err)
+		}
+	}
+	pl.count = f.count
+	if pl.count == 0 && f.file == "" && f.fromJSONL == "" {
+		pl.count = 1
+	}
+	return pl, nil
+}
+
+// publishTarget is where publish sends: a fresh in-process engine with the
+// topic (--embedded), or the context's data addresses, the topic created
+// first when --partitions asks for it. closeEngine ends the engine.
+func publishTarget(ctx context.Context, r config.Resolved, f publishFlags, topic string, stderr io.Writer) (addrs []string, closeEngine func(), err error) {
+	readOnly := r.Context.ReadOnly
+	closeEngine = func() {}
+	if f.embedded {
+		if readOnly {
+			return nil, closeEngine, fmt.Errorf("publish --embedded: creating topic %s is refused in read-only mode", topic)
+		}
+		e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
+		if err != nil {
+			return nil, closeEngine, err
+		}
+		closeEngine = func() { e.Close() }
+		parts := f.partitions
+		if parts == 0 {
+			parts = 6
+		}
+		props := "partitions=" + strconv.Itoa(parts)
+		if f.replicas > 0 {
+			props += ",replicas=" + strconv.Itoa(f.replicas)
+		}
+		if err := e.CreateTopic(topic, props); err != nil {
+			return nil, closeEngine, fmt.Errorf("create topic %s (%s): %w", topic, props, err)
+		}
+		addrs = e.DataAddrs()
+	} else {
+		addrs = r.Context.Addresses
+		if len(addrs) == 0 {
+			return nil, closeEngine, usageErr("no data address: give --addr, --context or --embedded")
+		}
+		if f.partitions > 0 {
+			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, readOnly, topic, f.partitions, f.replicas, stderr); err != nil {
+				return nil, closeEngine, err
+			}
+		}
+	}
+
+	return addrs, closeEngine, nil
+}
+
+// summarizePublish makes the run's figures: counts, rate, latency, and the
+// load-test figures (allocations and CPU per record, peak RSS).
+func summarizePublish(topic string, f publishFlags, codec wire.Codec, res loadgen.Result, interrupted bool, run *loadgen.Run, st *pubStats, pst ilink.ProducerStats, end time.Time, m0, m1 runtime.MemStats, cpu time.Duration) publishSummary {
+	sent := res.Sent
 	elapsed := end.Sub(st.start)
 	acked, failed := res.Acked, res.Failed
 	sum := publishSummary{
@@ -420,7 +493,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		Bytes:           ackedBytes(st.sentBytes.Load(), sent, acked),
 		Compression:     codec.String(),
 		Acks:            f.acks,
-		Embedded:        embedded,
+		Embedded:        f.embedded,
 		P50Ms:           run.Latency().Quantile(0.50).Seconds() * 1e3,
 		P99Ms:           run.Latency().Quantile(0.99).Seconds() * 1e3,
 		MaxMs:           run.Latency().Max().Seconds() * 1e3,
@@ -437,23 +510,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		sum.AllocsPerRecord = float64(m1.Mallocs-m0.Mallocs) / float64(sent)
 		sum.CPUUsPerRecord = float64(cpu.Microseconds()) / float64(sent)
 	}
-	out := cmd.OutOrStdout()
-	if f.output == "json" {
-		if err := writeJSON(out, sum, false); err != nil {
-			return err
-		}
-	} else {
-		printSummary(out, &sum)
-	}
-	switch {
-	case interrupted:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("publish: interrupted: %d records sent, %d acknowledged, %d sent but not acknowledged", sent, acked, sent-acked)}
-	case ferr != nil:
-		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", sent-acked-failed, sent, wait)
-	case failed > 0:
-		return fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))
-	}
-	return nil
+	return sum
 }
 
 // checkValueSize makes a --size (or a --value template) larger than one
