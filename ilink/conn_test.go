@@ -159,19 +159,13 @@ func TestConnSizeOverKeepsConnection(t *testing.T) {
 	var mu sync.Mutex
 	var seen []int
 	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
-		for {
-			h, _, ok := fc.read(5 * time.Second)
-			if !ok {
-				return
-			}
+		fc.serve(func(h wire.Header, _ []byte) bool {
 			mu.Lock()
 			seen = append(seen, int(h.Length))
 			mu.Unlock()
 			fc.reply(h, &wire.PutReply{MsgID: make([]byte, 16)})
-		}
+			return true
+		})
 	})
 	c := dialFake(t, fs.addr(), ConnConfig{MaxFrame: wire.MinMaxFrame})
 	id := NewMsgID()
@@ -300,14 +294,7 @@ func TestDialConnRefusedIsSessionError(t *testing.T) {
 // CommitAndGet must write the GET before it reads the COMMIT's reply.
 func TestCommitAndGetIsPipelined(t *testing.T) {
 	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
-		for {
-			h, _, ok := fc.read(5 * time.Second)
-			if !ok {
-				return
-			}
+		fc.serve(func(h wire.Header, _ []byte) bool {
 			switch h.Code {
 			case wire.CodeOpenQueue:
 				fc.reply(h, &wire.DepthReply{})
@@ -315,12 +302,13 @@ func TestCommitAndGetIsPipelined(t *testing.T) {
 				// Do not answer the commit until the get has arrived.
 				g, _, ok := fc.read(time.Second)
 				if !ok || g.Code != wire.CodeGet {
-					return // not pipelined: the client sees the connection drop
+					return false // not pipelined: the client sees the connection drop
 				}
 				fc.reply(h, &wire.Empty{})
 				fc.reply(g, &wire.GetReply{MsgID: make([]byte, 16), Payload: []byte("m1"), PutTimeMs: 1})
 			}
-		}
+			return true
+		})
 	})
 	s, err := Dial(context.Background(), fs.addr(), Options{})
 	if err != nil {
@@ -342,21 +330,15 @@ func TestCommitAndGetIsPipelined(t *testing.T) {
 
 func TestConnConcurrentCallersGetTheirOwnReplies(t *testing.T) {
 	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
-		for {
-			h, body, ok := fc.read(5 * time.Second)
-			if !ok {
-				return
-			}
+		fc.serve(func(h wire.Header, body []byte) bool {
 			var q wire.QueueRequest
 			if wire.Decode(body, &q) != nil {
-				return
+				return false
 			}
 			n, _ := strconv.ParseUint(q.Queue, 10, 64)
 			fc.reply(h, &wire.DepthReply{Depth: n})
-		}
+			return true
+		})
 	})
 	c := dialFake(t, fs.addr(), ConnConfig{})
 	var wg sync.WaitGroup

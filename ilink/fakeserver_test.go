@@ -94,3 +94,18 @@ func (fc *fakeConn) hello(nodes ...string) bool {
 	fc.reply(h, rep)
 	return true
 }
+
+// serve answers the HELLO, then hands each request read within 5s to
+// handle until the client goes or handle returns false (which drops the
+// connection).
+func (fc *fakeConn) serve(handle func(h wire.Header, body []byte) bool) {
+	if !fc.hello() {
+		return
+	}
+	for {
+		h, body, ok := fc.read(5 * time.Second)
+		if !ok || !handle(h, body) {
+			return
+		}
+	}
+}
