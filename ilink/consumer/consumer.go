@@ -102,20 +102,12 @@ type Consumer struct {
 // member may start with no partition; it gets its share once the holders
 // rejoin (C-26).
 func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Options) (*Consumer, error) {
-	if err := opt.readOnlyRefusal(false); err != nil {
-		return nil, err
-	}
-	c, err := newConsumer(addrs, opt)
+	c, err := newConsumer(addrs, opt, false)
 	if err != nil {
 		return nil, err
 	}
 	ok := false
-	defer func() {
-		if !ok {
-			c.markClosed()
-			c.teardown()
-		}
-	}()
+	defer c.discardUnless(&ok)
 	c.co = newCoordinator(c.cl, &c.opt)
 	var topics []string
 	if IsPattern(topicOrPattern) {
@@ -165,20 +157,12 @@ const abortLeaveTimeout = time.Second
 // stored for the group outside membership (the engine accepts them only
 // while the group has no active member).
 func Assign(ctx context.Context, addrs string, topic string, partitions []int32, opt Options) (*Consumer, error) {
-	if err := opt.readOnlyRefusal(true); err != nil {
-		return nil, err
-	}
-	c, err := newConsumer(addrs, opt)
+	c, err := newConsumer(addrs, opt, true)
 	if err != nil {
 		return nil, err
 	}
 	ok := false
-	defer func() {
-		if !ok {
-			c.markClosed()
-			c.teardown()
-		}
-	}()
+	defer c.discardUnless(&ok)
 	c.manual = true
 	c.generation = -1
 	if c.opt.Group != "" {
@@ -238,7 +222,12 @@ func Resolve(ctx context.Context, addrs string, pattern string) ([]string, error
 	return matchTopics(pattern, topicNames(md)), nil
 }
 
-func newConsumer(addrs string, opt Options) (*Consumer, error) {
+// newConsumer refuses what ReadOnly forbids for a Subscribe (assigned
+// false) or an Assign, then builds the consumer both start from.
+func newConsumer(addrs string, opt Options, assigned bool) (*Consumer, error) {
+	if err := opt.readOnlyRefusal(assigned); err != nil {
+		return nil, err
+	}
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -259,6 +248,15 @@ func newConsumer(addrs string, opt Options) (*Consumer, error) {
 	c.cl = newCluster(&c.opt, seeds)
 	c.lastRead = c.opt.now()
 	return c, nil
+}
+
+// discardUnless closes and tears down a consumer whose Subscribe or Assign
+// did not get to *ok = true, so a failed start leaves nothing running.
+func (c *Consumer) discardUnless(ok *bool) {
+	if !*ok {
+		c.markClosed()
+		c.teardown()
+	}
 }
 
 func (c *Consumer) startLoops() {
