@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -372,19 +373,12 @@ func (v *View) headerLines(st *common.Styles) []string {
 		"ilcc port", strconv.Itoa(p.IlccPort),
 		"leader", leader,
 		"leaders", v.balanceText(st))
+	// The title leads the first line when it fits, else has its own.
 	if len(pairs) > 0 {
-		pairs[0] = title + "  " + pairs[0]
-		if common.Width(pairs[0]) > v.W {
+		if common.Width(title)+2+common.Width(pairs[0]) <= v.W {
+			pairs[0] = title + "  " + pairs[0]
+		} else {
 			lines = append(lines, title)
-			pairs = common.Pairs(st, v.W,
-				"definition version", tab.Itoa(p.Version),
-				"replicas", unset(p.Replicas),
-				"minSync", unset(p.MinSync),
-				"PLACEMENT", onoff(p.Placement),
-				"auto-start", onoff(p.AutoStart),
-				"ilcc port", strconv.Itoa(p.IlccPort),
-				"leader", leader,
-				"leaders", v.balanceText(st))
 		}
 	}
 	return append(lines, pairs...)
@@ -811,9 +805,7 @@ func (v *View) send() tea.Cmd {
 		v.Dlg.Err = ""
 	}
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		var err error
 		switch op.kind {
 		case opSet:

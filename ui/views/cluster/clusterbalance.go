@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -170,9 +171,7 @@ func (v *View) openRebalance() tea.Cmd {
 
 func (v *View) runRebalance(apply bool) tea.Cmd {
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		res, err := src.RebalanceLeaders(ctx, apply)
 		return rebalanceMsg{res: res, apply: apply, err: err, dlgGen: gen}
 	})
@@ -309,9 +308,7 @@ func (v *View) runMoveLeader() tea.Cmd {
 	f := v.lflow
 	v.Dlg.Busy = "moving…"
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		err := src.MovePartitionLeader(ctx, f.topic, f.partition, f.targets[0])
 		return moveLeaderMsg{topic: f.topic, partition: f.partition, to: f.targets[0], err: err, dlgGen: gen}
 	})

@@ -700,9 +700,7 @@ func (v *View) runSeek(apply bool) tea.Cmd {
 		v.Dlg.Busy = "applying…"
 	}
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		var ch []admin.OffsetChange
 		var err error
 		switch {
@@ -837,9 +835,7 @@ func (v *View) seekReply(m seekPlanMsg) tea.Cmd {
 func (v *View) runDelete() tea.Cmd {
 	v.Dlg.Busy = "deleting…"
 	src, gen, name := v.src, v.DlgGen, v.flow.group
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return groupDeleteMsg{group: name, err: src.DeleteGroup(ctx, name), dlgGen: gen}
 	})
 }

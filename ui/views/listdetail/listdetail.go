@@ -327,11 +327,7 @@ func (o *Shown[D, PD]) ReadDetail(b *tab.Base) tea.Cmd {
 	if !d.begin() {
 		return nil
 	}
-	return b.Address(b.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
-		return d.Fetch(ctx)
-	})
+	return b.Call(d.Fetch)
 }
 
 func (o *Shown[D, PD]) DetailStatus() string {

@@ -775,9 +775,7 @@ func (v *View) submitCreate() tea.Cmd {
 	}
 	v.Dlg.Err, v.Dlg.Busy = "", "creating "+common.S(spec.Name)+"…"
 	c, gen := v.creator, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return pubCreatedMsg{topic: spec.Name, err: c.CreateTopic(ctx, spec), dlgGen: gen}
 	})
 }

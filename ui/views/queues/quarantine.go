@@ -2,6 +2,7 @@ package queues
 
 import (
 	"cmp"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -164,9 +165,7 @@ func (v *View) fetchQuarantine() tea.Cmd {
 		return nil
 	}
 	src := v.src
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		dirs, err := src.QuarantineList(ctx)
 		var scan admin.QuarantineScan
 		if err == nil {
@@ -266,9 +265,7 @@ func (v *View) openEntry(e admin.QuarantineEntry) tea.Cmd {
 	v.OpenDialog(&components.Dialog{Title: "Quarantined entry " + hex.EncodeToString(e.MsgID), Busy: "reading the entry…"})
 	v.qq.flow = reinjectFlow{stage: rflowEntry}
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		got, err := src.OpenQuarantineEntry(ctx, e.Dir, e.Queue, e.MsgID)
 		return quarantineMsg{open: &e, entry: got, err: err, dlgGen: gen}
 	})
@@ -374,9 +371,7 @@ func (v *View) runReinject() tea.Cmd {
 	plan := v.qq.flow.plan
 	v.Dlg.Busy = "reinjecting…"
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		res, err := src.ReinjectQuarantine(ctx, plan)
 		return reinjectMsg{res: res, plan: plan, err: err, dlgGen: gen}
 	})

@@ -3,6 +3,7 @@ package queues
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -421,9 +422,7 @@ func (v *View) fetchPage(kind browseKind) tea.Cmd {
 	}
 	d.paging = true
 	src, name := v.src, d.name
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		b, err := src.BrowseQueueAt(ctx, name, at)
 		return queueBrowseMsg{name: name, kind: kind, b: b, err: err}
 	})
@@ -774,9 +773,7 @@ func (v *View) submitPut() tea.Cmd {
 	}
 	v.Dlg.Err, v.Dlg.Busy = "", "putting "+common.Plural(n, "message")+"…"
 	src, gen, name := v.src, v.DlgGen, v.qd.name
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies, headers), dlgGen: gen}
 	})
 }
@@ -820,9 +817,7 @@ func (v *View) openTake() {
 func (v *View) runTake() tea.Cmd {
 	v.Dlg.Busy = "taking…"
 	src, gen, name, want := v.src, v.DlgGen, v.qd.name, v.qd.flow.take
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		m, err := src.TakeMessage(ctx, name, want.ID)
 		return queueActionMsg{verb: "take", name: name, taken: m, err: err, dlgGen: gen}
 	})
@@ -869,9 +864,7 @@ func (v *View) runMove(apply bool) tea.Cmd {
 		v.Dlg.Busy = "moving…"
 	}
 	src, gen, name := v.src, v.DlgGen, d.name
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		res, err := src.MoveMessages(ctx, name, "", sel, apply)
 		return queueActionMsg{verb: "move", name: name, move: res, apply: apply, err: err, dlgGen: gen}
 	})
@@ -1079,9 +1072,7 @@ func (v *View) startSearch(q string) tea.Cmd {
 func (v *View) fetchSearch(from uint64) tea.Cmd {
 	d := v.qd
 	src, name, gen := v.src, d.name, d.search.gen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		b, err := src.BrowseQueueAt(ctx, name, admin.BrowseAt{From: from, Max: searchPage, MaxBytes: browsePageBytes})
 		return queueBrowseMsg{name: name, kind: browseSearch, b: b, err: err, search: gen}
 	})

@@ -2,6 +2,7 @@ package tail
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -277,9 +278,7 @@ func (v *View) seekTo(to position.Position, fill Fill, dlgGen uint64) tea.Cmd {
 		v.Dlg.Busy = "jumping to " + label + "…"
 	}
 	s := v.stream
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		epoch, err := s.Seek(ctx, to, fill)
 		return tailSeekMsg{err: err, epoch: epoch, label: label, fill: fill, dlgGen: dlgGen}
 	})

@@ -1,6 +1,7 @@
 package tail
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"time"
@@ -9,7 +10,6 @@ import (
 
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/sanitize"
-	"ilinkdash/ui/views/tab"
 )
 
 func (v *View) ingest(r *Record) {
@@ -85,9 +85,7 @@ func (v *View) started(gen uint64, m tailStartedMsg) tea.Cmd {
 	v.pace(v.Ctx.Now())
 	if v.vp.paused { // space was pressed while the stream was starting
 		s := v.stream
-		return tea.Batch(v.tick(), v.Address(v.Gen, func() any {
-			ctx, cancel := tab.CallCtx()
-			defer cancel()
+		return tea.Batch(v.tick(), v.Call(func(ctx context.Context) any {
 			return tailPauseMsg{paused: true, err: s.Pause(ctx, true)}
 		}))
 	}

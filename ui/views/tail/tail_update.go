@@ -3,6 +3,7 @@ package tail
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"context"
 
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
@@ -341,9 +342,7 @@ func (v *View) togglePause() tea.Cmd {
 		if s == nil || !v.Running() {
 			return flash
 		}
-		return tea.Batch(flash, v.Address(v.Gen, func() any {
-			ctx, cancel := tab.CallCtx()
-			defer cancel()
+		return tea.Batch(flash, v.Call(func(ctx context.Context) any {
 			return tailPauseMsg{paused: false, err: s.Pause(ctx, false)}
 		}))
 	default:
@@ -358,9 +357,7 @@ func (v *View) togglePause() tea.Cmd {
 		return nil
 	}
 	paused := v.vp.paused
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return tailPauseMsg{paused: paused, err: s.Pause(ctx, paused)}
 	})
 }

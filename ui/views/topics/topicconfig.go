@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -52,9 +53,7 @@ func (v *View) openConfig(name string) tea.Cmd {
 	v.OpenDialog(&components.Dialog{Title: "Configuration of " + common.S(name), Busy: "reading the topic…"})
 	v.cfg = topicCfgFlow{stage: cfgLoading, name: name}
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		d, err := src.DescribeTopic(ctx, name)
 		return topicConfigMsg{name: name, desc: d, err: err, dlgGen: gen}
 	})
@@ -189,9 +188,7 @@ func (v *View) applyConfig() tea.Cmd {
 	name, props := v.cfg.name, v.cfg.props
 	v.Dlg.Busy = "altering " + common.S(name) + "…"
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return topicActionMsg{verb: "alter", name: name, props: props, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
 	})
 }

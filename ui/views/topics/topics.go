@@ -625,9 +625,7 @@ func (v *View) submitCreate() tea.Cmd {
 	name, props := spec.Name, spec.Props()
 	v.Dlg.Busy = "creating " + name + "…"
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		return topicActionMsg{verb: "create", name: name, props: props, err: src.CreateTopic(ctx, spec), dlgGen: gen}
 	})
 }
@@ -636,9 +634,7 @@ func (v *View) submitPending() tea.Cmd {
 	p := v.pending
 	v.Dlg.Busy = map[string]string{"delete": "deleting ", "flush": "flushing "}[p.verb] + common.S(p.name) + "…"
 	src, gen := v.src, v.DlgGen
-	return v.Address(v.Gen, func() any {
-		ctx, cancel := tab.CallCtx()
-		defer cancel()
+	return v.Call(func(ctx context.Context) any {
 		var err error
 		switch p.verb {
 		case "delete":
