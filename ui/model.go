@@ -153,7 +153,7 @@ func New(ctx *Context, src Sources, opts ...Option) *Model {
 		m.publisher, _ = src.(publish.Publisher)
 	}
 	m.buildViews()
-	m.poll = newPoller(ctx, Fetchers(src), m.wanted)
+	m.poll = newPoller(ctx, tab.Fetchers(src), m.wanted)
 	if m.probe != nil && !ctx.Pace.LowBandwidth {
 		blocked := ctx.Pace.SlowTerminal // the Meter's blocking writes, when wired
 		ctx.Pace.SlowTerminal = func() bool {
@@ -257,22 +257,6 @@ func (m *Model) staleAt() (time.Time, bool) {
 		}
 	}
 	return first, !first.IsZero()
-}
-
-// Fetchers is the source call of each polled resource, indexed by
-// common.ResID: the dashboard's poller and serve's shared one read the
-// same things.
-func Fetchers(src Sources) [common.NumRes]func(context.Context) (any, error) {
-	return [common.NumRes]fetchFunc{
-		common.ResSummary:     func(c context.Context) (any, error) { return src.ClusterSummary(c) },
-		common.ResStats:       func(c context.Context) (any, error) { return src.StatSeries(c, "") },
-		common.ResTopics:      func(c context.Context) (any, error) { return src.ListTopics(c) },
-		common.ResGroups:      func(c context.Context) (any, error) { return src.ListGroups(c) },
-		common.ResQueues:      func(c context.Context) (any, error) { return src.ListQueues(c) },
-		common.ResCluster:     func(c context.Context) (any, error) { return src.ClusterProperty(c) },
-		common.ResReplication: func(c context.Context) (any, error) { return src.ReplicationStatus(c) },
-		common.ResLeaders:     func(c context.Context) (any, error) { return src.ClusterLeadTable(c) },
-	}
 }
 
 // wanted: the node summary, the cluster definition, topics, groups and
@@ -704,7 +688,7 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	m.topicNames = nil
 	m.nav = nil
 	m.setFlash(common.LevelOK, "switched to context "+sanitize.String(c.Name))
-	return m.poll.reset(Fetchers(msg.src))
+	return m.poll.reset(tab.Fetchers(msg.src))
 }
 
 // maxNav bounds the navigation stack: a longer walk forgets its oldest

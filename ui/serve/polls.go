@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"ilinkdash/config"
-	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/views/tab"
 )
@@ -65,7 +64,7 @@ type pollFlight struct {
 // the shared reads can never mutate).
 func newPolls(base context.Context, src tab.Sources, refresh config.Refresh) *polls {
 	p := &polls{refresh: refresh, base: base, now: time.Now, res: map[string]*pollEntry{}}
-	p.fetch = ui.Fetchers(src)
+	p.fetch = tab.Fetchers(src)
 	return p
 }
 

@@ -104,30 +104,14 @@ func (r *Rig) Send(msg tea.Msg) {
 	r.Run(r.V.Update(msg))
 }
 
-// Poll fetches every list from the fake and fans it out, like the root.
+// Poll fetches every polled list from the fake (tab.Fetchers, the root's
+// own table) and fans it out in ResID order, like the root.
 func (r *Rig) Poll() {
 	ctx := context.Background()
 	at := r.Now
-	sum, _ := r.Src.ClusterSummary(ctx)
-	stats, _ := r.Src.StatSeries(ctx, "")
-	ts, _ := r.Src.ListTopics(ctx)
-	gs, _ := r.Src.ListGroups(ctx)
-	qs, _ := r.Src.ListQueues(ctx)
-	cp, _ := r.Src.ClusterProperty(ctx)
-	rs, _ := r.Src.ReplicationStatus(ctx)
-	lt, _ := r.Src.ClusterLeadTable(ctx)
-	for _, m := range []common.DataMsg{
-		{Res: common.ResSummary, At: at, Data: sum},
-		{Res: common.ResStats, At: at, Data: stats},
-		{Res: common.ResTopics, At: at, Data: ts},
-		{Res: common.ResGroups, At: at, Data: gs},
-		{Res: common.ResQueues, At: at, Data: qs},
-		{Res: common.ResCluster, At: at, Data: cp},
-		{Res: common.ResReplication, At: at, Data: rs},
-		{Res: common.ResLeaders, At: at, Data: lt},
-	} {
-		m.Sent = at
-		r.Send(m)
+	for id, fetch := range tab.Fetchers(r.Src) {
+		data, _ := fetch(ctx)
+		r.Send(common.DataMsg{Res: common.ResID(id), Sent: at, At: at, Data: data})
 	}
 }
 
