@@ -38,21 +38,10 @@ type chaosCluster interface {
 func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.Duration) {
 	const topic, group, parts = "CHAOS", "chaos", 6
 	cl.CreateTopic(t, topic, parts)
-	stopProduce := make(chan struct{})
-	var produced sync.WaitGroup
-	produced.Add(1)
-	go func() {
-		defer produced.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stopProduce:
-				return
-			default:
-			}
-			cl.Produce(t, topic, int32(i%parts), 10)
-			time.Sleep(500 * time.Microsecond)
-		}
-	}()
+	stopProduce := loopUntilStopped(t, func(i int) {
+		cl.Produce(t, topic, int32(i%parts), 10)
+		time.Sleep(500 * time.Microsecond)
+	})
 
 	var mu sync.Mutex
 	processed := map[tp]map[int64]int{}
@@ -216,8 +205,7 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 	cl.MoveCoordinator(t, group)
 	consumed("after the second move")
 	removeFaults()
-	close(stopProduce)
-	produced.Wait()
+	stopProduce()
 	ends := cl.EndOffsets(t, topic)
 
 	// Convergence: within the session timeout + 2 s every record has been

@@ -95,11 +95,7 @@ func TestOptionsDefaults(t *testing.T) {
 }
 
 func TestAssignReadsOnlyListedPartitions(t *testing.T) {
-	fc := newTestEngine(t, 3)
-	fc.createTopic("T", 3)
-	for p := int32(0); p < 3; p++ {
-		fc.produce("T", p, 10, wire.CodecNone)
-	}
+	fc := engineWithT(t, 3, 3, 10)
 	c := mustAssign(t, fc.addr(), "T", []int32{1}, testOptions(t, ""))
 	recs := readN(t, c, 10, 5*time.Second)
 	for i, r := range recs {

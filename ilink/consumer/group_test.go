@@ -15,9 +15,7 @@ import (
 )
 
 func TestCommitStoresNextOffset(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 60, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 60)
 	o := testOptions(t, "billing")
 	o.Commit = CommitManual
 	c := mustSubscribe(t, fc.addr(), "T", o)
@@ -46,9 +44,7 @@ func TestCommitStoresNextOffset(t *testing.T) {
 }
 
 func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 100, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 100)
 	o := testOptions(t, "auto")
 	o.AutoCommitInterval = 100 * time.Millisecond
 	c := mustSubscribe(t, fc.addr(), "T", o)
@@ -79,9 +75,7 @@ func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
 }
 
 func TestImmediateCommitsBeforeHandOver(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 5, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 5)
 	fc.produce("T", 0, 5, wire.CodecNone)
 	o := testOptions(t, "imm")
 	o.Commit = CommitImmediate
@@ -105,10 +99,7 @@ func TestImmediateCommitsBeforeHandOver(t *testing.T) {
 }
 
 func TestStartModesApplyOnlyWithoutCommit(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 2)
-	fc.produce("T", 0, 20, wire.CodecNone)
-	fc.produce("T", 1, 20, wire.CodecNone)
+	fc := engineWithT(t, 1, 2, 20)
 	fc.setCommit("g-latest", "T", 0, 7)
 	fc.setCommit("g-earliest", "T", 0, 7)
 	o := testOptions(t, "g-latest")
@@ -140,11 +131,7 @@ func TestStartModesApplyOnlyWithoutCommit(t *testing.T) {
 }
 
 func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
-	fc := newTestEngine(t, 2)
-	fc.createTopic("T", 4)
-	for p := int32(0); p < 4; p++ {
-		fc.produce("T", p, 10, wire.CodecNone)
-	}
+	fc := engineWithT(t, 2, 4, 10)
 	var mu sync.Mutex
 	var calls []string
 	cb := func(name string) func(in Inside, a, r []wire.TopicPartitions) {
@@ -249,10 +236,7 @@ func countParts(a []wire.TopicPartitions) int {
 }
 
 func TestManualCommitAfterReassignmentIsRebalanced(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 2)
-	fc.produce("T", 0, 10, wire.CodecNone)
-	fc.produce("T", 1, 10, wire.CodecNone)
+	fc := engineWithT(t, 1, 2, 10)
 	oa := testOptions(t, "g")
 	oa.Commit = CommitManual
 	a := mustSubscribe(t, fc.addr(), "T", oa)
@@ -446,9 +430,7 @@ func TestCoordinatorMoveAndLoadingHidden(t *testing.T) {
 }
 
 func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 5, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 5)
 	fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeOffsetFetch {
 			return &reqAction{Name: wire.ErrInternal, Tail: "commit log unreadable"}
@@ -464,9 +446,7 @@ func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
 }
 
 func TestTemporaryAndDurableGroups(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 10, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "tmp")
 	o.Durable = false
 	o.AutoCommitInterval = 50 * time.Millisecond
@@ -500,9 +480,7 @@ func TestTemporaryAndDurableGroups(t *testing.T) {
 }
 
 func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 10, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 10)
 	var mu sync.Mutex
 	var revokedAll bool
 	o := testOptions(t, "exp")
@@ -574,11 +552,7 @@ func TestUnsubscribeDeletesGroup(t *testing.T) {
 }
 
 func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
-	fc := newTestEngine(t, 3)
-	fc.createTopic("T", 3)
-	for p := int32(0); p < 3; p++ {
-		fc.produce("T", p, 20, wire.CodecNone)
-	}
+	fc := engineWithT(t, 3, 3, 20)
 	coord := uint16(fc.CoordinatorOf("route"))
 	leader := map[int32]uint16{}
 	for p := 0; p < 3; p++ {

@@ -85,6 +85,41 @@ func readN(t testing.TB, c *Consumer, n int, d time.Duration) []*Record {
 	return out
 }
 
+// advanceInOrder checks that rs continue each partition's offsets from
+// next, nothing skipped or repeated, and moves next past them.
+func advanceInOrder(t testing.TB, rs []*Record, next map[int32]int64) {
+	t.Helper()
+	for _, r := range rs {
+		if r.Offset != next[r.Partition] {
+			t.Fatalf("partition %d: offset %d, want %d (skipped or repeated)", r.Partition, r.Offset, next[r.Partition])
+		}
+		next[r.Partition]++
+	}
+}
+
+// loopUntilStopped runs step(0), step(1), ... in a goroutine until stop
+// is called (or the test ends); stop waits for the goroutine to finish.
+func loopUntilStopped(t testing.TB, step func(i int)) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			step(i)
+		}
+	})
+	stop = sync.OnceFunc(func() {
+		close(quit)
+		wg.Wait()
+	})
+	t.Cleanup(stop)
+	return stop
+}
+
 // waitFetchBlocked waits until every fetch loop of c has stopped for want
 // of buffer room (Prefetch or MaxBufferedBytes): the buffers are as full
 // as they will get until a reader frees room.

@@ -49,9 +49,7 @@ func awaitClosed(t *testing.T, c *Consumer) {
 }
 
 func TestCloseFromInsideListener(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 5, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 5)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-l"))
 	closed := make(chan error, 1)
 	// The listener, from its callback's Inside: c.listen may already be
@@ -88,9 +86,7 @@ func TestCloseFromInsideListener(t *testing.T) {
 }
 
 func TestCloseFromInsideRebalance(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 10, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "in-rb")
 	o.Expiry = 200 * time.Millisecond
 	o.AutoCommitInterval = time.Hour
@@ -116,9 +112,7 @@ func TestCloseFromInsideRebalance(t *testing.T) {
 }
 
 func TestUnsubscribeFromInsideRebalance(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 10, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "in-u")
 	o.Expiry = 200 * time.Millisecond
 	done := make(chan error, 1)
@@ -141,9 +135,7 @@ func TestUnsubscribeFromInsideRebalance(t *testing.T) {
 // from elsewhere it stops the listener that runs now and waits for it, as
 // Consumer.StopListening does.
 func TestInsideKeptWaitsLikeOutside(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 1, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 1)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-k"))
 	kept := make(chan Inside, 1)
 	c.Listen(func(in Inside, r *Record) {

@@ -88,9 +88,7 @@ func TestReadBatchNeverExceedsMax(t *testing.T) {
 }
 
 func TestListenAndStopListening(t *testing.T) {
-	fc := newTestEngine(t, 1)
-	fc.createTopic("T", 1)
-	fc.produce("T", 0, 20, wire.CodecNone)
+	fc := engineWithT(t, 1, 1, 20)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "l"))
 	var got atomic.Int64
 	var stopped atomic.Bool
@@ -201,21 +199,10 @@ func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
 	o := testOptions(t, "lm")
 	o.Commit = CommitManual
 	c := mustSubscribe(t, fc.addr(), "T", o)
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			fc.produce("T", int32(i%3), 5, wire.CodecLZ4)
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	stop := loopUntilStopped(t, func(i int) {
+		fc.produce("T", int32(i%3), 5, wire.CodecLZ4)
+		time.Sleep(time.Millisecond)
+	})
 	next := map[int32]int64{}
 	deadline := time.Now().Add(20 * time.Second)
 	moves := 0
@@ -228,12 +215,7 @@ func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
 			// spec: C-29 — leader moves are hidden from reads.
 			t.Fatalf("read: %v", err)
 		}
-		for _, r := range rs {
-			if r.Offset != next[r.Partition] {
-				t.Fatalf("partition %d: offset %d, want %d", r.Partition, r.Offset, next[r.Partition])
-			}
-			next[r.Partition]++
-		}
+		advanceInOrder(t, rs, next)
 		if moves < 6 && next[0]+next[1]+next[2] > int64(300*(moves+1)) {
 			p := int32(moves % 3)
 			// To the next node: the engine moves leadership only to another
@@ -245,16 +227,11 @@ func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
 			moves++
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 }
 
 func TestKilledLeaderNodeLosesAndSkipsNothing(t *testing.T) {
-	fc := newTestEngine(t, 3)
-	fc.createTopic("T", 3)
-	for p := int32(0); p < 3; p++ {
-		fc.produce("T", p, 100, wire.CodecNone)
-	}
+	fc := engineWithT(t, 3, 3, 100)
 	o := testOptions(t, "kill")
 	c := mustSubscribe(t, fc.addrs(), "T", o)
 	recs := readN(t, c, 90, 5*time.Second)
@@ -267,13 +244,7 @@ func TestKilledLeaderNodeLosesAndSkipsNothing(t *testing.T) {
 	recs = append(recs, readN(t, c, 510, 10*time.Second)...)
 	// spec: C-29, C-49 — after the leader's node died the consumer finds
 	// the new leader by itself: nothing lost, nothing skipped, no dups.
-	next := map[int32]int64{}
-	for _, r := range recs {
-		if r.Offset != next[r.Partition] {
-			t.Fatalf("partition %d: offset %d, want %d", r.Partition, r.Offset, next[r.Partition])
-		}
-		next[r.Partition]++
-	}
+	advanceInOrder(t, recs, map[int32]int64{})
 	if _, err := c.Read(context.Background(), 200*time.Millisecond); !ilink.IsNoMessage(err) {
 		t.Fatalf("extra: %v", err)
 	}

@@ -42,6 +42,19 @@ func newTestEngine(t testing.TB, nodes int) *testEngine {
 	return &testEngine{Engine: e, t: t, producers: map[wire.Codec]*ilink.Producer{}, next: map[tp]int64{}}
 }
 
+// engineWithT starts an engine of nodes nodes holding topic T, of parts
+// partitions with each uncompressed records in every one: the world most
+// tests here read from.
+func engineWithT(t testing.TB, nodes, parts, each int) *testEngine {
+	t.Helper()
+	x := newTestEngine(t, nodes)
+	x.createTopic("T", parts)
+	for p := range int32(parts) {
+		x.produce("T", p, each, wire.CodecNone)
+	}
+	return x
+}
+
 // addr is node 1's address: the client finds the other nodes itself.
 func (x *testEngine) addr() string { return x.DataAddrs()[0] }
 
