@@ -94,6 +94,13 @@ func accessT(t *testing.T, s *Session, name string) *Queue {
 	return q
 }
 
+// queueT dials node 1 with opt and opens queue name on that session.
+func queueT(t *testing.T, e *engine.Engine, opt Options, name string) (*Session, *Queue) {
+	t.Helper()
+	s := dialT(t, e, e.DataAddrs()[0], opt)
+	return s, accessT(t, s, name)
+}
+
 func putT(t *testing.T, q *Queue, payload string) MsgID {
 	t.Helper()
 	id, err := q.Put(testCtx(t), []byte(payload))

@@ -13,8 +13,7 @@ import (
 func TestIntegrationClientFrameCap(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true, MaxFrame: wire.MinMaxFrame})
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: true, MaxFrame: wire.MinMaxFrame}, "Q1")
 	ctx := testCtx(t)
 	log.reset()
 	// Payload + header fits the cap; the encoded frame (queue name, id, length prefixes) does not.
@@ -35,8 +34,7 @@ func TestIntegrationClientFrameCap(t *testing.T) {
 
 func TestIntegrationClientCapAboveEngineCap(t *testing.T) {
 	e := startEngine(t, engine.Config{Nodes: 1, MaxFrame: wire.MinMaxFrame}, "Q1")
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true}) // client cap 128 MiB
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1") // client cap 128 MiB
 	_, err := q.Put(testCtx(t), make([]byte, 2*wire.MinMaxFrame))
 	if !IsSessionError(err) { // spec: W-10, W-03
 		t.Fatalf("frame over the engine's cap: got %v, want a session error (connection dropped)", err)
@@ -48,8 +46,7 @@ func TestIntegrationClientCapAboveEngineCap(t *testing.T) {
 
 func TestIntegrationGetWaits(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)
 
 	const wait = 300 * time.Millisecond
@@ -64,8 +61,7 @@ func TestIntegrationGetWaits(t *testing.T) {
 	}
 
 	// A put by another session during the wait ends it early.
-	other := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	oq := accessT(t, other, "Q1")
+	_, oq := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	go func() {
 		// Once the Get waits at the leader.
 		for deadline := time.Now().Add(5 * time.Second); e.WaitingGets("Q1") == 0 && time.Now().Before(deadline); {
@@ -91,10 +87,8 @@ func TestIntegrationCommitAndGet(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
 	ctx := testCtx(t)
-	auto := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	aq := accessT(t, auto, "Q1")
-	tx := dialT(t, e, e.DataAddrs()[0], Options{})
-	tq := accessT(t, tx, "Q1")
+	_, aq := queueT(t, e, Options{AutoCommit: true}, "Q1")
+	tx, tq := queueT(t, e, Options{}, "Q1")
 
 	// Happy path: the commit publishes t1, the get returns m0.
 	putT(t, aq, "m0")
@@ -140,10 +134,8 @@ func TestIntegrationCommitAndGet(t *testing.T) {
 func TestIntegrationCommitAndGetFailures(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
 	ctx := testCtx(t)
-	auto := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	aq := accessT(t, auto, "Q1")
-	tx := dialT(t, e, e.DataAddrs()[0], Options{})
-	tq := accessT(t, tx, "Q1")
+	_, aq := queueT(t, e, Options{AutoCommit: true}, "Q1")
+	tx, tq := queueT(t, e, Options{}, "Q1")
 
 	// Commit rejected: the message the pipelined get took goes back.
 	putT(t, aq, "y")
@@ -224,8 +216,7 @@ func TestIntegrationCommitAndGetFailures(t *testing.T) {
 
 func TestIntegrationRetriedPutReusesMsgID(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	remove := e.Control(once(wire.CodePut, engine.ControlAction{DropReply: true}))
 	defer remove()
 	id, err := q.Put(testCtx(t), []byte("dup"))
@@ -245,8 +236,7 @@ func TestIntegrationRetriedPutReusesMsgID(t *testing.T) {
 func TestIntegrationReadOnlyQueueSession(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: false, ReadOnly: true})
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: false, ReadOnly: true}, "Q1")
 	ctx := testCtx(t)
 	log.reset()
 	_, perr := q.Put(ctx, []byte("x"))

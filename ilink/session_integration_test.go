@@ -86,8 +86,7 @@ func TestIntegrationConnectBothForms(t *testing.T) {
 
 func TestIntegrationAutoCommitSurvivesLeaderKill(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	q := accessT(t, s, "Q1")
+	s, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)
 	id1 := putT(t, q, "m1")
 
@@ -124,8 +123,7 @@ func TestIntegrationAutoCommitSurvivesLeaderKill(t *testing.T) {
 func TestIntegrationTransactedLeaderKill(t *testing.T) {
 	e := startEngine(t, engine.Config{ElectionDelay: 600 * time.Millisecond}, "Q1")
 	log := watchRequests(e)
-	s := dialT(t, e, e.DataAddrs()[0], Options{})
-	q := accessT(t, s, "Q1")
+	s, q := queueT(t, e, Options{}, "Q1")
 	ctx := testCtx(t)
 	putT(t, q, "c1")
 	putT(t, q, "c2")
@@ -239,8 +237,7 @@ func TestIntegrationEndpointCacheFile(t *testing.T) {
 func TestIntegrationNoEndpointListNoRetry(t *testing.T) {
 	e := startEngine(t, engine.Config{Nodes: 1}, "Q1")
 	log := watchRequests(e)
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	q := accessT(t, s, "Q1")
+	s, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	putT(t, q, "a")
 	e.SeverConnections()
 	<-s.conn.Done()
@@ -284,8 +281,7 @@ func TestIntegrationRejectionNotRetried(t *testing.T) {
 
 func TestIntegrationConcurrentPutsShareOneFailover(t *testing.T) {
 	e := startEngine(t, engine.Config{}, "Q1")
-	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
-	q := accessT(t, s, "Q1")
+	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)
 	const workers, each = 6, 15
 	ids := make(chan MsgID, workers*each)
