@@ -94,6 +94,29 @@ func accessT(t *testing.T, s *Session, name string) *Queue {
 	return q
 }
 
+// sampleUntilStopped calls sample every interval in a goroutine until
+// stop is called (or the test ends); stop waits for the last sample.
+func sampleUntilStopped(t *testing.T, interval time.Duration, sample func()) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(interval):
+				sample()
+			}
+		}
+	})
+	stop = sync.OnceFunc(func() {
+		close(quit)
+		wg.Wait()
+	})
+	t.Cleanup(stop)
+	return stop
+}
+
 // queueT dials node 1 with opt and opens queue name on that session.
 func queueT(t *testing.T, e *engine.Engine, opt Options, name string) (*Session, *Queue) {
 	t.Helper()

@@ -249,19 +249,11 @@ func TestProducerBatchAndEnvelopeBounds(t *testing.T) {
 	var wg sync.WaitGroup
 	var failed atomic.Int64
 	var maxInFlight atomic.Int64
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				if n := int64(p.Stats().InFlight); n > maxInFlight.Load() {
-					maxInFlight.Store(n)
-				}
-			}
+	stop := sampleUntilStopped(t, time.Millisecond, func() {
+		if n := int64(p.Stats().InFlight); n > maxInFlight.Load() {
+			maxInFlight.Store(n)
 		}
-	}()
+	})
 	value := make([]byte, 100)
 	const n = 3000
 	wg.Add(n)
@@ -274,7 +266,7 @@ func TestProducerBatchAndEnvelopeBounds(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
+	stop()
 	if failed.Load() != 0 {
 		t.Fatalf("%d records failed", failed.Load())
 	}
@@ -910,23 +902,14 @@ func TestProducerDeliveryTimeoutAndBufferMemory(t *testing.T) {
 	p := newProducerT(t, e, ProducerConfig{BufferMemory: bufMem, Retries: 1000, RetryBackoffMs: 20, DeliveryTimeoutMs: 600, BatchSize: 2048})
 	// Buffer memory: senders block, the buffer never exceeds it (spec: P-15).
 	var over atomic.Int64
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if b := p.Stats().BufferedBytes; b > bufMem {
-				over.Store(b)
-			}
-			time.Sleep(200 * time.Microsecond)
+	stop := sampleUntilStopped(t, 200*time.Microsecond, func() {
+		if b := p.Stats().BufferedBytes; b > bufMem {
+			over.Store(b)
 		}
-	}()
+	})
 	wait := sendNumbered(p, "T", 1000, false, nil)
 	_, failed := wait()
-	close(stop)
+	stop()
 	if len(failed) != 0 {
 		t.Fatalf("%d records failed under buffer pressure", len(failed))
 	}
