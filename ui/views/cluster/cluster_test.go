@@ -36,12 +36,11 @@ func editReplicas(r *viewtest.Rig, val string) {
 }
 
 func TestClusterNotCommittedRereadResend(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Src.SetPropErrs = []error{fakes.ErrNotCommitted}
 	editReplicas(r, "2")
 	r.MustShow("Not committed yet", "controller may", "Re-reading the definition")
-	refresh := took[common.RefreshMsg](r)
+	refresh := viewtest.Took[common.RefreshMsg](r)
 	if len(refresh) != 1 || refresh[0].Res[0] != common.ResCluster {
 		t.Fatalf("no re-read asked: %+v", refresh)
 	}
@@ -55,7 +54,7 @@ func TestClusterNotCommittedRereadResend(t *testing.T) {
 	if n := r.Src.Calls("SetClusterProperty"); n != 2 {
 		t.Fatalf("SetClusterProperty called %d times, want 2", n)
 	}
-	if f := took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "replicas: 3 → 2") {
+	if f := viewtest.Took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "replicas: 3 → 2") {
 		t.Fatalf("flash %+v", f)
 	}
 	r.Poll()
@@ -63,8 +62,7 @@ func TestClusterNotCommittedRereadResend(t *testing.T) {
 }
 
 func TestClusterNotCommittedThenCommitted(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Src.SetPropErrs = []error{errors.New("MIMQE_CLUSTER_NOT_COMMITTED (outcome unknown - check VIEW CLUSTER)")}
 	editReplicas(r, "2")
 	r.MustShow("outcome is unknown", "reply was lost")
@@ -82,8 +80,7 @@ func TestClusterNotCommittedThenCommitted(t *testing.T) {
 }
 
 func TestClusterDefMovedAndPending(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Key("e") // form opened at version 7
 	one := 1
 	_ = r.Src.SetClusterProperty(context.Background(), admin.ClusterPropertyChange{BaseVersion: 7, MinSync: &one})
@@ -109,8 +106,7 @@ func TestClusterDefMovedAndPending(t *testing.T) {
 }
 
 func TestClusterInvalidAndNodes(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Key("e", "enter")
 	r.TypeText("5")
 	r.Key("enter")
@@ -150,8 +146,7 @@ func TestClusterInvalidAndNodes(t *testing.T) {
 }
 
 func TestClusterReadOnly(t *testing.T) {
-	r := viewtest.New(t, true, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, true, clusterView)
 	r.Key("e", "a", "D")
 	if r.V.Capturing() {
 		t.Fatal("a definition dialog opened read-only")

@@ -11,8 +11,7 @@ import (
 // first, and nothing changes until the preview is confirmed.
 
 func TestClusterBalanceAndRebalancePreview(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.MustShow("leaders 26/27 on preferred (imbalance 3%)")
 	r.Key("v", "v", "v")
 	r.MustShow("Balance (1 off)", "PREFERRED", "not preferred", "node 1 leads 11 (preferred for 10)")
@@ -41,8 +40,7 @@ func TestClusterBalanceAndRebalancePreview(t *testing.T) {
 }
 
 func TestClusterMoveLeaderPreview(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Key("v", "v", "v") // Balance: AUDIT.LOG [0] first, led by node 1
 	r.Key("L")
 	r.MustShow("Move the leader of AUDIT.LOG [0]", "placement 1,2,3", "‹ node 2 ›")

@@ -3,13 +3,9 @@ package cluster_test
 import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
-	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/cluster"
 )
 
 // The view under test, made the way viewtest.New wants it.
 
 func clusterView(ctx *common.Context, s *fakes.Source) common.View { return cluster.New(ctx, s) }
-
-// took returns and forgets the messages of type T the view emitted.
-func took[T any](r *viewtest.Rig) []T { return viewtest.Took[T](r) }

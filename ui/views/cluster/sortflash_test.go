@@ -10,8 +10,7 @@ import (
 )
 
 func TestClusterKeysOutsideTheirPaneSayWhy(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Key("L") // nodes pane
 	if f := viewtest.FlashTexts(r); len(f) != 1 || !strings.Contains(f[0], "open the partitions or balance pane first (v)") {
 		t.Fatalf("L on the nodes pane: flash %q", f)
@@ -29,8 +28,7 @@ func TestClusterKeysOutsideTheirPaneSayWhy(t *testing.T) {
 }
 
 func TestCosmeticsElectionHasNoEpoch(t *testing.T) {
-	r := viewtest.New(t, false, clusterView)
-	r.Poll()
+	r := viewtest.Polled(t, false, clusterView)
 	r.Send(common.DataMsg{Res: common.ResLeaders, At: r.Now, Sent: r.Now, Data: admin.ClusterLeadTable{Rows: []admin.LeadRow{
 		{Kind: "node", Node: 1, Epoch: 3, Detail: "leader"},
 		{Kind: "election", Node: 2, Epoch: 0, Detail: "election at 09:12:04"},

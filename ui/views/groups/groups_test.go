@@ -14,8 +14,7 @@ import (
 )
 
 func TestGroupsHealthFromTheDemo(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, groupsView)
 	// One sample: the verdicts of the state and the lag now (STOPPED: no
 	// member and 9,000 unread; OK: caught up); the others are not judged
 	// yet (UNKNOWN), never OK.
@@ -64,8 +63,7 @@ func lineWith(s, sub string) string {
 }
 
 func TestGroupDetailMembersOffsetsDrain(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, groupsView)
 	r.Key("down", "down", "down", "enter") // payment-audit
 	r.MustShow("Group payment-audit", "generation 12", "coordinator node 2", "PAYMENT.RESULT", "COMMITTED")
 	r.Step(3)
@@ -79,8 +77,7 @@ func TestGroupDetailMembersOffsetsDrain(t *testing.T) {
 }
 
 func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, groupsView)
 	r.Key("o") // audit-archiver, 2 active members
 	r.MustShow("Seek group audit-archiver", "2 active members", "MIMQE_GROUP_NOT_EMPTY")
 	// To (focused first) is read by ilink/position, as by the CLI.
@@ -110,7 +107,7 @@ func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
 	r.Key("ctrl+s") // submit the default without editing it
 	r.MustShow("12 partitions")
 	r.Key("y")
-	f := took[common.FlashMsg](r)
+	f := viewtest.Took[common.FlashMsg](r)
 	if len(f) != 1 || !strings.Contains(f[0].Text, "12 offsets moved") {
 		t.Fatalf("flash %+v", f)
 	}
@@ -146,7 +143,7 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 	r.Key("down", "down", "down", "down", "D", "enter") // reporting-batch: empty
 	r.TypeText("reporting-batch")
 	r.Key("enter")
-	if f := took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "reporting-batch deleted") {
+	if f := viewtest.Took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "reporting-batch deleted") {
 		t.Fatalf("flash %+v", f)
 	}
 	r.Poll()
@@ -161,8 +158,7 @@ func TestGroupDeleteRefusedThenDone(t *testing.T) {
 }
 
 func TestGroupsReadOnly(t *testing.T) {
-	r := viewtest.New(t, true, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, true, groupsView)
 	r.Key("o", "D")
 	if r.V.Capturing() {
 		t.Fatal("a mutating dialog opened read-only")

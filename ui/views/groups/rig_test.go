@@ -3,7 +3,6 @@ package groups_test
 import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
-	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/groups"
 )
 
@@ -12,6 +11,3 @@ import (
 func groupsView(ctx *common.Context, s *fakes.Source) common.View {
 	return groups.New(ctx, s, nil)
 }
-
-// took returns and forgets the messages of type T the view emitted.
-func took[T any](r *viewtest.Rig) []T { return viewtest.Took[T](r) }

@@ -8,8 +8,7 @@ import (
 )
 
 func TestShiftSortGroupsByLag(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, groupsView)
 	r.Key("A") // LAG (L moves a leader)
 	if got := r.V.Status(); !strings.Contains(got, "lag ↓") {
 		t.Fatalf("status %q after A", got)
@@ -35,8 +34,7 @@ func TestCosmeticsOneActiveMember(t *testing.T) {
 }
 
 func TestCosmeticsLagReasonWrapsAt120(t *testing.T) {
-	r := viewtest.New(t, false, groupsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, groupsView)
 	r.Key("/")
 	r.TypeText("payment-audit")
 	r.Key("enter", "enter")

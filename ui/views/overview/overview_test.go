@@ -11,8 +11,7 @@ import (
 )
 
 func TestOverviewAlerts(t *testing.T) {
-	r := viewtest.New(t, false, overviewView)
-	r.Poll()
+	r := viewtest.Polled(t, false, overviewView)
 	r.MustShow("DEMO", "engine 7.0.1.3552", "leader node 1 (QM1)", "3 nodes", "5 topics", "4 queues", "6 groups",
 		"records in", "1 partition under-replicated in PAYMENT.RESULT")
 	r.Step(12)
@@ -39,8 +38,7 @@ func TestOverviewAlerts(t *testing.T) {
 // A leader that changes at every poll keeps at most 32 changes in the
 // alert list (the latest), not one per poll for the 15-minute window.
 func TestOverviewLeaderChangesBounded(t *testing.T) {
-	r := viewtest.New(t, false, overviewView)
-	r.Poll()
+	r := viewtest.Polled(t, false, overviewView)
 	for i := 0; i < 100; i++ {
 		// Node 1 and node 2 take turns: every poll sees a new leader.
 		down := 1 + i%2

@@ -12,8 +12,7 @@ import (
 // first, and nothing changes until the preview is confirmed.
 
 func TestQueueDetailBrowsePutTakeAndMoveBack(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Step(3)
 	r.MustShow("5 dead letters (+2 in 1m)", "(is a DLQ)", "5 +2/1m")
 	r.Key("j", "j", "enter") // PAYMENTS.DLQ
@@ -58,8 +57,7 @@ func TestQueueDetailBrowsePutTakeAndMoveBack(t *testing.T) {
 }
 
 func TestQuarantineReinjectWarnsBeforeItRuns(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Key("Q")
 	r.MustShow("Quarantine", "qdir1", "ORDERS.IN", "Entries of qdir1 / ORDERS.IN", "OLD")
 	r.Key("R")

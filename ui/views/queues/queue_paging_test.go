@@ -103,8 +103,7 @@ func TestQueueDetailSearchesEveryPage(t *testing.T) {
 // Issue 23: Put takes headers ("k=v, k2=v2"); a bad one is refused naming
 // the field; the browse shows them; c copies the id, headers or body.
 func TestQueuePutHeadersAndCopy(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Key("enter") // AUDIT.ARCHIVE, 30 messages
 	r.Key("P", "enter")
 	r.TypeText("hello")
@@ -122,7 +121,7 @@ func TestQueuePutHeadersAndCopy(t *testing.T) {
 	r.Key("enter")
 	r.MustShow("browsing 31 of 31")
 	put := false
-	for _, f := range took[common.FlashMsg](r) {
+	for _, f := range viewtest.Took[common.FlashMsg](r) {
 		put = put || strings.Contains(f.Text, "1 message put on AUDIT.ARCHIVE")
 	}
 	if !put {
@@ -163,8 +162,7 @@ func TestQueuePutHeadersAndCopy(t *testing.T) {
 // Issue 23: a quarantined entry opens (enter) to show its headers and
 // body before anything is reinjected.
 func TestQuarantineEntryOpensBeforeReinject(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Key("Q")
 	r.MustShow("Entries of qdir1 / ORDERS.IN", "enter: the entries")
 	r.Key("enter") // to the entries pane

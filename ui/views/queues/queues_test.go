@@ -9,8 +9,7 @@ import (
 )
 
 func TestQueuesListAndDetail(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Step(5)
 	r.MustShow("4 queues", "AUDIT.ARCHIVE", "93%", "get off", "1 ≥ 90% full")
 	r.Key("enter")

@@ -3,13 +3,9 @@ package queues_test
 import (
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
-	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/queues"
 )
 
 // The view under test, made the way viewtest.New wants it.
 
 func queuesView(ctx *common.Context, s *fakes.Source) common.View { return queues.New(ctx, s) }
-
-// took returns and forgets the messages of type T the view emitted.
-func took[T any](r *viewtest.Rig) []T { return viewtest.Took[T](r) }

@@ -7,8 +7,7 @@ import (
 )
 
 func TestQueueKeysOnTheListSayWhy(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	for _, k := range []string{"P", "T", "M"} {
 		r.Key(k)
 		if f := viewtest.FlashTexts(r); len(f) != 1 || f[0] != "open a queue first (enter): "+k+" acts on the open queue" {
@@ -21,8 +20,7 @@ func TestQueueKeysOnTheListSayWhy(t *testing.T) {
 }
 
 func TestCosmeticsQueueRedeliveries(t *testing.T) {
-	r := viewtest.New(t, false, queuesView)
-	r.Poll()
+	r := viewtest.Polled(t, false, queuesView)
 	r.Key("/")
 	r.TypeText("PAYMENTS.IN")
 	r.Key("enter", "enter")

@@ -11,8 +11,7 @@ import (
 // first, and nothing changes until the preview is confirmed.
 
 func TestTopicConfigDiffPreview(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("c") // AUDIT.LOG
 	r.MustShow("Configuration of AUDIT.LOG", "replicas 3 (fixed at creation)", "retention 30d", "[0] 1,2,3 · leader 1", "… 4 more partitions", "Partitions      12")
 	r.Key("ctrl+s") // submit while navigating (enter would edit the field)
@@ -46,8 +45,7 @@ func TestTopicConfigDiffPreview(t *testing.T) {
 }
 
 func TestTopicConfigReadOnlyShowsNoFields(t *testing.T) {
-	r := viewtest.New(t, true, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, true, topicsView)
 	r.Key("c")
 	r.MustShow("Configuration of AUDIT.LOG", "Read-only context")
 	r.MustNotShow("Retention bytes", "preview")

@@ -8,8 +8,7 @@ import (
 )
 
 func TestShiftSortTopicsByInRate(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("I") // IN/s, largest first
 	if got := r.V.Status(); !strings.Contains(got, "in/s ↓") {
 		t.Fatalf("status %q after I", got)
@@ -35,8 +34,7 @@ func TestShiftSortTopicsByInRate(t *testing.T) {
 }
 
 func TestCosmeticsTopicConfigInInputForms(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("c") // AUDIT.LOG: 30 days, 1 GiB
 	r.MustShow("retention 30d · retention.bytes 1GiB per partition")
 	r.MustNotShow("2592000000", "(1 GiB)")

@@ -58,8 +58,7 @@ func TestTopicsTableSortFilterInternal(t *testing.T) {
 }
 
 func TestTopicsDetailAndStaleReplies(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("enter") // AUDIT.LOG
 	r.MustShow("Topic AUDIT.LOG", "12 partitions", "Partitions (12)", "Consumers (1 group)", "LEADER")
 	if r.Pending() != 1 {
@@ -91,8 +90,7 @@ func TestTopicsDetailAndStaleReplies(t *testing.T) {
 }
 
 func TestTopicsCreateDeleteFlush(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("n")
 	r.MustShow("Create topic", "Partitions")
 	r.Key("enter", "enter") // edit Name (the dialog opens navigating), submit
@@ -121,11 +119,11 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	r.Key("enter")
 	r.MustShow("retention 1d")
 	r.Key("enter")
-	flash := took[common.FlashMsg](r)
+	flash := viewtest.Took[common.FlashMsg](r)
 	if len(flash) != 1 || !strings.Contains(flash[0].Text, "NEW.TOPIC created") {
 		t.Fatalf("flash %+v", flash)
 	}
-	if len(took[common.RefreshMsg](r)) != 1 {
+	if len(viewtest.Took[common.RefreshMsg](r)) != 1 {
 		t.Fatal("no refresh after create")
 	}
 	r.Poll()
@@ -172,32 +170,30 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 }
 
 func TestTopicsNavigationMessages(t *testing.T) {
-	r := viewtest.New(t, false, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, false, topicsView)
 	r.Key("down", "down", "t")
-	if m := took[common.OpenTailMsg](r); len(m) != 1 || m[0].Pattern != "ORDER.EVENT" {
+	if m := viewtest.Took[common.OpenTailMsg](r); len(m) != 1 || m[0].Pattern != "ORDER.EVENT" {
 		t.Fatalf("tail: %+v", m)
 	}
 	r.Key("p")
-	if m := took[common.OpenPublishMsg](r); len(m) != 1 || m[0].Topic != "ORDER.EVENT" {
+	if m := viewtest.Took[common.OpenPublishMsg](r); len(m) != 1 || m[0].Topic != "ORDER.EVENT" {
 		t.Fatalf("publish: %+v", m)
 	}
 }
 
 func TestTopicsReadOnlyOffersNoMutation(t *testing.T) {
-	r := viewtest.New(t, true, topicsView)
-	r.Poll()
+	r := viewtest.Polled(t, true, topicsView)
 	for _, k := range []string{"n", "D", "F", "p"} {
 		r.Key(k)
 		if r.V.Capturing() {
 			t.Fatalf("%s opened a dialog in read-only mode", k)
 		}
 	}
-	if len(took[common.OpenPublishMsg](r)) != 0 {
+	if len(viewtest.Took[common.OpenPublishMsg](r)) != 0 {
 		t.Fatal("p emitted publish in read-only mode")
 	}
 	r.Key("t")
-	if len(took[common.OpenTailMsg](r)) != 1 {
+	if len(viewtest.Took[common.OpenTailMsg](r)) != 1 {
 		t.Fatal("tail must stay available read-only")
 	}
 	viewtest.AssertNoMutatingHelp(t, r)
