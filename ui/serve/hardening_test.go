@@ -39,8 +39,7 @@ const heapGoal = 64 << 20 // what one session may add whatever it asks
 // the clamp, and the session costs no more than any other.
 func TestOversizedPtyIsClamped(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	small := r.open(r.viewer, sessOpts{})
-	small.waitScreen("a first session's overview", overviewShown)
+	r.openShown(r.viewer, "a first session's overview")
 	before := liveHeap()
 
 	c := r.open(r.viewer, sessOpts{w: 65535, h: 65535})
@@ -64,8 +63,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 // configured clamp is the one applied), answering keys.
 func TestWindowChangeFloodIsClamped(t *testing.T) {
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 200, 80 }})
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	c := r.openShown(r.operator, "the overview")
 	before := liveHeap()
 	for i := 0; i < 300; i++ {
 		w, h := 65535-i, 65535-2*i
@@ -116,6 +114,18 @@ func (r *rig) produce(topic string, n, size int) {
 	}
 }
 
+// saveTail opens a session of k tailing the topic SAVE, which n records
+// then reach, and presses w there (save the tail).
+func (r *rig) saveTail(k clientKey, n int) *client {
+	r.t.Helper()
+	c := r.openShown(k, "the overview")
+	c.openTail("SAVE")
+	r.produce("SAVE", n, 10)
+	c.waitText(fmt.Sprintf("%d total", n))
+	c.send("w")
+	return c
+}
+
 // dirNames lists a directory (nil when it does not exist).
 func dirNames(t *testing.T, dir string) []string {
 	t.Helper()
@@ -136,17 +146,10 @@ func dirNames(t *testing.T, dir string) []string {
 func TestViewerSaveRefused(t *testing.T) {
 	saves := filepath.Join(t.TempDir(), "saves")
 	r := startRig(t, rigOpts{maxTails: 2, serve: func(s *config.Serve) { s.SaveDir = saves }})
-	if err := r.e.CreateTopic("SAVE", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=1", "SAVE")
 	cwd, _ := os.Getwd()
 	was := dirNames(t, cwd)
-	c := r.open(r.viewer, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
-	c.openTail("SAVE")
-	r.produce("SAVE", 5, 10)
-	c.waitText("5 total")
-	c.send("w")
+	c := r.saveTail(r.viewer, 5)
 	c.waitText("only operators may")
 	src := r.srv.sessionOf(t, c)
 	if _, _, err := src.SaveTail(context.Background(), "SAVE", 1, func(w io.Writer) (int64, error) {
@@ -164,8 +167,7 @@ func TestViewerSaveRefused(t *testing.T) {
 
 	// Saving off: the operator is told so, and nothing is written either.
 	r2 := startRig(t, rigOpts{maxTails: 2})
-	op := r2.open(r2.operator, sessOpts{})
-	op.waitScreen("the overview", overviewShown)
+	op := r2.openShown(r2.operator, "the overview")
 	if _, err := r2.srv.sessionOf(t, op).SavePlace(); err == nil || !strings.Contains(err.Error(), "saving is off on this server") {
 		t.Fatalf("operator without --save-dir: %v", err)
 	}
@@ -182,15 +184,8 @@ func TestOperatorSaveConfinedToSaveDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startRig(t, rigOpts{maxTails: 2, serve: func(s *config.Serve) { s.SaveDir, s.SaveMaxBytes = saves, 64<<10 }})
-	if err := r.e.CreateTopic("SAVE", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
-	c.openTail("SAVE")
-	r.produce("SAVE", 7, 20)
-	c.waitText("7 total")
-	c.send("w")
+	r.createTopics("partitions=1", "SAVE")
+	c := r.saveTail(r.operator, 7)
 	c.waitText("to a new file the server names in", filepath.Base(saves)+".")
 	c.send("\r")
 	c.waitText("saved 7 records")
@@ -255,8 +250,7 @@ func TestOperatorSaveConfinedToSaveDir(t *testing.T) {
 // told and audited as revoked; an action in between is refused.
 func TestRevokedKeySessionEnds(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	c := r.openShown(r.operator, "the overview")
 	src := r.srv.sessionOf(t, c)
 	ops := filepath.Join(r.dir, "operators")
 	writeKeys(t, ops)
@@ -266,14 +260,9 @@ func TestRevokedKeySessionEnds(t *testing.T) {
 	if err == nil {
 		t.Fatal("an action after the key's removal was let through")
 	}
-	if code := c.exitStatus(); code != 1 {
-		t.Fatalf("exit status %d, want 1", code)
-	}
+	c.wantEnd("the revoked session", 1, "removed from the server's key files")
 	if took := time.Since(revoked); took > 5*time.Second {
 		t.Fatalf("the revoked session ended after %v, want within 5 s", took)
-	}
-	if msg := c.stderr.String(); !strings.Contains(msg, "removed from the server's key files") {
-		t.Fatalf("client told %q", msg)
 	}
 	if containsTopic(r.e.Topics(), "AFTER.REVOKE") {
 		t.Fatal("the revoked session created a topic")
@@ -290,18 +279,12 @@ func TestRevokedKeySessionEnds(t *testing.T) {
 // (the watcher, without any action); it may reconnect read-only.
 func TestDemotedKeySessionEnds(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	c := r.openShown(r.operator, "the overview")
 	writeKeys(t, filepath.Join(r.dir, "operators"))
 	writeKeys(t, filepath.Join(r.dir, "viewers"), r.viewer, r.operator)
 	touch(t, filepath.Join(r.dir, "operators"))
 	touch(t, filepath.Join(r.dir, "viewers"))
-	if code := c.exitStatus(); code != 1 {
-		t.Fatalf("exit status %d, want 1", code)
-	}
-	if msg := c.stderr.String(); !strings.Contains(msg, "no longer an operator's") {
-		t.Fatalf("client told %q", msg)
-	}
+	c.wantEnd("the demoted session", 1, "no longer an operator's")
 	r.waitAudit("the role-changed disconnect", func(e AuditEntry) bool {
 		return e.Event == EventDisconnect && e.Reason == reasonDemoted
 	})
@@ -347,8 +330,7 @@ func TestAuthenticatedIdleConnectionClosed(t *testing.T) {
 	waitClosed(t, conn, "a connection with a session channel but no shell")
 
 	// After its dashboard ends, the connection goes the same way.
-	c := r.open(r.viewer, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	c := r.openShown(r.viewer, "the overview")
 	c.send("q")
 	if code := c.exitStatus(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -456,8 +438,7 @@ func TestUnauthenticatedConnectionsCapped(t *testing.T) {
 		defer r.srv.gate.mu.Unlock()
 		return r.srv.gate.pending == 2
 	})
-	c := r.open(r.viewer, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	r.openShown(r.viewer, "the overview")
 	for _, nc := range idle[1:] {
 		nc.Close()
 	}
@@ -490,20 +471,13 @@ func TestChannelAndPerKeyLimits(t *testing.T) {
 		t.Fatal("a remote forward (tcpip-forward) was granted")
 	}
 
-	first := r.open(r.operator, sessOpts{})
-	first.waitScreen("the overview", overviewShown)
+	r.openShown(r.operator, "the overview")
 	second := r.open(r.operator, sessOpts{})
-	if code := second.exitStatus(); code != 1 {
-		t.Fatalf("a second session of a key limited to 1: exit %d", code)
-	}
-	if msg := second.stderr.String(); !strings.Contains(msg, "--max-sessions-per-key") {
-		t.Fatalf("second session told %q", msg)
-	}
+	second.wantEnd("a second session of a key limited to 1", 1, "--max-sessions-per-key")
 	r.waitAudit("the per-key refusal", func(e AuditEntry) bool {
 		return e.Event == EventRefused && e.Reason == refusedPerKey && e.Fingerprint == r.operator.fingerprint()
 	})
-	v := r.open(r.viewer, sessOpts{}) // another key is not limited by it
-	v.waitScreen("the viewer's overview", overviewShown)
+	r.openShown(r.viewer, "the viewer's overview") // another key is not limited by it
 }
 
 // The README's worst case, measured: --max-sessions sessions at the clamp
@@ -527,9 +501,7 @@ func TestServeWorstCaseMemory(t *testing.T) {
 		s.TailBufferBytes = tailBytes
 		s.MaxSessionsPerKey = sessions
 	}})
-	if err := r.e.CreateTopic("BIG", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=1", "BIG")
 	before := liveHeap()
 	var cs []*client
 	for i := 0; i < sessions; i++ {

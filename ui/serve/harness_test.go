@@ -59,6 +59,16 @@ func startEngine(t testing.TB) *engine.Engine {
 	return e
 }
 
+// createTopics creates each of names at the engine, with props.
+func (r *rig) createTopics(props string, names ...string) {
+	r.t.Helper()
+	for _, name := range names {
+		if err := r.e.CreateTopic(name, props); err != nil {
+			r.t.Fatalf("create topic %s: %v", name, err)
+		}
+	}
+}
+
 func backend(t testing.TB, e *engine.Engine, readOnly bool) *live.Sources {
 	t.Helper()
 	src, err := live.New(live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: "serve-test", ReadOnly: readOnly})
@@ -325,6 +335,15 @@ func (r *rig) open(k clientKey, o sessOpts) *client {
 	return c
 }
 
+// openShown opens a session of k at the default size and waits for its
+// overview (what names the wait in a failure).
+func (r *rig) openShown(k clientKey, what string) *client {
+	r.t.Helper()
+	c := r.open(k, sessOpts{})
+	c.waitScreen(what, overviewShown)
+	return c
+}
+
 // info is the server's view of this client's session.
 func (c *client) info() (SessionInfo, bool) {
 	local := c.conn.LocalAddr().String()
@@ -404,6 +423,32 @@ func (c *client) exitStatus() int {
 		c.t.Fatalf("session did not end; stderr %q", c.stderr.String())
 	}
 	return -1
+}
+
+// wantEnd waits for the session to end with exit status want, told
+// something containing told on stderr (who names the session in a
+// failure).
+func (c *client) wantEnd(who string, want int, told string) {
+	c.t.Helper()
+	if code := c.exitStatus(); code != want {
+		c.t.Fatalf("%s: exit status %d, want %d (stderr %q)", who, code, want, c.stderr.String())
+	}
+	if msg := c.stderr.String(); !strings.Contains(msg, told) {
+		c.t.Fatalf("%s told %q, want %q", who, msg, told)
+	}
+}
+
+// quitAll quits every client with q and wants each to exit 0.
+func quitAll(t testing.TB, clients []*client) {
+	t.Helper()
+	for _, c := range clients {
+		c.send("q")
+	}
+	for i, c := range clients {
+		if code := c.exitStatus(); code != 0 {
+			t.Fatalf("session %d: exit %d after q (stderr %q)", i, code, c.stderr.String())
+		}
+	}
 }
 
 // sessionOf returns the sources of the client's session (what its

@@ -76,11 +76,8 @@ func (c *client) waitScreenInfo(t *testing.T) SessionInfo {
 func TestNoPtyGetsOneLineAndExitOne(t *testing.T) {
 	r := startRig(t, rigOpts{})
 	c := r.open(r.operator, sessOpts{noPty: true})
-	if code := c.exitStatus(); code != 1 {
-		t.Fatalf("exit status %d, want 1", code)
-	}
-	msg := c.stderr.String()
-	if strings.Count(strings.TrimSpace(msg), "\n") != 0 || !strings.Contains(msg, "needs a terminal") {
+	c.wantEnd("a session without a pty", 1, "needs a terminal")
+	if msg := c.stderr.String(); strings.Count(strings.TrimSpace(msg), "\n") != 0 {
 		t.Fatalf("stderr %q, want one line saying a terminal is needed", msg)
 	}
 	if c.stdout.Len() != 0 {
@@ -134,9 +131,7 @@ func TestResizeReachesTheSession(t *testing.T) {
 // anything, and the client layer refuses a direct call.
 func TestViewerIsReadOnly(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	if err := r.e.CreateTopic("KEEP.ME", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=1", "KEEP.ME")
 	c := r.open(r.viewer, sessOpts{})
 	screen := c.waitScreen("the overview", overviewShown)
 	if !strings.Contains(strings.Split(screen, "\n")[0], " RO ") {
@@ -194,11 +189,8 @@ func TestViewerIsReadOnly(t *testing.T) {
 // session's status line shows the audited outcome.
 func TestOperatorMutatesAndIsAudited(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	if err := r.e.CreateTopic("DROP.ME", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	r.createTopics("partitions=1", "DROP.ME")
+	c := r.openShown(r.operator, "the overview")
 	c.send("2")
 	c.waitText("DROP.ME")
 	c.send("D")
@@ -233,25 +225,17 @@ func TestOperatorMutatesAndIsAudited(t *testing.T) {
 
 func TestMaxSessions(t *testing.T) {
 	r := startRig(t, rigOpts{maxSessions: 2})
-	a := r.open(r.operator, sessOpts{})
-	b := r.open(r.viewer, sessOpts{})
-	a.waitScreen("session a", overviewShown)
-	b.waitScreen("session b", overviewShown)
+	a := r.openShown(r.operator, "session a")
+	r.openShown(r.viewer, "session b")
 	c := r.open(r.viewer, sessOpts{})
-	if code := c.exitStatus(); code != 1 {
-		t.Fatalf("third session: exit status %d, want 1", code)
-	}
-	if msg := c.stderr.String(); !strings.Contains(msg, "all 2 sessions are in use") {
-		t.Fatalf("third session told %q", msg)
-	}
+	c.wantEnd("third session", 1, "all 2 sessions are in use")
 	// A freed slot is usable again.
 	a.send("q")
 	if code := a.exitStatus(); code != 0 {
 		t.Fatalf("a: exit %d", code)
 	}
 	ilinktest.WaitFor(t, deadline, "a's slot to be free", func() bool { return len(r.srv.Sessions()) == 1 })
-	d := r.open(r.viewer, sessOpts{})
-	d.waitScreen("session d", overviewShown)
+	r.openShown(r.viewer, "session d")
 }
 
 func TestIdleTimeout(t *testing.T) {
@@ -268,12 +252,7 @@ func TestIdleTimeout(t *testing.T) {
 		// under test here, not a wait for something.
 		time.Sleep(100 * time.Millisecond)
 	}
-	if code := idle.exitStatus(); code != 1 {
-		t.Fatalf("idle session: exit %d, want 1", code)
-	}
-	if msg := idle.stderr.String(); !strings.Contains(msg, "no input for 600ms") {
-		t.Fatalf("idle session told %q", msg)
-	}
+	idle.wantEnd("idle session", 1, "no input for 600ms")
 	if _, ok := busy.info(); !ok {
 		t.Fatal("the session with input was closed too")
 	}
@@ -305,13 +284,9 @@ func (c *client) openTail(topic string) {
 // connection is accepted, and Serve returns.
 func TestShutdownWithSessionsOpen(t *testing.T) {
 	r := startRig(t, rigOpts{maxTails: 4})
-	if err := r.e.CreateTopic("LIVE", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
-	op := r.open(r.operator, sessOpts{})
-	vw := r.open(r.viewer, sessOpts{})
-	op.waitScreen("the operator's overview", overviewShown)
-	vw.waitScreen("the viewer's overview", overviewShown)
+	r.createTopics("partitions=2", "LIVE")
+	op := r.openShown(r.operator, "the operator's overview")
+	vw := r.openShown(r.viewer, "the viewer's overview")
 	op.openTail("LIVE")
 	vw.openTail("LIVE")
 	ilinktest.WaitFor(t, deadline, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
@@ -324,14 +299,8 @@ func TestShutdownWithSessionsOpen(t *testing.T) {
 	if g := tailGroups(r); len(g) != 0 {
 		t.Fatalf("temporary groups left behind after Shutdown: %v", g)
 	}
-	for _, c := range []*client{op, vw} {
-		if code := c.exitStatus(); code != 1 {
-			t.Fatalf("exit status %d after Shutdown, want 1", code)
-		}
-		if msg := c.stderr.String(); !strings.Contains(msg, "the server is shutting down") {
-			t.Fatalf("client told %q", msg)
-		}
-	}
+	op.wantEnd("the operator's session after Shutdown", 1, "the server is shutting down")
+	vw.wantEnd("the viewer's session after Shutdown", 1, "the server is shutting down")
 	select {
 	case err := <-r.served:
 		if err != nil {
@@ -362,9 +331,7 @@ func TestShutdownWithSessionsOpen(t *testing.T) {
 func TestDroppedConnectionFreesEverything(t *testing.T) {
 	// The default idle timeout: its timer must not outlive the session.
 	r := startRig(t, rigOpts{maxTails: 1, idle: 30 * time.Minute})
-	if err := r.e.CreateTopic("LIVE", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=2", "LIVE")
 	// Warm up: both roles' admin connections are made once, and stay.
 	for _, k := range []clientKey{r.viewer, r.operator} {
 		c := r.open(k, sessOpts{})
@@ -375,8 +342,7 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 	ilinktest.WaitFor(t, deadline, "no session", func() bool { return len(r.srv.Sessions()) == 0 })
 	ilinktest.WaitFor(t, deadline, "the warm-up sessions' goroutines to end", func() bool { return len(sessionGoroutines()) == 0 })
 
-	c := r.open(r.operator, sessOpts{})
-	c.waitScreen("the overview", overviewShown)
+	c := r.openShown(r.operator, "the overview")
 	c.openTail("LIVE")
 	if len(tailGroups(r)) != 1 {
 		t.Fatalf("tail groups %v", tailGroups(r))
@@ -397,8 +363,7 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 		t.Fatalf("disconnect %+v", bye)
 	}
 	// The tail slot is free again.
-	d := r.open(r.viewer, sessOpts{})
-	d.waitScreen("the overview", overviewShown)
+	d := r.openShown(r.viewer, "the overview")
 	d.openTail("LIVE")
 }
 
@@ -406,15 +371,9 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 // needs a second slot, and one closed gives its slot back.
 func TestMaxTails(t *testing.T) {
 	r := startRig(t, rigOpts{maxTails: 1})
-	for _, name := range []string{"ONE", "TWO"} {
-		if err := r.e.CreateTopic(name, "partitions=1"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a := r.open(r.operator, sessOpts{})
-	b := r.open(r.viewer, sessOpts{})
-	a.waitScreen("a's overview", overviewShown)
-	b.waitScreen("b's overview", overviewShown)
+	r.createTopics("partitions=1", "ONE", "TWO")
+	a := r.openShown(r.operator, "a's overview")
+	b := r.openShown(r.viewer, "b's overview")
 	a.openTail("ONE")
 	b.send(":tail ONE\r")
 	b.waitText("every tail of this server is in use")
@@ -485,14 +444,7 @@ func TestSharedPollerOnePollPerInterval(t *testing.T) {
 			t.Errorf("%s: not polled at all while a session showed it", name)
 		}
 	}
-	for _, c := range clients {
-		c.send("q")
-	}
-	for _, c := range clients {
-		if code := c.exitStatus(); code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	}
+	quitAll(t, clients)
 }
 
 // openMixed opens n sessions, viewers and operators in turn.
@@ -512,9 +464,7 @@ func (r *rig) openMixed(n int) []*client {
 // operators, each on its own view, all quitting cleanly.
 func TestTwentyConcurrentSessions(t *testing.T) {
 	r := startRig(t, rigOpts{})
-	if err := r.e.CreateTopic("MANY", "partitions=3"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=3", "MANY")
 	const n = 20
 	clients := make([]*client, n)
 	var wg sync.WaitGroup
@@ -543,14 +493,7 @@ func TestTwentyConcurrentSessions(t *testing.T) {
 	if got := len(r.srv.Sessions()); got != n {
 		t.Fatalf("%d sessions open, want %d", got, n)
 	}
-	for _, c := range clients {
-		c.send("q")
-	}
-	for i, c := range clients {
-		if code := c.exitStatus(); code != 0 {
-			t.Fatalf("session %d: exit %d (stderr %q)", i, code, c.stderr.String())
-		}
-	}
+	quitAll(t, clients)
 	ilinktest.WaitFor(t, deadline, "every session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
 }
 
@@ -618,9 +561,7 @@ func TestSessionAsksForLowBandwidth(t *testing.T) {
 func TestSharedDetailReads(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	r := startRig(t, rigOpts{refresh: interval})
-	if err := r.e.CreateTopic("DETAIL.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	r.createTopics("partitions=1", "DETAIL.T")
 	opt := consumer.NewOptions()
 	opt.Group = "shared-g"
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -647,12 +588,5 @@ func TestSharedDetailReads(t *testing.T) {
 	if d == 0 || d > limit {
 		t.Fatalf("DESCRIBE GROUP: %d requests in %v from %d sessions, want 1 to %d (one per %v)", d, took, n, limit, interval)
 	}
-	for _, c := range clients {
-		c.send("q")
-	}
-	for _, c := range clients {
-		if code := c.exitStatus(); code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	}
+	quitAll(t, clients)
 }

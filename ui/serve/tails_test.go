@@ -12,15 +12,9 @@ import (
 // their temporary groups when the session ends.
 func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
 	r := startRig(t, rigOpts{maxTails: 2})
-	for _, name := range []string{"ONE", "TWO"} {
-		if err := r.e.CreateTopic(name, "partitions=1"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a := r.open(r.operator, sessOpts{})
-	b := r.open(r.viewer, sessOpts{})
-	a.waitScreen("a's overview", overviewShown)
-	b.waitScreen("b's overview", overviewShown)
+	r.createTopics("partitions=1", "ONE", "TWO")
+	a := r.openShown(r.operator, "a's overview")
+	b := r.openShown(r.viewer, "b's overview")
 	a.openTail("ONE")
 	a.openTail("TWO")
 	a.waitText("tail 2 of 2 ([ ])")
