@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/fakes"
 )
 
 // AssertNoMutatingHelp fails when the view's help offers a mutating key
@@ -52,4 +53,17 @@ func FlashTexts(r *Rig) []string {
 		out = append(out, f.Text)
 	}
 	return out
+}
+
+// AssertReadOnlyKeys presses keys (mutating ones) on the read-only view
+// mk makes, after a poll: no dialog may open, and its help offers no
+// mutating key. name names the view in the failure.
+func AssertReadOnlyKeys(t *testing.T, name string, mk func(*common.Context, *fakes.Source) common.View, keys ...string) {
+	t.Helper()
+	r := Polled(t, true, mk)
+	r.Key(keys...)
+	if r.V.Capturing() {
+		t.Fatalf("%s: a mutating dialog opened read-only:\n%s", name, r.Screen())
+	}
+	AssertNoMutatingHelp(t, r)
 }

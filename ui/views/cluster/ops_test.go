@@ -55,19 +55,5 @@ func TestClusterMoveLeaderPreview(t *testing.T) {
 }
 
 func TestOperatorPanesReadOnly(t *testing.T) {
-	for _, mk := range []struct {
-		name string
-		rig  func() *viewtest.Rig
-		keys []string
-	}{
-		{"cluster", func() *viewtest.Rig { return viewtest.New(t, true, clusterView) }, []string{"b", "L"}},
-	} {
-		r := mk.rig()
-		r.Poll()
-		r.Key(mk.keys...)
-		if r.V.Capturing() {
-			t.Fatalf("%s: a mutating dialog opened read-only:\n%s", mk.name, r.Screen())
-		}
-		viewtest.AssertNoMutatingHelp(t, r)
-	}
+	viewtest.AssertReadOnlyKeys(t, "cluster", clusterView, "b", "L")
 }

@@ -13,10 +13,7 @@ import (
 func TestPublishFailedRunDrawsNoFullBar(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true, FailEvery: 1}
 	r := newPubRig(t, false, pub)
-	r.v.SetTarget("PAYMENT.RESULT")
-	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
-	r.TypeText("100")
-	r.Key("enter", "enter")
+	r.send("PAYMENT.RESULT", "100")
 	pub.Last().Step(100)
 	r.Advance(250 * time.Millisecond)
 	r.MustShow("0/100 acknowledged", "100 failed")

@@ -48,6 +48,16 @@ func (r *pubRig) fill(vals map[int]string) {
 	}
 }
 
+// send publishes count records to topic as an operator would: down to the
+// count field, enter to edit it (ctrl+u clears it), the count, then enter
+// and enter again through the confirmation.
+func (r *pubRig) send(topic, count string) {
+	r.v.SetTarget(topic)
+	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
+	r.TypeText(count)
+	r.Key("enter", "enter")
+}
+
 func TestPublishFormValidation(t *testing.T) {
 	r := newPubRig(t, false, &fakes.Publisher{Manual: true})
 	const (
@@ -171,10 +181,7 @@ func TestPublishSendsTemplatedRecords(t *testing.T) {
 func TestPublishProgressErrorsAndStop(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true, FailEvery: 10}
 	r := newPubRig(t, false, pub)
-	r.v.SetTarget("PAYMENT.RESULT")
-	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
-	r.TypeText("1000")
-	r.Key("enter", "enter")
+	r.send("PAYMENT.RESULT", "1000")
 	if r.v.Capturing() {
 		t.Fatal("the form kept the focus after sending")
 	}
@@ -294,10 +301,7 @@ func TestPublishReadOnlyAndUnavailable(t *testing.T) {
 func TestPublishShutdownStops(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
-	r.v.SetTarget("T")
-	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
-	r.TypeText("50")
-	r.Key("enter", "enter")
+	r.send("T", "50")
 	pub.Last().Step(5)
 	r.v.Shutdown()
 	if p := pub.Last().Progress(); !p.Done || !p.Stopped {
@@ -417,10 +421,7 @@ func TestRunPublishDriver(t *testing.T) {
 func TestPublishDurationsRound(t *testing.T) {
 	pub := &fakes.Publisher{Manual: true}
 	r := newPubRig(t, false, pub)
-	r.v.SetTarget("PAYMENT.RESULT")
-	r.Key("down", "down", "down", "down", "enter", "ctrl+u")
-	r.TypeText("399")
-	r.Key("enter", "enter")
+	r.send("PAYMENT.RESULT", "399")
 	run := pub.Last()
 	run.Step(175) // 10 ms of fake time each: 1.75 s
 	r.Advance(250 * time.Millisecond)

@@ -79,19 +79,5 @@ func TestQuarantineReinjectWarnsBeforeItRuns(t *testing.T) {
 }
 
 func TestOperatorPanesReadOnly(t *testing.T) {
-	for _, mk := range []struct {
-		name string
-		rig  func() *viewtest.Rig
-		keys []string
-	}{
-		{"queues", func() *viewtest.Rig { return viewtest.New(t, true, queuesView) }, []string{"enter", "P", "T", "M"}},
-	} {
-		r := mk.rig()
-		r.Poll()
-		r.Key(mk.keys...)
-		if r.V.Capturing() {
-			t.Fatalf("%s: a mutating dialog opened read-only:\n%s", mk.name, r.Screen())
-		}
-		viewtest.AssertNoMutatingHelp(t, r)
-	}
+	viewtest.AssertReadOnlyKeys(t, "queues", queuesView, "enter", "P", "T", "M")
 }

@@ -38,12 +38,20 @@ type tailRig struct {
 
 func newTailRig(t *testing.T, buffer int, opt fakes.TailerOptions) *tailRig {
 	t.Helper()
-	tr := &tailRig{tl: fakes.NewTailer(opt)}
+	fk := fakes.NewTailer(opt)
+	return newTailRigOver(t, buffer, fk, fk)
+}
+
+// newTailRigOver is newTailRig with the view reading tl, a tailer built
+// over the fake fk (which the rig's open and emit drive).
+func newTailRigOver(t *testing.T, buffer int, tl tail.Tailer, fk *fakes.Tailer) *tailRig {
+	t.Helper()
+	tr := &tailRig{tl: fk}
 	tr.Rig = viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
 		if buffer > 0 {
 			ctx.Config.TailBuffer = buffer
 		}
-		tr.v = tail.New(ctx, tr.tl)
+		tr.v = tail.New(ctx, tl)
 		return tr.v
 	})
 	return tr

@@ -18,14 +18,8 @@ import (
 // search row, the header true.
 func TestTailSearchIsItsOwnList(t *testing.T) {
 	st := &searchTailer{Tailer: fakes.NewTailer(fakes.TailerOptions{})}
-	var v *tail.View
-	r := viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		v = tail.New(ctx, st)
-		return v
-	})
-	r.Run(v.Open("ORDER.EVENT"))
-	st.Last().Emit(20)
-	r.Advance(300 * time.Millisecond)
+	r := newTailRigOver(t, 0, st, st.Tailer)
+	r.open("ORDER.EVENT", 20)
 	// A filter that none of the search's hits passes.
 	r.Key("/")
 	r.TypeText("v:SHIPPED")
@@ -38,7 +32,7 @@ func TestTailSearchIsItsOwnList(t *testing.T) {
 	if len(st.specs) != 1 {
 		t.Fatalf("search not started: %+v", st.specs)
 	}
-	if fl := viewtest.Took[common.FlashMsg](r); len(fl) == 0 || !containsText(fl, "the filter /v:SHIPPED is cleared") {
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) == 0 || !containsText(fl, "the filter /v:SHIPPED is cleared") {
 		t.Fatalf("flashes %+v; want the filter's clearing said", fl)
 	}
 	run := st.run
@@ -61,7 +55,7 @@ func TestTailSearchIsItsOwnList(t *testing.T) {
 	r.Key("r")
 	r.MustShow("● live", "from latest", "0 total", "buffer 0/")
 	r.MustNotShow("DELIVERED", "cancelled:")
-	if b, total, _, _ := v.Counts(); b != 0 || total != 0 {
+	if b, total, _, _ := r.v.Counts(); b != 0 || total != 0 {
 		t.Fatalf("after r: %d buffered, %d total; want a clean live tail", b, total)
 	}
 	st.Last().Emit(3)

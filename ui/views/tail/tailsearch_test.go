@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"ilinkdash/ui/internal/viewtest"
-
-	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/views/tail"
 )
@@ -59,14 +56,8 @@ func (f *fakeSearch) set(p tail.SearchProgress) {
 
 func TestTailSearchProgressStreamingAndCancel(t *testing.T) {
 	st := &searchTailer{Tailer: fakes.NewTailer(fakes.TailerOptions{})}
-	var v *tail.View
-	r := viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		v = tail.New(ctx, st)
-		return v
-	})
-	r.Run(v.Open("ORDER.EVENT"))
-	st.Last().Emit(20)
-	r.Advance(300 * time.Millisecond)
+	r := newTailRigOver(t, 0, st, st.Tailer)
+	r.open("ORDER.EVENT", 20)
 	r.MustShow("● live", "20 total")
 
 	r.Key("S")
