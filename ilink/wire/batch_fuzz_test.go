@@ -221,33 +221,7 @@ func FuzzBatchVarint(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if v, n := varintRead32(data); n > 0 {
-			if n > 5 || n > len(data) {
-				t.Fatalf("varint read %d bytes of %d", n, len(data))
-			}
-			enc := varintAppend32(nil, v)
-			if len(enc) > n || len(enc) != varintSize32(v) {
-				t.Fatalf("varint %d re-encodes to %d bytes, read %d", v, len(enc), n)
-			}
-			if v2, n2 := varintRead32(enc); v2 != v || n2 != len(enc) {
-				t.Fatalf("varint %d round trips to %d", v, v2)
-			}
-		} else if n == 0 && len(data) >= 5 {
-			t.Fatalf("varint reported truncation with %d bytes available", len(data))
-		}
-		if v, n := varintRead64(data); n > 0 {
-			if n > 10 || n > len(data) {
-				t.Fatalf("varlong read %d bytes of %d", n, len(data))
-			}
-			enc := varintAppend64(nil, v)
-			if len(enc) > n || len(enc) != varintSize64(v) {
-				t.Fatalf("varlong %d re-encodes to %d bytes, read %d", v, len(enc), n)
-			}
-			if v2, n2 := varintRead64(enc); v2 != v || n2 != len(enc) {
-				t.Fatalf("varlong %d round trips to %d", v, v2)
-			}
-		} else if n == 0 && len(data) >= 10 {
-			t.Fatalf("varlong reported truncation with %d bytes available", len(data))
-		}
+		varint32.checkRead(t, data)
+		varint64.checkRead(t, data)
 	})
 }

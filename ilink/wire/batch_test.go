@@ -800,29 +800,67 @@ func TestBatchAllocations(t *testing.T) {
 	}
 }
 
+// varintWidth is one width of the zigzag varint, so the tests and the fuzz
+// target check the 32- and the 64-bit codec with the same code.
+type varintWidth[T int32 | int64] struct {
+	name     string // "varint" or "varlong", as the failure messages say
+	maxBytes int
+	append   func([]byte, T) []byte
+	size     func(T) int
+	read     func([]byte) (T, int)
+}
+
+var (
+	varint32 = varintWidth[int32]{"varint", 5, varintAppend32, varintSize32, varintRead32}
+	varint64 = varintWidth[int64]{"varlong", 10, varintAppend64, varintSize64, varintRead64}
+)
+
+// checkRoundTrip: v encodes to size(v) bytes that read back as v, and a
+// truncated read reports n == 0.
+func (w varintWidth[T]) checkRoundTrip(t *testing.T, v T) {
+	t.Helper()
+	b := w.append(nil, v)
+	if len(b) != w.size(v) {
+		t.Fatalf("%d: size %d vs %d", v, len(b), w.size(v))
+	}
+	got, n := w.read(b)
+	if got != v || n != len(b) {
+		t.Fatalf("%d: read %d (%d bytes)", v, got, n)
+	}
+	if _, n := w.read(b[:len(b)-1]); n != 0 {
+		t.Fatalf("%d: truncated read gave n=%d", v, n)
+	}
+}
+
+// checkRead: whatever read accepts from data is at most maxBytes, and
+// re-encodes (canonically) to a prefix of no more bytes that reads back as
+// the same value; it reports truncation only with fewer than maxBytes.
+func (w varintWidth[T]) checkRead(t *testing.T, data []byte) {
+	t.Helper()
+	v, n := w.read(data)
+	switch {
+	case n > 0:
+		if n > w.maxBytes || n > len(data) {
+			t.Fatalf("%s read %d bytes of %d", w.name, n, len(data))
+		}
+		enc := w.append(nil, v)
+		if len(enc) > n || len(enc) != w.size(v) {
+			t.Fatalf("%s %d re-encodes to %d bytes, read %d", w.name, v, len(enc), n)
+		}
+		if v2, n2 := w.read(enc); v2 != v || n2 != len(enc) {
+			t.Fatalf("%s %d round trips to %d", w.name, v, v2)
+		}
+	case n == 0 && len(data) >= w.maxBytes:
+		t.Fatalf("%s reported truncation with %d bytes available", w.name, len(data))
+	}
+}
+
 func TestBatchVarint(t *testing.T) {
 	for _, v := range []int32{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, math.MaxInt32, math.MinInt32} {
-		b := varintAppend32(nil, v)
-		if len(b) != varintSize32(v) {
-			t.Fatalf("%d: size %d vs %d", v, len(b), varintSize32(v))
-		}
-		got, n := varintRead32(b)
-		if got != v || n != len(b) {
-			t.Fatalf("%d: read %d (%d bytes)", v, got, n)
-		}
-		if _, n := varintRead32(b[:len(b)-1]); n != 0 {
-			t.Fatalf("%d: truncated read gave n=%d", v, n)
-		}
+		varint32.checkRoundTrip(t, v)
 	}
 	for _, v := range []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1 << 40, -(1 << 40)} {
-		b := varintAppend64(nil, v)
-		if len(b) != varintSize64(v) {
-			t.Fatalf("%d: size %d vs %d", v, len(b), varintSize64(v))
-		}
-		got, n := varintRead64(b)
-		if got != v || n != len(b) {
-			t.Fatalf("%d: read %d (%d bytes)", v, got, n)
-		}
+		varint64.checkRoundTrip(t, v)
 	}
 	if len(varintAppend32(nil, math.MinInt32)) != 5 || len(varintAppend64(nil, math.MinInt64)) != 10 {
 		t.Fatal("extreme values should take 5 and 10 bytes")
