@@ -39,14 +39,10 @@ func TestFlushAsksForTheName(t *testing.T) {
 	createTopic(t, e, "E2E.FLUSH", "partitions=1,replicas=1")
 	produce(t, e, "E2E.FLUSH", 0, 10)
 	d := startDash(t, e, dashOpts{})
-	d.keys("2")
-	d.waitText("E2E.FLUSH")
-	d.keys("/")
-	d.typeText("E2E.FLUSH")
-	d.keys("enter", "F")
+	d.findOn("2", "E2E.FLUSH")
+	d.keys("F")
 	d.waitText("Flush topic E2E.FLUSH", "Type E2E.FLUSH to confirm")
-	d.markNow()
-	d.keys("y", "enter") // y is only text in the name line
+	d.press("y", "enter") // y is only text in the name line
 	d.waitText("type the name exactly to confirm")
 	if start, end := e.TopicOffsets("E2E.FLUSH"); start[0] != 0 || end[0] != 10 {
 		t.Fatalf("flushed without the name: start %v end %v", start, end)

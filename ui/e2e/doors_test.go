@@ -1,43 +1,17 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 )
-
-// commitEach leaves a durable group on topic, without a member, whose
-// committed offset (the next record to read) on partition p is next[p].
-func commitEach(t testing.TB, e *engine.Engine, group, topic string, next map[int32]int64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	opt := consumer.NewOptions()
-	opt.Group = group
-	opt.Commit = consumer.CommitManual
-	opt.ClientName = "e2e-" + group
-	c, err := consumer.Assign(ctx, strings.Join(e.DataAddrs(), ","), topic, nil, opt)
-	if err != nil {
-		t.Fatalf("assign %s: %v", group, err)
-	}
-	defer c.Close()
-	for p, n := range next {
-		if err := c.CommitOffset(ctx, topic, p, n-1); err != nil { // stores n (spec C-04)
-			t.Fatalf("commit %s %s/%d: %v", group, topic, p, err)
-		}
-	}
-}
 
 // doorsSetup: a topic of three partitions with ten records each and a
 // stopped group lagging most on partition 2 (committed 4 there, 9 on the
 // others): the overview's one alert is about that group.
 func doorsSetup(t *testing.T) (*engine.Engine, *dash) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.DOORS", "partitions=3,replicas=1")
-	publishN(t, adminQmgr(t, e), "E2E.DOORS", 30) // round-robin: 10 in each
+	e, _ := topicWithRecords(t, "E2E.DOORS", "partitions=3,replicas=1", 30) // round-robin: 10 in each
 	commitEach(t, e, "e2e-doors", "E2E.DOORS", map[int32]int64{0: 9, 1: 9, 2: 4})
 	if c := e.GroupCommits("e2e-doors")["E2E.DOORS"]; c[2] != 4 || c[0] != 9 {
 		t.Fatalf("setup: commits %v", c)
@@ -61,8 +35,7 @@ func TestDrillDownAlertGroupPartitionTail(t *testing.T) {
 	d.waitText("Alerts (1)", "group e2e-doors stopped")
 	d.waitText("enter open")
 
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	screen := d.waitText("Group e2e-doors", "COMMITTED", "Overview › group e2e-doors")
 	if !strings.Contains(tabBar(screen), "Overview › group e2e-doors") {
 		t.Fatalf("the breadcrumb is not in the tab bar:\n%s", screen)
@@ -70,8 +43,7 @@ func TestDrillDownAlertGroupPartitionTail(t *testing.T) {
 	d.waitText("t tail partition (from commit)")
 
 	// The cursor is on partition 2 (committed 4): t tails it from there.
-	d.markNow()
-	d.keys("t")
+	d.press("t")
 	d.waitText("Tail E2E.DOORS", "one partition, no group · from offset 4 of E2E.DOORS partition 2", "Overview › group e2e-doors › partition 2")
 	// The records shown are partition 2's from offset 4 on: six of them.
 	screen = d.waitFor("partition 2's records from offset 4", func(s string) bool {
@@ -84,14 +56,12 @@ func TestDrillDownAlertGroupPartitionTail(t *testing.T) {
 		}
 	}
 
-	d.markNow()
-	d.keys("esc")
+	d.press("esc")
 	screen = d.waitText("Group e2e-doors", "Overview › group e2e-doors")
 	if strings.Contains(tabBar(screen), "partition 2") {
 		t.Fatalf("the breadcrumb did not shrink:\n%s", screen)
 	}
-	d.markNow()
-	d.keys("esc")
+	d.press("esc")
 	screen = d.waitText("Alerts (1)", "group e2e-doors stopped")
 	if strings.Contains(tabBar(screen), "›") {
 		t.Fatalf("a breadcrumb is left on the overview:\n%s", screen)
@@ -115,26 +85,20 @@ func countRecordRows(screen, topic string) int {
 // it on the Cluster tab (the cursor on that node).
 func TestDrillDownConsumerRowAndNode(t *testing.T) {
 	_, d := doorsSetup(t)
-	d.keys("2")
-	d.waitText("E2E.DOORS")
-	d.keys("/")
-	d.typeText("E2E.DOORS")
-	d.keys("enter", "enter")
+	d.findOn("2", "E2E.DOORS")
+	d.keys("enter")
 	d.waitText("Topic E2E.DOORS", "Partitions (3)")
 	d.keys("v")
 	d.waitText("e2e-doors", "enter open")
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("Group e2e-doors", "COMMITTED", "Topics › group e2e-doors")
-	d.markNow()
-	d.keys("esc")
+	d.press("esc")
 	d.waitText("Topic E2E.DOORS")
 
 	d.keys("1")
 	d.waitText("Alerts (1)")
 	d.keys("v", "j")
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	screen := d.waitText("Overview › node 2", "nodes · 2/3")
 	if !strings.Contains(tabBar(screen), "Cluster") {
 		t.Fatalf("not on the Cluster tab:\n%s", screen)

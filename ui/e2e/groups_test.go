@@ -25,30 +25,57 @@ func publishN(t testing.TB, q *admin.Qmgr, topic string, n int) {
 	}
 }
 
+// topicWithRecords starts an engine with topic (props) holding n records
+// published from outside (publishN); q is the admin connection that
+// published them.
+func topicWithRecords(t *testing.T, topic, props string, n int) (e *engine.Engine, q *admin.Qmgr) {
+	t.Helper()
+	e = startEngine(t, engineOpts{})
+	createTopic(t, e, topic, props)
+	q = adminQmgr(t, e)
+	publishN(t, q, topic, n)
+	return e, q
+}
+
+// groupOptions are the options of the test's own members of group:
+// manual commits, a client name saying whose they are.
+func groupOptions(group string) consumer.Options {
+	opt := consumer.NewOptions()
+	opt.Group = group
+	opt.Commit = consumer.CommitManual
+	opt.ClientName = "e2e-" + group
+	return opt
+}
+
+// commitEach leaves a durable group on topic, without a member, whose
+// committed offset (the next record to read) on partition p is next[p].
+func commitEach(t testing.TB, e *engine.Engine, group, topic string, next map[int32]int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	c, err := consumer.Assign(ctx, strings.Join(e.DataAddrs(), ","), topic, nil, groupOptions(group))
+	if err != nil {
+		t.Fatalf("assign %s: %v", group, err)
+	}
+	defer c.Close()
+	for p, n := range next {
+		if err := c.CommitOffset(ctx, topic, p, n-1); err != nil { // stores n (spec C-04)
+			t.Fatalf("commit %s %s/%d: %v", group, topic, p, err)
+		}
+	}
+}
+
 // idleGroup leaves a durable group on topic whose committed offset (the
 // next record to read) is next on every partition, with no member (so the
 // engine accepts a seek).
 func idleGroup(t testing.TB, e *engine.Engine, group, topic string, next int64) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	opt := consumer.NewOptions()
-	opt.Group = group
-	opt.Commit = consumer.CommitManual
-	opt.ClientName = "e2e-" + group
-	c, err := consumer.Assign(ctx, strings.Join(e.DataAddrs(), ","), topic, nil, opt)
-	if err != nil {
-		t.Fatalf("assign %s: %v", group, err)
+	_, ends := e.TopicOffsets(topic)
+	each := make(map[int32]int64, len(ends))
+	for p := range ends {
+		each[int32(p)] = next
 	}
-	defer c.Close()
-	for _, tp := range c.Assignment() {
-		for _, p := range tp.Partitions {
-			// CommitOffset(o) stores o+1 (spec C-04).
-			if err := c.CommitOffset(ctx, tp.Topic, p, next-1); err != nil {
-				t.Fatalf("commit %s %s/%d: %v", group, tp.Topic, p, err)
-			}
-		}
-	}
+	commitEach(t, e, group, topic, each)
 }
 
 // activeGroup keeps a member subscribed to topic in group until the test
@@ -57,11 +84,7 @@ func activeGroup(t testing.TB, e *engine.Engine, group, topic string) *consumer.
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	opt := consumer.NewOptions()
-	opt.Group = group
-	opt.Commit = consumer.CommitManual
-	opt.ClientName = "e2e-" + group
-	c, err := consumer.Subscribe(ctx, strings.Join(e.DataAddrs(), ","), topic, opt)
+	c, err := consumer.Subscribe(ctx, strings.Join(e.DataAddrs(), ","), topic, groupOptions(group))
 	if err != nil {
 		t.Fatalf("subscribe %s: %v", group, err)
 	}
@@ -93,15 +116,23 @@ func groupRow(screen, group string) []string {
 	return nil
 }
 
+// seekTo types to into the open seek dialog's To field (enter edits it)
+// and asks for the preview.
+func (d *dash) seekTo(to string) {
+	d.t.Helper()
+	d.keys("enter")
+	d.typeText(to)
+	d.waitText("To    " + to)
+	d.press("enter")
+}
+
 // TestGroupsSeekToLatest: the groups tab lists a durable group with no
 // member and its lag as the engine computes it; the group's detail, `o`,
 // "latest" shows a preview of every old → new offset, and applying it
 // moves the commits: the table shows lag 0 after the next poll.
 func TestGroupsSeekToLatest(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.ORDERS"
-	createTopic(t, e, topic, "partitions=2,replicas=2")
-	publishN(t, adminQmgr(t, e), topic, 20)
+	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 20)
 	idleGroup(t, e, "e2e-idle", topic, 1)
 	wantLag, ends := lagSum(e, "e2e-idle", topic)
 	if wantLag != 18 {
@@ -116,20 +147,14 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	})
 
 	// Open it: filter the table to the group, enter.
-	d.keys("/")
-	d.typeText("e2e-idle")
-	d.keys("enter", "enter")
+	d.openRow("e2e-idle")
 	d.waitText("Group e2e-idle", "durable", "COMMITTED", "lag 18")
 
 	// Seek: o, To (focused, "earliest" selected) → latest, enter: the
 	// preview lists old → new per partition.
 	d.keys("o")
 	d.waitText("Seek group e2e-idle", "earliest")
-	d.keys("enter") // edit To
-	d.typeText("latest")
-	d.waitText("To    latest")
-	d.markNow()
-	d.keys("enter")
+	d.seekTo("latest")
 	want := []string{"Seek e2e-idle — preview", "on all topics to latest", "Planned changes (nothing is applied"}
 	for p, end := range ends {
 		want = append(want, fmt.Sprintf("%s [%d]  1 → %d  (skip %d)", topic, p, end, end-1))
@@ -141,8 +166,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	}
 
 	// Apply, go back to the table: the next poll shows lag 0.
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("e2e-idle: 2 offsets moved")
 	d.keys("esc")
 	d.markNow()
@@ -159,10 +183,8 @@ func TestGroupsSeekToLatest(t *testing.T) {
 // member warns in the form and ends with the engine's refusal
 // (MIMQE_GROUP_NOT_EMPTY) explained; the commits do not move.
 func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.BUSY"
-	createTopic(t, e, topic, "partitions=2,replicas=2")
-	publishN(t, adminQmgr(t, e), topic, 10)
+	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 10)
 	c := activeGroup(t, e, "e2e-busy", topic)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -181,26 +203,19 @@ func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
 		f := groupRow(s, "e2e-busy")
 		return f != nil && f[2] == "1"
 	})
-	d.keys("/")
-	d.typeText("e2e-busy")
-	d.keys("enter")
+	d.filter("e2e-busy")
 	d.waitFor("the table filtered to e2e-busy", func(s string) bool {
 		return groupRow(s, "e2e-busy") != nil && strings.Contains(s, "/e2e-busy")
 	})
 	d.keys("o")
 	d.waitText("Seek group e2e-busy", "has 1 active member.", wire.ErrGroupNotEmpty)
-	d.keys("enter") // edit To
-	d.typeText("latest")
-	d.waitText("To    latest")
-	d.markNow()
-	d.keys("enter")
+	d.seekTo("latest")
 	// The engine may refuse the plan already, or only its application.
 	s := d.waitFor("the preview or the refusal", func(s string) bool {
 		return strings.Contains(s, "Seek e2e-busy — preview") || strings.Contains(s, "Seek e2e-busy failed")
 	})
 	if strings.Contains(s, "— preview") {
-		d.markNow()
-		d.keys("enter")
+		d.press("enter")
 	}
 	d.waitText("Seek e2e-busy failed", "The engine refused: "+wire.ErrGroupNotEmpty, "Stop the consumers of e2e-busy")
 	if after := fmt.Sprint(e.GroupCommits("e2e-busy")); after != before {

@@ -334,8 +334,47 @@ func (d *dash) command(s string) {
 	d.keys("enter")
 }
 
+// filter narrows the table shown to the rows matching text (`/`, the
+// text, enter).
+func (d *dash) filter(text string) {
+	d.keys("/")
+	d.typeText(text)
+	d.keys("enter")
+}
+
+// openRow filters the table shown to text and opens the row the cursor is
+// then on (enter).
+func (d *dash) openRow(text string) {
+	d.filter(text)
+	d.keys("enter")
+}
+
+// findOn switches to the tab of key, waits for name in its table and
+// filters the table to it.
+func (d *dash) findOn(key, name string) {
+	d.t.Helper()
+	d.keys(key)
+	d.waitText(name)
+	d.filter(name)
+}
+
+// tailLive opens a tail of target with `:tail` and waits for it to be
+// live, showing more as well; it returns that frame.
+func (d *dash) tailLive(target string, more ...string) string {
+	d.t.Helper()
+	d.command("tail " + target)
+	return d.waitText(append([]string{"Tail " + target, "● live"}, more...)...)
+}
+
 // markNow makes the next waitFor look only at frames rendered from now on.
 func (d *dash) markNow() { d.mark = d.fr.latest().seq }
+
+// press sends keys after markNow: the next wait sees only what they
+// brought.
+func (d *dash) press(keys ...string) {
+	d.markNow()
+	d.keys(keys...)
+}
 
 // waitFor polls the frames (ANSI stripped) until pred holds for one of
 // them, and returns it. Frames before the last markNow are ignored.

@@ -113,13 +113,11 @@ func TestTailHostilePayloadsRawOutput(t *testing.T) {
 		d.written()
 		for k := 1; k < len(formats); k++ {
 			next := formats[(cur+k)%len(formats)]
-			d.markNow()
-			d.keys("f")
+			d.press("f")
 			shown[fmt.Sprint(i, next)] = d.waitText(title, next)
 			d.written()
 		}
-		d.markNow()
-		d.keys("down")
+		d.press("down")
 	}
 
 	// The inert forms were drawn (spot checks on the brief's payloads).

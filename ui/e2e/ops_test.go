@@ -73,9 +73,7 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 	d := startDash(t, e, dashOpts{})
 	d.keys("5")
 	d.waitText("2 queues", "1 dead letter", "(is a DLQ)")
-	d.keys("/")
-	d.typeText("DLQ")
-	d.keys("enter", "enter")
+	d.openRow("DLQ")
 	d.waitText("Queue E2E.ORDERS.DLQ", "dead letters of E2E.ORDERS", "browsing 1 of 1", "dlq.source: E2E.ORDERS",
 		"dlq.reason: redelivered 2 times (max 1)", `{"order":"poison-1"}`)
 	d.keys("M")
@@ -85,8 +83,7 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 	if depthOf(t, e, "E2E.ORDERS.DLQ") != 1 || depthOf(t, e, "E2E.ORDERS") != 0 {
 		t.Fatal("the preview moved the message")
 	}
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("1 message moved back from E2E.ORDERS.DLQ", "browsing 0 of 0")
 	if depthOf(t, e, "E2E.ORDERS.DLQ") != 0 || depthOf(t, e, "E2E.ORDERS") != 1 {
 		t.Fatal("the move back did not happen")
@@ -97,15 +94,13 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 	d.typeText("E2E.ORDERS")
 	// Frames from now on only: an older one of the DLQ's detail also says
 	// "Queue E2E.ORDERS…" and "browsing 1 of 1".
-	d.markNow()
-	d.keys("enter", "enter")
+	d.press("enter", "enter")
 	d.waitText("Queue E2E.ORDERS", "dead-letter queue E2E.ORDERS.DLQ", "browsing 1 of 1")
 	d.keys("P", "enter") // the dialog opens navigating: enter edits
 	d.typeText(`{"n":{{seq}}}`)
 	d.keys("tab", "backspace")
 	d.typeText("2")
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("2 messages put on E2E.ORDERS", "browsing 3 of 3", `{"n":1}`)
 	d.keys("T", "enter")
 	d.waitText("Taken from E2E.ORDERS", "poison-1")
@@ -167,8 +162,7 @@ func TestTopicConfigEditWithDiffPreview(t *testing.T) {
 	if _, end := e.TopicOffsets("E2E.CFG"); len(end) != 2 {
 		t.Fatal("the preview altered the topic")
 	}
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("topic E2E.CFG altered")
 	if _, end := e.TopicOffsets("E2E.CFG"); len(end) != 4 {
 		t.Fatalf("partitions after the alter: %d", len(end))
@@ -194,8 +188,7 @@ func TestClusterRebalanceWithPreview(t *testing.T) {
 	if e.PartitionLeader("E2E.RB", 1) != 3 {
 		t.Fatal("the preview moved the leader")
 	}
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("rebalance: 1 partition moved to their preferred leader")
 	d.waitText("leaders 3/3 on preferred (imbalance 0%)")
 	if e.PartitionLeader("E2E.RB", 1) != 2 {
@@ -206,8 +199,7 @@ func TestClusterRebalanceWithPreview(t *testing.T) {
 	d.waitText("Move the leader of E2E.RB [0]", "‹ node 2 ›")
 	d.keys("enter")
 	d.waitText("Move leader — preview", "E2E.RB [0]: leader node 1 → node 2")
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("E2E.RB [0]: node 2 leads")
 	if e.PartitionLeader("E2E.RB", 0) != 2 {
 		t.Fatalf("leader of [0]: %d", e.PartitionLeader("E2E.RB", 0))
@@ -223,10 +215,7 @@ func TestTailSearchBeyondTheBuffer(t *testing.T) {
 	createTopic(t, e, topic, "partitions=2,replicas=2")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{LingerMs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProducer(ctx, t, e, ilink.ProducerConfig{LingerMs: 2})
 	for i := 0; i < 3000; i++ {
 		p.Send(&ilink.ProducerRecord{Topic: topic, Key: fmt.Appendf(nil, "order-%d", i), Value: fmt.Appendf(nil, `{"n":%d}`, i)}, nil)
 	}
@@ -236,14 +225,12 @@ func TestTailSearchBeyondTheBuffer(t *testing.T) {
 	p.Close()
 
 	d := startDash(t, e, dashOpts{})
-	d.command("tail " + topic)
-	d.waitText("Tail "+topic, "● live")
+	d.tailLive(topic)
 	d.keys("S")
 	d.waitText("Search beyond the buffer", "Value regex")
 	d.keys("enter") // edit the key
 	d.typeText("order-1777")
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("search E2E.SEARCH key=order-1777 from earliest to the end · done: 1 match in 3,000 records", "order-1777", `{"n":1777}`)
 	for _, g := range e.Groups() {
 		if strings.Contains(g.Name, "search") {
@@ -253,8 +240,7 @@ func TestTailSearchBeyondTheBuffer(t *testing.T) {
 	// A regex with several matches, then r reopens the live tail.
 	d.keys("S", "tab", "tab", "enter") // Value regex: edit
 	d.typeText(`"n":29[0-9]{2}`)
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("done: 100 matches in 3,000 records")
 	d.keys("r")
 	d.waitText("● live")

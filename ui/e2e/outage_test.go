@@ -111,10 +111,7 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 	d.waitFor("the tail shows the published records", func(s string) bool { return tailTotal(s) == fmt.Sprint(n) })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*deadline)
 	defer cancel()
-	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{ClientName: "e2e-outside", Acks: ilink.AcksAll})
-	if err != nil {
-		t.Fatalf("producer: %v", err)
-	}
+	p := newProducer(ctx, t, e, ilink.ProducerConfig{ClientName: "e2e-outside", Acks: ilink.AcksAll})
 	defer p.Close()
 	const more = 100
 	sent := make(chan error, 1)

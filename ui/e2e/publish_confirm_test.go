@@ -68,8 +68,7 @@ func TestPublishConfirmsBeforeSending(t *testing.T) {
 	if n := sent(e, "E2E.PUBCONF"); n != 0 {
 		t.Fatalf("%d records sent before the confirmation", n)
 	}
-	d.markNow()
-	d.keys("esc")
+	d.press("esc")
 	d.waitText("not sent: the publish was cancelled")
 	if n := sent(e, "E2E.PUBCONF"); n != 0 {
 		t.Fatalf("%d records sent after esc on the confirmation", n)
@@ -91,8 +90,7 @@ func TestPublishConfirmsBeforeSending(t *testing.T) {
 	if strings.Contains(s, "⚠") {
 		t.Fatalf("a warning for 100 records at 1,000/s:\n%s", s)
 	}
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("100 planned, 100 acknowledged", "✓ done")
 	if n := sent(e, "E2E.PUBCONF"); n != 100 {
 		t.Fatalf("E2E.PUBCONF holds %d records, want the 100 confirmed", n)

@@ -46,9 +46,7 @@ func TestMoveBackLeavesWhatArrivedAfterThePlan(t *testing.T) {
 	d := startDash(t, e, dashOpts{})
 	d.keys("5")
 	d.waitText("2 queues", "E2E.PAY.DLQ")
-	d.keys("/")
-	d.typeText("DLQ")
-	d.keys("enter", "enter")
+	d.openRow("DLQ")
 	d.waitText("Queue E2E.PAY.DLQ", "browsing 3 of 3")
 	d.keys("M")
 	d.waitText("Move messages of E2E.PAY.DLQ back", "‹ the selected message")
@@ -61,8 +59,7 @@ func TestMoveBackLeavesWhatArrivedAfterThePlan(t *testing.T) {
 	if depthOf(t, e, "E2E.PAY.DLQ") != 4 {
 		t.Fatal("setup: the late message was not dead-lettered")
 	}
-	d.markNow()
-	d.keys("enter")
+	d.press("enter")
 	d.waitText("3 messages moved back from E2E.PAY.DLQ: 3 planned, 3 moved; 1 arrived after the plan, left in place")
 	if got := browseBodies(t, e, "E2E.PAY.DLQ"); len(got) != 1 || got[0] != "late" {
 		t.Fatalf("the DLQ holds %q after the move, want the late message alone", got)
@@ -121,11 +118,8 @@ func TestQueueIDsShowTheirDistinguishingPart(t *testing.T) {
 	short := func(h string) string { return h[:4] + "…" + h[len(h)-4:] }
 
 	d := startDash(t, e, dashOpts{})
-	d.keys("5")
-	d.waitText("E2E.IDS")
-	d.keys("/")
-	d.typeText("E2E.IDS")
-	d.keys("enter", "enter")
+	d.findOn("5", "E2E.IDS")
+	d.keys("enter")
 	s := d.waitText("Queue E2E.IDS", "browsing 12 of 12", "m-11")
 	seen := map[string]bool{}
 	for i, h := range full {
@@ -207,11 +201,8 @@ func TestTakeTakesTheMessageItShowed(t *testing.T) {
 	}
 	first := hex.EncodeToString(msgs[0].ID)
 	d := startDash(t, e, dashOpts{})
-	d.keys("5")
-	d.waitText("E2E.TK")
-	d.keys("/")
-	d.typeText("E2E.TK")
-	d.keys("enter", "enter")
+	d.findOn("5", "E2E.TK")
+	d.keys("enter")
 	d.waitText("Queue E2E.TK", "browsing 2 of 2")
 	d.keys("T")
 	d.waitText("Take the next message of E2E.TK", "Takes message "+first)

@@ -127,8 +127,7 @@ func (d *dash) noFrameWith(what string, texts ...string) {
 // of titles. It returns the help screen (closed again).
 func (d *dash) pressNothingHappens(keys []string, titles ...string) string {
 	d.t.Helper()
-	d.markNow()
-	d.keys(keys...)
+	d.press(keys...)
 	d.keys("?")
 	help, ok := d.tryWait(deadline, func(s string) bool {
 		return containsAll(s, "Keys —", "read-only context: actions that change the cluster are hidden")
@@ -147,10 +146,8 @@ func (d *dash) pressNothingHappens(keys []string, titles ...string) string {
 // open anything nor appear in `?` help or the hint line; the engine's
 // topics and commits are unchanged.
 func TestReadOnlyDashboard(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.RO"
-	createTopic(t, e, topic, "partitions=2,replicas=2")
-	publishN(t, adminQmgr(t, e), topic, 6)
+	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 6)
 	idleGroup(t, e, "e2e-ro", topic, 1)
 	commits := fmt.Sprint(e.GroupCommits("e2e-ro"))
 
@@ -162,8 +159,7 @@ func TestReadOnlyDashboard(t *testing.T) {
 	}
 
 	// 7 (the publish tab) and :publish do nothing but say why.
-	d.markNow()
-	d.keys("7")
+	d.press("7")
 	d.command("publish " + topic)
 	d.waitText("publishing is disabled")
 	d.noFrameWith("publish in read-only", "Publish to", "▸ Topic", "Publishing is disabled")
@@ -191,9 +187,7 @@ func TestReadOnlyDashboard(t *testing.T) {
 	// Groups: o and D on the group, in the list and in its detail.
 	d.keys("3")
 	d.waitFor("e2e-ro in the groups table", func(s string) bool { return groupRow(s, "e2e-ro") != nil })
-	d.keys("/")
-	d.typeText("e2e-ro")
-	d.keys("enter")
+	d.filter("e2e-ro")
 	hint := d.waitFor("the filtered groups table", func(s string) bool { return strings.Contains(s, "/e2e-ro") && groupRow(s, "e2e-ro") != nil })
 	help = d.pressNothingHappens([]string{"o", "D"}, "Seek group", "Delete group")
 	d.keys("enter")

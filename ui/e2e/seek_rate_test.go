@@ -16,11 +16,8 @@ import (
 // hundreds of records per second, the repro's "RATE/s 906"), and the row
 // says EMPTY with lag 0.
 func TestSeekDoesNotInflateTheRate(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic, group = "E2E.SEEKRATE", "e2e-legacy"
-	createTopic(t, e, topic, "partitions=2,replicas=2")
-	q := adminQmgr(t, e)
-	publishN(t, q, topic, 400)
+	e, q := topicWithRecords(t, topic, "partitions=2,replicas=2", 400)
 	idleGroup(t, e, group, topic, 1)
 
 	d := startDash(t, e, dashOpts{})

@@ -12,16 +12,24 @@ import (
 	"ilinkdash/ilink/wire"
 )
 
+// newProducer connects a real producer to e's data addresses; the caller
+// closes it.
+func newProducer(ctx context.Context, t testing.TB, e *engine.Engine, cfg ilink.ProducerConfig) *ilink.Producer {
+	t.Helper()
+	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), cfg)
+	if err != nil {
+		t.Fatalf("producer: %v", err)
+	}
+	return p
+}
+
 // produce sends n records keyed "k-<from+i>" with a real producer and
 // waits for every acknowledgement.
 func produce(t testing.TB, e *engine.Engine, topic string, from, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{ClientName: "e2e-producer"})
-	if err != nil {
-		t.Fatalf("producer: %v", err)
-	}
+	p := newProducer(ctx, t, e, ilink.ProducerConfig{ClientName: "e2e-producer"})
 	defer p.Close()
 	var failed atomic.Value
 	for i := from; i < from+n; i++ {
@@ -62,8 +70,7 @@ func TestTailPauseIsBackPressure(t *testing.T) {
 	createTopic(t, e, topic, "partitions=1,replicas=1") // one partition: a duplicate would come before the marker
 	fetches := countFetches(t, e)
 	d := startDash(t, e, dashOpts{})
-	d.command("tail " + topic)
-	d.waitText("Tail "+topic, "● live")
+	d.tailLive(topic)
 
 	produce(t, e, topic, 0, 200)
 	d.waitText("200 total")

@@ -34,8 +34,7 @@ func TestTailJumpIsBackPressure(t *testing.T) {
 	produce(t, e, topic, 0, 25000)
 	fetches := countFetches(t, e)
 	d := startDash(t, e, dashOpts{})
-	d.command("tail " + topic)
-	d.waitText("Tail "+topic, "● live")
+	d.tailLive(topic)
 
 	d.keys("o")
 	d.waitText("Jump to an offset or a time")

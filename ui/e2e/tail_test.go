@@ -51,21 +51,15 @@ func TestTailWhilePublishing(t *testing.T) {
 }
 
 func tailWhilePublishing(t *testing.T, w, h int) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.TAIL"
-	createTopic(t, e, topic, "partitions=3,replicas=2")
-	publishN(t, adminQmgr(t, e), topic, 5) // before the tail: not shown (latest)
+	e, _ := topicWithRecords(t, topic, "partitions=3,replicas=2", 5) // before the tail: not shown (latest)
 
 	d := startDash(t, e, dashOpts{w: w, h: h})
-	d.command("tail " + topic)
-	d.waitText("Tail "+topic, "temporary group · from latest", "● live", "waiting for records…")
+	d.tailLive(topic, "temporary group · from latest", "waiting for records…")
 
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{ClientName: "e2e-producer", Acks: ilink.AcksAll})
-	if err != nil {
-		t.Fatalf("producer: %v", err)
-	}
+	p := newProducer(ctx, t, e, ilink.ProducerConfig{ClientName: "e2e-producer", Acks: ilink.AcksAll})
 	defer p.Close()
 	const n = 12
 	want := []string{"12 total"}

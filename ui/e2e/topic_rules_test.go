@@ -57,8 +57,7 @@ func TestCreateTopicRefusesBeforeTheReview(t *testing.T) {
 				d.keys("tab")
 				d.typeText(v)
 			}
-			d.markNow()
-			d.keys("enter")
+			d.press("enter")
 			screen := d.waitText(tc.want)
 			if strings.Contains(screen, "Enter creates it") || strings.Contains(screen, "confirm: create") {
 				t.Fatalf("the review was shown with the error:\n%s", screen)
