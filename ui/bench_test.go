@@ -14,8 +14,7 @@ import (
 // 10,000 topics, hint line, status bar) with colours on.
 func BenchmarkRootFrame10k(b *testing.B) {
 	h := newHarness(b, 120, 40)
-	h.ctx.Mode = common.FullColor
-	h.ctx.Rebuild()
+	h.setMode(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
 	for i := 0; i < 3; i++ {
 		at := h.now.Add(time.Duration(i) * 2 * time.Second)

@@ -33,9 +33,7 @@ func TestCommandHistory(t *testing.T) {
 		t.Fatal("`:` ↑ enter quit the dashboard")
 	}
 	for _, c := range []string{"topics", "groups", "groups", "cluster"} {
-		h.key(":")
-		h.typeText(c)
-		h.key("enter")
+		h.command(c)
 	}
 	if got := strings.Join(h.m.hist.Lines(), ","); got != "topics,groups,cluster" {
 		t.Fatalf("history %q (consecutive repeats are kept once)", got)
@@ -60,12 +58,8 @@ func TestCommandHistory(t *testing.T) {
 		t.Fatalf("↑ enter ran %v (quit %v), want the cluster tab", h.m.active, h.quit)
 	}
 	// The file holds the history; quit commands never reach it.
-	h.key(":")
-	h.typeText("quit")
-	h.key("enter")
-	if !h.quit {
-		t.Fatal(":quit did not quit")
-	}
+	h.command("quit")
+	h.mustQuit(":quit")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +104,7 @@ func TestClusterHelpHasNoResend(t *testing.T) {
 // are marked in text instead.
 func TestDumbTerminalMarksTheCursorRow(t *testing.T) {
 	h := newHarness(t, 120, 40)
-	h.ctx.Mode = common.FullColor
-	h.ctx.Rebuild()
+	h.setMode(common.FullColor)
 	h.send(tea.ColorProfileMsg{Profile: colorprofile.NoTTY})
 	if h.ctx.Mode != common.Dumb {
 		t.Fatalf("mode %v after a NoTTY profile, want Dumb", h.ctx.Mode)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"ilinkdash/ui/common"
@@ -19,9 +20,7 @@ import (
 func TestStatusBarGivesTheViewTheFreeWidth(t *testing.T) {
 	h := newHarness(t, 80, 24)
 	h.warm(2)
-	h.key(":")
-	h.typeText("tail ORDER.*")
-	h.key("enter")
+	h.command("tail ORDER.*")
 	h.tailer.Last().Emit(3000)
 	h.advance(300 * time.Millisecond)
 	status := h.m.views[common.ViewTail].Status()
@@ -118,18 +117,7 @@ func TestIdleTimers(t *testing.T) {
 	count := func(d time.Duration) (polls map[common.ResID]int, views int) {
 		clocks, probes = 0, 0
 		polls = map[common.ResID]int{}
-		end := h.now.Add(d)
-		for {
-			slices.SortStableFunc(h.pending, func(a, b tickReq) int { return a.due.Compare(b.due) })
-			if len(h.pending) == 0 || h.pending[0].due.After(end) {
-				break
-			}
-			tr := h.pending[0]
-			h.pending = h.pending[1:]
-			if tr.due.After(h.now) {
-				h.now = tr.due
-			}
-			msg := tr.fn(h.now)
+		h.fire(d, func(msg tea.Msg) {
 			switch m := msg.(type) {
 			case pollTickMsg:
 				polls[m.res]++
@@ -142,9 +130,7 @@ func TestIdleTimers(t *testing.T) {
 			default:
 				t.Fatalf("unexpected timer message %T", msg)
 			}
-			h.send(msg)
-		}
-		h.now = end
+		})
 		return polls, views
 	}
 	check := func(where string, wantPolls ...common.ResID) {
@@ -178,9 +164,7 @@ func TestIdleTimers(t *testing.T) {
 	check("tail without a stream", always...)
 	// Open a stream and leave: it still drains in the background; x
 	// closes it, and the drain stops with the stream.
-	h.key(":")
-	h.typeText("tail ORDER.*")
-	h.key("enter")
+	h.command("tail ORDER.*")
 	if _, vticks := count(time.Second); vticks == 0 {
 		t.Fatal("the open stream is not drained")
 	}

@@ -67,13 +67,7 @@ func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOp
 		o(&cfg, nil)
 	}
 	ctx := NewContext(cfg, true, func(string) string { return "" })
-	ctx.Mode = common.Plain
-	ctx.Rebuild()
-	ctx.Now = func() time.Time { return hs.now }
-	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-		due := hs.now.Add(d)
-		return func() tea.Msg { return tickReq{due: due, fn: fn} }
-	}
+	hs.useClock(ctx)
 	for _, o := range opts {
 		o(&cfg, ctx)
 	}
@@ -88,6 +82,18 @@ func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOp
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
 	return hs
+}
+
+// useClock makes ctx plain and puts it on the harness's virtual clock:
+// Now is h.now, and a Tick is parked until advance passes it.
+func (h *harness) useClock(ctx *Context) {
+	ctx.Mode = common.Plain
+	ctx.Rebuild()
+	ctx.Now = func() time.Time { return h.now }
+	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		due := h.now.Add(d)
+		return func() tea.Msg { return tickReq{due: due, fn: fn} }
+	}
 }
 
 // run executes commands synchronously, breadth first, feeding their
@@ -132,6 +138,13 @@ func (h *harness) send(msg tea.Msg) {
 // order.
 func (h *harness) advance(d time.Duration) {
 	h.src.Advance(d)
+	h.fire(d, nil)
+}
+
+// fire moves the clock (not the fake cluster) by d and sends each tick
+// that falls due, in order; see, when set, is shown each tick's message
+// before the model gets it.
+func (h *harness) fire(d time.Duration, see func(tea.Msg)) {
 	end := h.now.Add(d)
 	for {
 		slices.SortStableFunc(h.pending, func(a, b tickReq) int { return a.due.Compare(b.due) })
@@ -143,7 +156,11 @@ func (h *harness) advance(d time.Duration) {
 		if tr.due.After(h.now) {
 			h.now = tr.due
 		}
-		h.send(tr.fn(h.now))
+		msg := tr.fn(h.now)
+		if see != nil {
+			see(msg)
+		}
+		h.send(msg)
 	}
 	h.now = end
 }
@@ -167,7 +184,28 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-// keyMsg builds a key press from its string form ("enter", "ctrl+c", "G").
+// command runs a `:` command line.
+func (h *harness) command(s string) {
+	h.key(":")
+	h.typeText(s)
+	h.key("enter")
+}
+
+// setMode redraws with the colour mode m from now on.
+func (h *harness) setMode(m common.ColorMode) {
+	h.ctx.Mode = m
+	h.ctx.Rebuild()
+}
+
+// mustQuit fails unless the program has quit (what did it).
+func (h *harness) mustQuit(what string) {
+	h.t.Helper()
+	if !h.quit {
+		h.t.Fatalf("%s did not quit", what)
+	}
+}
+
+// screen is the frame as text.
 func (h *harness) screen() string { return ansi.Strip(h.m.View().Content) }
 
 // assertFrame checks the frame's geometry: exactly height lines, none

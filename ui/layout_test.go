@@ -40,8 +40,7 @@ func TestLayoutColorFrames(t *testing.T) {
 		for _, c := range screenCases {
 			t.Run(fmt.Sprintf("%d/%s", mode, c.name), func(t *testing.T) {
 				h := newHarness(t, 80, 24, c.opts...)
-				h.ctx.Mode = mode
-				h.ctx.Rebuild()
+				h.setMode(mode)
 				h.warm(6)
 				c.steps(h)
 				for _, size := range [][2]int{{120, 40}, {80, 24}, {40, 12}} {

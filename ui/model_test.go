@@ -49,9 +49,7 @@ func TestTabsKeysAndQuit(t *testing.T) {
 		t.Fatal("ctrl+l does not clear the screen")
 	}
 	h.key("q")
-	if !h.quit {
-		t.Fatal("q did not quit")
-	}
+	h.mustQuit("q")
 }
 
 func TestQuitKeysWhileTyping(t *testing.T) {
@@ -63,9 +61,7 @@ func TestQuitKeysWhileTyping(t *testing.T) {
 	}
 	h.mustShow("/q")
 	h.key("ctrl+c")
-	if !h.quit {
-		t.Fatal("ctrl+c did not quit while typing")
-	}
+	h.mustQuit("ctrl+c while typing")
 }
 
 func TestCommandLine(t *testing.T) {
@@ -92,13 +88,9 @@ func TestCommandLine(t *testing.T) {
 	if h.m.active != common.ViewTail || h.m.tail.Target() != "PAYMENT.RESULT" {
 		t.Fatalf("tail: active %v target %q", h.m.active, h.m.tail.Target())
 	}
-	h.key(":")
-	h.typeText("tail ORDER.*")
-	h.key("enter")
+	h.command("tail ORDER.*")
 	h.mustShow("Tail ORDER.*")
-	h.key(":")
-	h.typeText("publish ORDER.EVENT")
-	h.key("enter")
+	h.command("publish ORDER.EVENT")
 	if h.m.active != common.ViewPublish || h.m.publish.Target() != "ORDER.EVENT" {
 		t.Fatal(":publish did not open the publish tab")
 	}
@@ -108,24 +100,16 @@ func TestCommandLine(t *testing.T) {
 		t.Fatal(":publish opened the form editing a field")
 	}
 	h.key("esc")
-	h.key(":")
-	h.typeText("frobnicate")
-	h.key("enter")
+	h.command("frobnicate")
 	h.mustShow("unknown command :frobnicate")
-	h.key(":")
-	h.typeText("tail")
-	h.key("enter")
+	h.command("tail")
 	h.mustShow("usage: :tail PATTERN")
 	h.key(":", "esc")
 	if h.m.cmdOpen {
 		t.Fatal("esc did not close the command line")
 	}
-	h.key(":")
-	h.typeText("q")
-	h.key("enter")
-	if !h.quit {
-		t.Fatal(":q did not quit")
-	}
+	h.command("q")
+	h.mustQuit(":q")
 }
 
 func TestReadOnlyHidesPublishAndMutations(t *testing.T) {
@@ -296,9 +280,7 @@ func TestContextSwitchDropsOldReplies(t *testing.T) {
 	}
 	h.key("2")
 	h.mustShow("ONLY.IN.PROD", " RO ", "prod")
-	h.key(":")
-	h.typeText("ctx nope")
-	h.key("enter")
+	h.command("ctx nope")
 	h.mustShow("no context nope")
 }
 
@@ -312,8 +294,7 @@ func TestHostileNamesNeverReachTheTerminal(t *testing.T) {
 		src := fakes.NewDemo()
 		src.AddHostileTopic(evil)
 		h := newHarnessWith(t, src, 120, 40)
-		h.ctx.Mode = mode
-		h.ctx.Rebuild()
+		h.setMode(mode)
 		h.warm(3)
 		pick := []string{"2", "/", "E", "V", "I", "L", "enter"} // filter to the hostile topic
 		with := func(extra ...string) []string { return append(append([]string(nil), pick...), extra...) }

@@ -28,13 +28,7 @@ import (
 // of both (STATE "unlisted"), temporary groups are said, and attention is
 // distinct groups.
 func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
-	ctx := plainCtx()
-	tr := tab.NewHealthTracker(health.DefaultConfig())
-	ov := overview.New(ctx, tr)
-	gv := groups.New(ctx, nil, tr)
-	ov.SetSize(120, 37)
-	gv.SetSize(120, 37)
-	feedAll(tr, ov, t0)
+	ctx, tr, ov, gv := sharedHealth()
 	temp := gi("tail-tmp", 1, 5, 5)
 	temp.Durable = false
 	churn := func(i int) admin.GroupInfo {
@@ -53,10 +47,7 @@ func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 	for i, l := range lists {
 		ctx.Now = func() time.Time { return pollAt(i) }
 		feedAll(tr, ov, pollAt(i))
-		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: l}
-		tr.Observe(msg) // the root feeds the one tracker once, then fans out
-		ov.Update(msg)
-		gv.Update(msg)
+		fanOutGroups(tr, ov, gv, pollAt(i), l)
 		os, gs = ansi.Strip(ov.View()), ansi.Strip(gv.View())
 	}
 	const want = "4 groups (1 temporary, 1 missing from the list)"
@@ -80,6 +71,30 @@ func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 			t.Errorf("overview lacks the alert %q:\n%s", k, os)
 		}
 	}
+}
+
+// sharedHealth makes the overview and the groups view over one tracker,
+// as the root has them, the overview fed fresh node, topic and queue
+// lists at t0.
+func sharedHealth() (*common.Context, *tab.HealthTracker, *overview.View, *groups.View) {
+	ctx := plainCtx()
+	tr := tab.NewHealthTracker(health.DefaultConfig())
+	ov := overview.New(ctx, tr)
+	gv := groups.New(ctx, nil, tr)
+	ov.SetSize(120, 37)
+	gv.SetSize(120, 37)
+	feedAll(tr, ov, t0)
+	return ctx, tr, ov, gv
+}
+
+// fanOutGroups is the root's fan-out of a polled group list: the
+// tracker takes it in once, then the overview and the groups view, which
+// only read it.
+func fanOutGroups(tr *tab.HealthTracker, ov, gv common.View, at time.Time, list []admin.GroupInfo) {
+	msg := common.DataMsg{Res: common.ResGroups, At: at, Data: list}
+	tr.Observe(msg)
+	ov.Update(msg)
+	gv.Update(msg)
 }
 
 func plainCtx() *common.Context {
@@ -120,13 +135,7 @@ func feedAll(tr *tab.HealthTracker, v common.View, at time.Time) {
 // TestOverviewAndGroupsShareOneHealth: the overview's group alerts are the
 // groups view's words — one HealthTracker, fed once per poll by the root.
 func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
-	ctx := plainCtx()
-	tr := tab.NewHealthTracker(health.DefaultConfig())
-	ov := overview.New(ctx, tr)
-	gv := groups.New(ctx, nil, tr)
-	ov.SetSize(120, 37)
-	gv.SetSize(120, 37)
-	feedAll(tr, ov, t0)
+	ctx, tr, ov, gv := sharedHealth()
 	groups := func(i int) []admin.GroupInfo {
 		return []admin.GroupInfo{
 			gi("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
@@ -137,12 +146,7 @@ func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	}
 	for i := 0; i < 15; i++ {
 		ctx.Now = func() time.Time { return pollAt(i) }
-		msg := common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: groups(i)}
-		// The root's fan-out: the tracker once, then the overview and the
-		// groups view, which only read it.
-		tr.Observe(msg)
-		ov.Update(msg)
-		gv.Update(msg)
+		fanOutGroups(tr, ov, gv, pollAt(i), groups(i))
 		want := map[string]health.Word{}
 		for _, r := range tr.Groups() {
 			switch r.St.Word {

@@ -216,13 +216,7 @@ func TestSlowEngineNeverStacksRequests(t *testing.T) {
 	defer release()
 	h := &harness{t: t, src: src, now: src.Now()}
 	ctx := NewContext(config.DefaultContext(), true, nil)
-	ctx.Mode = common.Plain
-	ctx.Rebuild()
-	ctx.Now = func() time.Time { return h.now }
-	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-		due := h.now.Add(d)
-		return func() tea.Msg { return tickReq{due: due, fn: fn} }
-	}
+	h.useClock(ctx)
 	h.ctx, h.m = ctx, New(ctx, src)
 	// Run Init's commands except the blocked fetch, which runs in a
 	// goroutine and reports through a channel.
@@ -254,9 +248,7 @@ func TestSlowEngineNeverStacksRequests(t *testing.T) {
 		}
 	}
 	// A minute of virtual time: the other resources poll many times.
-	for i := 0; i < 30; i++ {
-		h.advance(2 * time.Second)
-	}
+	h.warm(30)
 	if n := src.Calls("ListTopics"); n != 1 {
 		t.Fatalf("ListTopics called %d times while the first call hangs, want 1", n)
 	}

@@ -101,9 +101,7 @@ func openTail(h *harness, n int) {
 
 // openHostileTail tails a pattern whose records are all hostile payloads.
 func openHostileTail(h *harness, n int) {
-	h.key(":")
-	h.typeText("tail EVIL.*")
-	h.key("enter")
+	h.command("tail EVIL.*")
 	s := h.tailer.Last()
 	for i, p := range sanitizetest.Hostile() {
 		if i >= n {

@@ -70,11 +70,8 @@ func around(s string, i int) string {
 func TestTailHostilePayloadsRenderInert(t *testing.T) {
 	for _, mode := range []common.ColorMode{common.Plain, common.FullColor, common.NoColor} {
 		h := newHarness(t, 120, 40)
-		h.ctx.Mode = mode
-		h.ctx.Rebuild()
-		h.key(":")
-		h.typeText("tail EVIL.*")
-		h.key("enter")
+		h.setMode(mode)
+		h.command("tail EVIL.*")
 		s := h.tailer.Last()
 		payloads := sanitizetest.Hostile()
 		for i, p := range payloads {
@@ -156,9 +153,7 @@ func TestTailFromTopicsAndLeavingKeepsStream(t *testing.T) {
 	h.key("6")
 	h.mustShow("● live", "25 total")
 	// A second :tail keeps the first; x closes the one shown.
-	h.key(":")
-	h.typeText("tail PAYMENT.*")
-	h.key("enter")
+	h.command("tail PAYMENT.*")
 	s2 := h.tailer.Last()
 	if s.Closed() || s2 == s || h.m.tail.Target() != "PAYMENT.*" {
 		t.Fatal(":tail replaced the running tail")
@@ -180,9 +175,7 @@ func TestTailFromTopicsAndLeavingKeepsStream(t *testing.T) {
 func TestTailKeysWorkAfterTyping(t *testing.T) {
 	// The filter captures keys: q, digits and ? are text there.
 	h := newHarness(t, 120, 40)
-	h.key(":")
-	h.typeText("tail ORDER.EVENT")
-	h.key("enter")
+	h.command("tail ORDER.EVENT")
 	h.tailer.Last().Emit(5)
 	h.advance(300 * time.Millisecond)
 	h.key("/")
@@ -245,19 +238,13 @@ func TestSwitchContextClosesTailAndUsesNewStreams(t *testing.T) {
 		c.Name = name
 		return next, c, nil
 	}
-	h.key(":")
-	h.typeText("tail ORDER.EVENT")
-	h.key("enter")
+	h.command("tail ORDER.EVENT")
 	old := h.tailer.Last()
-	h.key(":")
-	h.typeText("ctx prod")
-	h.key("enter")
+	h.command("ctx prod")
 	if !old.WaitClosed(2 * time.Second) {
 		t.Fatal(":ctx did not close the old tail")
 	}
-	h.key(":")
-	h.typeText("tail AUDIT.LOG")
-	h.key("enter")
+	h.command("tail AUDIT.LOG")
 	if next.Tailer.Last() == nil || h.tailer.Last() != old {
 		t.Fatal("after :ctx the tail does not use the new context's tailer")
 	}
@@ -265,9 +252,7 @@ func TestSwitchContextClosesTailAndUsesNewStreams(t *testing.T) {
 
 func TestStreamsAbsentExplain(t *testing.T) {
 	h := newHarness(t, 80, 24, noStreams())
-	h.key(":")
-	h.typeText("tail X")
-	h.key("enter")
+	h.command("tail X")
 	h.mustShow("Tailing is not available")
 	h.key("7")
 	h.mustShow("Publishing is not available")

@@ -15,8 +15,7 @@ import (
 // into one grey.
 func TestSixteenColourTerminalTakesItsPalette(t *testing.T) {
 	h := newHarness(t, 120, 40)
-	h.ctx.Mode = common.FullColor
-	h.ctx.Rebuild()
+	h.setMode(common.FullColor)
 	h.warm(1)
 	h.key("2")
 	if s := h.m.View().Content; !strings.Contains(s, "38;2;") {
