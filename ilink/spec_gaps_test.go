@@ -3,13 +3,7 @@ package ilink
 import (
 	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,52 +14,6 @@ import (
 )
 
 // Client-side checks of rules no other test cites.
-
-// TestSpecClientErrorNamePrefix: the error names only the client produces
-// (package ilink's exported Name* string constants) are MIMQE_ names too.
-func TestSpecClientErrorNamePrefix(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	names := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatalf("parse %s: %v", f, err)
-		}
-		for _, d := range af.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, s := range gd.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, n := range vs.Names {
-					if !n.IsExported() || !strings.HasPrefix(n.Name, "Name") || i >= len(vs.Values) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						v, _ := strconv.Unquote(lit.Value)
-						names[n.Name] = v
-					}
-				}
-			}
-		}
-	}
-	if len(names) < 6 || names["NameConnectionLost"] == "" || names["NameDeliveryTimeout"] == "" {
-		t.Fatalf("found only %v", names)
-	}
-	for n, v := range names {
-		if !strings.HasPrefix(v, "MIMQE_") || len(v) == len("MIMQE_") { // spec: E-02
-			t.Errorf("%s = %q: an error name must start with MIMQE_", n, v)
-		}
-	}
-}
 
 // keyFor returns a key that KeyPartition maps to partition p of n.
 func keyFor(t *testing.T, p, n int) []byte {

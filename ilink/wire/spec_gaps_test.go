@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// stringConsts parses the package's non-test sources and returns every
+// stringConsts parses the non-test sources in dir and returns every
 // exported package-level constant whose name starts with prefix and whose
 // value is a string literal, with that value.
 func stringConsts(t *testing.T, dir, prefix string) map[string]string {
@@ -81,6 +81,21 @@ func TestSpecErrorAndRequestNamePrefixes(t *testing.T) {
 	for c, n := range codeNames {
 		if strings.HasPrefix(n, "MIMQ") && (!strings.HasPrefix(n, "MIMQ_") || strings.HasPrefix(n, "MIMQE_")) { // spec: E-02
 			t.Errorf("request %d is named %q: request names start with MIMQ_, not MIMQE_", uint16(c), n)
+		}
+	}
+}
+
+// TestSpecClientErrorNamePrefix: the error names only the client produces
+// (package ilink's exported Name* string constants, in the parent
+// directory) are MIMQE_ names too, like the engine's above.
+func TestSpecClientErrorNamePrefix(t *testing.T) {
+	names := stringConsts(t, "..", "Name")
+	if len(names) < 6 || names["NameConnectionLost"] == "" || names["NameDeliveryTimeout"] == "" {
+		t.Fatalf("found only %v", names)
+	}
+	for n, v := range names {
+		if !strings.HasPrefix(v, "MIMQE_") || len(v) == len("MIMQE_") { // spec: E-02
+			t.Errorf("%s = %q: an error name must start with MIMQE_", n, v)
 		}
 	}
 }
