@@ -444,6 +444,9 @@ func (v *View) Reveal(t common.Target) tea.Cmd {
 
 // Update implements common.View.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
+	if v.DialogInput(msg) {
+		return nil
+	}
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		return v.setData(msg)
@@ -464,18 +467,10 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
-	case tea.PasteMsg:
-		if v.Dlg != nil {
-			v.Dlg.Update(v.Ctx, msg)
-		} else {
-			v.active().Update(msg)
-		}
-	case tea.MouseWheelMsg:
-		if v.Dlg == nil {
-			v.active().Update(msg)
-		}
+	case tea.PasteMsg, tea.MouseWheelMsg:
+		v.active().Update(msg)
 	case tea.MouseClickMsg:
-		if v.Dlg == nil && msg.Button == tea.MouseLeft {
+		if msg.Button == tea.MouseLeft {
 			v.active().Click(msg.Y - v.paneTop())
 		}
 	}

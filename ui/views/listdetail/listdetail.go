@@ -108,29 +108,21 @@ func (l *List[R]) Back() bool {
 
 // Input routes the user's Input: keys, paste, the wheel and clicks.
 func (l *List[R]) Input(msg tea.Msg) tea.Cmd {
+	if l.DialogInput(msg) {
+		return nil
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return l.key(msg)
-	case tea.PasteMsg:
-		switch {
-		case l.Dlg != nil:
-			l.Dlg.Update(l.Ctx, msg)
-		case l.hooks.DetailPanes() != nil:
-			l.hooks.DetailPanes().Active().Update(msg)
-		default:
-			l.Table.Update(msg)
-		}
-	case tea.MouseWheelMsg:
-		switch {
-		case l.Dlg != nil:
-		case l.hooks.DetailPanes() != nil:
-			l.hooks.DetailPanes().Active().Update(msg)
-		default:
+	case tea.PasteMsg, tea.MouseWheelMsg:
+		if p := l.hooks.DetailPanes(); p != nil {
+			p.Active().Update(msg)
+		} else {
 			l.Table.Update(msg)
 		}
 	case tea.MouseClickMsg:
 		switch {
-		case l.Dlg != nil || msg.Button != tea.MouseLeft:
+		case msg.Button != tea.MouseLeft:
 		case l.hooks.DetailPanes() != nil:
 			l.hooks.DetailPanes().Active().Click(msg.Y - l.hooks.DetailTableTop())
 		default:

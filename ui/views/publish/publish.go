@@ -296,21 +296,20 @@ func (v *View) Status() string {
 
 // Update implements common.View.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
+	if v.DialogInput(msg) {
+		return nil
+	}
 	switch msg := msg.(type) {
 	case common.ViewMsg:
 		return v.handleViewMsg(msg)
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
 	case tea.PasteMsg:
-		if v.Dlg != nil {
-			v.Dlg.Update(v.Ctx, msg)
-			return nil
-		}
 		if v.available() && v.formShown() && v.form.Paste(v.fields, msg) == components.FormChanged {
 			v.formErr = ""
 		}
 	case tea.MouseClickMsg:
-		if !v.available() || msg.Button != tea.MouseLeft || v.Dlg != nil {
+		if !v.available() || msg.Button != tea.MouseLeft {
 			return nil
 		}
 		if i := msg.Y - 1; i >= 0 && i < numPubFields && v.formShown() {

@@ -102,6 +102,23 @@ func (b *Base) KeyHints() ([]key.Binding, bool) {
 	return b.Dlg.ShortHelp(b.Ctx.Keys), true
 }
 
+// DialogInput gives paste to the open dialog, and takes the mouse while
+// one is open (the dialog has no use for it, the tab under it must not
+// move); false leaves msg to the tab.
+func (b *Base) DialogInput(msg tea.Msg) bool {
+	if b.Dlg == nil {
+		return false
+	}
+	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		b.Dlg.Update(b.Ctx, msg)
+		return true
+	case tea.MouseWheelMsg, tea.MouseClickMsg:
+		return true
+	}
+	return false
+}
+
 // DialogView renders the open dialog in the tab's box.
 func (b *Base) DialogView() string {
 	return b.Dlg.View(b.Ctx, b.W, b.H)

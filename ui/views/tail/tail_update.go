@@ -106,6 +106,9 @@ func (v *View) Status() string {
 
 // Update implements common.View.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
+	if v.DialogInput(msg) {
+		return nil
+	}
 	switch msg := msg.(type) {
 	case common.PollErrMsg, common.DataMsg:
 		v.truth.observe(msg)
@@ -115,17 +118,11 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return v.handleKey(msg)
 	case tea.PasteMsg:
-		switch {
-		case v.Dlg != nil:
-			v.Dlg.Update(v.Ctx, msg)
-		case v.filtering:
+		if v.filtering {
 			v.filterKey(msg)
 		}
 		return nil
 	case tea.MouseWheelMsg:
-		if v.Dlg != nil {
-			return nil
-		}
 		switch msg.Button {
 		case tea.MouseWheelUp:
 			v.move(-3)
@@ -134,7 +131,7 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseClickMsg:
-		if v.Dlg != nil || msg.Button != tea.MouseLeft || v.listRows == 0 {
+		if msg.Button != tea.MouseLeft || v.listRows == 0 {
 			return nil
 		}
 		if y := msg.Y - v.listTop; y >= 0 && y < v.listRows {
