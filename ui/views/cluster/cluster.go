@@ -817,7 +817,7 @@ func (v *View) send() tea.Cmd {
 var rereadRes = []common.ResID{common.ResCluster, common.ResReplication, common.ResLeaders}
 
 func (v *View) opReply(m clusterOpMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen
+	current := v.DialogOpen(m.dlgGen)
 	out := classifyDefErr(m.err)
 	if out == outOK {
 		if current {

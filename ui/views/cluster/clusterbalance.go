@@ -178,7 +178,7 @@ func (v *View) runRebalance(apply bool) tea.Cmd {
 }
 
 func (v *View) rebalanceReply(m rebalanceMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen
+	current := v.DialogOpen(m.dlgGen)
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "rebalance failed: "+sanitize.Error(m.err))
@@ -315,7 +315,7 @@ func (v *View) runMoveLeader() tea.Cmd {
 }
 
 func (v *View) moveLeaderReply(m moveLeaderMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen
+	current := v.DialogOpen(m.dlgGen)
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "leader move failed: "+sanitize.Error(m.err))

@@ -734,7 +734,7 @@ func explainRefusal(err error, group string) []string {
 }
 
 func (v *View) seekReply(m seekPlanMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen
+	current := v.DialogOpen(m.dlgGen)
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "seek "+common.S(m.group)+" failed: "+memberCount(sanitize.Error(m.err)))
@@ -841,7 +841,7 @@ func (v *View) runDelete() tea.Cmd {
 }
 
 func (v *View) deleteReply(m groupDeleteMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen
+	current := v.DialogOpen(m.dlgGen)
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "delete "+common.S(m.group)+" failed: "+sanitize.Error(m.err))

@@ -782,13 +782,9 @@ func (v *View) submitCreate() tea.Cmd {
 // created publishes again once the missing topic exists.
 func (v *View) created(m pubCreatedMsg) tea.Cmd {
 	if m.err != nil {
-		if v.Dlg != nil && v.DlgGen == m.dlgGen {
-			v.Dlg.Busy, v.Dlg.Err = "", "create failed: "+sanitize.Error(m.err)
-			return nil
-		}
-		return common.Flash(common.LevelError, "create "+common.S(m.topic)+" failed: "+sanitize.Error(m.err))
+		return v.ActionFailed(m.dlgGen, m.err, "create failed: ", "create "+common.S(m.topic)+" failed: ")
 	}
-	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+	if v.DialogOpen(m.dlgGen) {
 		v.CloseDialog()
 	}
 	v.pendingTopic = ""

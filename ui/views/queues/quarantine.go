@@ -273,7 +273,7 @@ func (v *View) openEntry(e admin.QuarantineEntry) tea.Cmd {
 
 // entryOpened shows the entry read: where it is, its headers and body.
 func (v *View) entryOpened(m quarantineMsg) {
-	if v.Dlg == nil || v.DlgGen != m.dlgGen {
+	if !v.DialogOpen(m.dlgGen) {
 		return // closed meanwhile
 	}
 	st := v.Ctx.Styles
@@ -391,7 +391,7 @@ func reinjectReport(plan admin.ReinjectPlan, res admin.QuarantineReinjectResult)
 }
 
 func (v *View) reinjectReply(m reinjectMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen && v.qq != nil
+	current := v.DialogOpen(m.dlgGen) && v.qq != nil
 	if !current {
 		if m.err != nil {
 			return common.Flash(common.LevelError, "reinject failed: "+sanitize.Error(m.err))

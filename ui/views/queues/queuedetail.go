@@ -943,7 +943,7 @@ func moveReport(st *common.Styles, queue string, plan, res admin.MoveResult) (st
 }
 
 func (v *View) actionReply(m queueActionMsg) tea.Cmd {
-	current := v.Dlg != nil && v.DlgGen == m.dlgGen && v.qd != nil
+	current := v.DialogOpen(m.dlgGen) && v.qd != nil
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))

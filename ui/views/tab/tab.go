@@ -68,6 +68,23 @@ func (b *Base) CloseDialog() {
 	b.Dlg = nil
 }
 
+// DialogOpen reports whether the dialog of generation gen (the DlgGen a
+// reply carries back) is still the one open.
+func (b *Base) DialogOpen(gen uint64) bool { return b.Dlg != nil && b.DlgGen == gen }
+
+// ActionFailed says the error of an action the dialog of generation
+// dlgGen started: in that dialog, its busy line cleared, as inDialog and
+// the error while it is still open; else in a flash, as flashed and the
+// error.
+func (b *Base) ActionFailed(dlgGen uint64, err error, inDialog, flashed string) tea.Cmd {
+	why := common.S(err.Error())
+	if b.DialogOpen(dlgGen) {
+		b.Dlg.Busy, b.Dlg.Err = "", inDialog+why
+		return nil
+	}
+	return common.Flash(common.LevelError, flashed+why)
+}
+
 // DialogFlow passes a key to the open dialog of a multi-step flow. Esc
 // ends the flow: the dialog closes and reset (when not nil) starts the
 // flow over. Enter runs submit, the flow's next step, which ends the flow

@@ -388,14 +388,9 @@ func saveJSONL(path string, entries []tailEntry) (string, int64, error) {
 
 func (v *View) saved(m tailSavedMsg) tea.Cmd {
 	if m.err != nil {
-		if v.Dlg != nil && v.DlgGen == m.dlgGen {
-			v.Dlg.Busy = ""
-			v.Dlg.Err = "save failed: " + sanitize.Error(m.err)
-			return nil
-		}
-		return common.Flash(common.LevelError, "save failed: "+sanitize.Error(m.err))
+		return v.ActionFailed(m.dlgGen, m.err, "save failed: ", "save failed: ")
 	}
-	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+	if v.DialogOpen(m.dlgGen) {
 		v.CloseDialog()
 	}
 	return common.Flash(common.LevelOK, "saved "+common.Plural(m.n, "record")+" ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))

@@ -144,14 +144,9 @@ func (v *View) sought(m tailSeekMsg) tea.Cmd {
 	v.state = tailLive
 	v.every = tailFast
 	if m.err != nil {
-		if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
-			v.Dlg.Busy = ""
-			v.Dlg.Err = "jump failed: " + sanitize.Error(m.err)
-			return v.tick()
-		}
-		return tea.Batch(v.tick(), common.Flash(common.LevelError, "jump failed: "+sanitize.Error(m.err)))
+		return tea.Batch(v.tick(), v.ActionFailed(m.dlgGen, m.err, "jump failed: ", "jump failed: "))
 	}
-	if v.Dlg != nil && v.DlgGen == m.dlgGen && m.dlgGen != 0 {
+	if v.DialogOpen(m.dlgGen) {
 		v.CloseDialog()
 	}
 	v.clearBuffer()

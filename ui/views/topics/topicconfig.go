@@ -92,7 +92,7 @@ func leaderText(n int) string {
 }
 
 func (v *View) configReply(m topicConfigMsg) tea.Cmd {
-	if v.Dlg == nil || v.DlgGen != m.dlgGen || v.cfg.stage != cfgLoading {
+	if !v.DialogOpen(m.dlgGen) || v.cfg.stage != cfgLoading {
 		return nil
 	}
 	if m.err != nil {

@@ -651,14 +651,9 @@ func (v *View) submitPending() tea.Cmd {
 func (v *View) actionDone(m topicActionMsg) tea.Cmd {
 	past := map[string]string{"create": "created", "delete": "deleted", "flush": "flushed", "alter": "altered"}[m.verb]
 	if m.err != nil {
-		if v.Dlg != nil && v.DlgGen == m.dlgGen {
-			v.Dlg.Busy = ""
-			v.Dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
-			return nil
-		}
-		return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
+		return v.ActionFailed(m.dlgGen, m.err, m.verb+" failed: ", m.verb+" "+common.S(m.name)+" failed: ")
 	}
-	if v.Dlg != nil && v.DlgGen == m.dlgGen {
+	if v.DialogOpen(m.dlgGen) {
 		v.CloseDialog()
 		v.cfg = topicCfgFlow{}
 	}
