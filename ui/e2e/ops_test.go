@@ -114,15 +114,9 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 // and the result (count, leader) after enter.
 func TestQuarantineReinjectShowsTheDuplicateWarningFirst(t *testing.T) {
 	e := startEngine(t, engineOpts{})
-	if err := e.CreateQueue("E2E.Q"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.AddQuarantine(
-		engine.QuarantineEntry{Dir: "qd", Queue: "E2E.Q", Payload: []byte("new")},
-		engine.QuarantineEntry{Dir: "qd", Queue: "E2E.Q", Payload: []byte("old"), Old: true},
-	); err != nil {
-		t.Fatal(err)
-	}
+	quarantined(t, e, "E2E.Q",
+		engine.QuarantineEntry{Dir: "qd", Payload: []byte("new")},
+		engine.QuarantineEntry{Dir: "qd", Payload: []byte("old"), Old: true})
 	d := startDash(t, e, dashOpts{})
 	d.keys("5")
 	d.waitText("E2E.Q")

@@ -30,6 +30,27 @@ func browseBodies(t *testing.T, e *engine.Engine, queue string) []string {
 	return out
 }
 
+// createQueue creates the local queue name at the engine.
+func createQueue(t *testing.T, e *engine.Engine, name string) {
+	t.Helper()
+	if err := e.CreateQueue(name); err != nil {
+		t.Fatalf("create queue %s: %v", name, err)
+	}
+}
+
+// quarantined creates queue and puts entries in the quarantine for it
+// (their Queue set to queue).
+func quarantined(t *testing.T, e *engine.Engine, queue string, entries ...engine.QuarantineEntry) {
+	t.Helper()
+	createQueue(t, e, queue)
+	for i := range entries {
+		entries[i].Queue = queue
+	}
+	if err := e.AddQuarantine(entries...); err != nil {
+		t.Fatalf("quarantine for %s: %v", queue, err)
+	}
+}
+
 // TestMoveBackLeavesWhatArrivedAfterThePlan reproduces defect 4: the
 // preview says 3 messages would move, a 4th dead letter arrives before
 // enter; the move takes the 3 of the plan, leaves the 4th and reports it,
@@ -92,9 +113,7 @@ func TestMoveBackLeavesWhatArrivedAfterThePlan(t *testing.T) {
 // detail the full id.
 func TestQueueIDsShowTheirDistinguishingPart(t *testing.T) {
 	e := startEngine(t, engineOpts{})
-	if err := e.CreateQueue("E2E.IDS"); err != nil {
-		t.Fatal(err)
-	}
+	createQueue(t, e, "E2E.IDS")
 	bodies := make([][]byte, 12)
 	for i := range bodies {
 		bodies[i] = []byte(fmt.Sprintf("m-%02d", i))
@@ -150,15 +169,9 @@ func TestQueueIDsShowTheirDistinguishingPart(t *testing.T) {
 // 2 entries shown; one quarantined before enter stays and is reported.
 func TestReinjectLeavesWhatWasQuarantinedAfterThePlan(t *testing.T) {
 	e := startEngine(t, engineOpts{})
-	if err := e.CreateQueue("E2E.RQ"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.AddQuarantine(
-		engine.QuarantineEntry{Dir: "rq", Queue: "E2E.RQ", Payload: []byte("one")},
-		engine.QuarantineEntry{Dir: "rq", Queue: "E2E.RQ", Payload: []byte("two")},
-	); err != nil {
-		t.Fatal(err)
-	}
+	quarantined(t, e, "E2E.RQ",
+		engine.QuarantineEntry{Dir: "rq", Payload: []byte("one")},
+		engine.QuarantineEntry{Dir: "rq", Payload: []byte("two")})
 	d := startDash(t, e, dashOpts{})
 	d.keys("5")
 	d.waitText("E2E.RQ")
@@ -186,9 +199,7 @@ func TestReinjectLeavesWhatWasQuarantinedAfterThePlan(t *testing.T) {
 // (not the next one) and says so.
 func TestTakeTakesTheMessageItShowed(t *testing.T) {
 	e := startEngine(t, engineOpts{})
-	if err := e.CreateQueue("E2E.TK"); err != nil {
-		t.Fatal(err)
-	}
+	createQueue(t, e, "E2E.TK")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	opt := ilink.Options{ClientName: "e2e-take", AutoCommit: true}

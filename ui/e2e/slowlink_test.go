@@ -59,21 +59,29 @@ func countFetches(t testing.TB, e *engine.Engine) *atomic.Int64 {
 	return &n
 }
 
+// tailing starts an engine with topic (one partition), counting the
+// FETCH requests it gets, and a dashboard tailing topic live, which n
+// records produced have reached.
+func tailing(t *testing.T, topic string, n int) (*engine.Engine, *dash, *atomic.Int64) {
+	t.Helper()
+	e := startEngine(t, engineOpts{})
+	createTopic(t, e, topic, "partitions=1,replicas=1")
+	fetches := countFetches(t, e)
+	d := startDash(t, e, dashOpts{})
+	d.tailLive(topic)
+	produce(t, e, topic, 0, n)
+	d.waitText(fmt.Sprintf("%d total", n))
+	return e, d, fetches
+}
+
 // TestTailPauseIsBackPressure: space pauses the tail's consumer itself. The
 // engine gets no FETCH while paused, the header counts the records
 // waiting from end offsets, and resume continues from where the tail
 // stopped: every record received once, so "N total" equals what was
 // published since the tail opened.
 func TestTailPauseIsBackPressure(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.PAUSE"
-	createTopic(t, e, topic, "partitions=1,replicas=1") // one partition: a duplicate would come before the marker
-	fetches := countFetches(t, e)
-	d := startDash(t, e, dashOpts{})
-	d.tailLive(topic)
-
-	produce(t, e, topic, 0, 200)
-	d.waitText("200 total")
+	e, d, fetches := tailing(t, topic, 200) // one partition: a duplicate would come before the marker
 	d.keys("space")
 	d.waitFor("the pause in effect (waiting counted)", func(s string) bool {
 		return strings.Contains(s, "⏸ PAUSED · 0 newer waiting") && !strings.Contains(s, "counting")

@@ -26,14 +26,8 @@ func tailGroupsOf(e *engine.Engine) []string {
 // back. Paused, it fetches nothing even in the background ("6 Tail ⏸"),
 // and its count does not move. x closes it: the temporary group is left.
 func TestTailRunsInTheBackground(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.BACKGROUND"
-	createTopic(t, e, topic, "partitions=1,replicas=1")
-	fetches := countFetches(t, e)
-	d := startDash(t, e, dashOpts{})
-	d.tailLive(topic)
-	produce(t, e, topic, 0, 100)
-	d.waitText("100 total")
+	e, d, fetches := tailing(t, topic, 100)
 
 	// Away on Groups: still live, still fetching.
 	d.keys("3")
