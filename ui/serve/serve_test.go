@@ -370,11 +370,7 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 // --max-tails bounds the tails over all sessions; a session's second tail
 // needs a second slot, and one closed gives its slot back.
 func TestMaxTails(t *testing.T) {
-	r := startRig(t, rigOpts{maxTails: 1})
-	r.createTopics("partitions=1", "ONE", "TWO")
-	a := r.openShown(r.operator, "a's overview")
-	b := r.openShown(r.viewer, "b's overview")
-	a.openTail("ONE")
+	r, a, b := twoSessionsOneTail(t, 1)
 	b.send(":tail ONE\r")
 	b.waitText("every tail of this server is in use")
 	a.send(":tail TWO\r") // a second tail of a's: no slot left

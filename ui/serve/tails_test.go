@@ -6,16 +6,25 @@ import (
 	"ilinkdash/ilink/ilinktest"
 )
 
+// twoSessionsOneTail starts a rig of maxTails tails with the topics ONE
+// and TWO, and two sessions on it: a (an operator's) tailing ONE, and b
+// (a viewer's).
+func twoSessionsOneTail(t *testing.T, maxTails int) (r *rig, a, b *client) {
+	t.Helper()
+	r = startRig(t, rigOpts{maxTails: maxTails})
+	r.createTopics("partitions=1", "ONE", "TWO")
+	a = r.openShown(r.operator, "a's overview")
+	b = r.openShown(r.viewer, "b's overview")
+	a.openTail("ONE")
+	return r, a, b
+}
+
 // TestSessionTailsCountAgainstMaxTails: the tails a session keeps each
 // take a --max-tails slot (a session with two leaves none to another),
 // keep running while the session looks at another tab, and all leave
 // their temporary groups when the session ends.
 func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
-	r := startRig(t, rigOpts{maxTails: 2})
-	r.createTopics("partitions=1", "ONE", "TWO")
-	a := r.openShown(r.operator, "a's overview")
-	b := r.openShown(r.viewer, "b's overview")
-	a.openTail("ONE")
+	r, a, b := twoSessionsOneTail(t, 2)
 	a.openTail("TWO")
 	a.waitText("tail 2 of 2 ([ ])")
 	ilinktest.WaitFor(t, deadline, "two temporary groups", func() bool { return len(tailGroups(r)) == 2 })
