@@ -64,26 +64,28 @@ func TestQuitKeysWhileTyping(t *testing.T) {
 	h.mustQuit("ctrl+c while typing")
 }
 
+// complete types typed on a `:` line and tab, and wants the line to read
+// want then.
+func (h *harness) complete(typed, want string) {
+	h.t.Helper()
+	h.key(":")
+	h.typeText(typed)
+	h.key("tab")
+	if got := h.m.cmd.Value(); got != want {
+		h.t.Fatalf(":%s tab completed to %q, want %q", typed, got, want)
+	}
+}
+
 func TestCommandLine(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.warm(1)
-	h.key(":")
-	h.typeText("gr")
-	h.key("tab")
-	if got := h.m.cmd.Value(); got != "groups" {
-		t.Fatalf("tab completed to %q", got)
-	}
+	h.complete("gr", "groups")
 	h.key("enter")
 	if h.m.active != common.ViewGroups {
 		t.Fatal(":groups did not switch")
 	}
 	// Topic completion for :tail.
-	h.key(":")
-	h.typeText("tail PAY")
-	h.key("tab")
-	if got := h.m.cmd.Value(); got != "tail PAYMENT.RESULT" {
-		t.Fatalf("tail completion %q", got)
-	}
+	h.complete("tail PAY", "tail PAYMENT.RESULT")
 	h.key("enter")
 	if h.m.active != common.ViewTail || h.m.tail.Target() != "PAYMENT.RESULT" {
 		t.Fatalf("tail: active %v target %q", h.m.active, h.m.tail.Target())
