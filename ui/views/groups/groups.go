@@ -512,12 +512,11 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case groupDeleteMsg:
 		return v.deleteReply(m)
 	}
-	if msg.Gen != v.Gen || v.Detail == nil {
-		return nil
-	}
-	d := v.Detail
-	switch m := msg.Msg.(type) {
-	case groupDetailMsg:
+	return v.DetailReply(&v.Base, msg, func(d *groupDetail, reply any) tea.Cmd {
+		m, ok := reply.(groupDetailMsg)
+		if !ok {
+			return nil
+		}
 		return d.Done(&v.Base, common.ResGroups, m.err, m.at, func() {
 			d.applyDescribe(m.desc, m.at)
 			v.SizeDetail()
@@ -526,10 +525,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 				d.focus = "" // once: later reads keep the operator's cursor
 			}
 		})
-	case listdetail.DetailTick:
-		return v.ReadDetail(&v.Base)
-	}
-	return nil
+	})
 }
 
 // partWord is a detail row's health word: the partition's own verdict

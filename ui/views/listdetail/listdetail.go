@@ -322,6 +322,20 @@ func (o *Shown[D, PD]) ReadDetail(b *tab.Base) tea.Cmd {
 	return b.Call(d.Fetch)
 }
 
+// DetailReply takes a reply addressed to b's view for its open detail: a
+// stale one (another gen, or the detail closed or replaced) is dropped, a
+// DetailTick reads the detail again, and any other goes to apply with the
+// detail.
+func (o *Shown[D, PD]) DetailReply(b *tab.Base, msg common.ViewMsg, apply func(d PD, reply any) tea.Cmd) tea.Cmd {
+	if msg.Gen != b.Gen || o.Detail == nil {
+		return nil
+	}
+	if _, ok := msg.Msg.(DetailTick); ok {
+		return o.ReadDetail(b)
+	}
+	return apply(o.Detail, msg.Msg)
+}
+
 func (o *Shown[D, PD]) DetailStatus() string {
 	d := o.Detail.paned()
 	return d.Kind + " " + common.S(d.Name) + " · " + d.Panes.Name()

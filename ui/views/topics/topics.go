@@ -498,22 +498,18 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case topicConfigMsg:
 		return v.configReply(m)
 	}
-	if msg.Gen != v.Gen || v.Detail == nil {
-		return nil // stale: the detail was closed or replaced
-	}
-	d := v.Detail
-	switch m := msg.Msg.(type) {
-	case topicDetailMsg:
+	return v.DetailReply(&v.Base, msg, func(d *topicDetail, reply any) tea.Cmd {
+		m, ok := reply.(topicDetailMsg)
+		if !ok {
+			return nil
+		}
 		return d.Done(&v.Base, common.ResTopics, m.err, m.at, func() {
 			d.desc, d.subs, d.series = m.desc, m.subs, m.series
 			d.parts.SetItems(m.desc.PartitionList)
 			d.cons.SetItems(m.subs)
 			v.SizeDetail() // the header's height may have changed
 		})
-	case listdetail.DetailTick:
-		return v.ReadDetail(&v.Base)
-	}
-	return nil
+	})
 }
 
 // ---- dialogs ----
