@@ -21,11 +21,7 @@ func BenchmarkGroupsView2k(b *testing.B) {
 		v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: topics})
 		v.Update(common.DataMsg{Res: common.ResGroups, At: at, Data: groups})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = v.View()
-	}
+	viewtest.BenchFrames(b, v)
 }
 
 // BenchmarkGroupsArrival2k is the per-poll cost of 2,000 groups (health

@@ -26,11 +26,7 @@ func BenchmarkTopicsView10k(b *testing.B) {
 	for i := 0; i < 150; i++ { // move the cursor to the middle
 		v.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = v.View()
-	}
+	viewtest.BenchFrames(b, v)
 }
 
 // BenchmarkTopicsArrival10k is the per-poll cost of taking in a list of
