@@ -74,10 +74,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 			t.Fatalf("window change %d: %v", i, err)
 		}
 	}
-	ilinktest.WaitFor(t, deadline, "a 200x80 frame", func() bool {
-		in, _ := c.info()
-		return in.Width == 200 && in.Height == 80
-	})
+	c.waitSize(200, 80)
 	c.send("3")
 	c.waitText("Groups")
 	if in, _ := c.info(); in.Width > 200 || in.Height > 80 {
@@ -87,13 +84,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 		t.Fatalf("300 huge window changes took %d MiB of heap", grown>>20)
 	}
 	// A legitimate resize still works.
-	if err := c.sess.WindowChange(30, 100); err != nil {
-		t.Fatal(err)
-	}
-	ilinktest.WaitFor(t, deadline, "a 100x30 frame", func() bool {
-		in, _ := c.info()
-		return in.Width == 100 && in.Height == 30
-	})
+	c.resize(100, 30)
 }
 
 // produce sends n records of size bytes each to topic.

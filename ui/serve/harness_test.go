@@ -355,6 +355,24 @@ func (c *client) info() (SessionInfo, bool) {
 	return SessionInfo{}, false
 }
 
+// resize changes the pty to w×h and waits for a frame of that size.
+func (c *client) resize(w, h int) {
+	c.t.Helper()
+	if err := c.sess.WindowChange(h, w); err != nil {
+		c.t.Fatalf("window change to %dx%d: %v", w, h, err)
+	}
+	c.waitSize(w, h)
+}
+
+// waitSize waits for the session to draw a w×h frame.
+func (c *client) waitSize(w, h int) {
+	c.t.Helper()
+	ilinktest.WaitFor(c.t, deadline, fmt.Sprintf("a %dx%d frame", w, h), func() bool {
+		in, _ := c.info()
+		return in.Width == w && in.Height == h
+	})
+}
+
 // waitScreen waits for the session's screen to satisfy pred and returns it.
 func (c *client) waitScreen(what string, pred func(string) bool) string {
 	c.t.Helper()

@@ -118,13 +118,7 @@ func TestResizeReachesTheSession(t *testing.T) {
 	if in.Width != 100 || in.Height != 30 {
 		t.Fatalf("first frame %dx%d, want the pty's 100x30", in.Width, in.Height)
 	}
-	if err := c.sess.WindowChange(37, 133); err != nil {
-		t.Fatal(err)
-	}
-	ilinktest.WaitFor(t, deadline, "a 133x37 frame", func() bool {
-		in, _ := c.info()
-		return in.Width == 133 && in.Height == 37
-	})
+	c.resize(133, 37)
 }
 
 // Viewers get a read-only dashboard: the RO badge, no mutating key does
@@ -405,6 +399,16 @@ var tabMarks = []struct{ key, mark string }{
 	{"1", "● nodes"}, {"2", "● topics"}, {"3", "● groups"}, {"4", "● cluster"}, {"5", "● queues"},
 }
 
+// showTab waits for the overview, then shows the tab of tabMarks[i]
+// (round the list) and waits for its mark.
+func (c *client) showTab(i int) {
+	c.t.Helper()
+	tab := tabMarks[i%len(tabMarks)]
+	c.waitScreen("the overview", overviewShown)
+	c.send(tab.key)
+	c.waitText(tab.mark)
+}
+
 // The shared poller: N sessions, each on a different view, and the
 // cluster still sees at most one request per polled resource per interval
 // (counted at the engine), as one dashboard would make.
@@ -414,10 +418,7 @@ func TestSharedPollerOnePollPerInterval(t *testing.T) {
 	const n = 10
 	clients := r.openMixed(n)
 	for i, c := range clients {
-		tab := tabMarks[i%len(tabMarks)]
-		c.waitScreen("the overview", overviewShown)
-		c.send(tab.key)
-		c.waitText(tab.mark)
+		c.showTab(i)
 	}
 	polled := map[wire.Code]string{
 		wire.CodeNodeList: "nodes", wire.CodeStatSeries: "stats", wire.CodeTopicList: "topics", wire.CodeGroupList: "groups",
@@ -477,10 +478,7 @@ func TestTwentyConcurrentSessions(t *testing.T) {
 	}
 	wg.Wait()
 	for i, c := range clients {
-		tab := tabMarks[i%len(tabMarks)]
-		c.waitScreen("the overview", overviewShown)
-		c.send(tab.key)
-		c.waitText(tab.mark)
+		c.showTab(i)
 		in, _ := c.info()
 		if in.Width != 80+i || in.Height != 24+i%10 || in.ReadOnly != (i%2 == 0) {
 			t.Fatalf("session %d: %dx%d read-only %v", i, in.Width, in.Height, in.ReadOnly)
