@@ -72,14 +72,10 @@ type Producer struct {
 
 	// Buffer memory (spec P-15): bytes of records accepted and not yet
 	// completed. It is also what Flush waits on.
-	buffered     atomic.Int64
-	memWaiters   atomic.Int32
-	memMu        sync.Mutex
-	memCh        chan struct{}
-	flushing     atomic.Int32
-	flushWaiters atomic.Int32
-	flushMu      sync.Mutex
-	flushCh      chan struct{}
+	buffered atomic.Int64
+	memFreed wakeup // a Send waits on it for room
+	flushing atomic.Int32
+	drained  wakeup // Flush waits on it for buffered == 0
 
 	stBatches, stRecords, stRetries, stErrors atomic.Int64
 	stIDResets, stMaybeDups                   atomic.Int64
@@ -390,23 +386,15 @@ func (p *Producer) reserveSlow(n int64) error {
 		}
 	}()
 	for {
-		p.memMu.Lock()
-		p.memWaiters.Add(1)
-		if p.tryReserve(n) {
-			p.memWaiters.Add(-1)
-			p.memMu.Unlock()
+		ch := p.memFreed.arm(func() bool { return p.tryReserve(n) })
+		if ch == nil {
 			return nil
 		}
-		if p.memCh == nil {
-			p.memCh = make(chan struct{})
-		}
-		ch := p.memCh
-		p.memMu.Unlock()
 		// Memory pressure: every partial batch becomes sendable.
 		p.wakeAll()
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			p.memWaiters.Add(-1)
+			p.memFreed.done()
 			return &Error{Name: NameDeliveryTimeout, Kind: KindSession,
 				Tail: fmt.Sprintf("no buffer memory for %d bytes within %v (bufferMemory %d)", n, p.cfg.deliveryTimeout, p.cfg.bufferMemory)}
 		}
@@ -419,10 +407,10 @@ func (p *Producer) reserveSlow(n int64) error {
 		case <-ch:
 		case <-timer.C:
 		case <-p.done:
-			p.memWaiters.Add(-1)
+			p.memFreed.done()
 			return producerClosedError()
 		}
-		p.memWaiters.Add(-1)
+		p.memFreed.done()
 		if p.closing.Load() {
 			return producerClosedError()
 		}
@@ -432,28 +420,66 @@ func (p *Producer) reserveSlow(n int64) error {
 // release returns n bytes of buffer memory and wakes waiters.
 func (p *Producer) release(n int64) {
 	v := p.buffered.Add(-n)
-	if p.memWaiters.Load() > 0 {
-		p.memMu.Lock()
-		if p.memCh != nil {
-			close(p.memCh)
-			p.memCh = nil
-		}
-		p.memMu.Unlock()
+	p.memFreed.wake()
+	if v == 0 {
+		p.drained.wake()
 	}
-	if v == 0 && p.flushWaiters.Load() > 0 {
-		p.flushMu.Lock()
-		if p.flushCh != nil {
-			close(p.flushCh)
-			p.flushCh = nil
-		}
-		p.flushMu.Unlock()
+}
+
+// wakeup is the broadcast a waiter for buffer memory or for an empty
+// buffer sleeps on: release wakes every waiter at once by closing the
+// channel they armed. The waiter count lets release skip the lock when
+// nobody waits, and tells forceDrain that a Send is waiting.
+type wakeup struct {
+	waiters atomic.Int32
+	mu      sync.Mutex
+	ch      chan struct{}
+}
+
+// arm counts a waiter, then checks ready: when it holds, arm returns nil
+// and the caller waits no more; else it returns the channel the next
+// wake closes, and the caller calls done once it stops waiting. Counting
+// before checking, under the lock, is what keeps a wake from slipping
+// between the check and the wait.
+func (w *wakeup) arm(ready func() bool) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waiters.Add(1)
+	if ready() {
+		w.waiters.Add(-1)
+		return nil
 	}
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	return w.ch
+}
+
+// done uncounts a waiter that arm gave a channel.
+func (w *wakeup) done() { w.waiters.Add(-1) }
+
+func (w *wakeup) waiting() bool { return w.waiters.Load() > 0 }
+
+// wake wakes every armed waiter; with none it costs one atomic load.
+func (w *wakeup) wake() {
+	if w.waiting() {
+		w.wakeAll()
+	}
+}
+
+func (w *wakeup) wakeAll() {
+	w.mu.Lock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
+	w.mu.Unlock()
 }
 
 // forceDrain is true while every partial batch should be sent at once:
 // during Flush and while a Send waits for buffer memory.
 func (p *Producer) forceDrain() bool {
-	return p.flushing.Load() > 0 || p.memWaiters.Load() > 0
+	return p.flushing.Load() > 0 || p.memFreed.waiting()
 }
 
 // Flush makes every buffered batch sendable at once and waits until every
@@ -468,23 +494,15 @@ func (p *Producer) Flush(ctx context.Context) error {
 // waitIdle waits until no record is buffered or in flight.
 func (p *Producer) waitIdle(ctx context.Context) error {
 	for {
-		p.flushMu.Lock()
-		p.flushWaiters.Add(1)
-		if p.buffered.Load() == 0 {
-			p.flushWaiters.Add(-1)
-			p.flushMu.Unlock()
+		ch := p.drained.arm(func() bool { return p.buffered.Load() == 0 })
+		if ch == nil {
 			return nil
 		}
-		if p.flushCh == nil {
-			p.flushCh = make(chan struct{})
-		}
-		ch := p.flushCh
-		p.flushMu.Unlock()
 		select {
 		case <-ch:
-			p.flushWaiters.Add(-1)
+			p.drained.done()
 		case <-ctx.Done():
-			p.flushWaiters.Add(-1)
+			p.drained.done()
 			return ctxError(ctx)
 		}
 	}

@@ -51,7 +51,7 @@ func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
 	}()
 	// Wait until the sender is blocked on buffer memory.
 	deadline := time.Now().Add(10 * time.Second)
-	for p.memWaiters.Load() == 0 {
+	for !p.memFreed.waiting() {
 		if time.Now().After(deadline) {
 			t.Fatal("the sender never blocked on buffer memory")
 		}
