@@ -512,11 +512,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case groupDeleteMsg:
 		return v.deleteReply(m)
 	}
-	return v.DetailReply(&v.Base, msg, func(d *groupDetail, reply any) tea.Cmd {
-		m, ok := reply.(groupDetailMsg)
-		if !ok {
-			return nil
-		}
+	return listdetail.DetailReply(&v.Shown, &v.Base, msg, func(d *groupDetail, m groupDetailMsg) tea.Cmd {
 		return d.Done(&v.Base, common.ResGroups, m.err, m.at, func() {
 			d.applyDescribe(m.desc, m.at)
 			v.SizeDetail()

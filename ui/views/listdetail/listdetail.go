@@ -322,18 +322,24 @@ func (o *Shown[D, PD]) ReadDetail(b *tab.Base) tea.Cmd {
 	return b.Call(d.Fetch)
 }
 
-// DetailReply takes a reply addressed to b's view for its open detail: a
+// DetailReply takes a reply addressed to b's view for o's open detail: a
 // stale one (another gen, or the detail closed or replaced) is dropped, a
-// DetailTick reads the detail again, and any other goes to apply with the
-// detail.
-func (o *Shown[D, PD]) DetailReply(b *tab.Base, msg common.ViewMsg, apply func(d PD, reply any) tea.Cmd) tea.Cmd {
+// DetailTick reads the detail again, and a read's reply (an M) goes to
+// apply with the detail.
+func DetailReply[M, D any, PD interface {
+	*D
+	paned() *PaneDetail
+}](o *Shown[D, PD], b *tab.Base, msg common.ViewMsg, apply func(d PD, m M) tea.Cmd) tea.Cmd {
 	if msg.Gen != b.Gen || o.Detail == nil {
 		return nil
 	}
-	if _, ok := msg.Msg.(DetailTick); ok {
+	switch m := msg.Msg.(type) {
+	case DetailTick:
 		return o.ReadDetail(b)
+	case M:
+		return apply(o.Detail, m)
 	}
-	return apply(o.Detail, msg.Msg)
+	return nil
 }
 
 func (o *Shown[D, PD]) DetailStatus() string {

@@ -498,11 +498,7 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 	case topicConfigMsg:
 		return v.configReply(m)
 	}
-	return v.DetailReply(&v.Base, msg, func(d *topicDetail, reply any) tea.Cmd {
-		m, ok := reply.(topicDetailMsg)
-		if !ok {
-			return nil
-		}
+	return listdetail.DetailReply(&v.Shown, &v.Base, msg, func(d *topicDetail, m topicDetailMsg) tea.Cmd {
 		return d.Done(&v.Base, common.ResTopics, m.err, m.at, func() {
 			d.desc, d.subs, d.series = m.desc, m.subs, m.series
 			d.parts.SetItems(m.desc.PartitionList)
