@@ -69,6 +69,16 @@ func (r *tailRig) open(target string, n int) *fakes.TailStream {
 	return s
 }
 
+// warned fails unless the view's one flash since the last is a warning
+// saying text; it then forgets what the view emitted.
+func (r *tailRig) warned(text string) {
+	r.T.Helper()
+	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != text {
+		r.T.Fatalf("flash %+v, want the warning %q", fl, text)
+	}
+	r.Out = nil
+}
+
 func (r *tailRig) emit(n int) {
 	r.tl.Last().Emit(n)
 	r.Advance(300 * time.Millisecond)
@@ -624,11 +634,8 @@ func TestTailCopyValueOSC52(t *testing.T) {
 	}
 	r.Out = nil
 	r.Key("j", "y", "enter")
-	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: the value of P1@78 is null" {
-		t.Fatalf("null value flash %+v", fl)
-	}
+	r.warned("nothing to copy: the value of P1@78 is null")
 	// esc closes the dialog and copies nothing.
-	r.Out = nil
 	r.Key("k", "c")
 	r.MustShow("Copy from record P1@77")
 	r.Key("esc")
@@ -683,16 +690,10 @@ func TestTailCopyKeyAndHeaders(t *testing.T) {
 	copied("origin: web\ntrace: t\x1b,1\n", "copied the 2 headers of P3@1234 (24B) to the clipboard (OSC 52)")
 	// The record below has a null key and no headers: each says so.
 	r.Key("j", "c", "right", "enter")
-	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: the key of P3@1235 is null" {
-		t.Fatalf("null key flash %+v", fl)
-	}
-	r.Out = nil
+	r.warned("nothing to copy: the key of P3@1235 is null")
 	r.Key("c", "left", "enter")
-	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelWarn || fl[0].Text != "nothing to copy: P3@1235 has no headers" {
-		t.Fatalf("no headers flash %+v", fl)
-	}
+	r.warned("nothing to copy: P3@1235 has no headers")
 	// Over what OSC 52 carries: refused, nothing copied.
-	r.Out = nil
 	r.Key("j", "c", "right", "enter")
 	if fl := viewtest.Took[common.FlashMsg](r.Rig); len(fl) != 1 || fl[0].Level != common.LevelError ||
 		!strings.HasPrefix(fl[0].Text, "the key of P3@1236 is ") || !strings.Contains(fl[0].Text, "; OSC 52 copies at most ") {
