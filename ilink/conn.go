@@ -49,17 +49,27 @@ func CheckHelloStrings(clientName, queueManager string) error {
 	return nil
 }
 
+// helloDefaults fills in the default client name and frame cap and checks
+// them with the queue manager: the part of the HELLO a ConnConfig and the
+// Options of a queue session share.
+func helloDefaults(clientName *string, queueManager string, maxFrame *int) error {
+	if *clientName == "" {
+		*clientName = DefaultClientName
+	}
+	if err := CheckHelloStrings(*clientName, queueManager); err != nil {
+		return err
+	}
+	if *maxFrame == 0 {
+		*maxFrame = wire.DefaultMaxFrame
+	} else if err := wire.ValidateMaxFrame(*maxFrame); err != nil {
+		return configError("MaxFrame: %v", err) // spec W-07
+	}
+	return nil
+}
+
 func (cfg ConnConfig) withDefaults() (ConnConfig, error) {
-	if cfg.ClientName == "" {
-		cfg.ClientName = DefaultClientName
-	}
-	if err := CheckHelloStrings(cfg.ClientName, cfg.QueueManager); err != nil {
+	if err := helloDefaults(&cfg.ClientName, cfg.QueueManager, &cfg.MaxFrame); err != nil {
 		return cfg, err
-	}
-	if cfg.MaxFrame == 0 {
-		cfg.MaxFrame = wire.DefaultMaxFrame
-	} else if err := wire.ValidateMaxFrame(cfg.MaxFrame); err != nil {
-		return cfg, configError("MaxFrame: %v", err) // spec W-07
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout

@@ -52,16 +52,8 @@ func (o Options) refuse(call string) error {
 // withDefaults validates o and fills in the defaults (spec E-09: before
 // anything is sent).
 func (o Options) withDefaults() (Options, error) {
-	if o.ClientName == "" {
-		o.ClientName = DefaultClientName
-	}
-	if err := CheckHelloStrings(o.ClientName, o.QueueManager); err != nil {
+	if err := helloDefaults(&o.ClientName, o.QueueManager, &o.MaxFrame); err != nil {
 		return o, err
-	}
-	if o.MaxFrame == 0 {
-		o.MaxFrame = wire.DefaultMaxFrame
-	} else if err := wire.ValidateMaxFrame(o.MaxFrame); err != nil {
-		return o, configError("MaxFrame: %v", err) // spec W-07
 	}
 	for _, d := range []struct {
 		name string
