@@ -63,11 +63,7 @@ func TestDashboardThroughEngineOutage(t *testing.T) {
 	})
 
 	// 1. The publish: 300 records at 30/s, through an outage.
-	d.keys("7")
-	d.waitText("navigating (enter or e edits a field)")
-	d.keys("e")
-	d.waitText("✎ Topic")
-	d.typeText(topic)
+	d.publishTo(topic)
 	d.keys("tab", "tab") // key: null
 	d.typeText("rec-{{seq}}")
 	d.keys("tab", "tab", "tab") // file, headers → count

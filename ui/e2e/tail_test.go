@@ -11,6 +11,17 @@ import (
 	"ilinkdash/ilink"
 )
 
+// publishTo opens the publish tab's form, edits it (e: it opens
+// navigating) and types topic into its Topic field, which stays focused.
+func (d *dash) publishTo(topic string) {
+	d.t.Helper()
+	d.keys("7")
+	d.waitText("navigating (enter or e edits a field)")
+	d.keys("e")
+	d.waitText("✎ Topic")
+	d.typeText(topic)
+}
+
 // openTail opens a tail of target from `from` through the tail tab's `t`
 // dialog (topic, from, group left blank: a temporary group).
 func (d *dash) openTail(target, from string) {
@@ -88,11 +99,7 @@ func TestPublishFormThenTail(t *testing.T) {
 	const n = 25
 
 	d := startDash(t, e, dashOpts{})
-	d.keys("7")
-	d.waitText("navigating (enter or e edits a field)")
-	d.keys("e")
-	d.waitText("✎ Topic")
-	d.typeText(topic)
+	d.publishTo(topic)
 	d.keys("tab")
 	d.typeText("key-{{seq}}")
 	d.keys("tab")
