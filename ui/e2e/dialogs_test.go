@@ -35,8 +35,7 @@ func TestCreateTopicReviewsBeforeItSends(t *testing.T) {
 // TestFlushAsksForTheName: like delete, flush needs the topic's name
 // typed; y or enter alone do nothing.
 func TestFlushAsksForTheName(t *testing.T) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.FLUSH", "partitions=1,replicas=1")
+	e := engineWithTopic(t, "E2E.FLUSH", "partitions=1,replicas=1")
 	produce(t, e, "E2E.FLUSH", 0, 10)
 	d := startDash(t, e, dashOpts{})
 	d.findOn("2", "E2E.FLUSH")

@@ -30,8 +30,7 @@ func publishN(t testing.TB, q *admin.Qmgr, topic string, n int) {
 // published them.
 func topicWithRecords(t *testing.T, topic, props string, n int) (e *engine.Engine, q *admin.Qmgr) {
 	t.Helper()
-	e = startEngine(t, engineOpts{})
-	createTopic(t, e, topic, props)
+	e = engineWithTopic(t, topic, props)
 	q = adminQmgr(t, e)
 	publishN(t, q, topic, n)
 	return e, q

@@ -99,6 +99,15 @@ func createTopic(t testing.TB, e *engine.Engine, name, props string) {
 	}
 }
 
+// engineWithTopic starts an in-process cluster (the default options)
+// holding topic, created with props.
+func engineWithTopic(t testing.TB, topic, props string) *engine.Engine {
+	t.Helper()
+	e := startEngine(t, engineOpts{})
+	createTopic(t, e, topic, props)
+	return e
+}
+
 // ---- frames ----
 
 type frame struct {

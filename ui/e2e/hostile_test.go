@@ -62,9 +62,8 @@ var forbiddenRaw = []string{
 // The displayed (inert) forms are checked too, so the test knows the
 // payloads were drawn and not merely dropped.
 func TestTailHostilePayloadsRawOutput(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.EVIL"
-	createTopic(t, e, topic, "partitions=1,replicas=2")
+	e := engineWithTopic(t, topic, "partitions=1,replicas=2")
 	payloads := append(sanitizetest.Hostile(), briefPayloads()...)
 	q := adminQmgr(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

@@ -142,8 +142,7 @@ func TestQuarantineReinjectShowsTheDuplicateWarningFirst(t *testing.T) {
 // TestTopicConfigEditWithDiffPreview: c shows every property; editing the
 // partitions shows the diff, enter alters the topic.
 func TestTopicConfigEditWithDiffPreview(t *testing.T) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.CFG", "partitions=2,retention.ms=3600000")
+	e := engineWithTopic(t, "E2E.CFG", "partitions=2,retention.ms=3600000")
 	d := startDash(t, e, dashOpts{})
 	d.keys("2")
 	d.waitText("1 topic", "E2E.CFG") // the only topic (SYSTEM. ones are hidden): selected
@@ -167,8 +166,7 @@ func TestTopicConfigEditWithDiffPreview(t *testing.T) {
 // leader shows in the Balance pane and the header's imbalance; b previews
 // the engine's plan and enter moves the leader back.
 func TestClusterRebalanceWithPreview(t *testing.T) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.RB", "partitions=3")
+	e := engineWithTopic(t, "E2E.RB", "partitions=3")
 	if err := e.MovePartitionLeader("E2E.RB", 1, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -204,9 +202,8 @@ func TestClusterRebalanceWithPreview(t *testing.T) {
 // direct consumer (no group), shows the progress and the outcome, and
 // the match streams into the list.
 func TestTailSearchBeyondTheBuffer(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.SEARCH"
-	createTopic(t, e, topic, "partitions=2,replicas=2")
+	e := engineWithTopic(t, topic, "partitions=2,replicas=2")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	p := newProducer(ctx, t, e, ilink.ProducerConfig{LingerMs: 2})

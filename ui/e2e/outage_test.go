@@ -53,9 +53,8 @@ func acked(screen string) int {
 //     ends with exactly the records of the log, none skipped and none read
 //     twice.
 func TestDashboardThroughEngineOutage(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic, n, rate = "E2E.OUTAGE", 300, 30
-	createTopic(t, e, topic, "partitions=3,replicas=3,minSync=2")
+	e := engineWithTopic(t, topic, "partitions=3,replicas=3,minSync=2")
 	const poll = 400 * time.Millisecond
 	d := startDash(t, e, dashOpts{refresh: poll})
 	d.waitFor("three running nodes", func(s string) bool {

@@ -72,8 +72,7 @@ func mutations(src interface {
 // engine — neither on fresh adapters (nothing dialled yet) nor on
 // adapters whose admin connection is open.
 func TestReadOnlyAdapterRefusesBeforeTheEngine(t *testing.T) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.RO", "partitions=1,replicas=1")
+	e := engineWithTopic(t, "E2E.RO", "partitions=1,replicas=1")
 	reqs := countRequests(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()

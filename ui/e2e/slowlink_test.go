@@ -64,8 +64,7 @@ func countFetches(t testing.TB, e *engine.Engine) *atomic.Int64 {
 // records produced have reached.
 func tailing(t *testing.T, topic string, n int) (*engine.Engine, *dash, *atomic.Int64) {
 	t.Helper()
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, topic, "partitions=1,replicas=1")
+	e := engineWithTopic(t, topic, "partitions=1,replicas=1")
 	fetches := countFetches(t, e)
 	d := startDash(t, e, dashOpts{})
 	d.tailLive(topic)
@@ -107,9 +106,8 @@ func TestTailPauseIsBackPressure(t *testing.T) {
 // than the stream's channel jumps (it used to stay on "jumping…"), and the
 // header then says where the tail reads from.
 func TestTailJumpWhileCatchingUp(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.BACKLOG"
-	createTopic(t, e, topic, "partitions=2,replicas=1")
+	e := engineWithTopic(t, topic, "partitions=2,replicas=1")
 	produce(t, e, topic, 0, 60000)
 	d := startDash(t, e, dashOpts{})
 	d.openTail(topic, "earliest")

@@ -82,8 +82,7 @@ func TestTailRunsInTheBackground(t *testing.T) {
 // TestTwoTailsAndQuit: `:tail A` then `:tail B` keeps both (two
 // temporary groups), ] switches, and quitting closes both.
 func TestTwoTailsAndQuit(t *testing.T) {
-	e := startEngine(t, engineOpts{})
-	createTopic(t, e, "E2E.TWO.A", "partitions=1,replicas=1")
+	e := engineWithTopic(t, "E2E.TWO.A", "partitions=1,replicas=1")
 	createTopic(t, e, "E2E.TWO.B", "partitions=1,replicas=1")
 	d := startDash(t, e, dashOpts{})
 	d.tailLive("E2E.TWO.A")

@@ -28,9 +28,8 @@ var atOffset100 = regexp.MustCompile(`\s[01]\s+100\s+k-`)
 // header counts what waits beyond the buffer, from end offsets, and the
 // count follows new records), and G goes to the end, live.
 func TestTailJumpIsBackPressure(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.JUMP"
-	createTopic(t, e, topic, "partitions=2,replicas=1")
+	e := engineWithTopic(t, topic, "partitions=2,replicas=1")
 	produce(t, e, topic, 0, 25000)
 	fetches := countFetches(t, e)
 	d := startDash(t, e, dashOpts{})

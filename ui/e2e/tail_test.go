@@ -93,9 +93,8 @@ func tailWhilePublishing(t *testing.T, w, h int) {
 // "25/25 acknowledged"; a tail from the earliest record then shows the 25
 // records with their expanded values.
 func TestPublishFormThenTail(t *testing.T) {
-	e := startEngine(t, engineOpts{})
 	const topic = "E2E.FORM"
-	createTopic(t, e, topic, "partitions=2,replicas=3")
+	e := engineWithTopic(t, topic, "partitions=2,replicas=3")
 	const n = 25
 
 	d := startDash(t, e, dashOpts{})
