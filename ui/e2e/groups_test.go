@@ -167,8 +167,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 	// Apply, go back to the table: the next poll shows lag 0.
 	d.press("enter")
 	d.waitText("e2e-idle: 2 offsets moved")
-	d.keys("esc")
-	d.markNow()
+	d.press("esc")
 	d.waitFor("lag 0 for e2e-idle", func(s string) bool {
 		f := groupRow(s, "e2e-idle")
 		return f != nil && f[4] == "0"

@@ -88,8 +88,7 @@ func TestNodeAddRemoveAgreesAcrossTabs(t *testing.T) {
 		addr, role, state := clusterNode(s, "1")
 		return strings.Contains(s, "Nodes (4)") && addr == addr1 && role == "leader" && state == "removed"
 	})
-	d.keys("1")
-	d.markNow()
+	d.press("1")
 	s = d.waitFor("the overview: node 1 removed, the alert", func(s string) bool {
 		addr, role, state := overviewNode(s, "1")
 		return addr == addr1 && role == "leader" && state == "removed" && strings.Contains(s, "4 nodes (1 absent, 1 removed)") &&
@@ -108,8 +107,7 @@ func TestNodeAddRemoveAgreesAcrossTabs(t *testing.T) {
 		return nodeFields(s, "4") == nil && strings.Contains(s, "3 nodes (1 removed)") && !strings.Contains(s, "node 4 (QM4)") &&
 			strings.Contains(s, "node 1 (QM1) removed from the cluster definition")
 	})
-	d.keys("4")
-	d.markNow()
+	d.press("4")
 	d.waitFor("the cluster tab: node 4 gone", func(s string) bool {
 		_, _, s1 := clusterNode(s, "1")
 		return strings.Contains(s, "Nodes (3)") && nodeFields(s, "4") == nil && s1 == "removed"
