@@ -63,8 +63,7 @@ func TestResilienceAdminNodeKilled(t *testing.T) {
 		}
 		return engine.ControlAction{}
 	})
-	d.markNow()
-	d.keys("ctrl+r") // poll now
+	d.press("ctrl+r") // poll now
 	d.waitText("refreshing…")
 	select {
 	case n := <-polledOn:
