@@ -1,7 +1,7 @@
 package wire
 
-// The message types of the package and their Encode and Decode methods
-// are generated: messages_gen.go from messages.def, by wiregen, which also
-// writes the layout table of docs/PROTOCOL.md §12. TestGeneratedFresh
-// fails when either is stale.
+// The message types of the package, their Encode and Decode methods and
+// the request codes with their names are generated: messages_gen.go from
+// messages.def, by wiregen, which also writes the layout table of
+// docs/PROTOCOL.md §12. TestGeneratedFresh fails when either is stale.
 //go:generate go run ./internal/wiregen -def messages.def -out messages_gen.go -doc ../../docs/PROTOCOL.md

@@ -3,6 +3,196 @@
 
 package wire
 
+// Documented iLink request codes (ilink-spec §3.1). Spec: W-11.
+const (
+	CodeShutdown           Code = 3002
+	CodeViewLoad           Code = 3204
+	CodeReloadQueue        Code = 3315
+	CodePatch              Code = 3335
+	CodeDiagCluster        Code = 3395
+	CodeTopicLeave         Code = 3401 // MIMQ_TOPIC_LEAVE
+	CodeViewClusterLeaders Code = 3423
+	CodeViewQuarantine     Code = 3425
+	CodeScanQuarantine     Code = 3426
+	CodeReinject           Code = 3427
+)
+
+// Our request codes (docs/PROTOCOL.md §5). Ranges: 1000 session, 1100 queues,
+// 1200 topics, 1300 groups, 2000 admin.
+const (
+	CodeHello Code = 1000
+	CodePing  Code = 1001
+
+	CodeOpenQueue  Code = 1100
+	CodePut        Code = 1101
+	CodeGet        Code = 1102
+	CodeCommit     Code = 1103
+	CodeRollback   Code = 1104
+	CodeQueueDepth Code = 1105
+)
+
+// Topic request codes (docs/PROTOCOL.md §8).
+const (
+	CodeMetadata     Code = 1200
+	CodeProduce      Code = 1201
+	CodeFetch        Code = 1202
+	CodeListOffsets  Code = 1203
+	CodeAdminPublish Code = 1204
+	CodeCreateTopic  Code = 1205
+)
+
+// CodeInitProducer asks the engine for a producer id (idempotent producers).
+const CodeInitProducer Code = 1206
+
+// Group request codes (docs/PROTOCOL.md §10). Join, heartbeat, commit and
+// offset fetch go to the group's coordinator: the leader of the group's
+// SYSTEM.GROUPS partition.
+const (
+	CodeFindCoordinator Code = 1300
+	CodeJoinGroup       Code = 1301
+	CodeHeartbeat       Code = 1302
+	CodeLeaveGroup      Code = 1303
+	CodeOffsetCommit    Code = 1304
+	CodeOffsetFetch     Code = 1305
+	CodeDeleteGroup     Code = 1306
+)
+
+// Admin request codes (docs/PROTOCOL.md, "Admin"). 2000–2999 are ours; the
+// documented iLink codes SHUTDOWN 3002, VIEW LOAD 3204, RELOAD QUEUE 3315,
+// PATCH 3335, DIAG CLUSTER 3395, VIEW CLUSTER LEADERS 3423, VIEW QUARANTINE
+// 3425, SCAN QUARANTINE 3426 and REINJECT 3427 are declared above, and
+// their bodies are among the admin bodies. Every admin request is sent on
+// an admin connection (HELLO mode 4) except the group admin requests
+// 1310–1314.
+const (
+	CodeQmgrList      Code = 2000
+	CodeNodeList      Code = 2001
+	CodeNodeControl   Code = 2002
+	CodeForceElection Code = 2003
+	CodeRebalance     Code = 2004
+
+	CodeTopicList        Code = 2010
+	CodeDescribeTopic    Code = 2011
+	CodeAdminCreateTopic Code = 2012
+	CodeDeleteTopic      Code = 2013
+	CodeFlushTopic       Code = 2014
+	CodeAlterTopic       Code = 2015
+
+	CodeQueueList     Code = 2020
+	CodeQueueProperty Code = 2021
+	CodeDefineQueue   Code = 2022
+	CodeDeleteQueue   Code = 2023
+	CodeBrowseQueue   Code = 2024
+	CodeMoveMessages  Code = 2025
+
+	CodeClusterProperty    Code = 2030
+	CodeSetClusterProperty Code = 2031
+	CodeAddNode            Code = 2032
+	CodeRemoveNode         Code = 2033
+	CodeCreateCluster      Code = 2034
+	CodeJoinCluster        Code = 2035
+
+	CodeQmgrProperty    Code = 2040
+	CodeSetQmgrProperty Code = 2041
+
+	CodeReplicationStatus Code = 2050
+	CodeStatSeries        Code = 2051
+
+	CodeSpokeList   Code = 2060
+	CodeSpokeSwitch Code = 2061
+
+	// Hub link: sent by a spoke engine to its hub's spoke listener only.
+	CodeSpokeRegister Code = 2070
+	CodeSpokeWait     Code = 2071
+	CodeSpokeAttach   Code = 2072
+)
+
+// Group admin request codes. They go to a queue manager's DATA listener
+// over a short connection (HELLO mode 3, spec A-10), except SUBSCRIPTION
+// LIST which the admin client sends on its admin connection; an engine
+// accepts all five on both listeners.
+const (
+	CodeGroupList        Code = 1310
+	CodeDescribeGroup    Code = 1311
+	CodeSeekGroup        Code = 1312
+	CodeAdminDeleteGroup Code = 1313
+	CodeSubscriptionList Code = 1314
+)
+
+// codeNames are the names Code.String gives the request codes (the
+// codes blocks of messages.def).
+var codeNames = map[Code]string{
+	CodeShutdown:           "SHUTDOWN",
+	CodeViewLoad:           "VIEW LOAD",
+	CodeReloadQueue:        "RELOAD QUEUE",
+	CodePatch:              "PATCH",
+	CodeDiagCluster:        "DIAG CLUSTER",
+	CodeTopicLeave:         "MIMQ_TOPIC_LEAVE",
+	CodeViewClusterLeaders: "VIEW CLUSTER LEADERS",
+	CodeViewQuarantine:     "VIEW QUARANTINE",
+	CodeScanQuarantine:     "SCAN QUARANTINE",
+	CodeReinject:           "REINJECT",
+	CodeHello:              "HELLO",
+	CodePing:               "PING",
+	CodeOpenQueue:          "OPEN QUEUE",
+	CodePut:                "PUT",
+	CodeGet:                "GET",
+	CodeCommit:             "COMMIT",
+	CodeRollback:           "ROLLBACK",
+	CodeQueueDepth:         "QUEUE DEPTH",
+	CodeMetadata:           "METADATA",
+	CodeProduce:            "PRODUCE",
+	CodeFetch:              "FETCH",
+	CodeListOffsets:        "LIST_OFFSETS",
+	CodeAdminPublish:       "PUBLISH",
+	CodeCreateTopic:        "CREATE TOPIC",
+	CodeInitProducer:       "INIT PRODUCER",
+	CodeFindCoordinator:    "FIND COORDINATOR",
+	CodeJoinGroup:          "JOIN GROUP",
+	CodeHeartbeat:          "HEARTBEAT",
+	CodeLeaveGroup:         "LEAVE GROUP",
+	CodeOffsetCommit:       "OFFSET COMMIT",
+	CodeOffsetFetch:        "OFFSET FETCH",
+	CodeDeleteGroup:        "DELETE GROUP",
+	CodeQmgrList:           "QMGR LIST",
+	CodeNodeList:           "NODE LIST",
+	CodeNodeControl:        "NODE CONTROL",
+	CodeForceElection:      "FORCE ELECTION",
+	CodeRebalance:          "REBALANCE LEADERS",
+	CodeTopicList:          "TOPIC LIST",
+	CodeDescribeTopic:      "DESCRIBE TOPIC",
+	CodeAdminCreateTopic:   "ADMIN CREATE TOPIC",
+	CodeDeleteTopic:        "DELETE TOPIC",
+	CodeFlushTopic:         "FLUSH TOPIC",
+	CodeAlterTopic:         "ALTER TOPIC",
+	CodeQueueList:          "QUEUE LIST",
+	CodeQueueProperty:      "QUEUE PROPERTY",
+	CodeDefineQueue:        "DEFINE QUEUE",
+	CodeDeleteQueue:        "DELETE QUEUE",
+	CodeBrowseQueue:        "BROWSE QUEUE",
+	CodeMoveMessages:       "MOVE MESSAGES",
+	CodeClusterProperty:    "CLUSTER PROPERTY",
+	CodeSetClusterProperty: "SET CLUSTER PROPERTY",
+	CodeAddNode:            "ADD NODE",
+	CodeRemoveNode:         "REMOVE NODE",
+	CodeCreateCluster:      "CREATE CLUSTER",
+	CodeJoinCluster:        "JOIN CLUSTER",
+	CodeQmgrProperty:       "QMGR PROPERTY",
+	CodeSetQmgrProperty:    "SET QMGR PROPERTY",
+	CodeReplicationStatus:  "REPLICATION STATUS",
+	CodeStatSeries:         "STAT SERIES",
+	CodeSpokeList:          "SPOKE LIST",
+	CodeSpokeSwitch:        "SPOKE SWITCH",
+	CodeSpokeRegister:      "SPOKE REGISTER",
+	CodeSpokeWait:          "SPOKE WAIT",
+	CodeSpokeAttach:        "SPOKE ATTACH",
+	CodeGroupList:          "GROUP LIST",
+	CodeDescribeGroup:      "DESCRIBE GROUP",
+	CodeSeekGroup:          "SEEK GROUP",
+	CodeAdminDeleteGroup:   "ADMIN DELETE GROUP",
+	CodeSubscriptionList:   "SUBSCRIPTION LIST",
+}
+
 // ErrorBody is the body of a response frame with FlagError. The REPORT code
 // travels in the header's Status field; Hint carries the cluster leader's
 // data address on a follower's HELLO refusal (MIMQE_NOT_LEADER) and is

@@ -1,8 +1,9 @@
-// Package gen turns ilink/wire/messages.def into the message types and
-// codecs of ilink/wire (messages_gen.go), franz-go kmsg style: one
-// definitions file, every Encode and Decode written from it. It is the
-// library half of the wiregen command, so that a test of ilink/wire can
-// run it in memory and compare its output with the committed file.
+// Package gen turns ilink/wire/messages.def into the message types,
+// codecs and request codes of ilink/wire (messages_gen.go), franz-go kmsg
+// style: one definitions file, every Encode and Decode written from it.
+// It is the library half of the wiregen command, so that a test of
+// ilink/wire can run it in memory and compare its output with the
+// committed file.
 package gen
 
 import (
@@ -10,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/token"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,7 +86,33 @@ type Decl struct {
 	Version int
 }
 
-// Parse reads a definitions file. Its grammar, line by line:
+// Code is one request code of a codes block: a constant of type Code
+// and the name Code.String gives it.
+type Code struct {
+	Const   string // the Go constant (CodeQmgrList)
+	Value   int    // 0 to 65535
+	Name    string // "QMGR LIST"
+	Doc     []string
+	Comment string
+	Gap     bool // a blank line before it in its block, kept in the const block
+	line    int
+}
+
+// CodeBlock is one codes block: one const block of the generated file.
+type CodeBlock struct {
+	Doc   []string
+	Codes []Code
+	line  int
+}
+
+// file is a parsed definitions file.
+type file struct {
+	decls []*Decl
+	codes []*CodeBlock
+}
+
+// Parse reads a definitions file and returns its declarations (the codes
+// blocks are only generated, not returned). Its grammar, line by line:
 //
 //	# a note for the reader of the file (dropped)
 //	// doc comment of the next declaration (copied)
@@ -95,6 +123,16 @@ type Decl struct {
 //	<tab>// doc comment of the next field
 //	<tab>Field type [pooled] [// comment]
 //	<tab>wire: F1 F2 …     the wire order, when not the field order
+//	codes                  a block of request codes
+//	<tab>// doc comment of the next code
+//	<tab>CodeName = 2000 "NAME" [// comment]
+//	                       a constant of type Code and the name Code.String gives it
+//
+// A codes block becomes one const block of the generated file (its doc
+// comment, the codes' comments and the blank lines between codes kept; a
+// block of one undocumented code is a single const line), and every block
+// fills the one table of names, codeNames. No two codes share a value, a
+// name or a constant.
 //
 // Types: the scalars string bool u8 u16 u32 u64 i16 i32 i64 uvarint
 // varint varint64 f32 bytes, a scalar under another Go type (u8:int8,
@@ -106,9 +144,20 @@ type Decl struct {
 // 1 when not given), which a layout change bumps so that the engine can
 // refuse a client speaking another (LayoutVersions).
 func Parse(src []byte) ([]*Decl, error) {
+	f, err := parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return f.decls, nil
+}
+
+func parse(src []byte) (*file, error) {
 	var decls []*Decl
+	var codes []*CodeBlock
 	var doc []string
 	var cur *Decl
+	var block *CodeBlock // the codes block being read, if any
+	gap := false         // a blank line since the last code
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	n := 0
 	for sc.Scan() {
@@ -119,11 +168,18 @@ func Parse(src []byte) ([]*Decl, error) {
 		switch {
 		case line == "":
 			doc = nil
+			gap = true
 			continue
 		case strings.HasPrefix(line, "#"):
 			continue
 		case strings.HasPrefix(line, "//"):
 			doc = append(doc, line)
+			continue
+		}
+		if !indented && line == "codes" {
+			block = &CodeBlock{Doc: doc, line: n}
+			codes = append(codes, block)
+			doc, cur = nil, nil
 			continue
 		}
 		if !indented {
@@ -134,7 +190,14 @@ func Parse(src []byte) ([]*Decl, error) {
 			d.Doc = doc
 			doc = nil
 			decls = append(decls, d)
-			cur = d
+			cur, block = d, nil
+			continue
+		}
+		if block != nil {
+			if err := block.add(line, n, doc, gap); err != nil {
+				return nil, err
+			}
+			doc, gap = nil, false
 			continue
 		}
 		if cur == nil {
@@ -155,7 +218,14 @@ func Parse(src []byte) ([]*Decl, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	return decls, check(decls)
+	if err := check(decls); err != nil {
+		return nil, err
+	}
+	f := &file{decls, codes}
+	if err := checkCodes(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func parseDecl(line string, n int) (*Decl, error) {
@@ -189,9 +259,95 @@ func parseDecl(line string, n int) (*Decl, error) {
 	case w[0] == "codec" && len(w) == 3:
 		d.Name, d.Suffix = w[1], w[2]
 	default:
-		return nil, fmt.Errorf("line %d: want message Name, struct Name or codec Type Suffix, have %q", n, line)
+		return nil, fmt.Errorf("line %d: want message Name, struct Name, codec Type Suffix or codes, have %q", n, line)
 	}
 	return d, nil
+}
+
+// add appends the code of line n to the block, with the doc comment
+// above it and, unless it is the first, the blank line before it.
+func (b *CodeBlock) add(line string, n int, doc []string, gap bool) error {
+	c, err := parseCode(line, n)
+	c.Doc, c.Gap = doc, gap && len(b.Codes) > 0
+	b.Codes = append(b.Codes, c)
+	return err
+}
+
+// parseCode reads one line of a codes block: CodeName = 2000 "NAME",
+// then an optional comment.
+func parseCode(line string, n int) (Code, error) {
+	c := Code{line: n}
+	bad := fmt.Errorf("line %d: want CodeName = value \"NAME\" [// comment], have %q", n, line)
+	name, rest, ok := strings.Cut(line, "=")
+	w := strings.Fields(name)
+	if !ok || len(w) != 1 {
+		return c, bad
+	}
+	c.Const = w[0]
+	if !token.IsIdentifier(c.Const) || !token.IsExported(c.Const) {
+		return c, fmt.Errorf("line %d: code %q is not an exported Go name", n, c.Const)
+	}
+	rest = strings.TrimSpace(rest)
+	num := rest
+	if i := strings.IndexAny(rest, " \t"); i >= 0 {
+		num, rest = rest[:i], rest[i:]
+	} else {
+		rest = ""
+	}
+	v, err := strconv.Atoi(num)
+	if err != nil || v < 0 || v > 65535 {
+		return c, fmt.Errorf("line %d: value of code %s is %q: want 0 to 65535", n, c.Const, num)
+	}
+	c.Value = v
+	rest = strings.TrimSpace(rest)
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return c, bad
+	}
+	c.Name, _ = strconv.Unquote(q)
+	if c.Name == "" {
+		return c, fmt.Errorf("line %d: code %s has an empty name", n, c.Const)
+	}
+	rest = strings.TrimSpace(rest[len(q):])
+	if rest != "" && !strings.HasPrefix(rest, "//") {
+		return c, bad
+	}
+	c.Comment = rest
+	return c, nil
+}
+
+// checkCodes refuses a codes block without codes, and two codes with the
+// same constant, value or name, naming both; a constant may not take the
+// name of a declared type either.
+func checkCodes(f *file) error {
+	types := map[string]*Decl{}
+	for _, d := range f.decls {
+		types[d.Name] = d
+	}
+	consts := map[string]Code{}
+	values := map[int]Code{}
+	names := map[string]Code{}
+	for _, b := range f.codes {
+		if len(b.Codes) == 0 {
+			return fmt.Errorf("line %d: a codes block without any code", b.line)
+		}
+		for _, c := range b.Codes {
+			if d := types[c.Const]; d != nil {
+				return fmt.Errorf("line %d: code %s has the name of %s %s (line %d)", c.line, c.Const, d.Kind, d.Name, d.line)
+			}
+			if o, dup := consts[c.Const]; dup {
+				return fmt.Errorf("line %d: code %s declared twice (first at line %d)", c.line, c.Const, o.line)
+			}
+			if o, dup := values[c.Value]; dup {
+				return fmt.Errorf("line %d: code %s = %d, the value of %s (line %d)", c.line, c.Const, c.Value, o.Const, o.line)
+			}
+			if o, dup := names[c.Name]; dup {
+				return fmt.Errorf("line %d: code %s is named %q, as %s is (line %d)", c.line, c.Const, c.Name, o.Const, o.line)
+			}
+			consts[c.Const], values[c.Value], names[c.Name] = c, c, c
+		}
+	}
+	return nil
 }
 
 func parseField(line string, n int) (Field, error) {
@@ -307,16 +463,18 @@ type gen struct {
 
 // Generate returns the gofmt'd Go source of messages_gen.go.
 func Generate(src []byte) ([]byte, error) {
-	decls, err := Parse(src)
+	f, err := parse(src)
 	if err != nil {
 		return nil, err
 	}
+	decls := f.decls
 	g := &gen{decls: decls, byName: map[string]*Decl{}, used: map[string]bool{}}
 	for _, d := range decls {
 		g.byName[d.Name] = d
 	}
 	var b bytes.Buffer
 	b.WriteString("// Code generated by wiregen from messages.def; DO NOT EDIT.\n// Edit messages.def and run go generate ./ilink/wire.\n\npackage wire\n")
+	b.WriteString(codeDecls(f.codes))
 	// Messages first: what they reference decides which part decoders
 	// exist (a part decoded only inside a pooled reply has none).
 	bodies := map[string]string{}
@@ -355,6 +513,44 @@ func Generate(src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("generated code does not parse: %v\n%s", err, b.Bytes())
 	}
 	return out, nil
+}
+
+// codeDecls writes each codes block as a const block, then the one table
+// of their names.
+func codeDecls(blocks []*CodeBlock) string {
+	var b strings.Builder
+	for _, cb := range blocks {
+		b.WriteString("\n")
+		for _, l := range cb.Doc {
+			b.WriteString(l + "\n")
+		}
+		if len(cb.Codes) == 1 && cb.Codes[0].Doc == nil {
+			c := cb.Codes[0]
+			fmt.Fprintf(&b, "const %s Code = %d %s\n", c.Const, c.Value, c.Comment)
+			continue
+		}
+		b.WriteString("const (\n")
+		for _, c := range cb.Codes {
+			if c.Gap {
+				b.WriteString("\n")
+			}
+			for _, l := range c.Doc {
+				b.WriteString(l + "\n")
+			}
+			fmt.Fprintf(&b, "%s Code = %d %s\n", c.Const, c.Value, c.Comment)
+		}
+		b.WriteString(")\n")
+	}
+	b.WriteString("\n// codeNames are the names Code.String gives the request codes (the\n" +
+		"// codes blocks of messages.def).\n" +
+		"var codeNames = map[Code]string{\n")
+	for _, cb := range blocks {
+		for _, c := range cb.Codes {
+			fmt.Fprintf(&b, "%s: %s,\n", c.Const, strconv.Quote(c.Name))
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
 }
 
 func (g *gen) goType(t *Type) string {
