@@ -859,41 +859,7 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 	case *avro.PrimitiveSchema:
 		return avroPrimitiveFromJSON(s, v, path)
 	case *avro.RecordSchema:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, avroNotFit(path, "a "+s.FullName()+" record (an object)", v)
-		}
-		rec := make(map[string]any, len(s.Fields()))
-		names := make([]string, 0, len(s.Fields()))
-		for _, f := range s.Fields() {
-			names = append(names, f.Name())
-			fv, ok := obj[f.Name()]
-			if !ok {
-				if !f.HasDefault() {
-					return nil, &avroFitError{path: avroJoin(path, f.Name()), msg: "missing, and " + s.FullName() + " gives it no default"}
-				}
-				continue // the library writes the schema's default
-			}
-			gv, err := avroFromJSON(f.Type(), fv, avroJoin(path, f.Name()))
-			if err != nil {
-				return nil, err
-			}
-			rec[f.Name()] = gv
-		}
-		if len(rec) < len(obj) {
-			keys := make([]string, 0, len(obj))
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				if !slices.Contains(names, k) {
-					return nil, &avroFitError{path: avroJoin(path, k),
-						msg: "not a field of " + s.FullName() + " (" + strings.Join(names, ", ") + ")"}
-				}
-			}
-		}
-		return rec, nil
+		return avroRecordFromJSON(s, v, path)
 	case *avro.EnumSchema:
 		sym, ok := v.(string)
 		if !ok || !slices.Contains(s.Symbols(), sym) {
@@ -931,24 +897,70 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 	case *avro.UnionSchema:
 		return avroUnionFromJSON(s, v, path)
 	case *avro.FixedSchema:
-		switch avroLogical(s) {
-		case avro.Decimal:
-			return avroDecimalFromJSON(avroDecimalScale(s), v, path)
-		case avro.Duration:
-			return avroDurationFromJSON(s, v, path)
+		return avroFixedFromJSON(s, v, path)
+	}
+	return nil, &avroFitError{path: path, msg: "schema type " + string(s.Type()) + " not supported"}
+}
+
+// avroRecordFromJSON converts a JSON object to a record of s: every field
+// without a default must be there, and nothing else may.
+func avroRecordFromJSON(s *avro.RecordSchema, v any, path string) (any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, avroNotFit(path, "a "+s.FullName()+" record (an object)", v)
+	}
+	rec := make(map[string]any, len(s.Fields()))
+	names := make([]string, 0, len(s.Fields()))
+	for _, f := range s.Fields() {
+		names = append(names, f.Name())
+		fv, ok := obj[f.Name()]
+		if !ok {
+			if !f.HasDefault() {
+				return nil, &avroFitError{path: avroJoin(path, f.Name()), msg: "missing, and " + s.FullName() + " gives it no default"}
+			}
+			continue // the library writes the schema's default
 		}
-		b, err := avroBytesFromJSON(v, path)
+		gv, err := avroFromJSON(f.Type(), fv, avroJoin(path, f.Name()))
 		if err != nil {
 			return nil, err
 		}
-		if len(b) != s.Size() {
-			return nil, &avroFitError{path: path, msg: fmt.Sprintf("want %d bytes (base64) for %s, got %d", s.Size(), s.FullName(), len(b))}
-		}
-		arr := reflect.New(reflect.ArrayOf(len(b), reflect.TypeFor[byte]())).Elem()
-		reflect.Copy(arr, reflect.ValueOf(b))
-		return arr.Interface(), nil
+		rec[f.Name()] = gv
 	}
-	return nil, &avroFitError{path: path, msg: "schema type " + string(s.Type()) + " not supported"}
+	if len(rec) < len(obj) {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !slices.Contains(names, k) {
+				return nil, &avroFitError{path: avroJoin(path, k),
+					msg: "not a field of " + s.FullName() + " (" + strings.Join(names, ", ") + ")"}
+			}
+		}
+	}
+	return rec, nil
+}
+
+// avroFixedFromJSON converts a JSON value to a fixed of s: a decimal or a
+// duration by its logical type, else base64 of exactly s.Size() bytes.
+func avroFixedFromJSON(s *avro.FixedSchema, v any, path string) (any, error) {
+	switch avroLogical(s) {
+	case avro.Decimal:
+		return avroDecimalFromJSON(avroDecimalScale(s), v, path)
+	case avro.Duration:
+		return avroDurationFromJSON(s, v, path)
+	}
+	b, err := avroBytesFromJSON(v, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != s.Size() {
+		return nil, &avroFitError{path: path, msg: fmt.Sprintf("want %d bytes (base64) for %s, got %d", s.Size(), s.FullName(), len(b))}
+	}
+	arr := reflect.New(reflect.ArrayOf(len(b), reflect.TypeFor[byte]())).Elem()
+	reflect.Copy(arr, reflect.ValueOf(b))
+	return arr.Interface(), nil
 }
 
 // avroUnionFromJSON picks the branch: null for null; a one-key object
