@@ -374,7 +374,7 @@ func (s *Source) StatSeries(ctx context.Context, scope string) (admin.StatSeries
 	} else if t, ok := s.topics[scope]; ok {
 		in, out = t.rate, t.out
 	} else {
-		return admin.StatSeries{}, fmt.Errorf("MIMQE_TOPIC_NOT_FOUND (%s)", scope)
+		return admin.StatSeries{}, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", scope)
 	}
 	const n = 900
 	ser := admin.StatSeries{Scope: scope, Resolution: time.Second, Points: make([]admin.StatPoint, n)}
@@ -409,7 +409,7 @@ func (s *Source) DescribeTopic(ctx context.Context, name string) (admin.TopicDes
 	defer s.mu.Unlock()
 	t, ok := s.topics[name]
 	if !ok {
-		return admin.TopicDescription{}, fmt.Errorf("MIMQE_TOPIC_NOT_FOUND (%s)", name)
+		return admin.TopicDescription{}, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
 	}
 	d := admin.TopicDescription{TopicInfo: s.topicInfo(t)}
 	for i, p := range t.parts {
@@ -429,7 +429,7 @@ func (s *Source) SubscriptionList(ctx context.Context, name string) ([]admin.Sub
 	defer s.mu.Unlock()
 	t, ok := s.topics[name]
 	if !ok {
-		return nil, fmt.Errorf("MIMQE_TOPIC_NOT_FOUND (%s)", name)
+		return nil, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
 	}
 	var out []admin.SubscriptionLine
 	for _, g := range s.sortedGroups() {
@@ -475,7 +475,7 @@ func (s *Source) DeleteTopic(ctx context.Context, name string) error {
 	}
 	defer s.mu.Unlock()
 	if _, ok := s.topics[name]; !ok {
-		return fmt.Errorf("MIMQE_TOPIC_NOT_FOUND (%s)", name)
+		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
 	}
 	delete(s.topics, name)
 	for _, g := range s.groups {
@@ -493,7 +493,7 @@ func (s *Source) FlushTopic(ctx context.Context, name string) error {
 	defer s.mu.Unlock()
 	t, ok := s.topics[name]
 	if !ok {
-		return fmt.Errorf("MIMQE_TOPIC_NOT_FOUND (%s)", name)
+		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
 	}
 	for _, p := range t.parts {
 		p.start = p.end

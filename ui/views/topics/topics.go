@@ -12,6 +12,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/topicrules"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -81,6 +82,10 @@ type (
 		props      string // create: the property text sent (the review's)
 		err        error
 		dlgGen     uint64
+		before     *admin.TopicInfo // delete, flush: what the preview showed
+		after      *admin.TopicInfo // flush: the topic read back after it
+		gone       bool             // delete: the read back says no such topic
+		checkErr   error            // the read back failed otherwise
 	}
 )
 
@@ -545,11 +550,12 @@ func (v *View) openDelete(name string) {
 			body = append(body, "", fmt.Sprintf("%s %s it and will lose %s offsets.", common.Plural(len(groups), "group"), common.Agree(len(groups), "consumes", "consume"), common.Agree(len(groups), "its", "their")))
 		}
 	}
+	body = append(body, v.previewFigures(name)...)
 	v.OpenDialog(&components.Dialog{
 		Title: "Delete topic " + disp, Danger: true, Body: body,
 		ConfirmText: confirm, SubmitLabel: "delete",
 	})
-	v.pending = pendingAction{verb: "delete", name: name}
+	v.pending = pendingAction{verb: "delete", name: name, before: v.topicNow(name)}
 }
 
 func (v *View) openFlush(name string) {
@@ -560,18 +566,41 @@ func (v *View) openFlush(name string) {
 	}
 	v.OpenDialog(&components.Dialog{
 		Title: "Flush topic " + disp, Danger: true,
-		Body: []string{
+		Body: append([]string{
 			"Removes every record of " + disp + " and wipes the group commits on it (ilink-spec §3.7). This cannot be undone.",
 			"", "Producers and consumers stay connected; consumers restart from the new start.",
-		},
+		}, v.previewFigures(name)...),
 		ConfirmText: confirm, SubmitLabel: "flush",
 	})
-	v.pending = pendingAction{verb: "flush", name: name}
+	v.pending = pendingAction{verb: "flush", name: name, before: v.topicNow(name)}
 }
 
-// pendingAction is what the open confirmation dialog will do.
+// pendingAction is what the open confirmation dialog will do; before is
+// the topic as its preview showed it (nil: not in the last list).
 type pendingAction struct {
 	verb, name string
+	before     *admin.TopicInfo
+}
+
+// topicNow is name's row of the last topic list, copied (nil: not in it).
+func (v *View) topicNow(name string) *admin.TopicInfo {
+	r := v.rows[name]
+	if r == nil {
+		return nil
+	}
+	info := r.info
+	return &info
+}
+
+// previewFigures are the lines of a delete or flush preview that say what
+// it takes, from the last topic list: the result is reported against them.
+func (v *View) previewFigures(name string) []string {
+	t := v.topicNow(name)
+	if t == nil {
+		return nil
+	}
+	return []string{"", fmt.Sprintf("Now (the list of %s): %s in %s.", common.Clock(v.at),
+		common.Plural(t.EndOffsetSum-t.StartOffsetSum, "record"), common.Plural(t.Partitions, "partition"))}
 }
 
 func (v *View) DialogKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -627,14 +656,30 @@ func (v *View) submitPending() tea.Cmd {
 	v.Dlg.Busy = map[string]string{"delete": "deleting ", "flush": "flushing "}[p.verb] + common.S(p.name) + "…"
 	src, gen := v.src, v.DlgGen
 	return v.Call(func(ctx context.Context) any {
-		var err error
+		m := topicActionMsg{verb: p.verb, name: p.name, dlgGen: gen, before: p.before}
 		switch p.verb {
 		case "delete":
-			err = src.DeleteTopic(ctx, p.name)
+			m.err = src.DeleteTopic(ctx, p.name)
 		case "flush":
-			err = src.FlushTopic(ctx, p.name)
+			m.err = src.FlushTopic(ctx, p.name)
 		}
-		return topicActionMsg{verb: p.verb, name: p.name, err: err, dlgGen: gen}
+		if m.err == nil {
+			// Read the topic back, so the result says what was done
+			// against what the preview showed.
+			d, err := src.DescribeTopic(ctx, p.name)
+			switch {
+			case p.verb == "delete":
+				m.gone = err != nil && strings.Contains(err.Error(), wire.ErrUnknownTopic)
+				if !m.gone {
+					m.checkErr = err
+				}
+			case err != nil:
+				m.checkErr = err
+			default:
+				m.after = &d.TopicInfo
+			}
+		}
+		return m
 	})
 }
 
@@ -653,7 +698,14 @@ func (v *View) actionDone(m topicActionMsg) tea.Cmd {
 	if m.props != "" {
 		done += " (" + m.props + ")" // the properties the review showed
 	}
-	cmds := []tea.Cmd{common.Flash(common.LevelOK, done), common.Refresh(common.ResTopics)}
+	level := common.LevelOK
+	if d, warn := actionAgainstPreview(m); d != "" {
+		done += ": " + d
+		if warn {
+			level = common.LevelWarn
+		}
+	}
+	cmds := []tea.Cmd{common.Flash(level, done), common.Refresh(common.ResTopics)}
 	if m.verb == "delete" && v.Detail != nil && v.Detail.Name == m.name {
 		v.CloseDetail()
 	} else if v.Detail != nil && v.Detail.Name == m.name {
@@ -662,6 +714,44 @@ func (v *View) actionDone(m topicActionMsg) tea.Cmd {
 		cmds = append(cmds, v.ReadDetail(&v.Base))
 	}
 	return tea.Batch(cmds...)
+}
+
+// actionAgainstPreview says what a delete or a flush did against what
+// its preview showed (m.before), from the topic read back after it; warn
+// when the read back disagrees or failed.
+func actionAgainstPreview(m topicActionMsg) (text string, warn bool) {
+	if m.verb != "delete" && m.verb != "flush" {
+		return "", false
+	}
+	if m.checkErr != nil {
+		return "reading it back failed: " + sanitize.Error(m.checkErr), true
+	}
+	shown := ""
+	if b := m.before; b != nil {
+		shown = "the preview showed " + common.Plural(b.EndOffsetSum-b.StartOffsetSum, "record") + " in " + common.Plural(b.Partitions, "partition")
+	}
+	switch {
+	case m.verb == "delete" && m.gone && shown != "":
+		return shown + "; no such topic now", false
+	case m.verb == "delete" && m.gone:
+		return "no such topic now", false
+	case m.verb == "delete":
+		return "the engine still describes it", true
+	case m.after == nil:
+		return shown, false
+	}
+	a := m.after
+	var parts []string
+	if b := m.before; b != nil {
+		removed, previewed := a.StartOffsetSum-b.StartOffsetSum, b.EndOffsetSum-b.StartOffsetSum
+		note := shown
+		if removed > previewed {
+			note += ", " + common.Count(removed-previewed) + " more arrived after it"
+		}
+		parts = append(parts, common.Plural(removed, "record")+" removed ("+note+")")
+	}
+	parts = append(parts, common.Plural(a.EndOffsetSum-a.StartOffsetSum, "record")+" left")
+	return strings.Join(parts, "; "), false
 }
 
 // ---- rendering ----

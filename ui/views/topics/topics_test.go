@@ -2,6 +2,7 @@ package topics_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -136,10 +137,18 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	r.TypeText("NEW.")
 	r.Key("enter", "D")
 	r.MustShow("Delete topic NEW.TOPIC", "Type NEW.TOPIC to confirm")
+	preview := regexp.MustCompile(`Now \(the list of [0-9:]+\): ([0-9,]+ records in [0-9]+ partitions)\.`).FindStringSubmatch(r.Screen())
+	if preview == nil {
+		t.Fatalf("the preview says nothing of what the delete takes:\n%s", r.Screen())
+	}
 	r.Key("enter")
 	r.MustShow("type the name exactly")
 	r.TypeText("NEW.TOPIC")
 	r.Key("enter")
+	// The result against the preview: the topic read back is gone.
+	if f := viewtest.Took[common.FlashMsg](r); len(f) != 1 || f[0].Text != "topic NEW.TOPIC deleted: the preview showed "+preview[1]+"; no such topic now" {
+		t.Fatalf("delete flash %+v", f)
+	}
 	r.Poll()
 	r.V.Back()
 	r.MustNotShow("NEW.TOPIC")
@@ -159,6 +168,9 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 	r.Key("enter")
 	if r.Src.Calls("FlushTopic") != 1 {
 		t.Fatal("FlushTopic not called")
+	}
+	if f := viewtest.Took[common.FlashMsg](r); len(f) != 1 || !strings.Contains(f[0].Text, "topic AUDIT.LOG flushed: ") || !strings.Contains(f[0].Text, "records removed (the preview showed ") || !strings.HasSuffix(f[0].Text, "; 0 records left") {
+		t.Fatalf("flush flash %+v", f)
 	}
 	// A refusal stays in the dialog with the engine's text.
 	r.Src.Fail("FlushTopic", errors.New("MIMQE_NOT_AUTHORIZED (\x1b[31mred\x1b[0m)"))
