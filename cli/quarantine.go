@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -174,8 +175,9 @@ func (a *app) quarantineScanCommand(f *adminFlags) *cobra.Command {
 func (a *app) quarantineReinjectCommand(f *adminFlags) *cobra.Command {
 	var rsel quarantineSel
 	var includeOld, execute bool
+	var planFile string
 	reinject := &cobra.Command{
-		Use:   "reinject --queue Q [--dir D] [--since TIME] [--include-old] [--execute]",
+		Use:   "reinject --queue Q [--dir D] [--since TIME] [--include-old] [--execute [--plan FILE]]",
 		Short: "Plan (or, with --execute, run) the reinjection of entries at the tail of their queue",
 		Long: "Prints what the reinjection would take — the NEW entries, and the OLD ones with\n" +
 			"--include-old, with the duplicate warning — and changes nothing unless --execute.\n" +
@@ -183,21 +185,39 @@ func (a *app) quarantineReinjectCommand(f *adminFlags) *cobra.Command {
 			"the result: messages appended, the leader, and why it stopped early (e.g. the queue\n" +
 			"is full). TIME: RFC 3339, 2026-11-30 10:00, 10:00 or a relative time (-2h).",
 		Example: "  ilinkdash quarantine reinject --queue ORDERS\n" +
-			"  ilinkdash quarantine reinject --queue ORDERS --include-old --execute",
+			"  ilinkdash quarantine reinject --queue ORDERS --include-old --execute\n" +
+			"  ilinkdash quarantine reinject --queue ORDERS -o json > plan.json\n" +
+			"  ilinkdash quarantine reinject --queue ORDERS --execute --plan plan.json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rsel.queue == "" {
 				return usageErr("reinject needs --queue (the queue the entries go back to)")
 			}
+			if planFile != "" && !execute {
+				return usageErr("--plan executes a saved plan: add --execute (without it, reinject prints a plan)")
+			}
 			since, err := rsel.sinceTime()
 			if err != nil {
 				return err
+			}
+			var saved *reinjectJSON
+			if planFile != "" {
+				if saved, err = readReinjectPlan(cmd, planFile, rsel.queue, rsel.dir, includeOld); err != nil {
+					return err
+				}
 			}
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
+			if saved != nil {
+				ids := make([][]byte, len(saved.Entries))
+				for i, e := range saved.Entries {
+					ids[i], _ = hex.DecodeString(e.ID) // checked by readReinjectPlan
+				}
+				return a.reinjectIDs(cmd, t, *saved, ids)
+			}
 			text, err := t.qm.ScanQuarantine(t.ctx, rsel.dir, rsel.queue, since)
 			if err != nil {
 				return err
@@ -219,22 +239,9 @@ func (a *app) quarantineReinjectCommand(f *adminFlags) *cobra.Command {
 					out.Entries = append(out.Entries, e)
 				}
 			}
-			if execute && len(plan.IDs) > 0 {
-				if out.Warning != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: warning:", sanitize.String(out.Warning))
-				}
+			if execute {
 				// The entries the plan shows, by id: not whatever is quarantined by then.
-				res, err := t.qm.ReinjectQuarantineIDs(t.ctx, rsel.dir, rsel.queue, plan.IDs, includeOld)
-				if err != nil {
-					return err
-				}
-				out.Executed = true
-				out.Count, out.Leader, out.StopReason, out.Left = res.Count, res.Leader, res.StopReason, res.Left
-				for _, id := range res.Missing {
-					out.Missing = append(out.Missing, hex.EncodeToString(id))
-				}
-			} else if execute {
-				out.Executed = true // nothing to reinject: nothing was sent
+				return a.reinjectIDs(cmd, t, out, plan.IDs)
 			}
 			return t.emit(out, func(w *table) { printReinject(w, out) })
 		},
@@ -242,7 +249,60 @@ func (a *app) quarantineReinjectCommand(f *adminFlags) *cobra.Command {
 	rsel.register(reinject, true)
 	reinject.Flags().BoolVar(&includeOld, "include-old", false, "also take OLD entries (already delivered: they come back as duplicates)")
 	reinject.Flags().BoolVar(&execute, "execute", false, "reinject (default: only print the plan)")
+	reinject.Flags().StringVar(&planFile, "plan", "", "with --execute: reinject exactly the entries of this plan (the -o json of a reinject without --execute; - = stdin)")
 	return reinject
+}
+
+// readReinjectPlan reads a plan saved with reinject -o json; it must be
+// for the queue, directory and --include-old given, and not executed.
+func readReinjectPlan(cmd *cobra.Command, file, queue, dir string, includeOld bool) (*reinjectJSON, error) {
+	b, err := readPlanFile(cmd, file)
+	if err != nil {
+		return nil, err
+	}
+	var p reinjectJSON
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, usageErr("--plan %s: not a reinject plan (-o json): %v", file, err)
+	}
+	switch {
+	case p.Executed:
+		return nil, usageErr("--plan %s: that is the result of an executed reinjection, not a plan", file)
+	case p.Queue != queue:
+		return nil, usageErr("--plan %s: the plan is for %s, not --queue %s", file, sanitize.String(p.Queue), sanitize.String(queue))
+	case p.Dir != dir:
+		return nil, usageErr("--plan %s: the plan is for --dir %q, not %q", file, sanitize.String(p.Dir), sanitize.String(dir))
+	case p.IncludeOld != includeOld:
+		return nil, usageErr("--plan %s: the plan was made with --include-old=%t: give the same", file, p.IncludeOld)
+	case len(p.Entries) > admin.MaxMoveIDs:
+		return nil, usageErr("--plan %s: %d entries; at most %d per reinjection", file, len(p.Entries), admin.MaxMoveIDs)
+	}
+	for i, e := range p.Entries {
+		if id, err := hex.DecodeString(e.ID); err != nil || len(id) == 0 {
+			return nil, usageErr("--plan %s: entry %d: id %q is not hex", file, i+1, sanitize.String(e.ID))
+		}
+	}
+	return &p, nil
+}
+
+// reinjectIDs reinjects exactly the entries ids of the plan out (by id:
+// not whatever is quarantined by then) and reports against it; with no
+// entry, nothing is sent.
+func (a *app) reinjectIDs(cmd *cobra.Command, t *adminTarget, out reinjectJSON, ids [][]byte) error {
+	out.Executed, out.Missing = true, []string{}
+	if len(ids) > 0 {
+		if out.Warning != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: warning:", sanitize.String(out.Warning))
+		}
+		res, err := t.qm.ReinjectQuarantineIDs(t.ctx, out.Dir, out.Queue, ids, out.IncludeOld)
+		if err != nil {
+			return err
+		}
+		out.Count, out.Leader, out.StopReason, out.Left = res.Count, res.Leader, res.StopReason, res.Left
+		for _, id := range res.Missing {
+			out.Missing = append(out.Missing, hex.EncodeToString(id))
+		}
+	}
+	return t.emit(out, func(w *table) { printReinject(w, out) })
 }
 
 type quarantineSel struct {

@@ -638,15 +638,9 @@ func movesJSON(ms []admin.MessageMove) []moveJSON {
 // readMovePlan reads a plan saved with move-back -o json: its moves not
 // skipped are the messages the execution names, its next_seq the mark.
 func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult, error) {
-	var b []byte
-	var err error
-	if file == "-" {
-		b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 16<<20))
-	} else {
-		b, err = os.ReadFile(file)
-	}
+	b, err := readPlanFile(cmd, file)
 	if err != nil {
-		return admin.MoveResult{}, usageErr("--plan: %v", err)
+		return admin.MoveResult{}, err
 	}
 	var p moveBackJSON
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -675,6 +669,22 @@ func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult,
 		return admin.MoveResult{}, usageErr("--plan %s: %d messages; at most %d per move", file, plan.Moved, admin.MaxMoveIDs)
 	}
 	return plan, nil
+}
+
+// readPlanFile reads a saved plan (--plan FILE, - for stdin), at most
+// 16 MiB.
+func readPlanFile(cmd *cobra.Command, file string) ([]byte, error) {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 16<<20))
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return nil, usageErr("--plan: %v", err)
+	}
+	return b, nil
 }
 
 func printMoves(w *table, out moveBackJSON) {

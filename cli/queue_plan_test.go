@@ -92,3 +92,51 @@ func TestReinjectExecutesThePlansIDs(t *testing.T) {
 		t.Fatalf("%d entries left, want the OLD one", n)
 	}
 }
+
+// quarantine reinject --execute --plan FILE reinjects exactly the entries
+// of a saved plan, by id: an entry quarantined after the plan stays, and
+// the plan must be for the queue, directory and --include-old given.
+func TestReinjectExecutesTheSavedPlan(t *testing.T) {
+	e, tgt := queueEngine(t)
+	if err := e.CreateQueue("RQ"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AddQuarantine(engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("a")}); err != nil {
+		t.Fatal(err)
+	}
+	planJSON, _, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(file, []byte(planJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Usage errors name the flag and what differs.
+	_, _, err = runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--plan", file)...)
+	wantExit(t, err, 2, "--plan executes a saved plan: add --execute")
+	_, _, err = runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "OTHER", "--execute", "--plan", file)...)
+	wantExit(t, err, 2, "the plan is for RQ, not --queue OTHER")
+	_, _, err = runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--include-old", "--execute", "--plan", file)...)
+	wantExit(t, err, 2, "the plan was made with --include-old=false: give the same")
+
+	// An entry quarantined after the plan is not taken.
+	if err := e.AddQuarantine(engine.QuarantineEntry{Dir: "d", Queue: "RQ", Payload: []byte("late")}); err != nil {
+		t.Fatal(err)
+	}
+	out := jsonOf[reinjectJSON](t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute", "--plan", file)...)
+	if !out.Executed || out.Selected != 1 || out.Count != 1 || len(out.Missing) != 0 {
+		t.Fatalf("execute the plan: %+v", out)
+	}
+	if n := e.QuarantineLen(); n != 1 {
+		t.Fatalf("%d entries left, want the late one", n)
+	}
+	// The same plan again: its entry is no longer quarantined.
+	again := jsonOf[reinjectJSON](t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute", "--plan", file)...)
+	if again.Count != 0 || len(again.Missing) != 1 {
+		t.Fatalf("the plan executed twice: %+v", again)
+	}
+	if n := e.QuarantineLen(); n != 1 {
+		t.Fatalf("%d entries left after the plan again, want the late one", n)
+	}
+}
