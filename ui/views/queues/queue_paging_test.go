@@ -178,3 +178,22 @@ func TestQuarantineEntryOpensBeforeReinject(t *testing.T) {
 	r.Key("enter")
 	r.MustNotShow("Quarantined entry")
 }
+
+// The search's own list is bounded in bytes as well as in items: large
+// matches are counted, only the first within searchKeepBytes listed.
+func TestQueueSearchKeepsItsMatchesWithinBytes(t *testing.T) {
+	r := viewtest.New(t, false, queuesView)
+	body := append([]byte("needle "), make([]byte, 1_000_000)...)
+	bodies := make([][]byte, 6)
+	for i := range bodies {
+		bodies[i] = body
+	}
+	if err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", bodies, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.Poll()
+	r.Key("enter", "/", "enter")
+	r.TypeText("needle")
+	r.Key("enter")
+	r.MustShow("6 matches in", "(the first 4 listed)")
+}

@@ -48,11 +48,14 @@ const (
 )
 
 // A search (/) reads the queue from its head searchPage messages at a time
-// and keeps the first searchKeep matches as its own list (counting the
-// rest); esc stops it, a second esc goes back to the browse.
+// and keeps the first matches as its own list, at most searchKeep of them
+// and searchKeepBytes of their bodies and headers (a message can be 1 MiB:
+// a bound in items alone would hold 500 MiB), counting the rest; esc stops
+// it, a second esc goes back to the browse.
 const (
-	searchPage = 1000
-	searchKeep = 500
+	searchPage      = 1000
+	searchKeep      = 500
+	searchKeepBytes = browseWindowBytes
 )
 
 // copyMax bounds an OSC 52 copy (terminals cap the sequence).
@@ -221,8 +224,19 @@ type queueSearch struct {
 	scanned int64
 	depth   int64
 	count   int64                // matches found
-	matches []admin.QueueMessage // the first searchKeep
+	matches []admin.QueueMessage // the first searchKeep, within searchKeepBytes
+	kept    int                  // the bytes of matches (messageSize)
+	full    bool                 // a bound was reached: later matches are only counted
 	err     error
+}
+
+// messageSize is what a kept message holds: its body and headers.
+func messageSize(m admin.QueueMessage) int {
+	n := len(m.Payload) + len(m.ID)
+	for _, h := range m.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
 }
 
 type queueFlow struct {
@@ -1098,8 +1112,14 @@ func (v *View) searchReply(m queueBrowseMsg) tea.Cmd {
 			continue
 		}
 		s.count++
-		if len(s.matches) < searchKeep {
+		// The first matches are kept until a bound is reached (the first
+		// one always: a page holds one message however large); after
+		// that the rest are only counted.
+		if size := messageSize(msg); !s.full && (len(s.matches) == 0 || (len(s.matches) < searchKeep && s.kept+size <= searchKeepBytes)) {
 			s.matches = append(s.matches, msg)
+			s.kept += size
+		} else {
+			s.full = true
 		}
 	}
 	if len(s.matches) != before {
