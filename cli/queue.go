@@ -671,18 +671,27 @@ func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult,
 	return plan, nil
 }
 
+// maxPlanFile bounds a saved plan: 1,000 entries of JSON are far below it.
+const maxPlanFile = 16 << 20
+
 // readPlanFile reads a saved plan (--plan FILE, - for stdin), at most
-// 16 MiB.
+// maxPlanFile bytes: a larger one is refused, not read whole.
 func readPlanFile(cmd *cobra.Command, file string) ([]byte, error) {
-	var b []byte
-	var err error
-	if file == "-" {
-		b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), 16<<20))
-	} else {
-		b, err = os.ReadFile(file)
+	var r io.Reader = cmd.InOrStdin()
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, usageErr("--plan: %v", err)
+		}
+		defer f.Close()
+		r = f
 	}
-	if err != nil {
+	b, err := io.ReadAll(io.LimitReader(r, maxPlanFile+1))
+	switch {
+	case err != nil:
 		return nil, usageErr("--plan: %v", err)
+	case len(b) > maxPlanFile:
+		return nil, usageErr("--plan %s: more than %d MiB: not a plan", file, maxPlanFile>>20)
 	}
 	return b, nil
 }

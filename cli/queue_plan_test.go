@@ -140,3 +140,15 @@ func TestReinjectExecutesTheSavedPlan(t *testing.T) {
 		t.Fatalf("%d entries left after the plan again, want the late one", n)
 	}
 }
+
+// A --plan file is read at most to its bound: a larger one is refused
+// naming it, not read whole.
+func TestPlanFileIsBounded(t *testing.T) {
+	_, tgt := queueEngine(t)
+	file := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(file, make([]byte, maxPlanFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute", "--plan", file)...)
+	wantExit(t, err, 2, "more than 16 MiB: not a plan")
+}
