@@ -128,6 +128,9 @@ type Context struct {
 	TailBufferBytes int64
 	// Health holds the thresholds of the health rules.
 	Health Health
+	// Decode says how the records of matching topics and queues are shown
+	// (`decode:`): with a schema (protobuf, avro, json-schema) or a format.
+	Decode []DecodeRule
 	// LowBandwidth fits the dashboard to a slow link (about 8,000 B/s):
 	// live tables advance at most 2×/s, counters change at most 1×/s and
 	// nothing animates (`low-bandwidth: true`, --low-bandwidth,

@@ -94,6 +94,20 @@ contexts:
       # or DLQ / *.DLQ) is "growing" while its depth rose within this long.
       # Default: 5m.
       dlq-window: 5m
+    # How records are shown, by topic or queue (a glob: * ? [..]); the
+    # first rule that matches wins. A side is text, json or hex, or a
+    # schema from the team's repository (paths relative to this file):
+    # protobuf (.proto files compiled in-process, or one descriptor set
+    # *.pb), avro (.avsc; plain binary or single-object encoding) or
+    # json-schema (validated and pretty-printed). Default: none.
+    decode:
+      - topics: "ORDER.*"
+        key: text
+        value: {protobuf: {files: [schemas/orders.proto], import-paths: [schemas], message: shop.Order}}
+      - topics: "PAYMENT.*"
+        value: {avro: {schema: schemas/payment.avsc}}
+      - queues: "INVOICE.Q"
+        value: {json-schema: schemas/invoice.json}
 
   # A minimal context: every field left out takes its default.
   local:

@@ -438,6 +438,7 @@ func (d *decoder) contextFields(c *Context) []field {
 		}},
 		{"refresh", func(v *yaml.Node, path string) { d.refresh(v, path, &c.Refresh) }},
 		{"health", func(v *yaml.Node, path string) { d.health(v, path, &c.Health) }},
+		{"decode", func(v *yaml.Node, path string) { c.Decode = d.decodeRules(v, path) }},
 		{"theme", func(v *yaml.Node, path string) {
 			if s, ok := d.str(v, path); ok {
 				switch s {

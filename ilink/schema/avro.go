@@ -80,6 +80,12 @@ func Avro(schemaFile string) (Codec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avro: %w", err)
 	}
+	return AvroText(schemaFile, text)
+}
+
+// AvroText is Avro for a schema already read (a built-in one, say); name
+// stands for the file in Name and errors.
+func AvroText(schemaFile string, text []byte) (Codec, error) {
 	// The library, given text that is not JSON, parses it as one type
 	// name and says only "unknown type: <the whole file>": check first.
 	var probe any

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,16 +53,27 @@ type protobufCodec struct {
 // reason; a message the files do not define is an error listing the ones
 // they do.
 func Protobuf(files, importPaths []string, message string) (Codec, error) {
+	return protobufFrom(os.ReadFile, files, importPaths, message)
+}
+
+// ProtobufFS is Protobuf over the files of fsys (an embed.FS of built-in
+// schemas, say): files and importPaths are paths in fsys.
+func ProtobufFS(fsys fs.FS, files, importPaths []string, message string) (Codec, error) {
+	return protobufFrom(func(name string) ([]byte, error) { return fs.ReadFile(fsys, filepath.ToSlash(name)) },
+		files, importPaths, message)
+}
+
+func protobufFrom(read func(string) ([]byte, error), files, importPaths []string, message string) (Codec, error) {
 	if len(files) == 0 {
 		return nil, errors.New("protobuf: no .proto file given")
 	}
-	res := &diskResolver{opened: map[string]string{}}
+	res := &diskResolver{read: read, opened: map[string]string{}}
 	for _, ip := range importPaths {
 		res.importPaths = append(res.importPaths, filepath.Clean(ip))
 	}
 	names := make([]string, len(files))
 	for i, f := range files {
-		if _, err := os.Stat(f); err != nil {
+		if _, err := read(f); err != nil {
 			return nil, fmt.Errorf("protobuf: %w", err)
 		}
 		name, ok := importName(f, res.importPaths)
@@ -226,6 +238,7 @@ func (c *protobufCodec) Encode(doc []byte) ([]byte, error) {
 // paths and remembers where each was found, so errors name the file on
 // disk rather than its import name.
 type diskResolver struct {
+	read        func(string) ([]byte, error) // os.ReadFile, or an fs.FS's
 	importPaths []string
 	mu          sync.Mutex
 	opened      map[string]string // import name → path on disk
@@ -243,8 +256,8 @@ func (r *diskResolver) FindFileByPath(name string) (protocompile.SearchResult, e
 		}
 	}
 	for _, p := range candidates {
-		src, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
+		src, err := r.read(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
