@@ -59,6 +59,13 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return &exitError{code: 2, err: errors.New("the dashboard needs a terminal (stdin and stdout); for scripts use the headless commands: get, describe, tail, publish, group, node")}
 	}
+	// Schemas are compiled before anything starts: one that does not
+	// compile is an error naming its file and line, not a dashboard
+	// showing hex.
+	set, err := schemas(r, nil)
+	if err != nil {
+		return err
+	}
 	logf, logCloser, err := debugLogger(r)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -72,6 +79,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	defer cleanup()
 
 	uctx := ui.NewContext(r.Context, r.Embedded, os.Getenv)
+	uctx.Schemas = set
 	// The meter counts what reaches the terminal and notices blocking
 	// writes (a slow link): the dashboard then keeps to the low-bandwidth
 	// budget until they stop.

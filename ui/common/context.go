@@ -5,6 +5,8 @@
 package common
 
 import (
+	"ilinkdash/ilink/schema"
+
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -56,6 +58,11 @@ type Context struct {
 	// Pace is the bandwidth budget (Config.LowBandwidth, and the slow
 	// terminal detector the root sets).
 	Pace Pace
+
+	// Schemas say how records of a topic and messages of a queue are
+	// decoded (the context's decode: rules, the command line's one-off
+	// schema, the demo's built-in ones); nil decodes nothing.
+	Schemas *schema.Set
 }
 
 // NewContext builds a Context from the effective configuration. getenv is
