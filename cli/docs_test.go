@@ -477,6 +477,8 @@ var layerRules = []struct {
 	{"3: only cli/, demo and chaos import the engine", not(is("cli", "ilink/engine/demo", "ilink/engine/chaos")), is("ilink/engine")},
 	{"4: the client imports no ui/ package", clientPkgs, under("ui")},
 	{"4: the client imports no config/", clientPkgs, is("config")},
+	{"4: the watch, metrics and notification packages import only the admin client, health and watch", is("ilink/admin/watch", "ilink/admin/metrics", "ilink/admin/notify"),
+		and(anyPkg, not(is("ilink", "ilink/admin", "ilink/admin/health", "ilink/admin/watch", "ilink/numfmt")))},
 	{"5: of ui/ only ui/live/ imports ilink/consumer/ and ilink/search/", and(under("ui"), not(is("ui/live"))), is("ilink/consumer", "ilink/search")},
 	{"5: ui/common/ and ui/components/ import nothing from ilink/ but the leaves ilink/numfmt/ and ilink/schema/", is("ui/common", "ui/components"), and(under("ilink"), not(is("ilink/numfmt", "ilink/schema")))},
 	{"5: the view packages never import ui/, ui/live/ or ui/serve/", viewPkgs, is("ui", "ui/live", "ui/serve")},

@@ -1,0 +1,231 @@
+// Package metrics exposes a watched cluster to Prometheus (`ilinkdash
+// exporter`, `serve --metrics`): the lag, health words and alerts the
+// dashboard and `ilinkdash check` show, built from a watch.Snapshot at
+// scrape time by one collector, so a group or topic that goes away takes
+// its series with it and nothing is kept per series. docs/METRICS.md lists
+// every metric with its rule; TestMetricsDocumented keeps the list and the
+// code one.
+//
+// Never health without fresh data (docs/HEALTH.md): the series a list
+// gives are exported only while that list is fresh — its latest poll
+// answered, younger than three polling intervals. While it is not, they
+// are absent (Prometheus' "unknown"), ilinkdash_data_fresh says 0 for the
+// list and, when the cluster cannot be reached, ilinkdash_cluster_reachable
+// is 0 and the unreachable alert is counted.
+package metrics
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/common/expfmt"
+
+	"ilinkdash/ilink/admin/watch"
+)
+
+// Options tune an Exporter.
+type Options struct {
+	// PerPartition exports the per-partition series (ilinkdash_group_lag,
+	// ilinkdash_topic_partition_end_offset). Off for very large clusters:
+	// the per-group and per-topic series stay.
+	PerPartition bool
+	// Runtime adds the Go runtime and process collectors (go_*,
+	// process_*).
+	Runtime bool
+	// Now is the clock freshness is judged by (tests); nil is time.Now.
+	Now func() time.Time
+}
+
+// Exporter is the registry of one watched cluster: the snapshot collector,
+// the poll histogram and error counter, the notification counters.
+type Exporter struct {
+	reg     *prometheus.Registry // the poll histogram and counters, the notification counters, the runtime
+	coll    *Collector
+	pollDur *prometheus.HistogramVec
+	pollErr *prometheus.CounterVec
+	ctxName string
+
+	mu   sync.Mutex // one scrape writes at a time (the buffers are reused)
+	text textSink
+	out  []byte
+}
+
+// New returns the exporter of the cluster named ctxName (the `context`
+// label of every series), reading the latest snapshot from snap at every
+// scrape.
+func New(ctxName string, snap func() *watch.Snapshot, opt Options) *Exporter {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	f := newFamilies(ctxName)
+	e := &Exporter{reg: prometheus.NewRegistry(), ctxName: ctxName,
+		coll: &Collector{f: f, b: newBuilder(f, opt.PerPartition), snap: snap, now: now},
+		text: textSink{f: f, bufs: map[*family][]byte{}}}
+	cl := prometheus.Labels{"context": ctxName}
+	e.pollDur = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "ilinkdash_poll_duration_seconds", ConstLabels: cl,
+		Help:    "How long one read of an admin list took, by list (through serve's shared poller a cached answer takes about 0).",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"list"})
+	e.pollErr = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ilinkdash_poll_errors_total", ConstLabels: cl,
+		Help: "Reads of an admin list that failed (the cluster unreachable, or answering with an error), by list.",
+	}, []string{"list"})
+	e.reg.MustRegister(e.pollDur, e.pollErr)
+	for l := range watch.NumLists {
+		e.pollErr.WithLabelValues(l.String()) // present at 0 from the start
+	}
+	if opt.Runtime {
+		e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return e
+}
+
+// ObservePoll takes in one poll's outcome (watch.Config.OnPoll).
+func (e *Exporter) ObservePoll(l watch.List, took time.Duration, err error) {
+	e.pollDur.WithLabelValues(l.String()).Observe(took.Seconds())
+	if err != nil {
+		e.pollErr.WithLabelValues(l.String()).Inc()
+	}
+}
+
+// SinkCounts are a notification sink's counters.
+type SinkCounts struct {
+	Sent, Failed, Dropped uint64
+}
+
+// NotifyCounters exports a notification sink's counters, read at scrape
+// time from counts: ilinkdash_notify_sent_total, _failed_total and
+// _dropped_total with the label sink.
+func (e *Exporter) NotifyCounters(sink string, counts func() SinkCounts) {
+	cl := prometheus.Labels{"context": e.ctxName, "sink": sink}
+	for _, c := range []struct {
+		name, help string
+		v          func(SinkCounts) uint64
+	}{
+		{"ilinkdash_notify_sent_total", "Alert notifications delivered (a webhook answered 2xx, a command exited 0).", func(s SinkCounts) uint64 { return s.Sent }},
+		{"ilinkdash_notify_failed_total", "Alert notifications given up after their bounded retries (or a command that failed or timed out).", func(s SinkCounts) uint64 { return s.Failed }},
+		{"ilinkdash_notify_dropped_total", "Alert notifications dropped unsent because the sink's bounded queue was full (the oldest goes).", func(s SinkCounts) uint64 { return s.Dropped }},
+	} {
+		e.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: c.name, Help: c.help, ConstLabels: cl},
+			func() float64 { return float64(c.v(counts())) }))
+	}
+}
+
+// Registry is the exporter's registry of the stateful metrics (the poll
+// histogram and error counter, the notification counters, the runtime);
+// the snapshot's series are Collector's.
+func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
+
+// Collector is the snapshot's series as a prometheus.Collector: what
+// /metrics serves, through client_golang's registry (tests gather, compare
+// and lint it; the handler writes the same text faster).
+func (e *Exporter) Collector() *Collector { return e.coll }
+
+// Scrape appends the whole exposition to b, as /metrics serves it: the
+// snapshot's series, then the registry's.
+func (e *Exporter) Scrape(b []byte) ([]byte, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.scrapeLocked(b)
+}
+
+func (e *Exporter) scrapeLocked(b []byte) ([]byte, error) {
+	c := e.coll
+	c.b.build(c.snap(), c.now(), &e.text)
+	b = e.text.appendTo(b)
+	mfs, err := e.reg.Gather()
+	w := bytes.NewBuffer(b)
+	for _, mf := range mfs {
+		if _, werr := expfmt.MetricFamilyToText(w, mf); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return w.Bytes(), err
+}
+
+// serveMetrics writes the exposition in the text format, gzipped when the
+// scraper accepts it (Prometheus does).
+func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out, err := e.scrapeLocked(e.out[:0])
+	e.out = out
+	if err != nil && len(out) == 0 {
+		http.Error(w, "ilinkdash exporter: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	if !acceptsGzip(r) {
+		_, _ = w.Write(out)
+		return
+	}
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	_, _ = gz.Write(out)
+	_ = gz.Close()
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if enc == "gzip" {
+			return true
+		}
+	}
+	return false
+}
+
+// Handler serves /metrics (the exposition) and /healthz: 200 while
+// alive() says the watcher is polling (whatever the cluster's state: that
+// is in the metrics), 503 with its reason otherwise.
+func (e *Exporter) Handler(alive func() (bool, string)) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", e.serveMetrics)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		ok, text := alive()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		fmt.Fprintln(w, text)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintln(w, "ilinkdash exporter: /metrics, /healthz")
+	})
+	return mux
+}
+
+// Alive is /healthz's rule for a watcher: alive while its latest poll
+// completed within its longest retry wait and read timeout.
+func Alive(w *watch.Watcher, now func() time.Time) func() (bool, string) {
+	return func() (bool, string) {
+		last := w.LastPoll()
+		if last.IsZero() {
+			return true, "starting: no poll completed yet"
+		}
+		age := now().Sub(last)
+		if age > w.MaxPollGap() {
+			return false, fmt.Sprintf("stuck: no poll completed for %v", age.Round(time.Second))
+		}
+		s := w.Snapshot()
+		if !s.Reachable() {
+			return true, "ok: polling, the cluster is not reachable (see ilinkdash_cluster_reachable)"
+		}
+		return true, "ok: polling"
+	}
+}
