@@ -25,6 +25,9 @@ type ListState struct {
 // Overview and Groups tab would show them. It is immutable (shared by
 // every reader).
 type Snapshot struct {
+	// Seq numbers the snapshots in the order they were made (OnSnapshot
+	// may hear two lists' snapshots out of order: keep the latest).
+	Seq     uint64
 	Context string
 	Target  string
 	Health  health.Config

@@ -103,7 +103,9 @@ type Config struct {
 	// took and its error (nil on success).
 	OnPoll func(l List, took time.Duration, err error)
 	// OnSnapshot, when set, is given every new snapshot, from the polling
-	// goroutine (it must not block: hand it over and return).
+	// goroutine of its list (it must not block: hand it over and return).
+	// Two lists' snapshots may arrive out of order: Snapshot.Seq orders
+	// them.
 	OnSnapshot func(*Snapshot)
 	// Now is the clock (tests); nil is time.Now.
 	Now func() time.Time
@@ -119,6 +121,7 @@ type Watcher struct {
 	mon   *health.Monitor
 	lists [NumLists]ListState
 	data  Snapshot // the lists' latest data (the snapshot being built)
+	seq   uint64
 
 	snap     atomic.Pointer[Snapshot]
 	lastPoll atomic.Int64 // unix nanoseconds of the latest completed poll
@@ -264,6 +267,8 @@ func (w *Watcher) takeLocked(l List, data any, at time.Time) {
 // publishLocked builds the snapshot of the latest lists and alerts.
 func (w *Watcher) publishLocked() *Snapshot {
 	s := w.data // the slices are the polls' own, never written again
+	w.seq++
+	s.Seq = w.seq
 	s.Context, s.Target, s.Health, s.Lists = w.cfg.Context, w.cfg.Target, w.mon.Config(), w.lists
 	for l := range NumLists {
 		s.StaleAfter[l] = w.StaleAfter(l)
