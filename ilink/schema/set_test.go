@@ -12,7 +12,7 @@ package shop;
 message Order { string id = 1; int64 cents = 2; repeated Item items = 3; }
 message Item { string sku = 1; int32 qty = 2; }
 `)},
-	"pay.avsc": {Data: []byte(`{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"},{"name":"cents","type":"long"}]}`)},
+	"pay.avsc":     {Data: []byte(`{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"},{"name":"cents","type":"long"}]}`)},
 	"invoice.json": {Data: []byte(`{"type":"object","required":["number"],"properties":{"number":{"type":"integer","minimum":1},"lines":{"type":"array","items":{"$ref":"line.json"}}}}`)},
 	"line.json":    {Data: []byte(`{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}`)},
 }
