@@ -99,21 +99,10 @@ func varintRead32(b []byte) (v int32, n int) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return varintUnzig32(uint32(b[0])), 1
 	}
-	var u uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(b) {
-			return 0, 0
-		}
-		c := b[i]
-		if i == 4 && c > 0x0f {
-			return 0, -1 // more than 32 bits, or a 6th byte follows
-		}
-		u |= uint32(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return varintUnzig32(u), i + 1
-		}
-	}
-	return 0, -1 // unreachable: the 5th byte either ends or fails above
+	// The 5th byte carries bits 28..31: more is more than 32 bits, or a
+	// 6th byte follows.
+	u, n := uvarintRead(b, 5, 0x0f)
+	return varintUnzig32(uint32(u)), n
 }
 
 // varintRead64 decodes a zigzag varlong from the start of b, with the same
@@ -122,19 +111,27 @@ func varintRead64(b []byte) (v int64, n int) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return varintUnzig64(uint64(b[0])), 1
 	}
-	var u uint64
-	for i := 0; i < 10; i++ {
+	// The 10th byte carries bit 63: more is more than 64 bits, or an
+	// 11th byte follows.
+	u, n := uvarintRead(b, 10, 0x01)
+	return varintUnzig64(u), n
+}
+
+// uvarintRead decodes an unsigned LEB128 value of at most max bytes whose
+// last byte may be at most last; n as for varintRead32 (u is 0 when n <= 0).
+func uvarintRead(b []byte, max int, last byte) (u uint64, n int) {
+	for i := 0; i < max; i++ {
 		if i >= len(b) {
 			return 0, 0
 		}
 		c := b[i]
-		if i == 9 && c > 0x01 {
-			return 0, -1 // more than 64 bits, or an 11th byte follows
+		if i == max-1 && c > last {
+			return 0, -1
 		}
 		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			return varintUnzig64(u), i + 1
+			return u, i + 1
 		}
 	}
-	return 0, -1
+	return 0, -1 // unreachable: the last byte either ends or fails above
 }
