@@ -312,13 +312,7 @@ func handleReinject(r *request) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("msg_ids: %d ids; at most %d per REINJECT", len(req.MsgIDs), wire.MaxSelectIDs)})
 		return
 	}
-	var ids [][]byte
-	if len(req.MsgIDs) > 0 {
-		ids = make([][]byte, len(req.MsgIDs))
-		for i, id := range req.MsgIDs {
-			ids[i] = bytes.Clone(id)
-		}
-	}
+	ids := cloneIDs(req.MsgIDs)
 	rep := r.c.e.reinject(req.Dir, req.Queue, req.SinceMs, req.IncludeOld, ids)
 	r.reply(&rep)
 }

@@ -138,31 +138,25 @@ func topicWrite(r *request, qmgr string, fn func() error) {
 	}
 }
 
-func handleAdminCreateTopic(r *request) {
+func handleAdminCreateTopic(r *request) { topicPropsWrite(r, (*Engine).CreateTopic) }
+func handleAlterTopic(r *request)       { topicPropsWrite(r, (*Engine).AlterTopic) }
+func handleDeleteTopic(r *request)      { topicNameWrite(r, (*Engine).DeleteTopic) }
+func handleFlushTopic(r *request)       { topicNameWrite(r, (*Engine).FlushTopic) }
+
+// topicPropsWrite decodes a request naming a topic and its properties and
+// runs op on them through topicWrite.
+func topicPropsWrite(r *request, op func(e *Engine, topic, props string) error) {
 	var req wire.TopicPropsRequest
 	if r.decode(&req) {
-		topicWrite(r, req.Qmgr, func() error { return r.c.e.CreateTopic(req.Topic, req.Properties) })
+		topicWrite(r, req.Qmgr, func() error { return op(r.c.e, req.Topic, req.Properties) })
 	}
 }
 
-func handleDeleteTopic(r *request) {
+// topicNameWrite is topicPropsWrite for a request naming only a topic.
+func topicNameWrite(r *request, op func(e *Engine, topic string) error) {
 	var req wire.TopicRequest
 	if r.decode(&req) {
-		topicWrite(r, req.Qmgr, func() error { return r.c.e.DeleteTopic(req.Topic) })
-	}
-}
-
-func handleFlushTopic(r *request) {
-	var req wire.TopicRequest
-	if r.decode(&req) {
-		topicWrite(r, req.Qmgr, func() error { return r.c.e.FlushTopic(req.Topic) })
-	}
-}
-
-func handleAlterTopic(r *request) {
-	var req wire.TopicPropsRequest
-	if r.decode(&req) {
-		topicWrite(r, req.Qmgr, func() error { return r.c.e.AlterTopic(req.Topic, req.Properties) })
+		topicWrite(r, req.Qmgr, func() error { return op(r.c.e, req.Topic) })
 	}
 }
 

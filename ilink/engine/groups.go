@@ -583,15 +583,7 @@ func (gc *groupCoord) appendSpanLocked(s *groupShard, recs []grec) (int64, int64
 		records += int64(h.RecordCount)
 		nbytes += int64(len(b))
 	}
-	if p.followerMaskLocked() != 0 {
-		mono := ts.mono()
-		for _, r := range p.reps {
-			if r.node != p.leader && r.log.end == start {
-				r.caughtUp = mono
-			}
-		}
-		ts.kickFollowersLocked(p)
-	}
+	ts.appendedLocked(p, start)
 	ts.advanceHWLocked(p)
 	end := L.end
 	p.mu.Unlock()

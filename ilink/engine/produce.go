@@ -298,17 +298,7 @@ func (ts *topicStore) produceTo(p *partition, node int, epoch int32, forwarded b
 			nbytes += int64(s.n)
 		}
 		if L.end != start {
-			if fm := p.followerMaskLocked(); fm != 0 {
-				// Followers that had everything until now were in sync up
-				// to this instant (their lag is measured from here).
-				now := ts.mono()
-				for _, r := range p.reps {
-					if r.node != p.leader && r.log.end == start {
-						r.caughtUp = now
-					}
-				}
-				ts.kickFollowersLocked(p)
-			}
+			ts.appendedLocked(p, start)
 			ts.advanceHWLocked(p)
 			if rb := p.t.config().retentionBytes; rb > 0 {
 				trimBytes(L, p.hw, rb)
@@ -354,4 +344,21 @@ func splitProduceBlob(b []byte, spans []batchSpan) ([]batchSpan, string) {
 		off += n
 	}
 	return spans, ""
+}
+
+// appendedLocked tells p's followers that its leader log grew from start:
+// followers that had everything until now were in sync up to this instant
+// (their lag is measured from here), and all of them are woken to fetch.
+// p.mu is held.
+func (ts *topicStore) appendedLocked(p *partition, start int64) {
+	if p.followerMaskLocked() == 0 {
+		return
+	}
+	now := ts.mono()
+	for _, r := range p.reps {
+		if r.node != p.leader && r.log.end == start {
+			r.caughtUp = now
+		}
+	}
+	ts.kickFollowersLocked(p)
 }

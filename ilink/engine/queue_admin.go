@@ -626,13 +626,7 @@ func handleMoveMessages(r *request) {
 		r.fail(&wire.ErrorBody{Name: wire.ErrInvalidArgument, Tail: "MOVE MESSAGES moves by id: msg_ids is empty (plan with dry_run, then send the plan's ids)"})
 		return
 	}
-	var ids [][]byte
-	if len(req.MsgIDs) > 0 {
-		ids = make([][]byte, len(req.MsgIDs))
-		for i, id := range req.MsgIDs {
-			ids[i] = bytes.Clone(id)
-		}
-	}
+	ids := cloneIDs(req.MsgIDs)
 	o, err := r.c.e.Move(MoveSpec{From: req.From, To: req.To, IDs: ids, DryRun: req.DryRun, PlanNext: req.PlanNextSeq})
 	if err != nil {
 		r.fail(wireError(err))
@@ -644,4 +638,17 @@ func handleMoveMessages(r *request) {
 		rep.Moves[i] = wire.MessageMoveEntry{MsgID: m.ID, To: m.To, Skipped: m.Skipped}
 	}
 	r.reply(rep)
+}
+
+// cloneIDs copies a request's message ids out of the frame buffer (nil
+// for none: every message).
+func cloneIDs(in [][]byte) [][]byte {
+	if len(in) == 0 {
+		return nil
+	}
+	ids := make([][]byte, len(in))
+	for i, id := range in {
+		ids[i] = bytes.Clone(id)
+	}
+	return ids
 }
