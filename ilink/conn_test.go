@@ -25,10 +25,7 @@ func dialFake(t *testing.T, addr string, cfg ConnConfig) *Conn {
 
 func TestConnPipelinesAndMatchesInOrder(t *testing.T) {
 	const n = 5
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		// Read every request before answering any: the client must not
 		// wait for a reply before writing the next request.
 		var hs []wire.Header
@@ -65,10 +62,7 @@ func TestConnPipelinesAndMatchesInOrder(t *testing.T) {
 }
 
 func TestConnCallbackForm(t *testing.T) {
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
 		if ok {
 			fc.replyErr(h, wire.ReportNotCoordinator, &wire.ErrorBody{Name: wire.ErrNotCoordinator, Tail: "this node follows"})
@@ -91,10 +85,7 @@ func TestConnCallbackForm(t *testing.T) {
 }
 
 func TestConnCorrelationMismatchKillsConnection(t *testing.T) {
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
 		if !ok {
 			return
@@ -120,10 +111,7 @@ func TestConnCorrelationMismatchKillsConnection(t *testing.T) {
 
 func TestConnCanceledCallKeepsFIFOInStep(t *testing.T) {
 	release := make(chan struct{})
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		h1, _, ok := fc.read(2 * time.Second)
 		if !ok {
 			return
@@ -191,10 +179,7 @@ func TestConnSizeOverKeepsConnection(t *testing.T) {
 }
 
 func TestConnIOErrorFailsEveryPendingCall(t *testing.T) {
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		fc.read(2 * time.Second)
 		fc.read(2 * time.Second)
 		// hang up without replying
@@ -216,10 +201,7 @@ func TestConnIOErrorFailsEveryPendingCall(t *testing.T) {
 }
 
 func TestConnMissingReplyKillsConnection(t *testing.T) {
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		fc.read(5 * time.Second) // never answer
 		fc.read(5 * time.Second)
 	})
@@ -237,10 +219,7 @@ func TestConnMissingReplyKillsConnection(t *testing.T) {
 
 func TestConnNoReplyRequest(t *testing.T) {
 	got := make(chan wire.Header, 1)
-	fs := newFakeServer(t, func(fc *fakeConn) {
-		if !fc.hello() {
-			return
-		}
+	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
 		if !ok {
 			return

@@ -44,6 +44,18 @@ func newFakeServer(t testing.TB, handle func(fc *fakeConn)) *fakeServer {
 	return fs
 }
 
+// newSessionServer is newFakeServer for a script that starts once the
+// connection's HELLO has been answered (a connection that sends none is
+// dropped).
+func newSessionServer(t testing.TB, script func(fc *fakeConn)) *fakeServer {
+	t.Helper()
+	return newFakeServer(t, func(fc *fakeConn) {
+		if fc.hello() {
+			script(fc)
+		}
+	})
+}
+
 func (fs *fakeServer) addr() string { return fs.ln.Addr().String() }
 
 type fakeConn struct {
