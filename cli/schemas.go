@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/schema"
 )
 
@@ -113,5 +114,5 @@ func builtinSchemas(r config.Resolved) []schema.Rule {
 	if !r.Embedded {
 		return nil
 	}
-	return nil
+	return demo.DecodeRules()
 }

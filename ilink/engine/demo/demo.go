@@ -23,6 +23,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 )
 
@@ -79,6 +80,8 @@ var Topics = []Topic{
 	{Name: "AUDIT.LOG", Props: "partitions=2,replicas=2,retention.bytes=33554432"},
 	{Name: "INVENTORY.UPDATE", Props: "partitions=4,replicas=2,retention.ms=1800000"},
 	{Name: "REPORT.DAILY", Props: "partitions=1,replicas=2"},
+	{Name: ShopOrders, Props: "partitions=3,replicas=3,minSync=2,retention.ms=3600000"},
+	{Name: PayPayments, Props: "partitions=2,replicas=2,retention.ms=3600000"},
 }
 
 // Queues created by the demo, with their properties. Both have a
@@ -98,6 +101,9 @@ type Demo struct {
 	opt    Options
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// codecs encode the values of the schema topics (ShopOrders,
+	// PayPayments) with their built-in schemas.
+	codecs map[string]schema.Codec
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -124,6 +130,10 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 	if opt.DeadLetterCap <= 0 {
 		opt.DeadLetterCap = DeadLetterCap
 	}
+	codecs, err := encoders()
+	if err != nil {
+		return nil, err
+	}
 	// A few quarantined messages for the quarantine pane: two NEW, one OLD
 	// (already delivered: reinjecting it duplicates it).
 	now := time.Now()
@@ -135,7 +145,7 @@ func Start(e *engine.Engine, opt Options) (*Demo, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &Demo{e: e, addrs: strings.Join(e.DataAddrs(), ","), opt: opt, cancel: cancel}
+	d := &Demo{e: e, addrs: strings.Join(e.DataAddrs(), ","), opt: opt, cancel: cancel, codecs: codecs}
 
 	prod, err := ilink.NewProducer(ctx, d.addrs, ilink.ProducerConfig{
 		ClientName:  "demo-producer",
@@ -224,7 +234,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // produce sends the demo records in 100 ms bursts, weighted per topic.
 func (d *Demo) produce(ctx context.Context, p *ilink.Producer) {
-	weights := map[string]int{"ORDER.EVENT": 40, "ORDER.KR": 10, "PAYMENT.RESULT": 20, "AUDIT.LOG": 20, "INVENTORY.UPDATE": 10}
+	weights := map[string]int{"ORDER.EVENT": 40, "ORDER.KR": 10, "PAYMENT.RESULT": 20, "AUDIT.LOG": 20, "INVENTORY.UPDATE": 10,
+		ShopOrders: 10, PayPayments: 10}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -243,6 +254,13 @@ func (d *Demo) produce(ctx context.Context, p *ilink.Producer) {
 			seq++
 			topic := pick(rng, weights)
 			key, value := record(rng, topic, seq)
+			if c := d.codecs[topic]; c != nil {
+				var err error
+				if value, err = c.Encode(value); err != nil {
+					d.logf("%s: %v", topic, err) // a bug of the demo's own JSON
+					continue
+				}
+			}
 			p.Send(&ilink.ProducerRecord{Topic: topic, Key: key, Value: value, Headers: headers(rng)}, nil)
 		}
 	}
@@ -282,10 +300,15 @@ func headers(rng *rand.Rand) []wire.RecordHeader {
 }
 
 // record is a demo record of topic: an order, a payment, an audit line or
-// a stock change, as JSON.
+// a stock change, as JSON (the schema topics' as the JSON their codecs
+// encode).
 func record(rng *rand.Rand, topic string, seq int) (key, value []byte) {
 	order := fmt.Sprintf("order-%06d", rng.IntN(200000))
 	switch topic {
+	case ShopOrders:
+		return []byte(order), shopOrder(rng, order, time.Now())
+	case PayPayments:
+		return []byte(order), payPayment(rng, order, seq, time.Now())
 	case "PAYMENT.RESULT":
 		ok := rng.IntN(20) != 0
 		return []byte(order), fmt.Appendf(nil, `{"order":%q,"amount":%d,"currency":"KRW","approved":%t,"seq":%d}`, order, 1000+rng.IntN(500000), ok, seq)
