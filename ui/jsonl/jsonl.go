@@ -33,6 +33,7 @@ package jsonl
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,14 @@ type Record struct {
 	Key       []byte    // nil = null key
 	Value     []byte    // nil = null value (tombstone)
 	Headers   []Header
+	// The decoded forms, set when a schema matched the record's topic or
+	// queue (package ilink/schema): the key's and the value's JSON
+	// documents, or why one did not decode (then its Decoded is nil).
+	// They are written after the raw field ("value_decoded",
+	// "value_decode_error") and ignored by Parse: the raw bytes are the
+	// record, so a saved file re-publishes exactly.
+	KeyDecoded, ValueDecoded []byte
+	KeyError, ValueError     string
 }
 
 // Append appends r as one JSON object and a newline to dst.
@@ -75,7 +84,9 @@ func Append(dst []byte, r *Record) []byte {
 	dst = r.Timestamp.UTC().AppendFormat(dst, time.RFC3339Nano)
 	dst = append(dst, '"')
 	dst = appendJSONBytes(dst, "key", r.Key)
+	dst = appendDecoded(dst, "key", r.KeyDecoded, r.KeyError)
 	dst = appendJSONBytes(dst, "value", r.Value)
+	dst = appendDecoded(dst, "value", r.ValueDecoded, r.ValueError)
 	dst = append(dst, `,"headers":[`...)
 	for i, h := range r.Headers {
 		if i > 0 {
@@ -87,6 +98,82 @@ func Append(dst []byte, r *Record) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}\n"...)
+}
+
+// appendDecoded appends `,"name_decoded":DOC` or
+// `,"name_decode_error":"why"`, nothing when neither is set. A document
+// that is not valid JSON (a codec's bug) is written as its error.
+func appendDecoded(dst []byte, name string, doc []byte, why string) []byte {
+	if doc != nil {
+		out, err := AppendJSON(append(append(append(dst, `,"`...), name...), `_decoded":`...), doc)
+		if err == nil {
+			return out
+		}
+		why = "decoded form is not JSON: " + err.Error()
+	}
+	if why == "" {
+		return dst
+	}
+	dst = append(append(append(dst, `,"`...), name...), `_decode_error":`...)
+	return AppendString(dst, why)
+}
+
+// AppendJSON appends the JSON document doc compacted, its strings
+// escaped as AppendString escapes them, so a decoded record is as safe on
+// a terminal as the rest of the line. Numbers are kept as written.
+func AppendJSON(dst []byte, doc []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	// Per open container: whether it is an object, and how many tokens
+	// it has had (in an object even ones are keys).
+	type level struct {
+		object bool
+		n      int
+	}
+	var stack []level
+	start := len(dst)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if len(stack) > 0 || len(dst) == start {
+				return dst[:start], errors.New("unexpected end of JSON")
+			}
+			return dst, nil
+		}
+		if err != nil {
+			return dst[:start], err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			dst = append(dst, byte(d))
+			continue
+		}
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			switch {
+			case top.object && top.n%2 == 1:
+				dst = append(dst, ':')
+			case top.n > 0:
+				dst = append(dst, ',')
+			}
+			top.n++
+		} else if len(dst) > start {
+			return dst[:start], errors.New("more than one JSON value")
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			stack = append(stack, level{object: v == '{'})
+			dst = append(dst, byte(v))
+		case string:
+			dst = AppendString(dst, v)
+		case json.Number:
+			dst = append(dst, v...)
+		case bool:
+			dst = strconv.AppendBool(dst, v)
+		case nil:
+			dst = append(dst, "null"...)
+		}
+	}
 }
 
 // appendJSONBytes appends `,"name":…` (and `,"name_encoding":"base64"`).
