@@ -79,7 +79,7 @@ func BenchmarkScrape10kTopics2kGroups(b *testing.B) {
 	}{{true, false}, {false, false}, {true, true}} {
 		b.Run(fmt.Sprintf("per-partition=%v/gzip=%v", c.per, c.gzip), func(b *testing.B) {
 			e := New("bench", func() *watch.Snapshot { return s }, Options{PerPartition: c.per, Now: func() time.Time { return now }})
-			h := e.Handler(func() (bool, string) { return true, "ok" })
+			h := e.Handler(Probes{})
 			req := httptest.NewRequest("GET", "/metrics", nil)
 			if c.gzip {
 				req.Header.Set("Accept-Encoding", "gzip")

@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/expfmt"
 
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/admin/watch"
 )
 
@@ -186,31 +187,77 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// Handler serves /metrics (the exposition) and /healthz: 200 while
-// alive() says the watcher is polling (whatever the cluster's state: that
-// is in the metrics), 503 with its reason otherwise.
-func (e *Exporter) Handler(alive func() (bool, string)) http.Handler {
+// Probes are the handler's two health endpoints, each a rule saying
+// whether all is well and why (nil: always 200 "ok").
+type Probes struct {
+	// Healthz is /healthz: Reached, the cluster reached by the latest
+	// polls.
+	Healthz func() (bool, string)
+	// Livez is /livez: Alive, the watcher still polling whatever the
+	// cluster's state (a liveness probe that must not restart the
+	// exporter for a cluster outage).
+	Livez func() (bool, string)
+}
+
+// Handler serves /metrics (the exposition), /healthz and /livez: 200 with
+// the probe's text while it holds, 503 with its reason otherwise.
+func (e *Exporter) Handler(p Probes) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", e.serveMetrics)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		ok, text := alive()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if !ok {
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-		fmt.Fprintln(w, text)
-	})
+	mux.HandleFunc("/healthz", probe(p.Healthz))
+	mux.HandleFunc("/livez", probe(p.Livez))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
 		}
-		fmt.Fprintln(w, "ilinkdash exporter: /metrics, /healthz")
+		fmt.Fprintln(w, "ilinkdash exporter: /metrics, /healthz, /livez")
 	})
 	return mux
 }
 
-// Alive is /healthz's rule for a watcher: alive while its latest poll
+func probe(rule func() (bool, string)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ok, text := true, "ok"
+		if rule != nil {
+			ok, text = rule()
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		fmt.Fprintln(w, text)
+	}
+}
+
+// Reached is /healthz's rule for a watcher: 200 while its latest polls
+// reached the cluster (an engine answering with an error was reached),
+// 503 with the reason otherwise: no poll completed yet, the watcher
+// stuck, or the unreachable alert's "cannot reach <addr>: <reason>".
+func Reached(w *watch.Watcher, now func() time.Time) func() (bool, string) {
+	return func() (bool, string) {
+		last := w.LastPoll()
+		if last.IsZero() {
+			return false, "starting: no poll completed yet"
+		}
+		if age := now().Sub(last); age > w.MaxPollGap() {
+			return false, fmt.Sprintf("stuck: no poll completed for %v", age.Round(time.Second))
+		}
+		s := w.Snapshot()
+		if s.Reachable() {
+			return true, "ok: the cluster was reached by the latest polls"
+		}
+		for _, a := range s.Alerts {
+			if a.Kind == health.KindUnreachable {
+				return false, a.Text
+			}
+		}
+		return false, "no list answered yet"
+	}
+}
+
+// Alive is /livez's rule for a watcher: alive while its latest poll
 // completed within its longest retry wait and read timeout.
 func Alive(w *watch.Watcher, now func() time.Time) func() (bool, string) {
 	return func() (bool, string) {

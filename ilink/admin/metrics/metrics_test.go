@@ -120,7 +120,7 @@ func TestExpositionLint(t *testing.T) {
 	e.ObservePoll(watch.Groups, 30*time.Millisecond, nil)
 	e.ObservePoll(watch.Groups, 30*time.Millisecond, errors.New("boom"))
 	e.NotifyCounters("webhook", func() SinkCounts { return SinkCounts{Sent: 2, Dropped: 1} })
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	problems, err := promlint.New(strings.NewReader(out)).Lint()
 	if err != nil {
 		t.Fatalf("lint: %v\n%s", err, out)
@@ -153,7 +153,7 @@ func hasNot(t *testing.T, out, prefix string) {
 // the alerts): the same the dashboard and check show.
 func TestSeriesAreTheRulesFigures(t *testing.T) {
 	e, w, now := testExporter(t, true)
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	s := w.Snapshot()
 	for _, g := range s.Groups {
 		if g.Info.Name == "stopped" && (g.Word != health.Stopped || g.Lag.Records != 102-10+102-5) {
@@ -216,7 +216,7 @@ func sumFamily(out, name string) float64 {
 // Per-partition series switched off: the per-group and per-topic ones stay.
 func TestPerPartitionOff(t *testing.T) {
 	e, _, _ := testExporter(t, false)
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	hasNot(t, out, "ilinkdash_group_lag{")
 	hasNot(t, out, "ilinkdash_topic_partition_end_offset{")
 	has(t, out, `ilinkdash_group_total_lag{context="prod",group="stopped"} 189`)
@@ -228,7 +228,7 @@ func TestPerPartitionOff(t *testing.T) {
 func TestStaleAndUnreachable(t *testing.T) {
 	e, w, now := testExporter(t, true)
 	*now = now.Add(6 * time.Second) // 7 s after the latest lists: past their 6 s (3 × 2 s)
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	has(t, out, `ilinkdash_data_fresh{context="prod",list="groups"} 0`)
 	has(t, out, `ilinkdash_data_age_seconds{context="prod",list="groups"} 7`)
 	hasNot(t, out, "ilinkdash_group_")
@@ -243,7 +243,7 @@ func TestStaleAndUnreachable(t *testing.T) {
 	if !health.Unreachable(down) {
 		t.Fatal("the test's error is not an unreachable one")
 	}
-	out = scrape(t, e.Handler(nil))
+	out = scrape(t, e.Handler(Probes{}))
 	has(t, out, `ilinkdash_cluster_reachable{context="prod"} 0`)
 	has(t, out, `ilinkdash_alerts{context="prod",kind="unreachable",level="critical"} 1`)
 	has(t, out, `ilinkdash_data_fresh{context="prod",list="nodes"} 0`)
@@ -267,23 +267,22 @@ func TestUnlistedGroupIsUnknown(t *testing.T) {
 		}
 	}
 	w.Observe(watch.Groups, gs, nil, *now)
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	has(t, out, `ilinkdash_group_health{context="prod",group="stopped",health="UNKNOWN"} 1`)
 	has(t, out, `ilinkdash_group_health{context="prod",group="stopped",health="STOPPED"} 0`)
 	hasNot(t, out, `ilinkdash_group_total_lag{context="prod",group="stopped"}`)
 	has(t, out, `ilinkdash_alerts{context="prod",kind="group-unlisted",level="warning"} 1`)
 }
 
-// Gzip for scrapers that ask; /healthz and its 503.
+// Gzip for scrapers that ask; /healthz says whether the latest polls
+// reached the cluster, /livez whether the watcher polls at all.
 func TestHandler(t *testing.T) {
-	e, _, _ := testExporter(t, true)
-	alive := true
-	h := e.Handler(func() (bool, string) {
-		if alive {
-			return true, "ok: polling"
-		}
-		return false, "stuck"
-	})
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	now := t0
+	clock := func() time.Time { return now }
+	w := watch.New(watch.Config{Context: "prod", Target: "ilink-1.example:5000", Health: health.DefaultConfig()}, allLists)
+	e := New("prod", w.Snapshot, Options{PerPartition: true, Now: clock})
+	h := e.Handler(Probes{Healthz: Reached(w, clock), Livez: Alive(w, clock)})
 	req := httptest.NewRequest("GET", "/metrics", nil)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
 	rec := httptest.NewRecorder()
@@ -291,17 +290,30 @@ func TestHandler(t *testing.T) {
 	if rec.Header().Get("Content-Encoding") != "gzip" || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Errorf("gzip scrape: %v", rec.Header())
 	}
-	for _, c := range []struct {
-		ok   bool
-		code int
-	}{{true, 200}, {false, 503}} {
-		alive = c.ok
+	probe := func(path string, code int, text string) {
+		t.Helper()
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
-		if rec.Code != c.code {
-			t.Errorf("/healthz alive %v: %d %s", c.ok, rec.Code, rec.Body)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != code || !strings.Contains(rec.Body.String(), text) {
+			t.Errorf("%s: %d %q, want %d %q", path, rec.Code, rec.Body, code, text)
 		}
 	}
+	probe("/healthz", 503, "starting: no poll completed yet")
+	probe("/livez", 200, "starting")
+
+	smallCluster(w, t0)
+	now = t0.Add(11 * time.Second)
+	probe("/healthz", 200, "ok: the cluster was reached")
+	probe("/livez", 200, "ok: polling")
+
+	down := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	w.Observe(watch.Groups, nil, down, now)
+	probe("/healthz", 503, "cannot reach ilink-1.example:5000: dial tcp: connection refused")
+	probe("/livez", 200, "the cluster is not reachable")
+
+	now = now.Add(w.MaxPollGap() + time.Second)
+	probe("/healthz", 503, "stuck: no poll completed for")
+	probe("/livez", 503, "stuck: no poll completed for")
 }
 
 // docs/METRICS.md lists every metric the exporter exports, and the
@@ -319,14 +331,14 @@ func TestMetricsDocumented(t *testing.T) {
 	e.ObservePoll(watch.Groups, time.Millisecond, nil)
 	e.NotifyCounters("webhook", func() SinkCounts { return SinkCounts{} })
 	w.Observe(watch.Nodes, nil, errors.New("x"), *now) // not unreachable: the node list fails, the rest stays
-	out := scrape(t, e.Handler(nil))
+	out := scrape(t, e.Handler(Probes{}))
 	var exported []string
 	for _, m := range regexp.MustCompile(`(?m)^# TYPE (ilinkdash_[a-z_]+) `).FindAllStringSubmatch(out, -1) {
 		exported = append(exported, m[1])
 	}
 	// The node families are exported while the node list is fresh.
 	e2, _, _ := testExporter(t, true)
-	for _, m := range regexp.MustCompile(`(?m)^# TYPE (ilinkdash_[a-z_]+) `).FindAllStringSubmatch(scrape(t, e2.Handler(nil)), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^# TYPE (ilinkdash_[a-z_]+) `).FindAllStringSubmatch(scrape(t, e2.Handler(Probes{})), -1) {
 		if !slices.Contains(exported, m[1]) {
 			exported = append(exported, m[1])
 		}
