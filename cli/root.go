@@ -60,7 +60,7 @@ func newRootCommand() *app {
 	a.flags.RegisterDashboard(a.root.Flags())
 	a.root.AddCommand(a.engineCommand(), a.configCommand(), a.publishCommand(),
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),
-		a.versionCommand(), a.serveCommand(),
+		a.versionCommand(), a.serveCommand(), a.exporterCommand(),
 		a.queueCommand(), a.quarantineCommand(), a.topicCommand(), a.clusterCommand(), a.searchCommand(),
 		a.checkCommand(), genManCommand())
 	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: flagValueError(err)} })

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/serve"
 )
@@ -24,6 +25,10 @@ type serveFlags struct {
 	maxStartups, maxPerKey                                           int
 	tailBufferBytes, saveMaxBytes                                    string
 	idleTimeout, openTimeout                                         time.Duration
+	// metrics is --metrics (the exposition's listen address, "" for none);
+	// monitor the notification and cardinality flags exporter shares.
+	metrics string
+	monitor monitorFlags
 }
 
 // shutdownGrace bounds a graceful stop: sessions told, tails closed.
@@ -39,6 +44,9 @@ func (a *app) serveCommand() *cobra.Command {
 			"demo). Keys in --authorized-keys get a read-only dashboard, keys in --operator-keys\n" +
 			"may change the cluster; every other key is refused. All sessions share one poller,\n" +
 			"so the cluster's admin load does not grow with the number of operators.\n" +
+			"--metrics HOST:PORT also serves the exporter's /metrics and /healthz, and\n" +
+			"--notify-webhook/--notify-command its alert notifications, through the same\n" +
+			"shared poller (no admin load of their own while sessions poll).\n" +
 			"Settings: flags > the config file's serve section > defaults. SIGINT/SIGTERM stop\n" +
 			"it gracefully.",
 		Args: cobra.NoArgs,
@@ -63,6 +71,8 @@ func (a *app) serveCommand() *cobra.Command {
 	fs.StringVar(&f.saveDir, "save-dir", "", "the one directory operators' tail saves are written to, with names the server chooses (default: saving off)")
 	fs.StringVar(&f.saveMaxBytes, "save-max-bytes", config.FormatBytes(d.SaveMaxBytes), "largest file one tail save writes")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append every mutating action, connect and disconnect to this file (JSON lines)")
+	fs.StringVar(&f.metrics, "metrics", "", "also serve the Prometheus exposition (/metrics, /healthz) on this HTTP host:port, fed by the shared poller (e.g. "+defaultMetricsListen+")")
+	f.monitor.register(fs)
 	return cmd
 }
 
@@ -148,6 +158,14 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config
 }
 
 func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
+	if cmd.Flags().Changed("metrics") {
+		if err := checkMetricsListen("metrics", f.metrics); err != nil {
+			return err
+		}
+	}
+	if err := f.monitor.check(cmd); err != nil {
+		return err
+	}
 	r, err := a.resolve(cmd)
 	if err != nil {
 		return err
@@ -194,7 +212,15 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		_ = srv.Shutdown(context.Background())
 		return &exitError{code: 2, err: fmt.Errorf("--listen: %w", err)}
 	}
+	watched, err := startServeMonitor(cmd, f, r, viewer.Target(), srv, srvLog.Printf)
+	if err != nil {
+		_ = ln.Close()
+		_ = srv.Shutdown(context.Background())
+		return err
+	}
 	printServeBanner(out, srv, sc, r, ln.Addr())
+	watched.banner(out)
+	defer watched.stop()
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -202,6 +228,10 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	case err := <-served:
 		_ = srv.Shutdown(context.Background())
 		return err
+	case <-watched.done:
+		_ = srv.Shutdown(context.Background())
+		<-served
+		return watched.err
 	case <-cmd.Context().Done(): // SIGINT/SIGTERM
 	}
 	srvLog.Printf("serve: shutting down, telling the open sessions (%d)", len(srv.Sessions()))
@@ -214,6 +244,63 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	srvLog.Printf("serve: stopped")
 	return nil
+}
+
+// serveMonitor is serve's watched cluster (--metrics, --notify-*): a
+// monitor reading through the shared poller, running until stop.
+type serveMonitor struct {
+	m      *monitor
+	ln     net.Listener
+	done   chan struct{} // closed when the monitor ended (stopped, or its HTTP server failed)
+	err    error         // why, once done is closed
+	cancel context.CancelFunc
+}
+
+// startServeMonitor starts serve's monitor when --metrics or a
+// notification flag asks for one (otherwise a monitor that never ends).
+func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, target string, srv *serve.Server, logf func(string, ...any)) (*serveMonitor, error) {
+	sm := &serveMonitor{done: make(chan struct{}), cancel: func() {}}
+	if f.metrics == "" && !f.monitor.notifies() {
+		return sm, nil
+	}
+	hcfg := health.Config(r.Context.Health)
+	if err := hcfg.Validate(); err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	sm.m = newMonitor(monitorConfig{resolved: r, target: target, health: hcfg, flags: &f.monitor, logf: logf, read: srv.Polled})
+	if f.metrics != "" {
+		ln, err := net.Listen("tcp", f.metrics)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
+		}
+		sm.ln = ln
+	}
+	ctx, cancel := context.WithCancel(cmd.Context())
+	sm.cancel = cancel
+	go func() { sm.err = sm.m.run(ctx, sm.ln); close(sm.done) }()
+	return sm, nil
+}
+
+func (sm *serveMonitor) banner(w io.Writer) {
+	if sm.m == nil {
+		return
+	}
+	if sm.ln != nil {
+		fmt.Fprintf(w, "metrics: listening on %s (/metrics, /healthz), through the shared poller\n", sm.ln.Addr())
+	}
+	sm.m.printNotify(w)
+}
+
+// stop ends the monitor and waits for it.
+func (sm *serveMonitor) stop() {
+	if sm.m == nil {
+		return
+	}
+	sm.cancel()
+	select {
+	case <-sm.done:
+	case <-time.After(2 * metricsShutdownGrace):
+	}
 }
 
 func printServeBanner(w io.Writer, srv *serve.Server, sc config.Serve, r config.Resolved, addr net.Addr) {

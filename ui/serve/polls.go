@@ -159,3 +159,13 @@ func (p *polls) invalidate() {
 	p.gen++
 	p.mu.Unlock()
 }
+
+// Polled reads the polled resource id through the shared poller, as a
+// session's poll does: the cached reply when younger than one interval,
+// else the read in flight or a new one. `serve --metrics` and the alert
+// notifications watch the cluster through it, so they add no admin
+// request while any session polls the same list, and one dashboard's
+// worth while none does.
+func (s *Server) Polled(ctx context.Context, id common.ResID) (any, error) {
+	return s.polls.get(ctx, id)
+}
