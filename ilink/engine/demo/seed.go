@@ -13,6 +13,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/schema"
 )
 
 // Set is demo data for a fresh engine: the topics, queues and quarantine
@@ -112,7 +113,12 @@ func Seed(e *engine.Engine, s Set) (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: seed records: %w", err)
 	}
-	w := &seedWriter{qm: svc.AccessAdminQmgr(""), rng: rand.New(rand.NewPCG(5, 6))}
+	codecs, err := encoders()
+	if err != nil {
+		svc.Close()
+		return nil, err
+	}
+	w := &seedWriter{qm: svc.AccessAdminQmgr(""), rng: rand.New(rand.NewPCG(5, 6)), codecs: codecs}
 	for _, t := range s.Topics {
 		for range t.Records {
 			if err := w.write(ctx, t.Name); err != nil {
@@ -155,17 +161,26 @@ func Seed(e *engine.Engine, s Set) (stop func(), err error) {
 
 // seedWriter writes the demo's records (the live traffic's kind) one
 // admin publish each. Every tenth is binary with terminal escapes, so a
-// tail shows base64 and the sanitizer at work.
+// tail shows base64 and the sanitizer at work; the schema topics'
+// records are encoded with their built-in schemas (codecs), as the live
+// traffic's are, so `tail --embedded SHOP.ORDERS` decodes them.
 type seedWriter struct {
-	qm  *admin.Qmgr
-	rng *rand.Rand
-	seq int
+	qm     *admin.Qmgr
+	rng    *rand.Rand
+	seq    int
+	codecs map[string]schema.Codec
 }
 
 func (w *seedWriter) write(ctx context.Context, topic string) error {
 	w.seq++
 	key, value := record(w.rng, topic, w.seq)
-	if w.seq%10 == 0 {
+	if c := w.codecs[topic]; c != nil {
+		enc, err := c.Encode(value)
+		if err != nil {
+			return fmt.Errorf("encode with %s: %w", c.Name(), err)
+		}
+		value = enc
+	} else if w.seq%10 == 0 {
 		value = []byte{0x00, 0xff, 0x1b, '[', '2', 'J', 0xfe, byte(w.seq)}
 	}
 	_, err := w.qm.Publish(ctx, topic, key, value, headers(w.rng)...)
