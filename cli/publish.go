@@ -51,6 +51,8 @@ type publishFlags struct {
 	timeout     time.Duration
 	fromJSONL   string
 	keepTimes   bool
+	raw         bool
+	decode      decodeFlags
 }
 
 func (a *app) publishCommand() *cobra.Command {
@@ -99,6 +101,8 @@ func (a *app) publishCommand() *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up waiting for acknowledgements after this long (0 = the delivery timeout)")
 	fl.StringVar(&f.fromJSONL, "from-jsonl", "", "re-publish the records of this JSON lines file (what tail --format json, search -o json or the dashboard's save wrote; - = stdin) with their keys and headers")
 	fl.BoolVar(&f.keepTimes, "keep-timestamps", false, "with --from-jsonl: give each record its saved timestamp (default: the time it is sent)")
+	fl.BoolVar(&f.raw, "raw", false, "send values as given, without encoding them with the topic's schema")
+	f.decode.register(fl)
 	// What a value that does not parse is told it wants (flagValueError).
 	setWant(fl, "rate", "a whole number of records per second")
 	setWant(fl, "count", "a whole number of records")
@@ -262,6 +266,22 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	if err := checkValueSize(pcfg, topic, f, keyT, valueT, headers); err != nil {
 		return err
 	}
+	sr := r
+	sr.Embedded = r.Embedded || f.embedded
+	set, err := schemas(sr, &f.decode)
+	if err != nil {
+		return err
+	}
+	enc, err := publishEncoder(set, topic, f)
+	if err != nil {
+		return err
+	}
+	if enc != nil {
+		rec := ilink.ProducerRecord{Topic: topic}
+		if err := enc.precheck(f, newRecordBuilder(&rec, keyT, valueT, headers), rec); err != nil {
+			return err
+		}
+	}
 
 	addrs, closeEngine, err := publishTarget(ctx, r, f, topic, stderr)
 	if err != nil {
@@ -296,7 +316,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	run := loadgen.NewRun(loadgen.Spec{Count: int64(count), Rate: float64(f.rate)})
 	st := &pubStats{run: run}
 	stopProgress := a.startProgress(st)
-	s := &publishSender{p: p, run: run, st: st, src: src, rec: ilink.ProducerRecord{Topic: topic}, graceCtx: graceCtx, wait: wait}
+	s := &publishSender{p: p, run: run, st: st, src: src, rec: ilink.ProducerRecord{Topic: topic}, graceCtx: graceCtx, wait: wait, enc: enc}
 	s.build = newRecordBuilder(&s.rec, keyT, valueT, headers)
 	s.cb = s.callback // one callback for every record: no closure per record
 	var m0, m1 runtime.MemStats
@@ -761,6 +781,8 @@ type publishSender struct {
 	rec      ilink.ProducerRecord // reused: the producer copies it in Send
 	cb       func(ilink.RecordMetadata, error)
 	srcErr   error
+	enc      *recordEncoder       // nil: sent as built
+	encoded  ilink.ProducerRecord // with enc: rec with its key and value encoded (rec keeps the JSON the builder reuses)
 	graceCtx context.Context
 	wait     time.Duration // for the acknowledgements, after the last record
 }
@@ -773,24 +795,35 @@ func (s *publishSender) Next(n int64) bool {
 		var v []byte
 		if v, ok, s.srcErr = s.src.next(); ok {
 			s.build.build(&s.rec, n, v)
+			if s.enc != nil {
+				s.encoded = s.rec
+				if err := s.enc.encode(&s.encoded); err != nil {
+					s.srcErr = &exitError{code: 1, err: fmt.Errorf("publish: record %d not sent (nor any after it): %w", n, err)}
+					return false
+				}
+			}
 		}
 	}
 	return ok && s.srcErr == nil
 }
 
 func (s *publishSender) Send() {
-	s.st.sentBytes.Add(int64(len(s.rec.Value) + len(s.rec.Key)))
-	if !s.rec.Timestamp.IsZero() {
+	rec := &s.rec
+	if s.enc != nil {
+		rec = &s.encoded
+	}
+	s.st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
+	if !rec.Timestamp.IsZero() {
 		// A kept timestamp (--keep-timestamps) is not when the record was
 		// sent: the latency is measured from here.
 		at := time.Now()
-		s.p.Send(&s.rec, func(md ilink.RecordMetadata, err error) {
+		s.p.Send(rec, func(md ilink.RecordMetadata, err error) {
 			md.Timestamp = at
 			s.cb(md, err)
 		})
 		return
 	}
-	s.p.Send(&s.rec, s.cb)
+	s.p.Send(rec, s.cb)
 }
 
 // callback takes every record's outcome; the producer stamped a record

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ type searchFlags struct {
 	max                                    int
 	output                                 string
 	embedded                               bool
+	decode                                 decodeFlags
 }
 
 func (a *app) searchCommand() *cobra.Command {
@@ -61,6 +61,7 @@ func (a *app) searchCommand() *cobra.Command {
 	fl.IntVar(&f.max, "max", 0, "stop after this many matches (0 = no limit)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and search it")
+	f.decode.register(fl)
 	return cmd
 }
 
@@ -120,14 +121,12 @@ func (f searchFlags) spec(cmd *cobra.Command, target string, now time.Time) (sea
 func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	var write func(io.Writer, *consumer.Record) error
-	switch strings.ToLower(f.output) {
-	case "text":
-		write = writeTailText
-	case "json":
-		write = writeTailJSON
-	default:
+	if o := strings.ToLower(f.output); o != "text" && o != "json" {
 		return usageErr("-o %q: want text or json", f.output)
+	}
+	printer, err := newTailPrinter(f.output)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	spec, err := f.spec(cmd, target, time.Now())
 	if err != nil {
@@ -138,8 +137,12 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 		return err
 	}
 	addrs := strings.Join(r.Context.Addresses, ",")
-	if f.embedded || r.Embedded {
-		if r.Embedded && !f.embedded {
+	r.Embedded = r.Embedded || f.embedded
+	if printer.set, err = schemas(r, &f.decode); err != nil {
+		return err
+	}
+	if r.Embedded {
+		if !f.embedded {
 			fmt.Fprintln(stderr, "ilinkdash: no address configured: searching a fresh in-process engine (--embedded)")
 		}
 		e, stop, err := startTailDemo(target)
@@ -178,7 +181,7 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 		}
 	}}
 	res, err := search.Run(ctx, addrs, spec, opt, func(rec *consumer.Record) error {
-		if err := write(out, rec); err != nil {
+		if err := printer.write(out, rec); err != nil {
 			return err
 		}
 		if live || out.Buffered() > 32<<10 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/live"
@@ -44,6 +46,7 @@ type tailFlags struct {
 	key        string
 	keyChanged bool
 	exitAtEnd  bool
+	decode     decodeFlags
 }
 
 func (a *app) tailCommand() *cobra.Command {
@@ -90,6 +93,7 @@ func (a *app) tailCommand() *cobra.Command {
 	fl.IntVar(&f.partition, "partition", -1, "only this partition (read directly, without joining a group; with --group its commits go to that group)")
 	fl.StringVar(&f.key, "key", "", "print only the records with exactly this key")
 	fl.BoolVar(&f.exitAtEnd, "exit-at-end", false, "stop at the end offsets captured at the start (kcat -e)")
+	f.decode.register(fl)
 	return cmd
 }
 
@@ -150,7 +154,7 @@ func tailFormat(cmd *cobra.Command, f tailFlags) (string, error) {
 // tailPlan is what the flags of a tail say, checked before anything
 // connects.
 type tailPlan struct {
-	write        func(io.Writer, *consumer.Record) error
+	print        *tailPrinter
 	commit       consumer.CommitMode
 	from         tailFrom
 	onePartition bool
@@ -165,7 +169,7 @@ func (a *app) planTail(cmd *cobra.Command, target string, f tailFlags, embedded 
 	if err != nil {
 		return p, err
 	}
-	if p.write, err = tailWriter(format); err != nil {
+	if p.print, err = newTailPrinter(format); err != nil {
 		return p, usageErr("%v", err)
 	}
 	if p.commit, err = parseTailCommit(f.commit); err != nil {
@@ -225,6 +229,10 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	embedded := f.embedded || r.Embedded
 	p, err := a.planTail(cmd, target, f, embedded)
 	if err != nil {
+		return err
+	}
+	r.Embedded = embedded // --embedded: the demo's topics decode as on the embedded default
+	if p.print.set, err = schemas(r, &f.decode); err != nil {
 		return err
 	}
 	var addrs string
@@ -352,7 +360,7 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 				break
 			}
 			printed++
-			if err := t.p.write(t.out, rec); err != nil {
+			if err := t.p.print.write(t.out, rec); err != nil {
 				return err
 			}
 			if t.p.commit == consumer.CommitManual && t.canCommit {
@@ -416,74 +424,120 @@ func (e *endOffsets) beyond(r *consumer.Record) bool {
 	return !ok || r.Offset >= end
 }
 
-// tailWriter returns the record printer of a --format.
-func tailWriter(format string) (func(io.Writer, *consumer.Record) error, error) {
-	switch strings.ToLower(strings.TrimSpace(format)) {
-	case "text":
-		return writeTailText, nil
-	case "json":
-		return writeTailJSON, nil
-	case "hex":
-		return writeTailHex, nil
+// tailPrinter prints records in a --format, decoding them with the
+// schemas of their topics (set; nil decodes nothing).
+type tailPrinter struct {
+	format string // text, json or hex
+	set    *schema.Set
+	pairs  map[string]schema.Pair // set.Topic by topic, for the run
+	rec    jsonl.Record           // reused per record
+	buf    []byte
+}
+
+// tailPairsMax bounds the printer's cache of matched topics (a pattern
+// tail may see many); past it the cache starts over.
+const tailPairsMax = 4096
+
+func newTailPrinter(format string) (*tailPrinter, error) {
+	f := strings.ToLower(strings.TrimSpace(format))
+	switch f {
+	case "text", "json", "hex":
+		return &tailPrinter{format: f, pairs: map[string]schema.Pair{}}, nil
 	}
 	return nil, fmt.Errorf("--format %q: want text, json or hex", format)
 }
 
-func tailStamp(r *consumer.Record) string {
+// pair is how records of topic decode.
+func (p *tailPrinter) pair(topic string) schema.Pair {
+	if p.set == nil {
+		return schema.Pair{}
+	}
+	pr, ok := p.pairs[topic]
+	if !ok {
+		if len(p.pairs) >= tailPairsMax {
+			clear(p.pairs)
+		}
+		pr = p.set.Topic(topic)
+		p.pairs[topic] = pr
+	}
+	return pr
+}
+
+// write prints r: hex shows the bytes as they are; text and json decode
+// first when a schema matches r's topic.
+func (p *tailPrinter) write(w io.Writer, r *consumer.Record) error {
+	p.rec = live.TailRecordOf(r)
+	pr := schema.Pair{}
+	if p.format != "hex" {
+		pr = p.pair(r.Topic)
+		p.rec.Decode(pr)
+	}
+	switch p.format {
+	case "json":
+		p.buf = jsonl.Append(p.buf[:0], &p.rec)
+	case "hex":
+		p.buf = appendTailLine(p.buf[:0], &p.rec, pr, "value=", hex.EncodeToString)
+	default:
+		p.buf = appendTailLine(p.buf[:0], &p.rec, pr, "", sanitize.Bytes)
+	}
+	_, err := w.Write(p.buf)
+	return err
+}
+
+func tailStamp(r *jsonl.Record) string {
 	return r.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// writeTailText prints one sanitized line: every byte from the network
-// goes through the dashboard's sanitizer, so no escape sequence, control
-// character or bidi override reaches the terminal.
-func writeTailText(w io.Writer, r *consumer.Record) error {
-	return writeTailLine(w, r, "", sanitize.Bytes)
-}
-
-// writeTailHex prints keys, header values and values as hex.
-func writeTailHex(w io.Writer, r *consumer.Record) error {
-	return writeTailLine(w, r, "value=", hex.EncodeToString)
-}
-
-// writeTailLine prints `time topic/partition@offset key=… h:k=… value`,
+// appendTailLine appends `time topic/partition@offset key=… h:k=… value`,
 // with the record's bytes rendered by enc (the topic and header names are
-// always sanitized).
-func writeTailLine(w io.Writer, r *consumer.Record, valueLabel string, enc func([]byte) string) error {
-	var b strings.Builder
-	b.WriteString(tailStamp(r))
-	b.WriteByte(' ')
-	b.WriteString(sanitize.String(r.Topic))
-	fmt.Fprintf(&b, "/%d@%d", r.Partition, r.Offset)
+// always sanitized; a text line goes through the dashboard's sanitizer,
+// so no escape sequence, control character or bidi override reaches the
+// terminal). A decoded side shows as its JSON; one that did not decode
+// shows as hex followed by its error, never silently as text.
+func appendTailLine(b []byte, r *jsonl.Record, pr schema.Pair, valueLabel string, enc func([]byte) string) []byte {
+	b = append(b, tailStamp(r)...)
+	b = append(b, ' ')
+	b = append(b, sanitize.String(r.Topic)...)
+	b = fmt.Appendf(b, "/%d@%d", r.Partition, r.Offset)
 	if r.Key != nil {
-		b.WriteString(" key=")
-		b.WriteString(enc(r.Key))
+		b = append(b, " key="...)
+		keyEnc := enc
+		if pr.Key.Format == schema.KindHex {
+			keyEnc = hex.EncodeToString
+		}
+		b = appendTailSide(b, r.Key, r.KeyDecoded, r.KeyError, keyEnc)
 	}
 	for _, h := range r.Headers {
-		b.WriteString(" h:")
-		b.WriteString(sanitize.String(h.Key))
-		b.WriteByte('=')
-		b.WriteString(enc(h.Value))
+		b = append(b, " h:"...)
+		b = append(b, sanitize.String(h.Key)...)
+		b = append(b, '=')
+		b = append(b, enc(h.Value)...)
 	}
-	b.WriteByte(' ')
-	b.WriteString(valueLabel)
+	b = append(b, ' ')
+	b = append(b, valueLabel...)
 	if r.Value == nil {
-		b.WriteString("<null>")
+		b = append(b, "<null>"...)
 	} else {
-		b.WriteString(enc(r.Value))
+		b = appendTailSide(b, r.Value, r.ValueDecoded, r.ValueError, enc)
 	}
-	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	return append(b, '\n')
 }
 
-// writeTailJSON prints one JSON object per line, in the format the
-// dashboard's tail saves (package jsonl): binary keys and values in
-// base64 with key_encoding / value_encoding, and characters a terminal may
-// act on escaped.
-func writeTailJSON(w io.Writer, r *consumer.Record) error {
-	tr := live.TailRecordOf(r)
-	_, err := w.Write(jsonl.Append(nil, &tr))
-	return err
+// appendTailSide appends one side of a record: its decoded JSON, or hex
+// and the decode error, or its bytes by enc.
+func appendTailSide(b, raw, decoded []byte, why string, enc func([]byte) string) []byte {
+	if decoded != nil {
+		doc, err := jsonl.AppendJSON(nil, decoded)
+		if err == nil {
+			return append(b, sanitize.Bytes(doc)...)
+		}
+		why = "decoded form is not JSON: " + err.Error()
+	}
+	if why == "" {
+		return append(b, enc(raw)...)
+	}
+	b = append(b, hex.EncodeToString(raw)...)
+	return append(append(b, " decode-error="...), sanitize.String(strconv.Quote(why))...)
 }
 
 // startTailDemo starts a fresh 3-node engine seeded with demo.TailSet

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -47,13 +48,13 @@ func tailTestRecord() *consumer.Record {
 
 func TestTailJSONFormat(t *testing.T) {
 	var b bytes.Buffer
-	if err := writeTailJSON(&b, tailTestRecord()); err != nil {
+	if err := printTail(t, "json")(&b, tailTestRecord()); err != nil {
 		t.Fatal(err)
 	}
 	r := tailTestRecord()
 	r.Key = []byte("order-1")
 	r.Value = []byte("caf\u00e9 \u202e\u009b evil")
-	if err := writeTailJSON(&b, r); err != nil {
+	if err := printTail(t, "json")(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -92,7 +93,7 @@ func TestTailTextAndHexFormats(t *testing.T) {
 	var b bytes.Buffer
 	r := tailTestRecord()
 	r.Key = []byte("k\x1b]0;title\x07")
-	if err := writeTailText(&b, r); err != nil {
+	if err := printTail(t, "text")(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	line := b.String()
@@ -103,10 +104,20 @@ func TestTailTextAndHexFormats(t *testing.T) {
 		t.Fatalf("text line %q", line)
 	}
 	b.Reset()
-	if err := writeTailHex(&b, tailTestRecord()); err != nil {
+	if err := printTail(t, "hex")(&b, tailTestRecord()); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.String(); got != "2026-01-02T03:04:05.006Z ORDER.EVENT/2@41 h:trace-id=616263 h:bin=fe h:none= value=00ff1b5b324a\n" {
 		t.Fatalf("hex line %q", got)
 	}
+}
+
+// printTail is the record printer of a --format, without schemas.
+func printTail(t *testing.T, format string) func(io.Writer, *consumer.Record) error {
+	t.Helper()
+	p, err := newTailPrinter(format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.write
 }
