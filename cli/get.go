@@ -54,6 +54,7 @@ type adminTarget struct {
 	cancel   context.CancelFunc
 	ctx      context.Context
 	cfg      config.Context // the resolved context (health thresholds, refresh)
+	embedded bool           // on a fresh in-process engine (its demo's schemas apply)
 }
 
 func (t *adminTarget) close() {
@@ -79,7 +80,8 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, addrs: c.Addresses, readOnly: c.ReadOnly, client: c.ClientName, cfg: r.Context}
 	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses}
 	addr := c.Admin
-	if f.embedded || r.Embedded {
+	t.embedded = f.embedded || r.Embedded
+	if t.embedded {
 		if r.Embedded && !f.embedded {
 			fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: no address configured: using a fresh in-process engine (--embedded)")
 		}

@@ -15,11 +15,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/numfmt"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/sanitize"
 )
 
@@ -43,7 +46,11 @@ type queueMessageJSON struct {
 	Headers         []headerJSON `json:"headers"`
 	Payload         *string      `json:"payload"`
 	PayloadEncoding string       `json:"payload_encoding,omitempty"`
-	Bytes           int          `json:"bytes"`
+	// With a schema matching the queue (browse): the decoded body, or
+	// why it did not decode.
+	PayloadDecoded     json.RawMessage `json:"payload_decoded,omitempty"`
+	PayloadDecodeError string          `json:"payload_decode_error,omitempty"`
+	Bytes              int             `json:"bytes"`
 }
 
 type browseJSON struct {
@@ -121,6 +128,22 @@ func messageJSON(m admin.QueueMessage, withSeq bool) queueMessageJSON {
 		j.Headers = append(j.Headers, headerJSON{h.Key, v, enc})
 	}
 	return j
+}
+
+// decodeBody decodes a queue message's body with the value schema of
+// pair: the JSON document (escaped as the JSON lines format escapes), or
+// why it did not decode; neither without a schema or for a null body.
+func decodeBody(pair schema.Pair, body []byte) (json.RawMessage, string) {
+	rec := jsonl.Record{Value: body}
+	rec.Decode(schema.Pair{Value: pair.Value})
+	if rec.ValueDecoded == nil {
+		return nil, rec.ValueError
+	}
+	doc, err := jsonl.AppendJSON(nil, rec.ValueDecoded)
+	if err != nil {
+		return nil, "decoded form is not JSON: " + err.Error()
+	}
+	return doc, ""
 }
 
 // bodyPreview is a one-line sanitized preview of a body, at most n cells.
@@ -468,12 +491,15 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {
 	var count int
 	var from uint64
+	var df decodeFlags
 	c := &cobra.Command{
 		Use:   "browse NAME [--count N] [--from SEQ]",
 		Short: "Show a queue's messages without taking them (id, put time, redeliveries, headers, body)",
 		Long: "Reads the messages in queue order without locking or removing them. SEQ is a message's\n" +
 			"position (the SEQ column); --from starts there. Dead letters carry the headers\n" +
-			"dlq.source, dlq.reason and dlq.time. -o json prints bodies in full (base64 when binary).",
+			"dlq.source, dlq.reason and dlq.time. -o json prints bodies in full (base64 when binary).\n" +
+			"A body whose queue has a schema (the decode: rules, the flags) shows decoded, or as hex\n" +
+			"with its decode error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if count < 0 {
@@ -484,15 +510,20 @@ func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {
 				return err
 			}
 			defer t.close()
-			return t.queueBrowse(args[0], from, count)
+			set, err := schemas(config.Resolved{Context: t.cfg, Embedded: t.embedded}, &df)
+			if err != nil {
+				return err
+			}
+			return t.queueBrowse(args[0], from, count, set.Queue(args[0]))
 		},
 	}
 	c.Flags().IntVar(&count, "count", 100, "messages to show at most (0 = all)")
 	c.Flags().Uint64Var(&from, "from", 0, "first message position (SEQ) to show")
+	df.register(c.Flags())
 	return c
 }
 
-func (t *adminTarget) queueBrowse(queue string, from uint64, count int) error {
+func (t *adminTarget) queueBrowse(queue string, from uint64, count int, pair schema.Pair) error {
 	out := browseJSON{Queue: queue, Messages: []queueMessageJSON{}}
 	var msgs []admin.QueueMessage
 	for {
@@ -511,8 +542,18 @@ func (t *adminTarget) queueBrowse(queue string, from uint64, count int) error {
 			break
 		}
 	}
-	for _, m := range msgs {
-		out.Messages = append(out.Messages, messageJSON(m, true))
+	bodies := make([]string, len(msgs))
+	for i, m := range msgs {
+		j := messageJSON(m, true)
+		bodies[i] = bodyPreview(m.Payload, 60)
+		j.PayloadDecoded, j.PayloadDecodeError = decodeBody(pair, m.Payload)
+		switch {
+		case j.PayloadDecoded != nil:
+			bodies[i] = sanitize.Truncate(sanitize.Bytes(j.PayloadDecoded), 60)
+		case j.PayloadDecodeError != "":
+			bodies[i] = sanitize.Truncate("hex:"+hex.EncodeToString(m.Payload[:min(len(m.Payload), 16)])+" decode-error="+strconv.Quote(j.PayloadDecodeError), 60)
+		}
+		out.Messages = append(out.Messages, j)
 	}
 	return t.emit(out, func(w *table) {
 		head := fmt.Sprintf("queue %s: depth %d, showing %d", queue, out.Depth, len(msgs))
@@ -521,7 +562,7 @@ func (t *adminTarget) queueBrowse(queue string, from uint64, count int) error {
 		}
 		w.row(head)
 		w.row("SEQ", "ID", "PUT-TIME", "REDELIV", "IN-FLIGHT", "BYTES", "HEADERS", "BODY")
-		for _, m := range msgs {
+		for i, m := range msgs {
 			hs := make([]string, len(m.Headers))
 			for i, h := range m.Headers {
 				hs[i] = sanitize.String(h.Key) + "=" + bodyPreview(h.Value, 40)
@@ -531,7 +572,7 @@ func (t *adminTarget) queueBrowse(queue string, from uint64, count int) error {
 				hdr = strings.Join(hs, " ")
 			}
 			w.row(m.Seq, hex.EncodeToString(m.ID), m.PutTime.UTC().Format("2006-01-02T15:04:05.000Z"), m.Redeliveries, m.InFlight,
-				len(m.Payload), hdr, bodyPreview(m.Payload, 60))
+				len(m.Payload), hdr, bodies[i])
 		}
 	})
 }

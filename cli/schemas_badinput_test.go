@@ -4,7 +4,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +103,36 @@ func TestPublishJSONThatDoesNotFitSendsNothing(t *testing.T) {
 	_, decoded, jl := tailValues(t, tgt, "SHOP.ORDERS", 2, flags...)
 	if decoded[1] != nil || !strings.Contains(jl[1], `"value_decode_error":"not a shop.Order`) {
 		t.Fatalf("json line %s: want value_decode_error and no value_decoded", jl[1])
+	}
+}
+
+// Queue browse decodes bodies with the queue's schema: a JSON Schema
+// here, which validates; a body that does not fit shows its error.
+func TestQueueBrowseDecodesBodies(t *testing.T) {
+	_, tgt := queueEngine(t)
+	if _, _, err := runAdminCLI(t, with(tgt, "queue", "create", "INVOICE.Q")...); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{`{"id": "i-1", "amount": 5}`, `{"id": 7}`} {
+		if _, _, err := runAdminCLI(t, with(tgt, "queue", "put", "INVOICE.Q", "--value", body)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sch := writeFile(t, "invoice.json", `{"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}, "amount": {"type": "integer"}}}`)
+	b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "INVOICE.Q", "--value-json-schema", sch)...)
+	if len(b.Messages) != 2 {
+		t.Fatalf("%d messages, want 2", len(b.Messages))
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, b.Messages[0].PayloadDecoded)
+	if got := compact.String(); got != `{"id":"i-1","amount":5}` || b.Messages[0].PayloadDecodeError != "" {
+		t.Fatalf("first body decoded %s (%q)", got, b.Messages[0].PayloadDecodeError)
+	}
+	if m := b.Messages[1]; m.PayloadDecoded != nil || !strings.Contains(m.PayloadDecodeError, "/id") {
+		t.Fatalf("second body: decoded %s, error %q; want the error at /id", m.PayloadDecoded, m.PayloadDecodeError)
+	}
+	out, _, err := runAdminCLI(t, with(tgt, "queue", "browse", "INVOICE.Q", "-o", "table", "--value-json-schema", sch)...)
+	if err != nil || !strings.Contains(out, `{"id":"i-1","amount":5}`) || !strings.Contains(out, "decode-error=") {
+		t.Fatalf("table %q (%v): want the decoded body and the decode error", out, err)
 	}
 }
