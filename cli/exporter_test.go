@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+
+	"ilinkdash/ilink/admin/notify"
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/ilinktest"
+)
+
+// exporterWait bounds the exporter tests' waits (the health window and
+// stall time are 2 s; the box is loaded).
+const exporterWait = 60 * time.Second
+
+// runningCLI is a long-running command (exporter, serve) started in the
+// background: its combined output and its end.
+type runningCLI struct {
+	out    syncBuffer
+	done   chan error
+	cancel context.CancelFunc
+}
+
+// startCLI runs ilinkdash args in the background with the config file
+// cfgPath ("" for none), as Main would after the first SIGINT or SIGTERM
+// when stop is called.
+func startCLI(t *testing.T, cfgPath string, args ...string) *runningCLI {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runningCLI{done: make(chan error, 1), cancel: cancel}
+	a := newRootCommand()
+	a.root.SetOut(&r.out)
+	a.root.SetErr(&r.out)
+	a.root.SetArgs(append(args, "--config", cfgPath))
+	go func() { r.done <- a.root.ExecuteContext(ctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// addr waits for the banner line matching re (one group: the address).
+func (r *runningCLI) addr(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	var addr string
+	ilinktest.WaitFor(t, exporterWait, "the banner "+re.String(), func() bool {
+		if m := re.FindStringSubmatch(r.out.String()); m != nil {
+			addr = m[1]
+			return true
+		}
+		select {
+		case err := <-r.done:
+			r.done <- err
+			t.Fatalf("ended early: %v\n%s", err, r.out.String())
+		default:
+		}
+		return false
+	})
+	return addr
+}
+
+// stop cancels the run (what the first SIGINT/SIGTERM does) and returns
+// its error once it ended.
+func (r *runningCLI) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return err
+	case <-time.After(exporterWait):
+		t.Fatalf("did not stop after its context was cancelled:\n%s", r.out.String())
+		return nil
+	}
+}
+
+var exporterListening = regexp.MustCompile(`exporter: listening on (127\.0\.0\.1:\d+)`)
+
+// httpGet GETs url, returning the status and the body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// seriesValue is the value of the series written exactly as series
+// (name{labels}) in the exposition text.
+func seriesValue(text, series string) (float64, bool) {
+	for line := range strings.SplitSeq(text, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// healthWord is the group's ilinkdash_group_health word: its series at 1.
+func healthWord(text, ctxName, group string) string {
+	re := regexp.MustCompile(`(?m)^ilinkdash_group_health\{context="` + regexp.QuoteMeta(ctxName) + `",group="` +
+		regexp.QuoteMeta(group) + `",health="([A-Z]+)"\} 1$`)
+	if m := re.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// hookReceiver is a loopback webhook receiver that records every event.
+type hookReceiver struct {
+	mu     sync.Mutex
+	events []notify.Event
+}
+
+func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	var e notify.Event
+	if err := json.NewDecoder(io.LimitReader(req.Body, 1<<20)).Decode(&e); err != nil || req.Method != http.MethodPost {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.events = append(h.events, e)
+	h.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// of is the events of the alert kind about subject, in order ("start",
+// "resolve").
+func (h *hookReceiver) of(kind, subject string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.events {
+		if e.Kind == kind && e.Subject == subject {
+			out = append(out, e.Event)
+		}
+	}
+	return out
+}
+
+// TestExporterAgainstTheEngine is issue 26's acceptance: the exporter on
+// the in-process engine, scraped over loopback HTTP, says for a stopped, a
+// stalled and a healthy group the lag `describe group` says and the word
+// `get groups --window` says; its exposition passes promlint (promtool's
+// checks); its webhook hears the stalled group's alert start once and,
+// after the group catches up, resolve once.
+func TestExporterAgainstTheEngine(t *testing.T) {
+	s := newScenario(t, 3)
+	// gone: read 40 of 300 and left: STOPPED.
+	s.topicWithRecords("X.STOP", "partitions=2", 300)
+	c := s.member("gone", "X.STOP", consumer.CommitManual, 40)
+	_ = c.Close()
+	s.waitMembers("gone", 0)
+	// sleepy: a member that committed 1 record and stands still while 10
+	// more arrive: STALLED.
+	s.topicWithRecords("X.STALL", "partitions=1", 50)
+	sleepy := s.member("sleepy", "X.STALL", consumer.CommitManual, 1)
+	s.publish("X.STALL", 10)
+	// caught: a member that read everything: OK.
+	s.topicWithRecords("X.OK", "partitions=1", 30)
+	s.member("caught", "X.OK", consumer.CommitManual, 30)
+
+	hook := &hookReceiver{}
+	hs := httptest.NewServer(hook)
+	defer hs.Close()
+	ex := startCLI(t, s.cfgPath, "exporter", "--listen", "127.0.0.1:0", "--notify-webhook", hs.URL)
+	base := "http://" + ex.addr(t, exporterListening)
+
+	want := map[string]string{"gone": "STOPPED", "sleepy": "STALLED", "caught": "OK"}
+	var text string
+	ilinktest.WaitFor(t, exporterWait, "the three groups' words on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		for g, w := range want {
+			if healthWord(text, "s", g) != w {
+				return false
+			}
+		}
+		return true
+	})
+
+	// The same words over the same window from get groups, the same lag and
+	// members from describe group (the lists are still: nothing is
+	// published or committed meanwhile).
+	out, code := s.cli("get", "groups", "--window", scenWindow.String(), "-o", "json")
+	var gs []groupJSON
+	if err := json.Unmarshal([]byte(out), &gs); code != 0 || err != nil {
+		t.Fatalf("get groups: exit %d, %v: %s", code, err, out)
+	}
+	words := map[string]string{}
+	for _, g := range gs {
+		words[g.Name] = g.Health
+	}
+	_, text = httpGet(t, base+"/metrics")
+	for g, w := range want {
+		if got := healthWord(text, "s", g); got != words[g] || got != w {
+			t.Errorf("%s: /metrics says %s, get groups --window %s, want %s", g, got, words[g], w)
+		}
+		out, code := s.cli("describe", "group", g, "-o", "json")
+		var d groupDescJSON
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Lag == nil {
+			t.Fatalf("describe group %s: exit %d, %v: %s", g, code, err, out)
+		}
+		lag, ok := seriesValue(text, `ilinkdash_group_total_lag{context="s",group="`+g+`"}`)
+		if !ok || int64(lag) != *d.Lag {
+			t.Errorf("%s: ilinkdash_group_total_lag %v (present %v), describe group says lag %d", g, lag, ok, *d.Lag)
+		}
+		members, ok := seriesValue(text, `ilinkdash_group_members{context="s",group="`+g+`"}`)
+		if !ok || int(members) != len(d.Members) {
+			t.Errorf("%s: ilinkdash_group_members %v, describe group lists %d members", g, members, len(d.Members))
+		}
+	}
+	if lag, _ := seriesValue(text, `ilinkdash_group_total_lag{context="s",group="gone"}`); lag <= 0 {
+		t.Errorf("the stopped group has no lag: %v", lag)
+	}
+	if v, _ := seriesValue(text, `ilinkdash_alerts{context="s",kind="group-stalled",level="critical"}`); v != 1 {
+		t.Errorf("ilinkdash_alerts group-stalled critical = %v, want 1", v)
+	}
+	problems, err := promlint.New(strings.NewReader(text)).Lint()
+	if err != nil {
+		t.Fatalf("lint: %v", err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+	if code, body := httpGet(t, base+"/healthz"); code != http.StatusOK || !strings.HasPrefix(body, "ok:") {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+
+	// The webhook: the stalled group's alert started once; it catches up
+	// and the alert resolves once.
+	ilinktest.WaitFor(t, exporterWait, "the group-stalled start on the webhook", func() bool { return len(hook.of("group-stalled", "sleepy")) > 0 })
+	s.readCommit(sleepy, 59)
+	ilinktest.WaitFor(t, exporterWait, "sleepy OK on /metrics and its resolve on the webhook", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		return healthWord(text, "s", "sleepy") == "OK" && len(hook.of("group-stalled", "sleepy")) >= 2
+	})
+	// A few more group polls: no second start or resolve.
+	polls := func() float64 {
+		_, text := httpGet(t, base+"/metrics")
+		v, _ := seriesValue(text, `ilinkdash_poll_duration_seconds_count{context="s",list="groups"}`)
+		return v
+	}
+	from := polls()
+	ilinktest.WaitFor(t, exporterWait, "three more group polls", func() bool { return polls() >= from+3 })
+	if got := hook.of("group-stalled", "sleepy"); strings.Join(got, ",") != "start,resolve" {
+		t.Errorf("the webhook heard %v for sleepy's stall, want one start and one resolve", got)
+	}
+	if got := hook.of("group-stopped", "gone"); strings.Join(got, ",") != "start" {
+		t.Errorf("the webhook heard %v for gone's stop, want one start", got)
+	}
+	if sent, _ := seriesValue(text, `ilinkdash_notify_sent_total{context="s",sink="webhook"}`); sent < 2 {
+		t.Errorf("ilinkdash_notify_sent_total = %v after two deliveries at least", sent)
+	}
+
+	if err := ex.stop(t); err != nil {
+		t.Errorf("exporter after its context ended: %v\n%s", err, ex.out.String())
+	}
+	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
+		c.Close()
+		t.Error("still listening after the stop")
+	}
+}
+
+// A bad listen address or webhook URL is a usage error naming the flag.
+func TestExporterBadFlags(t *testing.T) {
+	for _, c := range []cliCase{
+		{[]string{"exporter", "--listen", "nohostport"}, "--listen"},
+		{[]string{"exporter", "--listen", "127.0.0.1:99999"}, "--listen"},
+		{[]string{"exporter", "--listen", ""}, "--listen: want HOST:PORT"},
+		{[]string{"exporter", "--notify-webhook", "ftp://x.example/"}, `--notify-webhook "ftp://x.example/": want an http:// or https:// URL`},
+		{[]string{"exporter", "--notify-command", " "}, "--notify-command: empty command"},
+		{[]string{"serve", "--metrics", "localhost"}, "--metrics"},
+	} {
+		r := runCLIResult(t, "", c.args...)
+		var ue *usageError
+		if r.code != 2 || !errors.As(r.err, &ue) || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %v, stderr %q; want a usage error with %q", c.args, r.code, r.err, r.stderr, c.want)
+		}
+	}
+}
