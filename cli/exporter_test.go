@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +22,9 @@ import (
 
 	"ilinkdash/ilink/admin/notify"
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
 )
 
 // exporterWait bounds the exporter tests' waits (the health window and
@@ -294,5 +299,66 @@ func TestExporterBadFlags(t *testing.T) {
 		if r.code != 2 || !errors.As(r.err, &ue) || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, %v, stderr %q; want a usage error with %q", c.args, r.code, r.err, r.stderr, c.want)
 		}
+	}
+}
+
+// serve --metrics watches through serve's shared poller: with a session
+// open on the Overview and the exporter's watcher polling every list, the
+// cluster still sees at most one request per polled list per interval
+// (counted at the engine) — what the sessions alone make; an own admin
+// client would double them.
+func TestServeMetricsSharesThePoller(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	const interval = 200 * time.Millisecond
+	e := startTestEngine(t, engine.Config{})
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("current-context: m\ncontexts:\n  m:\n    admin: %s\n    addresses: [%s]\n"+
+		"    refresh: {overview: %v, topics: %v, groups: %v, queues: %v, cluster: %v}\n",
+		e.AdminAddrs()[0], strings.Join(e.DataAddrs(), ", "), interval, interval, interval, interval, interval)
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signer, keys := operatorKey(t, dir)
+	sv := startCLI(t, cfgPath, "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"),
+		"--metrics", "127.0.0.1:0")
+	sshAddr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+)`))
+	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+)`))
+	_, stdout, _ := operatorShell(t, sshAddr, signer)
+	ilinktest.WaitFor(t, serveWait, "the dashboard's first frame", func() bool { return strings.Contains(stdout.String(), "Overview") })
+
+	groupPolls := func() float64 {
+		_, text := httpGet(t, base+"/metrics")
+		v, _ := seriesValue(text, `ilinkdash_poll_duration_seconds_count{context="m",list="groups"}`)
+		return v
+	}
+	watched := map[wire.Code]string{wire.CodeNodeList: "nodes", wire.CodeTopicList: "topics", wire.CodeGroupList: "groups",
+		wire.CodeQueueList: "queues", wire.CodeClusterProperty: "definition"}
+	before, from, start := e.RequestCounts(), groupPolls(), time.Now()
+	ilinktest.WaitFor(t, exporterWait, "15 group polls of the watcher", func() bool { return groupPolls() >= from+15 })
+	after, took := e.RequestCounts(), time.Since(start)
+	limit := int64(took/interval) + 2
+	for code, name := range watched {
+		d := after[code] - before[code]
+		t.Logf("%-10s %3d requests in %v", name, d, took.Round(time.Millisecond))
+		if d > limit || d == 0 {
+			t.Errorf("%s: %d requests in %v with a session and the metrics watcher, want 1..%d (one per %v)", name, d, took, limit, interval)
+		}
+	}
+	code, text := httpGet(t, base+"/metrics")
+	if v, _ := seriesValue(text, `ilinkdash_cluster_reachable{context="m"}`); code != http.StatusOK || v != 1 {
+		t.Errorf("/metrics through the shared poller: %d, reachable %v", code, v)
+	}
+	if code, body := httpGet(t, base+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	if err := sv.stop(t); err != nil {
+		t.Errorf("serve after its context ended: %v\n%s", err, sv.out.String())
+	}
+	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
+		c.Close()
+		t.Error("the metrics listener is still open after the stop")
 	}
 }
