@@ -15,11 +15,93 @@ const (
 	FormatText = iota
 	FormatJSON
 	FormatHex
+	// FormatDecoded is the value as its schema decodes it (ilink/schema):
+	// offered only where a decode rule gives the value a codec, and then
+	// the default.
+	FormatDecoded
 	NumFormats
 )
 
 // FormatNames are the formats' names, by format.
-var FormatNames = [NumFormats]string{"text", "json", "hex"}
+var FormatNames = [NumFormats]string{"text", "json", "hex", "decoded"}
+
+// NextFormat is the format after f in the f cycle: decoded is in it only
+// when the value has a schema (decodes).
+func NextFormat(f int, decodes bool) int {
+	f = (f + 1) % NumFormats
+	if f == FormatDecoded && !decodes {
+		f = (f + 1) % NumFormats
+	}
+	return f
+}
+
+// DefaultFormat is the format a value opens in: decoded when it has a
+// schema, else text.
+func DefaultFormat(decodes bool) int {
+	if decodes {
+		return FormatDecoded
+	}
+	return FormatText
+}
+
+// Formats are the formats of the f cycle, in order (decoded only when
+// the value has a schema).
+func Formats(decodes bool) []int {
+	if decodes {
+		return []int{FormatText, FormatJSON, FormatHex, FormatDecoded}
+	}
+	return []int{FormatText, FormatJSON, FormatHex}
+}
+
+// Decoded is one value as its schema decoded it: the JSON document, or
+// why it did not decode. The zero Decoded is a value without a schema.
+type Decoded struct {
+	// Schema names the codec ("protobuf shop.Order (…)"); "" = none.
+	Schema string
+	// Doc is the JSON document (nil when it did not decode).
+	Doc []byte
+	// Err is the codec's error when it did not decode.
+	Err string
+}
+
+// Has reports whether the value has a schema (decoded or not).
+func (d Decoded) Has() bool { return d.Schema != "" }
+
+// DecodedLines renders a value in a format as ValueLines does, and in
+// the decoded format as its schema decoded it: the document indented, or,
+// when it did not decode, the codec's error and the bytes in hex (never
+// a silent fallback to text). Every line is sanitized display text.
+func DecodedLines(st *common.Styles, v []byte, d Decoded, format, w int) []string {
+	if format != FormatDecoded || !d.Has() || v == nil {
+		return ValueLines(st, v, format, w)
+	}
+	if d.Doc == nil {
+		cut := v
+		if len(cut) > detailMax {
+			cut = cut[:detailMax]
+		}
+		why := "does not decode with " + d.Schema + ": " + d.Err + " — shown as hex"
+		out := []string{}
+		for _, l := range textLines([]byte(why), w) {
+			out = append(out, st.Err.Render(l))
+		}
+		return append(out, hexLines(cut, w)...)
+	}
+	var buf bytes.Buffer
+	b := d.Doc
+	if err := json.Indent(&buf, d.Doc, "", "  "); err == nil {
+		b = buf.Bytes()
+	}
+	more := len(b) - detailMax
+	if more > 0 {
+		b = b[:detailMax]
+	}
+	out := textLines(b, w)
+	if more > 0 {
+		out = append(out, st.Muted.Render(common.Trunc("… "+common.Bytes(int64(more))+" more not shown (w saves the buffer)", w)))
+	}
+	return out
+}
 
 const hexLower = "0123456789abcdef"
 

@@ -733,7 +733,7 @@ func (v *View) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		d.msgs.Update(msg)
 		return v.pageNear(-1), true
 	case key.Matches(msg, k.TailFormat):
-		d.format = (d.format + 1) % components.NumFormats
+		d.format = components.NextFormat(d.format, v.Ctx.Schemas.Queue(d.name).Value.Codec != nil)
 	case key.Matches(msg, k.QueueRefresh):
 		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)), true
 	case key.Matches(msg, k.QueuePut):

@@ -264,18 +264,24 @@ func (v *View) start(spec Spec, keep bool) tea.Cmd {
 	v.waiting, v.epoch = -1, 0
 	v.filling, v.held, v.topicsNow = false, false, -1
 	v.Gen++
+	if v.spec.Target != spec.Target {
+		v.format = v.defaultFormat(spec.Target)
+	}
 	v.spec = spec
 	v.from = fromLabel(spec.From, v.Ctx.Now().Location())
 	v.state, v.note, v.err = tailStarting, "", nil
 	v.every = tailFast
 	ctx, cancel := context.WithCancel(context.Background())
 	v.cancel = cancel
-	t := v.tailer
+	t, set := v.tailer, v.Ctx.Schemas
 	return v.Address(v.Gen, func() any {
 		if old != nil {
 			_ = old.Close()
 		}
 		s, err := t.StartTail(ctx, spec)
+		if err == nil {
+			s = decodeStream(s, set) // records decode on its goroutine
+		}
 		return tailStartedMsg{stream: s, err: err}
 	})
 }

@@ -263,6 +263,12 @@ func (v *View) submitJump() tea.Cmd {
 		return nil
 	}
 	fill := Fill{Records: v.capacity, Bytes: v.ring.maxBytes}
+	if v.defaultFormat(v.spec.Target) == components.FormatDecoded {
+		// The stream counts the bytes it reads; their decoded documents
+		// (about twice a binary record) arrive with them and count in
+		// the buffer too, so what the jump reads is bounded to a third.
+		fill.Bytes /= 3
+	}
 	if to.Kind == position.Latest {
 		fill = Fill{} // the end: live, nothing to hold on to
 	}

@@ -308,7 +308,11 @@ func (v *View) tableHeader(st *common.Styles, c tailCols) string {
 }
 
 func (v *View) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, loc *time.Location) string {
-	e.ensurePreview()
+	mode := previewRaw
+	if v.format == components.FormatDecoded {
+		mode = previewDecoded
+	}
+	e.ensurePreview(mode)
 	var b strings.Builder
 	b.Grow(v.W + 64)
 	// Low bandwidth: one colour change per row (the time), not one per
@@ -347,8 +351,11 @@ func (v *View) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 	paint(keyStyle, common.Fit(e.keyS, c.key))
 	b.WriteString(gap)
 	valStyle := st.Text
-	if e.v == nil {
+	switch {
+	case e.v == nil:
 		valStyle = st.Faint
+	case mode == previewDecoded && e.verr != "":
+		valStyle = st.Err // it did not decode: the row says why
 	}
 	paint(valStyle, common.Trunc(e.valS, c.val))
 	line := b.String()
@@ -399,8 +406,13 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 	switch {
 	case k == nil:
 		out = append(out, label("key")+st.Faint.Render("null"))
+	case v.formatOf(e) == components.FormatDecoded && v.decodedKey(e).Has() && e.kd == nil:
+		out = append(out, label("key")+st.Err.Render(common.Trunc("does not decode: "+sanitize.String(e.kerr)+" · hex "+hexPreview(k), max(vw, 1))))
 	default:
 		ks := sanitize.Bytes(k)
+		if v.formatOf(e) == components.FormatDecoded && e.kd != nil {
+			ks = sanitize.Bytes(e.kd)
+		}
 		out = append(out, label("key")+common.Trunc(ks, max(vw-12, 1))+st.Muted.Render("  "+common.Bytes(int64(len(k)))))
 	}
 	hs := e.headers()
@@ -418,9 +430,11 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 		}
 		out = append(out, common.ClipStyled(l+st.Accent.Render(sanitize.String(h.Key))+st.Muted.Render(" = ")+val, w))
 	}
+	format, dec := v.formatOf(e), v.decodedValue(e)
 	var fm []string
-	for i, n := range components.FormatNames {
-		if i == v.format {
+	for _, i := range components.Formats(v.decodes(e.topic)) {
+		n := components.FormatNames[i]
+		if i == format {
 			fm = append(fm, st.TabActive.Render("["+n+"]"))
 		} else {
 			fm = append(fm, st.Muted.Render(" "+n+" "))
@@ -431,6 +445,19 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 		size = common.Bytes(int64(len(val)))
 	}
 	out = append(out, label("value")+size+"  "+strings.Join(fm, "")+st.Faint.Render("  f switches · c copies"))
-	out = append(out, components.ValueLines(st, e.value(), v.format, w)...)
+	if format == components.FormatDecoded && dec.Has() {
+		out = append(out, st.Muted.Render(common.Trunc(sanitize.String(dec.Schema), w)))
+	}
+	out = append(out, components.DecodedLines(st, e.value(), dec, format, w)...)
 	return out
+}
+
+// formatOf is the format the detail shows e in: the view's, but text for
+// the decoded format on a record without a schema (a pattern's other
+// topics).
+func (v *View) formatOf(e *tailEntry) int {
+	if v.format == components.FormatDecoded && !v.decodes(e.topic) {
+		return components.FormatText
+	}
+	return v.format
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views/tab"
 )
@@ -216,7 +215,7 @@ func (v *View) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.TailPause):
 		return v.togglePause()
 	case key.Matches(msg, k.TailFormat):
-		v.format = (v.format + 1) % components.NumFormats
+		v.cycleFormat()
 		v.dscroll = 0
 		if !v.vp.detail {
 			v.openDetail()

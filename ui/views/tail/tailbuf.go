@@ -15,9 +15,13 @@ type tailEntry struct {
 	ts    int64  // Unix nanoseconds; 0 = unknown
 	off   int64
 	part  int32
-	drawn bool
+	drawn uint8  // previewRaw or previewDecoded once drawn; 0 before
 	k, v  []byte // nil = null
 	hdrs  []Header
+	// The decoded key and value (their JSON documents, or why they did
+	// not decode: tail_decode.go), set on the way in when a rule matches.
+	kd, vd     []byte
+	kerr, verr string
 
 	keyS, valS string // sanitized previews ("" until drawn)
 }
@@ -38,6 +42,7 @@ func (e *tailEntry) record() Record {
 	return Record{
 		Topic: e.topic, Partition: e.part, Offset: e.off, Timestamp: e.time(),
 		Key: e.k, Value: e.v, Headers: e.hdrs,
+		KeyDecoded: e.kd, ValueDecoded: e.vd, KeyError: e.kerr, ValueError: e.verr,
 	}
 }
 
@@ -60,11 +65,54 @@ func preview(b []byte) string {
 	return sanitize.Bytes(b[:cut]) + "…"
 }
 
-// ensurePreview fills the display previews on first draw.
-func (e *tailEntry) ensurePreview() {
-	if !e.drawn {
-		e.keyS, e.valS, e.drawn = preview(e.key()), preview(e.value()), true
+// How a row previews its key and value: the bytes, or (the decoded
+// format) as their schema decoded them.
+const (
+	previewRaw uint8 = iota + 1
+	previewDecoded
+)
+
+// ensurePreview fills the display previews on first draw in a mode
+// (again when the mode changed since).
+func (e *tailEntry) ensurePreview(mode uint8) {
+	if e.drawn == mode {
+		return
 	}
+	e.drawn = mode
+	if mode == previewDecoded {
+		e.keyS, e.valS = decodedPreview(e.k, e.kd, e.kerr), decodedPreview(e.v, e.vd, e.verr)
+		return
+	}
+	e.keyS, e.valS = preview(e.k), preview(e.v)
+}
+
+// decodedPreview is a decoded side's document; one that did not decode
+// shows the codec's error then its first bytes in hex.
+func decodedPreview(raw, doc []byte, why string) string {
+	switch {
+	case doc != nil:
+		return preview(doc)
+	case why != "":
+		return "⚠ " + preview([]byte(why)) + " · hex " + hexPreview(raw)
+	}
+	return preview(raw)
+}
+
+// hexPreview is the first bytes of b in hex, for a row.
+func hexPreview(b []byte) string {
+	const n = 24
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 3*n+3)
+	for i, c := range b {
+		if i == n {
+			return string(append(out, "…"...))
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, digits[c>>4], digits[c&0xf])
+	}
+	return string(out)
 }
 
 // entryOverhead is what an entry costs beyond its keys, values and
@@ -72,11 +120,21 @@ func (e *tailEntry) ensurePreview() {
 const entryOverhead = 512
 
 // size is what the entry counts against the ring's byte bound.
-func (e *tailEntry) size() int64 { return sizeOf(e.k, e.v, e.hdrs) }
+func (e *tailEntry) size() int64 {
+	return sizeOf(e.k, e.v, e.hdrs) + decodedSize(e.kd, e.vd, e.kerr, e.verr)
+}
 
 // RecordSize is what a record counts against the view's byte bound once
-// buffered (a Stream's Fill.Bytes is in these units).
-func RecordSize(r *Record) int64 { return sizeOf(r.Key, r.Value, r.Headers) }
+// buffered (a Stream's Fill.Bytes is in these units), its decoded forms
+// included once it carries them.
+func RecordSize(r *Record) int64 {
+	return sizeOf(r.Key, r.Value, r.Headers) + decodedSize(r.KeyDecoded, r.ValueDecoded, r.KeyError, r.ValueError)
+}
+
+// decodedSize is what the decoded forms of a record add to its size.
+func decodedSize(kd, vd []byte, kerr, verr string) int64 {
+	return int64(len(kd) + len(vd) + len(kerr) + len(verr))
+}
 
 func sizeOf(k, v []byte, hdrs []Header) int64 {
 	n := entryOverhead + len(k) + len(v)
@@ -193,7 +251,8 @@ func (in interner) get(s string) string {
 
 // newEntry takes r into an entry (its slices are kept, not copied).
 func newEntry(r *Record, in interner) tailEntry {
-	e := tailEntry{topic: in.get(r.Topic), off: r.Offset, part: r.Partition, k: r.Key, v: r.Value, hdrs: r.Headers}
+	e := tailEntry{topic: in.get(r.Topic), off: r.Offset, part: r.Partition, k: r.Key, v: r.Value, hdrs: r.Headers,
+		kd: r.KeyDecoded, vd: r.ValueDecoded, kerr: r.KeyError, verr: r.ValueError}
 	if !r.Timestamp.IsZero() {
 		e.ts = r.Timestamp.UnixNano()
 	}

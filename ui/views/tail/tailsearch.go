@@ -142,8 +142,13 @@ func (v *View) startSearch(spec SearchSpec) tea.Cmd {
 	v.state, v.note, v.err = tailClosed, "search results", nil
 	ctx, cancel := context.WithCancel(context.Background())
 	v.srch = &tailSearch{spec: spec, cancel: cancel}
+	set := v.Ctx.Schemas
+	v.format = v.defaultFormat(spec.Target)
 	cmds = append(cmds, v.Address(v.Gen, func() any {
 		run, err := sr.StartSearch(ctx, spec)
+		if err == nil {
+			run = decodeSearch(run, set) // matches decode on its goroutine
+		}
 		return searchStartedMsg{run: run, err: err}
 	}))
 	return tea.Batch(cmds...)
