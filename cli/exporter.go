@@ -121,12 +121,7 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags) er
 	if err := hcfg.Validate(); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	debugf, logCloser, err := debugLogger(r)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	defer logCloser.Close()
-	cfg, stop, err := startCluster(cmd.Context(), r, debugf)
+	cfg, stop, err := startLogged(cmd, r)
 	if err != nil {
 		return err
 	}
@@ -149,6 +144,22 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags) er
 	fmt.Fprintf(out, "ilinkdash exporter: listening on %s (/metrics, /healthz), watching %s\n", ln.Addr(), monitorTarget(r))
 	m.printNotify(out)
 	return m.run(cmd.Context(), ln)
+}
+
+// startLogged opens the debug log (--debug) and starts the cluster of r
+// (startCluster: the embedded demo when nothing is configured), as serve
+// and the exporter do; stop ends both.
+func startLogged(cmd *cobra.Command, r config.Resolved) (cfg live.Config, stop func(), err error) {
+	debugf, logCloser, err := debugLogger(r)
+	if err != nil {
+		return live.Config{}, nil, &exitError{code: 2, err: err}
+	}
+	cfg, stopCluster, err := startCluster(cmd.Context(), r, debugf)
+	if err != nil {
+		logCloser.Close()
+		return live.Config{}, nil, err
+	}
+	return cfg, func() { stopCluster(); logCloser.Close() }, nil
 }
 
 // monitorTarget says what is watched, for the banners.

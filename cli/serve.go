@@ -178,13 +178,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	// --debug, to --log-file as usual).
 	out := cmd.ErrOrStderr()
 	srvLog := log.New(out, "", log.LstdFlags)
-	debugf, logCloser, err := debugLogger(r)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	defer logCloser.Close()
-
-	cfg, stop, err := startCluster(cmd.Context(), r, debugf)
+	cfg, stop, err := startLogged(cmd, r)
 	if err != nil {
 		return err
 	}
