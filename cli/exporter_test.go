@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -360,5 +361,45 @@ func TestServeMetricsSharesThePoller(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
 		c.Close()
 		t.Error("the metrics listener is still open after the stop")
+	}
+}
+
+// The exporter as a process, with nothing configured: it watches the
+// embedded demo (as serve and the dashboard do), answers /healthz once the
+// demo was reached, and stops on SIGTERM with status 0, its listener
+// closed.
+func TestExporterProcessStopsOnSIGTERM(t *testing.T) {
+	cmd := cliProcess(t, "exporter", "--listen", "127.0.0.1:0")
+	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	p := start(t, cmd)
+	defer p.cmd.Process.Kill()
+	var addr string
+	ilinktest.WaitFor(t, exporterWait, "the banner", func() bool {
+		m := exporterListening.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	})
+	if !strings.Contains(p.stderr.String(), "watching the embedded demo engine") {
+		t.Errorf("banner: %s", p.stderr.String())
+	}
+	ilinktest.WaitFor(t, exporterWait, "/healthz 200 on the demo", func() bool {
+		code, _ := httpGet(t, "http://"+addr+"/healthz")
+		return code == http.StatusOK
+	})
+	if _, text := httpGet(t, "http://"+addr+"/metrics"); !strings.Contains(text, `ilinkdash_cluster_reachable{context="embedded"} 1`) {
+		t.Errorf("/metrics on the demo lacks the reachable cluster:\n%.2000s", text)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if !p.exitsWithin(stopBound) {
+		t.Fatalf("exporter still running %v after SIGTERM\n%s", stopBound, p.stderr.String())
+	}
+	if p.code != 0 {
+		t.Fatalf("exporter exited %d after SIGTERM\n%s", p.code, p.stderr.String())
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Fatal("still listening after SIGTERM")
 	}
 }
