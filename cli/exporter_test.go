@@ -303,6 +303,20 @@ func TestExporterBadFlags(t *testing.T) {
 	}
 }
 
+// watchedConfig writes a config file in dir whose current context, m,
+// targets e with every list polled each interval.
+func watchedConfig(t *testing.T, dir string, e *engine.Engine, interval time.Duration) string {
+	t.Helper()
+	path := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("current-context: m\ncontexts:\n  m:\n    admin: %s\n    addresses: [%s]\n"+
+		"    refresh: {overview: %v, topics: %v, groups: %v, queues: %v, cluster: %v}\n",
+		e.AdminAddrs()[0], strings.Join(e.DataAddrs(), ", "), interval, interval, interval, interval, interval)
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // serve --metrics watches through serve's shared poller: with a session
 // open on the Overview and the exporter's watcher polling every list, the
 // cluster still sees at most one request per polled list per interval
@@ -315,13 +329,7 @@ func TestServeMetricsSharesThePoller(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	e := startTestEngine(t, engine.Config{})
 	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.yaml")
-	yaml := fmt.Sprintf("current-context: m\ncontexts:\n  m:\n    admin: %s\n    addresses: [%s]\n"+
-		"    refresh: {overview: %v, topics: %v, groups: %v, queues: %v, cluster: %v}\n",
-		e.AdminAddrs()[0], strings.Join(e.DataAddrs(), ", "), interval, interval, interval, interval, interval)
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := watchedConfig(t, dir, e, interval)
 	signer, keys := operatorKey(t, dir)
 	sv := startCLI(t, cfgPath, "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"),
 		"--metrics", "127.0.0.1:0")
@@ -401,5 +409,44 @@ func TestExporterProcessStopsOnSIGTERM(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		c.Close()
 		t.Fatal("still listening after SIGTERM")
+	}
+}
+
+// serve --notify-webhook without --metrics: the watcher runs for the
+// notifications alone, through the shared poller, and the webhook hears a
+// stopped group's alert start once.
+func TestServeNotifyWithoutMetrics(t *testing.T) {
+	e := startTestEngine(t, engine.Config{})
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	topicWithRecords(t, q, "N.T", "partitions=1", 20)
+	groupCommittedAt(t, q, "idle", "N.T", 5)
+	hook := &hookReceiver{}
+	hs := httptest.NewServer(hook)
+	defer hs.Close()
+	dir := t.TempDir()
+	_, keys := operatorKey(t, dir)
+	sv := startCLI(t, watchedConfig(t, dir, e, 200*time.Millisecond), "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+		"--host-key", filepath.Join(dir, "hostkey"), "--notify-webhook", hs.URL)
+	sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+)`))
+	ilinktest.WaitFor(t, exporterWait, "the group-stopped start on the webhook", func() bool { return len(hook.of("group-stopped", "idle")) > 0 })
+	if out := sv.out.String(); strings.Contains(out, "metrics: listening") || !strings.Contains(out, "alert notifications: webhook "+hs.URL) {
+		t.Errorf("banner:\n%s", out)
+	}
+	var ev notify.Event
+	hook.mu.Lock()
+	for _, x := range hook.events {
+		if x.Kind == "group-stopped" && ev.Kind == "" {
+			ev = x
+		}
+	}
+	hook.mu.Unlock()
+	if ev.Context != "m" || ev.Event != notify.Start || ev.Level != "CRITICAL" || ev.Lag == nil || *ev.Lag != 15 {
+		t.Errorf("the webhook's event: %+v", ev)
+	}
+	if err := sv.stop(t); err != nil {
+		t.Errorf("serve after its context ended: %v", err)
+	}
+	if got := hook.of("group-stopped", "idle"); len(got) != 1 {
+		t.Errorf("the webhook heard %v for idle's stop, want one start", got)
 	}
 }
