@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,10 @@ func Resolve(fset *pflag.FlagSet, f *Flags, getenv func(string) string) (Resolve
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	l := layers{fset: fset, getenv: getenv}
+	return resolveLayers(layers{fset: fset, getenv: getenv}, f)
+}
+
+func resolveLayers(l layers, f *Flags) (Resolved, error) {
 	var r Resolved
 	if err := l.logging(&r, f); err != nil {
 		return Resolved{}, err
@@ -213,6 +217,9 @@ func (l layers) configFile(r *Resolved, f *Flags) error {
 // its name ("" for none: the defaults).
 func (l layers) context(r *Resolved, f *Flags) (string, error) {
 	name, src := l.str(FlagContext, f.Context, EnvContext)
+	if l.named != "" {
+		name, src = l.named, FromFlag
+	}
 	if src == FromDefault && r.File.CurrentContext != "" {
 		name, src = r.File.CurrentContext, FromFile
 	}
@@ -307,6 +314,72 @@ func isFieldErrors(err error) bool {
 type layers struct {
 	fset   *pflag.FlagSet // nil: no flags given
 	getenv func(string) string
+	named  string // ResolveMany: this context, whatever --context says
+}
+
+// ResolveMany resolves several contexts for the commands that watch more
+// than one cluster: the names of a comma-separated --context (or
+// ILINKDASH_CONTEXT), or every context of the file with all, in file
+// order. Each is resolved as Resolve resolves one; --addr and --admin,
+// which would give every context the same cluster, are refused. With one
+// name (and not all) it is Resolve.
+func ResolveMany(fset *pflag.FlagSet, f *Flags, getenv func(string) string, all bool) ([]Resolved, error) {
+	if f == nil {
+		f = &Flags{}
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	l := layers{fset: fset, getenv: getenv}
+	list, src := l.str(FlagContext, f.Context, EnvContext)
+	names := splitNames(list)
+	if !all && len(names) <= 1 {
+		r, err := resolveLayers(l, f)
+		if err != nil {
+			return nil, err
+		}
+		return []Resolved{r}, nil
+	}
+	if all && src != FromDefault {
+		return nil, fmt.Errorf("--all-contexts and %s %q: give one of them", origin(src, FlagContext, EnvContext), list)
+	}
+	for _, fl := range []struct{ flag, env string }{{FlagAddr, EnvAddr}, {FlagAdmin, EnvAdmin}} {
+		if _, src := l.str(fl.flag, "", fl.env); src != FromDefault {
+			return nil, fmt.Errorf("%s with several contexts: each context has its own cluster; name them in the config file", origin(src, fl.flag, fl.env))
+		}
+	}
+	if all {
+		var r Resolved
+		if err := l.configFile(&r, f); err != nil {
+			return nil, err
+		}
+		if names = r.File.Names(); len(names) == 0 {
+			return nil, fmt.Errorf("--all-contexts: no context in %s", r.File.Path)
+		}
+	}
+	out := make([]Resolved, 0, len(names))
+	for _, n := range names {
+		nl := l
+		nl.named = n
+		r, err := resolveLayers(nl, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// splitNames splits a comma-separated list of context names, dropping
+// empty ones and repeats.
+func splitNames(list string) []string {
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 func (l layers) changed(flag string) bool { return l.fset != nil && l.fset.Changed(flag) }
