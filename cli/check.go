@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/numfmt"
@@ -37,6 +39,8 @@ type checkFlags struct {
 	window   time.Duration
 	timeout  time.Duration
 	output   string
+	// allContexts judges every context of the file (--all-contexts).
+	allContexts bool
 }
 
 type checkAlertJSON struct {
@@ -89,6 +93,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fl.DurationVar(&f.window, "window", 0, "the window judged over (default: the context's health.window, 10s)")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "UNKNOWN when the cluster does not answer within this (beyond the window)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	fl.BoolVar(&f.allContexts, "all-contexts", false, "judge every context of the config file at once (as --context a,b,c names some): one line per context, worst first")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return checkUsage(c, "%v", err) })
 	return cmd
 }
@@ -118,16 +123,50 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 	if err != nil {
 		return checkUsage(cmd, "%v", err)
 	}
-	r, err := a.resolve(cmd)
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, f.allContexts)
 	if err != nil {
 		return checkUsage(cmd, "%v", err)
 	}
+	if len(rs) > 1 {
+		if f.embedded {
+			return checkUsage(cmd, "--embedded with several contexts: it judges one fresh engine")
+		}
+		return a.checkContexts(cmd, f, filter, rs)
+	}
+	res := a.checkOne(cmd.Context(), rs[0], f, filter)
+	if res.usage != nil {
+		return checkUsage(cmd, "%v", res.usage)
+	}
+	rep := checkReport{out: cmd.OutOrStdout(), json: f.output == "json"}
+	if err := rep.print(res.v, res.alerts); err != nil {
+		return err
+	}
+	return res.exit()
+}
+
+// checkResult is one cluster's check: its JSON, its alerts, or a usage
+// problem of its context (no admin address, bad health thresholds).
+type checkResult struct {
+	v      checkJSON
+	alerts []health.Alert
+	usage  error
+}
+
+func (r checkResult) exit() error {
+	if r.v.ExitCode == checkOK {
+		return nil
+	}
+	return &exitError{code: r.v.ExitCode, err: errors.New(r.v.Summary), quiet: true}
+}
+
+// checkOne judges the cluster of r over one window.
+func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, filter groupFilter) checkResult {
 	c := r.Context
 	target := c.Admin
 	if f.embedded {
 		e, err := startEmbedded()
 		if err != nil {
-			return checkUsage(cmd, "--embedded: %v", err)
+			return checkResult{usage: fmt.Errorf("--embedded: %v", err)}
 		}
 		defer e.Close()
 		c.Admin, c.Addresses, target = e.AdminAddrs()[0], nil, "embedded engine "+e.AdminAddrs()[0]
@@ -135,7 +174,7 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		target += " (context " + r.Context.Name + ")"
 	}
 	if c.Admin == "" {
-		return checkUsage(cmd, "no admin address: give --admin, a context with an admin address, or --embedded")
+		return checkResult{usage: errors.New("no admin address: give --admin, a context with an admin address, or --embedded")}
 	}
 	cfg := health.Config(c.Health)
 	if f.window > 0 {
@@ -148,32 +187,33 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return checkUsage(cmd, "%v", err)
+		return checkResult{usage: err}
 	}
 	span := max(cfg.Window, cfg.StallAfter)
-	rep := checkReport{out: cmd.OutOrStdout(), json: f.output == "json", target: c.Admin, named: target, window: cfg.Window}
+	rep := checkReport{target: c.Admin, named: target, window: cfg.Window}
 
-	ctx, cancel := context.WithTimeout(cmd.Context(), span+f.timeout)
+	ctx, cancel := context.WithTimeout(parent, span+f.timeout)
 	defer cancel()
 	connCtx, connCancel := context.WithTimeout(ctx, f.timeout)
 	svc, err := admin.Connect(connCtx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses})
 	connCancel()
 	if err != nil {
-		return rep.unknown(err, "", f.timeout)
+		return checkResult{v: rep.unknown(err, "", f.timeout)}
 	}
 	defer svc.Close()
 	s := &sampler{qm: svc.AccessAdminQmgr(c.QueueManager), mon: health.New(cfg), filter: filter,
 		definition: func(ctx context.Context) (admin.ClusterProperty, error) { return svc.ClusterProperty(ctx, "") }}
 	if call, err := s.run(ctx, span, sampleStep(span, c.Refresh.Groups)); err != nil {
-		return rep.unknown(err, call, f.timeout)
+		return checkResult{v: rep.unknown(err, call, f.timeout)}
 	}
 	if len(s.unmatched) > 0 {
-		return rep.unknown(fmt.Errorf("no group matches %q", strings.Join(s.unmatched, ",")), "", f.timeout)
+		return checkResult{v: rep.unknown(fmt.Errorf("no group matches %q", strings.Join(s.unmatched, ",")), "", f.timeout)}
 	}
-	return rep.judged(s)
+	v, alerts := rep.judged(s)
+	return checkResult{v: v, alerts: alerts}
 }
 
-// checkReport prints a check's result and returns its exit status.
+// checkReport words a check's result and prints it.
 type checkReport struct {
 	out    io.Writer
 	json   bool
@@ -187,9 +227,9 @@ func (r checkReport) base(status string, code int, summary string) checkJSON {
 		CheckedAt: jsonTime(time.Now()), Alerts: []checkAlertJSON{}, Groups: []groupJSON{}}
 }
 
-// unknown reports a check that could not judge: the cluster was not
-// reached (within the timeout), or a call failed.
-func (r checkReport) unknown(err error, call string, timeout time.Duration) error {
+// unknown is a check that could not judge: the cluster was not reached
+// (within the timeout), or a call failed.
+func (r checkReport) unknown(err error, call string, timeout time.Duration) checkJSON {
 	var why string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
@@ -201,14 +241,10 @@ func (r checkReport) unknown(err error, call string, timeout time.Duration) erro
 	default:
 		why = err.Error()
 	}
-	summary := "UNKNOWN: " + why
-	if err := r.print(r.base("UNKNOWN", checkUnknown, summary), nil); err != nil {
-		return err
-	}
-	return &exitError{code: checkUnknown, err: errors.New(summary), quiet: true}
+	return r.base("UNKNOWN", checkUnknown, "UNKNOWN: "+why)
 }
 
-func (r checkReport) judged(s *sampler) error {
+func (r checkReport) judged(s *sampler) (checkJSON, []health.Alert) {
 	alerts := s.mon.Alerts()
 	ok := fmt.Sprintf("%s, %s, %s, %s judged over %v", numfmt.Plural(s.nodes, "node"), numfmt.Plural(s.topics, "topic"),
 		numfmt.Plural(s.groups, "group"), numfmt.Plural(s.queues, "queue"), r.window)
@@ -226,13 +262,7 @@ func (r checkReport) judged(s *sampler) error {
 	for _, g := range s.mon.Groups() {
 		out.Groups = append(out.Groups, groupStatusJSON(g))
 	}
-	if err := r.print(out, alerts); err != nil {
-		return err
-	}
-	if code == checkOK {
-		return nil
-	}
-	return &exitError{code: code, err: errors.New(summary), quiet: true}
+	return out, alerts
 }
 
 func (r checkReport) print(v checkJSON, alerts []health.Alert) error {

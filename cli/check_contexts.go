@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/sanitize"
+)
+
+// checkContextJSON is one context's check in `check -o json` over several
+// contexts: the single check's object with the context's name first.
+type checkContextJSON struct {
+	Context string `json:"context"`
+	checkJSON
+}
+
+// checkRank orders statuses worst first for a fleet: CRITICAL, WARNING,
+// UNKNOWN (a cluster that could not be judged), OK — the order of
+// aggregating monitoring checks, so the exit status is the worst.
+func checkRank(code int) int {
+	switch code {
+	case checkCritical:
+		return 3
+	case checkWarning:
+		return 2
+	case checkUnknown:
+		return 1
+	}
+	return 0
+}
+
+// checkContexts judges several contexts at once, each on its own
+// connection and window, so an unreachable cluster costs the others
+// nothing; it prints one line per context (or a JSON array), worst first
+// and then in the order given, and exits with the worst status.
+func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter, rs []config.Resolved) error {
+	results := make([]checkContextJSON, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Go(func() {
+			res := a.checkOne(cmd.Context(), r, f, filter)
+			if res.usage != nil {
+				rep := checkReport{target: r.Context.Admin, window: f.window}
+				res.v = rep.base("UNKNOWN", checkUnknown, "UNKNOWN: "+res.usage.Error())
+			}
+			results[i] = checkContextJSON{Context: r.Context.Name, checkJSON: res.v}
+		})
+	}
+	wg.Wait()
+	slices.SortStableFunc(results, func(x, y checkContextJSON) int { return checkRank(y.ExitCode) - checkRank(x.ExitCode) })
+	out := cmd.OutOrStdout()
+	if err := printCheckContexts(out, f.output == "json", results); err != nil {
+		return err
+	}
+	worst := results[0]
+	if worst.ExitCode == checkOK {
+		return nil
+	}
+	return &exitError{code: worst.ExitCode, err: errors.New(worst.Context + ": " + worst.Summary), quiet: true}
+}
+
+func printCheckContexts(w io.Writer, asJSON bool, results []checkContextJSON) error {
+	if asJSON {
+		return writeJSON(w, results, true)
+	}
+	var b strings.Builder
+	for _, r := range results {
+		b.WriteString(sanitize.String(r.Context + ": " + r.Summary))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
