@@ -23,6 +23,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 )
 
@@ -51,6 +52,15 @@ type Spec struct {
 	From, To *position.Position
 	// Max stops after this many matches (0 = no limit).
 	Max int
+	// Schemas, when set, are the decode rules (ilink/schema): the value
+	// criteria then match the decoded JSON text of a value its topic's
+	// codec decodes (a value that does not decode is matched as bytes),
+	// and Fields can be given.
+	Schemas *schema.Set
+	// Fields must all match the decoded value (field:PATH=VALUE); a
+	// record whose topic has no value codec, or whose value does not
+	// decode, matches none.
+	Fields []schema.FieldTerm
 }
 
 // HeaderMatch is a header criterion: a header named Key, with Value when
@@ -75,18 +85,24 @@ func ParseHeader(s string) (*HeaderMatch, error) {
 
 // Empty reports whether the spec has no criterion (every record matches).
 func (s *Spec) Empty() bool {
-	return s.Key == nil && len(s.ValueContains) == 0 && s.ValueRegex == nil && s.Header == nil
+	return s.Key == nil && len(s.ValueContains) == 0 && s.ValueRegex == nil && s.Header == nil && len(s.Fields) == 0
 }
 
-// Match reports whether r matches every criterion.
+// Match reports whether r matches every criterion, its value taken as
+// bytes (no schema).
 func (s *Spec) Match(r *consumer.Record) bool {
+	return s.match(r, r.Value)
+}
+
+// match is Match with the value text the value criteria look at.
+func (s *Spec) match(r *consumer.Record, value []byte) bool {
 	if s.Key != nil && !bytes.Equal(r.Key, s.Key) {
 		return false
 	}
-	if len(s.ValueContains) > 0 && !bytes.Contains(r.Value, s.ValueContains) {
+	if len(s.ValueContains) > 0 && !bytes.Contains(value, s.ValueContains) {
 		return false
 	}
-	if s.ValueRegex != nil && !s.ValueRegex.Match(r.Value) {
+	if s.ValueRegex != nil && !s.ValueRegex.Match(value) {
 		return false
 	}
 	if h := s.Header; h != nil {
@@ -317,6 +333,10 @@ func (s *scan) topic(ctx context.Context, addrs, topic string) error {
 		}
 	}
 	s.report(time.Now())
+	match, err := s.spec.matcher(topic)
+	if err != nil {
+		return fmt.Errorf("search %s: %w", topic, err)
+	}
 	for len(open) > 0 {
 		recs, err := c.ReadBatch(ctx, 2000, 200*time.Millisecond)
 		switch {
@@ -335,7 +355,7 @@ func (s *scan) topic(ctx context.Context, addrs, topic string) error {
 				continue
 			}
 			s.pr.Scanned++
-			if s.spec.Match(r) {
+			if match(r) {
 				if err := s.emit(r); err != nil {
 					return err // not handed over: not counted
 				}

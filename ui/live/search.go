@@ -13,6 +13,7 @@ import (
 
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/search"
 )
 
@@ -20,7 +21,14 @@ var _ tail.Searcher = (*Sources)(nil)
 
 // searchSpec turns the view's spec into ilink/search's.
 func searchSpec(v tail.SearchSpec, now time.Time) (search.Spec, error) {
-	s := search.Spec{Target: v.Target, Key: v.Key, ValueContains: []byte(v.ValueContains)}
+	s := search.Spec{Target: v.Target, Key: v.Key, ValueContains: []byte(v.ValueContains), Schemas: v.Schemas}
+	for _, f := range v.Fields {
+		ft, err := schema.ParseFieldTerm(f)
+		if err != nil {
+			return s, err
+		}
+		s.Fields = append(s.Fields, ft)
+	}
 	if v.ValueRegex != "" {
 		re, err := regexp.Compile(v.ValueRegex)
 		if err != nil {

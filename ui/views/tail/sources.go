@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui/jsonl"
 )
 
@@ -169,6 +170,12 @@ type SearchSpec struct {
 	ValueRegex    string
 	Header        string // NAME=VALUE, or NAME for any value; "" = none
 	From, To      string // "" = earliest / the end when the scan starts
+	// Fields are field terms (PATH=VALUE, ilink/schema) the decoded value
+	// must all match.
+	Fields []string
+	// Schemas are the decode rules the value criteria and Fields read the
+	// decoded values by (the view's context's; nil decodes nothing).
+	Schemas *schema.Set
 }
 
 // SearchProgress is a snapshot of a running search.

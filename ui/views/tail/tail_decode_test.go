@@ -27,10 +27,16 @@ func demoSet(t testing.TB) *schema.Set {
 func newDecodingRig(t *testing.T, set *schema.Set) *tailRig {
 	t.Helper()
 	fk := fakes.NewTailer(fakes.TailerOptions{})
+	return newDecodingRigOver(t, set, fk, fk)
+}
+
+// newDecodingRigOver is newDecodingRig reading tl, built over fk.
+func newDecodingRigOver(t *testing.T, set *schema.Set, tl tail.Tailer, fk *fakes.Tailer) *tailRig {
+	t.Helper()
 	tr := &tailRig{tl: fk}
 	tr.Rig = viewtest.New(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
 		ctx.Schemas = set
-		tr.v = tail.New(ctx, fk)
+		tr.v = tail.New(ctx, tl)
 		return tr.v
 	})
 	return tr
@@ -119,4 +125,77 @@ func assertNoControls(t *testing.T, screen string) {
 	if i := strings.IndexAny(screen, "\x1b\u202e\u009b"); i >= 0 {
 		t.Fatalf("control in the screen at %d: %q", i, screen[max(i-20, 0):min(i+20, len(screen))])
 	}
+}
+
+// v: and a bare term match the decoded JSON text of a record with a
+// schema; field:PATH=VALUE its decoded fields (an array stands for each
+// item); a field term on a tail without a schema says why it cannot
+// match.
+func TestTailFilterMatchesDecodedFields(t *testing.T) {
+	set := demoSet(t)
+	r := newDecodingRig(t, set)
+	r.Run(r.v.Open(demo.ShopOrders))
+	r.tl.Last().EmitRecords(
+		tail.Record{Topic: demo.ShopOrders, Offset: 1, Key: []byte("a"), Value: order(t, set, `{"id":"ord-1","status":"PAID","lines":[{"sku":"SKU-1"},{"sku":"SKU-9"}]}`)},
+		tail.Record{Topic: demo.ShopOrders, Offset: 2, Key: []byte("b"), Value: order(t, set, `{"id":"ord-2","status":"SHIPPED","customer":{"address":{"city":"Busan"}}}`)},
+		tail.Record{Topic: demo.ShopOrders, Offset: 3, Key: []byte("c"), Value: []byte{0xff}},
+	)
+	r.waitTotal(3)
+	count := func(filter string) int {
+		t.Helper()
+		r.Key("/", "ctrl+u")
+		r.TypeText(filter)
+		r.Key("enter")
+		n := r.v.Shown()
+		r.Key("esc")
+		return n
+	}
+	for filter, want := range map[string]int{
+		`v:"status":"PAID"`:                  1, // the JSON text, not in the binary
+		`SHIPPED`:                            1,
+		`field:status=SHIPPED`:               1,
+		`field:lines.sku=SKU-9`:              1,
+		`field:customer.address.city=Busan`:  1,
+		`!field:customer.address.city=Busan`: 2, // the undecodable record has no such field
+		`field:status=PAID field:id=ord-2`:   0,
+		`v:re:"id":"ord-[12]"`:               2,
+	} {
+		if got := count(filter); got != want {
+			t.Errorf("/%s: %d rows, want %d", filter, got, want)
+		}
+	}
+	r.Key("/", "ctrl+u")
+	r.TypeText("field:status")
+	r.MustShow("want field:PATH=VALUE")
+	r.Key("esc")
+}
+
+func TestTailFieldTermWithoutSchema(t *testing.T) {
+	r := newDecodingRig(t, demoSet(t))
+	r.Run(r.v.Open("ORDER.EVENT"))
+	r.Key("/")
+	r.TypeText("field:status=PAID")
+	r.MustShow("field:status=PAID: a field term needs a schema, and no decode rule matches this tail")
+}
+
+// The search beyond the buffer takes decoded field terms (checked in the
+// form) with the context's schemas, and its matches arrive decoded.
+func TestTailSearchDecodedFields(t *testing.T) {
+	set := demoSet(t)
+	st := &searchTailer{Tailer: fakes.NewTailer(fakes.TailerOptions{})}
+	r := newDecodingRigOver(t, set, st, st.Tailer)
+	r.Run(r.v.Open(demo.ShopOrders))
+	r.Key("S", "enter", "tab", "tab", "tab", "tab", "tab", "tab")
+	r.TypeText("status")
+	r.Key("enter")
+	r.MustShow("want field:PATH=VALUE")
+	r.TypeText("=PAID")
+	r.Key("enter")
+	if len(st.specs) != 1 || len(st.specs[0].Fields) != 1 || st.specs[0].Fields[0] != "status=PAID" || st.specs[0].Schemas != set {
+		t.Fatalf("search specs %+v", st.specs)
+	}
+	r.MustShow("field:status=PAID")
+	st.run.ch <- tail.Record{Topic: demo.ShopOrders, Offset: 5, Key: []byte("k"), Value: order(t, set, `{"id":"ord-5","status":"PAID"}`)}
+	r.waitTotal(1)
+	r.MustShow(`{"id":"ord-5","status":"PAID"}`)
 }

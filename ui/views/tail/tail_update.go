@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
 	"ilinkdash/ui/views/tab"
 )
@@ -38,6 +39,9 @@ func (v *View) filterKey(msg tea.Msg) {
 		return
 	}
 	v.filterErr = ""
+	if f != nil {
+		v.filterErr = f.needsSchema(v.defaultFormat(v.spec.Target) == components.FormatDecoded)
+	}
 	v.setFilter(f)
 }
 

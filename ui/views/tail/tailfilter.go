@@ -8,7 +8,37 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+
+	"ilinkdash/ilink/schema"
 )
+
+// keyText is what the filter matches a key against: its decoded JSON when
+// its schema decoded it, else its bytes.
+func (e *tailEntry) keyText() []byte {
+	if e.kd != nil {
+		return e.kd
+	}
+	return e.k
+}
+
+// valueText is keyText for the value.
+func (e *tailEntry) valueText() []byte {
+	if e.vd != nil {
+		return e.vd
+	}
+	return e.v
+}
+
+// needsSchema says why the filter cannot match anything when no decode
+// rule gives the tailed records a schema ("" when it can).
+func (f *tailFilter) needsSchema(decodes bool) string {
+	for _, t := range f.terms {
+		if t.field == fField && !decodes {
+			return t.ft.String() + ": a field term needs a schema, and no decode rule matches this tail"
+		}
+	}
+	return ""
+}
 
 // The tail filter (`/`): space-separated terms, all of which must match.
 //
@@ -21,14 +51,18 @@ import (
 //	k:re:EXPR   key matches; v:re:EXPR value matches
 //	p:N         partition N
 //	t:TEXT      topic contains TEXT (pattern tails)
+//	field:PATH=VALUE  the decoded value has VALUE at PATH (ilink/schema)
 //	!TERM       negates a term
 //
 // Single quotes keep spaces in a term: v:'payment failed' (double quotes
 // are ordinary characters, for JSON: v:"status":"PAID"). Substrings are
 // smart-case: all-lowercase text matches case-insensitively (ASCII), text
-// with a capital matches exactly. Matching runs on the raw bytes, once per
-// record when it arrives (and once over the buffer when the filter
-// changes), never per frame.
+// with a capital matches exactly. Matching runs on the raw bytes, or, for
+// a key or value its schema decoded, on its decoded JSON text (so v: and a
+// bare TEXT find what the decoded format shows), once per record when it
+// arrives (and once over the buffer when the filter changes), never per
+// frame; field: matches the decoded document's fields. Nothing is decoded
+// here: the documents came decoded with the records (tail_decode.go).
 
 type termField uint8
 
@@ -39,6 +73,7 @@ const (
 	fHeader
 	fPartition
 	fTopic
+	fField
 )
 
 type filterTerm struct {
@@ -50,6 +85,7 @@ type filterTerm struct {
 	hname string // h: header name ("" = any header)
 	hval  bool   // h:NAME=TEXT: text applies to the value
 	part  int32
+	ft    schema.FieldTerm // field:
 }
 
 type tailFilter struct {
@@ -58,7 +94,7 @@ type tailFilter struct {
 }
 
 // FilterHelp is the one-line syntax summary shown under the filter input.
-const FilterHelp = "TEXT · k:key · v:value · h:name[=value] · re:regexp · k:re: · v:re: · p:N · t:topic · !negate · 'a b'"
+const FilterHelp = "TEXT · k:key · v:value · h:name[=value] · re:regexp · k:re: · v:re: · p:N · t:topic · field:path=value · !negate · 'a b'"
 
 func splitTerms(s string) ([]string, error) {
 	var out []string
@@ -119,6 +155,14 @@ func parseTailFilter(s string) (*tailFilter, error) {
 				return nil, fmt.Errorf("p: takes a partition number, not %q", tok[2:])
 			}
 			t.field, t.part = fPartition, int32(n)
+			f.terms = append(f.terms, t)
+			continue
+		case strings.HasPrefix(tok, "field:"):
+			ft, err := schema.ParseFieldTerm(tok[len("field:"):])
+			if err != nil {
+				return nil, err
+			}
+			t.field, t.ft = fField, ft
 			f.terms = append(f.terms, t)
 			continue
 		case strings.HasPrefix(tok, "h:"):
@@ -184,11 +228,17 @@ func (t *filterTerm) has(b []byte) bool {
 func (t *filterTerm) match(e *tailEntry) bool {
 	switch t.field {
 	case fAny:
-		return t.has(e.key()) || t.has(e.value())
+		return t.has(e.keyText()) || t.has(e.valueText())
 	case fKey:
-		return t.has(e.key())
+		return t.has(e.keyText())
 	case fValue:
-		return t.has(e.value())
+		return t.has(e.valueText())
+	case fField:
+		if e.vd == nil {
+			return false // no schema, or it did not decode
+		}
+		ok, err := t.ft.MatchJSON(e.vd)
+		return err == nil && ok
 	case fTopic:
 		return contains([]byte(e.topic), t.text, t.fold)
 	case fPartition:

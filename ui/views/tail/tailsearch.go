@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -74,6 +75,7 @@ func (v *View) openSearch() {
 			components.TextField("Header", "", "NAME=VALUE, or NAME"),
 			components.TextField("From", "earliest", "position"),
 			components.TextField("To", "", "position (empty: the end now)"),
+			components.TextField("Decoded fields", "", "PATH=VALUE … (status=PAID customer.address.city=Seoul)"),
 		},
 	}
 	if topic != "" {
@@ -87,7 +89,7 @@ func (v *View) openSearch() {
 func (v *View) submitSearch() tea.Cmd {
 	f := v.Dlg.Fields
 	spec := SearchSpec{Target: f[0].Value(), ValueContains: f[2].Input.Value(), ValueRegex: f[3].Value(),
-		Header: f[4].Value(), From: f[5].Value(), To: f[6].Value()}
+		Header: f[4].Value(), From: f[5].Value(), To: f[6].Value(), Fields: strings.Fields(f[7].Value()), Schemas: v.Ctx.Schemas}
 	if k := f[1].Input.Value(); k != "" {
 		spec.Key = []byte(k)
 	}
@@ -99,8 +101,16 @@ func (v *View) submitSearch() tea.Cmd {
 	switch {
 	case spec.Target == "":
 		return fail(0, "give the topic (or pattern) to search")
-	case spec.Key == nil && spec.ValueContains == "" && spec.ValueRegex == "" && spec.Header == "":
-		return fail(1, "give a key, a value, a regex or a header to look for")
+	case spec.Key == nil && spec.ValueContains == "" && spec.ValueRegex == "" && spec.Header == "" && len(spec.Fields) == 0:
+		return fail(1, "give a key, a value, a regex, a header or a decoded field to look for")
+	}
+	for _, fld := range spec.Fields {
+		if _, err := schema.ParseFieldTerm(fld); err != nil {
+			return fail(7, err.Error())
+		}
+		if v.defaultFormat(spec.Target) != components.FormatDecoded {
+			return fail(7, "field:"+fld+": a field term needs a schema, and no decode rule matches "+spec.Target)
+		}
 	}
 	if spec.ValueRegex != "" {
 		if _, err := regexp.Compile(spec.ValueRegex); err != nil {
@@ -283,6 +293,9 @@ func searchCriteria(s SearchSpec) string {
 	}
 	if s.Header != "" {
 		parts = append(parts, "h:"+sanitize.String(s.Header))
+	}
+	for _, f := range s.Fields {
+		parts = append(parts, "field:"+sanitize.String(f))
 	}
 	from := s.From
 	if from == "" {

@@ -63,7 +63,7 @@ func TestTailSearchProgressStreamingAndCancel(t *testing.T) {
 	r.Key("S")
 	r.MustShow("Search beyond the buffer", "ORDER.EVENT")
 	r.Key("enter", "enter") // edit the focused field (the dialog opens navigating), submit
-	r.MustShow("give a key, a value, a regex or a header to look for")
+	r.MustShow("give a key, a value, a regex, a header or a decoded field to look for")
 	r.TypeText("order-42")
 	r.Key("tab", "tab")
 	r.TypeText("(")

@@ -1,0 +1,94 @@
+package search
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/schema"
+)
+
+// produceOrders writes n shop.Order values to topic (status PAID for
+// every tenth, id ord-<i>, city Seoul or Busan), then one value that does
+// not decode.
+func produceOrders(t testing.TB, e *engine.Engine, set *schema.Set, topic string, n int) {
+	t.Helper()
+	codec := set.Topic(demo.ShopOrders).Value.Codec
+	ctx := testCtx(t, 5*time.Minute)
+	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{LingerMs: 5, BatchSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := 0; i < n; i++ {
+		status, city := "CREATED", "Seoul"
+		if i%10 == 0 {
+			status = "PAID"
+		}
+		if i%2 == 1 {
+			city = "Busan"
+		}
+		v, err := codec.Encode([]byte(fmt.Sprintf(`{"id":"ord-%d","status":%q,"customer":{"name":"n","address":{"city":%q}},"lines":[{"sku":"SKU-%d","qty":1}]}`, i, status, city, i%7)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Send(&ilink.ProducerRecord{Topic: topic, Key: []byte(fmt.Sprintf("ord-%d", i)), Value: v}, nil)
+	}
+	p.Send(&ilink.ProducerRecord{Topic: topic, Key: []byte("bad"), Value: []byte("\xff\xff PAID")}, nil)
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The value criteria match the decoded JSON text of a Protobuf value (the
+// binary holds no "status":"PAID"); field terms match its fields; a value
+// that does not decode is matched as bytes and has no fields.
+func TestSearchDecodedValuesAndFields(t *testing.T) {
+	e := startEngine(t)
+	set, err := schema.Compile(demo.DecodeRules()) // SHOP.ORDERS: protobuf shop.Order
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTopic(demo.ShopOrders, "partitions=2,replicas=1"); err != nil {
+		t.Fatal(err)
+	}
+	produceOrders(t, e, set, demo.ShopOrders, 200)
+	addrs := strings.Join(e.DataAddrs(), ",")
+	field := func(s string) schema.FieldTerm {
+		f, err := schema.ParseFieldTerm(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name string
+		spec Spec
+		want int
+	}{
+		{"raw bytes, no schema", Spec{ValueContains: []byte(`"status":"PAID"`)}, 0},
+		{"decoded text", Spec{Schemas: set, ValueContains: []byte(`"status":"PAID"`)}, 20},
+		{"decoded regex", Spec{Schemas: set, ValueRegex: regexp.MustCompile(`"id":"ord-1[0-9]"`)}, 10},
+		{"undecodable value as bytes", Spec{Schemas: set, ValueContains: []byte("\xff PAID")}, 1},
+		{"field", Spec{Schemas: set, Fields: []schema.FieldTerm{field("status=PAID")}}, 20},
+		{"nested field and repeated", Spec{Schemas: set, Fields: []schema.FieldTerm{field("customer.address.city=Busan"), field("lines.sku=SKU-3")}}, 15},
+		{"field and text", Spec{Schemas: set, ValueContains: []byte("Seoul"), Fields: []schema.FieldTerm{field("status=PAID")}}, 20},
+		{"field without a schema", Spec{Fields: []schema.FieldTerm{field("status=PAID")}}, 0},
+	} {
+		c.spec.Target = demo.ShopOrders
+		found := 0
+		p, err := Run(testCtx(t, time.Minute), addrs, c.spec, Options{}, func(*consumer.Record) error { found++; return nil })
+		if err != nil || p.Scanned != 201 {
+			t.Fatalf("%s: scanned %d: %v", c.name, p.Scanned, err)
+		}
+		if found != c.want {
+			t.Errorf("%s: %d matches, want %d", c.name, found, c.want)
+		}
+	}
+}
