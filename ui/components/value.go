@@ -67,6 +67,32 @@ type Decoded struct {
 // Has reports whether the value has a schema (decoded or not).
 func (d Decoded) Has() bool { return d.Schema != "" }
 
+// Failed is the one-line preview of a value that did not decode, for a
+// table row: the codec's error (why, sanitized) and the first bytes of the
+// value in hex.
+func Failed(why string, raw []byte) string {
+	if len(why) > 256 {
+		why = why[:256]
+	}
+	return "⚠ " + sanitize.String(why) + " · hex " + HexPreview(raw)
+}
+
+// HexPreview is the first bytes of b in hex ("0a 03 66 …"), for a row.
+func HexPreview(b []byte) string {
+	const n = 24
+	out := make([]byte, 0, 3*n+3)
+	for i, c := range b {
+		if i == n {
+			return string(append(out, "…"...))
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, hexLower[c>>4], hexLower[c&0xf])
+	}
+	return string(out)
+}
+
 // DecodedLines renders a value in a format as ValueLines does, and in
 // the decoded format as its schema decoded it: the document indented, or,
 // when it did not decode, the codec's error and the bytes in hex (never

@@ -95,10 +95,11 @@ type browsePageData struct {
 	msgs  []admin.QueueMessage
 	index int64 // messages of the queue ahead of the page's first
 	bytes int
+	dec   decodedPage // the decoded bodies (queuedecode.go), counted in bytes
 }
 
-func newPageData(b admin.QueueBrowse) browsePageData {
-	p := browsePageData{msgs: b.Messages, index: b.Index}
+func newPageData(b admin.QueueBrowse, dec decodedPage) browsePageData {
+	p := browsePageData{msgs: b.Messages, index: b.Index, dec: dec, bytes: dec.size()}
 	for _, m := range b.Messages {
 		p.bytes += len(m.Payload)
 		for _, h := range m.Headers {
@@ -175,9 +176,9 @@ func (w *browseWindow) full() bool {
 // apply takes a page: a reload or a jump replaces the window, a next page
 // is appended (dropping pages at the start beyond the bound), a previous
 // one prepended (dropping pages at the end).
-func (w *browseWindow) apply(kind browseKind, b admin.QueueBrowse) {
+func (w *browseWindow) apply(kind browseKind, b admin.QueueBrowse, dec decodedPage) {
 	w.depth = b.Depth
-	p := newPageData(b)
+	p := newPageData(b, dec)
 	over := func() bool {
 		return len(w.pages) > browseWindowPages || (len(w.pages) > 1 && w.bytes() > browseWindowBytes)
 	}
@@ -225,6 +226,7 @@ type queueSearch struct {
 	depth   int64
 	count   int64                // matches found
 	matches []admin.QueueMessage // the first searchKeep, within searchKeepBytes
+	dec     decodedPage          // their decoded bodies, counted in kept
 	kept    int                  // the bytes of matches (messageSize)
 	full    bool                 // a bound was reached: later matches are only counted
 	err     error
@@ -320,22 +322,25 @@ type (
 		name   string
 		kind   browseKind
 		b      admin.QueueBrowse
+		dec    decodedPage // its bodies decoded, when the queue has a codec
 		err    error
 		search uint64 // the search a browseSearch page is for
 	}
 	queueActionMsg struct {
-		verb   string
-		name   string
-		n      int
-		taken  *admin.QueueMessage
-		move   admin.MoveResult
-		apply  bool
-		err    error
-		dlgGen uint64
+		verb  string
+		name  string
+		n     int
+		taken *admin.QueueMessage
+		// takenDec is its body decoded (the queue's codec; zero: none).
+		takenDec components.Decoded
+		move     admin.MoveResult
+		apply    bool
+		err      error
+		dlgGen   uint64
 	}
 )
 
-func newMessageTable(ctx *common.Context, ids **idForm) *components.Table[admin.QueueMessage] {
+func newMessageTable(ctx *common.Context, ids **idForm, body func(admin.QueueMessage) string) *components.Table[admin.QueueMessage] {
 	type M = components.Column[admin.QueueMessage]
 	t := components.NewTable(ctx, func(m admin.QueueMessage) string { return strconv.FormatUint(m.Seq, 10) },
 		M{Title: "SEQ", Width: 6, Right: true,
@@ -364,7 +369,7 @@ func newMessageTable(ctx *common.Context, ids **idForm) *components.Table[admin.
 		M{Title: "BYTES", Width: 6, Right: true, Drop: 3,
 			Text: func(m admin.QueueMessage) string { return common.Bytes(int64(len(m.Payload))) }},
 		M{Title: "BODY", Width: 30, Min: 10, Flex: true,
-			Text: func(m admin.QueueMessage) string { return sanitize.Truncate(sanitize.Bytes(m.Payload), 200) }},
+			Text: body},
 	)
 	t.Empty = "no message"
 	t.SetSort(0, false)
@@ -375,9 +380,9 @@ func newMessageTable(ctx *common.Context, ids **idForm) *components.Table[admin.
 func (v *View) openQueue(name string) tea.Cmd {
 	v.detail = name
 	v.Gen++
-	d := &queueDetail{name: name, ids: newIDForm(nil)}
+	d := &queueDetail{name: name, ids: newIDForm(nil), format: components.DefaultFormat(v.codec(name) != nil)}
 	v.qd = d
-	d.msgs = newMessageTable(v.Ctx, &d.ids)
+	d.msgs = newMessageTable(v.Ctx, &d.ids, d.bodyCell)
 	ops := listdetail.TableOps(d.msgs)
 	// esc stops a running search, then ends it, before it clears a
 	// filter or closes the detail.
@@ -435,10 +440,10 @@ func (v *View) fetchPage(kind browseKind) tea.Cmd {
 		at.Before = admin.BrowseLast
 	}
 	d.paging = true
-	src, name := v.src, d.name
+	src, name, codec := v.src, d.name, v.codec(d.name)
 	return v.Call(func(ctx context.Context) any {
 		b, err := src.BrowseQueueAt(ctx, name, at)
-		return queueBrowseMsg{name: name, kind: kind, b: b, err: err}
+		return queueBrowseMsg{name: name, kind: kind, b: b, dec: decodePage(codec, b.Messages), err: err}
 	})
 }
 
@@ -479,7 +484,7 @@ func (v *View) browseReply(m queueBrowseMsg) tea.Cmd {
 		d.err = m.err
 	} else {
 		d.err, d.loaded = nil, true
-		d.win.apply(m.kind, m.b)
+		d.win.apply(m.kind, m.b, m.dec)
 		d.showWindow()
 		if d.search == nil {
 			switch m.kind {
@@ -704,8 +709,13 @@ func (v *View) messageLines(st *common.Styles, h int) []string {
 	for _, hd := range m.Headers {
 		lines = append(lines, common.Trunc(st.Muted.Render(common.S(hd.Key)+": ")+sanitize.Bytes(hd.Value), v.W))
 	}
-	lines = append(lines, st.Muted.Render(common.Trunc("body ("+components.FormatNames[d.format]+", f cycles) · "+common.Bytes(int64(len(m.Payload))), v.W)))
-	lines = append(lines, components.ValueLines(st, m.Payload, d.format, v.W)...)
+	dec := d.decoded(m)
+	what := components.FormatNames[d.format]
+	if d.format == components.FormatDecoded && dec.Has() {
+		what += ": " + sanitize.String(dec.Schema)
+	}
+	lines = append(lines, st.Muted.Render(common.Trunc("body ("+what+", f cycles) · "+common.Bytes(int64(len(m.Payload))), v.W)))
+	lines = append(lines, components.DecodedLines(st, m.Payload, dec, d.format, v.W)...)
 	if len(lines) > h {
 		lines = lines[:h]
 	}
@@ -733,7 +743,8 @@ func (v *View) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		d.msgs.Update(msg)
 		return v.pageNear(-1), true
 	case key.Matches(msg, k.TailFormat):
-		d.format = components.NextFormat(d.format, v.Ctx.Schemas.Queue(d.name).Value.Codec != nil)
+		d.format = components.NextFormat(d.format, v.codec(d.name) != nil)
+		d.refreshCells()
 	case key.Matches(msg, k.QueueRefresh):
 		return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)), true
 	case key.Matches(msg, k.QueuePut):
@@ -830,10 +841,14 @@ func (v *View) openTake() {
 
 func (v *View) runTake() tea.Cmd {
 	v.Dlg.Busy = "taking…"
-	src, gen, name, want := v.src, v.DlgGen, v.qd.name, v.qd.flow.take
+	src, gen, name, want, codec := v.src, v.DlgGen, v.qd.name, v.qd.flow.take, v.codec(v.qd.name)
 	return v.Call(func(ctx context.Context) any {
 		m, err := src.TakeMessage(ctx, name, want.ID)
-		return queueActionMsg{verb: "take", name: name, taken: m, err: err, dlgGen: gen}
+		var dec components.Decoded
+		if m != nil {
+			dec = decodePage(codec, []admin.QueueMessage{*m})[string(m.ID)]
+		}
+		return queueActionMsg{verb: "take", name: name, taken: m, takenDec: dec, err: err, dlgGen: gen}
 	})
 }
 
@@ -982,7 +997,7 @@ func (v *View) actionReply(m queueActionMsg) tea.Cmd {
 		if t := m.taken; t != nil {
 			body = []string{fmt.Sprintf("Took %s, the message previewed (put %s, %s). It is no longer on the queue.", hex.EncodeToString(t.ID), t.PutTime.Format("15:04:05.000"),
 				common.Bytes(int64(len(t.Payload)))), ""}
-			body = append(body, components.ValueLines(st, t.Payload, v.qd.format, min(max(v.W-10, 10), 64))...)
+			body = append(body, components.DecodedLines(st, t.Payload, m.takenDec, v.qd.format, min(max(v.W-10, 10), 64))...)
 		} else if want != nil {
 			body = []string{st.Warn.Render(fmt.Sprintf("Nothing was taken: message %s, the one previewed, is no longer on the queue or is in flight (taken or moved since the browse).", hex.EncodeToString(want.ID)))}
 		}
@@ -1077,7 +1092,7 @@ func (v *View) openSearch() {
 func (v *View) startSearch(q string) tea.Cmd {
 	d := v.qd
 	d.searchGen++
-	d.search = &queueSearch{gen: d.searchGen, query: q, running: true, depth: d.win.depth}
+	d.search = &queueSearch{gen: d.searchGen, query: q, running: true, depth: d.win.depth, dec: decodedPage{}}
 	d.ids = newIDForm(nil)
 	d.msgs.SetItems(nil)
 	return v.fetchSearch(0)
@@ -1085,10 +1100,10 @@ func (v *View) startSearch(q string) tea.Cmd {
 
 func (v *View) fetchSearch(from uint64) tea.Cmd {
 	d := v.qd
-	src, name, gen := v.src, d.name, d.search.gen
+	src, name, gen, codec := v.src, d.name, d.search.gen, v.codec(d.name)
 	return v.Call(func(ctx context.Context) any {
 		b, err := src.BrowseQueueAt(ctx, name, admin.BrowseAt{From: from, Max: searchPage, MaxBytes: browsePageBytes})
-		return queueBrowseMsg{name: name, kind: browseSearch, b: b, err: err, search: gen}
+		return queueBrowseMsg{name: name, kind: browseSearch, b: b, dec: decodePage(codec, b.Messages), err: err, search: gen}
 	})
 }
 
@@ -1108,15 +1123,19 @@ func (v *View) searchReply(m queueBrowseMsg) tea.Cmd {
 	before := len(s.matches)
 	for _, msg := range m.b.Messages {
 		s.scanned++
-		if !messageMatches(msg, needle) {
+		dec := m.dec[string(msg.ID)]
+		if !messageMatches(msg, needle) && !decodedMatches(dec, needle) {
 			continue
 		}
 		s.count++
 		// The first matches are kept until a bound is reached (the first
 		// one always: a page holds one message however large); after
 		// that the rest are only counted.
-		if size := messageSize(msg); !s.full && (len(s.matches) == 0 || (len(s.matches) < searchKeep && s.kept+size <= searchKeepBytes)) {
+		if size := messageSize(msg) + len(dec.Doc) + len(dec.Err); !s.full && (len(s.matches) == 0 || (len(s.matches) < searchKeep && s.kept+size <= searchKeepBytes)) {
 			s.matches = append(s.matches, msg)
+			if dec.Has() {
+				s.dec[string(msg.ID)] = dec
+			}
 			s.kept += size
 		} else {
 			s.full = true

@@ -407,7 +407,7 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 	case k == nil:
 		out = append(out, label("key")+st.Faint.Render("null"))
 	case v.formatOf(e) == components.FormatDecoded && v.decodedKey(e).Has() && e.kd == nil:
-		out = append(out, label("key")+st.Err.Render(common.Trunc("does not decode: "+sanitize.String(e.kerr)+" · hex "+hexPreview(k), max(vw, 1))))
+		out = append(out, label("key")+st.Err.Render(common.Trunc("does not decode: "+sanitize.String(e.kerr)+" · hex "+components.HexPreview(k), max(vw, 1))))
 	default:
 		ks := sanitize.Bytes(k)
 		if v.formatOf(e) == components.FormatDecoded && e.kd != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
 )
 
@@ -93,26 +94,9 @@ func decodedPreview(raw, doc []byte, why string) string {
 	case doc != nil:
 		return preview(doc)
 	case why != "":
-		return "⚠ " + preview([]byte(why)) + " · hex " + hexPreview(raw)
+		return components.Failed(why, raw)
 	}
 	return preview(raw)
-}
-
-// hexPreview is the first bytes of b in hex, for a row.
-func hexPreview(b []byte) string {
-	const n = 24
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 3*n+3)
-	for i, c := range b {
-		if i == n {
-			return string(append(out, "…"...))
-		}
-		if i > 0 {
-			out = append(out, ' ')
-		}
-		out = append(out, digits[c>>4], digits[c&0xf])
-	}
-	return string(out)
 }
 
 // entryOverhead is what an entry costs beyond its keys, values and
