@@ -111,6 +111,9 @@ func (v *View) planBody(pf pubForm) (body []string, warned bool) {
 	} else {
 		row("Value", describeText(pf.valueText, pf.value.Static(), "empty"))
 	}
+	if pf.codec != nil {
+		row("Encoded", "the JSON, with "+common.S(pf.codec.Name()))
+	}
 	if len(pf.headers) > 0 {
 		row("Headers", common.Plural(len(pf.headers), "header")+": "+clip(common.S(pf.headersText), 48))
 	} else {

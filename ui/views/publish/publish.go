@@ -18,6 +18,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink"
 	tmpl "ilinkdash/ilink/loadgen/template"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
@@ -422,6 +423,9 @@ type pubForm struct {
 	value   *tmpl.Template
 	file    string
 	headers []pubHeader
+	// codec, when the topic's decode rule gives its values one, encodes
+	// the JSON the value (or file) expands to (ilink/schema).
+	codec schema.Codec
 	// What the form said, for the confirmation.
 	keyText, valueText, headersText, countText string
 }
@@ -479,6 +483,12 @@ func (v *View) check() (pubForm, error) {
 	if err := checkRecordSize(pf, "value"); err != nil {
 		return pf, fieldErr{pfValue, err}
 	}
+	pf.codec = v.Ctx.Schemas.Topic(topic).Value.Codec
+	if pf.file == "" {
+		if err := checkEncodes(pf, "value"); err != nil {
+			return pf, fieldErr{pfValue, err}
+		}
+	}
 	cs := strings.ReplaceAll(strings.ReplaceAll(f[pfCount].Value(), ",", ""), "_", "")
 	if cs == "" {
 		cs = "1"
@@ -529,6 +539,20 @@ func checkRecordSize(pf pubForm, what string) error {
 	return nil
 }
 
+// checkEncodes refuses a value (what names it) that the topic's codec
+// cannot encode: the JSON it expands to for the first record (templates
+// expanded) must fit the schema. The codec's error names the field.
+func checkEncodes(pf pubForm, what string) error {
+	if pf.codec == nil {
+		return nil
+	}
+	doc := tmpl.NewExpander().Append(nil, pf.value, 0)
+	if _, err := pf.codec.Encode(doc); err != nil {
+		return fmt.Errorf("%s does not fit %s: %v; nothing is sent", what, pf.codec.Name(), err)
+	}
+	return nil
+}
+
 // loadFile reads the value file (in a command): at most maxPublishFile
 // bytes; a UTF-8 file with "{{" is a template.
 func loadFile(path string) (*tmpl.Template, error) {
@@ -561,22 +585,31 @@ func recordFunc(pf pubForm, exp *tmpl.Expander) func(int64, *Record) {
 	hbufs := make([][]byte, len(pf.headers))
 	var keyBuf, valBuf []byte
 	var staticVal []byte
+	var staticErr error
 	if pf.value.Static() {
 		staticVal = pf.value.Literal()
 		if staticVal == nil {
 			staticVal = []byte{}
 		}
+		if pf.codec != nil {
+			staticVal, staticErr = encodeValue(pf.codec, staticVal)
+		}
 	}
 	return func(seq int64, r *Record) {
+		r.Err = nil
 		if pf.key == nil {
 			r.Key = nil
 		} else {
 			keyBuf = exp.Append(keyBuf[:0], pf.key, seq)
 			r.Key = keyBuf
 		}
-		if staticVal != nil {
-			r.Value = staticVal
-		} else {
+		switch {
+		case pf.value.Static():
+			r.Value, r.Err = staticVal, staticErr
+		case pf.codec != nil:
+			valBuf = exp.Append(valBuf[:0], pf.value, seq)
+			r.Value, r.Err = encodeValue(pf.codec, valBuf)
+		default:
 			valBuf = exp.Append(valBuf[:0], pf.value, seq)
 			r.Value = valBuf
 		}
@@ -586,6 +619,19 @@ func recordFunc(pf pubForm, exp *tmpl.Expander) func(int64, *Record) {
 			r.Headers = append(r.Headers, Header{Key: h.key, Value: hbufs[i]})
 		}
 	}
+}
+
+// encodeValue encodes the JSON doc with c; its error says the record did
+// not fit (the first record was checked before the run).
+func encodeValue(c schema.Codec, doc []byte) ([]byte, error) {
+	b, err := c.Encode(doc)
+	if err != nil {
+		return nil, fmt.Errorf("does not fit %s: %w (not sent)", c.Name(), err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }
 
 // submit checks the form and opens the confirmation: nothing is sent
@@ -619,6 +665,9 @@ func (v *View) submit() tea.Cmd {
 		}
 		pf.value = t
 		if err := checkRecordSize(pf, "file: "+pf.file); err != nil {
+			return pubPlannedMsg{err: err}
+		}
+		if err := checkEncodes(pf, "file: "+pf.file); err != nil {
 			return pubPlannedMsg{err: err}
 		}
 		return pubPlannedMsg{pf: pf}

@@ -89,6 +89,10 @@ func (r *runSender) Next(seq int64) bool {
 func (r *runSender) Send() {
 	r.meter.Sent()
 	t0 := time.Now()
+	if err := r.rec.Err; err != nil { // it could not be encoded: nothing goes out
+		r.meter.Done(-1, -1, err, r.run.Done(t0, err))
+		return
+	}
 	r.s.Send(r.spec.Topic, &r.rec, func(p int32, o int64, err error) {
 		r.meter.Done(p, o, err, r.run.Done(t0, err))
 	})

@@ -23,6 +23,10 @@ type Record struct {
 	Key     []byte // nil = null key (uniform sticky partitioning)
 	Value   []byte
 	Headers []Header
+	// Err, set by Spec.Record, is why this record could not be made (its
+	// JSON, templates expanded, does not fit the topic's schema): nothing
+	// is sent for it, and it counts as failed with Err's text.
+	Err error
 }
 
 // Spec is what the publish form sends.
