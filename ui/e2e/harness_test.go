@@ -42,7 +42,9 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
 )
@@ -203,6 +205,11 @@ type dashOpts struct {
 	// noProbe: no link-probe query (CSI 6n), which a hostile record must
 	// never smuggle to the terminal either.
 	noProbe bool
+	// lag is the lag history the dashboard records into (nil: none).
+	lag *history.Store
+	// schemas are the decode rules the views show records by (as the
+	// dashboard's on the embedded demo: its built-in ones); nil: none.
+	schemas *schema.Set
 }
 
 type dash struct {
@@ -249,10 +256,14 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	cfg.Refresh = refreshEvery(o.refresh)
 	cfg.LowBandwidth = o.low
 	uctx := ui.NewContext(cfg, o.demo, func(string) string { return "" })
+	uctx.Schemas = o.schemas
 	d := &dash{t: t, e: e, src: src, fr: &frames{}}
 	mopts := []ui.Option{ui.WithHistoryFile(o.history)}
 	if o.noProbe {
 		mopts = append(mopts, ui.WithoutLinkProbe())
+	}
+	if o.lag != nil {
+		mopts = append(mopts, ui.WithLagHistory(o.lag, nil))
 	}
 	m := ui.New(uctx, src, mopts...)
 	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr, mark: o.markFrames},
