@@ -605,7 +605,9 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Frame buffers: small ones are recycled after they were written.
+// Frame buffers are recycled after they were written: small ones in
+// bufPool, the large produce frames (up to the request cap) in wire's
+// size-class pool (wire.GetFrameBuf).
 const (
 	bufInitial = 512
 	bufKeepMax = 64 << 10
@@ -616,9 +618,12 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, bufInitial); retu
 func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
 
 func putBuf(b []byte) {
-	if cap(b) > bufKeepMax || cap(b) < bufInitial {
-		return
+	switch {
+	case cap(b) < bufInitial:
+	case cap(b) <= bufKeepMax:
+		b = b[:0]
+		bufPool.Put(&b)
+	default:
+		wire.PutFrameBuf(b)
 	}
-	b = b[:0]
-	bufPool.Put(&b)
 }

@@ -278,8 +278,8 @@ type produceBody struct {
 
 func (b *produceBody) Encode(w *wire.Writer) {
 	if cap(w.B)-len(w.B) < b.size {
-		nb := make([]byte, len(w.B), len(w.B)+b.size)
-		copy(nb, w.B)
+		nb := append(wire.GetFrameBuf(len(w.B)+b.size), w.B...)
+		putBuf(w.B)
 		w.B = nb
 	}
 	b.m.Encode(w)

@@ -82,6 +82,9 @@ type slot struct {
 	done     chan struct{} // closed when frame and flags are final
 	complete atomic.Bool
 	frame    []byte
+	// pooled says frame came from wire.GetFrameBuf and nothing else holds
+	// it: the writer recycles it once written.
+	pooled bool
 
 	noReply    bool          // the request had FlagNoReply: handle, send nothing
 	closeAfter bool          // close the connection right after this reply
@@ -326,6 +329,10 @@ func (c *conn) writeLoop() {
 				return
 			}
 		}
+		if s.pooled {
+			wire.PutFrameBuf(s.frame) // bufio copied what it kept
+			s.frame, s.pooled = nil, false
+		}
 		if s.closeAfter {
 			flush()
 			c.close()
@@ -445,12 +452,18 @@ func (r *request) async(fn func()) {
 // closing is closed when the connection goes away.
 func (r *request) closing() <-chan struct{} { return r.c.closing }
 
-func (r *request) finish(frame []byte) {
+func (r *request) finish(frame []byte) { r.finishFrame(frame, false) }
+
+// finishPooled answers with a frame of wire.GetFrameBuf that nothing else
+// holds: it is recycled once written.
+func (r *request) finishPooled(frame []byte) { r.finishFrame(frame, true) }
+
+func (r *request) finishFrame(frame []byte, pooled bool) {
 	s := r.slot
 	if !s.complete.CompareAndSwap(false, true) {
 		r.c.e.logf("engine: BUG: %v answered twice", r.hdr.Code)
 		return
 	}
-	s.frame = frame
+	s.frame, s.pooled = frame, pooled
 	close(s.done)
 }

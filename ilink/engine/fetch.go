@@ -209,7 +209,7 @@ func (ts *topicStore) replyFetch(r *request, out *fetchReply) {
 		}
 	}
 	h := wire.Header{Flags: wire.FlagResponse, Code: r.hdr.Code, Corr: r.hdr.Corr}
-	r.finish(wire.AppendFrame(make([]byte, 0, wire.HeaderSize+size), h, out.Encode))
+	r.finishPooled(wire.AppendFrame(wire.GetFrameBuf(wire.HeaderSize+size), h, out.Encode))
 }
 
 // fetchReply is wire.FetchReply with each partition's batches kept as the
