@@ -56,6 +56,9 @@ type Producer struct {
 	closeErr error
 	closed   bool
 
+	// clock stamps records sent without a timestamp.
+	clock recordClock
+
 	// topics is copy-on-write: Send reads it without a lock.
 	topics  atomic.Pointer[map[string]*topicState]
 	topicMu sync.Mutex // serialises first-send metadata lookups
@@ -324,7 +327,7 @@ func (p *Producer) send(r *ProducerRecord, cb func(RecordMetadata, error), fut *
 	}
 	var ts int64
 	if r.Timestamp.IsZero() {
-		ts = time.Now().UnixNano()
+		ts = p.clock.nowNano()
 	} else {
 		ts = r.Timestamp.UnixNano()
 	}
