@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ui"
@@ -86,7 +87,17 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	out, meter := ui.NewMeter(os.Stdout)
 	uctx.Pace.SlowTerminal = meter.Slow
 	uctx.Pace.Budget = common.NewBudget(meter.Bytes)
-	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
+	// The lag history, per context, beside the `:` history. A file that
+	// is not one is set aside (a warning); one that cannot be opened (in
+	// use by another dashboard) leaves the charts without history.
+	lag, warn, err := history.Open(filepath.Join(filepath.Dir(config.DefaultHistoryFile()), history.FileName(uctx.Name)), history.Options{})
+	if err != nil {
+		warn = fmt.Errorf("no lag history this run: %w", err)
+	}
+	if lag != nil {
+		defer lag.Close()
+	}
+	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile()), ui.WithLagHistory(lag, warn)}
 	if r.File != nil {
 		uctx.Contexts = r.File.Names()
 		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))

@@ -135,7 +135,8 @@ type Model struct {
 	topicNames []string // safe topic names for completion
 	switching  string
 	clockArmed bool
-	probe      *LinkProbe // nil: WithoutLinkProbe
+	probe      *LinkProbe  // nil: WithoutLinkProbe
+	lag        *lagHistory // nil: no lag history (WithLagHistory)
 }
 
 // New returns the dashboard's root model.
@@ -472,10 +473,13 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) tea.Cmd {
 func (m *Model) fanOut(msg tea.Msg) tea.Cmd {
 	// The one health tracker takes the list in once, before the views
 	// that read it (overview, groups) see it.
+	cmds := make([]tea.Cmd, 0, len(m.views)+1)
 	if d, ok := msg.(common.DataMsg); ok {
 		m.health.Observe(d)
+		if m.lag != nil {
+			cmds = append(cmds, m.lag.record(d, m.health)) // written in a command; a chart reads it on its next read
+		}
 	}
-	cmds := make([]tea.Cmd, 0, len(m.views))
 	for _, v := range m.views {
 		cmds = append(cmds, v.Update(msg))
 	}
@@ -677,6 +681,7 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	}
 	c.Rebuild()
 	m.shutdownViews()
+	m.lag, c.History = nil, nil // the lag history is the first context's file
 	m.src = msg.src
 	setTarget(c, msg.src)
 	m.tailer, _ = msg.src.(tail.Tailer)

@@ -63,6 +63,13 @@ type Context struct {
 	// decoded (the context's decode: rules, the command line's one-off
 	// schema, the demo's built-in ones); nil decodes nothing.
 	Schemas *schema.Set
+
+	// History is the recorded lag history the charts read (nil: none, the
+	// charts say so); HistorySpan is the span chosen, an index of
+	// HistorySpans (the ChartSpan key cycles it; the group detail and the
+	// Overview share it).
+	History     History
+	HistorySpan int
 }
 
 // NewContext builds a Context from the effective configuration. getenv is
@@ -81,6 +88,8 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 		Dark:      cfg.Theme != config.ThemeLight,
 		Target:    cfg.Admin,
 		Pace:      Pace{LowBandwidth: cfg.LowBandwidth},
+
+		HistorySpan: 1, // 1 h
 	}
 	if c.Name == "" {
 		if demo {

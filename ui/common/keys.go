@@ -32,6 +32,10 @@ type KeyMap struct {
 	// group's committed offset (a drill-down: esc comes back).
 	Seek, DeleteGroup, TailPartition key.Binding
 
+	// ChartSpan cycles the history charts' span (the group detail's lag,
+	// the Overview's in/out): 15m, 1h, 6h, 24h.
+	ChartSpan key.Binding
+
 	// Cluster.
 	EditCluster, AddNode, RemoveNode, Rebalance, MoveLeader key.Binding
 
@@ -117,6 +121,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		DeleteGroup: b(key.WithKeys("D"), key.WithHelp("D", "delete group")),
 
 		TailPartition: b(key.WithKeys("t"), key.WithHelp("t", "tail partition (from commit)")),
+		ChartSpan:     b(key.WithKeys("w"), key.WithHelp("w", "chart span 15m/1h/6h/24h")),
 
 		EditCluster: b(key.WithKeys("e"), key.WithHelp("e", "edit properties")),
 		AddNode:     b(key.WithKeys("a"), key.WithHelp("a", "add node")),

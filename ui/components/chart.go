@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+
+	"ilinkdash/ui/common"
 )
 
-// ChartPoint is one point of a chart.
-type ChartPoint struct {
-	At time.Time
-	V  float64
-}
+// ChartPoint is one point of a chart: a recorded history point.
+type ChartPoint = common.HistPoint
 
 // Chart is a line chart of fixed size: a value axis on the left (the top
 // of the scale, its middle and 0), the line in braille dots (2×4 a cell),
@@ -28,8 +27,8 @@ type Chart struct {
 	Gap time.Duration
 	// Format writes a value axis label (nil: Count-like 1.2k).
 	Format func(float64) string
-	Line   lipgloss.Style
-	Axis   lipgloss.Style
+	Line   common.Style
+	Axis   common.Style
 	// Empty is said in the middle when there is no point.
 	Empty string
 }

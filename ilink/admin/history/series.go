@@ -70,16 +70,26 @@ type Point struct {
 }
 
 // GroupSamples are the lag and commit rate of every group whose lag or
-// rate is known, as the health rules judged them.
+// rate is known, as the health rules judged them (GroupSample).
 func GroupSamples(dst []Sample, groups []health.GroupStatus) []Sample {
 	for i := range groups {
-		g := &groups[i]
-		if g.Lag.Known() {
-			dst = append(dst, Sample{GroupLag(g.Info.Name), float64(g.Lag.Records)})
-		}
-		if g.Rate >= 0 {
-			dst = append(dst, Sample{GroupRate(g.Info.Name), g.Rate})
-		}
+		dst = GroupSample(dst, &groups[i])
+	}
+	return dst
+}
+
+// GroupSample is a group's lag and commit rate, each when known; a group
+// missing from the latest list (Unlisted) has none: its status is the
+// last one seen, not the group's now.
+func GroupSample(dst []Sample, g *health.GroupStatus) []Sample {
+	if !g.Unlisted.IsZero() {
+		return dst
+	}
+	if g.Lag.Known() {
+		dst = append(dst, Sample{GroupLag(g.Info.Name), float64(g.Lag.Records)})
+	}
+	if g.Rate >= 0 {
+		dst = append(dst, Sample{GroupRate(g.Info.Name), g.Rate})
 	}
 	return dst
 }

@@ -89,6 +89,7 @@ type groupDetail struct {
 	focus                 string // listdetail.OffKey of the row a drill-down asked for, until the rows arrive
 	rate                  float64
 	prod                  float64
+	chart                 lagChart // the lag history's latest read
 }
 
 type (
@@ -170,7 +171,7 @@ func (v *View) Primary() common.ResID { return common.ResGroups }
 func (v *View) ShortHelp() []key.Binding {
 	k := v.Ctx.Keys
 	if v.Detail != nil {
-		return []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.TailPartition, k.Filter}
+		return v.spanKey([]key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.TailPartition, k.Filter})
 	}
 	return []key.Binding{k.Open, k.Filter, k.Sort, k.Seek, k.DeleteGroup}
 }
@@ -178,7 +179,16 @@ func (v *View) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *View) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
-	return [][]key.Binding{k.TableHelp(), {k.Open, k.Pane, k.TailPartition, k.Seek, k.DeleteGroup}}
+	return [][]key.Binding{k.TableHelp(), v.spanKey([]key.Binding{k.Open, k.Pane, k.TailPartition, k.Seek, k.DeleteGroup})}
+}
+
+// spanKey adds the chart's span key to help when there is a history
+// (the chart is drawn only then).
+func (v *View) spanKey(keys []key.Binding) []key.Binding {
+	if v.Ctx.History == nil {
+		return keys
+	}
+	return append(keys[:2:2], append([]key.Binding{v.Ctx.Keys.ChartSpan}, keys[2:]...)...)
 }
 
 // CloseDetail goes back to the list.
@@ -202,6 +212,7 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 					v.tracker.Observe(msg)
 				}
 				v.setGroups(v.tracker.Groups())
+				return v.readLag() // the chart follows the polls
 			}
 		}
 		return nil
@@ -246,6 +257,9 @@ func (v *View) DetailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		v.openSeek(v.Detail.Name)
 	case key.Matches(msg, k.DeleteGroup):
 		v.openDelete(v.Detail.Name)
+	case key.Matches(msg, k.ChartSpan) && v.Ctx.History != nil:
+		v.Ctx.NextSpan()
+		return v.readLag(), true
 	case key.Matches(msg, k.TailPartition) && v.Detail.Panes.Cur == 0:
 		r, ok := v.Detail.offs.Selected()
 		if !ok {
@@ -277,7 +291,10 @@ func (v *View) detailHeader(st *common.Styles) []string {
 		"", common.Plural(len(d.desc.Members), "member")), v.W)
 }
 
-func (v *View) DetailTableTop() int { return len(v.detailHeader(v.Ctx.Styles)) + 2 }
+func (v *View) DetailTableTop() int {
+	n := len(v.detailHeader(v.Ctx.Styles))
+	return n + 2 + v.chartHeight(n)
+}
 
 func (v *View) SizeDetail() {
 	h := max(v.H-v.DetailTableTop(), 0)
@@ -395,7 +412,7 @@ func (v *View) openDetail(name string) tea.Cmd {
 	d.Panes.Add("members", listdetail.TableOps(d.mems))
 	v.Detail = d
 	v.SizeDetail()
-	return v.ReadDetail(&v.Base)
+	return tea.Batch(v.ReadDetail(&v.Base), v.readLag())
 }
 
 func assignment(tps []admin.TopicPartitions) string {
@@ -511,6 +528,9 @@ func (v *View) handleViewMsg(msg common.ViewMsg) tea.Cmd {
 		return v.seekReply(m)
 	case groupDeleteMsg:
 		return v.deleteReply(m)
+	case lagHistMsg:
+		v.lagReply(msg.Gen, m)
+		return nil
 	}
 	return listdetail.DetailReply(&v.Shown, &v.Base, msg, func(d *groupDetail, m groupDetailMsg) tea.Cmd {
 		return d.Done(&v.Base, common.ResGroups, m.err, m.at, func() {
@@ -876,7 +896,8 @@ func (v *View) ListSummary(st *common.Styles) string {
 
 func (v *View) DetailView(st *common.Styles) string {
 	d := v.Detail
-	lines := append(make([]string, 0, v.H), v.detailHeader(st)...)
+	header := v.detailHeader(st)
+	lines := append(make([]string, 0, v.H), header...)
 	switch {
 	case d.Err != nil:
 		lines = append(lines, st.Err.Render("⚠ "+sanitize.Error(d.Err))+st.Muted.Render(" ("+common.Ago(v.Ctx.Now(), d.ErrAt)+")"))
@@ -910,6 +931,7 @@ func (v *View) DetailView(st *common.Styles) string {
 		}
 		lines = append(lines, common.Pairs(st, v.W, pairs...)...)
 	}
+	lines = append(lines, v.chartLines(st, v.chartHeight(len(header)))...)
 	lines = append(lines, listdetail.PaneTabs(st, []string{" Offsets (" + tab.Itoa(int64(len(d.desc.Offsets))) + ") ", " Members (" + tab.Itoa(int64(len(d.desc.Members))) + ") "}, d.Panes.Cur))
 	lines = append(lines, d.Panes.Active().Lines()...)
 	return common.Frame(lines, v.W, v.H)

@@ -74,6 +74,7 @@ type View struct {
 	nodeViews []tab.NodeView
 	stats     admin.StatSeries
 	statsOK   bool
+	rates     rateHist // the cluster's in/out from the history
 
 	topics, internal, queues int
 	topicsOK, queuesOK       bool
@@ -175,6 +176,9 @@ func (v *View) ShortHelp() []key.Binding {
 // FullHelp implements common.View.
 func (v *View) FullHelp() [][]key.Binding {
 	k := v.Ctx.Keys
+	if v.Ctx.History != nil {
+		return [][]key.Binding{{k.Up, k.Down, k.Open, k.Pane, k.ChartSpan}}
+	}
 	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Pane}}
 }
 
@@ -222,6 +226,13 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.DataMsg:
 		v.setData(msg)
+		if msg.Res == common.ResTopics {
+			return v.readRates() // the history the topic list was recorded into
+		}
+	case common.ViewMsg:
+		if m, ok := msg.Msg.(rateHistMsg); ok && msg.Gen == v.Gen {
+			v.rates = rateHist(m)
+		}
 	case common.PollErrMsg:
 		if f := v.feeds[msg.Res]; f != nil {
 			if f.err == nil {
@@ -240,6 +251,9 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 			return v.open()
 		case key.Matches(msg, k.Pane):
 			v.onNodes = !v.onNodes
+		case key.Matches(msg, k.ChartSpan) && v.Ctx.History != nil:
+			v.Ctx.NextSpan()
+			return v.readRates()
 		case v.onNodes:
 			v.nodes.Update(msg)
 		case key.Matches(msg, k.Down):
@@ -632,6 +646,9 @@ func (v *View) View() string {
 }
 
 func (v *View) rateLines(st *common.Styles, w int) []string {
+	if lines, ok := v.histRateLines(st, w); ok {
+		return lines
+	}
 	if !v.statsOK || len(v.stats.Points) == 0 {
 		return []string{st.Muted.Render("records in/out: waiting for statistics…")}
 	}

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin"
+	lagfile "ilinkdash/ilink/admin/history"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/tab"
+)
+
+// WithLagHistory records every poll into st and lets the charts read it
+// (the group detail's lag, the Overview's in/out); warn (the file set
+// aside at Open, or why there is no history: st nil) is said on the hint
+// line at the start. The
+// caller closes st after the program. A `:ctx` switch detaches it: the
+// file is the first context's.
+func WithLagHistory(st *lagfile.Store, warn error) Option {
+	return func(m *Model) {
+		if warn != nil {
+			m.setFlash(common.LevelWarn, sanitize.Error(warn))
+		}
+		if st != nil {
+			m.lag = &lagHistory{st: st}
+			m.ctx.History = m.lag
+		}
+	}
+}
+
+// lagHistory is the history as the views read it (common.History) and
+// as the root records into it.
+type lagHistory struct {
+	st     *lagfile.Store
+	warned atomic.Bool // a write error was said once
+}
+
+func points(pts []lagfile.Point) []common.HistPoint {
+	out := make([]common.HistPoint, len(pts))
+	for i, p := range pts {
+		out[i] = common.HistPoint{At: p.At, V: p.V}
+	}
+	return out
+}
+
+// GroupLag implements common.History.
+func (h *lagHistory) GroupLag(group string, span time.Duration) ([]common.HistPoint, error) {
+	pts, err := h.st.Query(lagfile.GroupLag(group), span)
+	return points(pts), err
+}
+
+// ClusterInOut implements common.History.
+func (h *lagHistory) ClusterInOut(span time.Duration) (in, out []common.HistPoint, err error) {
+	pi, err := h.st.Query(lagfile.ClusterIn(), span)
+	if err != nil {
+		return nil, nil, err
+	}
+	po, err := h.st.Query(lagfile.ClusterOut(), span)
+	return points(pi), points(po), err
+}
+
+// Step implements common.History.
+func (h *lagHistory) Step(span time.Duration) time.Duration { return h.st.Step(span) }
+
+// samples are what a polled list adds to the history: the groups' lag
+// and commit rate as the one tracker judged them (it has taken the list
+// in), the topics' and the cluster's rates, the queues' depths.
+func samples(msg common.DataMsg, tracker *tab.HealthTracker) []lagfile.Sample {
+	switch d := msg.Data.(type) {
+	case []admin.GroupInfo:
+		var out []lagfile.Sample
+		for _, r := range tracker.Groups() {
+			out = lagfile.GroupSample(out, &r.St)
+		}
+		return out
+	case []admin.TopicInfo:
+		return lagfile.TopicSamples(nil, d)
+	case []admin.QueueInfo:
+		return lagfile.QueueSamples(nil, d)
+	}
+	return nil
+}
+
+// record writes a poll's samples in a command (the file is I/O); the
+// first failure is said on the hint line, the rest are not.
+func (h *lagHistory) record(msg common.DataMsg, tracker *tab.HealthTracker) tea.Cmd {
+	ss := samples(msg, tracker)
+	if len(ss) == 0 {
+		return nil
+	}
+	at := msg.At
+	return func() tea.Msg {
+		if err := h.st.Record(at, ss); err != nil && !h.warned.Swap(true) {
+			return common.FlashMsg{Level: common.LevelWarn, Text: "lag history: " + sanitize.Error(err)}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,91 @@
+package overview
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+)
+
+// rateHistMsg is a read of the cluster's in/out history.
+type rateHistMsg struct {
+	span    time.Duration
+	in, out []common.HistPoint
+	err     error
+	at      time.Time
+}
+
+// rateHist is the latest read: the Overview's in/out over the span
+// chosen, once the history has points.
+type rateHist struct {
+	span    time.Duration
+	in, out []common.HistPoint
+	err     error
+	at      time.Time
+}
+
+// readRates reads the cluster's in/out history over the span chosen, in
+// a command addressed to the Overview.
+func (v *View) readRates() tea.Cmd {
+	h := v.Ctx.History
+	if h == nil {
+		return nil
+	}
+	span, now := v.Ctx.Span(), v.Ctx.Now
+	return v.Address(v.Gen, func() any {
+		in, out, err := h.ClusterInOut(span)
+		return rateHistMsg{span: span, in: in, out: out, err: err, at: now()}
+	})
+}
+
+// histRateLines are the in/out sparklines over the history span, false
+// while the history has no point of it (the live statistics then show).
+func (v *View) histRateLines(st *common.Styles, w int) ([]string, bool) {
+	r := v.rates
+	span := v.Ctx.Span()
+	if v.Ctx.History == nil || r.span != span || len(r.in) == 0 || len(r.out) == 0 {
+		return nil, false
+	}
+	from := r.at.Add(-span)
+	line := func(label string, pts []common.HistPoint, sty common.Style) string {
+		var peak float64
+		for _, p := range pts {
+			peak = max(peak, p.V)
+		}
+		left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(pts[len(pts)-1].V))
+		right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
+		sw := w - common.Width(left) - common.Width(right)
+		if sw < 8 {
+			right = ""
+			sw = w - common.Width(left)
+		}
+		if sw < 4 {
+			return left
+		}
+		return left + sty.Render(components.SparklineMax(columns(pts, from, span, sw), sw, peak)) + st.Muted.Render(right)
+	}
+	return []string{
+		line("records in", r.in, st.Spark),
+		line("records out", r.out, st.SparkOut),
+		st.Faint.Render("last "+common.SpanName(span)+" from the history, oldest left") + st.Muted.Render(" · w: "+v.Ctx.SpanChoices()),
+	}, true
+}
+
+// columns puts points into w columns over from..from+span: a column's
+// largest value, -1 (blank) where nothing was recorded.
+func columns(pts []common.HistPoint, from time.Time, span time.Duration, w int) []float64 {
+	out := make([]float64, w)
+	for i := range out {
+		out[i] = -1
+	}
+	for _, p := range pts {
+		x := int(float64(p.At.Sub(from)) / float64(span) * float64(w))
+		if x >= 0 && x < w {
+			out[x] = max(out[x], p.V)
+		}
+	}
+	return out
+}
