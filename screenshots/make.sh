@@ -5,6 +5,7 @@
 #   screenshots/make.sh            # all PNGs, about 90 s
 #   KEEP=1 screenshots/make.sh     # also keep the captured .ansi screens (path printed)
 #   RENDERER=freeze screenshots/make.sh   # render with freeze v0.2.2 instead (see README: it misdraws)
+#   ONLY=29-tail-decoded screenshots/make.sh   # that one PNG (its scene alone), the rest left as they are
 #
 # Needs: go, tmux (>= 3.1). Nothing is installed; render/ is a separate module
 # (its own go.mod), so the main module gains no dependency.
@@ -23,6 +24,8 @@ root=$(cd "$here/.." && pwd)
 out=${OUT:-$here}
 warmup=${WARMUP:-15}
 renderer=${RENDERER:-render}
+only=${ONLY:-} # one screenshot by name (29-tail-decoded), or all
+only=${only%.png}
 
 for tool in go tmux; do
 	command -v "$tool" >/dev/null || { echo "make.sh: $tool is needed" >&2; exit 1; }
@@ -94,6 +97,9 @@ text() {
 # shot NAME: capture the screen with colours and render it to $out/NAME.png.
 shot() {
 	local name=$1 cols rows cflag cx cy
+	if [[ -n $only && $name != "$only" ]]; then
+		return # ONLY: the other shots of its scene are left as they are
+	fi
 	read -r cols rows cflag cx cy < <(T display -p -t shots '#{pane_width} #{pane_height} #{cursor_flag} #{cursor_x} #{cursor_y}')
 	T capture-pane -e -p -N -t shots >"$work/$name.ansi"
 	local args=()
@@ -131,244 +137,313 @@ if ((left > 0)); then
 fi
 
 echo "make.sh: capturing"
-# 1 Overview
-wait_for "Alerts"
-shot 01-overview
+# The views are taken in scenes, in this order; a scene starts where the
+# one before it left the program (Escape back to a tab), so ONLY=NAME can
+# run the one scene that takes NAME without the others.
+SCENES=()
 
-# 2 Topics, then the detail of ORDER.EVENT (third by name) and its consumers
-keys 2
-wait_for "IN TREND"
-sleep 1
-shot 02-topics
-keys g j j Enter # g: top (the cursor follows its row when the list changes)
-wait_for "Topic ORDER.EVENT"
-wait_for "LEADER"
-sleep 1
-shot 03-topic-detail
-keys v
-wait_for "MEMBERS"
-sleep 0.5
-shot 04-topic-consumers
-keys Escape
+scene_overview() {
+	# 1 Overview
+	wait_for "Alerts"
+	shot 01-overview
+}
+SCENES+=("overview: 01-overview")
 
-# 3 Groups, the detail of analytics (first by name), a seek preview
-keys 3
-wait_for "HEALTH"
-sleep 1
-keys g
-shot 05-groups
-keys Enter
-wait_for "Group analytics"
-wait_for "COMMITTED"
-sleep 2
-shot 06-group-detail
-keys o
-wait_for "Seek group analytics"
-sleep 0.3
-keys Enter
-wait_for "preview"
-sleep 0.3
-shot 07-group-seek-preview
-keys Escape Escape
+scene_topics() {
+	# 2 Topics, then the detail of ORDER.EVENT (third by name) and its consumers
+	keys 2
+	wait_for "IN TREND"
+	sleep 1
+	shot 02-topics
+	keys g j j Enter # g: top (the cursor follows its row when the list changes)
+	wait_for "Topic ORDER.EVENT"
+	wait_for "LEADER"
+	sleep 1
+	shot 03-topic-detail
+	keys v
+	wait_for "MEMBERS"
+	sleep 0.5
+	shot 04-topic-consumers
+	keys Escape
+}
+SCENES+=("topics: 02-topics 03-topic-detail 04-topic-consumers")
 
-# 4 Cluster, 5 Queues
-keys 4
-wait_for "Cluster C1"
-sleep 1
-shot 08-cluster
-keys 5
-wait_for "DEPTH TREND"
-sleep 1
-shot 09-queues
+scene_groups() {
+	# 3 Groups, the detail of analytics (first by name), a seek preview
+	keys 3
+	wait_for "HEALTH"
+	sleep 1
+	keys g
+	shot 05-groups
+	keys Enter
+	wait_for "Group analytics"
+	wait_for "COMMITTED"
+	sleep 2
+	shot 06-group-detail
+	keys o
+	wait_for "Seek group analytics"
+	sleep 0.3
+	keys Enter
+	wait_for "preview"
+	sleep 0.3
+	shot 07-group-seek-preview
+	keys Escape Escape
+}
+SCENES+=("groups: 05-groups 06-group-detail 07-group-seek-preview")
 
-# Queue detail of PAYMENT.DLQ (third by name): a dead letter browsed, then
-# the move back preview; the quarantine with the reinject warning
-keys g j j Enter
-wait_for "dlq.source"
-sleep 0.5
-shot 17-queue-dlq-browse
-keys M
-wait_for "Move messages of PAYMENT.DLQ back"
-keys Enter
-wait_for "Move back — preview"
-sleep 0.3
-shot 18-dlq-move-back-preview
-keys Escape Escape
-wait_for "DEPTH TREND"
-keys Q
-wait_for "Entries of"
-sleep 0.5
-shot 19-quarantine
-keys R
-wait_for "Reinject qdir1"
-keys Right Enter
-wait_for "Reinject — preview"
-sleep 0.3
-shot 20-reinject-warning
-keys Escape Escape
+scene_queues() {
+	# 4 Cluster, 5 Queues
+	keys 4
+	wait_for "Cluster C1"
+	sleep 1
+	shot 08-cluster
+	keys 5
+	wait_for "DEPTH TREND"
+	sleep 1
+	shot 09-queues
 
-# Topic configuration of ORDER.EVENT (third by name) and an alter preview
-keys 2
-wait_for "IN TREND"
-keys g j j c
-wait_for "Configuration of ORDER.EVENT"
-sleep 0.3
-shot 21-topic-config
-# Forms open navigating: e edits the focused field with its value selected
-# (typing replaces it); tab moves on still editing; enter submits.
-keys e
-text '6h'
-keys Tab Tab Tab
-text '8'
-keys Enter
-wait_for "Alter ORDER.EVENT — preview"
-sleep 0.3
-shot 22-topic-alter-preview
-keys Escape
+	# Queue detail of PAYMENT.DLQ (third by name): a dead letter browsed, then
+	# the move back preview; the quarantine with the reinject warning
+	keys g j j Enter
+	wait_for "dlq.source"
+	sleep 0.5
+	shot 17-queue-dlq-browse
+	keys M
+	wait_for "Move messages of PAYMENT.DLQ back"
+	keys Enter
+	wait_for "Move back — preview"
+	sleep 0.3
+	shot 18-dlq-move-back-preview
+	keys Escape Escape
+	wait_for "DEPTH TREND"
+	keys Q
+	wait_for "Entries of"
+	sleep 0.5
+	shot 19-quarantine
+	keys R
+	wait_for "Reinject qdir1"
+	keys Right Enter
+	wait_for "Reinject — preview"
+	sleep 0.3
+	shot 20-reinject-warning
+	keys Escape Escape
+}
+SCENES+=("queues: 08-cluster 09-queues 17-queue-dlq-browse 18-dlq-move-back-preview 19-quarantine 20-reinject-warning")
 
-# Cluster leadership balance (one demo partition starts off its preferred
-# leader) and the rebalance preview
-keys 4
-wait_for "Cluster C1"
-keys v v v
-wait_for "PREFERRED"
-sleep 0.5
-shot 23-cluster-balance
-keys b
-wait_for "Rebalance leaders — preview"
-sleep 0.3
-shot 24-rebalance-preview
-keys Escape
+scene_topic_config() {
+	# Topic configuration of ORDER.EVENT (third by name) and an alter preview
+	keys 2
+	wait_for "IN TREND"
+	keys g j j c
+	wait_for "Configuration of ORDER.EVENT"
+	sleep 0.3
+	shot 21-topic-config
+	# Forms open navigating: e edits the focused field with its value selected
+	# (typing replaces it); tab moves on still editing; enter submits.
+	keys e
+	text '6h'
+	keys Tab Tab Tab
+	text '8'
+	keys Enter
+	wait_for "Alter ORDER.EVENT — preview"
+	sleep 0.3
+	shot 22-topic-alter-preview
+	keys Escape
+}
+SCENES+=("topic_config: 21-topic-config 22-topic-alter-preview")
 
-# 6 Tail ORDER.* with the detail pane open, value as pretty JSON
-keys 6
-wait_for "Nothing tailed yet"
-keys :
-text 'tail ORDER.*'
-keys Enter
-wait_for "● live" 15
-sleep 3
-keys Enter
-wait_for "headers"
-keys f
-wait_for "[json]"
-sleep 0.5
-shot 10-tail
+scene_balance() {
+	# Cluster leadership balance (one demo partition starts off its preferred
+	# leader) and the rebalance preview
+	keys 4
+	wait_for "Cluster C1"
+	keys v v v
+	wait_for "PREFERRED"
+	sleep 0.5
+	shot 23-cluster-balance
+	keys b
+	wait_for "Rebalance leaders — preview"
+	sleep 0.3
+	shot 24-rebalance-preview
+	keys Escape
+}
+SCENES+=("balance: 23-cluster-balance 24-rebalance-preview")
 
-# o: jump to the earliest records; the buffer fills from there, then the
-# tail holds (back pressure) and says how many newer records wait
-keys Escape o # esc closes the detail pane
-wait_for "Jump to an offset or a time"
-keys Enter
-text 'earliest'
-keys Enter
-wait_for "HELD at the jump" 60
-sleep 0.5
-shot 27-tail-held
-keys G # the end, live again (the tail stays open across tabs)
-wait_for "● live" 15
-sleep 6.5 # its flash ("tail at the latest records …") leaves the hint line
+scene_tail() {
+	# 6 Tail ORDER.* with the detail pane open, value as pretty JSON
+	keys 6
+	wait_for "Nothing tailed yet"
+	keys :
+	text 'tail ORDER.*'
+	keys Enter
+	wait_for "● live" 15
+	sleep 3
+	keys Enter
+	wait_for "headers"
+	keys f
+	wait_for "[json]"
+	sleep 0.5
+	shot 10-tail
 
-# S: search ORDER.* beyond the buffer; the matches replace the live records
-keys S
-wait_for "Search beyond the buffer"
-keys Tab Tab Enter # the third field (value regex): enter edits it
-text '"items":9,'
-keys Enter
-wait_for "matches in" 30
-sleep 0.5
-shot 25-tail-search
+	# o: jump to the earliest records; the buffer fills from there, then the
+	# tail holds (back pressure) and says how many newer records wait
+	keys Escape o # esc closes the detail pane
+	wait_for "Jump to an offset or a time"
+	keys Enter
+	text 'earliest'
+	keys Enter
+	wait_for "HELD at the jump" 60
+	sleep 0.5
+	shot 27-tail-held
+	keys G # the end, live again (the tail stays open across tabs)
+	wait_for "● live" 15
+	sleep 6.5 # its flash ("tail at the latest records …") leaves the hint line
 
-# ? help (on Topics: the longest key list), : command line with completion
-keys 2
-wait_for "IN TREND"
-keys '?'
-wait_for "Keys — Topics"
-sleep 0.3
-shot 11-help
-keys Escape
-keys :
-text 'tail ORD'
-wait_for "tail ORDER.KR"
-sleep 0.3
-shot 12-command-line
-keys Escape
+	# S: search ORDER.* beyond the buffer; the matches replace the live records
+	keys S
+	wait_for "Search beyond the buffer"
+	keys Tab Tab Enter # the third field (value regex): enter edits it
+	text '"items":9,'
+	keys Enter
+	wait_for "matches in" 30
+	sleep 0.5
+	shot 25-tail-search
+}
+SCENES+=("tail: 10-tail 27-tail-held 25-tail-search")
 
-# 7 Publish: a filled form (it opens navigating: e edits the focused
-# field; tab moves on still editing), its confirmation, a finished run
-keys 7
-wait_for "▸ Topic"
-keys e
-text 'ORDER.EVENT'
-keys Tab
-text 'order-{{seq}}'
-keys Tab
-text '{"id":{{seq}},"at":"{{now}}","sku":"SKU-{{rand 500}}"}'
-keys Tab Tab
-text 'source=dashboard, run={{uuid}}'
-keys Tab BSpace
-text '3000'
-keys Tab BSpace
-text '1000'
-keys Tab Right
-keys Up Up # back on Count: the form's own cursor sits in a filled field
-sleep 0.5
-shot 13-publish-form
-keys C-s # the confirmation first; enter there sends
-wait_for "Send 3,000 records to ORDER.EVENT?"
-keys Enter
-wait_for "done in" 60
-sleep 0.5
-shot 14-publish-done
+# 6 Tail of the demo's Protobuf topic SHOP.ORDERS (the built-in schema
+# shop.Order): the rows and the detail pane decoded (the default format
+# when a decode rule gives the topic a codec)
+scene_decoded() {
+	keys 6
+	keys :
+	text 'tail SHOP.ORDERS'
+	keys Enter
+	wait_for "● live" 15
+	wait_for '{"id":"order-' 15
+	sleep 3
+	keys Enter
+	wait_for "[decoded]"
+	wait_for '"customer": {'
+	sleep 0.5
+	shot 29-tail-decoded
+	keys Escape
+}
+SCENES+=("decoded: 29-tail-decoded")
 
-# The confirmation of a run with both warnings (count above 100,000, no
-# rate limit); esc goes back to the form and sends nothing. e reopens the
-# form on Count, the field left last.
-keys e
-wait_for "▸ Count"
-keys e
-text '200000'
-keys Tab
-text '0'
-keys C-s
-wait_for "no rate limit"
-sleep 0.3
-shot 26-publish-confirm
-keys Escape
-wait_for "not sent"
-keys Escape # leave the form
-# the flash message ("not sent: …") stays on the hint line for 6 s
-sleep 6.5
+scene_help() {
+	# ? help (on Topics: the longest key list), : command line with completion
+	keys 2
+	wait_for "IN TREND"
+	keys '?'
+	wait_for "Keys — Topics"
+	sleep 0.3
+	shot 11-help
+	keys Escape
+	keys :
+	text 'tail ORD'
+	wait_for "tail ORDER.KR"
+	sleep 0.3
+	shot 12-command-line
+	keys Escape
+}
+SCENES+=("help: 11-help 12-command-line")
 
-# Drill-down from an alert: enter on the first alert (a stalled group)
-# opens the group with the cursor on the partition it lags most on; t
-# tails that one partition from the group's commit. x closes that tail.
-keys 1
-wait_for "Alerts"
-keys Enter
-wait_for "Overview › group"
-sleep 1
-keys t
-wait_for "one partition, no group" 15
-sleep 2
-shot 28-alert-drilldown
-keys x
-sleep 6.5 # the flash of x leaves the hint line
+scene_publish() {
+	# 7 Publish: a filled form (it opens navigating: e edits the focused
+	# field; tab moves on still editing), its confirmation, a finished run
+	keys 7
+	wait_for "▸ Topic"
+	keys e
+	text 'ORDER.EVENT'
+	keys Tab
+	text 'order-{{seq}}'
+	keys Tab
+	text '{"id":{{seq}},"at":"{{now}}","sku":"SKU-{{rand 500}}"}'
+	keys Tab Tab
+	text 'source=dashboard, run={{uuid}}'
+	keys Tab BSpace
+	text '3000'
+	keys Tab BSpace
+	text '1000'
+	keys Tab Right
+	keys Up Up # back on Count: the form's own cursor sits in a filled field
+	sleep 0.5
+	shot 13-publish-form
+	keys C-s # the confirmation first; enter there sends
+	wait_for "Send 3,000 records to ORDER.EVENT?"
+	keys Enter
+	wait_for "done in" 60
+	sleep 0.5
+	shot 14-publish-done
 
-# 80x24: Overview and a live tail
-echo "make.sh: resizing to 80x24"
-T resize-window -t shots -x 80 -y 24
-keys 1
-sleep 1.5
-wait_for "Alerts"
-shot 15-overview-80x24
-keys 6
-keys :
-text 'tail ORDER.*'
-keys Enter
-wait_for "● live" 15
-sleep 3
-shot 16-tail-80x24
+	# The confirmation of a run with both warnings (count above 100,000, no
+	# rate limit); esc goes back to the form and sends nothing. e reopens the
+	# form on Count, the field left last.
+	keys e
+	wait_for "▸ Count"
+	keys e
+	text '200000'
+	keys Tab
+	text '0'
+	keys C-s
+	wait_for "no rate limit"
+	sleep 0.3
+	shot 26-publish-confirm
+	keys Escape
+	wait_for "not sent"
+	keys Escape # leave the form
+	# the flash message ("not sent: …") stays on the hint line for 6 s
+	sleep 6.5
+}
+SCENES+=("publish: 13-publish-form 14-publish-done 26-publish-confirm")
+
+scene_drilldown() {
+	# Drill-down from an alert: enter on the first alert (a stalled group)
+	# opens the group with the cursor on the partition it lags most on; t
+	# tails that one partition from the group's commit. x closes that tail.
+	keys 1
+	wait_for "Alerts"
+	keys Enter
+	wait_for "Overview › group"
+	sleep 1
+	keys t
+	wait_for "one partition, no group" 15
+	sleep 2
+	shot 28-alert-drilldown
+	keys x
+	sleep 6.5 # the flash of x leaves the hint line
+}
+SCENES+=("drilldown: 28-alert-drilldown")
+
+scene_small() {
+	# 80x24: Overview and a live tail
+	echo "make.sh: resizing to 80x24"
+	T resize-window -t shots -x 80 -y 24
+	keys 1
+	sleep 1.5
+	wait_for "Alerts"
+	shot 15-overview-80x24
+	keys 6
+	keys :
+	text 'tail ORDER.*'
+	keys Enter
+	wait_for "● live" 15
+	sleep 3
+	shot 16-tail-80x24
+}
+SCENES+=("small: 15-overview-80x24 16-tail-80x24")
+
+ran=""
+for sc in "${SCENES[@]}"; do
+	name=${sc%%:*}
+	shots=" ${sc#*:} "
+	if [[ -z $only || $shots == *" $only "* ]]; then
+		"scene_$name"
+		ran=1
+	fi
+done
+[[ -n $ran ]] || die "ONLY=$only: no such screenshot (see SCENES in make.sh)"
 
 keys q
 for _ in $(seq 50); do
