@@ -197,3 +197,39 @@ func TestTailEmbeddedDecodesTheDemoSchemaTopics(t *testing.T) {
 		}
 	}
 }
+
+// search matches decoded records: --field on a decoded field, and the
+// value criteria on the decoded JSON text rather than the bytes.
+func TestSearchMatchesDecodedFields(t *testing.T) {
+	_, tgt := topicEngine(t, "SHOP.ORDERS", "partitions=1")
+	flags := []string{"--value-proto", filepath.Join(demoProtoDir, "shop/order.proto") + ":shop.Order", "--proto-path", demoProtoDir}
+	for _, city := range []string{"Seoul", "Busan", "Seoul"} {
+		v := `{"id":"o-` + city + `","customer":{"address":{"city":"` + city + `"}},"status":"PAID"}`
+		if _, stderr, err := runCLI(t, "", with(tgt, append([]string{"publish", "SHOP.ORDERS", "--value", v}, flags...)...)...); err != nil {
+			t.Fatalf("publish: %v\n%s", err, stderr)
+		}
+	}
+	search := func(args ...string) (int, string) {
+		t.Helper()
+		out, stderr, err := runCLI(t, "", with(tgt, append(append([]string{"search", "SHOP.ORDERS", "-o", "json"}, args...), flags...)...)...)
+		if err != nil {
+			t.Fatalf("search %v: %v\n%s", args, err, stderr)
+		}
+		return strings.Count(out, "\n"), out
+	}
+	if n, out := search("--field", "customer.address.city=Busan"); n != 1 || !strings.Contains(out, `"id":"o-Busan"`) {
+		t.Fatalf("--field customer.address.city=Busan: %d matches\n%s", n, out)
+	}
+	if n, _ := search("--field", "customer.address.city=Seoul", "--field", "status=PAID"); n != 2 {
+		t.Fatalf("two --field terms: %d matches, want 2", n)
+	}
+	// The bytes hold no JSON: a match on the JSON text is on the decoded form.
+	if n, _ := search("--value-contains", `"city":"Seoul"`); n != 2 {
+		t.Fatalf("--value-contains on the decoded JSON: %d matches, want 2", n)
+	}
+	_, tgt2 := topicEngine(t, "PLAIN", "partitions=1")
+	_, _, err := runCLI(t, "", with(tgt2, "search", "PLAIN", "--field", "a=b")...)
+	wantExit(t, err, 2, "PLAIN has no value schema")
+	_, _, err = runCLI(t, "", with(tgt2, "search", "PLAIN", "--field", "nopath")...)
+	wantExit(t, err, 2, "--field")
+}

@@ -12,6 +12,7 @@ import (
 
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/position"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/search"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/sanitize"
@@ -25,6 +26,7 @@ type searchFlags struct {
 	output                                 string
 	embedded                               bool
 	decode                                 decodeFlags
+	fields                                 []string
 }
 
 func (a *app) searchCommand() *cobra.Command {
@@ -61,6 +63,7 @@ func (a *app) searchCommand() *cobra.Command {
 	fl.IntVar(&f.max, "max", 0, "stop after this many matches (0 = no limit)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and search it")
+	fl.StringArrayVar(&f.fields, "field", nil, "records whose decoded value has this field: PATH=VALUE (customer.address.city=Seoul; repeatable, all must match; needs a value schema)")
 	f.decode.register(fl)
 	return cmd
 }
@@ -81,6 +84,13 @@ func (f searchFlags) spec(cmd *cobra.Command, target string, now time.Time) (sea
 			return s, fmt.Errorf("--value-regex %q: %v", f.valueRegex, err)
 		}
 		s.ValueRegex = re
+	}
+	for _, t := range f.fields {
+		ft, err := schema.ParseFieldTerm(t)
+		if err != nil {
+			return s, fmt.Errorf("--field: %v", err)
+		}
+		s.Fields = append(s.Fields, ft)
 	}
 	if fl.Changed("header") {
 		h, err := search.ParseHeader(f.header)
@@ -140,6 +150,10 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	r.Embedded = r.Embedded || f.embedded
 	if printer.set, err = schemas(r, &f.decode); err != nil {
 		return err
+	}
+	spec.Schemas = printer.set
+	if len(spec.Fields) > 0 && !consumer.IsPattern(target) && spec.Schemas.Topic(target).Value.Codec == nil {
+		return usageErr("--field %s: %s has no value schema to find fields in (give --value-proto, --value-avro or a decode: rule)", spec.Fields[0].String()[len("field:"):], target)
 	}
 	if r.Embedded {
 		if !f.embedded {
