@@ -1,0 +1,54 @@
+package overview_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/fakes"
+	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/views/overview"
+)
+
+// inOutHistory answers the cluster's in/out: 100/s in, 40/s out, a point
+// a minute over the span asked for.
+type inOutHistory struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	spans []time.Duration
+}
+
+func (h *inOutHistory) GroupLag(string, time.Duration) ([]common.HistPoint, error) { return nil, nil }
+
+func (h *inOutHistory) ClusterInOut(span time.Duration) (in, out []common.HistPoint, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.spans = append(h.spans, span)
+	for at := h.now().Add(-span); !at.After(h.now()); at = at.Add(time.Minute) {
+		in = append(in, common.HistPoint{At: at, V: 100})
+		out = append(out, common.HistPoint{At: at, V: 40})
+	}
+	return in, out, nil
+}
+
+func (h *inOutHistory) Step(time.Duration) time.Duration { return time.Minute }
+
+// With a history the Overview's in/out lines show the cluster's history
+// over the span chosen, and w changes the span.
+func TestOverviewInOutFromHistory(t *testing.T) {
+	h := &inOutHistory{}
+	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		h.now = ctx.Now
+		ctx.History = h
+		return overview.New(ctx, nil)
+	})
+	r.MustShow("records in", "100/s", "peak 100/s", "records out", "40/s", "last 1h from the history", "w: 15m [1h] 6h 24h")
+	r.Key("w")
+	r.MustShow("last 6h from the history", "w: 15m 1h [6h] 24h")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.spans); n < 2 || h.spans[0] != time.Hour || h.spans[n-1] != 6*time.Hour {
+		t.Fatalf("spans read: %v", h.spans)
+	}
+}
