@@ -25,9 +25,8 @@ type source struct {
 	blocked bool      // waits for a reader to make room (c.mu)
 
 	// Owned by the run goroutine.
-	conn    *ilink.Conn
-	scratch []wire.Record
-	sent    []sentPart
+	conn *ilink.Conn
+	sent []sentPart
 }
 
 // sentPart is one partition of a fetch on the wire.
@@ -356,15 +355,12 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 		if h.LastOffset() < from {
 			continue
 		}
-		s.scratch, err = wire.DecodeBatch(batch, 0, s.scratch[:0])
-		if err != nil {
-			ferr = err
-			break
-		}
-		for i := range s.scratch {
-			r := &s.scratch[i]
+		// Each record is copied once, from the decoder into recs; a batch
+		// that fails gives none of its records.
+		keep, keepBytes := len(recs), bytes
+		if err := wire.DecodeBatchEach(batch, 0, func(r *wire.Record) {
 			if r.Offset < from || len(recs) == cap(recs) {
-				continue
+				return
 			}
 			recs = append(recs, Record{
 				Topic:     topic,
@@ -380,8 +376,11 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 				n += len(r.Headers[j].Key) + len(r.Headers[j].Value)
 			}
 			bytes += n
+		}); err != nil {
+			clear(recs[keep:])
+			recs, bytes, ferr = recs[:keep], keepBytes, err
+			break
 		}
 	}
-	clear(s.scratch[:cap(s.scratch)]) // drop references to the batch buffers
 	return recs, bytes, ferr
 }

@@ -321,12 +321,37 @@ func batchConsumed(bs [][]byte) int {
 // strings sharing the batch buffer, without a copy.
 // On error dst is returned unchanged in length.
 func DecodeBatch(b []byte, maxDecompressed int, dst []Record) ([]Record, error) {
-	h, err := ParseBatchHeader(b)
+	h, sec, err := batchSection(b, maxDecompressed)
 	if err != nil {
 		return dst, err
 	}
+	return batchDecodeRecords(&h, sec, dst)
+}
+
+// DecodeBatchEach is DecodeBatch handing each record to each instead of
+// appending it to a slice, in offset order: a reader that keeps records
+// in its own type (the consumer) copies each once, not twice. The record
+// (and its Key, Value and Headers, which alias the batch's buffer as
+// DecodeBatch's do) is valid after each returns; the *Record is not. On
+// an error, records already handed over stay handed over.
+func DecodeBatchEach(b []byte, maxDecompressed int, each func(*Record)) error {
+	h, sec, err := batchSection(b, maxDecompressed)
+	if err != nil {
+		return err
+	}
+	return batchEachRecord(&h, sec, func(_ int, r *Record) { each(r) })
+}
+
+// batchSection verifies b (header, CRC) and returns its header and its
+// records section: decompressed into at most maxDecompressed bytes, or a
+// copy of the uncompressed one (so records never alias b).
+func batchSection(b []byte, maxDecompressed int) (BatchHeader, []byte, error) {
+	h, err := ParseBatchHeader(b)
+	if err != nil {
+		return h, nil, err
+	}
 	if got := batchComputeCRC(b); got != h.CRC {
-		return dst, fmt.Errorf("%w: header 0x%08x computed 0x%08x", ErrBatchCRC, h.CRC, got)
+		return h, nil, fmt.Errorf("%w: header 0x%08x computed 0x%08x", ErrBatchCRC, h.CRC, got)
 	}
 	limit := maxDecompressed
 	if limit <= 0 {
@@ -335,30 +360,26 @@ func DecodeBatch(b []byte, maxDecompressed int, dst []Record) ([]Record, error) 
 	limit = min(limit, math.MaxInt32)
 
 	raw := b[BatchHeaderSize:]
-	var sec []byte
 	switch c := h.Codec(); c {
 	case CodecNone:
 		if len(raw) > limit {
-			return dst, fmt.Errorf("%w: records section of %d bytes, limit %d", ErrBatchTooLarge, len(raw), limit)
+			return h, nil, fmt.Errorf("%w: records section of %d bytes, limit %d", ErrBatchTooLarge, len(raw), limit)
 		}
 		if int64(h.RecordCount)*batchMinRecord > int64(len(raw)) {
-			return dst, fmt.Errorf("%w: recordCount %d cannot fit in %d bytes of records", ErrBatchCorrupt, h.RecordCount, len(raw))
+			return h, nil, fmt.Errorf("%w: recordCount %d cannot fit in %d bytes of records", ErrBatchCorrupt, h.RecordCount, len(raw))
 		}
-		sec = make([]byte, len(raw))
+		sec := make([]byte, len(raw))
 		copy(sec, raw)
+		return h, sec, nil
 	default:
 		if int64(h.RecordCount)*batchMinRecord > int64(limit) {
-			return dst, fmt.Errorf("%w: recordCount %d needs at least %d bytes, limit %d", ErrBatchTooLarge, h.RecordCount, int64(h.RecordCount)*batchMinRecord, limit)
+			return h, nil, fmt.Errorf("%w: recordCount %d needs at least %d bytes, limit %d", ErrBatchTooLarge, h.RecordCount, int64(h.RecordCount)*batchMinRecord, limit)
 		}
-		sec, err = batchDecompress(raw, c, limit)
-		if err != nil {
-			return dst, err
-		}
+		sec, err := batchDecompress(raw, c, limit)
+		return h, sec, err
 	}
-	return batchDecodeRecords(&h, sec, dst)
 }
 
-// batchDecodeRecords decodes the records of an owned, uncompressed section.
 func batchDecodeRecords(h *BatchHeader, sec []byte, dst []Record) ([]Record, error) {
 	count := int(h.RecordCount)
 	if count*batchMinRecord > len(sec) {
@@ -371,34 +392,50 @@ func batchDecodeRecords(h *BatchHeader, sec []byte, dst []Record) ([]Record, err
 		dst = nd
 	}
 	out := dst[start : start+count]
+	if err := batchEachRecord(h, sec, func(i int, r *Record) { out[i] = *r }); err != nil {
+		return dst[:start], err
+	}
+	return dst[:start+count], nil
+}
 
+// batchEachRecord decodes the records of sec (the section of a batch with
+// header h) and hands record i to each, checking that there are exactly
+// h.RecordCount of them with nothing after.
+func batchEachRecord(h *BatchHeader, sec []byte, each func(int, *Record)) error {
+	count := int(h.RecordCount)
+	if count*batchMinRecord > len(sec) {
+		return fmt.Errorf("%w: recordCount %d cannot fit in %d decompressed bytes", ErrBatchCorrupt, count, len(sec))
+	}
 	var slab []RecordHeader // headers of this batch, handed out in chunks
+	// One Record for the batch, handed to each by pointer: declared in the
+	// loop it would escape, one allocation per record.
+	var rec Record
 	pos := 0
 	for i := 0; i < count; i++ {
 		if pos >= len(sec) {
-			return dst[:start], fmt.Errorf("%w: recordCount %d but records end after %d", ErrBatchCorrupt, count, i)
+			return fmt.Errorf("%w: recordCount %d but records end after %d", ErrBatchCorrupt, count, i)
 		}
 		l, n := varintRead32(sec[pos:])
 		if n <= 0 {
-			return dst[:start], batchVarintErr(i, "length", n)
+			return batchVarintErr(i, "length", n)
 		}
 		pos += n
 		if l < batchMinRecordBody || int(l) > len(sec)-pos {
-			return dst[:start], fmt.Errorf("%w: record %d: length %d outside [%d, %d]", ErrBatchCorrupt, i, l, batchMinRecordBody, len(sec)-pos)
+			return fmt.Errorf("%w: record %d: length %d outside [%d, %d]", ErrBatchCorrupt, i, l, batchMinRecordBody, len(sec)-pos)
 		}
 		r := sec[pos : pos+int(l) : pos+int(l)]
 		pos += int(l)
 
-		rec, err := batchDecodeRecord(h, r, i, count, &slab)
-		if err != nil {
-			return dst[:start], err
+		var err error
+		if rec, err = batchDecodeRecord(h, r, i, count, &slab); err != nil {
+			return err
 		}
-		out[i] = rec
+		each(i, &rec)
 	}
 	if pos != len(sec) {
-		return dst[:start], fmt.Errorf("%w: %d bytes after the last of %d records", ErrBatchCorrupt, len(sec)-pos, count)
+		return fmt.Errorf("%w: %d bytes after the last of %d records", ErrBatchCorrupt, len(sec)-pos, count)
 	}
-	return dst[:start+count], nil
+	return nil
 }
 
 // batchDecodeRecord decodes record i of count, r its bytes after the
