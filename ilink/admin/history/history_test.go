@@ -187,8 +187,8 @@ func TestPrune(t *testing.T) {
 			return nil
 		})
 	})
-	if fine > 8 || coarse > 6 {
-		t.Errorf("%d fine periods (want ≤ 8: 6 h of hours), %d coarse (want ≤ 6: 24 h of 6 h)", fine, coarse)
+	if fine != 2 || coarse != 5 {
+		t.Errorf("%d fine periods (want 2: the hour and the one before), %d coarse (want 5: 24 h of 6 h and the current)", fine, coarse)
 	}
 	pts, _ := st.Query(QueueDepth("Q"), 24*time.Hour)
 	if len(pts) < 1400 || len(pts) > 1445 {

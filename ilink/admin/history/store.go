@@ -429,7 +429,7 @@ func (s *Store) prune(tx *bolt.Tx, now int64) error {
 		for _, tr := range s.tiers {
 			if name[0] == tr.id {
 				end := int64(binary.BigEndian.Uint64(name[1:])) + tr.period()
-				if end < now-int64(tr.keep/time.Second) {
+				if end <= now-int64(tr.keep/time.Second) { // nothing of it in the window
 					old = append(old, append([]byte(nil), name...))
 				}
 			}
