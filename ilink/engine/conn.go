@@ -82,9 +82,9 @@ type slot struct {
 	done     chan struct{} // closed when frame and flags are final
 	complete atomic.Bool
 	frame    []byte
-	// pooled says frame came from wire.GetFrameBuf and nothing else holds
-	// it: the writer recycles it once written.
-	pooled bool
+	// pieces, when set, are the frame in pieces (a fetch reply: its fields
+	// and the stored batches between them), sent in one vectored write.
+	pieces [][]byte
 
 	noReply    bool          // the request had FlagNoReply: handle, send nothing
 	closeAfter bool          // close the connection right after this reply
@@ -323,22 +323,34 @@ func (c *conn) writeLoop() {
 			c.close()
 			return
 		}
-		if !s.noReply {
-			if _, err := bw.Write(s.frame); err != nil {
-				c.close()
-				return
-			}
+		if !s.noReply && !c.writeSlot(bw, s) {
+			c.close()
+			return
 		}
-		if s.pooled {
-			wire.PutFrameBuf(s.frame) // bufio copied what it kept
-			s.frame, s.pooled = nil, false
-		}
+		s.frame, s.pieces = nil, nil
 		if s.closeAfter {
 			flush()
 			c.close()
 			return
 		}
 	}
+}
+
+// writeSlot writes s's reply: a frame through bw, or a frame in pieces
+// after what bw holds, in one vectored write (net.Buffers: writev on a TCP
+// connection) with the writes' deadline.
+func (c *conn) writeSlot(bw *bufio.Writer, s *slot) bool {
+	if s.pieces == nil {
+		_, err := bw.Write(s.frame)
+		return err == nil
+	}
+	if bw.Buffered() > 0 && bw.Flush() != nil {
+		return false
+	}
+	_ = c.nc.SetWriteDeadline(time.Now().Add(c.e.cfg.IdleTimeout))
+	bufs := net.Buffers(s.pieces)
+	_, err := bufs.WriteTo(c.nc)
+	return err == nil
 }
 
 // deadlineWriter gives every write of a connection a deadline.
@@ -452,18 +464,18 @@ func (r *request) async(fn func()) {
 // closing is closed when the connection goes away.
 func (r *request) closing() <-chan struct{} { return r.c.closing }
 
-func (r *request) finish(frame []byte) { r.finishFrame(frame, false) }
+func (r *request) finish(frame []byte) { r.finishFrame(frame, nil) }
 
-// finishPooled answers with a frame of wire.GetFrameBuf that nothing else
-// holds: it is recycled once written.
-func (r *request) finishPooled(frame []byte) { r.finishFrame(frame, true) }
+// finishPieces answers with a frame in pieces, written with one vectored
+// write without joining them.
+func (r *request) finishPieces(pieces [][]byte) { r.finishFrame(nil, pieces) }
 
-func (r *request) finishFrame(frame []byte, pooled bool) {
+func (r *request) finishFrame(frame []byte, pieces [][]byte) {
 	s := r.slot
 	if !s.complete.CompareAndSwap(false, true) {
 		r.c.e.logf("engine: BUG: %v answered twice", r.hdr.Code)
 		return
 	}
-	s.frame, s.pooled = frame, pooled
+	s.frame, s.pieces = frame, pieces
 	close(s.done)
 }

@@ -189,7 +189,7 @@ func (ts *topicStore) unwatch(req *wire.FetchRequest, w *pwaiter) {
 // replyFetch sends the reply, encoded straight from the stored batches
 // into one frame, and counts the traffic out.
 func (ts *topicStore) replyFetch(r *request, out *fetchReply) {
-	size := 64
+	size, batchBytes := 64, 0
 	sec := time.Now().Unix()
 	for i := range out.topics {
 		ot := &out.topics[i]
@@ -200,6 +200,7 @@ func (ts *topicStore) replyFetch(r *request, out *fetchReply) {
 			size += 48 + len(po.err.Name) + len(po.err.Tail) + po.size
 			recs += po.records
 			nbytes += int64(po.size)
+			batchBytes += po.size
 			if ot.parts[j].t != nil && po.records > 0 {
 				po.t.stats.addOut(sec, po.records, int64(po.size))
 			}
@@ -209,7 +210,34 @@ func (ts *topicStore) replyFetch(r *request, out *fetchReply) {
 		}
 	}
 	h := wire.Header{Flags: wire.FlagResponse, Code: r.hdr.Code, Corr: r.hdr.Corr}
-	r.finishPooled(wire.AppendFrame(wire.GetFrameBuf(wire.HeaderSize+size), h, out.Encode))
+	r.finishPieces(out.pieces(h, size-batchBytes))
+}
+
+// pieces is the reply frame as the writer sends it in one vectored write:
+// the fields, written into one buffer (of fieldSize, a bound), cut where
+// a partition's batches go, and the stored batches themselves between
+// the cuts, never copied (a batch is immutable once in the log). Their
+// concatenation is the frame Encode would give.
+func (m *fetchReply) pieces(h wire.Header, fieldSize int) [][]byte {
+	w := wire.Writer{B: make([]byte, wire.HeaderSize, wire.HeaderSize+fieldSize)}
+	var pieces [][]byte
+	cut, total := 0, 0
+	m.encode(&w, func(batches [][]byte) {
+		pieces = append(pieces, w.B[cut:len(w.B):len(w.B)])
+		total += len(w.B) - cut
+		cut = len(w.B)
+		for _, b := range batches {
+			pieces = append(pieces, b)
+			total += len(b)
+		}
+	})
+	if cut < len(w.B) || len(pieces) == 0 {
+		pieces = append(pieces, w.B[cut:])
+		total += len(w.B) - cut
+	}
+	h.Length = uint32(total)
+	wire.PutHeader(pieces[0], h) // the first piece starts with the header's room
+	return pieces
 }
 
 // fetchReply is wire.FetchReply with each partition's batches kept as the
@@ -234,6 +262,16 @@ type fetchPart struct {
 }
 
 func (m *fetchReply) Encode(w *wire.Writer) {
+	m.encode(w, func(batches [][]byte) {
+		for _, b := range batches {
+			w.Raw(b)
+		}
+	})
+}
+
+// encode writes the reply's fields, and hands each partition's stored
+// batches to batches where their bytes go.
+func (m *fetchReply) encode(w *wire.Writer, batches func([][]byte)) {
 	w.ArrayLen(len(m.topics))
 	for i := range m.topics {
 		t := &m.topics[i]
@@ -252,9 +290,7 @@ func (m *fetchReply) Encode(w *wire.Writer) {
 				continue
 			}
 			w.Uvarint(uint64(p.size) + 1)
-			for _, b := range p.batches {
-				w.Raw(b)
-			}
+			batches(p.batches)
 		}
 	}
 }
