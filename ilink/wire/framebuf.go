@@ -5,11 +5,10 @@ import (
 	"sync"
 )
 
-// Large frame buffers (a produce request, a fetch reply: up to the frame
-// cap) are recycled by power-of-two size class once written. A fresh
-// megabyte per frame cost more than building the frame: the copy into it
-// page-faulted new memory (a quarter of the producer's CPU in
-// BenchmarkProducer100BNone, and the engine's fetch replies the same).
+// Large frame buffers (a produce request: up to the request cap) are
+// recycled by power-of-two size class once written. A fresh megabyte per
+// frame cost more than building the frame: the copy into it page-faulted
+// new memory (a quarter of the producer's CPU in BenchmarkProducer100BNone).
 const (
 	frameClassMin = 17 // 128 KiB, the smallest class (log2)
 	frameClassMax = 23 // 8 MiB, past the default frame cap
