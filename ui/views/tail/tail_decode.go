@@ -78,7 +78,17 @@ func startRelay[T any](in <-chan T, size int, each func(*T)) *relay[T] {
 	r := &relay[T]{out: make(chan T, size), done: make(chan struct{})}
 	go func() {
 		defer close(r.out)
-		for x := range in {
+		for {
+			var x T
+			var ok bool
+			select {
+			case x, ok = <-in:
+				if !ok {
+					return
+				}
+			case <-r.done:
+				return
+			}
 			each(&x)
 			select {
 			case r.out <- x:
@@ -94,7 +104,9 @@ func (r *relay[T]) stop() { r.once.Do(func() { close(r.done) }) }
 
 // decodedStream is a Stream whose batches arrive decoded: a relay reads
 // the stream's channel, decodes each record and hands the batch on (a
-// channel of its own, as bounded; Close stops it).
+// channel of one batch: it holds at most that and the batch it decodes
+// beyond the stream's own bound, and a full one back-pressures the stream
+// as before; Close stops it).
 type decodedStream struct {
 	Stream
 	r *relay[Batch]
@@ -106,7 +118,7 @@ func decodeStream(s Stream, set *schema.Set) Stream {
 		return s
 	}
 	dec := newRecordDecoder(set)
-	return &decodedStream{Stream: s, r: startRelay(s.Records(), 4, func(b *Batch) {
+	return &decodedStream{Stream: s, r: startRelay(s.Records(), 1, func(b *Batch) {
 		for i := range b.Records {
 			dec.decode(&b.Records[i])
 		}
@@ -131,7 +143,7 @@ func decodeSearch(r SearchRun, set *schema.Set) SearchRun {
 	if r == nil || set.Len() == 0 {
 		return r
 	}
-	return &decodedSearch{SearchRun: r, r: startRelay(r.Records(), 256, newRecordDecoder(set).decode)}
+	return &decodedSearch{SearchRun: r, r: startRelay(r.Records(), 64, newRecordDecoder(set).decode)}
 }
 
 func (d *decodedSearch) Records() <-chan Record { return d.r.out }
