@@ -137,6 +137,7 @@ type Model struct {
 	clockArmed bool
 	probe      *LinkProbe  // nil: WithoutLinkProbe
 	lag        *lagHistory // nil: no lag history (WithLagHistory)
+	inFleet    bool        // one of a Fleet's clusters (NewFleet)
 }
 
 // New returns the dashboard's root model.
@@ -269,6 +270,9 @@ func (m *Model) wanted(r common.ResID) bool {
 		if w == r {
 			return true
 		}
+	}
+	if m.inFleet && r == common.ResStats {
+		return true // the Fleet row's in/out, whichever tab shows
 	}
 	for _, w := range m.views[m.active].Wants() {
 		if w == r {

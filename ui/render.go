@@ -92,9 +92,10 @@ func (m *Model) tabLayout(w int) tabBarLayout {
 		lay.crumb = strings.Join(bc, " › ")
 		avail -= min(common.Width(lay.crumb)+2, w/2)
 	}
+	head := common.Width(m.fleetLabel()) // the cluster's name in a fleet
 	for tier := 0; tier < 3; tier++ {
 		lay.tabs = lay.tabs[:0]
-		x := 0
+		x := head
 		for id := common.ViewID(0); id < common.NumViews; id++ {
 			if !m.visible(id) {
 				continue
@@ -133,7 +134,8 @@ func (m *Model) tabBar(w int) string {
 	st := m.ctx.Styles
 	lay := m.tabLayout(w)
 	var b strings.Builder
-	x := 0
+	b.WriteString(st.BadgeRO.Render(m.fleetLabel()))
+	x := common.Width(m.fleetLabel())
 	for _, t := range lay.tabs {
 		if t.id == m.active && st.Mode == common.Dumb {
 			b.WriteString("[" + t.label[1:len(t.label)-1] + "]") // same width

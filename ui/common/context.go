@@ -70,6 +70,10 @@ type Context struct {
 	// Overview share it).
 	History     History
 	HistorySpan int
+
+	// Fleet: this dashboard is one of several clusters watched at once
+	// (ui.Fleet); KeyMap.Fleet then returns to the Fleet tab.
+	Fleet bool
 }
 
 // NewContext builds a Context from the effective configuration. getenv is
@@ -116,6 +120,7 @@ func (c *Context) Rebuild() {
 	}
 	c.Styles = NewStyles(t, c.Mode)
 	c.Keys = NewKeyMap(c.ReadOnly)
+	c.Keys.Fleet.SetEnabled(c.Fleet)
 }
 
 // StaleAfter is the age past which a resource's data is marked stale:

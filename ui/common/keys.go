@@ -15,8 +15,11 @@ import (
 type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Command, Redraw, Refresh, NextTab, PrevTab, Back key.Binding
-	Tabs                                                                    [7]key.Binding
-	TabsHelp                                                                key.Binding // display only: "1-7"
+	// Fleet returns from a cluster's tabs to the Fleet tab (enabled only
+	// while several clusters are watched: Context.Fleet).
+	Fleet    key.Binding
+	Tabs     [7]key.Binding
+	TabsHelp key.Binding // display only: "1-7"
 
 	// Tables.
 	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Top, Bottom key.Binding
@@ -94,6 +97,7 @@ func NewKeyMap(readOnly bool) *KeyMap {
 		PrevTab:   b(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
 		Back:      b(key.WithKeys("esc"), key.WithHelp("esc", "back / clear filter")),
 		TabsHelp:  b(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "go to tab")),
+		Fleet:     b(key.WithKeys("0"), key.WithHelp("0", "back to the fleet"), key.WithDisabled()),
 
 		Up:       b(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     b(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -289,7 +293,7 @@ func (k *KeyMap) Mutating() []*key.Binding {
 
 // GlobalHelp is the help column of keys that work everywhere.
 func (k *KeyMap) GlobalHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Command, k.NextTab, k.PrevTab, k.TabsHelp, k.Back, k.Refresh, k.Redraw, k.Quit, k.ForceQuit}
+	return []key.Binding{k.Help, k.Command, k.NextTab, k.PrevTab, k.TabsHelp, k.Fleet, k.Back, k.Refresh, k.Redraw, k.Quit, k.ForceQuit}
 }
 
 // TableHelp is the help column of table navigation keys.

@@ -1,0 +1,411 @@
+// Package fleet is the Fleet tab: one row per watched cluster (issue 27),
+// worst first, and the alerts of every cluster labelled with their
+// context. It draws what the root computes from each cluster's own
+// poller and health tracker (Row); it reads nothing itself and imports no
+// other tab. Enter opens the selected cluster's tabs (OpenMsg).
+package fleet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/components"
+)
+
+// State is a cluster's reachability and freshness, which decides what its
+// row may say: health words only from fresh lists (docs/HEALTH.md).
+type State int
+
+const (
+	// Waiting: no answer yet.
+	Waiting State = iota
+	// Fresh: every list the health reads is younger than three intervals.
+	Fresh
+	// Stale: the cluster answers, but a list is older than three
+	// intervals (or its poll answers with an error): its words are not
+	// shown.
+	Stale
+	// Unreachable: the latest summary poll could not reach the cluster.
+	Unreachable
+)
+
+// Row is one cluster as the Fleet tab shows it. Text fields are
+// sanitized by the root.
+type Row struct {
+	Index  int    // the cluster's position in the list given (its identity)
+	Name   string // the context
+	Target string // where it connects
+	State  State
+	// Since: Unreachable, when the failures began; Stale, when the oldest
+	// list was last good (zero: never).
+	Since  time.Time
+	Reason string // Unreachable or Stale: why, in few words
+
+	NodesUp, Nodes     int
+	Leader             string // "node 1 (QM1)", "none"
+	UnderRepl, Offline int    // partitions
+	Words              []WordCount
+	WorstLag           int64
+	WorstGroup         string
+	QueueAlerts, DLQ   int
+	In, Out            float64   // records per second, the latest point
+	InPts, OutPts      []float64 // the recent points, oldest first
+	Alerts             []health.Alert
+}
+
+// WordCount is how many groups have a health word.
+type WordCount struct {
+	Word health.Word
+	N    int
+}
+
+// Level is the row's worst alert level (OK without alerts; only
+// meaningful when Fresh).
+func (r Row) Level() health.Level {
+	l := health.LevelOK
+	for _, a := range r.Alerts {
+		l = max(l, a.Level)
+	}
+	return l
+}
+
+// rank orders the rows worst first: unreachable, critical, warning, stale
+// or waiting (nothing known), OK.
+func (r Row) rank() int {
+	switch r.State {
+	case Unreachable:
+		return 0
+	case Stale, Waiting:
+		return 3
+	}
+	switch r.Level() {
+	case health.LevelCritical:
+		return 1
+	case health.LevelWarning:
+		return 2
+	}
+	return 4
+}
+
+// OpenMsg asks the root to show cluster Index's tabs.
+type OpenMsg struct{ Index int }
+
+// View is the Fleet tab.
+type View struct {
+	ctx  *common.Context
+	w, h int
+	rows []Row
+	sel  int // index into rows
+	now  time.Time
+}
+
+// New returns the Fleet tab drawn with ctx's styles and keys.
+func New(ctx *common.Context) *View { return &View{ctx: ctx} }
+
+// Title is the tab's name.
+func (v *View) Title() string { return "Fleet" }
+
+// SetSize sets the body's size.
+func (v *View) SetSize(w, h int) { v.w, v.h = w, h }
+
+// SetRows takes the clusters as of now, sorts them worst first (ties in
+// the order given) and keeps the selection on the same cluster.
+func (v *View) SetRows(rows []Row, now time.Time) {
+	selected := -1
+	if v.sel < len(v.rows) {
+		selected = v.rows[v.sel].Index
+	}
+	v.rows, v.now = rows, now
+	slices.SortStableFunc(v.rows, func(a, b Row) int {
+		if c := cmp.Compare(a.rank(), b.rank()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	v.sel = 0
+	for i, r := range v.rows {
+		if r.Index == selected {
+			v.sel = i
+		}
+	}
+}
+
+// Rows returns the rows in display order (shared: read only).
+func (v *View) Rows() []Row { return v.rows }
+
+// Selected returns the selected row's cluster index, -1 with none.
+func (v *View) Selected() int {
+	if v.sel >= len(v.rows) {
+		return -1
+	}
+	return v.rows[v.sel].Index
+}
+
+// ShortHelp is the hint line's keys.
+func (v *View) ShortHelp() []key.Binding {
+	k := v.ctx.Keys
+	return []key.Binding{k.Up, k.Down, k.Open}
+}
+
+// FullHelp is the tab's column of `?` help.
+func (v *View) FullHelp() [][]key.Binding {
+	k := v.ctx.Keys
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom, k.Open}}
+}
+
+// Update moves the selection and opens the selected cluster.
+func (v *View) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok || len(v.rows) == 0 {
+		return nil
+	}
+	k := v.ctx.Keys
+	switch {
+	case key.Matches(km, k.Up):
+		v.sel = max(0, v.sel-1)
+	case key.Matches(km, k.Down):
+		v.sel = min(len(v.rows)-1, v.sel+1)
+	case key.Matches(km, k.Top):
+		v.sel = 0
+	case key.Matches(km, k.Bottom):
+		v.sel = len(v.rows) - 1
+	case key.Matches(km, k.Open):
+		i := v.rows[v.sel].Index
+		return func() tea.Msg { return OpenMsg{Index: i} }
+	}
+	return nil
+}
+
+// Click selects the row at body line y and opens it on a second click.
+func (v *View) Click(y int) tea.Cmd {
+	i := y - 2 // the title and the header
+	if i < 0 || i >= len(v.rows) {
+		return nil
+	}
+	if i == v.sel {
+		idx := v.rows[i].Index
+		return func() tea.Msg { return OpenMsg{Index: idx} }
+	}
+	v.sel = i
+	return nil
+}
+
+// columns are the table's fixed widths; the groups cell takes what is
+// left, and the rate cells go first on a narrow terminal.
+const (
+	wName  = 12
+	wState = 34
+	wNodes = 6
+	wLead  = 14
+	wParts = 8
+	wLag   = 20
+	wQueue = 9
+	wRate  = 8
+	wSpark = 10
+)
+
+// View draws the tab: a title line, the table, then the alerts of every
+// cluster labelled with their context.
+func (v *View) View() string {
+	st := v.ctx.Styles
+	withRates := v.w >= wName+wState+wNodes+wLead+wParts+wLag+wQueue+20+2*(wRate+wSpark)
+	lines := []string{v.titleLine(st), v.header(st, withRates)}
+	for i, r := range v.rows {
+		line := v.row(st, r, withRates)
+		if i == v.sel {
+			line = st.Selected.Render(common.PadStyled(common.ClipStyled("▸ "+line, v.w), v.w))
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "")
+	lines = append(lines, v.alertLines(st, max(0, v.h-len(lines)))...)
+	return strings.Join(lines, "\n")
+}
+
+func (v *View) titleLine(st *common.Styles) string {
+	var down, alerting int
+	for _, r := range v.rows {
+		switch {
+		case r.State == Unreachable:
+			down++
+		case r.State == Fresh && r.Level() > health.LevelOK:
+			alerting++
+		}
+	}
+	s := st.Title.Render("Fleet") + st.Muted.Render(" · "+common.Plural(len(v.rows), "cluster"))
+	if down > 0 {
+		s += st.Err.Render(" · " + strconv.Itoa(down) + " unreachable")
+	}
+	if alerting > 0 {
+		s += st.Warn.Render(" · " + strconv.Itoa(alerting) + " with alerts")
+	}
+	return s
+}
+
+func (v *View) header(st *common.Styles, withRates bool) string {
+	cells := []string{
+		common.Fit("CONTEXT", wName), common.Fit("STATE", wState), common.Fit("NODES", wNodes),
+		common.Fit("LEADER", wLead), common.Fit("UR/OFF", wParts), common.Fit("WORST LAG", wLag),
+		common.Fit("Q/DLQ", wQueue),
+	}
+	if withRates {
+		cells = append(cells, common.Fit("IN/s", wRate+wSpark), common.Fit("OUT/s", wRate+wSpark))
+	}
+	cells = append(cells, "GROUPS")
+	return st.Header.Render("  " + strings.Join(cells, " "))
+}
+
+// row is a cluster's line. An unreachable, stale or waiting cluster shows
+// its state and nothing it last knew: old words would read as current.
+func (v *View) row(st *common.Styles, r Row, withRates bool) string {
+	name := common.Fit(r.Name, wName)
+	if r.State != Fresh {
+		return name + " " + v.stateCell(st, r)
+	}
+	cells := []string{
+		name,
+		v.stateCell(st, r),
+		common.Fit(fmt.Sprintf("%d/%d", r.NodesUp, r.Nodes), wNodes),
+		common.Fit(r.Leader, wLead),
+		common.Fit(fmt.Sprintf("%d/%d", r.UnderRepl, r.Offline), wParts),
+		common.Fit(lagCell(r), wLag),
+		common.Fit(fmt.Sprintf("%d/%d", r.QueueAlerts, r.DLQ), wQueue),
+	}
+	if r.NodesUp < r.Nodes {
+		cells[2] = st.Err.Render(cells[2])
+	}
+	if r.Leader == "none" {
+		cells[3] = st.Err.Render(cells[3])
+	}
+	if r.Offline > 0 {
+		cells[4] = st.Err.Render(cells[4])
+	} else if r.UnderRepl > 0 {
+		cells[4] = st.Warn.Render(cells[4])
+	}
+	if r.QueueAlerts+r.DLQ > 0 {
+		cells[6] = st.Warn.Render(cells[6])
+	}
+	if withRates {
+		cells = append(cells, rateCell(st.Spark, r.In, r.InPts), rateCell(st.SparkOut, r.Out, r.OutPts))
+	}
+	cells = append(cells, wordsCell(st, r.Words))
+	return strings.Join(cells, " ")
+}
+
+// stateCell is the STATE column: the worst level, or why there is no
+// verdict ("cannot reach ilink-1.example:5000 since 10:01:40").
+func (v *View) stateCell(st *common.Styles, r Row) string {
+	switch r.State {
+	case Waiting:
+		return st.Faint.Render("connecting to " + r.Target + "…")
+	case Unreachable:
+		s := "cannot reach " + r.Target + " since " + common.Clock(r.Since)
+		if r.Reason != "" {
+			s += ": " + r.Reason
+		}
+		return st.Err.Render(s)
+	case Stale:
+		s := "stale: no fresh data"
+		if !r.Since.IsZero() {
+			s += " since " + common.Clock(r.Since)
+		}
+		if r.Reason != "" {
+			s += " (" + r.Reason + ")"
+		}
+		return st.Warn.Render(s)
+	}
+	l := r.Level()
+	text := common.Fit(l.String(), wState)
+	switch l {
+	case health.LevelCritical:
+		return st.Err.Render(text)
+	case health.LevelWarning:
+		return st.Warn.Render(text)
+	}
+	return st.OK.Render(text)
+}
+
+func lagCell(r Row) string {
+	if r.WorstGroup == "" {
+		return "-"
+	}
+	return common.Count(r.WorstLag) + " " + r.WorstGroup
+}
+
+func rateCell(sty common.Style, v float64, pts []float64) string {
+	return common.FitRight(common.Rate(v), wRate-1) + " " + sty.Render(components.Sparkline(pts, wSpark))
+}
+
+// wordsCell counts the groups by health word, the most in need of
+// attention first: "1 STOPPED · 3 OK".
+func wordsCell(st *common.Styles, ws []WordCount) string {
+	if len(ws) == 0 {
+		return st.Faint.Render("no groups")
+	}
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		s := strconv.Itoa(w.N) + " " + w.Word.String()
+		switch w.Word {
+		case health.Stopped, health.Dead, health.Stalled:
+			s = st.Err.Render(s)
+		case health.Lagging, health.Rewound, health.Rebalancing:
+			s = st.Warn.Render(s)
+		case health.OK:
+			s = st.OK.Render(s)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// alertLines are every cluster's alerts, labelled with the context, most
+// severe first (an unreachable cluster's own alert among them), within h
+// lines.
+func (v *View) alertLines(st *common.Styles, h int) []string {
+	type labelled struct {
+		name string
+		a    health.Alert
+	}
+	var all []labelled
+	for _, r := range v.rows {
+		switch r.State {
+		case Unreachable:
+			all = append(all, labelled{r.Name, health.UnreachableAlert(r.Target, r.Reason, r.Since)})
+		case Fresh:
+			for _, a := range r.Alerts {
+				all = append(all, labelled{r.Name, a})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b labelled) int { return cmp.Compare(b.a.Level, a.a.Level) })
+	if h <= 0 {
+		return nil
+	}
+	out := []string{st.Title.Render("Alerts") + st.Muted.Render(" · every cluster")}
+	if len(all) == 0 {
+		out = append(out, st.OK.Render("  none"))
+	}
+	for i, l := range all {
+		if len(out) == h-1 && i < len(all)-1 {
+			out = append(out, st.Muted.Render(fmt.Sprintf("  … %d more", len(all)-i)))
+			break
+		}
+		lvl := st.Warn.Render("WARN")
+		if l.a.Level == health.LevelCritical {
+			lvl = st.Err.Render("CRIT")
+		}
+		out = append(out, "  "+lvl+" "+st.Bold.Render(common.Fit(l.name, wName))+" "+common.S(l.a.Text))
+	}
+	return out[:min(len(out), h)]
+}
