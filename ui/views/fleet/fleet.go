@@ -105,6 +105,9 @@ type View struct {
 	w, h int
 	rows []Row
 	sel  int // index into rows
+	// moved: the user moved the selection, which then follows its
+	// cluster as the rows resort; until then it stays on the worst.
+	moved bool
 	now  time.Time
 }
 
@@ -121,7 +124,7 @@ func (v *View) SetSize(w, h int) { v.w, v.h = w, h }
 // the order given) and keeps the selection on the same cluster.
 func (v *View) SetRows(rows []Row, now time.Time) {
 	selected := -1
-	if v.sel < len(v.rows) {
+	if v.moved && v.sel < len(v.rows) {
 		selected = v.rows[v.sel].Index
 	}
 	v.rows, v.now = rows, now
@@ -169,6 +172,9 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	k := v.ctx.Keys
+	if key.Matches(km, k.Up, k.Down, k.Top, k.Bottom) {
+		v.moved = true
+	}
 	switch {
 	case key.Matches(km, k.Up):
 		v.sel = max(0, v.sel-1)
@@ -195,7 +201,7 @@ func (v *View) Click(y int) tea.Cmd {
 		idx := v.rows[i].Index
 		return func() tea.Msg { return OpenMsg{Index: idx} }
 	}
-	v.sel = i
+	v.sel, v.moved = i, true
 	return nil
 }
 

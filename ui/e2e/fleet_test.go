@@ -1,0 +1,183 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ui"
+	"ilinkdash/ui/live"
+)
+
+// recFleet is the Fleet root with its frames recorded (recModel's twin).
+type recFleet struct {
+	root *ui.Fleet
+	fr   *frames
+}
+
+func (r recFleet) Init() tea.Cmd { return r.root.Init() }
+
+func (r recFleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.root.Update(msg)
+	return r, cmd
+}
+
+func (r recFleet) View() tea.View {
+	v := r.root.View()
+	r.fr.add(v.Content)
+	return v
+}
+
+// fleetCluster is one context of startFleet: its name and engine.
+type fleetCluster struct {
+	name string
+	e    *engine.Engine
+}
+
+// startFleet runs the dashboard over several clusters the way cli does
+// with --context a,b,c: one ui.New per context, each on its own
+// adapters, Context and polling interval, under ui.NewFleet.
+func startFleet(t *testing.T, every time.Duration, cs ...fleetCluster) *dash {
+	t.Helper()
+	var models []*ui.Model
+	var srcs []*live.Sources
+	for _, c := range cs {
+		src := liveSources(t, c.e, false)
+		srcs = append(srcs, src)
+		cfg := config.DefaultContext()
+		cfg.Name = c.name
+		cfg.Refresh = refreshEvery(every)
+		cfg.Health.Window, cfg.Health.StallAfter = 2*every, 2*every
+		uctx := ui.NewContext(cfg, false, func(string) string { return "" })
+		models = append(models, ui.New(uctx, src, ui.WithoutLinkProbe()))
+	}
+	fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
+	fctx.Name = "fleet"
+	fr := &frames{}
+	d := &dash{t: t, fr: fr, src: srcs[0]}
+	d.tm = teatest.NewTestModel(t, recFleet{root: ui.NewFleet(fctx, models), fr: fr},
+		teatest.WithInitialTermSize(180, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
+	t.Cleanup(func() {
+		d.quit()
+		for _, s := range srcs[1:] {
+			_ = s.Close()
+		}
+	})
+	return d
+}
+
+// fleetRow is the Fleet table's line of context name ("" when absent).
+func fleetRow(screen, name string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// Three engines: one healthy, one with a stopped group, one killed
+// mid-test. The killed one's row says "cannot reach … since" within two
+// polling intervals while the others keep updating (the stopped group's
+// lag grows on its row after the kill); the stopped group's alert is on
+// the Fleet tab labelled with its context; Enter opens a cluster (its tab
+// bar names it), 0 comes back.
+func TestFleetThreeClusters(t *testing.T) {
+	const every = time.Second
+	alpha, bravo, charlie := startEngine(t, engineOpts{}), startEngine(t, engineOpts{}), startEngine(t, engineOpts{})
+	q := adminQmgr(t, bravo)
+	ctx := context.Background()
+	if err := q.CreateTopic(ctx, "ORDERS", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	publishN := func(n int) {
+		for i := 0; i < n; i++ {
+			if _, err := q.Publish(ctx, "ORDERS", nil, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	publishN(5)
+	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d := startFleet(t, every, fleetCluster{"alpha", alpha}, fleetCluster{"bravo", bravo}, fleetCluster{"charlie", charlie})
+
+	s := d.waitFor("three rows, bravo's stopped group worst first", func(s string) bool {
+		b := fleetRow(s, "bravo")
+		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(b, "CRITICAL") && strings.Contains(b, "1 STOPPED") &&
+			strings.Contains(b, "4 billing") && strings.Contains(fleetRow(s, "alpha"), "OK") && strings.Contains(fleetRow(s, "charlie"), "OK")
+	})
+	if !strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") {
+		t.Fatalf("the worst cluster is not first (selected):\n%s", s)
+	}
+	// The alert is labelled with its context.
+	if !hasLine(s, "CRIT", "bravo", "group billing") {
+		t.Fatalf("bravo's alert is not on the Fleet tab labelled bravo:\n%s", s)
+	}
+
+	d.markNow()
+	killed := time.Now()
+	_ = charlie.Close()
+	s = d.waitFor("charlie unreachable", func(s string) bool {
+		return strings.Contains(fleetRow(s, "charlie"), "cannot reach")
+	})
+	if took := time.Since(killed); took > 2*every {
+		t.Errorf("charlie's row said cannot reach %v after the kill, more than two intervals (%v)", took, 2*every)
+	}
+	if !strings.Contains(fleetRow(s, "charlie"), " since ") || !hasLine(s, "CRIT", "charlie", "cannot reach") {
+		t.Fatalf("charlie's row does not say since when, or its alert is not labelled:\n%s", s)
+	}
+	if !strings.HasPrefix(strings.SplitN(s, "\n", 5)[3], "▸ charlie") {
+		t.Fatalf("the unreachable cluster is not the first row:\n%s", s)
+	}
+	// The others keep updating: bravo's lag grows on its row.
+	d.markNow()
+	publishN(5)
+	d.waitFor("bravo's lag updated while charlie is down", func(s string) bool {
+		return strings.Contains(fleetRow(s, "bravo"), "9 billing") && strings.Contains(fleetRow(s, "charlie"), "cannot reach") &&
+			strings.Contains(fleetRow(s, "alpha"), "OK")
+	})
+
+	// Enter opens the selected cluster (j moves to bravo, second), its tab
+	// bar naming it; 0 comes back, the selection still on bravo.
+	d.press("j")
+	d.waitFor("bravo selected", func(s string) bool { return strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") })
+	d.press("enter")
+	d.waitText("0 Fleet › bravo", "Overview")
+	d.press("?")
+	d.waitText("back to the fleet")
+	d.press("esc", "0")
+	s = d.waitText("Fleet · 3 clusters", "cannot reach")
+	if !strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") {
+		t.Fatalf("back on the fleet, the selection moved off bravo:\n%s", s)
+	}
+}
+
+// hasLine reports whether one line of s holds every one of parts, in order.
+func hasLine(s string, parts ...string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		rest, ok := l, true
+		for _, p := range parts {
+			i := strings.Index(rest, p)
+			if i < 0 {
+				ok = false
+				break
+			}
+			rest = rest[i+len(p):]
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
