@@ -108,7 +108,7 @@ type View struct {
 	// moved: the user moved the selection, which then follows its
 	// cluster as the rows resort; until then it stays on the worst.
 	moved bool
-	now  time.Time
+	now   time.Time
 }
 
 // New returns the Fleet tab drawn with ctx's styles and keys.
