@@ -1,9 +1,12 @@
 package tail_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/schema"
@@ -98,10 +101,25 @@ func TestTailDecodesProtobufInListAndDetail(t *testing.T) {
 		r.Key("f")
 		r.MustShow(want)
 	}
+	// c offers the decoded JSON first.
+	r.Out = nil
+	r.Key("c")
+	r.MustShow("‹ value (decoded JSON)")
+	r.Key("enter")
+	doc, err := set.Topic(demo.ShopOrders).Value.Codec.Decode(order(t, set, orderDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(r.Out, tea.Msg(tea.SetClipboard(string(doc))())) {
+		t.Fatalf("the decoded JSON was not copied: %#v", r.Out)
+	}
 	// The undecodable record: the error and the bytes in hex, never a
-	// silent fallback.
+	// silent fallback; c offers its raw value.
 	r.Key("j")
 	r.MustShow("[decoded]", "does not decode with protobuf shop.Order", "00000000  0a ff 01")
+	r.Key("c")
+	r.MustShow("‹ value (raw)")
+	r.Key("esc")
 }
 
 func TestTailWithoutSchemaHasNoDecodedFormat(t *testing.T) {

@@ -25,6 +25,8 @@ const (
 	copyValue   = "value (raw)"
 	copyKey     = "key (raw)"
 	copyHeaders = "headers (key: value lines)"
+	// copyDecoded is offered (first) for a value its schema decoded.
+	copyDecoded = "value (decoded JSON)"
 )
 
 // openCopy asks which part of the pinned record to copy, as the queue
@@ -41,6 +43,10 @@ func (v *View) openCopy() {
 		Body:        []string{"Copies to the terminal's clipboard (OSC 52): the record's value, its key or its headers, as they are."},
 		SubmitLabel: "copy",
 		Fields:      []*components.Field{components.ChoiceField("Copy", copyValue, copyKey, copyHeaders)},
+	}
+	if e.vd != nil {
+		d.Fields[0] = components.ChoiceField("Copy", copyDecoded, copyValue, copyKey, copyHeaders)
+		d.Body = append(d.Body, "Or the value as its schema decoded it (the JSON the decoded format shows).")
 	}
 	d.Fields[0].Hint = "←/→"
 	v.OpenDialog(d)
@@ -79,6 +85,9 @@ func (v *View) copyPart(part string) tea.Cmd {
 		}
 		text, what, is = []byte(b.String()), "the headers of "+where, " are "
 		done = "the " + common.Plural(len(hs), "header") + " of " + where
+	case copyDecoded:
+		text, what = e.vd, "the decoded value of "+where
+		done = what
 	default:
 		text, what = e.value(), "the value of "+where
 		done = "the raw value of " + where
