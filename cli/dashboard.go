@@ -53,12 +53,15 @@ func debugLogger(r config.Resolved) (func(string, ...any), io.Closer, error) {
 // runDashboard is the default command: the TUI on the configured context,
 // or on an in-process demo cluster when none is configured.
 func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
+	if fleet, err := a.fleetArgs(cmd); fleet || err != nil {
+		return err
+	}
 	r, err := a.resolve(cmd)
 	if err != nil {
 		return err
 	}
-	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
-		return &exitError{code: 2, err: errors.New("the dashboard needs a terminal (stdin and stdout); for scripts use the headless commands: get, describe, tail, publish, group, node")}
+	if err := needTerminal(); err != nil {
+		return err
 	}
 	// Schemas are compiled before anything starts: one that does not
 	// compile is an error naming its file and line, not a dashboard
@@ -108,6 +111,14 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 		return nil // SIGINT/SIGTERM
 	}
 	return err
+}
+
+// needTerminal refuses to start the dashboard without a terminal.
+func needTerminal() error {
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return &exitError{code: 2, err: errors.New("the dashboard needs a terminal (stdin and stdout); for scripts use the headless commands: get, describe, tail, publish, group, node")}
+	}
+	return nil
 }
 
 // startSources connects the dashboard's adapters: to the context's cluster,

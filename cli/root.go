@@ -25,6 +25,7 @@ import (
 // resolution, and the one output path to the terminal.
 type app struct {
 	flags config.Flags
+	fleet fleetFlags // the dashboard's --all-contexts and --demo
 	root  *cobra.Command
 	io    streams
 	// headless is set once a command other than the dashboard runs: only
@@ -58,6 +59,7 @@ func newRootCommand() *app {
 	a.root.SuggestionsMinimumDistance = 2
 	a.flags.Register(a.root.PersistentFlags())
 	a.flags.RegisterDashboard(a.root.Flags())
+	a.registerFleet(a.root.Flags())
 	a.root.AddCommand(a.engineCommand(), a.configCommand(), a.publishCommand(),
 		a.getCommand(), a.describeCommand(), a.groupCommand(), a.nodeCommand(), a.tailCommand(),
 		a.versionCommand(), a.serveCommand(), a.exporterCommand(),

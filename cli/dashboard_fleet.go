@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ui"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/live"
+)
+
+// DemoFleet is the --demo value that starts the fleet demo.
+const DemoFleet = "fleet"
+
+// fleetMember is one cluster of a fleet dashboard: the context it is
+// shown as, where its adapters connect, its decode rules, whether it is an
+// in-process demo.
+type fleetMember struct {
+	r    config.Resolved
+	live live.Config
+	demo bool
+}
+
+// runFleet is the dashboard over several contexts (--context a,b,c or
+// --all-contexts): one cluster dashboard each, on its own adapters and
+// its own context's intervals, under the Fleet tab.
+func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
+	if err := needTerminal(); err != nil {
+		return err
+	}
+	logf, logCloser, err := debugLogger(rs[0])
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer logCloser.Close()
+	ms := make([]fleetMember, 0, len(rs))
+	for _, r := range rs {
+		if r.Embedded || r.Context.Admin == "" {
+			return &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
+		}
+		cfg, _, err := startCluster(cmd.Context(), r, logf)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, fleetMember{r: r, live: cfg})
+	}
+	return runFleetProgram(cmd.Context(), ms)
+}
+
+// runFleetProgram runs the Fleet dashboard on ms until the user quits.
+func runFleetProgram(ctx context.Context, ms []fleetMember) error {
+	out, meter := ui.NewMeter(os.Stdout)
+	pace := func(c *ui.Context) {
+		c.Pace.SlowTerminal = meter.Slow
+		c.Pace.Budget = common.NewBudget(meter.Bytes)
+	}
+	models := make([]*ui.Model, 0, len(ms))
+	for _, m := range ms {
+		set, err := schemas(m.r, nil)
+		if err != nil {
+			return err
+		}
+		src, err := live.New(m.live)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("context %s: %w", m.r.Context.Name, err)}
+		}
+		defer src.Close()
+		uctx := ui.NewContext(m.r.Context, m.demo, os.Getenv)
+		uctx.Schemas = set
+		pace(uctx)
+		// One link probe is enough for one terminal: the first cluster's.
+		opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
+		if len(models) > 0 {
+			opts = append(opts, ui.WithoutLinkProbe())
+		}
+		models = append(models, ui.New(uctx, src, opts...))
+	}
+	fcfg := ms[0].r.Context
+	fcfg.Name = "fleet"
+	fctx := ui.NewContext(fcfg, ms[0].demo, os.Getenv)
+	pace(fctx)
+	_, err := tea.NewProgram(ui.NewFleet(fctx, models), tea.WithContext(ctx), tea.WithFPS(fcfg.FrameRate()), tea.WithOutput(out)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // SIGINT/SIGTERM
+	}
+	return err
+}
+
+// runFleetDemo is --demo fleet: three in-process clusters in different
+// states, watched as a fleet. "prod" runs the demo traffic (its groups
+// show every health word); "staging" has a node down; "dr" has a stopped
+// group (billing, committed at 1 on each of ORDER.EVENT's partitions, no
+// member).
+func (a *app) runFleetDemo(cmd *cobra.Command) error {
+	if err := needTerminal(); err != nil {
+		return err
+	}
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	logf, logCloser, err := debugLogger(r)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer logCloser.Close()
+	ms, stop, err := startFleetDemo(cmd.Context(), r, logf)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return runFleetProgram(cmd.Context(), ms)
+}
+
+// startFleetDemo starts the fleet demo's three engines (stop closes
+// them) and says how to watch each.
+func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ...any)) ([]fleetMember, func(), error) {
+	var closers []func()
+	stop := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	start := func(name string) (*engine.Engine, fleetMember, error) {
+		e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond, Logf: logf})
+		if err != nil {
+			return nil, fleetMember{}, fmt.Errorf("demo cluster %s: %w", name, err)
+		}
+		closers = append(closers, func() { e.Close() })
+		mr := r
+		mr.Context.Name, mr.Context.Admin, mr.Context.Addresses = name, e.AdminAddrs()[0], e.DataAddrs()
+		mr.Embedded = name == "prod" // its topics decode with the demo's built-in rules
+		lc := live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: r.Context.ClientName, ReadOnly: r.Context.ReadOnly, Logf: logf}
+		return e, fleetMember{r: mr, live: lc, demo: true}, nil
+	}
+	var ms []fleetMember
+	err := func() error {
+		prod, m, err := start("prod")
+		if err != nil {
+			return err
+		}
+		d, err := demo.Start(prod, demo.Options{Logf: logf})
+		if err != nil {
+			return err
+		}
+		closers = append(closers, d.Close)
+		ms = append(ms, m)
+		staging, m, err := start("staging")
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+		if err := seedNodeDown(ctx, staging); err != nil {
+			return err
+		}
+		dr, m, err := start("dr")
+		if err != nil {
+			return err
+		}
+		ms = append(ms, m)
+		return seedStoppedGroup(ctx, dr)
+	}()
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return ms, stop, nil
+}
+
+// seedNodeDown gives e the demo's still data and kills a node that is not
+// the leader.
+func seedNodeDown(ctx context.Context, e *engine.Engine) error {
+	if _, err := demo.Seed(e, demo.Snapshot); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	leader, err := e.WaitLeader(wctx)
+	if err != nil {
+		return fmt.Errorf("demo cluster staging: %w", err)
+	}
+	for _, n := range e.Nodes() {
+		if n.ID != leader {
+			return e.KillNode(n.ID)
+		}
+	}
+	return nil
+}
+
+// seedStoppedGroup gives e the demo's still data and a group committed
+// on ORDER.EVENT with no member: STOPPED, lag 9 (12 records over 3 partitions, each committed at 1).
+func seedStoppedGroup(ctx context.Context, e *engine.Engine) error {
+	if _, err := demo.Seed(e, demo.Snapshot); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	svc, err := admin.Connect(cctx, e.AdminAddrs()[0], admin.Options{ClientName: "ilinkdash-demo"})
+	if err != nil {
+		return fmt.Errorf("demo cluster dr: %w", err)
+	}
+	defer svc.Close()
+	q := svc.AccessAdminQmgr(svc.QueueManager())
+	_, err = q.SeekGroup(cctx, "billing", "ORDER.EVENT", admin.SeekTarget{Offset: 1})
+	return err
+}
+
+// fleetFlags are the dashboard's flags of a fleet.
+type fleetFlags struct {
+	allContexts bool
+	demo        string
+}
+
+func (a *app) registerFleet(fs *pflag.FlagSet) {
+	fs.BoolVar(&a.fleet.allContexts, "all-contexts", false, "watch every context of the config file at once (as --context a,b,c names some): the Fleet tab first, one row per cluster")
+	fs.StringVar(&a.fleet.demo, "demo", "", "start in-process demo clusters instead: "+DemoFleet+" (three clusters in different states, on the Fleet tab)")
+}
+
+// fleetArgs runs the fleet dashboard when the flags ask for one (more than
+// one context, --all-contexts, --demo fleet) and reports whether they did;
+// one context is the single dashboard, as without them.
+func (a *app) fleetArgs(cmd *cobra.Command) (bool, error) {
+	if cmd.Flags().Changed("demo") {
+		if a.fleet.demo != DemoFleet {
+			return true, &usageError{err: fmt.Errorf("--demo %q: the only demo is %q", a.fleet.demo, DemoFleet)}
+		}
+		if a.fleet.allContexts || cmd.Flags().Changed(config.FlagContext) {
+			return true, &usageError{err: errors.New("--demo fleet starts its own clusters: drop --context and --all-contexts")}
+		}
+		return true, a.runFleetDemo(cmd)
+	}
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, a.fleet.allContexts)
+	if err != nil {
+		return true, &exitError{code: 2, err: err}
+	}
+	if len(rs) < 2 {
+		return false, nil
+	}
+	return true, a.runFleet(cmd, rs)
+}
