@@ -2,6 +2,7 @@ package queues_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -35,6 +36,16 @@ func TestQueueBrowseDecodesBodies(t *testing.T) {
 	r.MustShow("browsing 31 of 31", "body (decoded: json-schema", "does not decode with json-schema", "00000000  61 75 64 69 74", "⚠ ")
 	r.Key("G")
 	r.MustShow(`"id": 7`)
+	r.Key("c", "left") // the last choice: the decoded body
+	r.MustShow("body (decoded JSON)")
+	r.Key("enter")
+	copied := false
+	for _, f := range viewtest.FlashTexts(r) {
+		copied = copied || strings.Contains(f, "copied the decoded body of message")
+	}
+	if !copied {
+		t.Fatalf("the decoded body was not copied: %v", viewtest.FlashTexts(r))
+	}
 	if screen := r.V.View(); containsControl(screen) {
 		t.Fatalf("a control reached the screen: %q", screen)
 	}

@@ -1187,6 +1187,8 @@ const (
 	copyID      = "id (hex)"
 	copyHeaders = "headers (key: value lines)"
 	copyBody    = "body (raw)"
+	// copyDecodedBody is offered for a body the queue's schema decoded.
+	copyDecodedBody = "body (decoded JSON)"
 )
 
 // openCopy asks which part of the selected message to copy.
@@ -1201,6 +1203,9 @@ func (v *View) openCopy() {
 	choices := []string{copyID, copyBody}
 	if len(m.Headers) > 0 {
 		choices = []string{copyID, copyHeaders, copyBody}
+	}
+	if d.decoded(m).Doc != nil {
+		choices = append(choices, copyDecodedBody)
 	}
 	dlg := &components.Dialog{
 		Title:       "Copy from message " + d.ids.of(m.ID),
@@ -1229,6 +1234,8 @@ func (v *View) copyPart(part string) tea.Cmd {
 			b.WriteString(h.Key + ": " + string(h.Value) + "\n")
 		}
 		text, what = b.String(), "the "+common.Plural(len(m.Headers), "header")+" of message "+v.qd.ids.of(m.ID)
+	case copyDecodedBody:
+		text, what = string(v.qd.decoded(m).Doc), "the decoded body of message "+v.qd.ids.of(m.ID)
 	default:
 		text, what = string(m.Payload), "the body of message "+v.qd.ids.of(m.ID)
 	}
