@@ -62,6 +62,7 @@ type (
 		// then what the engine returned: nil = no longer quarantined).
 		open   *admin.QuarantineEntry
 		entry  *admin.QuarantineEntry
+		dec    components.Decoded // the entry's body decoded (its queue's codec)
 		dlgGen uint64
 	}
 	reinjectMsg struct {
@@ -264,10 +265,14 @@ func (v *View) quarantineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 func (v *View) openEntry(e admin.QuarantineEntry) tea.Cmd {
 	v.OpenDialog(&components.Dialog{Title: "Quarantined entry " + hex.EncodeToString(e.MsgID), Busy: "reading the entry…"})
 	v.qq.flow = reinjectFlow{stage: rflowEntry}
-	src, gen := v.src, v.DlgGen
+	src, gen, codec := v.src, v.DlgGen, v.codec(e.Queue)
 	return v.Call(func(ctx context.Context) any {
 		got, err := src.OpenQuarantineEntry(ctx, e.Dir, e.Queue, e.MsgID)
-		return quarantineMsg{open: &e, entry: got, err: err, dlgGen: gen}
+		var dec components.Decoded
+		if got != nil && got.HasBody {
+			dec = decodePage(codec, []admin.QueueMessage{{ID: got.MsgID, Payload: got.Payload}})[string(got.MsgID)]
+		}
+		return quarantineMsg{open: &e, entry: got, dec: dec, err: err, dlgGen: gen}
 	})
 }
 
@@ -298,8 +303,12 @@ func (v *View) entryOpened(m quarantineMsg) {
 		for _, h := range e.Headers {
 			body = append(body, st.Muted.Render(common.S(h.Key)+": ")+sanitize.Bytes(h.Value))
 		}
-		body = append(body, "", st.Muted.Render("body (text)"))
-		body = append(body, components.ValueLines(st, e.Payload, 0, w)...)
+		format, what := components.FormatText, "body (text)"
+		if m.dec.Has() {
+			format, what = components.FormatDecoded, "body (decoded: "+sanitize.String(m.dec.Schema)+")"
+		}
+		body = append(body, "", st.Muted.Render(common.Trunc(what, w)))
+		body = append(body, components.DecodedLines(st, e.Payload, m.dec, format, w)...)
 		body = append(body, "", st.Muted.Render("R on the entries reinjects them, with a preview first."))
 	}
 	v.Dlg.Busy, v.Dlg.Body, v.Dlg.SubmitLabel = "", body, "close"

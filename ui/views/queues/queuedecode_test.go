@@ -72,3 +72,22 @@ func containsControl(s string) bool {
 	}
 	return false
 }
+
+// A quarantined entry of a queue with a decode rule opens decoded.
+func TestQuarantineEntryDecoded(t *testing.T) {
+	set, err := schema.Compile([]schema.Rule{{Queues: "ORDERS.*", Where: "test rule",
+		Value: schema.Spec{Kind: schema.KindJSONSchema, Schema: "order.json", FS: fstest.MapFS{
+			"order.json": {Data: []byte(`{"type":"object","required":["order"],"properties":{"amount":{"type":"integer","maximum":1200000}}}`)},
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := viewtest.Polled(t, false, func(ctx *common.Context, s *fakes.Source) common.View {
+		ctx.Schemas = set
+		return queues.New(ctx, s)
+	})
+	r.Key("Q", "enter", "enter")
+	r.MustShow("qdir1 / ORDERS.IN", "body (decoded: json-schema", `"amount": 1200000`)
+	r.Key("enter", "down", "enter") // the second: 1,200,500 is over the schema's maximum
+	r.MustShow("body (decoded: json-schema", "does not decode with json-schema", "amount", "00000000  7b 22")
+}
