@@ -6,9 +6,10 @@ import (
 	"fmt"
 )
 
-// A chunk is one series' points over one chunk period of a tier (360
-// steps: an hour of 10 s points, six hours of 1 min points), as integers
-// (the value times the kind's scale) at step slots 0..359:
+// A chunk is one series' points over one chunk period of a tier (its
+// slots: 180 steps, half an hour of 10 s points; 120, two hours of 1 min
+// points), as integers (the value times the kind's scale) at step slots
+// 0..slots-1:
 //
 //	uvarint(first slot) varint(first value)
 //	then ops, each one uvarint x:
@@ -20,8 +21,8 @@ import (
 // stopped group's constant lag, a linear growth) costs a few bytes an
 // hour, its points one run.
 
-// chunkSlots is the number of steps a chunk covers.
-const chunkSlots = 360
+// maxSlots bounds the steps a chunk covers (the tiers' slots).
+const maxSlots = 360
 
 // maxValue bounds what a point holds, so a delta's zigzag shifted by the
 // tag bit never overflows.
@@ -90,14 +91,14 @@ func (e *enc) bytes() []byte {
 	return out
 }
 
-// decodeChunk calls fn for every point of b, in order, and returns the
-// encoder that continues it (a trailing run is counted again, not
+// decodeChunk calls fn for every point of b, a chunk of slots steps, in
+// order, and returns the encoder that continues it (a trailing run is counted again, not
 // written). A chunk that does not parse, or leaves its slots, is
 // errChunk: its points so far were given.
-func decodeChunk(b []byte, fn func(slot int, v int64)) (enc, error) {
+func decodeChunk(b []byte, slots int, fn func(slot int, v int64)) (enc, error) {
 	var e enc
 	first, n := binary.Uvarint(b)
-	if n <= 0 || first >= chunkSlots {
+	if n <= 0 || first >= uint64(slots) {
 		return enc{}, errChunk
 	}
 	v, m := binary.Varint(b[n:])
@@ -117,22 +118,22 @@ func decodeChunk(b []byte, fn func(slot int, v int64)) (enc, error) {
 		switch {
 		case x&1 == 0:
 			e.delta = unzigzag(x >> 1)
-			if err := e.step(gap, fn); err != nil {
+			if err := e.step(gap, slots, fn); err != nil {
 				return enc{}, err
 			}
 			gap = 1
 		case x&3 == 1:
-			if gap != 1 || x>>2 >= chunkSlots {
+			if gap != 1 || x>>2 >= uint64(slots) {
 				return enc{}, errChunk
 			}
 			for range x>>2 + 1 {
-				if err := e.step(1, fn); err != nil {
+				if err := e.step(1, slots, fn); err != nil {
 					return enc{}, err
 				}
 			}
 			lastRun = i
 		default:
-			if x>>2 >= chunkSlots {
+			if x>>2 >= uint64(slots) {
 				return enc{}, errChunk
 			}
 			gap = int(x>>2) + 2
@@ -148,9 +149,9 @@ func decodeChunk(b []byte, fn func(slot int, v int64)) (enc, error) {
 }
 
 // step is one decoded point gap slots on, adding the last delta.
-func (e *enc) step(gap int, fn func(int, int64)) error {
+func (e *enc) step(gap, slots int, fn func(int, int64)) error {
 	nv := e.val + e.delta
-	if e.slot+gap >= chunkSlots || nv > maxValue || nv < -maxValue {
+	if e.slot+gap >= slots || nv > maxValue || nv < -maxValue {
 		return fmt.Errorf("%w: slot %d", errChunk, e.slot+gap)
 	}
 	e.slot += gap

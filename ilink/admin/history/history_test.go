@@ -31,7 +31,7 @@ func TestChunkRoundTrip(t *testing.T) {
 		slot := r.IntN(10)
 		v := int64(r.IntN(1000))
 		split := r.IntN(300)
-		for slot < chunkSlots {
+		for slot < maxSlots {
 			switch r.IntN(4) {
 			case 0:
 				v += int64(r.IntN(100000)) - 50000
@@ -44,14 +44,14 @@ func TestChunkRoundTrip(t *testing.T) {
 			if len(want) == split {
 				// Reload: the file's chunk continues.
 				var err error
-				if e, err = decodeChunk(e.bytes(), func(int, int64) {}); err != nil {
+				if e, err = decodeChunk(e.bytes(), maxSlots, func(int, int64) {}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			slot += 1 + r.IntN(3)/2*r.IntN(5)
 		}
 		var got []pt
-		if _, err := decodeChunk(e.bytes(), func(s int, v int64) { got = append(got, pt{s, v}) }); err != nil {
+		if _, err := decodeChunk(e.bytes(), maxSlots, func(s int, v int64) { got = append(got, pt{s, v}) }); err != nil {
 			t.Fatalf("iter %d: %v", iter, err)
 		}
 		if len(got) != len(want) {
@@ -64,7 +64,7 @@ func TestChunkRoundTrip(t *testing.T) {
 		}
 	}
 	var e enc
-	for s := range chunkSlots {
+	for s := range maxSlots {
 		e.add(s, 1000+int64(s)*5)
 	}
 	if n := len(e.bytes()); n > 8 {
@@ -81,8 +81,8 @@ func TestChunkCorrupt(t *testing.T) {
 		for i := range b {
 			b[i] = byte(r.Uint32())
 		}
-		decodeChunk(b, func(s int, _ int64) {
-			if s < 0 || s >= chunkSlots {
+		decodeChunk(b, 120, func(s int, _ int64) {
+			if s < 0 || s >= 120 {
 				t.Fatalf("slot %d out of the chunk", s)
 			}
 		})
@@ -187,8 +187,8 @@ func TestPrune(t *testing.T) {
 			return nil
 		})
 	})
-	if fine != 2 || coarse != 5 {
-		t.Errorf("%d fine periods (want 2: the hour and the one before), %d coarse (want 5: 24 h of 6 h and the current)", fine, coarse)
+	if fine != 3 || coarse != 13 {
+		t.Errorf("%d fine periods (want 3: the hour's half hours and the current one), %d coarse (want 13: 24 h of 2 h and the current)", fine, coarse)
 	}
 	pts, _ := st.Query(QueueDepth("Q"), 24*time.Hour)
 	if len(pts) < 1400 || len(pts) > 1445 {

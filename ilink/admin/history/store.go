@@ -11,19 +11,21 @@
 //     the 15 min and 1 h charts);
 //   - coarse: a point every minute, kept 24 h (the 6 h and 24 h charts).
 //
-// Each series' points of one chunk period (360 steps: an hour of the fine
-// tier, six hours of the coarse one) are one value, delta-varint encoded
+// Each series' points of one chunk period (half an hour of the fine tier,
+// two hours of the coarse one) are one value, delta-varint encoded
 // (chunk.go), in a bucket per tier and period; a period older than its
 // tier keeps is dropped whole. Several samples within one step keep the
 // last (fine) or, in the coarse tier, a count's maximum and a rate's
 // mean. Record takes a poll's samples and writes, in one transaction,
-// only when a step has closed: at most one transaction a poll.
+// only when a step has closed: at most one transaction a poll (and, once
+// every half hour, one that drops and compacts the periods that closed).
 //
-// Size: a point costs 0 to 3 bytes (one for a delta within ±31, nothing
-// in a steady run), so a series costs at most about 3,600 points × 3
-// bytes a day; BenchmarkFill2000Groups24h measures the file for 2,000
-// groups over 24 h (README, "Lag history"). The file is capped at
-// Options.MaxBytes and at Options.MaxSeries series.
+// Size: a point costs 0 to 3 bytes (one for a delta within ±31, two
+// within ±4,095, nothing in a steady run), and a series holds at most
+// about 2,100 points (1.5 h of fine ones, 26 h of coarse ones);
+// BenchmarkFill2000Groups24h measures the file for 2,000 groups over 24 h
+// (README, "Lag history"). The file is capped at Options.MaxBytes and at
+// Options.MaxSeries series.
 //
 // A file that is not a bbolt database, or one without this package's
 // schema key, is renamed aside (<file>.corrupt-<time>) and a fresh one
@@ -47,7 +49,7 @@ import (
 
 // schema is the value of the meta bucket's schema key: a file with another
 // (or none, but other buckets) is not this package's.
-const schema = "ilinkdash-history 1"
+const schema = "ilinkdash-history 2"
 
 var (
 	metaBucket = []byte("meta")
@@ -82,12 +84,13 @@ type Options struct {
 
 // tier is one resolution.
 type tier struct {
-	id   byte
-	step int64 // seconds
-	keep time.Duration
+	id    byte
+	step  int64 // seconds
+	slots int64 // steps a chunk covers
+	keep  time.Duration
 }
 
-func (t tier) period() int64 { return t.step * chunkSlots }
+func (t tier) period() int64 { return t.step * t.slots }
 
 // bucket names a chunk bucket: the tier's byte and the period's start
 // (unix seconds, big-endian, so the buckets sort by time).
@@ -186,7 +189,7 @@ func Open(path string, o Options) (st *Store, warn, err error) {
 		}
 	}
 	st = &Store{path: path, now: o.Now, max: o.MaxSeries, db: db, series: map[string]*sstate{}, pruned: -1}
-	st.tiers = [numTiers]tier{{id: 'f', step: 10, keep: o.FineFor}, {id: 'c', step: 60, keep: Keep}}
+	st.tiers = [numTiers]tier{{id: 'f', step: 10, slots: 180, keep: o.FineFor}, {id: 'c', step: 60, slots: 120, keep: Keep}}
 	return st, warn, nil
 }
 
@@ -333,13 +336,16 @@ func (t *tstate) value(k Kind, coarse bool) int64 {
 	return clampValue(int64(math.Round(v * k.scale())))
 }
 
+// due is a series' tier whose observed step is to be written.
+type due struct {
+	st *sstate
+	ti int
+}
+
 // write closes the steps before now (all of them when final) into their
-// chunks and writes the chunks that changed, in one transaction.
+// chunks and writes the chunks that changed, in one transaction; once a
+// fine period, a second one prunes.
 func (s *Store) write(now int64, final bool) error {
-	type due struct {
-		st *sstate
-		ti int
-	}
 	var work []due
 	for _, st := range s.series {
 		for ti, tr := range s.tiers {
@@ -349,8 +355,27 @@ func (s *Store) write(now int64, final bool) error {
 			}
 		}
 	}
-	prune := now/s.tiers[0].period() != s.pruned
-	if len(work) == 0 && !prune {
+	if err := s.writeSteps(work); err != nil {
+		return err
+	}
+	if now/s.tiers[0].period() == s.pruned {
+		return nil
+	}
+	// Every fine period, a transaction of its own drops and compacts the
+	// periods that closed: apart from the steps' rewrite, so the file
+	// need not hold both copies at once.
+	if err := s.db.Update(func(tx *bolt.Tx) error { return s.prune(tx, now) }); err != nil {
+		return fmt.Errorf("history %s: %w", s.path, err)
+	}
+	s.pruned = now / s.tiers[0].period()
+	s.forget(now)
+	return nil
+}
+
+// writeSteps puts the steps due into their chunks and writes the chunks
+// that changed, in one transaction.
+func (s *Store) writeSteps(work []due) error {
+	if len(work) == 0 {
 		return nil
 	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -368,9 +393,6 @@ func (s *Store) write(now int64, final bool) error {
 				}
 			}
 		}
-		if prune {
-			return s.prune(tx, now)
-		}
 		return nil
 	})
 	if err != nil {
@@ -380,10 +402,6 @@ func (s *Store) write(now int64, final bool) error {
 		for ti := range st.t {
 			st.t[ti].dirty = false
 		}
-	}
-	if prune {
-		s.pruned = now / s.tiers[0].period()
-		s.forget(now)
 	}
 	return nil
 }
@@ -398,7 +416,7 @@ func (s *Store) close(tx *bolt.Tx, st *sstate, ti int) error {
 		t.period, t.e, t.loaded = period, enc{}, true
 		if b := tx.Bucket(tr.bucket(period)); b != nil {
 			if v := b.Get([]byte(st.key)); v != nil {
-				if e, err := decodeChunk(v, func(int, int64) {}); err == nil {
+				if e, err := decodeChunk(v, int(tr.slots), func(int, int64) {}); err == nil {
 					t.e = e
 				}
 			}
@@ -492,7 +510,7 @@ func (s *Store) forget(now int64) {
 	c := s.tiers[numTiers-1]
 	for k, st := range s.series {
 		t := &st.t[numTiers-1]
-		if t.slot < 0 && !t.dirty && (now/c.step)-t.seenSlot > chunkSlots {
+		if t.slot < 0 && !t.dirty && (now/c.step)-t.seenSlot > c.slots {
 			delete(s.series, k)
 		}
 	}
@@ -538,7 +556,7 @@ func (s *Store) Query(se Series, span time.Duration) ([]Point, error) {
 			if v == nil {
 				continue
 			}
-			_, err := decodeChunk(v, func(slot int, v int64) {
+			_, err := decodeChunk(v, int(tr.slots), func(slot int, v int64) {
 				if at := p + int64(slot)*tr.step; at >= from-tr.step && at <= now {
 					pts = append(pts, Point{At: time.Unix(at, 0), V: float64(v) / se.Kind.scale()})
 				}
