@@ -663,23 +663,29 @@ func (v *View) rateLines(st *common.Styles, w int) []string {
 	last := points[len(points)-1]
 	span := common.Dur(last.Time.Sub(points[0].Time).Round(time.Second))
 	line := func(label string, now, peak float64, vals []float64, sty common.Style) string {
-		left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(now))
-		right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
-		sw := w - common.Width(left) - common.Width(right)
-		if sw < 8 {
-			right = ""
-			sw = w - common.Width(left)
-		}
-		if sw < 4 {
-			return left
-		}
-		return left + sty.Render(components.SparklineMax(resample(vals, sw), sw, peak)) + st.Muted.Render(right)
+		return rateLine(st, w, label, now, peak, func(sw int) []float64 { return resample(vals, sw) }, sty)
 	}
 	return []string{
 		line("records in", last.RecordsIn, pin, in, st.Spark),
 		line("records out", last.RecordsOut, pout, out, st.SparkOut),
 		st.Faint.Render("last " + span + ", oldest left"),
 	}
+}
+
+// rateLine is one in/out line: the label, the rate now, a sparkline of
+// cols(width) scaled to peak, and the peak.
+func rateLine(st *common.Styles, w int, label string, now, peak float64, cols func(int) []float64, sty common.Style) string {
+	left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(now))
+	right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
+	sw := w - common.Width(left) - common.Width(right)
+	if sw < 8 {
+		right = ""
+		sw = w - common.Width(left)
+	}
+	if sw < 4 {
+		return left
+	}
+	return left + sty.Render(components.SparklineMax(cols(sw), sw, peak)) + st.Muted.Render(right)
 }
 
 // recentActivity drops the leading seconds in which nothing moved (an engine

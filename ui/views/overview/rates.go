@@ -1,13 +1,11 @@
 package overview
 
 import (
-	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/components"
 )
 
 // rateHistMsg is a read of the cluster's in/out history.
@@ -55,17 +53,7 @@ func (v *View) histRateLines(st *common.Styles, w int) ([]string, bool) {
 		for _, p := range pts {
 			peak = max(peak, p.V)
 		}
-		left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(pts[len(pts)-1].V))
-		right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
-		sw := w - common.Width(left) - common.Width(right)
-		if sw < 8 {
-			right = ""
-			sw = w - common.Width(left)
-		}
-		if sw < 4 {
-			return left
-		}
-		return left + sty.Render(components.SparklineMax(columns(pts, from, span, sw), sw, peak)) + st.Muted.Render(right)
+		return rateLine(st, w, label, pts[len(pts)-1].V, peak, func(sw int) []float64 { return columns(pts, from, span, sw) }, sty)
 	}
 	return []string{
 		line("records in", r.in, st.Spark),
