@@ -19,18 +19,34 @@ import (
 // relay does, and reports the records/s of one core and the share of a
 // core 2,000 rec/s take.
 func BenchmarkTailDecodeShopOrder(b *testing.B) {
+	benchDecode(b, demo.ShopOrders, func(i int) string {
+		return fmt.Sprintf(`{"id":"order-%06d","customer":{"id":"cust-%04d","name":"Kim Minji","address":{"city":"Seoul","postcode":"%05d"}},`+
+			`"lines":[{"sku":"sku-%05d","qty":2,"price_krw":12000},{"sku":"sku-00042","qty":1,"price_krw":3000}],"labels":{"channel":"web","region":"kr-1"},`+
+			`"status":"PAID","card":{"brand":"VISA","last4":"4242"},"created_at":"2026-12-04T10:00:00.123Z","total_krw":27000}`, i*7919%200000, i, 10000+i, i)
+	})
+}
+
+// BenchmarkTailDecodePayPayment is the same for the demo's Avro values
+// (pay.Payment: enums, a union, an array, logical timestamp and date).
+func BenchmarkTailDecodePayPayment(b *testing.B) {
+	benchDecode(b, demo.PayPayments, func(i int) string {
+		return fmt.Sprintf(`{"id":"pay-%08d","order":"order-%06d","amount":%d,"currency":"KRW","status":"CAPTURED","method":{"brand":"VISA","last4":"4242"},`+
+			`"decline_reason":null,"tags":["retry","3ds"],"at":"2026-12-04T10:00:00.123Z","settle_on":"2026-12-06"}`, i, i*7919%200000, 1000+i)
+	})
+}
+
+// benchDecode decodes values of topic (made by doc from their JSON) as
+// the relay does.
+func benchDecode(b *testing.B, topic string, doc func(i int) string) {
 	set, err := schema.Compile(demo.DecodeRules())
 	if err != nil {
 		b.Fatal(err)
 	}
-	codec := set.Topic(demo.ShopOrders).Value.Codec
+	codec := set.Topic(topic).Value.Codec
 	const n = 256
 	values := make([][]byte, n)
 	for i := range values {
-		doc := fmt.Sprintf(`{"id":"order-%06d","customer":{"id":"cust-%04d","name":"Kim Minji","address":{"city":"Seoul","postcode":"%05d"}},`+
-			`"lines":[{"sku":"sku-%05d","qty":2,"price_krw":12000},{"sku":"sku-00042","qty":1,"price_krw":3000}],"labels":{"channel":"web","region":"kr-1"},`+
-			`"status":"PAID","card":{"brand":"VISA","last4":"4242"},"created_at":"2026-12-04T10:00:00.123Z","total_krw":27000}`, i*7919%200000, i, 10000+i, i)
-		if values[i], err = codec.Encode([]byte(doc)); err != nil {
+		if values[i], err = codec.Encode([]byte(doc(i))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,7 +57,7 @@ func BenchmarkTailDecodeShopOrder(b *testing.B) {
 	t0 := time.Now()
 	for i := 0; i < b.N; i++ {
 		r := &recs[i%n]
-		*r = Record{Topic: demo.ShopOrders, Key: []byte("order-1"), Value: values[i%n]}
+		*r = Record{Topic: topic, Key: []byte("order-1"), Value: values[i%n]}
 		dec.decode(r)
 		if r.ValueDecoded == nil {
 			b.Fatal(r.ValueError)
