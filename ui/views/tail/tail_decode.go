@@ -40,31 +40,7 @@ func (d *recordDecoder) pair(topic string) schema.Pair {
 }
 
 // decode sets r's decoded key and value (or their errors).
-func (d *recordDecoder) decode(r *Record) {
-	p := d.pair(r.Topic)
-	if !p.Decodes() {
-		return
-	}
-	r.KeyDecoded, r.KeyError = decodeSide(p.Key.Codec, r.Key)
-	r.ValueDecoded, r.ValueError = decodeSide(p.Value.Codec, r.Value)
-}
-
-// decodeSide decodes b with c; nothing for a null side or one without a
-// codec. A codec that decodes to nothing without an error still shows
-// decoded (an empty message is "{}").
-func decodeSide(c schema.Codec, b []byte) ([]byte, string) {
-	if c == nil || b == nil {
-		return nil, ""
-	}
-	doc, err := c.Decode(b)
-	if err != nil {
-		return nil, err.Error()
-	}
-	if doc == nil {
-		doc = []byte{}
-	}
-	return doc, ""
-}
+func (d *recordDecoder) decode(r *Record) { r.Decode(d.pair(r.Topic)) }
 
 // relay hands what arrives on in on to out, through each (on the relay's
 // goroutine), until in closes or stop; out is then closed.
