@@ -1,0 +1,99 @@
+package fleet
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/common"
+)
+
+var at = time.Date(2026, 12, 4, 10, 1, 40, 0, time.UTC)
+
+func testView(w, h int) *View {
+	ctx := common.NewContext(config.DefaultContext(), false, nil)
+	v := New(ctx)
+	v.SetSize(w, h)
+	return v
+}
+
+func freshRow(i int, name string, alerts ...health.Alert) Row {
+	pts := make([]float64, 10)
+	for j := range pts {
+		pts[j] = float64(j * 10)
+	}
+	return Row{Index: i, Name: name, Target: name + ".example:5000", State: Fresh, NodesUp: 3, Nodes: 3, Leader: "node 1 (QM1)",
+		Words: []WordCount{{health.Stopped, 1}, {health.OK, 4}}, WorstLag: 1234, WorstGroup: "billing",
+		In: 120, Out: 118, InPts: pts, OutPts: pts, Alerts: alerts}
+}
+
+// rowLine is the table line of a context.
+func rowLine(screen, name string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// A cluster whose lists are stale shows that, never its last words or
+// alerts (docs/HEALTH.md: no health without fresh data); an unreachable
+// one says since when, and its alert is labelled; the rows go worst first.
+func TestFleetRowsStaleAndUnreachable(t *testing.T) {
+	v := testView(200, 30)
+	stopped := health.Alert{Level: health.LevelCritical, Kind: health.KindGroupStopped, Text: "group billing stopped"}
+	stale := freshRow(0, "stale", stopped)
+	stale.State, stale.Since, stale.Reason = Stale, at, "no answer for 12s"
+	gone := Row{Index: 1, Name: "gone", Target: "ilink-9.example:5000", State: Unreachable, Since: at, Reason: "connect: connection refused"}
+	warn := freshRow(2, "warn", health.Alert{Level: health.LevelWarning, Kind: health.KindDLQGrowing, Text: "dead-letter queue X.DLQ growing"})
+	ok := freshRow(3, "ok")
+	v.SetRows([]Row{ok, stale, warn, gone}, at)
+	s := ansi.Strip(v.View())
+
+	if l := rowLine(s, "stale"); !strings.Contains(l, "stale: no fresh data since 10:01:40") || strings.Contains(l, "STOPPED") || strings.Contains(l, "billing") {
+		t.Errorf("stale row: %q", l)
+	}
+	if strings.Contains(s, "group billing stopped") {
+		t.Errorf("a stale cluster's alert is shown:\n%s", s)
+	}
+	if l := rowLine(s, "gone"); !strings.Contains(l, "cannot reach ilink-9.example:5000 since 10:01:40: connect: connection refused") {
+		t.Errorf("unreachable row: %q", l)
+	}
+	if !strings.Contains(s, "CRIT gone") || !strings.Contains(s, "WARN warn         dead-letter queue X.DLQ growing") {
+		t.Errorf("alerts not labelled with their context:\n%s", s)
+	}
+	var order []string
+	for _, r := range v.Rows() {
+		order = append(order, r.Name)
+	}
+	if got := strings.Join(order, ","); got != "gone,warn,stale,ok" {
+		t.Errorf("order %s, want gone,warn,stale,ok (unreachable, warning, stale, OK)", got)
+	}
+	if l := rowLine(s, "ok"); !strings.Contains(l, "1 STOPPED · 4 OK") || !strings.Contains(l, "1.23k billing") || !strings.Contains(l, "3/3") {
+		t.Errorf("fresh row: %q", l)
+	}
+}
+
+// BenchmarkFleetRender draws the Fleet tab of ten clusters (one
+// unreachable, every other with three alerts) at 200×50: the goal is
+// 2 ms a frame (issue 27).
+func BenchmarkFleetRender(b *testing.B) {
+	v := testView(200, 50)
+	rows := make([]Row, 10)
+	for i := range rows {
+		a := health.Alert{Level: health.LevelWarning, Kind: health.KindGroupLagging, Text: fmt.Sprintf("group g%d lagging", i)}
+		rows[i] = freshRow(i, fmt.Sprintf("cluster-%02d", i), a, a, a)
+	}
+	rows[3] = Row{Index: 3, Name: "cluster-03", Target: "ilink-3.example:5000", State: Unreachable, Since: at, Reason: "no answer in time"}
+	v.SetRows(rows, at)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = v.View()
+	}
+}
