@@ -2,7 +2,7 @@
 # Regenerates the dashboard screenshots in this directory from the real
 # program on its embedded demo cluster.
 #
-#   screenshots/make.sh            # all PNGs, about 90 s
+#   screenshots/make.sh            # all PNGs, about 4 min (the lag chart waits for LAGWAIT=240 s of history)
 #   KEEP=1 screenshots/make.sh     # also keep the captured .ansi screens (path printed)
 #   RENDERER=freeze screenshots/make.sh   # render with freeze v0.2.2 instead (see README: it misdraws)
 #   ONLY=29-tail-decoded screenshots/make.sh   # that one PNG (its scene alone), the rest left as they are
@@ -433,6 +433,29 @@ scene_small() {
 	shot 16-tail-80x24
 }
 SCENES+=("small: 15-overview-80x24 16-tail-80x24")
+
+# The lag history: the detail of analytics (the demo's LAGGING group)
+# with its lag chart over 15 min, from the history this run recorded (at
+# least LAGWAIT seconds of it, 240 by default: the scene waits for them).
+scene_lagchart() {
+	T resize-window -t shots -x 120 -y 40
+	local lagwait=${LAGWAIT:-240} ran_s=$((($(now_ms) - start) / 1000))
+	if ((ran_s < lagwait)); then
+		echo "make.sh: letting the history record for $((lagwait - ran_s))s more"
+		sleep "$((lagwait - ran_s))"
+	fi
+	keys 3
+	wait_for "HEALTH"
+	keys g Enter
+	wait_for "Group analytics"
+	wait_for "Lag · last 1h"
+	keys w w w # 1h → 6h → 24h → 15m
+	wait_for "[15m]"
+	sleep 2
+	shot 30-group-lag-chart
+	keys Escape
+}
+SCENES+=("lagchart: 30-group-lag-chart")
 
 ran=""
 for sc in "${SCENES[@]}"; do

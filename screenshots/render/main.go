@@ -435,6 +435,18 @@ func (rd *renderer) drawSpecial(img *image.RGBA, x, y int, r rune, fg color.RGBA
 	case r == 0x2595: // ▕
 		fill(W-max(1, W/8), 0, W, H, fg)
 		return true
+	case r > 0x2800 && r <= 0x28FF: // braille: a dot in each of 2×4 sub-cells whose bit is set
+		bits := [4][2]rune{{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}}
+		d := max(2, W*2/5)
+		for row := range 4 {
+			for col := range 2 {
+				if (r-0x2800)&bits[row][col] != 0 {
+					cx, cy := W*(2*col+1)/4, H*(2*row+1)/8
+					fill(cx-d/2, cy-d/2, cx-d/2+d, cy-d/2+d, fg)
+				}
+			}
+		}
+		return true
 	case r >= 0x2596 && r <= 0x259F: // quadrants
 		q := map[rune][4]bool{ // UL, UR, LL, LR
 			0x2596: {false, false, true, false}, 0x2597: {false, false, false, true},
