@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -93,14 +94,13 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	// The lag history, per context, beside the `:` history. A file that
 	// is not one is set aside (a warning); one that cannot be opened (in
 	// use by another dashboard) leaves the charts without history.
-	lag, warn, err := history.Open(filepath.Join(filepath.Dir(config.DefaultHistoryFile()), history.FileName(uctx.Name)), history.Options{})
+	openLag, closeLag := lagOpener()
+	defer closeLag()
+	lag, warn, err := openLag(uctx.Name)
 	if err != nil {
 		warn = fmt.Errorf("no lag history this run: %w", err)
 	}
-	if lag != nil {
-		defer lag.Close()
-	}
-	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile()), ui.WithLagHistory(lag, warn)}
+	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile()), ui.WithLagHistory(lag, warn), ui.WithLagHistoryOpener(openLag)}
 	if r.File != nil {
 		uctx.Contexts = r.File.Names()
 		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))
@@ -119,6 +119,30 @@ func needTerminal() error {
 		return &exitError{code: 2, err: errors.New("the dashboard needs a terminal (stdin and stdout); for scripts use the headless commands: get, describe, tail, publish, group, node")}
 	}
 	return nil
+}
+
+// lagOpener opens a context's lag history file,
+// $XDG_STATE_HOME/ilinkdash/history-<context>.db (for the start and for
+// each :ctx), and closeAll closes every one it opened.
+func lagOpener() (open ui.LagOpener, closeAll func()) {
+	var mu sync.Mutex
+	var opened []*history.Store
+	open = func(name string) (*history.Store, error, error) {
+		st, warn, err := history.Open(filepath.Join(filepath.Dir(config.DefaultHistoryFile()), history.FileName(name)), history.Options{})
+		if st != nil {
+			mu.Lock()
+			opened = append(opened, st)
+			mu.Unlock()
+		}
+		return st, warn, err
+	}
+	return open, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range opened {
+			_ = st.Close()
+		}
+	}
 }
 
 // startSources connects the dashboard's adapters: to the context's cluster,

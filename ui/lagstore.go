@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -13,12 +14,70 @@ import (
 	"ilinkdash/ui/views/tab"
 )
 
+// LagOpener opens the lag history of a context (by its name): the store,
+// a warning (a file set aside), or why there is none.
+type LagOpener func(context string) (*lagfile.Store, error, error)
+
+// WithLagHistoryOpener lets `:ctx NAME` move to NAME's history: the old
+// one is closed and the new one opened in a command, then recorded into
+// and read. Without it a switch detaches the history. The caller closes
+// what it opened after the program (Store.Close is idempotent).
+func WithLagHistoryOpener(open LagOpener) Option { return func(m *Model) { m.lagOpen = open } }
+
+// lagOpenedMsg is a context's history opened after a switch.
+type lagOpenedMsg struct {
+	context   string
+	st        *lagfile.Store
+	warn, err error
+}
+
+// switchLag detaches the history of the context left and, with an opener,
+// opens the new context's in a command.
+func (m *Model) switchLag(context string) tea.Cmd {
+	old := m.lag
+	m.lag, m.ctx.History = nil, nil
+	open := m.lagOpen
+	if open == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if old != nil {
+			_ = old.st.Close()
+		}
+		st, warn, err := open(context)
+		return lagOpenedMsg{context: context, st: st, warn: warn, err: err}
+	}
+}
+
+// lagOpened attaches a switched-to context's history, unless another
+// switch came after it.
+func (m *Model) lagOpened(msg lagOpenedMsg) tea.Cmd {
+	if msg.context != m.ctx.Name || m.switching != "" {
+		if msg.st != nil {
+			return func() tea.Msg { _ = msg.st.Close(); return nil }
+		}
+		return nil
+	}
+	switch {
+	case msg.err != nil:
+		m.setFlash(common.LevelWarn, "no lag history for "+sanitize.String(msg.context)+": "+sanitize.Error(msg.err))
+	case msg.warn != nil:
+		m.setFlash(common.LevelWarn, sanitize.Error(msg.warn))
+	}
+	if msg.st != nil {
+		m.lag = &lagHistory{st: msg.st}
+		m.ctx.History = m.lag
+	}
+	return nil
+}
+
 // WithLagHistory records every poll into st and lets the charts read it
 // (the group detail's lag, the Overview's in/out); warn (the file set
 // aside at Open, or why there is no history: st nil) is said on the hint
 // line at the start. The
-// caller closes st after the program. A `:ctx` switch detaches it: the
-// file is the first context's.
+// caller closes st after the program. A `:ctx` switch detaches it (the
+// file is the first context's), or, with WithLagHistoryOpener, moves to
+// the new context's.
 func WithLagHistory(st *lagfile.Store, warn error) Option {
 	return func(m *Model) {
 		if warn != nil {
@@ -93,7 +152,9 @@ func (h *lagHistory) record(msg common.DataMsg, tracker *tab.HealthTracker) tea.
 	}
 	at := msg.At
 	return func() tea.Msg {
-		if err := h.st.Record(at, ss); err != nil && !h.warned.Swap(true) {
+		// A store closed by a :ctx switch while this write waited says
+		// nothing: the context it belonged to is gone.
+		if err := h.st.Record(at, ss); err != nil && !errors.Is(err, lagfile.ErrClosed) && !h.warned.Swap(true) {
 			return common.FlashMsg{Level: common.LevelWarn, Text: "lag history: " + sanitize.Error(err)}
 		}
 		return nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -8,11 +9,14 @@ import (
 	"time"
 
 	lagfile "ilinkdash/ilink/admin/history"
+
+	"ilinkdash/config"
+	"ilinkdash/ui/internal/fakes"
 )
 
 // The root records every polled list into the lag history: the groups'
 // lag (as the health tracker judged it), the cluster's in/out, the queues'
-// depths; a :ctx switch would detach it (not tested here).
+// depths.
 func TestPollsAreRecorded(t *testing.T) {
 	hs := newHarness(t, 120, 40)
 	st, warn, err := lagfile.Open(filepath.Join(t.TempDir(), lagfile.FileName("demo")), lagfile.Options{Now: hs.ctx.Now})
@@ -50,4 +54,40 @@ func TestLagHistoryWarningShown(t *testing.T) {
 	if s := hs.screen(); !strings.Contains(s, "no lag history this run: in use by another ilinkdash") {
 		t.Fatalf("warning not shown:\n%s", s)
 	}
+}
+
+// :ctx moves to the new context's history file: the old one is closed,
+// the new one opened and recorded into (history-prod.db).
+func TestContextSwitchMovesTheLagHistory(t *testing.T) {
+	dir := t.TempDir()
+	hs := newHarness(t, 120, 40)
+	open := func(name string) (*lagfile.Store, error, error) {
+		return lagfile.Open(filepath.Join(dir, lagfile.FileName(name)), lagfile.Options{Now: hs.ctx.Now})
+	}
+	first, _, err := open("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	WithLagHistory(first, nil)(hs.m)
+	WithLagHistoryOpener(open)(hs.m)
+	hs.m.switcher = func(context.Context, string) (Sources, config.Context, error) {
+		c := config.DefaultContext()
+		c.Name = "prod"
+		return fakes.NewDemo(), c, nil
+	}
+	hs.warm(2)
+	hs.command("ctx prod")
+	if _, err := first.Query(lagfile.ClusterIn(), time.Hour); !errors.Is(err, lagfile.ErrClosed) {
+		t.Fatalf("the first context's history is still open: %v", err)
+	}
+	if hs.m.lag == nil || hs.ctx.History == nil {
+		t.Fatal("no history after the switch")
+	}
+	hs.warm(10)
+	pts, err := hs.m.lag.st.Query(lagfile.ClusterIn(), time.Hour)
+	if err != nil || len(pts) < 2 || hs.m.lag.st.Path() != filepath.Join(dir, "history-prod.db") {
+		t.Fatalf("prod's history: %s, %d points, %v", hs.m.lag.st.Path(), len(pts), err)
+	}
+	hs.m.lag.st.Close()
 }

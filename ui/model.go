@@ -137,6 +137,7 @@ type Model struct {
 	clockArmed bool
 	probe      *LinkProbe  // nil: WithoutLinkProbe
 	lag        *lagHistory // nil: no lag history (WithLagHistory)
+	lagOpen    LagOpener   // opens a switched-to context's history (nil: a switch detaches it)
 	inFleet    bool        // one of a Fleet's clusters (NewFleet)
 }
 
@@ -407,6 +408,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case ctxSwitchedMsg:
 		return m, m.applySwitch(msg)
+	case lagOpenedMsg:
+		return m, m.lagOpened(msg)
 	case historyLoadedMsg:
 		m.hist.loaded(msg.lines)
 		return m, nil
@@ -685,7 +688,6 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	}
 	c.Rebuild()
 	m.shutdownViews()
-	m.lag, c.History = nil, nil // the lag history is the first context's file
 	m.src = msg.src
 	setTarget(c, msg.src)
 	m.tailer, _ = msg.src.(tail.Tailer)
@@ -697,7 +699,7 @@ func (m *Model) applySwitch(msg ctxSwitchedMsg) tea.Cmd {
 	m.topicNames = nil
 	m.nav = nil
 	m.setFlash(common.LevelOK, "switched to context "+sanitize.String(c.Name))
-	return m.poll.reset(tab.Fetchers(msg.src))
+	return tea.Batch(m.switchLag(c.Name), m.poll.reset(tab.Fetchers(msg.src)))
 }
 
 // maxNav bounds the navigation stack: a longer walk forgets its oldest

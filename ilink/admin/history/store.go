@@ -262,7 +262,8 @@ func (s *Store) Skipped() int {
 	return s.skipped
 }
 
-var errClosed = errors.New("history closed")
+// ErrClosed is what a closed store's Record and Query return.
+var ErrClosed = errors.New("history closed")
 
 // Record takes the samples of one poll, observed at at. The steps that
 // closed before at are written, in one transaction (none while at is in
@@ -271,7 +272,7 @@ func (s *Store) Record(at time.Time, samples []Sample) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
-		return errClosed
+		return ErrClosed
 	}
 	// The steps before at are closed: written first, then at's samples
 	// observed (their step stays open for the next samples).
@@ -538,7 +539,7 @@ func (s *Store) Query(se Series, span time.Duration) ([]Point, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
-		return nil, errClosed
+		return nil, ErrClosed
 	}
 	ti := s.tierFor(span)
 	tr := s.tiers[ti]
@@ -582,7 +583,7 @@ func (s *Store) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
-		return errClosed
+		return ErrClosed
 	}
 	return s.write(s.now().Unix(), true)
 }
