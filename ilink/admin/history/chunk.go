@@ -7,7 +7,7 @@ import (
 )
 
 // A chunk is one series' points over one chunk period of a tier (its
-// slots: 180 steps, half an hour of 10 s points; 120, two hours of 1 min
+// slots: 90 steps, 15 minutes of 10 s points; 60, an hour of 1 min
 // points), as integers (the value times the kind's scale) at step slots
 // 0..slots-1:
 //

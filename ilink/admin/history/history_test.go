@@ -187,8 +187,8 @@ func TestPrune(t *testing.T) {
 			return nil
 		})
 	})
-	if fine != 3 || coarse != 13 {
-		t.Errorf("%d fine periods (want 3: the hour's half hours and the current one), %d coarse (want 13: 24 h of 2 h and the current)", fine, coarse)
+	if fine != 5 || coarse != 25 {
+		t.Errorf("%d fine periods (want 5: the hour's quarters and the current one), %d coarse (want 25: 24 h of hours and the current)", fine, coarse)
 	}
 	pts, _ := st.Query(QueueDepth("Q"), 24*time.Hour)
 	if len(pts) < 1400 || len(pts) > 1445 {

@@ -11,18 +11,18 @@
 //     the 15 min and 1 h charts);
 //   - coarse: a point every minute, kept 24 h (the 6 h and 24 h charts).
 //
-// Each series' points of one chunk period (half an hour of the fine tier,
-// two hours of the coarse one) are one value, delta-varint encoded
+// Each series' points of one chunk period (15 minutes of the fine tier,
+// an hour of the coarse one) are one value, delta-varint encoded
 // (chunk.go), in a bucket per tier and period; a period older than its
 // tier keeps is dropped whole. Several samples within one step keep the
 // last (fine) or, in the coarse tier, a count's maximum and a rate's
 // mean. Record takes a poll's samples and writes, in one transaction,
 // only when a step has closed: at most one transaction a poll (and, once
-// every half hour, one that drops and compacts the periods that closed).
+// every 15 minutes, one that drops and compacts the periods that closed).
 //
 // Size: a point costs 0 to 3 bytes (one for a delta within ±31, two
 // within ±4,095, nothing in a steady run), and a series holds at most
-// about 2,100 points (1.5 h of fine ones, 26 h of coarse ones);
+// about 1,900 points (1.25 h of fine ones, 25 h of coarse ones);
 // BenchmarkFill2000Groups24h measures the file for 2,000 groups over 24 h
 // (README, "Lag history"). The file is capped at Options.MaxBytes and at
 // Options.MaxSeries series.
@@ -49,7 +49,7 @@ import (
 
 // schema is the value of the meta bucket's schema key: a file with another
 // (or none, but other buckets) is not this package's.
-const schema = "ilinkdash-history 2"
+const schema = "ilinkdash-history 3"
 
 var (
 	metaBucket = []byte("meta")
@@ -189,7 +189,7 @@ func Open(path string, o Options) (st *Store, warn, err error) {
 		}
 	}
 	st = &Store{path: path, now: o.Now, max: o.MaxSeries, db: db, series: map[string]*sstate{}, pruned: -1}
-	st.tiers = [numTiers]tier{{id: 'f', step: 10, slots: 180, keep: o.FineFor}, {id: 'c', step: 60, slots: 120, keep: Keep}}
+	st.tiers = [numTiers]tier{{id: 'f', step: 10, slots: 90, keep: o.FineFor}, {id: 'c', step: 60, slots: 60, keep: Keep}}
 	return st, warn, nil
 }
 
