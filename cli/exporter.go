@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,7 @@ func checkMetricsListen(flag, addr string) error {
 
 func (a *app) exporterCommand() *cobra.Command {
 	var f monitorFlags
+	var allContexts bool
 	listen := defaultMetricsListen
 	cmd := &cobra.Command{
 		Use:   "exporter [--listen HOST:PORT] [--notify-webhook URL] [--notify-command CMD] [--no-partition-series]",
@@ -96,27 +98,33 @@ func (a *app) exporterCommand() *cobra.Command {
 			"(200 while it polls). --notify-webhook and --notify-command hear each alert when it\n" +
 			"starts and when it resolves. SIGINT/SIGTERM stop it.",
 		Example: "  ilinkdash exporter --context prod --listen 127.0.0.1:9469\n" +
+			"  ilinkdash exporter --all-contexts\n" +
 			"  ilinkdash exporter --notify-webhook https://alerts.example/hook\n" +
 			"  ilinkdash exporter --notify-command 'logger -t ilinkdash'",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runExporter(cmd, listen, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runExporter(cmd, listen, &f, allContexts) },
 	}
 	cmd.Flags().StringVar(&listen, "listen", defaultMetricsListen, "HTTP listen address host:port of /metrics and /healthz")
+	cmd.Flags().BoolVar(&allContexts, "all-contexts", false, "watch every context of the config file (as --context a,b,c names some), one poller each, on one /metrics")
 	f.register(cmd.Flags())
 	return cmd
 }
 
-func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags) error {
+func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, allContexts bool) error {
 	if err := checkMetricsListen("listen", listen); err != nil {
 		return err
 	}
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	r, err := a.resolve(cmd)
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, allContexts)
 	if err != nil {
-		return err
+		return &exitError{code: 2, err: err}
 	}
+	if len(rs) > 1 {
+		return a.runFleetExporter(cmd, listen, f, rs)
+	}
+	r := rs[0]
 	hcfg := health.Config(r.Context.Health)
 	if err := hcfg.Validate(); err != nil {
 		return &exitError{code: 2, err: err}
@@ -183,6 +191,9 @@ type monitorConfig struct {
 	// read reads one polled resource: the exporter's own client, or serve's
 	// shared poller (serve.Server.Polled).
 	read func(context.Context, common.ResID) (any, error)
+	// noRuntime leaves out the Go runtime's series (a fleet's members but
+	// its first: the process is one).
+	noRuntime bool
 }
 
 // monitor is one watched cluster: the watcher, its exposition and its
@@ -224,7 +235,7 @@ func newMonitor(c monitorConfig) *monitor {
 		m.names = append(m.names, "command "+c.flags.command)
 	}
 	m.exp = metrics.New(name, func() *watch.Snapshot { return m.w.Snapshot() },
-		metrics.Options{PerPartition: !c.flags.noPartitionSeries, Runtime: true})
+		metrics.Options{PerPartition: !c.flags.noPartitionSeries, Runtime: !c.noRuntime})
 	for _, s := range sinks {
 		m.exp.NotifyCounters(s.Name(), func() metrics.SinkCounts { return metrics.SinkCounts(s.Counts()) })
 	}
@@ -310,7 +321,13 @@ func (m *monitor) run(ctx context.Context, ln net.Listener) error {
 
 // serveHTTP serves the handler on ln until ctx ends or the listener fails.
 func (m *monitor) serveHTTP(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: m.handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	return serveMetricsHTTP(ctx, ln, m.handler())
+}
+
+// serveMetricsHTTP serves h on ln until ctx ends (then within
+// metricsShutdownGrace) or the listener fails.
+func serveMetricsHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

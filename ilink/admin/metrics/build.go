@@ -29,6 +29,7 @@ type family struct {
 	labels     []string
 	desc       *prometheus.Desc
 	prefix     []byte // `name{context="…"`
+	idx        int    // its place in families.all, the same for every cluster's
 }
 
 // sink receives the series.
@@ -48,7 +49,7 @@ func newFamilies(ctxName string) *families {
 	def := func(f *family, name, help string, labels ...string) {
 		*f = family{name: name, help: help, labels: labels,
 			desc:   prometheus.NewDesc(name, help, labels, prometheus.Labels{"context": ctxName}),
-			prefix: appendLabel([]byte(name+"{"), "context", ctxName)}
+			prefix: appendLabel([]byte(name+"{"), "context", ctxName), idx: len(fs.all)}
 		fs.all = append(fs.all, f)
 	}
 	// In name order (the text is written in this order).
@@ -305,28 +306,32 @@ func (ch chanSink) series(f *family, v float64, values ...string) {
 }
 
 // textSink writes the text exposition format (version 0.0.4), one buffer
-// per family, joined in family order.
+// per family, joined in family order. Several clusters' builders may write
+// into one (Fleet): a family's series go into the buffer of its place, so
+// each family is written once with every cluster's series.
 type textSink struct {
 	f    *families
-	bufs map[*family][]byte
+	bufs [][]byte // by family.idx
 }
 
+func newTextSink(f *families) textSink { return textSink{f: f, bufs: make([][]byte, len(f.all))} }
+
 func (t *textSink) series(f *family, v float64, values ...string) {
-	b := append(t.bufs[f], f.prefix...)
+	b := append(t.bufs[f.idx], f.prefix...)
 	for i, val := range values {
 		b = append(b, ',')
 		b = appendLabel(b, f.labels[i], val)
 	}
 	b = append(b, '}', ' ')
 	b = appendFloat(b, v)
-	t.bufs[f] = append(b, '\n')
+	t.bufs[f.idx] = append(b, '\n')
 }
 
 // appendTo appends the families with at least one series, and empties
 // the buffers (their memory is kept for the next scrape).
 func (t *textSink) appendTo(out []byte) []byte {
 	for _, f := range t.f.all {
-		b := t.bufs[f]
+		b := t.bufs[f.idx]
 		if len(b) == 0 {
 			continue
 		}
@@ -338,7 +343,7 @@ func (t *textSink) appendTo(out []byte) []byte {
 		out = append(out, f.name...)
 		out = append(out, " gauge\n"...)
 		out = append(out, b...)
-		t.bufs[f] = b[:0]
+		t.bufs[f.idx] = b[:0]
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func New(ctxName string, snap func() *watch.Snapshot, opt Options) *Exporter {
 	f := newFamilies(ctxName)
 	e := &Exporter{reg: prometheus.NewRegistry(), ctxName: ctxName,
 		coll: &Collector{f: f, b: newBuilder(f, opt.PerPartition), snap: snap, now: now},
-		text: textSink{f: f, bufs: map[*family][]byte{}}}
+		text: newTextSink(f)}
 	cl := prometheus.Labels{"context": ctxName}
 	e.pollDur = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "ilinkdash_poll_duration_seconds", ConstLabels: cl,
@@ -160,6 +160,12 @@ func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	defer e.mu.Unlock()
 	out, err := e.scrapeLocked(e.out[:0])
 	e.out = out
+	writeExposition(w, r, out, err)
+}
+
+// writeExposition answers a scrape with out (err: what went wrong while
+// making it; only an empty out makes it a 500).
+func writeExposition(w http.ResponseWriter, r *http.Request, out []byte, err error) {
 	if err != nil && len(out) == 0 {
 		http.Error(w, "ilinkdash exporter: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -201,9 +207,11 @@ type Probes struct {
 
 // Handler serves /metrics (the exposition), /healthz and /livez: 200 with
 // the probe's text while it holds, 503 with its reason otherwise.
-func (e *Exporter) Handler(p Probes) http.Handler {
+func (e *Exporter) Handler(p Probes) http.Handler { return handler(e.serveMetrics, p) }
+
+func handler(metrics http.HandlerFunc, p Probes) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", e.serveMetrics)
+	mux.HandleFunc("/metrics", metrics)
 	mux.HandleFunc("/healthz", probe(p.Healthz))
 	mux.HandleFunc("/livez", probe(p.Livez))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
