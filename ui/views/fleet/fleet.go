@@ -209,7 +209,7 @@ func (v *View) Click(y int) tea.Cmd {
 // left, and the rate cells go first on a narrow terminal.
 const (
 	wName  = 12
-	wState = 34
+	wState = 9
 	wNodes = 6
 	wLead  = 14
 	wParts = 8
