@@ -73,12 +73,13 @@ func TestNotFoundExitsOne(t *testing.T) {
 	}
 }
 
-// Every command that talks to a cluster takes --embedded; serve and the
-// dashboard start the embedded engine themselves when nothing is
-// configured, and config, version, engine and gen-man talk to none.
+// Every command that talks to a cluster takes --embedded; serve, the
+// exporter and the dashboard start the embedded engine themselves when
+// nothing is configured, and config, version, engine and gen-man talk to
+// none.
 func TestEveryClusterCommandTakesEmbedded(t *testing.T) {
 	a := newRootCommand()
-	noCluster := map[string]bool{"ilinkdash": true, "ilinkdash serve": true, "ilinkdash config init": true, "ilinkdash config path": true,
+	noCluster := map[string]bool{"ilinkdash": true, "ilinkdash serve": true, "ilinkdash exporter": true, "ilinkdash config init": true, "ilinkdash config path": true,
 		"ilinkdash version": true, "ilinkdash engine": true, "ilinkdash gen-man": true}
 	n := 0
 	forEachCommand(a.root, func(c *cobra.Command) {
