@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"net"
 	"runtime"
 	"slices"
 	"sync"
@@ -333,4 +334,33 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		t.Fatal("KillNode after Close succeeded")
 	}
 	eventually(t, "engine goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
+}
+
+// A restarted node's old port may be held for a moment by another socket
+// (while the node was down a connection's ephemeral end could take it):
+// the restart waits for it rather than failing on "address already in use".
+func TestRestartWaitsForItsPort(t *testing.T) {
+	t.Parallel()
+	e := queueEngine(t, "Q")
+	addr := e.DataAddrs()[2]
+	if err := e.KillNode(3); err != nil {
+		t.Fatal(err)
+	}
+	squatter, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("taking node 3's port %s: %v", addr, err)
+	}
+	released := time.AfterFunc(300*time.Millisecond, func() { squatter.Close() })
+	defer released.Stop()
+	if err := e.RestartNode(3); err != nil {
+		t.Fatalf("restart while the port was held for 300ms: %v", err)
+	}
+	if st := e.Nodes()[2]; !st.Up {
+		t.Fatalf("node 3 after the restart: %+v", st)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("node 3 does not listen on its old port: %v", err)
+	}
+	c.Close()
 }

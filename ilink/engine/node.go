@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"ilinkdash/ilink/wire"
@@ -76,8 +78,20 @@ type endpoint struct {
 }
 
 // listen binds the listener without accepting yet.
+// rebindWait bounds how long a restarted node waits for its old port.
+const rebindWait = 3 * time.Second
+
 func (ep *endpoint) listen() error {
 	ln, err := net.Listen("tcp", ep.addr)
+	// A restarted node reopens its old port. While it was down that port
+	// was free, and a connection's ephemeral end may have been given it
+	// (a client redialling the dead node on loopback can even connect to
+	// itself until Go's dialer notices): such a socket is short-lived, so
+	// a rebind waits for it, bounded.
+	for deadline := time.Now().Add(rebindWait); err != nil && ep.bound && errors.Is(err, syscall.EADDRINUSE) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		ln, err = net.Listen("tcp", ep.addr)
+	}
 	if err != nil {
 		return err
 	}
