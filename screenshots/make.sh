@@ -434,28 +434,6 @@ scene_small() {
 }
 SCENES+=("small: 15-overview-80x24 16-tail-80x24")
 
-# The Fleet tab (issue 27): the dashboard started again as
-# `ilinkdash --demo fleet` (three in-process clusters: prod with the demo
-# traffic, staging with a node down, dr with a stopped group) at 160x40,
-# where the rows have room for their in/out sparklines. Last: the program
-# that runs on is the fleet's.
-scene_fleet() {
-	T resize-window -t shots -x 160 -y 40
-	T respawn-pane -k -t shots \
-		sh -c 'f=$1; shift; "$@"; echo $? >"$f"' sh "$work/exit" \
-		env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT \
-		-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG \
-		XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state" \
-		XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
-		TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
-		"$work/ilinkdash" --demo fleet
-	wait_for "Fleet · 3 clusters" 30
-	wait_for "STOPPED" 20
-	sleep "${FLEETWAIT:-20}" # the sparklines fill, the trend words settle
-	shot 31-fleet
-}
-SCENES+=("fleet: 31-fleet")
-
 # The lag history: the detail of analytics (the demo's LAGGING group)
 # with its lag chart over 15 min, from the history this run recorded (at
 # least LAGWAIT seconds of it, 240 by default: the scene waits for them).
@@ -478,6 +456,28 @@ scene_lagchart() {
 	keys Escape
 }
 SCENES+=("lagchart: 30-group-lag-chart")
+
+# The Fleet tab (issue 27): the dashboard started again as
+# `ilinkdash --demo fleet` (three in-process clusters: prod with the demo
+# traffic, staging with a node down, dr with a stopped group) at 160x40,
+# where the rows have room for their in/out sparklines. Last: the program
+# that runs on is the fleet's.
+scene_fleet() {
+	T resize-window -t shots -x 160 -y 40
+	T respawn-pane -k -t shots \
+		sh -c 'f=$1; shift; "$@"; echo $? >"$f"' sh "$work/exit" \
+		env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT \
+		-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG \
+		XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state" \
+		XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
+		TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
+		"$work/ilinkdash" --demo fleet
+	wait_for "Fleet · 3 clusters" 30
+	wait_for "STOPPED" 20
+	sleep "${FLEETWAIT:-20}" # the sparklines fill, the trend words settle
+	shot 31-fleet
+}
+SCENES+=("fleet: 31-fleet")
 
 ran=""
 for sc in "${SCENES[@]}"; do
