@@ -107,6 +107,17 @@ type Context struct {
 	Addresses []string
 	// Admin is the admin endpoint, host:port; empty when not configured.
 	Admin string
+	// Hub is a hub's admin address (`hub:`, host:port): the context is a
+	// spoke reached through it (Spoke or SpokeKey, spec A-32..A-35) or,
+	// with AllSpokes, every spoke the hub lists. Every connection of a
+	// spoke goes through the hub: Admin and Addresses stay empty.
+	Hub string
+	// Spoke and SpokeKey name the spoke (`spoke:`, `spoke-key:`; one of
+	// them, with Hub).
+	Spoke, SpokeKey string
+	// AllSpokes (`spokes: all`): the dashboard watches one cluster per
+	// spoke the hub lists, following spokes that come and go.
+	AllSpokes bool
 	// QueueManager is the queue manager name, e.g. "QM1"; empty means the
 	// one the engine offers by default.
 	QueueManager string
@@ -141,6 +152,9 @@ type Context struct {
 	// (`fps:`, --max-fps, ILINKDASH_MAX_FPS).
 	FPS int
 }
+
+// IsSpoke reports whether the context is one spoke reached through a hub.
+func (c Context) IsSpoke() bool { return c.Hub != "" && (c.Spoke != "" || c.SpokeKey != "") }
 
 // FrameRate is the frame rate cap in effect: FPS, else the default of the
 // bandwidth mode.

@@ -109,6 +109,25 @@ contexts:
       - queues: "INVOICE.Q"
         value: {json-schema: schemas/invoice.json}
 
+  # A spoke of a hub (hub and spokes): spokes connect out to the hub, the
+  # only one with an inbound port, and every connection of this context
+  # (views, tail, publish) goes through the hub's admin address. Name the
+  # spoke by name (or by its key, below); a context has no admin or addresses of its own then.
+  plant-7:
+    hub: ilink-hub.example:9998
+    spoke: plant-7
+
+  # The same spoke by its key (spokes with one name on several hubs).
+  plant-7-by-key:
+    hub: ilink-hub.example:9998
+    spoke-key: SK2F6A0D1C9B3E8F47
+
+  # Every spoke the hub lists, one row each in the Fleet tab (running or
+  # not), following spokes as they link and leave.
+  plants:
+    hub: ilink-hub.example:9998
+    spokes: all
+
   # A minimal context: every field left out takes its default.
   local:
     addresses: [localhost:19999]

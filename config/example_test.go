@@ -47,8 +47,14 @@ func TestExampleYAMLLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the example config with its contexts uncommented does not load:\n%v", err)
 	}
-	if f.CurrentContext != "prod" || strings.Join(f.Names(), ",") != "prod,local" {
+	if f.CurrentContext != "prod" || strings.Join(f.Names(), ",") != "prod,plant-7,plant-7-by-key,plants,local" {
 		t.Fatalf("example: current %q, contexts %v", f.CurrentContext, f.Names())
+	}
+	if sp, _ := f.Lookup("plant-7"); !sp.IsSpoke() || sp.Hub != "ilink-hub.example:9998" || sp.Spoke != "plant-7" {
+		t.Errorf("example spoke context = %+v", sp)
+	}
+	if all, _ := f.Lookup("plants"); !all.AllSpokes || all.IsSpoke() {
+		t.Errorf("example spokes: all context = %+v", all)
 	}
 	prod, _ := f.Lookup("prod")
 	if len(prod.Addresses) != 2 || prod.Admin != "ilink-1.example:9998" || prod.QueueManager != "QM1" ||

@@ -162,7 +162,11 @@ func resolveLayers(l layers, f *Flags) (Resolved, error) {
 	if err := l.overrides(&r, f, name != ""); err != nil {
 		return Resolved{}, err
 	}
-	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != ""
+	hasTarget := len(r.Context.Addresses) > 0 || r.Context.Admin != "" || r.Context.Hub != ""
+	if r.Context.Hub != "" && (len(r.Context.Addresses) > 0 || r.Context.Admin != "") {
+		return Resolved{}, fmt.Errorf("context %q reaches its spokes through hub %s only: drop %s/%s and --%s/--%s, or pick another context",
+			name, r.Context.Hub, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)
+	}
 	if name != "" && !hasTarget {
 		return Resolved{}, fmt.Errorf("context %q has no addresses and no admin address: set them in %s, with %s/%s or --%s/--%s",
 			name, r.File.Path, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)

@@ -386,8 +386,49 @@ func (d *decoder) contexts(n *yaml.Node, path string) []Context {
 func (d *decoder) context(name string, n *yaml.Node, path string) Context {
 	c := DefaultContext()
 	c.Name = name
+	before := len(d.errs)
 	d.object(n, path, d.contextFields(&c))
+	if len(d.errs) == before { // one error per mistake: a bad hub key is reported alone
+		d.checkHub(n, path, &c)
+	}
 	return c
+}
+
+// checkHub checks the hub keys together: a hub context names one spoke
+// (spoke or spoke-key) or all of them (spokes: all), and has no admin or
+// addresses of its own, since a spoke is reached through its hub only.
+func (d *decoder) checkHub(n *yaml.Node, path string, c *Context) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	at := func(key string) *yaml.Node {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i]
+			}
+		}
+		return n
+	}
+	switch {
+	case c.Hub == "" && c.Spoke != "":
+		d.errorf(at("spoke"), child(path, "spoke"), "needs hub: HOST:PORT (the hub the spoke is reached through)")
+	case c.Hub == "" && c.SpokeKey != "":
+		d.errorf(at("spoke-key"), child(path, "spoke-key"), "needs hub: HOST:PORT (the hub the spoke is reached through)")
+	case c.Hub == "" && c.AllSpokes:
+		d.errorf(at("spokes"), child(path, "spokes"), "needs hub: HOST:PORT (the hub whose spokes to list)")
+	case c.Hub == "":
+	case c.Spoke != "" && c.SpokeKey != "":
+		d.errorf(at("spoke-key"), child(path, "spoke-key"), "spoke and spoke-key are exclusive: name the spoke one way")
+	case c.AllSpokes && (c.Spoke != "" || c.SpokeKey != ""):
+		d.errorf(at("spokes"), child(path, "spokes"), "spokes: all watches every spoke; leave out spoke and spoke-key")
+	case !c.AllSpokes && c.Spoke == "" && c.SpokeKey == "":
+		d.errorf(at("hub"), child(path, "hub"), "needs spoke: NAME, spoke-key: KEY or spokes: all")
+	case c.Admin != "":
+		d.errorf(at("admin"), child(path, "admin"), "a hub context reaches its spokes through the hub only; leave out admin")
+	case len(c.Addresses) > 0:
+		d.errorf(at("addresses"), child(path, "addresses"), "a hub context reaches its spokes through the hub only; leave out addresses")
+	}
 }
 
 // contextFields describes the keys of a context, storing into c.
@@ -400,6 +441,41 @@ func (d *decoder) contextFields(c *Context) []field {
 					d.errorf(v, path, "%v", err)
 				}
 				c.Admin = s
+			}
+		}},
+		{"hub", func(v *yaml.Node, path string) {
+			if s, ok := d.str(v, path); ok {
+				if err := checkHostPort(s); err != nil {
+					d.errorf(v, path, "%v", err)
+				}
+				c.Hub = s
+			}
+		}},
+		{"spoke", func(v *yaml.Node, path string) {
+			if s, ok := d.str(v, path); ok {
+				if err := checkSpokeString(s); err != nil {
+					d.errorf(v, path, "%v", err)
+					return
+				}
+				c.Spoke = s
+			}
+		}},
+		{"spoke-key", func(v *yaml.Node, path string) {
+			if s, ok := d.str(v, path); ok {
+				if err := checkSpokeString(s); err != nil {
+					d.errorf(v, path, "%v", err)
+					return
+				}
+				c.SpokeKey = s
+			}
+		}},
+		{"spokes", func(v *yaml.Node, path string) {
+			if s, ok := d.str(v, path); ok {
+				if s != "all" {
+					d.errorf(v, path, "unknown value %q (want all; name one spoke with spoke: NAME)", s)
+					return
+				}
+				c.AllSpokes = true
 			}
 		}},
 		{"queue-manager", func(v *yaml.Node, path string) {
@@ -638,6 +714,21 @@ func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
 
 // checkHostPort validates a host:port address. It does not resolve the
 // host: names may legitimately only resolve where the engine runs.
+// checkSpokeString checks a spoke name or key: what SPOKE SWITCH can carry
+// (at most 256 bytes, the engine's bound of a spoke name) and no control
+// bytes.
+func checkSpokeString(s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return errors.New("must not be empty")
+	case len(s) > 256:
+		return fmt.Errorf("is %d bytes; at most 256", len(s))
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("%q has a control character", s)
+	}
+	return nil
+}
+
 func checkHostPort(s string) error {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {

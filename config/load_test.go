@@ -173,6 +173,14 @@ func TestLoadErrors(t *testing.T) {
 		{name: "syntax error: tab indentation", yaml: "contexts:\n\tprod: {}\n", line: 2, substr: "syntax error"},
 		{name: "syntax error on line 1", yaml: "contexts: [\n", line: 2, substr: "syntax error"}, // reported at the end of input
 		{name: "syntax error: unknown anchor", yaml: "contexts:\n  prod:\n    refresh: *common\n", line: 3, substr: "unknown anchor 'common'"},
+		{name: "hub: bad address", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example\n    spoke: p7\n", line: 3, col: 10, field: "contexts.p7.hub", substr: `invalid address "ilink-hub.example"`},
+		{name: "hub: spoke and spoke-key", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spoke: p7\n    spoke-key: SK1\n", line: 5, col: 5, field: "contexts.p7.spoke-key", substr: "spoke and spoke-key are exclusive"},
+		{name: "hub: neither spoke nor spokes", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n", line: 3, col: 5, field: "contexts.p7.hub", substr: "needs spoke: NAME, spoke-key: KEY or spokes: all"},
+		{name: "hub: spoke without a hub", yaml: "contexts:\n  p7:\n    spoke: p7\n", line: 3, col: 5, field: "contexts.p7.spoke", substr: "needs hub: HOST:PORT"},
+		{name: "hub: spokes all with a spoke", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spoke: p7\n    spokes: all\n", line: 5, col: 5, field: "contexts.p7.spokes", substr: "leave out spoke and spoke-key"},
+		{name: "hub: spokes some", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spokes: some\n", line: 4, col: 13, field: "contexts.p7.spokes", substr: `unknown value "some" (want all`},
+		{name: "hub: with an admin", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spoke: p7\n    admin: ilink-1.example:9998\n", line: 5, col: 5, field: "contexts.p7.admin", substr: "through the hub only; leave out admin"},
+		{name: "hub: empty spoke name", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spoke: ' '\n", line: 4, col: 12, field: "contexts.p7.spoke", substr: "must not be empty"},
 		{name: "two documents", yaml: "contexts: {}\n---\ncontexts: {}\n", line: 3, col: 1, substr: "only one YAML document is allowed"},
 	}
 	for _, tt := range tests {
