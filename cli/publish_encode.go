@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 )
@@ -77,6 +78,18 @@ func (e *recordEncoder) precheck(f publishFlags, b *recordBuilder, rec ilink.Pro
 
 // precheckFile encodes every line of file in a first pass.
 func (e *recordEncoder) precheckFile(file string, b *recordBuilder, rec ilink.ProducerRecord) error {
+	return eachLine(file, func(line int, text []byte) error {
+		b.build(&rec, int64(line-1), text)
+		if err := e.encode(&rec); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("publish: nothing sent: --file %s line %d: %w", file, line, err)}
+		}
+		return nil
+	})
+}
+
+// eachLine calls fn with every line of file (numbered from 1), stopping
+// at its first error; a line longer than a frame is an error (exit 2).
+func eachLine(file string, fn func(line int, text []byte) error) error {
 	fh, err := os.Open(file)
 	if err != nil {
 		return err
@@ -85,16 +98,51 @@ func (e *recordEncoder) precheckFile(file string, b *recordBuilder, rec ilink.Pr
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 64<<10), wire.DefaultMaxFrame)
 	for line := 1; sc.Scan(); line++ {
-		b.build(&rec, int64(line-1), sc.Bytes())
-		if err := e.encode(&rec); err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("publish: nothing sent: --file %s line %d: %w", file, line, err)}
+		if err := fn(line, sc.Bytes()); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return &exitError{code: 2, err: fmt.Errorf("publish: nothing sent: --file %s: a line longer than %d bytes", file, wire.DefaultMaxFrame)}
+			return &exitError{code: 2, err: fmt.Errorf("nothing sent: --file %s: a line longer than %d bytes", file, wire.DefaultMaxFrame)}
 		}
 		return fmt.Errorf("--file %s: %w", file, err)
 	}
 	return nil
+}
+
+// queueCodec is what queue put encodes bodies with: the value schema of
+// the queue's rule (the flags', the context's decode: rules or the
+// demo's), as publish encodes a topic's values; nil with --raw or when no
+// rule gives the queue a value codec.
+func queueCodec(set *schema.Set, queue string, raw bool) schema.Codec {
+	if raw {
+		return nil
+	}
+	return set.Queue(queue).Value.Codec
+}
+
+// precheckBodies encodes what queue put will put before the queue is
+// opened, so JSON that does not fit is refused with nothing put: the
+// --value template expanded for message 0, or every line of a --file
+// that is a file (stdin is checked message by message as it is read).
+func precheckBodies(c schema.Codec, tmpl *template.Template, file string) error {
+	refuse := func(where string, err error) error {
+		return &exitError{code: 2, err: fmt.Errorf("queue put: nothing put: %svalue: %w", where, err)}
+	}
+	if tmpl != nil {
+		if _, err := c.Encode(template.NewExpander().Append(nil, tmpl, 0)); err != nil {
+			return refuse("", err)
+		}
+		return nil
+	}
+	if file == "" || file == "-" {
+		return nil
+	}
+	return eachLine(file, func(line int, text []byte) error {
+		if _, err := c.Encode(text); err != nil {
+			return refuse(fmt.Sprintf("--file %s line %d: ", file, line), err)
+		}
+		return nil
+	})
 }

@@ -284,6 +284,8 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 	var value, file string
 	var headerFlags []string
 	var count int
+	var df decodeFlags
+	var raw bool
 	c := &cobra.Command{
 		Use:   "put NAME (--value V | --file F) [--header K=V]... [--count N]",
 		Short: "Put messages on a queue: a templated --value (--count times) or one message per line of --file",
@@ -291,7 +293,10 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 			"(N random alphanumerics). --file puts one message per line as is (- = stdin);\n" +
 			"--count then stops after N lines (0 = every line). Every message carries the\n" +
 			"--header key=value properties (repeatable), their values templates as for publish\n" +
-			"({{seq}} is the message's number, with --file too); queue browse shows them.",
+			"({{seq}} is the message's number, with --file too); queue browse shows them.\n" +
+			"A queue with a value schema (the decode: rules, the flags) gets each body as JSON and\n" +
+			"puts what the schema encodes; JSON that does not fit is refused naming the field, with\n" +
+			"nothing put (--raw puts the bodies as given).",
 		Example: "  ilinkdash queue put ORDERS --value '{\"order\":{{seq}}}' --count 100\n" +
 			"  ilinkdash queue put ORDERS --file orders.txt --header source=batch --header trace-id={{uuid}}",
 		Args: cobra.ExactArgs(1),
@@ -335,13 +340,25 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 				return err
 			}
 			defer t.close()
-			return t.queuePut(args[0], tmpl, lines, count, headers)
+			set, err := schemas(config.Resolved{Context: t.cfg, Embedded: t.embedded}, &df)
+			if err != nil {
+				return err
+			}
+			codec := queueCodec(set, args[0], raw)
+			if codec != nil {
+				if err := precheckBodies(codec, tmpl, file); err != nil {
+					return err
+				}
+			}
+			return t.queuePut(args[0], tmpl, lines, count, headers, codec)
 		},
 	}
 	c.Flags().StringVar(&value, "value", "", "message body template ({{seq}}, {{now}}, {{uuid}}, {{rand N}})")
 	c.Flags().StringArrayVar(&headerFlags, "header", nil, "message header key=value on every message, the value a template (repeatable)")
 	c.Flags().StringVar(&file, "file", "", "put one message per line of this file (- = stdin)")
 	c.Flags().IntVar(&count, "count", 0, "messages to put (default 1 with --value; with --file 0 = every line)")
+	c.Flags().BoolVar(&raw, "raw", false, "put the bodies as given, without encoding them with the queue's schema")
+	df.register(c.Flags())
 	return c
 }
 
@@ -365,7 +382,9 @@ func parseQueueHeaders(hs []string) ([]headerTemplate, error) {
 	return headers, nil
 }
 
-func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *bufio.Scanner, count int, headers []headerTemplate) error {
+// queuePut puts count messages (0: every line), each body encoded by
+// codec when there is one.
+func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *bufio.Scanner, count int, headers []headerTemplate, codec schema.Codec) error {
 	q, sess, err := t.openQueue(queue)
 	if err != nil {
 		return err
@@ -399,7 +418,13 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 				hdrs[i].Value = exp.Append(hdrs[i].Value[:0], h.val, int64(seq))
 			}
 		}
-		id, err := q.PutHeaders(t.ctx, buf, hdrs)
+		body := buf
+		if codec != nil {
+			if body, err = codec.Encode(buf); err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("message %d of %s does not fit its schema (%d put before it): value: %w", out.Put+1, queue, out.Put, err)}
+			}
+		}
+		id, err := q.PutHeaders(t.ctx, body, hdrs)
 		if err != nil {
 			return fmt.Errorf("put %d of %s: %w", out.Put+1, queue, err)
 		}

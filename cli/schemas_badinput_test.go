@@ -136,3 +136,33 @@ func TestQueueBrowseDecodesBodies(t *testing.T) {
 		t.Fatalf("table %q (%v): want the decoded body and the decode error", out, err)
 	}
 }
+
+// queue put encodes with the queue's schema as publish does: JSON that
+// does not fit is refused naming the field, and nothing is put.
+func TestQueuePutJSONThatDoesNotFitPutsNothing(t *testing.T) {
+	_, tgt := queueEngine(t)
+	if _, _, err := runAdminCLI(t, with(tgt, "queue", "create", "SHOP.Q")...); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--value-proto", filepath.Join(demoProtoDir, "shop/order.proto") + ":shop.Order", "--proto-path", demoProtoDir}
+	_, _, err := runAdminCLI(t, with(tgt, append([]string{"queue", "put", "SHOP.Q", "--count", "3", "--value", `{"id":"o-{{seq}}","lines":[{"qty":"many"}]}`}, flags...)...)...)
+	wantExit(t, err, 2, "nothing put")
+	if !strings.Contains(err.Error(), "qty") {
+		t.Fatalf("error %v does not name the field", err)
+	}
+	file := writeFile(t, "orders.jsonl", "{\"id\":\"a\"}\n{\"id\":\"b\",\"status\":\"LOST\"}\n")
+	_, _, err = runAdminCLI(t, with(tgt, append([]string{"queue", "put", "SHOP.Q", "--file", file}, flags...)...)...)
+	wantExit(t, err, 2, "line 2")
+	if !strings.Contains(err.Error(), "status") {
+		t.Fatalf("error %v does not name the field", err)
+	}
+	if b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "SHOP.Q")...); b.Depth != 0 {
+		t.Fatalf("depth %d after refused puts, want 0", b.Depth)
+	}
+	// Stdin is checked as it is read: the run stops at the bad line.
+	_, _, err = runCLI(t, "{\"id\":\"a\"}\n{\"id\":7}\n{\"id\":\"c\"}\n", with(tgt, append([]string{"queue", "put", "SHOP.Q", "--file", "-"}, flags...)...)...)
+	wantExit(t, err, 2, "message 2 of SHOP.Q does not fit its schema (1 put before it)")
+	if b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "SHOP.Q")...); b.Depth != 1 {
+		t.Fatalf("depth %d after a stdin run stopped at its second line, want 1", b.Depth)
+	}
+}

@@ -1,6 +1,7 @@
 // Round trips of issue 25: JSON published through a schema is the bytes
 // the schema's own library marshals, and tail and search decode it back
-// to the same JSON.
+// to the same JSON; JSON put on a queue through the same schema is the
+// same bytes, and queue browse decodes it back.
 
 package cli
 
@@ -75,6 +76,47 @@ func jsonLineValues(t *testing.T, out string, n int) (raw [][]byte, decoded []ma
 	return raw, decoded, lines
 }
 
+// browseRoundTrip puts doc on a new queue through the schema of flags
+// (queue put encodes it), checks the body is want (the library's own
+// marshalling) and that queue browse with the same flags decodes it back
+// to doc.
+func browseRoundTrip(t *testing.T, tgt []string, queue, doc string, want []byte, flags []string) {
+	t.Helper()
+	if _, stderr, err := runAdminCLI(t, with(tgt, "queue", "create", queue)...); err != nil {
+		t.Fatalf("queue create: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := runAdminCLI(t, with(tgt, append([]string{"queue", "put", queue, "--value", doc}, flags...)...)...); err != nil {
+		t.Fatalf("queue put: %v\n%s", err, stderr)
+	}
+	b := jsonOf[browseJSON](t, with(tgt, append([]string{"queue", "browse", queue}, flags...)...)...)
+	if len(b.Messages) != 1 || b.Messages[0].Payload == nil {
+		t.Fatalf("browse: %+v, want one message", b)
+	}
+	m := b.Messages[0]
+	body := []byte(*m.Payload)
+	if m.PayloadEncoding == "base64" {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(*m.Payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(body) != string(want) {
+		t.Fatalf("queue put %x, the library marshals %x", body, want)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(m.PayloadDecoded, &got); err != nil || !reflect.DeepEqual(got, jsonDoc(t, doc)) {
+		t.Fatalf("browse decodes %s (%v, %q), put %s", m.PayloadDecoded, err, m.PayloadDecodeError, doc)
+	}
+	// --raw puts the JSON as typed: the same schema does not decode it.
+	if _, stderr, err := runAdminCLI(t, with(tgt, append([]string{"queue", "put", queue, "--raw", "--value", doc}, flags...)...)...); err != nil {
+		t.Fatalf("queue put --raw: %v\n%s", err, stderr)
+	}
+	b = jsonOf[browseJSON](t, with(tgt, append([]string{"queue", "browse", queue, "--from", "1"}, flags...)...)...)
+	if len(b.Messages) != 1 || *b.Messages[0].Payload != doc || b.Messages[0].PayloadDecodeError == "" {
+		t.Fatalf("--raw: %+v, want the JSON as typed with a decode error", b.Messages)
+	}
+}
+
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func jsonDoc(t *testing.T, s string) map[string]any {
@@ -131,6 +173,7 @@ func TestSchemaRoundTripProtobuf(t *testing.T) {
 	if err != nil || !strings.Contains(text, ` key=o-1 {"id":"o-1","customer":{"id":"c-1"`) {
 		t.Fatalf("text tail %q (%v, %s): want the decoded JSON on the line", text, err, stderr)
 	}
+	browseRoundTrip(t, tgt, "SHOP.Q", orderJSON, raw[0], flags)
 }
 
 // paymentAvsc has every Avro kind the issue names: a record, an enum, a
@@ -179,6 +222,7 @@ func TestSchemaRoundTripAvro(t *testing.T) {
 	if _, sd, _ := jsonLineValues(t, out, 1); !reflect.DeepEqual(sd[0], jsonDoc(t, paymentJSON)) {
 		t.Fatalf("search decodes %v, published %s", sd[0], paymentJSON)
 	}
+	browseRoundTrip(t, tgt, "PAY.Q", paymentJSON, want, flags)
 }
 
 // The demo's schema topics decode out of the box, on `tail --embedded`
