@@ -33,8 +33,8 @@ import (
 // the context's intervals and judges them by the dashboard's rules; the
 // Prometheus exposition (/metrics, /healthz, /livez) is built from its
 // latest snapshot at every scrape (docs/METRICS.md), and the alert
-// notifications hear each snapshot (OnSnapshot, the seam the lag history
-// joins too).
+// notifications and the lag history (lagKeeper) hear each snapshot
+// (OnSnapshot).
 
 // defaultMetricsListen is the exporter's listen address: loopback, so
 // exposing the cluster's figures beyond the host is a choice made on the
@@ -142,8 +142,8 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	defer src.Close()
 	fetch := tab.Fetchers(src)
 	out := cmd.ErrOrStderr()
-	m := newMonitor(monitorConfig{resolved: r, target: src.Target(), health: hcfg, flags: f,
-		logf: log.New(out, "", log.LstdFlags).Printf,
+	logf := log.New(out, "", log.LstdFlags).Printf
+	m := newMonitor(monitorConfig{resolved: r, target: src.Target(), health: hcfg, flags: f, logf: logf,
 		read: func(ctx context.Context, id common.ResID) (any, error) { return fetch[id](ctx) }})
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -151,6 +151,10 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	}
 	fmt.Fprintf(out, "ilinkdash exporter: listening on %s (/metrics, /healthz), watching %s\n", ln.Addr(), monitorTarget(r))
 	m.printNotify(out)
+	open, _ := lagOpener() // lag.close closes what it opens
+	lag := openLagHistory(open, r, logf)
+	defer lag.close() // after run: the watcher has stopped
+	lag.attach(m)
 	return m.run(cmd.Context(), ln)
 }
 
@@ -204,7 +208,7 @@ type monitor struct {
 	sinks []func(context.Context) // the sinks' delivery loops
 	names []string
 	// observers hear every snapshot (watch.Config.OnSnapshot): the
-	// notifier, and whatever else joins before run (the lag history).
+	// notifier, and whatever else joins before run (lagKeeper.attach).
 	observers []func(*watch.Snapshot)
 }
 

@@ -62,6 +62,12 @@ func (a *app) runFleetExporter(cmd *cobra.Command, listen string, f *monitorFlag
 	}
 	fmt.Fprintf(out, "ilinkdash exporter: listening on %s (/metrics, /healthz), watching contexts %s\n", ln.Addr(), strings.Join(names, ", "))
 	ms[0].printNotify(out)
+	open, _ := lagOpener() // each lag.close closes what it opened
+	for i, m := range ms {
+		lag := openLagHistory(open, rs[i], logf) // one file per context
+		defer lag.close()                        // after wg.Wait: the watchers have stopped
+		lag.attach(m)
+	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	var wg sync.WaitGroup

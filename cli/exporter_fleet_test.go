@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 )
@@ -19,6 +21,8 @@ func TestExporterOverSeveralContexts(t *testing.T) {
 	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_CONFIG"} {
 		t.Setenv(v, "")
 	}
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	up := startTestEngine(t, engine.Config{})
 	if err := up.CreateTopic("ORDERS", "partitions=2"); err != nil {
 		t.Fatal(err)
@@ -53,6 +57,19 @@ func TestExporterOverSeveralContexts(t *testing.T) {
 	}
 	if err := ex.stop(t); err != nil {
 		t.Fatalf("stop: %v", err)
+	}
+	// A lag history per context: prod's holds its topic's rates; gone's
+	// was opened, with nothing to record.
+	st, _, err := history.Open(lagFile(state, "prod"), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if pts, err := st.Query(history.TopicIn("ORDERS"), time.Hour); err != nil || len(pts) == 0 {
+		t.Errorf("prod's history of ORDERS: %v (%v), want points", pts, err)
+	}
+	if _, err := os.Stat(lagFile(state, "gone")); err != nil {
+		t.Errorf("gone's history: %v", err)
 	}
 }
 

@@ -58,7 +58,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envMain) == "1" {
 		os.Exit(Main())
 	}
-	os.Exit(m.Run())
+	// No test writes into the real state directory (the lag history
+	// serve and the exporter keep): the run's own, removed after it.
+	state, err := os.MkdirTemp("", "ilinkdash-cli-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 // cliProcess returns the command that runs ilinkdash with args as a

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink/admin/history"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
+)
+
+// lagFile is context's lag history file under the test's state directory.
+func lagFile(state, context string) string {
+	return filepath.Join(state, "ilinkdash", history.FileName(context))
+}
+
+// wantLagPoints opens the history file (its writer closed) and wants
+// group's lag, and the cluster's in and out, recorded; the last lag point
+// is lag.
+func wantLagPoints(t *testing.T, path, group string, lag float64) {
+	t.Helper()
+	st, warn, err := history.Open(path, history.Options{})
+	if err != nil || warn != nil {
+		t.Fatalf("history %s: %v, %v", path, err, warn)
+	}
+	defer st.Close()
+	pts, err := st.Query(history.GroupLag(group), 15*time.Minute)
+	if err != nil || len(pts) == 0 || pts[len(pts)-1].V != lag {
+		t.Errorf("%s's lag in %s: %v (%v), want the last point %v", group, path, pts, err, lag)
+	}
+	for _, se := range []history.Series{history.ClusterIn(), history.ClusterOut()} {
+		if pts, err := st.Query(se, 15*time.Minute); err != nil || len(pts) == 0 {
+			t.Errorf("%v in %s: %v (%v), want points", se, path, pts, err)
+		}
+	}
+}
+
+// The exporter records what it watches into the context's lag history,
+// the file the dashboard of that context reads: after a run, the file
+// holds a stopped group's lag as /metrics said it. While another ilinkdash
+// holds the file, the exporter says so and serves /metrics without it.
+func TestExporterKeepsLagHistory(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	e := startTestEngine(t, engine.Config{})
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	topicWithRecords(t, q, "H.T", "partitions=1", 20)
+	groupCommittedAt(t, q, "idle", "H.T", 5)
+	cfgPath := watchedConfig(t, t.TempDir(), e, 200*time.Millisecond)
+	path := lagFile(state, "m")
+
+	// Held by another: a warning, and the exporter runs.
+	held, _, err := history.Open(path, history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := startCLI(t, cfgPath, "exporter", "--listen", "127.0.0.1:0")
+	base := "http://" + ex.addr(t, exporterListening)
+	ilinktest.WaitFor(t, exporterWait, "the lag history's warning", func() bool {
+		return strings.Contains(ex.out.String(), "no lag history this run: history "+path+": in use by another ilinkdash")
+	})
+	waitGroupLag(t, base, "idle", 15, 1)
+	if err := ex.stop(t); err != nil {
+		t.Fatalf("exporter without its history: %v\n%s", err, ex.out.String())
+	}
+	if pts, _ := held.Query(history.GroupLag("idle"), time.Hour); len(pts) != 0 {
+		t.Errorf("the exporter wrote into a history it did not hold: %v", pts)
+	}
+	held.Close()
+
+	// Free: every snapshot recorded, the file closed at the stop.
+	ex = startCLI(t, cfgPath, "exporter", "--listen", "127.0.0.1:0")
+	base = "http://" + ex.addr(t, exporterListening)
+	ilinktest.WaitFor(t, exporterWait, "the recording line", func() bool {
+		return regexp.MustCompile(`lag history: recording into ` + regexp.QuoteMeta(path)).MatchString(ex.out.String())
+	})
+	waitGroupLag(t, base, "idle", 15, 3)
+	if err := ex.stop(t); err != nil {
+		t.Fatalf("exporter: %v\n%s", err, ex.out.String())
+	}
+	wantLagPoints(t, path, "idle", 15)
+}
+
+// waitGroupLag waits until /metrics at base says group's lag is lag and
+// the groups were polled polls times more after that was first seen.
+func waitGroupLag(t *testing.T, base, group string, lag float64, polls float64) {
+	t.Helper()
+	groupPolls := func() (float64, float64) {
+		_, text := httpGet(t, base+"/metrics")
+		n, _ := seriesValue(text, `ilinkdash_poll_duration_seconds_count{context="m",list="groups"}`)
+		v, ok := seriesValue(text, `ilinkdash_group_total_lag{context="m",group="`+group+`"}`)
+		if !ok {
+			v = -1
+		}
+		return n, v
+	}
+	var from float64
+	ilinktest.WaitFor(t, exporterWait, group+"'s lag on /metrics", func() bool {
+		n, v := groupPolls()
+		from = n
+		return v == lag
+	})
+	ilinktest.WaitFor(t, exporterWait, "more group polls", func() bool {
+		n, _ := groupPolls()
+		return n >= from+polls
+	})
+}
