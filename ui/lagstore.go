@@ -41,7 +41,7 @@ func (m *Model) switchLag(context string) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		if old != nil {
+		if old != nil && !old.shared {
 			_ = old.st.Close()
 		}
 		st, warn, err := open(context)
@@ -90,10 +90,24 @@ func WithLagHistory(st *lagfile.Store, warn error) Option {
 	}
 }
 
+// WithSharedLagHistory lets the charts read st, which another records
+// into: serve's sessions, whose context's history one watcher over the
+// shared poller records (one writer however many sessions watch). The
+// root neither records into st nor closes it. nil: no history.
+func WithSharedLagHistory(st *lagfile.Store) Option {
+	return func(m *Model) {
+		if st != nil {
+			m.lag = &lagHistory{st: st, shared: true}
+			m.ctx.History = m.lag
+		}
+	}
+}
+
 // lagHistory is the history as the views read it (common.History) and
 // as the root records into it.
 type lagHistory struct {
 	st     *lagfile.Store
+	shared bool        // WithSharedLagHistory: read only, never closed here
 	warned atomic.Bool // a write error was said once
 }
 
@@ -146,6 +160,9 @@ func samples(msg common.DataMsg, tracker *tab.HealthTracker) []lagfile.Sample {
 // record writes a poll's samples in a command (the file is I/O); the
 // first failure is said on the hint line, the rest are not.
 func (h *lagHistory) record(msg common.DataMsg, tracker *tab.HealthTracker) tea.Cmd {
+	if h.shared {
+		return nil
+	}
 	ss := samples(msg, tracker)
 	if len(ss) == 0 {
 		return nil

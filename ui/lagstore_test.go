@@ -91,3 +91,38 @@ func TestContextSwitchMovesTheLagHistory(t *testing.T) {
 	}
 	hs.m.lag.st.Close()
 }
+
+// A shared history (serve's sessions) is read, never written: the group
+// detail charts what the store holds, the Overview its in/out, while the
+// polls add nothing to it (its one writer is serve's watcher).
+func TestSharedLagHistoryIsReadOnly(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	st, _, err := lagfile.Open(filepath.Join(t.TempDir(), lagfile.FileName("demo")), lagfile.Options{Now: hs.ctx.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := hs.ctx.Now()
+	for i := range 4 {
+		at := now.Add(time.Duration(i-4) * 10 * time.Second)
+		ss := []lagfile.Sample{{Series: lagfile.GroupLag("payment-audit"), V: float64(100 * i)}, {Series: lagfile.ClusterIn(), V: 50}, {Series: lagfile.ClusterOut(), V: 40}}
+		if err := st.Record(at, ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	WithSharedLagHistory(st)(hs.m)
+	hs.warm(15) // 30 s of polls
+	if s := hs.screen(); !strings.Contains(s, "from the history, oldest left") {
+		t.Errorf("the Overview's in/out is not the history's:\n%s", s)
+	}
+	if pts, _ := st.Query(lagfile.GroupLag("payment-audit"), time.Hour); len(pts) != 4 || pts[3].V != 300 {
+		t.Errorf("payment-audit's lag %v, want the 4 points recorded before (the root recorded into a shared history)", pts)
+	}
+	hs.key("3", "/")
+	hs.typeText("payment-audit")
+	hs.key("enter", "enter")
+	hs.warm(1)
+	if s := hs.screen(); !strings.Contains(s, "Lag · last 1h") || !strings.Contains(s, "now") {
+		t.Fatalf("no lag chart:\n%s", s)
+	}
+}
