@@ -61,14 +61,14 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if err := needTerminal(); err != nil {
-		return err
-	}
-	// Schemas are compiled before anything starts: one that does not
-	// compile is an error naming its file and line, not a dashboard
-	// showing hex.
+	// Schemas are compiled before anything starts, the terminal check
+	// included: one that does not compile is an error naming its file and
+	// line, not a dashboard showing hex.
 	set, err := schemas(r, nil)
 	if err != nil {
+		return err
+	}
+	if err := needTerminal(); err != nil {
 		return err
 	}
 	logf, logCloser, err := debugLogger(r)

@@ -15,6 +15,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
@@ -24,11 +25,12 @@ import (
 const DemoFleet = "fleet"
 
 // fleetMember is one cluster of a fleet dashboard: the context it is
-// shown as, where its adapters connect, its decode rules, whether it is an
-// in-process demo.
+// shown as, where its adapters connect, its compiled decode rules, whether
+// it is an in-process demo.
 type fleetMember struct {
 	r    config.Resolved
 	live live.Config
+	set  *schema.Set
 	demo bool
 }
 
@@ -36,6 +38,16 @@ type fleetMember struct {
 // --all-contexts): one cluster dashboard each, on its own adapters and
 // its own context's intervals, under the Fleet tab.
 func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
+	// Every context's schemas compile before the terminal check, as the
+	// single dashboard's do.
+	sets := make([]*schema.Set, len(rs))
+	for i, r := range rs {
+		set, err := schemas(r, nil)
+		if err != nil {
+			return err
+		}
+		sets[i] = set
+	}
 	if err := needTerminal(); err != nil {
 		return err
 	}
@@ -45,7 +57,7 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 	}
 	defer logCloser.Close()
 	ms := make([]fleetMember, 0, len(rs))
-	for _, r := range rs {
+	for i, r := range rs {
 		if r.Embedded || r.Context.Admin == "" {
 			return &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
 		}
@@ -53,7 +65,7 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 		if err != nil {
 			return err
 		}
-		ms = append(ms, fleetMember{r: r, live: cfg})
+		ms = append(ms, fleetMember{r: r, live: cfg, set: sets[i]})
 	}
 	return runFleetProgram(cmd.Context(), ms)
 }
@@ -67,17 +79,13 @@ func runFleetProgram(ctx context.Context, ms []fleetMember) error {
 	}
 	models := make([]*ui.Model, 0, len(ms))
 	for _, m := range ms {
-		set, err := schemas(m.r, nil)
-		if err != nil {
-			return err
-		}
 		src, err := live.New(m.live)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("context %s: %w", m.r.Context.Name, err)}
 		}
 		defer src.Close()
 		uctx := ui.NewContext(m.r.Context, m.demo, os.Getenv)
-		uctx.Schemas = set
+		uctx.Schemas = m.set
 		pace(uctx)
 		// One link probe is enough for one terminal: the first cluster's.
 		opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
@@ -141,8 +149,12 @@ func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ..
 		mr := r
 		mr.Context.Name, mr.Context.Admin, mr.Context.Addresses = name, e.AdminAddrs()[0], e.DataAddrs()
 		mr.Embedded = name == "prod" // its topics decode with the demo's built-in rules
+		set, err := schemas(mr, nil)
+		if err != nil {
+			return nil, fleetMember{}, err
+		}
 		lc := live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: r.Context.ClientName, ReadOnly: r.Context.ReadOnly, Logf: logf}
-		return e, fleetMember{r: mr, live: lc, demo: true}, nil
+		return e, fleetMember{r: mr, live: lc, set: set, demo: true}, nil
 	}
 	var ms []fleetMember
 	err := func() error {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/loadgen/template"
@@ -335,12 +334,7 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 				lines = bufio.NewScanner(r)
 				lines.Buffer(make([]byte, 64<<10), 128<<20)
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			set, err := schemas(config.Resolved{Context: t.cfg, Embedded: t.embedded}, &df)
+			set, err := a.adminSchemas(cmd, f, &df)
 			if err != nil {
 				return err
 			}
@@ -350,6 +344,11 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 					return err
 				}
 			}
+			t, err := a.openAdmin(cmd, f)
+			if err != nil {
+				return err
+			}
+			defer t.close()
 			return t.queuePut(args[0], tmpl, lines, count, headers, codec)
 		},
 	}
@@ -530,15 +529,15 @@ func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {
 			if count < 0 {
 				return usageErr("--count %d: must not be negative", count)
 			}
+			set, err := a.adminSchemas(cmd, f, &df)
+			if err != nil {
+				return err
+			}
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
-			set, err := schemas(config.Resolved{Context: t.cfg, Embedded: t.embedded}, &df)
-			if err != nil {
-				return err
-			}
 			return t.queueBrowse(args[0], from, count, set.Queue(args[0]))
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"ilinkdash/config"
@@ -106,6 +107,18 @@ func schemas(r config.Resolved, f *decodeFlags) (*schema.Set, error) {
 		return nil, &exitError{code: 2, err: fmt.Errorf("decode rules: %w", err)}
 	}
 	return set, nil
+}
+
+// adminSchemas compiles the schemas of an admin command (queue put and
+// browse) before it connects, so a schema that does not compile is the
+// first thing said; on --embedded the demo's schemas apply.
+func (a *app) adminSchemas(cmd *cobra.Command, f *adminFlags, df *decodeFlags) (*schema.Set, error) {
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return nil, err
+	}
+	r.Embedded = r.Embedded || f.embedded
+	return schemas(r, df)
 }
 
 // builtinSchemas are the schemas that come with the cluster: the embedded
