@@ -15,10 +15,10 @@ import (
 
 // bigSnapshot is a synthetic cluster of topics topics of 4 partitions and
 // groups groups, each consuming 5 topics (20 partitions), judged over a
-// few observations by the real Monitor (through a Watcher), so the
-// statuses are the rules' own.
-func bigSnapshot(tb testing.TB, topics, groups int, at time.Time) *watch.Snapshot {
-	tb.Helper()
+// few observations by the real Monitor (through a Watcher, returned too:
+// what an exporter holds beside the snapshot), so the statuses are the
+// rules' own.
+func bigSnapshot(topics, groups int, at time.Time) (*watch.Watcher, *watch.Snapshot) {
 	w := watch.New(watch.Config{Context: "bench", Target: "ilink-1.example:5000", Health: health.DefaultConfig()}, watch.Source{})
 	nodes := []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning},
 		{ID: 2, QueueManager: "QM2", Role: admin.RoleFollower, State: admin.NodeRunning},
@@ -63,7 +63,7 @@ func bigSnapshot(tb testing.TB, topics, groups int, at time.Time) *watch.Snapsho
 	for l := range watch.NumLists {
 		s.Lists[l].Polled = l != watch.Definition
 	}
-	return &s
+	return w, &s
 }
 
 // BenchmarkScrape10kTopics2kGroups: one scrape (collect, gather, encode
@@ -72,7 +72,7 @@ func bigSnapshot(tb testing.TB, topics, groups int, at time.Time) *watch.Snapsho
 // series) and off. The goal: ≤ 100 ms and modest memory (issue 26).
 func BenchmarkScrape10kTopics2kGroups(b *testing.B) {
 	now := time.Now()
-	s := bigSnapshot(b, 10000, 2000, now)
+	_, s := bigSnapshot(10000, 2000, now)
 	for _, c := range []struct {
 		per  bool
 		gzip bool
