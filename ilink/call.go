@@ -17,6 +17,7 @@ type Call struct {
 	resp     wire.Message
 	fn       func(error)
 	deadline time.Time // reply expected by then (wait + request timeout)
+	maxBody  int       // the request bounds its reply body to this (Conn.DoBounded); 0 = not
 
 	state atomic.Uint32 // callPending → callClaimed (by the completer) or callAbandoned (by a waiter)
 	done  chan struct{}

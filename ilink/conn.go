@@ -228,10 +228,18 @@ func (c *Conn) Close() error {
 // engine may hold the request (GET waits). If ctx ends first, Do returns
 // the context's error and the reply, when it comes, is read and discarded.
 func (c *Conn) Do(ctx context.Context, code wire.Code, timeoutMs uint32, req, resp wire.Message) error {
+	return c.DoBounded(ctx, code, timeoutMs, req, resp, 0)
+}
+
+// DoBounded is Do for a request that bounds its reply's size (a fetch's
+// MaxBytes): a reply body up to maxBody bytes is read into one buffer of
+// its size at once, where a larger one grows with the bytes that arrive
+// (which costs a copy per doubling past 1 MiB).
+func (c *Conn) DoBounded(ctx context.Context, code wire.Code, timeoutMs uint32, req, resp wire.Message, maxBody int) error {
 	if ctx.Err() != nil {
 		return ctxError(ctx)
 	}
-	call, err := c.Send(code, timeoutMs, req, resp, nil)
+	call, err := c.send(code, timeoutMs, req, resp, nil, maxBody)
 	if err != nil {
 		return err
 	}
@@ -244,11 +252,16 @@ func (c *Conn) Do(ctx context.Context, code wire.Code, timeoutMs uint32, req, re
 // is not called when Send itself returns an error (oversize frame:
 // MIMQE_MSG_SIZE_OVER, dead connection: the session error that killed it).
 func (c *Conn) Send(code wire.Code, timeoutMs uint32, req, resp wire.Message, fn func(error)) (*Call, error) {
+	return c.send(code, timeoutMs, req, resp, fn, 0)
+}
+
+func (c *Conn) send(code wire.Code, timeoutMs uint32, req, resp wire.Message, fn func(error), maxBody int) (*Call, error) {
 	frame, err := c.encode(wire.Header{Code: code, TimeoutMs: timeoutMs}, req)
 	if err != nil {
 		return nil, err
 	}
 	call := newCall(code, resp, fn, time.Now().Add(time.Duration(timeoutMs)*time.Millisecond+c.cfg.RequestTimeout))
+	call.maxBody = maxBody
 	if err := c.enqueue([][]byte{frame}, []*Call{call}); err != nil {
 		return nil, err
 	}
@@ -417,7 +430,7 @@ func (c *Conn) readLoop() {
 			c.fail(c.protocolError((&wire.FrameTooLargeError{Length: h.Length, Max: wire.HardMaxFrame}).Error()))
 			return
 		}
-		body, err := readBody(br, h.BodyLen())
+		body, err := readBody(br, h.BodyLen(), c.headMaxBody())
 		if err != nil {
 			c.fail(c.lostError(err))
 			return
@@ -462,14 +475,15 @@ func (c *Conn) readLoop() {
 }
 
 // readBody reads n bytes into a fresh buffer (decoded messages alias it).
-// Above 1 MiB the buffer grows with the bytes that actually arrive, so a
+// Above 1 MiB, unless the request bounded its reply to at least n bytes
+// (bound), the buffer grows with the bytes that actually arrive, so a
 // peer cannot make the client allocate what it never sends.
-func readBody(r io.Reader, n int) ([]byte, error) {
+func readBody(r io.Reader, n, bound int) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
 	const step = 1 << 20
-	if n <= step {
+	if n <= max(step, bound) {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
 			return nil, unexpectedEOF(err)
@@ -495,6 +509,16 @@ func unexpectedEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// headMaxBody is the reply bound of the FIFO head (DoBounded), 0 = none.
+func (c *Conn) headMaxBody() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) == 0 {
+		return 0
+	}
+	return c.pending[0].maxBody
 }
 
 // pop removes the FIFO head.

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -392,4 +394,41 @@ func BenchmarkConnPipelined(b *testing.B) {
 			}
 		}
 	})
+}
+
+// firstReadLen records the size of the first Read asked of it.
+type firstReadLen struct {
+	r     *strings.Reader
+	first int
+}
+
+func (f *firstReadLen) Read(p []byte) (int, error) {
+	if f.first == 0 {
+		f.first = len(p)
+	}
+	return f.r.Read(p)
+}
+
+// TestReadBodyBound: a reply body within its request's bound (DoBounded)
+// is read into one buffer of its size at once; without a bound a body
+// past 1 MiB is read 1 MiB at a time, into a buffer that grows as bytes
+// arrive. Both give the same bytes, and a stream that ends early fails.
+func TestReadBodyBound(t *testing.T) {
+	const n = 3<<20 + 5
+	data := strings.Repeat("0123456789abcdef", n/16+1)[:n]
+	for _, tc := range []struct {
+		bound, firstRead int
+	}{{0, 1 << 20}, {n - 1, 1 << 20}, {n, n}, {8 << 20, n}} {
+		f := &firstReadLen{r: strings.NewReader(data)}
+		b, err := readBody(f, n, tc.bound)
+		if err != nil || string(b) != data {
+			t.Fatalf("bound %d: %d bytes, err %v", tc.bound, len(b), err)
+		}
+		if f.first != tc.firstRead {
+			t.Errorf("bound %d: first read of %d bytes, want %d", tc.bound, f.first, tc.firstRead)
+		}
+		if _, err := readBody(strings.NewReader(data[:n-1]), n, tc.bound); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("bound %d: a body one byte short: err %v", tc.bound, err)
+		}
+	}
 }

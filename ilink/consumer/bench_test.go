@@ -20,6 +20,7 @@ import (
 // ILINK_BENCH_RECORDS overrides the count. It reports records/s and
 // allocations per record (whole process: the engine's fetch path is
 // included) next to the usual figures. Run with -benchtime=3x.
+// ILINK_BENCH_CODEC=none stores the batches uncompressed instead.
 func BenchmarkConsume100BLZ4(b *testing.B) {
 	n := 1_000_000
 	if s := os.Getenv("ILINK_BENCH_RECORDS"); s != "" {
@@ -27,12 +28,16 @@ func BenchmarkConsume100BLZ4(b *testing.B) {
 			n = v
 		}
 	}
+	codec := wire.CodecLZ4
+	if os.Getenv("ILINK_BENCH_CODEC") == "none" {
+		codec = wire.CodecNone
+	}
 	const parts = 6
 	e := startEngine(b, 3)
 	if err := e.CreateTopic("BENCH", fmt.Sprintf("partitions=%d", parts)); err != nil {
 		b.Fatal(err)
 	}
-	p := newTestProducer(b, e, ilink.ProducerConfig{Compression: wire.CodecLZ4, LingerMs: 10})
+	p := newTestProducer(b, e, ilink.ProducerConfig{Compression: codec, LingerMs: 10})
 	var wg sync.WaitGroup
 	var firstErr error
 	var mu sync.Mutex

@@ -191,7 +191,7 @@ func (s *source) fetch(req *wire.FetchRequest, held bool) error {
 	if held {
 		wait = min(wait, heldFetchWait)
 	}
-	if err := s.conn.Do(c.ctx, wire.CodeFetch, uint32(wait/time.Millisecond), req, &rep); err != nil {
+	if err := s.conn.DoBounded(c.ctx, wire.CodeFetch, uint32(wait/time.Millisecond), req, &rep, fetchReplyBound(req)); err != nil {
 		if ilink.IsSessionError(err) {
 			s.conn.Close()
 			s.conn = nil
@@ -200,6 +200,20 @@ func (s *source) fetch(req *wire.FetchRequest, held bool) error {
 	}
 	s.handle(&rep)
 	return nil
+}
+
+// fetchReplyBound is what a reply to req may take: the batches its byte
+// limits let through (the whole one and each partition's), and room for
+// the fields. A reply up to it is read into one buffer at once (a larger
+// one, which an oversize first batch may make, grows as it arrives).
+func fetchReplyBound(req *wire.FetchRequest) int {
+	parts := 0
+	for i := range req.Topics {
+		for _, p := range req.Topics[i].Partitions {
+			parts += int(p.MaxBytes)
+		}
+	}
+	return min(int(req.MaxBytes), parts) + 64<<10
 }
 
 // release ends a fetch that failed as a whole: its cursors look for their
@@ -342,6 +356,8 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 	recs := make([]Record, 0, total)
 	bytes := 0
 	var ferr error
+	var it wire.BatchRecords
+	var r wire.Record
 	for b := batches; len(b) > 0; {
 		batch, rest, err := wire.NextBatch(b)
 		if err != nil {
@@ -355,12 +371,19 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 		if h.LastOffset() < from {
 			continue
 		}
-		// Each record is copied once, from the decoder into recs; a batch
-		// that fails gives none of its records.
+		// Each record is decoded once, straight into recs; a batch that
+		// fails gives none of its records. An uncompressed batch is not
+		// copied: its records alias the reply's frame, fresh memory per
+		// reply that nothing modifies, so a record kept pins at most the
+		// reply (bounded by the fetch's MaxBytes).
 		keep, keepBytes := len(recs), bytes
-		if err := wire.DecodeBatchEach(batch, 0, func(r *wire.Record) {
+		if err := it.Reset(batch, 0, true); err != nil {
+			ferr = err
+			break
+		}
+		for it.Next(&r) {
 			if r.Offset < from || len(recs) == cap(recs) {
-				return
+				continue
 			}
 			recs = append(recs, Record{
 				Topic:     topic,
@@ -376,7 +399,8 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 				n += len(r.Headers[j].Key) + len(r.Headers[j].Value)
 			}
 			bytes += n
-		}); err != nil {
+		}
+		if err := it.Err(); err != nil {
 			clear(recs[keep:])
 			recs, bytes, ferr = recs[:keep], keepBytes, err
 			break

@@ -321,7 +321,7 @@ func batchConsumed(bs [][]byte) int {
 // strings sharing the batch buffer, without a copy.
 // On error dst is returned unchanged in length.
 func DecodeBatch(b []byte, maxDecompressed int, dst []Record) ([]Record, error) {
-	h, sec, err := batchSection(b, maxDecompressed)
+	h, sec, err := batchSection(b, maxDecompressed, false)
 	if err != nil {
 		return dst, err
 	}
@@ -329,23 +329,103 @@ func DecodeBatch(b []byte, maxDecompressed int, dst []Record) ([]Record, error) 
 }
 
 // DecodeBatchEach is DecodeBatch handing each record to each instead of
-// appending it to a slice, in offset order: a reader that keeps records
-// in its own type (the consumer) copies each once, not twice. The record
-// (and its Key, Value and Headers, which alias the batch's buffer as
-// DecodeBatch's do) is valid after each returns; the *Record is not. On
-// an error, records already handed over stay handed over.
+// appending it to a slice, in offset order. The record (and its Key, Value
+// and Headers, which alias the batch's buffer as DecodeBatch's do) is
+// valid after each returns; the *Record is not. On an error, records
+// already handed over stay handed over. BatchRecords does the same without
+// a callback.
 func DecodeBatchEach(b []byte, maxDecompressed int, each func(*Record)) error {
-	h, sec, err := batchSection(b, maxDecompressed)
-	if err != nil {
+	var it BatchRecords
+	if err := it.Reset(b, maxDecompressed, false); err != nil {
 		return err
 	}
-	return batchEachRecord(&h, sec, func(_ int, r *Record) { each(r) })
+	var rec Record
+	for it.Next(&rec) {
+		each(&rec)
+	}
+	return it.Err()
+}
+
+// BatchRecords walks the records of one batch in offset order, decoding
+// each into a Record the caller owns: no callback and nothing allocated
+// per record (a reader that keeps records in its own type copies each
+// once). The zero value is ready for Reset.
+//
+//	var it wire.BatchRecords
+//	if err := it.Reset(batch, 0, false); err != nil { ... }
+//	for it.Next(&rec) { ... }
+//	if err := it.Err(); err != nil { ... }
+type BatchRecords struct {
+	h    BatchHeader
+	sec  []byte
+	pos  int
+	i    int
+	slab []RecordHeader // headers of this batch, handed out in chunks
+	err  error
+}
+
+// Reset verifies the batch b (header, CRC; see DecodeBatch) and makes its
+// section ready to walk: decompressed into at most maxDecompressed bytes,
+// or, uncompressed, copied (alias false: records never alias b) or used
+// in place (alias true: records alias b, which the caller must never
+// modify, and a record kept keeps all of b's memory).
+func (it *BatchRecords) Reset(b []byte, maxDecompressed int, alias bool) error {
+	h, sec, err := batchSection(b, maxDecompressed, alias)
+	*it = BatchRecords{h: h, sec: sec, err: err}
+	if err == nil && int(h.RecordCount)*batchMinRecord > len(sec) {
+		it.err = fmt.Errorf("%w: recordCount %d cannot fit in %d decompressed bytes", ErrBatchCorrupt, h.RecordCount, len(sec))
+	}
+	return it.err
+}
+
+// Header is the batch's header (valid after a Reset without error).
+func (it *BatchRecords) Header() *BatchHeader { return &it.h }
+
+// Err is the error that ended the walk (nil after the last record, when
+// there are exactly recordCount of them and no bytes after).
+func (it *BatchRecords) Err() error { return it.err }
+
+// Next decodes the next record into r and reports whether there was one;
+// false after the last record or at an error (Err). r's slices alias the
+// batch's section.
+func (it *BatchRecords) Next(r *Record) bool {
+	if it.err != nil {
+		return false
+	}
+	count, sec, i := int(it.h.RecordCount), it.sec, it.i
+	if i == count {
+		if it.pos != len(sec) {
+			it.err = fmt.Errorf("%w: %d bytes after the last of %d records", ErrBatchCorrupt, len(sec)-it.pos, count)
+		}
+		return false
+	}
+	pos := it.pos
+	if pos >= len(sec) {
+		it.err = fmt.Errorf("%w: recordCount %d but records end after %d", ErrBatchCorrupt, count, i)
+		return false
+	}
+	l, n := varintRead32(sec[pos:])
+	if n <= 0 {
+		it.err = batchVarintErr(i, "length", n)
+		return false
+	}
+	pos += n
+	if l < batchMinRecordBody || int(l) > len(sec)-pos {
+		it.err = fmt.Errorf("%w: record %d: length %d outside [%d, %d]", ErrBatchCorrupt, i, l, batchMinRecordBody, len(sec)-pos)
+		return false
+	}
+	it.pos = pos + int(l)
+	it.i++
+	if it.err = batchDecodeRecord(&it.h, sec[pos:it.pos:it.pos], i, count, &it.slab, r); it.err != nil {
+		return false
+	}
+	return true
 }
 
 // batchSection verifies b (header, CRC) and returns its header and its
-// records section: decompressed into at most maxDecompressed bytes, or a
-// copy of the uncompressed one (so records never alias b).
-func batchSection(b []byte, maxDecompressed int) (BatchHeader, []byte, error) {
+// records section: decompressed into at most maxDecompressed bytes, or
+// the uncompressed one, copied unless alias.
+func batchSection(b []byte, maxDecompressed int, alias bool) (BatchHeader, []byte, error) {
 	h, err := ParseBatchHeader(b)
 	if err != nil {
 		return h, nil, err
@@ -367,6 +447,9 @@ func batchSection(b []byte, maxDecompressed int) (BatchHeader, []byte, error) {
 		}
 		if int64(h.RecordCount)*batchMinRecord > int64(len(raw)) {
 			return h, nil, fmt.Errorf("%w: recordCount %d cannot fit in %d bytes of records", ErrBatchCorrupt, h.RecordCount, len(raw))
+		}
+		if alias {
+			return h, raw, nil
 		}
 		sec := make([]byte, len(raw))
 		copy(sec, raw)
@@ -392,135 +475,112 @@ func batchDecodeRecords(h *BatchHeader, sec []byte, dst []Record) ([]Record, err
 		dst = nd
 	}
 	out := dst[start : start+count]
-	if err := batchEachRecord(h, sec, func(i int, r *Record) { out[i] = *r }); err != nil {
-		return dst[:start], err
+	it := BatchRecords{h: *h, sec: sec}
+	for i := 0; i < count && it.Next(&out[i]); i++ {
+	}
+	if it.err == nil {
+		it.Next(nil) // past the last record: r is not touched, the rest checked
+	}
+	if it.err != nil {
+		return dst[:start], it.err
 	}
 	return dst[:start+count], nil
 }
 
-// batchEachRecord decodes the records of sec (the section of a batch with
-// header h) and hands record i to each, checking that there are exactly
-// h.RecordCount of them with nothing after.
-func batchEachRecord(h *BatchHeader, sec []byte, each func(int, *Record)) error {
-	count := int(h.RecordCount)
-	if count*batchMinRecord > len(sec) {
-		return fmt.Errorf("%w: recordCount %d cannot fit in %d decompressed bytes", ErrBatchCorrupt, count, len(sec))
-	}
-	var slab []RecordHeader // headers of this batch, handed out in chunks
-	// One Record for the batch, handed to each by pointer: declared in the
-	// loop it would escape, one allocation per record.
-	var rec Record
-	pos := 0
-	for i := 0; i < count; i++ {
-		if pos >= len(sec) {
-			return fmt.Errorf("%w: recordCount %d but records end after %d", ErrBatchCorrupt, count, i)
-		}
-		l, n := varintRead32(sec[pos:])
-		if n <= 0 {
-			return batchVarintErr(i, "length", n)
-		}
-		pos += n
-		if l < batchMinRecordBody || int(l) > len(sec)-pos {
-			return fmt.Errorf("%w: record %d: length %d outside [%d, %d]", ErrBatchCorrupt, i, l, batchMinRecordBody, len(sec)-pos)
-		}
-		r := sec[pos : pos+int(l) : pos+int(l)]
-		pos += int(l)
-
-		var err error
-		if rec, err = batchDecodeRecord(h, r, i, count, &slab); err != nil {
-			return err
-		}
-		each(i, &rec)
-	}
-	if pos != len(sec) {
-		return fmt.Errorf("%w: %d bytes after the last of %d records", ErrBatchCorrupt, len(sec)-pos, count)
-	}
-	return nil
-}
-
-// batchDecodeRecord decodes record i of count, r its bytes after the
-// length; headers come from the batch's slab (see batchDecodeRecords).
-func batchDecodeRecord(h *BatchHeader, r []byte, i, count int, slab *[]RecordHeader) (Record, error) {
+// batchDecodeRecord decodes record i of count into rec, r its bytes after
+// the length; headers come from the batch's slab (see batchDecodeRecords).
+func batchDecodeRecord(h *BatchHeader, r []byte, i, count int, slab *[]RecordHeader, rec *Record) error {
 	p := 1 // attributes: ignored
 	tsDelta, n := varintRead64(r[p:])
 	if n <= 0 {
-		return Record{}, batchVarintErr(i, "timestampDelta", n)
+		return batchVarintErr(i, "timestampDelta", n)
 	}
 	p += n
 	offDelta, n := varintRead32(r[p:])
 	if n <= 0 {
-		return Record{}, batchVarintErr(i, "offsetDelta", n)
+		return batchVarintErr(i, "offsetDelta", n)
 	}
 	p += n
 	if int(offDelta) != i {
-		return Record{}, fmt.Errorf("%w: record %d: offsetDelta %d, want %d", ErrBatchCorrupt, i, offDelta, i)
+		return fmt.Errorf("%w: record %d: offsetDelta %d, want %d", ErrBatchCorrupt, i, offDelta, i)
 	}
 	key, p2, err := batchReadBytes(r, p, i, "key")
 	if err != nil {
-		return Record{}, err
+		return err
 	}
 	value, p3, err := batchReadBytes(r, p2, i, "value")
 	if err != nil {
-		return Record{}, err
+		return err
 	}
 	p = p3
 	hc, n := varintRead32(r[p:])
 	if n <= 0 {
-		return Record{}, batchVarintErr(i, "headerCount", n)
+		return batchVarintErr(i, "headerCount", n)
 	}
 	p += n
 	// Each header needs at least two bytes (two lengths).
 	if hc < 0 || int(hc) > (len(r)-p)/2 {
-		return Record{}, fmt.Errorf("%w: record %d: headerCount %d with %d bytes left", ErrBatchCorrupt, i, hc, len(r)-p)
+		return fmt.Errorf("%w: record %d: headerCount %d with %d bytes left", ErrBatchCorrupt, i, hc, len(r)-p)
 	}
 	var hdrs []RecordHeader
 	if hc > 0 {
-		if cap(*slab)-len(*slab) < int(hc) {
-			// A new chunk: enough for every remaining record to carry
-			// as many headers as this one, but growing geometrically
-			// from 64 so a lone header-heavy record costs little.
-			// hc is bounded by the record's bytes, so is the chunk.
-			size := min(int(hc)*(count-i), max(64, 2*cap(*slab)))
-			*slab = make([]RecordHeader, 0, max(size, int(hc)))
-		}
-		used := len(*slab)
-		hdrs = (*slab)[used : used+int(hc) : used+int(hc)]
-		*slab = (*slab)[:used+int(hc)]
-		for j := range hdrs {
-			kl, n := varintRead32(r[p:])
-			if n <= 0 {
-				return Record{}, batchVarintErr(i, "header key length", n)
-			}
-			p += n
-			if kl < 0 || int(kl) > len(r)-p {
-				return Record{}, fmt.Errorf("%w: record %d: header %d key length %d with %d bytes left", ErrBatchCorrupt, i, j, kl, len(r)-p)
-			}
-			// The section buffer is owned by this decode and the key
-			// bytes are never handed out as a slice, so they stay
-			// immutable: a string can share them without a copy.
-			var k string
-			if kl > 0 {
-				k = unsafe.String(&r[p], int(kl))
-			}
-			p += int(kl)
-			v, pn, err := batchReadBytes(r, p, i, "header value")
-			if err != nil {
-				return Record{}, err
-			}
-			p = pn
-			hdrs[j] = RecordHeader{Key: k, Value: v}
+		if hdrs, p, err = batchDecodeHeaders(r, p, i, count, int(hc), slab); err != nil {
+			return err
 		}
 	}
 	if p != len(r) {
-		return Record{}, fmt.Errorf("%w: record %d: %d bytes left after its fields (length %d)", ErrBatchCorrupt, i, len(r)-p, len(r))
+		return fmt.Errorf("%w: record %d: %d bytes left after its fields (length %d)", ErrBatchCorrupt, i, len(r)-p, len(r))
 	}
-	return Record{
+	*rec = Record{
 		Offset:    h.BaseOffset + int64(offDelta),
 		Timestamp: h.BaseTimestamp + tsDelta,
 		Key:       key,
 		Value:     value,
 		Headers:   hdrs,
-	}, nil
+	}
+	return nil
+}
+
+// batchDecodeHeaders decodes the hc headers of record i of count at r[p:]
+// into the batch's slab, and returns them and the position after them.
+func batchDecodeHeaders(r []byte, p, i, count, hc int, slab *[]RecordHeader) ([]RecordHeader, int, error) {
+	if cap(*slab)-len(*slab) < hc {
+		// A new chunk: enough for every remaining record to carry
+		// as many headers as this one, but growing geometrically
+		// from 64 so a lone header-heavy record costs little.
+		// hc is bounded by the record's bytes, so is the chunk.
+		size := min(hc*(count-i), max(64, 2*cap(*slab)))
+		*slab = make([]RecordHeader, 0, max(size, hc))
+	}
+	used := len(*slab)
+	hdrs := (*slab)[used : used+hc : used+hc]
+	*slab = (*slab)[:used+hc]
+	for j := range hdrs {
+		kl, n := varintRead32(r[p:])
+		if n <= 0 {
+			return nil, p, batchVarintErr(i, "header key length", n)
+		}
+		p += n
+		if kl < 0 || int(kl) > len(r)-p {
+			return nil, p, fmt.Errorf("%w: record %d: header %d key length %d with %d bytes left", ErrBatchCorrupt, i, j, kl, len(r)-p)
+		}
+		// The section buffer is owned by this decode (or, aliased, by a
+		// caller that never modifies it) and the key bytes are never
+		// handed out as a slice, so they stay immutable: a string can
+		// share them without a copy.
+		var k string
+		if kl > 0 {
+			k = unsafe.String(&r[p], int(kl))
+		}
+		p += int(kl)
+		v, pn, err := batchReadBytes(r, p, i, "header value")
+		if err != nil {
+			return nil, p, err
+		}
+		p = pn
+		hdrs[j] = RecordHeader{Key: k, Value: v}
+	}
+	return hdrs, p, nil
 }
 
 // batchReadBytes reads a length-prefixed byte string (-1 = nil) at r[p:].

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -737,6 +738,56 @@ func TestDecodeBatchDoesNotAlias(t *testing.T) {
 		if err == nil || len(out) != 1 {
 			t.Fatalf("%v: failed decode returned len %d, err %v", codec, len(out), err)
 		}
+	}
+}
+
+// TestBatchRecordsAlias: BatchRecords gives the records DecodeBatch does;
+// with alias, an uncompressed batch's records point into the batch itself
+// (no copy), a compressed one's never do; without alias none do.
+func TestBatchRecordsAlias(t *testing.T) {
+	for _, codec := range batchTestCodecs {
+		recs := batchTestRecords(50, 11)
+		b := batchBuild(t, codec, recs)
+		for _, alias := range []bool{false, true} {
+			var it BatchRecords
+			if err := it.Reset(b, 0, alias); err != nil {
+				t.Fatal(err)
+			}
+			if it.Header().RecordCount != 50 {
+				t.Fatalf("%v: header says %d records", codec, it.Header().RecordCount)
+			}
+			var got []Record
+			var r Record
+			for it.Next(&r) {
+				got = append(got, r)
+			}
+			if err := it.Err(); err != nil {
+				t.Fatalf("%v alias %v: %v", codec, alias, err)
+			}
+			batchCheckRecords(t, got, recs, 0)
+			v := got[11].Value
+			inside := len(v) > 0 && uintptr(unsafe.Pointer(&v[0])) >= uintptr(unsafe.Pointer(&b[0])) &&
+				uintptr(unsafe.Pointer(&v[0])) < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))
+			if want := alias && codec == CodecNone; inside != want {
+				t.Errorf("%v alias %v: a value inside the batch %v, want %v", codec, alias, inside, want)
+			}
+		}
+	}
+	// Bytes after the last record end the walk with an error, as in
+	// DecodeBatch.
+	sec := append(batchRawRecord(0, 0, nil, []byte("v")), batchRawRecord(0, 1, nil, []byte("w"))...)
+	b := batchWithSection(CodecNone, 2, append(sec, 0))
+	var it BatchRecords
+	if err := it.Reset(b, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	n := 0
+	for it.Next(&r) {
+		n++
+	}
+	if err := it.Err(); n != 2 || !errors.Is(err, ErrBatchCorrupt) || !strings.Contains(err.Error(), "1 bytes after the last of 2 records") {
+		t.Fatalf("%d records, err %v", n, err)
 	}
 }
 
