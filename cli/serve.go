@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +32,9 @@ type serveFlags struct {
 	// monitor the notification and cardinality flags exporter shares.
 	metrics string
 	monitor monitorFlags
+	// allContexts serves every context of the config file (as --context
+	// a,b,c names several): the Fleet tab first.
+	allContexts bool
 }
 
 // shutdownGrace bounds a graceful stop: sessions told, tails closed.
@@ -47,8 +53,14 @@ func (a *app) serveCommand() *cobra.Command {
 			"--metrics HOST:PORT also serves the exporter's /metrics and /healthz, and\n" +
 			"--notify-webhook/--notify-command its alert notifications, through the same\n" +
 			"shared poller (no admin load of their own while sessions poll).\n" +
+			"With several contexts (--context a,b,c or --all-contexts) each cluster has its own\n" +
+			"shared poller, a session starts on the Fleet tab, and `ssh -t HOST CONTEXT` opens\n" +
+			"that context's tabs (0 returns to the fleet).\n" +
 			"Settings: flags > the config file's serve section > defaults. SIGINT/SIGTERM stop\n" +
 			"it gracefully.",
+		Example: "  ilinkdash serve --context prod --operator-keys ~/.ssh/ops_keys\n" +
+			"  ilinkdash serve --context prod,staging,dr --authorized-keys ~/.ssh/viewers\n" +
+			"  ssh -t -p 2222 jumphost staging",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runServe(cmd, &f) },
 	}
@@ -72,6 +84,7 @@ func (a *app) serveCommand() *cobra.Command {
 	fs.StringVar(&f.saveMaxBytes, "save-max-bytes", config.FormatBytes(d.SaveMaxBytes), "largest file one tail save writes")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append every mutating action, connect and disconnect to this file (JSON lines)")
 	fs.StringVar(&f.metrics, "metrics", "", "also serve the Prometheus exposition (/metrics, /healthz) on this HTTP host:port, fed by the shared poller (e.g. "+defaultMetricsListen+")")
+	fs.BoolVar(&f.allContexts, "all-contexts", false, "serve every context of the config file (as --context a,b,c names some): each on its own shared poller, sessions start on the Fleet tab")
 	f.monitor.register(fs)
 	return cmd
 }
@@ -166,10 +179,14 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err := f.monitor.check(cmd); err != nil {
 		return err
 	}
-	r, err := a.resolve(cmd)
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, f.allContexts)
 	if err != nil {
-		return err
+		return &exitError{code: 2, err: err}
 	}
+	if len(rs) > 1 && (f.metrics != "" || f.monitor.notifies()) {
+		return &exitError{code: 2, err: errors.New("--metrics and --notify-* serve one context; for several, run `ilinkdash exporter` with the same --context list beside serve")}
+	}
+	r := rs[0]
 	sc, err := serveSettings(cmd, r.File.Serve, f)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -178,26 +195,13 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	// --debug, to --log-file as usual).
 	out := cmd.ErrOrStderr()
 	srvLog := log.New(out, "", log.LstdFlags)
-	cfg, stop, err := startLogged(cmd, r)
+	clusters, targets, stop, err := startServed(cmd, rs)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	viewerCfg := cfg
-	viewerCfg.ReadOnly = true
-	viewer, err := live.New(viewerCfg)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	defer viewer.Close()
-	operator, err := live.New(cfg) // read-only too when the context is
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	defer operator.Close()
 
-	srv, err := serve.New(serve.Config{Serve: sc, Context: r.Context, Demo: r.Embedded,
-		Viewer: viewer, Operator: operator, Logf: srvLog.Printf})
+	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Logf: srvLog.Printf})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -206,13 +210,13 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		_ = srv.Shutdown(context.Background())
 		return &exitError{code: 2, err: fmt.Errorf("--listen: %w", err)}
 	}
-	watched, err := startServeMonitor(cmd, f, r, viewer.Target(), srv, srvLog.Printf)
+	watched, err := startServeMonitor(cmd, f, r, targets[0], srv, srvLog.Printf)
 	if err != nil {
 		_ = ln.Close()
 		_ = srv.Shutdown(context.Background())
 		return err
 	}
-	printServeBanner(out, srv, sc, r, ln.Addr())
+	printServeBanner(out, srv, sc, rs, ln.Addr())
 	watched.banner(out)
 	defer watched.stop()
 
@@ -238,6 +242,52 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	srvLog.Printf("serve: stopped")
 	return nil
+}
+
+// startServed starts each context's cluster (the embedded demo when
+// nothing is configured) and its two roles' backends: the viewer's
+// read-only, the operator's read-only too when the context is. targets
+// are the admin addresses the backends reach; stop closes everything.
+func startServed(cmd *cobra.Command, rs []config.Resolved) (cs []serve.Cluster, targets []string, stop func(), err error) {
+	var closers []func()
+	stop = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	fail := func(r config.Resolved, err error) ([]serve.Cluster, []string, func(), error) {
+		stop()
+		if len(rs) > 1 {
+			err = fmt.Errorf("context %s: %w", r.Context.Name, err)
+		}
+		return nil, nil, nil, &exitError{code: 2, err: err}
+	}
+	for _, r := range rs {
+		if len(rs) > 1 && (r.Embedded || r.Context.Admin == "") {
+			return fail(r, errors.New("no admin address: serving several contexts watches configured clusters"))
+		}
+		cfg, stopCluster, err := startLogged(cmd, r)
+		if err != nil {
+			stop()
+			return nil, nil, nil, err
+		}
+		closers = append(closers, stopCluster)
+		viewerCfg := cfg
+		viewerCfg.ReadOnly = true
+		viewer, err := live.New(viewerCfg)
+		if err != nil {
+			return fail(r, err)
+		}
+		closers = append(closers, func() { viewer.Close() })
+		operator, err := live.New(cfg) // read-only too when the context is
+		if err != nil {
+			return fail(r, err)
+		}
+		closers = append(closers, func() { operator.Close() })
+		cs = append(cs, serve.Cluster{Context: r.Context, Demo: r.Embedded, Viewer: viewer, Operator: operator})
+		targets = append(targets, viewer.Target())
+	}
+	return cs, targets, stop, nil
 }
 
 // serveMonitor is serve's watched cluster (--metrics, --notify-*): a
@@ -297,16 +347,24 @@ func (sm *serveMonitor) stop() {
 	}
 }
 
-func printServeBanner(w io.Writer, srv *serve.Server, sc config.Serve, r config.Resolved, addr net.Addr) {
-	target := "context " + r.Context.Name
-	switch {
-	case r.Embedded:
-		target = "the embedded demo engine"
-	case r.Context.Name == "":
-		target = "admin " + r.Context.Admin
-	}
+func printServeBanner(w io.Writer, srv *serve.Server, sc config.Serve, rs []config.Resolved, addr net.Addr) {
+	r := rs[0]
+	target := monitorTarget(r)
 	if r.Context.ReadOnly {
 		target += " (read-only: operators are read-only too)"
+	}
+	if len(rs) > 1 {
+		var names, ro []string
+		for _, r := range rs {
+			names = append(names, r.Context.Name)
+			if r.Context.ReadOnly {
+				ro = append(ro, r.Context.Name)
+			}
+		}
+		target = "contexts " + strings.Join(names, ", ") + " (sessions start on the Fleet tab; ssh -t HOST CONTEXT opens one)"
+		if len(ro) > 0 {
+			target += "; read-only, for operators too: " + strings.Join(ro, ", ")
+		}
 	}
 	fmt.Fprintf(w, "ilinkdash serve: listening on %s, serving %s\n", addr, target)
 	created := ""

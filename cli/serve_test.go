@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -110,9 +111,10 @@ func operatorKey(t *testing.T, dir string) (gossh.Signer, string) {
 	return signer, keys
 }
 
-// operatorShell opens an SSH session with a 100×30 pty and a shell on
-// addr as the holder of signer; the connection closes with the test.
-func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.Session, stdout, stderr *syncBuffer) {
+// operatorShell opens an SSH session with a 100×30 pty and a shell (or
+// the command, ssh -t HOST CMD) on addr as the holder of signer; the
+// connection closes with the test.
+func operatorShell(t *testing.T, addr string, signer gossh.Signer, command ...string) (sess *gossh.Session, stdout, stderr *syncBuffer) {
 	t.Helper()
 	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
@@ -129,7 +131,12 @@ func operatorShell(t *testing.T, addr string, signer gossh.Signer) (sess *gossh.
 	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := sess.Shell(); err != nil {
+	if len(command) > 0 {
+		err = sess.Start(command[0])
+	} else {
+		err = sess.Shell()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return sess, stdout, stderr
@@ -212,5 +219,57 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Fatal("still listening after shutdown")
+	}
+}
+
+// serve over several contexts from the command line: ILINKDASH_CONTEXT
+// with a comma list (as --context a,b) serves both, the banner names
+// them; an operator's session starts on the Fleet tab with both rows, `ssh
+// HOST dr` opens dr's tabs. --all-contexts with a context list, and
+// --metrics with several contexts, are refused naming what was wrong.
+func TestServeOverSeveralContexts(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	prod, dr := startTestEngine(t, engine.Config{}), startTestEngine(t, engine.Config{})
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("contexts:\n  prod: {admin: '%s'}\n  dr: {admin: '%s'}\n", prod.AdminAddrs()[0], dr.AdminAddrs()[0])
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signer, keys := operatorKey(t, dir)
+	serveArgs := []string{"serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey")}
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"prod", []string{"--all-contexts"}, `--all-contexts and ILINKDASH_CONTEXT "prod"`},
+		{"prod,dr", []string{"--metrics", "127.0.0.1:0"}, "--metrics and --notify-* serve one context"},
+	} {
+		t.Setenv("ILINKDASH_CONTEXT", c.env)
+		a := newRootCommand()
+		var out syncBuffer
+		a.root.SetOut(&out)
+		a.root.SetErr(&out)
+		a.root.SetArgs(append(append(serveArgs, c.args...), "--config", cfg))
+		if err := a.root.Execute(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ILINKDASH_CONTEXT=%s serve %v: %v, want an error saying %q", c.env, c.args, err, c.want)
+		}
+	}
+
+	t.Setenv("ILINKDASH_CONTEXT", "prod,dr")
+	sv := startCLI(t, cfg, serveArgs...)
+	addr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts prod, dr `))
+	_, stdout, _ := operatorShell(t, addr, signer)
+	ilinktest.WaitFor(t, serveWait, "the Fleet tab with prod's and dr's rows", func() bool {
+		s := stdout.String()
+		return strings.Contains(s, "2 clusters watched") && strings.Contains(s, "▸ prod ") && strings.Contains(s, "  dr ")
+	})
+	_, stdout, _ = operatorShell(t, addr, signer, "dr")
+	ilinktest.WaitFor(t, serveWait, "dr's tabs", func() bool { return strings.Contains(stdout.String(), "0 Fleet › dr") })
+	if err := sv.stop(t); err != nil {
+		t.Errorf("serve after its context ended: %v\n%s", err, sv.out.String())
 	}
 }

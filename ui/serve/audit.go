@@ -37,6 +37,9 @@ type AuditEntry struct {
 	Comment     string    `json:"comment,omitempty"`
 	Role        string    `json:"role"`
 	Remote      string    `json:"remote,omitempty"`
+	// Context is the served context an action was on, or a session
+	// opened on (its SSH command); "" for a session on the Fleet tab.
+	Context string `json:"context,omitempty"`
 	// Action, Target, Detail and Outcome describe a mutating action:
 	// "delete-topic" on "ORDERS"; Error is the refusal or failure text.
 	Action  string `json:"action,omitempty"`
@@ -123,6 +126,9 @@ func (a *auditLog) close() error {
 // the network or a key file.
 func (e AuditEntry) summary() string {
 	who := fmt.Sprintf("session %d %s %s %q", e.Session, e.Role, e.Fingerprint, e.Comment)
+	if e.Context != "" {
+		who += fmt.Sprintf(" context %q", e.Context)
+	}
 	switch e.Event {
 	case EventConnect:
 		return fmt.Sprintf("%s connected from %s (%q %dx%d)", who, e.Remote, e.Term, e.Width, e.Height)

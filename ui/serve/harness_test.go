@@ -129,6 +129,7 @@ type rig struct {
 	operator clientKey
 	audit    string
 	served   chan error
+	engines  []*engine.Engine // with rigOpts.contexts: one per context
 }
 
 type rigOpts struct {
@@ -139,6 +140,9 @@ type rigOpts struct {
 	readOnly    bool // the served context itself
 	// serve changes the serve settings after the rig's own (limits).
 	serve func(*config.Serve)
+	// contexts, when given, serves one engine per name (Config.Clusters),
+	// the first r.e; r.engines holds them all.
+	contexts []string
 }
 
 func startRig(t testing.TB, o rigOpts) *rig {
@@ -171,7 +175,18 @@ func startRig(t testing.TB, o rigOpts) *rig {
 	cc.ReadOnly = o.readOnly
 	cc.Theme = config.ThemeDark
 	cc.Refresh = config.Refresh{Overview: o.refresh, Topics: o.refresh, Groups: o.refresh, Cluster: o.refresh, Queues: o.refresh, Replication: o.refresh}
-	srv, err := New(Config{Serve: sc, Context: cc, Viewer: backend(t, r.e, true), Operator: backend(t, r.e, o.readOnly), Logf: t.Logf})
+	cfg := Config{Serve: sc, Context: cc, Viewer: backend(t, r.e, true), Operator: backend(t, r.e, o.readOnly), Logf: t.Logf}
+	for i, name := range o.contexts {
+		e := r.e
+		if i > 0 {
+			e = startEngine(t)
+		}
+		c := cc
+		c.Name = name
+		cfg.Clusters = append(cfg.Clusters, Cluster{Context: c, Viewer: backend(t, e, true), Operator: backend(t, e, o.readOnly)})
+		r.engines = append(r.engines, e)
+	}
+	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,6 +309,7 @@ type sessOpts struct {
 	term  string
 	env   map[string]string // sent before the pty request, as SendEnv does
 	noPty bool
+	cmd   string // run as the SSH command (ssh -t HOST CMD) instead of a shell
 }
 
 // open dials, requests a pty (unless noPty) and starts the shell.
@@ -328,8 +344,13 @@ func (r *rig) open(k clientKey, o sessOpts) *client {
 			r.t.Fatalf("pty: %v", err)
 		}
 	}
-	if err := c.sess.Shell(); err != nil {
-		r.t.Fatalf("shell: %v", err)
+	if o.cmd != "" {
+		err = c.sess.Start(o.cmd)
+	} else {
+		err = c.sess.Shell()
+	}
+	if err != nil {
+		r.t.Fatalf("shell or command: %v", err)
 	}
 	go func() { c.werr = c.sess.Wait(); close(c.ended) }()
 	return c

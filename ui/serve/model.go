@@ -16,7 +16,7 @@ import (
 // outcome of the session's last action from the audit log). It also ends
 // the session after IdleTimeout without input.
 type sessionModel struct {
-	root *ui.Model
+	root tea.Model // a ui.Model, or a ui.Fleet of several
 	ctx  *ui.Context
 	sess *session
 
@@ -34,7 +34,7 @@ type noteMsg struct{ entry AuditEntry }
 // idleMsg is the idle timer; at is the input time it was armed for.
 type idleMsg struct{ at time.Time }
 
-func newSessionModel(root *ui.Model, ctx *ui.Context, ss *session, idle time.Duration) *sessionModel {
+func newSessionModel(root tea.Model, ctx *ui.Context, ss *session, idle time.Duration) *sessionModel {
 	return &sessionModel{root: root, ctx: ctx, sess: ss, idle: idle, lastInput: time.Now(), width: ctx.Width, height: ctx.Height}
 }
 

@@ -165,7 +165,13 @@ func (p *polls) invalidate() {
 // else the read in flight or a new one. `serve --metrics` and the alert
 // notifications watch the cluster through it, so they add no admin
 // request while any session polls the same list, and one dashboard's
-// worth while none does.
+// worth while none does. With several contexts it reads the first;
+// PolledIn reads the others.
 func (s *Server) Polled(ctx context.Context, id common.ResID) (any, error) {
-	return s.polls.get(ctx, id)
+	return s.clusters[0].polls.get(ctx, id)
+}
+
+// PolledIn is Polled of the served context i (in the order given).
+func (s *Server) PolledIn(i int) func(context.Context, common.ResID) (any, error) {
+	return s.clusters[i].polls.get
 }

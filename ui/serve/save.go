@@ -26,7 +26,7 @@ var _ tail.Saver = (*sessionSources)(nil)
 // SavePlace: the save directory, or why this session cannot save.
 func (ss *sessionSources) SavePlace() (string, error) {
 	switch {
-	case ss.sess.readOnly:
+	case ss.readOnly:
 		return "", errors.New("saving writes a file on the server, so only operators may, and only where the server says (serve --save-dir); copy a value with c instead")
 	case ss.s.cfg.Serve.SaveDir == "":
 		return "", errors.New("saving is off on this server (serve --save-dir); copy a value with c instead")

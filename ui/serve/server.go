@@ -48,9 +48,29 @@ type Config struct {
 	// Viewer and Operator are the roles' client-layer objects; the
 	// Viewer's must be read-only. The shared poller reads through Viewer.
 	Viewer, Operator Backend
+	// Clusters, when given, are the served contexts instead of Context,
+	// Demo, Viewer and Operator (serve --context a,b or --all-contexts):
+	// one shared poller each, and with more than one a session starts on
+	// the Fleet tab (or on the context its SSH command names).
+	Clusters []Cluster
 	// Logf receives the server's log lines (connects, refusals, audit
 	// summaries); nil discards them.
 	Logf func(format string, args ...any)
+}
+
+// Cluster is one served context: its dashboard settings and its roles'
+// client-layer objects (as Config's single-context fields).
+type Cluster struct {
+	Context          config.Context
+	Demo             bool
+	Viewer, Operator Backend
+}
+
+// served is a Cluster with the shared poller every session reads it
+// through.
+type served struct {
+	Cluster
+	polls *polls
 }
 
 // Server is the SSH server. New, then Serve (or ListenAndServe), then
@@ -62,11 +82,13 @@ type Server struct {
 	host    gossh.Signer
 	created bool
 	audit   *auditLog
-	polls   *polls
-	tails   chan struct{} // one token per running tail; nil = tailing disabled
-	gate    *gate
-	refusal refusalLog
-	srv     *ssh.Server
+	// clusters are the served contexts, in the order given; each has its
+	// own shared poller on its own context's intervals.
+	clusters []*served
+	tails    chan struct{} // one token per running tail; nil = tailing disabled
+	gate     *gate
+	refusal  refusalLog
+	srv      *ssh.Server
 
 	base   context.Context // the shared reads' context
 	cancel context.CancelFunc
@@ -84,8 +106,11 @@ type Server struct {
 // New loads the key files and the host key (creating it on first start),
 // opens the audit log and builds the SSH server. Nothing listens yet.
 func New(cfg Config) (*Server, error) {
-	if cfg.Viewer == nil || cfg.Operator == nil {
-		return nil, errors.New("serve: both roles' backends are required")
+	if len(cfg.Clusters) == 0 {
+		cfg.Clusters = []Cluster{{Context: cfg.Context, Demo: cfg.Demo, Viewer: cfg.Viewer, Operator: cfg.Operator}}
+	}
+	if err := checkClusters(cfg.Clusters); err != nil {
+		return nil, err
 	}
 	sc := cfg.Serve
 	if err := sc.Check(); err != nil {
@@ -119,7 +144,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	go s.watchKeys()
-	s.polls = newPolls(s.base, cfg.Viewer, cfg.Context.Refresh)
+	for _, c := range cfg.Clusters {
+		s.clusters = append(s.clusters, &served{Cluster: c, polls: newPolls(s.base, c.Viewer, c.Context.Refresh)})
+	}
 	s.gate = &gate{maxStartups: sc.MaxStartups, openTimeout: sc.OpenTimeout, cols: sc.MaxColumns, rows: sc.MaxRows,
 		logf: s.logf, refused: s.refused}
 
@@ -150,6 +177,25 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	return s, nil
+}
+
+// checkClusters: every cluster has both roles' backends, and several
+// have distinct names (a session's SSH command picks one by its name).
+func checkClusters(cs []Cluster) error {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Viewer == nil || c.Operator == nil {
+			return errors.New("serve: both roles' backends are required")
+		}
+		if len(cs) == 1 {
+			break
+		}
+		if c.Context.Name == "" || seen[c.Context.Name] {
+			return fmt.Errorf("serve: several contexts need distinct names (%q)", c.Context.Name)
+		}
+		seen[c.Context.Name] = true
+	}
+	return nil
 }
 
 // HostKeyFingerprint is the host key's SHA256 fingerprint (printed at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,8 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/sanitize"
+	"ilinkdash/ui/views/fleet"
 )
 
 // Why the server ended a session ("" = the user quit).
@@ -38,7 +41,10 @@ type session struct {
 	who      Identity
 	remote   string
 	started  time.Time
-	readOnly bool
+	readOnly bool // the role's, or every served context is read-only
+	// start is the served context the session opens on (its SSH command),
+	// -1 for the Fleet tab.
+	start int
 
 	// ctx ends when the session's handler returns (or the connection
 	// drops): every call and stream of the session is bound to it.
@@ -137,8 +143,13 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			refuse(sess, "ilinkdash serve: this key is not authorized (any more)")
 			return
 		}
-		if len(sess.Command()) > 0 || sess.Subsystem() != "" {
+		if sess.Subsystem() != "" {
 			refuse(sess, "ilinkdash serve: this server only serves the dashboard; connect without a command (ssh -t HOST -p PORT)")
+			return
+		}
+		start, err := s.pick(sess.Command())
+		if err != nil {
+			refuse(sess, err.Error())
 			return
 		}
 		pty, _, hasPty := sess.Pty()
@@ -147,7 +158,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		ss := &session{key: sess.PublicKey(), who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
-			readOnly: who.Role != RoleOperator || s.cfg.Context.ReadOnly}
+			readOnly: who.Role != RoleOperator || s.allReadOnly(), start: start}
 		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
 		if err := s.register(ss); err != nil {
 			ss.cancel()
@@ -163,6 +174,9 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			defer st.dashboardEnded()
 		}
 		connect := ss.entry(EventConnect)
+		if start >= 0 {
+			connect.Context = s.clusters[start].Context.Name
+		}
 		connect.Term, connect.Width, connect.Height = pty.Term, pty.Window.Width, pty.Window.Height
 		s.audit.write(connect)
 
@@ -211,7 +225,9 @@ func refuse(sess ssh.Session, msg string) {
 
 // program builds the session's dashboard (the Bubble Tea middleware's
 // ProgramHandler): the root model on the session's sources, sized to the
-// client's pty, with its TERM and colour profile (bm.MakeOptions).
+// client's pty, with its TERM and colour profile (bm.MakeOptions). With
+// several served contexts the root is a ui.Fleet of one dashboard per
+// context, each on its own cluster's shared poller.
 func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	env := sess.Environ()
 	getenv := func(k string) string {
@@ -222,37 +238,51 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 		}
 		return ""
 	}
-	cfg := s.cfg.Context
-	cfg.ReadOnly = ss.readOnly
-	cfg.TailBuffer, cfg.TailBufferBytes = s.cfg.Serve.TailBuffer, s.cfg.Serve.TailBufferBytes
-	sessionBandwidth(&cfg, getenv)
-	uctx := ui.NewContext(cfg, s.cfg.Demo, getenv)
 	// The meter counts what reaches the client and notices writes that
 	// block (the SSH channel's window full: a slow link); the dashboard
 	// then keeps to the low-bandwidth budget by itself, as it does on a
 	// local terminal.
 	out, meter := ui.NewMeter(sess)
-	uctx.Pace.SlowTerminal = meter.Slow
-	uctx.Pace.Budget = common.NewBudget(meter.Bytes)
-	uctx.Tick = sessionTick(ss.ctx.Done())
 	pty, _, _ := sess.Pty()
-	// Until the program's first WindowSizeMsg: the pty's size, less the
-	// status line.
-	uctx.Width, uctx.Height = pty.Window.Width, max(pty.Window.Height-1, 0)
-	b := s.cfg.Viewer
-	if !ss.readOnly {
-		b = s.cfg.Operator
+	newCtx := func(cfg config.Context, demo, readOnly bool) *ui.Context {
+		cfg.ReadOnly = readOnly
+		cfg.TailBuffer, cfg.TailBufferBytes = s.cfg.Serve.TailBuffer, s.cfg.Serve.TailBufferBytes
+		sessionBandwidth(&cfg, getenv)
+		uctx := ui.NewContext(cfg, demo, getenv)
+		uctx.Pace.SlowTerminal = meter.Slow
+		uctx.Pace.Budget = common.NewBudget(meter.Bytes)
+		uctx.Tick = sessionTick(ss.ctx.Done())
+		// Until the program's first WindowSizeMsg: the pty's size, less the
+		// status line.
+		uctx.Width, uctx.Height = pty.Window.Width, max(pty.Window.Height-1, 0)
+		return uctx
 	}
-	src := &sessionSources{s: s, sess: ss, b: b}
-	ss.src.Store(src)
-	root := ui.New(uctx, src, ui.WithTailer(tail.Tailer(src)), ui.WithPublisher(publish.Publisher(src)))
-	m := newSessionModel(root, uctx, ss, s.cfg.Serve.IdleTimeout)
+	var root tea.Model
+	var rootCtx *ui.Context
+	if len(s.clusters) == 1 {
+		rootCtx = newCtx(s.clusters[0].Context, s.clusters[0].Demo, ss.readOnly)
+		root = s.clusterModel(ss, 0, rootCtx)
+	} else {
+		models := make([]*ui.Model, len(s.clusters))
+		for i, c := range s.clusters {
+			models[i] = s.clusterModel(ss, i, newCtx(c.Context, c.Demo, ss.readOnly || c.Context.ReadOnly))
+		}
+		fcfg := s.clusters[0].Context
+		fcfg.Name = "fleet"
+		rootCtx = newCtx(fcfg, s.clusters[0].Demo, ss.readOnly)
+		f := ui.NewFleet(rootCtx, models)
+		if ss.start >= 0 { // ssh -t HOST CONTEXT: that context's tabs, the fleet a key away
+			f.Update(fleet.OpenMsg{Index: ss.start})
+		}
+		root = f
+	}
+	m := newSessionModel(root, rootCtx, ss, s.cfg.Serve.IdleTimeout)
 	m.width, m.height = pty.Window.Width, pty.Window.Height
 	// No tea.WithContext: the middleware quits the program when the
 	// connection goes, which ends it the ordinary way.
 	opts := append(bm.MakeOptions(sess),
 		tea.WithOutput(out),
-		tea.WithFPS(cfg.FrameRate()),
+		tea.WithFPS(rootCtx.Config.FrameRate()),
 		tea.WithoutSignalHandler(), // the server owns SIGINT/SIGTERM
 	)
 	p := tea.NewProgram(m, opts...)
@@ -264,6 +294,67 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 		return nil
 	}
 	return p
+}
+
+// clusterModel is the session's dashboard of served context i, on its
+// own sessionSources: the cluster's shared poller, the role's backend
+// (the viewer's when the session or the context is read-only). Only the
+// first cluster's dashboard probes the link: one probe per terminal.
+func (s *Server) clusterModel(ss *session, i int, uctx *ui.Context) *ui.Model {
+	c := s.clusters[i]
+	ro := uctx.ReadOnly
+	b := c.Viewer
+	if !ro {
+		b = c.Operator
+	}
+	src := &sessionSources{s: s, sess: ss, c: c, b: b, readOnly: ro}
+	if i == 0 {
+		ss.src.Store(src)
+	}
+	opts := []ui.Option{ui.WithTailer(tail.Tailer(src)), ui.WithPublisher(publish.Publisher(src))}
+	if i > 0 {
+		opts = append(opts, ui.WithoutLinkProbe())
+	}
+	return ui.New(uctx, src, opts...)
+}
+
+// allReadOnly: every served context is read-only, so no session may
+// change anything whatever its key.
+func (s *Server) allReadOnly() bool {
+	for _, c := range s.clusters {
+		if !c.Context.ReadOnly {
+			return false
+		}
+	}
+	return true
+}
+
+// pick is the served context an SSH command names (its one word), -1 for
+// the Fleet tab when several are served and no command is given. An
+// unknown name is refused listing what is served (sanitized: the name
+// came from the network, the list from the config file).
+func (s *Server) pick(cmd []string) (int, error) {
+	if len(cmd) == 0 {
+		if len(s.clusters) == 1 {
+			return 0, nil
+		}
+		return -1, nil
+	}
+	names := make([]string, len(s.clusters))
+	for i, c := range s.clusters {
+		names[i] = sanitize.String(c.Context.Name)
+		if len(cmd) == 1 && cmd[0] == c.Context.Name && c.Context.Name != "" {
+			return i, nil
+		}
+	}
+	asked := sanitize.String(strings.Join(cmd, " "))
+	if w := 64; len([]rune(asked)) > w {
+		asked = string([]rune(asked)[:w]) + "…"
+	}
+	if len(s.clusters) == 1 && names[0] == "" {
+		return 0, fmt.Errorf("ilinkdash serve: %q is not served here; this server serves one cluster: connect without a command (ssh -t HOST -p PORT)", asked)
+	}
+	return 0, fmt.Errorf("ilinkdash serve: no context %q here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), or without one for the fleet", asked, strings.Join(names, ", "))
 }
 
 // sessionBandwidth lets an SSH client ask for the bandwidth budget of its

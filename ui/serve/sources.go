@@ -38,7 +38,11 @@ type Backend interface {
 type sessionSources struct {
 	s    *Server
 	sess *session
+	c    *served // the cluster these sources read and act on
 	b    Backend
+	// readOnly: the session's role, or the cluster's context, allows no
+	// change (b is then the viewer's backend).
+	readOnly bool
 }
 
 // ReleaseClosedTails implements tail.ClosedTailReleaser: a session's closed
@@ -62,7 +66,7 @@ func (ss *sessionSources) bind(ctx context.Context) (context.Context, context.Ca
 func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T, error) {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
-	v, err := ss.s.polls.get(ctx, id)
+	v, err := ss.c.polls.get(ctx, id)
 	t, _ := v.(T)
 	return t, err
 }
@@ -73,8 +77,8 @@ func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T,
 func detail[T any](ss *sessionSources, ctx context.Context, key string, like common.ResID, fn func(tab.Sources, context.Context) (T, error)) (T, error) {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
-	reader := ss.s.cfg.Viewer
-	v, err := ss.s.polls.detail(ctx, key, like, func(c context.Context) (any, error) { return fn(reader, c) })
+	reader := ss.c.Viewer
+	v, err := ss.c.polls.detail(ctx, key, like, func(c context.Context) (any, error) { return fn(reader, c) })
 	t, _ := v.(T)
 	return t, err
 }
@@ -100,14 +104,14 @@ func (ss *sessionSources) act(ctx context.Context, action, target, detail string
 		return err
 	}
 	err := fn(ctx)
-	ss.s.polls.invalidate()
+	ss.c.polls.invalidate()
 	ss.record(action, target, detail, err)
 	return err
 }
 
 func (ss *sessionSources) record(action, target, detail string, err error) {
 	e := ss.sess.entry(EventAction)
-	e.Time = time.Now()
+	e.Time, e.Context = time.Now(), ss.c.Context.Name
 	e.Action, e.Target, e.Detail, e.Outcome = action, target, detail, OutcomeOK
 	switch {
 	case ilink.HasName(err, wire.ErrReadOnly), errors.As(err, new(*rightsError)):
