@@ -30,7 +30,9 @@ type ConnConfig struct {
 	// IdleTimeout (60 s by default), never cuts a healthy idle client.
 	// 0 = DefaultKeepAlive (15 s); negative = never.
 	KeepAlive time.Duration
-	Logf      func(format string, args ...any)
+	// Hub, when set, reaches every address through a hub (HubRoute).
+	Hub  *HubRoute
+	Logf func(format string, args ...any)
 }
 
 // DefaultKeepAlive is the default ConnConfig.KeepAlive.
@@ -132,15 +134,18 @@ func DialConn(ctx context.Context, addr string, cfg ConnConfig) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := net.Dialer{Timeout: cfg.DialTimeout}
-	nc, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
+	var c *Conn
+	if cfg.Hub != nil {
+		if c, err = cfg.Hub.dialHub(ctx, addr, cfg); err != nil {
+			return nil, err
 		}
-		return nil, sessionError(NameConnectFailed, err, addr+": "+errText(err))
+	} else {
+		nc, err := dialTCP(ctx, addr, addr, cfg.DialTimeout)
+		if err != nil {
+			return nil, err
+		}
+		c = newConn(nc, addr, cfg)
 	}
-	c := newConn(nc, addr, cfg)
 	hctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
 	req := wire.HelloRequest{
@@ -159,8 +164,24 @@ func DialConn(ctx context.Context, addr string, cfg ConnConfig) (*Conn, error) {
 		return nil, err
 	}
 	c.hello = rep
+	if cfg.Hub != nil {
+		cfg.Hub.Learn(rep.Nodes)
+	}
 	cfg.Logf("ilink: connected to %s (node %d, qmgr %s, mode %d)", addr, rep.NodeID, rep.QueueManager, cfg.Mode)
 	return c, nil
+}
+
+// dialTCP connects to addr; what names it in the error.
+func dialTCP(ctx context.Context, addr, what string, timeout time.Duration) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
+		return nil, sessionError(NameConnectFailed, err, what+": "+errText(err))
+	}
+	return nc, nil
 }
 
 func newConn(nc net.Conn, addr string, cfg ConnConfig) *Conn {

@@ -37,6 +37,7 @@ type Options struct {
 	// message away, so it changes the queue too. Opening a queue and its
 	// depth still work.
 	ReadOnly bool
+	Hub      *HubRoute                        // reach a spoke through its hub; nil = dial directly
 	Logf     func(format string, args ...any) // nil = silent
 }
 
@@ -92,6 +93,7 @@ func (o Options) connConfig() ConnConfig {
 		MaxFrame:       o.MaxFrame,
 		DialTimeout:    o.DialTimeout,
 		RequestTimeout: o.RequestTimeout,
+		Hub:            o.Hub,
 		Logf:           o.Logf,
 	}
 }

@@ -193,6 +193,7 @@ func NewProducer(ctx context.Context, addrs string, cfg ProducerConfig) (*Produc
 			Mode:           wire.ModeProducer,
 			MaxFrame:       c.maxFrame,
 			RequestTimeout: c.requestTimeout,
+			Hub:            cfg.Hub,
 			Logf:           c.logf,
 		},
 	}

@@ -130,6 +130,8 @@ type ProducerConfig struct {
 	// with MIMQE_READ_ONLY (publish refused: read-only mode) before
 	// anything is dialled. The producer's read-only choke point.
 	ReadOnly bool
+	// Hub, when set, reaches the cluster through a hub: a spoke (HubRoute).
+	Hub *HubRoute
 	// Logf receives diagnostic lines; nil = silent.
 	Logf func(format string, args ...any)
 }

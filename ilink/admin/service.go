@@ -32,7 +32,10 @@ type Options struct {
 	LeaveStoppedNode bool
 	DialTimeout      time.Duration // TCP connect + HELLO; default 5s
 	RequestTimeout   time.Duration // missing-reply limit; default 30s
-	Logf             func(format string, args ...any)
+	// Hub routes the group calls' short connections of a spoke service
+	// through its hub (ConnectToSpoke and ConnectToSpokeByKey set it).
+	Hub  *ilink.HubRoute
+	Logf func(format string, args ...any)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -64,6 +67,7 @@ func (o Options) connConfig(mode wire.SessionMode, qmgr string) ilink.ConnConfig
 		MaxFrame:       o.MaxFrame,
 		DialTimeout:    o.DialTimeout,
 		RequestTimeout: o.RequestTimeout,
+		Hub:            o.Hub,
 		Logf:           o.Logf,
 	}
 }
@@ -139,7 +143,9 @@ func (s *Service) dial(ctx context.Context, addr string) (*ilink.Conn, wire.Hell
 		return nil, wire.HelloReply{}, err
 	}
 	hello := *c.Hello()
-	if name != "" || key != "" {
+	// Through Options.Hub DialConn switched already; SwitchToSpoke's
+	// service switches here.
+	if (name != "" || key != "") && s.opt.Hub == nil {
 		hello, err = switchToSpoke(ctx, c, s.opt, name, key)
 		if err != nil {
 			c.Close()
@@ -549,7 +555,10 @@ func ConnectToSpokeByKey(ctx context.Context, hubAddr, key string, opt Options) 
 	return connectSpoke(ctx, hubAddr, "", key, opt)
 }
 
-func connectSpoke(ctx context.Context, hubAddr, name, key string, opt Options) (*Service, error) {
+// NewSpoke is ConnectToSpoke (name) or ConnectToSpokeByKey (key) without
+// the connection, as New is Connect's: the first call connects. Its group
+// calls go through the hub too (Options.Hub, set here when nil).
+func NewSpoke(hubAddr, name, key string, opt Options) (*Service, error) {
 	if name == "" && key == "" {
 		return nil, &ilink.Error{Name: ilink.NameBadConfig, Tail: "empty spoke name", Kind: ilink.KindConfig}
 	}
@@ -561,8 +570,19 @@ func connectSpoke(ctx context.Context, hubAddr, name, key string, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{opt: opt, addr: list[0], spokeName: name, spokeKey: key}
-	s.admins = nil
+	if opt.Hub == nil {
+		if opt.Hub, err = ilink.NewHubRoute(list[0], name, key); err != nil {
+			return nil, err
+		}
+	}
+	return &Service{opt: opt, addr: list[0], spokeName: name, spokeKey: key}, nil
+}
+
+func connectSpoke(ctx context.Context, hubAddr, name, key string, opt Options) (*Service, error) {
+	s, err := NewSpoke(hubAddr, name, key, opt)
+	if err != nil {
+		return nil, err
+	}
 	c, hello, err := s.dial(ctx, s.addr)
 	if err != nil {
 		return nil, err

@@ -138,9 +138,10 @@ type Options struct {
 	// Consumer's methods, which would wait for the goroutine it runs on.
 	OnRebalance func(in Inside, assigned, revoked []wire.TopicPartitions)
 
-	ClientName     string        // default "ilinkdash"
-	PatternRefresh time.Duration // pattern re-evaluation period (spec T-18); 0 = 10s
-	DialTimeout    time.Duration // per connection; 0 = ilink.DefaultDialTimeout
+	ClientName     string          // default "ilinkdash"
+	PatternRefresh time.Duration   // pattern re-evaluation period (spec T-18); 0 = 10s
+	DialTimeout    time.Duration   // per connection; 0 = ilink.DefaultDialTimeout
+	Hub            *ilink.HubRoute // reach a spoke through its hub; nil = dial directly
 	Logf           func(string, ...any)
 
 	// Test knobs (package-internal).
@@ -255,6 +256,7 @@ func (o *Options) connConfig() ilink.ConnConfig {
 		ClientName:  o.ClientName,
 		Mode:        wire.ModeConsumer,
 		DialTimeout: o.DialTimeout,
+		Hub:         o.Hub,
 		Logf:        o.Logf,
 	}
 }

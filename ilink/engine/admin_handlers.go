@@ -58,6 +58,8 @@ func init() {
 
 		wire.CodeSpokeList:   handleSpokeList,
 		wire.CodeSpokeSwitch: handleSpokeSwitch,
+
+		wire.CodeSpokeSwitchNode: handleSpokeSwitchNode,
 	} {
 		register(code, route{fn: fn, modes: adminModes})
 	}

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strings"
@@ -29,8 +31,12 @@ import (
 //     with 0 after spokeKeepalive (so either side notices a dead link).
 //   - Tunnel: for tunnel id the spoke opens a new connection to the hub and
 //     sends SPOKE ATTACH {id}. After the hub's answer the spoke serves that
-//     socket as an ordinary admin connection of its own (HELLO first),
-//     whether or not its admin listener is open.
+//     socket as an ordinary connection of its own, whether or not its
+//     listeners are open: the mode of the HELLO that comes first
+//     picks the node's admin or data endpoint, so tail and publish work
+//     through a hub too. The id's top 16 bits name the node SPOKE SWITCH
+//     NODE asked for (0: the first running node, the leader for a data
+//     session).
 //   - Switch: an admin client of the hub sends SPOKE SWITCH {name or key}.
 //     The hub finds the registered spoke (by key without a lookup by name,
 //     A-35), asks it for a tunnel and waits for the attach. From then on
@@ -39,7 +45,8 @@ import (
 //     behaves exactly like a direct connection to the spoke. A
 //     connection switches once: a second SPOKE SWITCH reaches the spoke,
 //     which refuses it with MIMQE_SPOKE_SWITCHED. A failed switch is
-//     answered, then the connection is closed. When either side of
+//     answered, then the connection is closed. SPOKE SWITCH NODE is
+//     the same switch to one node of the spoke. When either side of
 //     a tunnel goes away the other is closed.
 //
 // A spoke's key defaults to SpokeKey(name), so it is stable across
@@ -467,8 +474,12 @@ func (h *hub) serveLink(nc net.Conn, fr *wire.FrameReader, hd wire.Header, req *
 	}
 }
 
-// open asks the spoke named by key (when set) or name for a tunnel.
-func (h *hub) open(name, key string) (*tunnel, *wire.ErrorBody) {
+// tunnelNodeShift places the node a tunnel is for in its id's top bits.
+const tunnelNodeShift = 48
+
+// open asks the spoke named by key (when set) or name for a tunnel to its
+// node (0: the spoke's choice).
+func (h *hub) open(name, key string, node uint16) (*tunnel, *wire.ErrorBody) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var reg *spokeReg
@@ -488,7 +499,7 @@ func (h *hub) open(name, key string) (*tunnel, *wire.ErrorBody) {
 		return nil, &wire.ErrorBody{Name: wire.ErrUnknownSpoke, Tail: fmt.Sprintf("spoke %s is not linked", reg.name)}
 	}
 	h.nextID++
-	t := &tunnel{id: h.nextID, spoke: reg.name, ready: make(chan struct{}), done: make(chan struct{})}
+	t := &tunnel{id: h.nextID&(1<<tunnelNodeShift-1) | uint64(node)<<tunnelNodeShift, spoke: reg.name, ready: make(chan struct{}), done: make(chan struct{})}
 	select {
 	case reg.want <- t.id:
 	default:
@@ -636,9 +647,20 @@ func (t *tunnel) readLoop(nc net.Conn) {
 // a connection that is switching.
 func handleSpokeSwitch(r *request) {
 	var req wire.SpokeSwitchRequest
-	if !r.decode(&req) {
-		return
+	if r.decode(&req) {
+		spokeSwitch(r, req.Name, req.Key, 0)
 	}
+}
+
+// handleSpokeSwitchNode is SPOKE SWITCH to one node of the spoke.
+func handleSpokeSwitchNode(r *request) {
+	var req wire.SpokeSwitchNodeRequest
+	if r.decode(&req) {
+		spokeSwitch(r, req.Name, req.Key, req.Node)
+	}
+}
+
+func spokeSwitch(r *request, name, key string, node uint16) {
 	e := r.c.e
 	refuse := func(eb *wire.ErrorBody) {
 		r.closeAfterReply() // spec A-34: a failed switch closes the connection
@@ -653,7 +675,7 @@ func handleSpokeSwitch(r *request) {
 		refuse(&wire.ErrorBody{Name: wire.ErrUnknownSpoke, Tail: "this service is not a hub"})
 		return
 	}
-	t, eb := h.open(req.Name, req.Key)
+	t, eb := h.open(name, key, node)
 	if eb != nil {
 		refuse(eb)
 		return
@@ -890,20 +912,72 @@ func (l *spokeLink) attach(id uint64) {
 		l.release(nc, true)
 		return
 	}
-	_ = nc.SetDeadline(time.Time{})
 	l.release(nc, false) // from here on the engine owns it
-	if !l.e.adopt(nc, l) {
+	// The client's HELLO follows the hub's answer to its switch at once.
+	_ = nc.SetReadDeadline(time.Now().Add(spokeIOTimeout))
+	hello, mode, err := peekHello(nc)
+	_ = nc.SetDeadline(time.Time{})
+	if err != nil || !l.e.adopt(&prefixConn{Conn: nc, r: io.MultiReader(bytes.NewReader(hello), nc)}, l, mode, int(id>>tunnelNodeShift)) {
 		nc.Close()
 	}
 }
 
-// adopt serves nc, a connection the spoke opened itself, as an admin
-// connection of its first running node. The admin listener plays no part:
-// the tunnel is served whether or not it is open, so a spoke needs no
-// inbound port to be administered through its hub.
-func (e *Engine) adopt(nc net.Conn, l *spokeLink) bool {
-	for _, n := range e.nodes {
-		c, ok := n.admin.adopt(nc)
+// peekHello reads a tunnel's first frame, which must be a HELLO, and
+// returns its bytes and session mode (the engine reads the frame again).
+func peekHello(nc net.Conn) ([]byte, wire.SessionMode, error) {
+	buf := make([]byte, wire.HeaderSize, 256)
+	if _, err := io.ReadFull(nc, buf); err != nil {
+		return nil, 0, err
+	}
+	h, err := wire.ParseHeader(buf)
+	if err != nil {
+		return nil, 0, err
+	}
+	if h.Code != wire.CodeHello || h.IsResponse() || h.BodyLen() < 0 || int(h.Length) > wire.MaxHandshakeFrame {
+		return nil, 0, fmt.Errorf("tunnel: first frame %v is not a HELLO", h.Code)
+	}
+	buf = append(buf, make([]byte, h.BodyLen())...)
+	if _, err := io.ReadFull(nc, buf[wire.HeaderSize:]); err != nil {
+		return nil, 0, err
+	}
+	var req wire.HelloRequest
+	if _, err := wire.DecodeHello(buf[wire.HeaderSize:], &req); err != nil {
+		return nil, 0, err
+	}
+	return buf, req.Mode, nil
+}
+
+// prefixConn is a tunnel whose HELLO was read ahead (peekHello).
+type prefixConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (p *prefixConn) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+// adopt serves nc, a connection the spoke opened itself, on node's admin
+// endpoint (an admin HELLO) or data endpoint (any other); node 0 is the
+// first running node, the leader for a data session. The listeners play no
+// part: the tunnel is served whether or not they are open, so a spoke
+// needs no inbound port to be reached through its hub.
+func (e *Engine) adopt(nc net.Conn, l *spokeLink, mode wire.SessionMode, id int) bool {
+	nodes := e.nodes
+	switch {
+	case id > 0 && id <= len(e.nodes):
+		nodes = e.nodes[id-1 : id]
+	case id > 0:
+		return false
+	case mode != wire.ModeAdmin:
+		if ld := e.Leader(); ld > 0 {
+			nodes = append([]*node{e.nodes[ld-1]}, e.nodes...)
+		}
+	}
+	for _, n := range nodes {
+		ep := n.data
+		if mode == wire.ModeAdmin {
+			ep = n.admin
+		}
+		c, ok := ep.adopt(nc)
 		if !ok {
 			continue // node killed
 		}

@@ -43,7 +43,7 @@ func goldenMessages() map[string]func() Message {
 		&ClusterRequest{}, &ClusterPropertyReply{}, &SetClusterPropertyRequest{}, &ClusterNodeRequest{}, &RemoveNodeRequest{},
 		&CreateClusterRequest{}, &QmgrPropertyRequest{}, &QmgrPropertyReply{}, &ReplicationStatusReply{}, &StatSeriesRequest{},
 		&StatSeriesReply{}, &ViewLoadRequest{}, &ViewLoadReply{}, &ShutdownRequest{}, &PatchRequest{}, &QuarantineRequest{},
-		&ReinjectReply{}, &SpokeListReply{}, &SpokeSwitchRequest{}, &SpokeRegisterRequest{}, &SpokeTunnel{}, &GroupListReply{},
+		&ReinjectReply{}, &SpokeListReply{}, &SpokeSwitchRequest{}, &SpokeSwitchNodeRequest{}, &SpokeRegisterRequest{}, &SpokeTunnel{}, &GroupListReply{},
 		&GroupDescriptionReply{}, &SeekGroupRequest{}, &SeekGroupReply{}, &SubscriptionListRequest{},
 	}
 	out := make(map[string]func() Message, len(ms))

@@ -98,8 +98,9 @@ const (
 	CodeReplicationStatus Code = 2050
 	CodeStatSeries        Code = 2051
 
-	CodeSpokeList   Code = 2060
-	CodeSpokeSwitch Code = 2061
+	CodeSpokeList       Code = 2060
+	CodeSpokeSwitch     Code = 2061
+	CodeSpokeSwitchNode Code = 2062
 
 	// Hub link: sent by a spoke engine to its hub's spoke listener only.
 	CodeSpokeRegister Code = 2070
@@ -183,6 +184,7 @@ var codeNames = map[Code]string{
 	CodeStatSeries:         "STAT SERIES",
 	CodeSpokeList:          "SPOKE LIST",
 	CodeSpokeSwitch:        "SPOKE SWITCH",
+	CodeSpokeSwitchNode:    "SPOKE SWITCH NODE",
 	CodeSpokeRegister:      "SPOKE REGISTER",
 	CodeSpokeWait:          "SPOKE WAIT",
 	CodeSpokeAttach:        "SPOKE ATTACH",
@@ -2552,6 +2554,28 @@ func (m *SpokeSwitchRequest) Encode(w *Writer) {
 func (m *SpokeSwitchRequest) Decode(r *Reader) {
 	m.Name = r.String()
 	m.Key = r.String()
+}
+
+// SpokeSwitchNodeRequest is SPOKE SWITCH to one node of the spoke (Node,
+// 1-based; 0 = the spoke's choice, as SPOKE SWITCH): every node of a
+// multi-node spoke is reachable through its hub, so a client's data
+// connection can reach a partition's leader.
+type SpokeSwitchNodeRequest struct {
+	Name string
+	Key  string
+	Node uint16
+}
+
+func (m *SpokeSwitchNodeRequest) Encode(w *Writer) {
+	w.String(m.Name)
+	w.String(m.Key)
+	w.U16(m.Node)
+}
+
+func (m *SpokeSwitchNodeRequest) Decode(r *Reader) {
+	m.Name = r.String()
+	m.Key = r.String()
+	m.Node = r.U16()
 }
 
 // SpokeRegisterRequest opens a spoke's control link to its hub.

@@ -27,13 +27,19 @@ type Config struct {
 	QueueManager string   // "" = the one the admin service reports
 	ClientName   string
 	ReadOnly     bool
-	Logf         func(format string, args ...any)
+	// Hub with Spoke or SpokeKey: the cluster is a spoke reached through
+	// the hub's admin address, every connection switched there
+	// (ilink.HubRoute); AdminAddrs and DataAddrs are then left empty.
+	Hub, Spoke, SpokeKey string
+	Logf                 func(format string, args ...any)
 }
 
 // Sources implements tab.Sources, tail.Tailer and publish.Publisher over
 // one admin service connection that it re-opens by itself after a failure.
 type Sources struct {
 	cfg Config
+
+	hub *ilink.HubRoute // a spoke's route, shared by all its connections; nil = direct
 
 	mu  sync.Mutex
 	svc *admin.Service
@@ -50,18 +56,33 @@ var (
 
 // New returns adapters for cfg; nothing is dialled until the first call.
 func New(cfg Config) (*Sources, error) {
+	var hub *ilink.HubRoute
+	if cfg.Hub != "" {
+		var err error
+		if hub, err = ilink.NewHubRoute(cfg.Hub, cfg.Spoke, cfg.SpokeKey); err != nil {
+			return nil, err
+		}
+		// The hub's address seeds every connection; the spoke's node
+		// addresses learned from its handshakes map to switches there.
+		cfg.AdminAddrs, cfg.DataAddrs = []string{cfg.Hub}, []string{cfg.Hub}
+	}
 	if len(cfg.AdminAddrs) == 0 {
 		return nil, errors.New("live: no admin address configured (set --admin or the context's admin)")
 	}
 	if cfg.ClientName == "" {
 		cfg.ClientName = "ilinkdash"
 	}
-	return &Sources{cfg: cfg, known: append([]string(nil), cfg.AdminAddrs...)}, nil
+	return &Sources{cfg: cfg, hub: hub, known: append([]string(nil), cfg.AdminAddrs...)}, nil
 }
 
 // Target is where the adapters connect: the configured admin addresses
 // (the dashboard says "connecting to …" and "cannot reach …" with it).
-func (s *Sources) Target() string { return strings.Join(s.cfg.AdminAddrs, ",") }
+func (s *Sources) Target() string {
+	if s.hub != nil {
+		return s.hub.Target()
+	}
+	return strings.Join(s.cfg.AdminAddrs, ",")
+}
 
 // Close closes the admin connection.
 func (s *Sources) Close() error {
@@ -91,7 +112,7 @@ func (s *Sources) service() (*admin.Service, error) {
 	if s.svc != nil {
 		return s.svc, nil
 	}
-	svc, err := admin.New(strings.Join(s.known, ","), admin.Options{
+	opt := admin.Options{
 		ClientName: s.cfg.ClientName,
 		ReadOnly:   s.cfg.ReadOnly,
 		DataAddrs:  s.cfg.DataAddrs,
@@ -99,7 +120,15 @@ func (s *Sources) service() (*admin.Service, error) {
 		// A stopped node's queue manager answers nothing the dashboard
 		// shows: follow the cluster to another node (and say so).
 		LeaveStoppedNode: true,
-	})
+	}
+	var svc *admin.Service
+	var err error
+	if s.hub != nil {
+		opt.DataAddrs, opt.Hub = nil, s.hub // learned from the spoke's handshake, reached through the hub
+		svc, err = admin.NewSpoke(s.hub.Addr, s.hub.Spoke, s.hub.Key, opt)
+	} else {
+		svc, err = admin.New(strings.Join(s.known, ","), opt)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (s *Sources) BrowseQueueAt(ctx context.Context, queue string, at admin.Brow
 // queueOptions are the options of the short auto-commit queue sessions of
 // put and get (rare operator actions: no session is kept between them).
 func (s *Sources) queueOptions() ilink.Options {
-	return ilink.Options{ClientName: s.cfg.ClientName, AutoCommit: true, ReadOnly: s.cfg.ReadOnly, Logf: s.cfg.Logf}
+	return ilink.Options{ClientName: s.cfg.ClientName, AutoCommit: true, ReadOnly: s.cfg.ReadOnly, Hub: s.hub, Logf: s.cfg.Logf}
 }
 
 type liveError string

@@ -24,6 +24,7 @@ func (s *Sources) StartPublish(ctx context.Context, spec publish.Spec) (publish.
 	}
 	cfg.Logf = s.cfg.Logf
 	cfg.ReadOnly = s.cfg.ReadOnly // the producer refuses to start then
+	cfg.Hub = s.hub
 	p, err := ilink.NewProducer(ctx, strings.Join(s.cfg.DataAddrs, ","), cfg)
 	if err != nil {
 		return nil, err

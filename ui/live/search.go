@@ -65,6 +65,9 @@ func (s *Sources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.S
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, errors.New("search needs a data address (set --addr or the context's addresses)")
 	}
+	if s.hub != nil { // ilink/search dials directly; it has no hub route yet
+		return nil, errors.New("search is not available through a hub yet (" + s.hub.Target() + "): tail the topic instead")
+	}
 	sp, err := searchSpec(spec, time.Now())
 	if err != nil {
 		return nil, err

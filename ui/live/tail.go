@@ -80,6 +80,7 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 	opt.Durable = spec.Group != ""
 	opt.Prefetch = tailPrefetch
 	opt.ReadOnly = s.cfg.ReadOnly // the consumer refuses a named group then
+	opt.Hub = s.hub
 	if spec.Group == "" {
 		opt.Group = TempGroupName()
 	}
