@@ -166,11 +166,7 @@ func startSources(ctx context.Context, r config.Resolved, logf func(string, ...a
 func startCluster(_ context.Context, r config.Resolved, logf func(string, ...any)) (live.Config, func(), error) {
 	c := r.Context
 	if !r.Embedded {
-		admins := []string{}
-		if c.Admin != "" {
-			admins = append(admins, c.Admin)
-		}
-		return live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf}, func() {}, nil
+		return contextLive(c, logf), func() {}, nil
 	}
 	e, err := engine.Start(engine.Config{ElectionDelay: 5 * time.Second, Logf: logf})
 	if err != nil {
@@ -183,6 +179,17 @@ func startCluster(_ context.Context, r config.Resolved, logf func(string, ...any
 	}
 	cfg := live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf}
 	return cfg, func() { d.Close(); e.Close() }, nil
+}
+
+// contextLive says where a configured context's adapters connect: its
+// admin and data addresses, or its spoke through the hub.
+func contextLive(c config.Context, logf func(string, ...any)) live.Config {
+	admins := []string{}
+	if c.Admin != "" {
+		admins = append(admins, c.Admin)
+	}
+	return live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName,
+		ReadOnly: c.ReadOnly, Hub: c.Hub, Spoke: c.Spoke, SpokeKey: c.SpokeKey, Logf: logf}
 }
 
 // switcher connects `:ctx NAME` to another context of the config file.
@@ -202,11 +209,7 @@ func (a *app) switcher(r config.Resolved, logf func(string, ...any)) ui.Switcher
 		if r.Sources.LowBandwidth == config.FromFlag || r.Sources.LowBandwidth == config.FromEnv {
 			c.LowBandwidth = r.Context.LowBandwidth // so does --low-bandwidth (the link is the same)
 		}
-		admins := []string{}
-		if c.Admin != "" {
-			admins = append(admins, c.Admin)
-		}
-		src, err := live.New(live.Config{AdminAddrs: admins, DataAddrs: c.Addresses, QueueManager: c.QueueManager, ClientName: c.ClientName, ReadOnly: c.ReadOnly, Logf: logf})
+		src, err := live.New(contextLive(c, logf))
 		if err != nil {
 			return nil, config.Context{}, err
 		}

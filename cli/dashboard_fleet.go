@@ -56,9 +56,13 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 		return &exitError{code: 2, err: err}
 	}
 	defer logCloser.Close()
+	rs, sets, err = expandSpokes(cmd.Context(), rs, sets)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
 	ms := make([]fleetMember, 0, len(rs))
 	for i, r := range rs {
-		if r.Embedded || r.Context.Admin == "" {
+		if r.Embedded || (r.Context.Admin == "" && r.Context.Hub == "") {
 			return &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
 		}
 		cfg, _, err := startCluster(cmd.Context(), r, logf)
@@ -68,6 +72,45 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 		ms = append(ms, fleetMember{r: r, live: cfg, set: sets[i]})
 	}
 	return runFleetProgram(cmd.Context(), ms)
+}
+
+// expandSpokes replaces each `spokes: all` context by one spoke context
+// per spoke its hub lists, running or not (a stopped one's row says it
+// cannot be reached), named CONTEXT/SPOKE.
+func expandSpokes(ctx context.Context, rs []config.Resolved, sets []*schema.Set) ([]config.Resolved, []*schema.Set, error) {
+	var outR []config.Resolved
+	var outS []*schema.Set
+	for i, r := range rs {
+		if !r.Context.AllSpokes {
+			outR, outS = append(outR, r), append(outS, sets[i])
+			continue
+		}
+		spokes, err := listSpokes(ctx, r.Context)
+		if err != nil {
+			return nil, nil, fmt.Errorf("context %s: the spokes of hub %s: %w", r.Context.Name, r.Context.Hub, err)
+		}
+		for _, sp := range spokes {
+			mr := r
+			mr.Context.Name, mr.Context.Spoke, mr.Context.AllSpokes = r.Context.Name+"/"+sp.Name, sp.Name, false
+			outR, outS = append(outR, mr), append(outS, sets[i])
+		}
+	}
+	if len(outR) == 0 {
+		return nil, nil, errors.New("no spoke to watch: the hubs list none")
+	}
+	return outR, outS, nil
+}
+
+// listSpokes asks a hub context's hub for its spokes (read-only).
+func listSpokes(ctx context.Context, c config.Context) ([]admin.SpokeProperty, error) {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	svc, err := admin.Connect(cctx, c.Hub, admin.Options{ClientName: c.ClientName, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	return svc.SpokeList(cctx)
 }
 
 // runFleetProgram runs the Fleet dashboard on ms until the user quits.
@@ -105,11 +148,12 @@ func runFleetProgram(ctx context.Context, ms []fleetMember) error {
 	return err
 }
 
-// runFleetDemo is --demo fleet: three in-process clusters in different
-// states, watched as a fleet. "prod" runs the demo traffic (its groups
-// show every health word); "staging" has a node down; "dr" has a stopped
-// group (billing, committed at 1 on each of ORDER.EVENT's partitions, no
-// member).
+// runFleetDemo is --demo fleet: in-process clusters in different states,
+// watched as a fleet. "prod" runs the demo traffic (its groups show every
+// health word); a hub with two spokes, each watched through the hub as a
+// spoke context: "hub/plant-1" (three nodes) has a node down,
+// "hub/plant-2" a stopped group (billing, committed at 1 on each of
+// ORDER.EVENT's partitions, no member).
 func (a *app) runFleetDemo(cmd *cobra.Command) error {
 	if err := needTerminal(); err != nil {
 		return err
@@ -131,8 +175,15 @@ func (a *app) runFleetDemo(cmd *cobra.Command) error {
 	return runFleetProgram(cmd.Context(), ms)
 }
 
-// startFleetDemo starts the fleet demo's three engines (stop closes
-// them) and says how to watch each.
+// Fleet demo names: the hub's context and its spokes.
+const (
+	demoHub        = "hub"
+	demoSpokeNodes = "plant-1" // three nodes, one down
+	demoSpokeGroup = "plant-2" // a stopped group
+)
+
+// startFleetDemo starts the fleet demo's engines (stop closes them) and
+// says how to watch each.
 func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ...any)) ([]fleetMember, func(), error) {
 	var closers []func()
 	stop := func() {
@@ -168,20 +219,22 @@ func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ..
 		}
 		closers = append(closers, d.Close)
 		ms = append(ms, m)
-		staging, m, err := start("staging")
+		hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 500 * time.Millisecond, Logf: logf, Spokes: []engine.SpokeConfig{
+			{Name: demoSpokeNodes, Config: engine.Config{Nodes: 3}}, {Name: demoSpokeGroup, Config: engine.Config{Nodes: 3}}}})
 		if err != nil {
+			return fmt.Errorf("demo hub: %w", err)
+		}
+		closers = append(closers, func() { hub.Close() })
+		for _, name := range []string{demoSpokeNodes, demoSpokeGroup} {
+			mr := r
+			mr.Context.Name, mr.Context.Hub, mr.Context.Spoke = demoHub+"/"+name, hub.AdminAddrs()[0], name
+			lc := contextLive(mr.Context, logf)
+			ms = append(ms, fleetMember{r: mr, live: lc, set: ms[0].set, demo: true})
+		}
+		if err := seedNodeDown(ctx, hub.SpokeEngine(demoSpokeNodes)); err != nil {
 			return err
 		}
-		ms = append(ms, m)
-		if err := seedNodeDown(ctx, staging); err != nil {
-			return err
-		}
-		dr, m, err := start("dr")
-		if err != nil {
-			return err
-		}
-		ms = append(ms, m)
-		return seedStoppedGroup(ctx, dr)
+		return seedStoppedGroup(ctx, hub.SpokeEngine(demoSpokeGroup))
 	}()
 	if err != nil {
 		stop()
@@ -200,7 +253,7 @@ func seedNodeDown(ctx context.Context, e *engine.Engine) error {
 	defer cancel()
 	leader, err := e.WaitLeader(wctx)
 	if err != nil {
-		return fmt.Errorf("demo cluster staging: %w", err)
+		return fmt.Errorf("demo spoke %s: %w", demoSpokeNodes, err)
 	}
 	for _, n := range e.Nodes() {
 		if n.ID != leader {
@@ -220,7 +273,7 @@ func seedStoppedGroup(ctx context.Context, e *engine.Engine) error {
 	defer cancel()
 	svc, err := admin.Connect(cctx, e.AdminAddrs()[0], admin.Options{ClientName: "ilinkdash-demo"})
 	if err != nil {
-		return fmt.Errorf("demo cluster dr: %w", err)
+		return fmt.Errorf("demo spoke %s: %w", demoSpokeGroup, err)
 	}
 	defer svc.Close()
 	q := svc.AccessAdminQmgr(svc.QueueManager())
@@ -236,7 +289,7 @@ type fleetFlags struct {
 
 func (a *app) registerFleet(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.fleet.allContexts, "all-contexts", false, "watch every context of the config file at once (as --context a,b,c names some): the Fleet tab first, one row per cluster")
-	fs.StringVar(&a.fleet.demo, "demo", "", "start in-process demo clusters instead: "+DemoFleet+" (three clusters in different states, on the Fleet tab)")
+	fs.StringVar(&a.fleet.demo, "demo", "", "start in-process demo clusters instead: "+DemoFleet+" (a healthy cluster with traffic, and a hub's two spokes, one with a node down, one with a stopped group, on the Fleet tab)")
 }
 
 // fleetArgs runs the fleet dashboard when the flags ask for one (more than
@@ -256,7 +309,7 @@ func (a *app) fleetArgs(cmd *cobra.Command) (bool, error) {
 	if err != nil {
 		return true, &exitError{code: 2, err: err}
 	}
-	if len(rs) < 2 {
+	if len(rs) < 2 && !rs[0].Context.AllSpokes {
 		return false, nil
 	}
 	return true, a.runFleet(cmd, rs)

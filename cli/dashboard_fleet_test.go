@@ -12,6 +12,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // The dashboard's fleet flags: --demo takes only fleet and no context;
@@ -44,7 +45,8 @@ func TestDashboardFleetFlags(t *testing.T) {
 }
 
 // --demo fleet's clusters are in the states it promises: prod has the demo
-// traffic's topics, staging a node down, dr the stopped group billing.
+// traffic's topics; through the hub, hub/plant-1 has a node down and
+// hub/plant-2 the stopped group billing.
 func TestFleetDemoClusters(t *testing.T) {
 	ctx := context.Background()
 	ms, stop, err := startFleetDemo(ctx, config.Resolved{Context: config.DefaultContext()}, nil)
@@ -52,32 +54,35 @@ func TestFleetDemoClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	if len(ms) != 3 || ms[0].r.Context.Name != "prod" || ms[1].r.Context.Name != "staging" || ms[2].r.Context.Name != "dr" {
+	if len(ms) != 3 || ms[0].r.Context.Name != "prod" || ms[1].r.Context.Name != "hub/plant-1" || ms[2].r.Context.Name != "hub/plant-2" {
 		t.Fatalf("the demo's contexts: %+v", ms)
 	}
 	q := func(m fleetMember) *admin.Qmgr {
-		_, q := adminAt(t, m.live.AdminAddrs[0])
-		return q
+		if m.live.Hub == "" || len(m.live.AdminAddrs) != 0 {
+			t.Fatalf("%s is not watched through its hub: %+v", m.r.Context.Name, m.live)
+		}
+		svc, err := admin.ConnectToSpoke(ctx, m.live.Hub, m.live.Spoke, admin.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { svc.Close() })
+		return svc.AccessAdminQmgr("")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		nodes, err := q(ms[1]).Nodes(ctx)
+	plant1 := q(ms[1])
+	var nodes []admin.NodeInfo
+	ilinktest.WaitFor(t, 30*time.Second, "one node of hub/plant-1 down, seen through the hub", func() bool {
+		var err error
+		nodes, err = plant1.Nodes(ctx)
 		down := 0
 		for _, n := range nodes {
 			if n.State == admin.NodeDown || n.State == admin.NodeStopped {
 				down++
 			}
 		}
-		if err == nil && down == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("staging: %d nodes down (%v), want 1: %+v", down, err, nodes)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil && down == 1 && len(nodes) == 3
+	})
 	gs, err := q(ms[2]).GroupList(ctx)
 	if err != nil || len(gs) != 1 || gs[0].Name != "billing" || gs[0].Members != 0 {
-		t.Fatalf("dr's groups: %v %+v", err, gs)
+		t.Fatalf("hub/plant-2's groups: %v %+v", err, gs)
 	}
 }
