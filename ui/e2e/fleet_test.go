@@ -36,10 +36,13 @@ func (r recFleet) View() tea.View {
 	return v
 }
 
-// fleetCluster is one context of startFleet: its name and engine.
+// fleetCluster is one context of startFleet: its name and engine, or the
+// spoke reached through hub's admin address.
 type fleetCluster struct {
-	name string
-	e    *engine.Engine
+	name  string
+	e     *engine.Engine
+	hub   *engine.Engine
+	spoke string
 }
 
 // startFleet runs the dashboard over several clusters the way cli does
@@ -50,7 +53,15 @@ func startFleet(t *testing.T, every time.Duration, cs ...fleetCluster) *dash {
 	var models []*ui.Model
 	var srcs []*live.Sources
 	for _, c := range cs {
-		src := liveSources(t, c.e, false)
+		var src *live.Sources
+		if c.hub != nil {
+			var err error
+			if src, err = live.New(live.Config{Hub: c.hub.AdminAddrs()[0], Spoke: c.spoke, ClientName: "ilinkdash-e2e"}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			src = liveSources(t, c.e, false)
+		}
 		srcs = append(srcs, src)
 		cfg := config.DefaultContext()
 		cfg.Name = c.name
@@ -110,7 +121,7 @@ func TestFleetThreeClusters(t *testing.T) {
 	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
 		t.Fatal(err)
 	}
-	d := startFleet(t, every, fleetCluster{"alpha", alpha}, fleetCluster{"bravo", bravo}, fleetCluster{"charlie", charlie})
+	d := startFleet(t, every, fleetCluster{name: "alpha", e: alpha}, fleetCluster{name: "bravo", e: bravo}, fleetCluster{name: "charlie", e: charlie})
 
 	s := d.waitFor("three rows, bravo's stopped group worst first", func(s string) bool {
 		b := fleetRow(s, "bravo")
@@ -182,4 +193,57 @@ func hasLine(s string, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// Two spokes watched through their hub beside a plain cluster: their rows
+// show the spokes' own clusters (a stopped group on one), and a spoke that
+// stops (its link to the hub down) shows on its row with the hub's reason,
+// while the others keep their rows.
+func TestFleetSpokesThroughHub(t *testing.T) {
+	const every = time.Second
+	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
+		Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	p1, p2 := hub.SpokeEngine("plant-1"), hub.SpokeEngine("plant-2")
+	ctx := context.Background()
+	s2, err := admin.ConnectToSpoke(ctx, hub.AdminAddrs()[0], "plant-2", admin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s2.AccessAdminQmgr("")
+	if err := q.CreateTopic(ctx, "ORDERS", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := q.Publish(ctx, "ORDERS", nil, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s2.Close()
+	alpha := startEngine(t, engineOpts{})
+	d := startFleet(t, every, fleetCluster{name: "alpha", e: alpha}, fleetCluster{name: "hub/plant-1", hub: hub, spoke: "plant-1"},
+		fleetCluster{name: "hub/plant-2", hub: hub, spoke: "plant-2"})
+	d.waitFor("the spokes' rows through the hub", func(s string) bool {
+		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") &&
+			strings.Contains(fleetRow(s, "hub/plant-1"), "OK") && strings.Contains(fleetRow(s, "alpha"), "OK")
+	})
+	if p2.Leader() == 0 {
+		t.Fatal("plant-2 has no leader")
+	}
+
+	d.markNow()
+	_ = p1.Close() // the spoke stops: its link to the hub goes down
+	// The hub answers for it (the spoke is not linked), so the row goes
+	// stale with the hub's reason rather than "cannot reach".
+	d.waitFor("plant-1's row says the spoke is not linked", func(s string) bool {
+		row := fleetRow(s, "hub/plant-1")
+		return strings.Contains(row, "stale") && strings.Contains(row, "spoke plant-1 is not linked") &&
+			strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") && strings.Contains(fleetRow(s, "alpha"), "OK")
+	})
 }
