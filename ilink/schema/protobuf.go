@@ -39,6 +39,9 @@ type protobufCodec struct {
 	// types resolves Any payloads and extensions against the schema's own
 	// files, not the binary's generated ones.
 	types *dynamicpb.Types
+	// vocab is the text its JSON mapping can make up (Literal), built on
+	// first use.
+	vocab vocabOnce
 }
 
 // Protobuf compiles the .proto files in-process and returns the codec of

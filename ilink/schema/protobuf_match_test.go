@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 )
 
@@ -42,12 +41,7 @@ message All {
 // and matching there does, on records and terms of every kind, and it
 // is the codec's own matcher (not the decoding one).
 func TestProtobufFieldMatcherAgreesWithDecoding(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "p")
-	writeFile(t, filepath.Join(dir, "kinds.proto"), kindsProto)
-	c, err := Protobuf([]string{filepath.Join(dir, "kinds.proto")}, []string{dir}, "k.All")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := protoFile(t, "kinds.proto", kindsProto, "k.All")
 	docs := []string{
 		`{"s":"hello","i32":-5,"i64":"9000000000","u32":7,"s64":"-3","f32":12,"sf64":"-12","b":true,"color":"BLUE",` +
 			`"inner":{"name":"in","level":-2,"nums":[1,2,3]},"inners":[{"name":"a"},{"name":"b","level":4}],"tags":["x","y"],` +

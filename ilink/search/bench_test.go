@@ -20,7 +20,7 @@ import (
 // every record, nothing else) with BenchmarkScanSearch (the same records
 // through Run with a key that matches one of them).
 
-const benchRecords = 300_000
+const benchRecords = 1_000_000
 
 var (
 	benchOnce sync.Once
