@@ -243,3 +243,44 @@ func TestPollsShareDetails(t *testing.T) {
 		t.Fatalf("%d cache entries after %d details", n, 2*maxEntries)
 	}
 }
+
+// The SSH command picks a served context by its exact name, one word;
+// anything else is refused naming what is served, the asked text
+// sanitized and cut.
+func TestPickContext(t *testing.T) {
+	named := func(names ...string) *Server {
+		s := &Server{}
+		for _, n := range names {
+			s.clusters = append(s.clusters, &served{Cluster: Cluster{Context: config.Context{Name: n}}})
+		}
+		return s
+	}
+	two := named("alpha", "bravo")
+	for _, c := range []struct {
+		s    *Server
+		cmd  []string
+		want int
+		err  string
+	}{
+		{two, nil, -1, ""},
+		{two, []string{"bravo"}, 1, ""},
+		{two, []string{"Bravo"}, 0, `no context "Bravo" here; this server serves alpha, bravo`},
+		{two, []string{"bravo", "extra"}, 0, `no context "bravo extra"`},
+		{two, []string{strings.Repeat("x", 100)}, 0, strings.Repeat("x", 64) + "…"},
+		{named("prod"), nil, 0, ""},
+		{named("prod"), []string{"prod"}, 0, ""},
+		{named("prod"), []string{"dr"}, 0, "this server serves prod"},
+		{named(""), []string{"dr"}, 0, "serves one cluster: connect without a command"},
+	} {
+		got, err := c.s.pick(c.cmd)
+		switch {
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("pick %q: %d, %v; want %d", c.cmd, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("pick %q: %v; want an error with %q", c.cmd, err, c.err)
+		}
+	}
+	if _, err := two.pick([]string{"a\x1b[2Jb"}); err == nil || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("an escape in the asked name reached the refusal: %q", err)
+	}
+}
