@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
+	"sync"
+
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ui"
+	"ilinkdash/ui/common"
 )
 
 // lagKeeper is the lag history a headless command (exporter, serve) keeps
@@ -59,5 +64,68 @@ func (k *lagKeeper) close() {
 		if err := k.st.Close(); err != nil {
 			k.logf("lag history: %v", err)
 		}
+	}
+}
+
+// serveLag is serve's lag histories, one per served context, opened
+// before the server: its sessions read them (serve.Config.LagHistory,
+// ui.WithSharedLagHistory) and never write. A context whose monitor serve
+// runs anyway (--metrics, --notify-*) is recorded by it (attach); the
+// others by a watcher of their own over their shared poller: no admin
+// request of its own while sessions poll, one dashboard's worth while
+// none does, so the history has no hole while nobody watches.
+type serveLag struct {
+	rs      []config.Resolved
+	keepers []*lagKeeper
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func openServeLag(rs []config.Resolved, logf func(string, ...any)) *serveLag {
+	open, _ := lagOpener() // each keeper closes what it opened
+	l := &serveLag{rs: rs, cancel: func() {}}
+	for _, r := range rs {
+		l.keepers = append(l.keepers, openLagHistory(open, r, logf))
+	}
+	return l
+}
+
+// stores are the histories opened, by context name.
+func (l *serveLag) stores() map[string]*history.Store {
+	m := map[string]*history.Store{}
+	for i, k := range l.keepers {
+		if k.st != nil {
+			m[l.rs[i].Context.Name] = k.st
+		}
+	}
+	return m
+}
+
+// record starts a watcher for every history no monitor records (attach),
+// reading served context i through polled(i), its shared poller.
+func (l *serveLag) record(ctx context.Context, polled func(int) func(context.Context, common.ResID) (any, error)) {
+	ctx, l.cancel = context.WithCancel(ctx)
+	for i, k := range l.keepers {
+		if k.st == nil || k.rec != nil {
+			continue
+		}
+		hcfg := health.Config(l.rs[i].Context.Health)
+		if err := hcfg.Validate(); err != nil {
+			k.logf("no lag history this run: %v", err)
+			continue
+		}
+		m := newMonitor(monitorConfig{resolved: l.rs[i], health: hcfg, flags: &monitorFlags{}, logf: k.logf, read: polled(i), noRuntime: true})
+		k.attach(m)
+		l.wg.Go(func() { _ = m.run(ctx, nil) })
+	}
+}
+
+// close stops the watchers and closes every history (after serve's own
+// monitor stopped: it may record into the first).
+func (l *serveLag) close() {
+	l.cancel()
+	l.wg.Wait()
+	for _, k := range l.keepers {
+		k.close()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
 )
 
 // lagFile is context's lag history file under the test's state directory.
@@ -107,4 +108,32 @@ func waitGroupLag(t *testing.T, base, group string, lag float64, polls float64) 
 		n, _ := groupPolls()
 		return n >= from+polls
 	})
+}
+
+// serve keeps each served context's lag history from its shared poller:
+// without --metrics a watcher of its own reads through it and records;
+// after the stop the file holds the stopped group's lag.
+func TestServeKeepsLagHistory(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	e := startTestEngine(t, engine.Config{})
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	topicWithRecords(t, q, "H.T", "partitions=1", 20)
+	groupCommittedAt(t, q, "idle", "H.T", 5)
+	dir := t.TempDir()
+	_, keys := operatorKey(t, dir)
+	path := lagFile(state, "m")
+	sv := startCLI(t, watchedConfig(t, dir, e, 200*time.Millisecond), "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+		"--host-key", filepath.Join(dir, "hostkey"))
+	sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+)`))
+	if !strings.Contains(sv.out.String(), "lag history: recording into "+path) {
+		t.Fatalf("serve did not say where it records:\n%s", sv.out.String())
+	}
+	// No session: the group list is read by the history's watcher alone.
+	from := e.RequestCounts()[wire.CodeGroupList]
+	ilinktest.WaitFor(t, exporterWait, "three group polls", func() bool { return e.RequestCounts()[wire.CodeGroupList] >= from+3 })
+	if err := sv.stop(t); err != nil {
+		t.Fatalf("serve: %v\n%s", err, sv.out.String())
+	}
+	wantLagPoints(t, path, "idle", 15)
 }

@@ -200,8 +200,10 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	defer stop()
+	lag := openServeLag(rs, srvLog.Printf)
+	defer lag.close() // after the monitor: deferred before it
 
-	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Logf: srvLog.Printf})
+	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, LagHistory: lag.stores(), Logf: srvLog.Printf})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -210,7 +212,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		_ = srv.Shutdown(context.Background())
 		return &exitError{code: 2, err: fmt.Errorf("--listen: %w", err)}
 	}
-	watched, err := startServeMonitor(cmd, f, r, targets[0], srv, srvLog.Printf)
+	watched, err := startServeMonitor(cmd, f, r, targets[0], srv, srvLog.Printf, lag.keepers[0])
 	if err != nil {
 		_ = ln.Close()
 		_ = srv.Shutdown(context.Background())
@@ -219,6 +221,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	printServeBanner(out, srv, sc, rs, ln.Addr())
 	watched.banner(out)
 	defer watched.stop()
+	lag.record(cmd.Context(), srv.PolledIn)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -301,8 +304,9 @@ type serveMonitor struct {
 }
 
 // startServeMonitor starts serve's monitor when --metrics or a
-// notification flag asks for one (otherwise a monitor that never ends).
-func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, target string, srv *serve.Server, logf func(string, ...any)) (*serveMonitor, error) {
+// notification flag asks for one (otherwise a monitor that never ends);
+// it records into lag too.
+func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, target string, srv *serve.Server, logf func(string, ...any), lag *lagKeeper) (*serveMonitor, error) {
 	sm := &serveMonitor{done: make(chan struct{}), cancel: func() {}}
 	if f.metrics == "" && !f.monitor.notifies() {
 		return sm, nil
@@ -312,6 +316,7 @@ func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, tar
 		return nil, &exitError{code: 2, err: err}
 	}
 	sm.m = newMonitor(monitorConfig{resolved: r, target: target, health: hcfg, flags: &f.monitor, logf: logf, read: srv.Polled})
+	lag.attach(sm.m)
 	if f.metrics != "" {
 		ln, err := net.Listen("tcp", f.metrics)
 		if err != nil {

@@ -34,6 +34,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin/history"
 )
 
 // Config is what New needs.
@@ -53,6 +54,11 @@ type Config struct {
 	// one shared poller each, and with more than one a session starts on
 	// the Fleet tab (or on the context its SSH command names).
 	Clusters []Cluster
+	// LagHistory is the served contexts' lag histories by context name
+	// (one missing: no history of it): every session's dashboard of a
+	// context reads its own (ui.WithSharedLagHistory), never writes it;
+	// the caller records into it and closes it after Shutdown.
+	LagHistory map[string]*history.Store
 	// Logf receives the server's log lines (connects, refusals, audit
 	// summaries); nil discards them.
 	Logf func(format string, args ...any)
