@@ -85,7 +85,8 @@ func isHex(c byte) bool {
 }
 
 // vocab is the text the JSON mapping of a message can make up, as
-// opposed to the strings it copies from the wire.
+// opposed to the strings it copies from the wire, and whether it has
+// required fields: what a walk of the message and those it reaches finds.
 type vocab struct {
 	// none: Any or FieldMask is reachable (their JSON is not from known
 	// names), or an extension: no literal is vouched for.
@@ -95,6 +96,9 @@ type vocab struct {
 	names []string
 	// bytes: a bytes field is reachable, so base64 text may be made up.
 	bytes bool
+	// required: a proto2 required field is reachable (Decode then has
+	// protojson check that they are set).
+	required bool
 }
 
 const (
@@ -148,6 +152,9 @@ func (c *protobufCodec) vocabulary() *vocab {
 			for i := range fs.Len() {
 				f := fs.Get(i)
 				v.names = append(v.names, string(f.Name()), f.JSONName())
+				if f.Cardinality() == protoreflect.Required {
+					v.required = true
+				}
 				switch f.Kind() {
 				case protoreflect.BytesKind:
 					v.bytes = true

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -118,5 +120,36 @@ message M { string id = 1; google.protobuf.Any x = 2; }
 	}
 	if l := Literal(av, []byte("order-150000")); l != nil {
 		t.Fatalf("avro: literal %q, want none", l)
+	}
+}
+
+// Decode writes compact JSON (protojson's random spaces dropped, those in
+// strings kept) and still refuses a proto2 record without its required
+// field, while a message without one skips the check.
+func TestProtobufDecodeCompactAndRequired(t *testing.T) {
+	c := protoFile(t, "l.proto", literalProto, "l.Rec")
+	raw, err := c.Encode([]byte(`{"id":"a b \" c\\ d","extra":{"k":" x , y : z "},"inner":{"tags":["\t", " "]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // protojson's spaces vary from process to process, not call to call: several calls agree
+		dec, err := c.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, dec); err != nil || compact.String() != string(dec) {
+			t.Fatalf("decoded %s: not compact JSON (%v)", dec, err)
+		}
+		if want := `"id":"a b \" c\\ d"`; !bytes.Contains(dec, []byte(want)) || !bytes.Contains(dec, []byte(`" x , y : z "`)) {
+			t.Fatalf("decoded %s: the strings' spaces are lost", dec)
+		}
+	}
+	if got := string(dropSpaces([]byte(`{"a": "x y\" ,", "b":[1, 2],` + "\n" + `"c" : {}}`))); got != `{"a":"x y\" ,","b":[1,2],"c":{}}` {
+		t.Fatalf("dropSpaces: %s", got)
+	}
+	p2 := protoFile(t, "r.proto", "syntax = \"proto2\";\npackage r;\nmessage R { required string id = 1; optional int32 n = 2; }\n", "r.R")
+	if _, err := p2.Decode([]byte{0x10, 0x05}); err == nil || !strings.Contains(err.Error(), "id") {
+		t.Fatalf("a proto2 record without its required id: %v", err)
 	}
 }

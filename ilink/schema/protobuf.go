@@ -203,15 +203,40 @@ func (c *protobufCodec) Decode(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("not a %s: none of its fields in the %d bytes (field numbers %s)",
 			c.md.FullName(), len(b), fieldNumbers(unknown))
 	}
-	out, err := protojson.MarshalOptions{UseProtoNames: true, Resolver: c.types}.Marshal(m)
+	// A message that can hold no required field skips protojson's check
+	// of them (a tenth of a decode).
+	v := c.vocabulary()
+	partial := !v.required && !v.none
+	out, err := protojson.MarshalOptions{UseProtoNames: true, Resolver: c.types, AllowPartial: partial}.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("%s to JSON: %s", c.md.FullName(), protoReason(err))
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, out); err != nil {
-		return nil, fmt.Errorf("%s to JSON: %w", c.md.FullName(), err)
+	return dropSpaces(out), nil
+}
+
+// dropSpaces removes, in place, the white space between the tokens of
+// protojson's output (it adds some at random, on purpose): all a
+// json.Compact would do to it, at a third of the cost.
+func dropSpaces(b []byte) []byte {
+	out := b[:0]
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\' && i+1 < len(b):
+			out = append(out, c, b[i+1])
+			i++
+			continue
+		case inString && c == '"':
+			inString = false
+		case c == '"':
+			inString = true
+		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+			continue
+		}
+		out = append(out, c)
 	}
-	return compact.Bytes(), nil
+	return out
 }
 
 // Encode parses doc as protobuf's JSON mapping of the message (field names
