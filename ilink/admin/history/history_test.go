@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -324,4 +325,41 @@ func TestRecorderWritesSnapshots(t *testing.T) {
 	if pts, _ := st.Query(GroupRate("ORDERS"), time.Hour); len(pts) != 0 {
 		t.Fatalf("an unknown rate is not a point: %v", pts)
 	}
+}
+
+// Past Options.MaxSeries a new series is counted (Skipped) and not
+// recorded; the series already kept go on.
+func TestMaxSeries(t *testing.T) {
+	c := &clock{time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)}
+	st, _, err := Open(filepath.Join(t.TempDir(), "h.db"), Options{Now: c.now, MaxSeries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 3 {
+		var ss []Sample
+		for g := range 5 {
+			ss = append(ss, Sample{GroupLag("g" + strconv.Itoa(g)), float64(10*i + g)})
+		}
+		if err := st.Record(c.t, ss); err != nil {
+			t.Fatal(err)
+		}
+		c.t = c.t.Add(10 * time.Second)
+	}
+	if n := st.Skipped(); n != 6 {
+		t.Errorf("Skipped %d, want 6 (2 series over 3 polls)", n)
+	}
+	for g := range 5 {
+		pts, err := st.Query(GroupLag("g"+strconv.Itoa(g)), time.Hour)
+		if want := 3 * btoi(g < 3); err != nil || len(pts) != want {
+			t.Errorf("g%d: %d points (%v), want %d", g, len(pts), err, want)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
