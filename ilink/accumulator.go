@@ -85,20 +85,28 @@ func (b *batch) wireSize() int {
 	return b.bb.EncodedSize()
 }
 
-// freeze encodes the batch once: compressed with codec unless that does not
-// shrink it, and stamped with its sequence.
+// freeze encodes the batch once, stamped with its sequence (one CRC):
+// compressed with codec unless that does not shrink it, else uncompressed
+// where the builder encoded it (no copy; the builder takes the frozen
+// buffer's memory in exchange).
 func (b *batch) freeze(codec wire.Codec, idempotent bool) error {
-	out, err := b.bb.AppendTo(b.frozen[:0], codec)
-	if err != nil {
-		return err
+	if idempotent {
+		b.bb.SetProducer(b.pid, b.pepoch, b.seq)
 	}
-	if codec != wire.CodecNone && len(out) > b.bb.EncodedSize() {
-		if out, err = b.bb.AppendTo(out[:0], wire.CodecNone); err != nil {
+	if codec != wire.CodecNone {
+		out, err := b.bb.AppendTo(b.frozen[:0], codec)
+		if err != nil {
 			return err
 		}
+		if len(out) <= b.bb.EncodedSize() {
+			b.frozen = out
+			return nil
+		}
+		b.frozen = out[:0]
 	}
-	if idempotent {
-		wire.SetBatchProducer(out, b.pid, b.pepoch, b.seq)
+	out, err := b.bb.TakeUncompressed(b.frozen[:0])
+	if err != nil {
+		return err
 	}
 	b.frozen = out
 	return nil

@@ -609,10 +609,14 @@ func batchVarintErr(rec int, what string, n int) error {
 // BatchBuilder encodes the records of one producer batch. Append encodes
 // each record straight into an internal buffer (no allocation once the
 // buffer has grown to the batch size); Finish or AppendTo adds the header,
-// compresses and computes the CRC. Reset starts the next batch and keeps the
+// compresses and computes the CRC; TakeUncompressed finishes the batch where
+// it was built, without copying it. Reset starts the next batch and keeps the
 // buffers. A BatchBuilder is not safe for concurrent use.
 type BatchBuilder struct {
-	recs       []byte // encoded, uncompressed records section
+	// buf is empty or the room of the batch header followed by the
+	// encoded, uncompressed records section (section), so an uncompressed
+	// batch is finished in place.
+	buf        []byte
 	scratch    []byte // compression output, reused across batches
 	count      int32
 	baseTS     int64
@@ -634,7 +638,7 @@ func NewBatchBuilder(producerID int64, epoch int16, baseSeq int32) *BatchBuilder
 // Reset empties the builder for a new batch and keeps its buffers.
 func (b *BatchBuilder) Reset(producerID int64, epoch int16, baseSeq int32) {
 	*b = BatchBuilder{
-		recs:       b.recs[:0],
+		buf:        b.buf[:0],
 		scratch:    b.scratch[:0],
 		producerID: producerID,
 		epoch:      epoch,
@@ -645,11 +649,21 @@ func (b *BatchBuilder) Reset(producerID int64, epoch int16, baseSeq int32) {
 // Grow makes room for n more bytes of encoded records, so that appending them
 // does not allocate.
 func (b *BatchBuilder) Grow(n int) {
-	if n > 0 && cap(b.recs)-len(b.recs) < n {
-		nb := make([]byte, len(b.recs), len(b.recs)+n)
-		copy(nb, b.recs)
-		b.recs = nb
+	if at := max(len(b.buf), BatchHeaderSize); n > 0 && cap(b.buf)-at < n {
+		nb := make([]byte, len(b.buf), at+n)
+		copy(nb, b.buf)
+		b.buf = nb
 	}
+}
+
+// section is the encoded records (after the header's room).
+func (b *BatchBuilder) section() []byte { return b.buf[min(len(b.buf), BatchHeaderSize):] }
+
+// SetProducer sets the producer id, epoch and base sequence the header
+// will carry: a producer assigns them when it freezes a batch, before
+// AppendTo or TakeUncompressed computes the CRC (once).
+func (b *BatchBuilder) SetProducer(producerID int64, epoch int16, baseSeq int32) {
+	b.producerID, b.epoch, b.baseSeq = producerID, epoch, baseSeq
 }
 
 // Count is the number of records appended since the last Reset.
@@ -658,7 +672,7 @@ func (b *BatchBuilder) Count() int { return int(b.count) }
 // EncodedSize is the size the batch would have uncompressed so far: the
 // 61-byte header plus every appended record. Compare EncodedSize() +
 // RecordSize(...) with the batch size limit before appending.
-func (b *BatchBuilder) EncodedSize() int { return BatchHeaderSize + len(b.recs) }
+func (b *BatchBuilder) EncodedSize() int { return BatchHeaderSize + len(b.section()) }
 
 // RecordSizeEstimate is the encoded size of a record with this key, value
 // and headers, assuming its offsetDelta and timestampDelta take 3 bytes each
@@ -740,7 +754,7 @@ func (b *BatchBuilder) Append(ts int64, key, value []byte, headers []RecordHeade
 	offDelta := b.count
 	body := batchRecordBody(varintSize64(tsDelta), varintSize32(offDelta), key, value, headers)
 	// Lengths are int32 on the wire; the whole batch must fit in batchLength.
-	if uint64(len(key))|uint64(len(value)) > math.MaxInt32 || body > math.MaxInt32-BatchHeaderSize-len(b.recs)-5 {
+	if uint64(len(key))|uint64(len(value)) > math.MaxInt32 || body > math.MaxInt32-BatchHeaderSize-len(b.section())-5 {
 		b.err = fmt.Errorf("batch: record %d of %d bytes makes the batch exceed 2 GiB", b.count, body)
 		return
 	}
@@ -751,13 +765,13 @@ func (b *BatchBuilder) Append(ts int64, key, value []byte, headers []RecordHeade
 		}
 	}
 	need := varintSize32(int32(body)) + body
-	at := len(b.recs)
-	if cap(b.recs)-at < need {
-		nb := make([]byte, at, 2*cap(b.recs)+need)
-		copy(nb, b.recs)
-		b.recs = nb
+	at := max(len(b.buf), BatchHeaderSize) // the header's room comes first
+	if cap(b.buf)-at < need {
+		nb := make([]byte, at, max(2*cap(b.buf), at)+need)
+		copy(nb, b.buf)
+		b.buf = nb
 	}
-	buf := b.recs[at : at+need]
+	buf := b.buf[at : at+need]
 	p := varintPut32(buf, int32(body))
 	buf[p] = 0 // attributes
 	p++
@@ -772,7 +786,7 @@ func (b *BatchBuilder) Append(ts int64, key, value []byte, headers []RecordHeade
 		p += copy(buf[p:], h.Key)
 		p += batchPutBytes(buf[p:], h.Value)
 	}
-	b.recs = b.recs[:at+need]
+	b.buf = b.buf[:at+need]
 	b.count++
 }
 
@@ -795,10 +809,10 @@ func (b *BatchBuilder) Finish(codec Codec) ([]byte, error) {
 	if err := b.check(codec); err != nil {
 		return nil, err
 	}
-	recs := b.recs
+	recs := b.section()
 	if codec != CodecNone {
 		var err error
-		b.scratch, err = batchCompress(b.scratch[:0], b.recs, codec)
+		b.scratch, err = batchCompress(b.scratch[:0], recs, codec)
 		if err != nil {
 			return nil, err
 		}
@@ -817,13 +831,35 @@ func (b *BatchBuilder) AppendTo(dst []byte, codec Codec) ([]byte, error) {
 	}
 	start := len(dst)
 	out := batchGrow(dst, BatchHeaderSize)
-	out, err := batchCompress(out, b.recs, codec)
+	out, err := batchCompress(out, b.section(), codec)
 	if err != nil {
 		return dst, err
 	}
 	if _, err := b.finishHeader(out[start:], codec); err != nil {
 		return dst, err
 	}
+	return out, nil
+}
+
+// errBatchTaken is the builder's sticky error after TakeUncompressed.
+var errBatchTaken = errors.New("batch: builder already taken by TakeUncompressed; Reset it first")
+
+// TakeUncompressed returns the complete uncompressed batch, finished where
+// its records were encoded: no copy of them. The caller owns it (and may
+// keep it for retries). The builder goes on with spare's memory, empty,
+// and refuses everything until the next Reset.
+func (b *BatchBuilder) TakeUncompressed(spare []byte) ([]byte, error) {
+	if err := b.check(CodecNone); err != nil {
+		return nil, err
+	}
+	if len(b.buf) < BatchHeaderSize {
+		b.buf = batchGrow(b.buf[:0], BatchHeaderSize) // no record yet
+	}
+	out, err := b.finishHeader(b.buf, CodecNone)
+	if err != nil {
+		return nil, err
+	}
+	b.buf, b.err = spare[:0], errBatchTaken
 	return out, nil
 }
 

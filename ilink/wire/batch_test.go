@@ -267,6 +267,54 @@ func TestBatchAppendToMatchesFinish(t *testing.T) {
 	}
 }
 
+// TestBatchTakeUncompressed: a batch finished where it was built has the
+// bytes Finish gives (the producer fields set before, the CRC computed
+// once, as SetBatchProducer would stamp them after); the builder then goes
+// on with the spare memory and refuses everything until Reset.
+func TestBatchTakeUncompressed(t *testing.T) {
+	recs := batchTestRecords(100, 2)
+	for _, n := range []int{0, 1, len(recs)} {
+		bb := NewBatchBuilder(-1, -1, -1)
+		for _, r := range recs[:n] {
+			bb.Append(r.ts, r.key, r.value, r.headers)
+		}
+		want, err := bb.Finish(CodecNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		SetBatchProducer(want, 42, 3, 17)
+		bb.SetProducer(42, 3, 17)
+		spare := make([]byte, 0, 4096)
+		got, err := bb.TakeUncompressed(spare)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d records: TakeUncompressed differs from Finish plus SetBatchProducer (err %v)", n, err)
+		}
+		if err := VerifyBatchCRC(got); err != nil {
+			t.Fatal(err)
+		}
+		bb.Append(1, nil, []byte("late"), nil)
+		if _, err := bb.TakeUncompressed(nil); !errors.Is(err, errBatchTaken) {
+			t.Fatalf("a second take: %v", err)
+		}
+		if _, err := bb.Finish(CodecNone); !errors.Is(err, errBatchTaken) {
+			t.Fatalf("Finish after a take: %v", err)
+		}
+		keep := append([]byte(nil), got...)
+		bb.Reset(-1, -1, -1)
+		bb.Append(1, nil, []byte("next"), nil)
+		if cap(bb.buf) != cap(spare) || &bb.buf[:1][0] != &spare[:1][0] {
+			t.Fatalf("the builder does not go on with the spare memory")
+		}
+		next, err := bb.TakeUncompressed(nil)
+		if err != nil || !bytes.Equal(got, keep) {
+			t.Fatalf("a taken batch changed when the builder went on (err %v)", err)
+		}
+		if d, err := DecodeBatch(next, 0, nil); err != nil || len(d) != 1 || string(d[0].Value) != "next" {
+			t.Fatalf("the next batch: %v %v", d, err)
+		}
+	}
+}
+
 func TestBatchRecordSize(t *testing.T) {
 	recs := batchTestRecords(500, 3)
 	bb := NewBatchBuilder(-1, -1, -1)
@@ -676,7 +724,7 @@ func TestBatchDecompressionBomb(t *testing.T) {
 	for _, r := range recs {
 		bb.Append(r.ts, r.key, r.value, r.headers)
 	}
-	zsec := batchZstdSizeless(t, bb.recs)
+	zsec := batchZstdSizeless(t, bb.section())
 	sizeless := make([]byte, BatchHeaderSize+len(zsec))
 	copy(sizeless[BatchHeaderSize:], zsec)
 	sizeless, _ = bb.finishHeader(sizeless, CodecZstd)
@@ -685,7 +733,7 @@ func TestBatchDecompressionBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	batchCheckRecords(t, got, recs, 0)
-	if _, err := DecodeBatch(sizeless, len(bb.recs)-1, nil); !errors.Is(err, ErrBatchTooLarge) {
+	if _, err := DecodeBatch(sizeless, len(bb.section())-1, nil); !errors.Is(err, ErrBatchTooLarge) {
 		t.Fatalf("size-less records one byte over the limit: %v", err)
 	}
 	// A record count that cannot fit under the limit is refused before

@@ -99,6 +99,11 @@ func varintRead32(b []byte) (v int32, n int) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return varintUnzig32(uint32(b[0])), 1
 	}
+	if len(b) > 1 && b[1] < 0x80 {
+		// Two bytes: a record's length, a 100-byte value's length and
+		// offsetDeltas up to 8191 (most records of a batch).
+		return varintUnzig32(uint32(b[0]&0x7f) | uint32(b[1])<<7), 2
+	}
 	// The 5th byte carries bits 28..31: more is more than 32 bits, or a
 	// 6th byte follows.
 	u, n := uvarintRead(b, 5, 0x0f)
