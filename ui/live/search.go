@@ -81,7 +81,7 @@ func (s *Sources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.S
 		defer close(r.ch)
 		p, err := search.Run(ctx, addrs, sp, opt, func(rec *consumer.Record) error {
 			select {
-			case r.ch <- TailRecordOf(rec):
+			case r.ch <- KeptRecordOf(rec):
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()

@@ -49,6 +49,35 @@ func TailRecordOf(r *consumer.Record) tail.Record {
 	return tr
 }
 
+// KeptRecordOf converts a consumed record that the dashboard keeps (the
+// tail's buffer, a search's matches) with its bytes copied into one slab
+// of its own. A consumed record's slices may alias its whole fetch reply
+// (up to the fetch's MaxBytes; header keys too, as strings sharing its
+// bytes), so a few kept records could pin many megabytes more than the
+// buffer's byte bound counts.
+func KeptRecordOf(r *consumer.Record) tail.Record {
+	n := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Value)
+	}
+	slab := make([]byte, 0, n)
+	own := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		slab = append(slab, b...)
+		return slab[len(slab)-len(b) : len(slab) : len(slab)]
+	}
+	tr := tail.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: own(r.Key), Value: own(r.Value)}
+	if len(r.Headers) > 0 {
+		tr.Headers = make([]tail.Header, len(r.Headers))
+		for i, h := range r.Headers {
+			tr.Headers[i] = tail.Header{Key: strings.Clone(h.Key), Value: own(h.Value)}
+		}
+	}
+	return tr
+}
+
 // Tail stream bounds: a batch is at most one consumer read; the channel
 // holds tailChanBatches of them (up to 32,768 records, a few 50 ms drains
 // at 50,000 records/s).
@@ -352,7 +381,7 @@ func (o *tailOwner) read(ctx context.Context) bool {
 	b := tail.Batch{Epoch: o.epoch, Records: make([]tail.Record, 0, len(recs))}
 	var rest []*consumer.Record
 	for i, r := range recs {
-		tr := TailRecordOf(r)
+		tr := KeptRecordOf(r)
 		if o.fill.Bytes > 0 {
 			size := tail.RecordSize(&tr)
 			if o.sent > 0 && o.sentBytes+size > o.fill.Bytes {
