@@ -39,17 +39,25 @@ func wantLagPoints(t *testing.T, path, group string, lag float64) {
 	}
 }
 
+// idleGroupCluster is an engine with the group idle stopped at lag 15,
+// and the test's state directory (XDG_STATE_HOME).
+func idleGroupCluster(t *testing.T) (state string, e *engine.Engine) {
+	t.Helper()
+	state = t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	e = startTestEngine(t, engine.Config{})
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	topicWithRecords(t, q, "H.T", "partitions=1", 20)
+	groupCommittedAt(t, q, "idle", "H.T", 5)
+	return state, e
+}
+
 // The exporter records what it watches into the context's lag history,
 // the file the dashboard of that context reads: after a run, the file
 // holds a stopped group's lag as /metrics said it. While another ilinkdash
 // holds the file, the exporter says so and serves /metrics without it.
 func TestExporterKeepsLagHistory(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	e := startTestEngine(t, engine.Config{})
-	_, q := adminAt(t, e.AdminAddrs()[0])
-	topicWithRecords(t, q, "H.T", "partitions=1", 20)
-	groupCommittedAt(t, q, "idle", "H.T", 5)
+	state, e := idleGroupCluster(t)
 	cfgPath := watchedConfig(t, t.TempDir(), e, 200*time.Millisecond)
 	path := lagFile(state, "m")
 
@@ -114,12 +122,7 @@ func waitGroupLag(t *testing.T, base, group string, lag float64, polls float64) 
 // without --metrics a watcher of its own reads through it and records;
 // after the stop the file holds the stopped group's lag.
 func TestServeKeepsLagHistory(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	e := startTestEngine(t, engine.Config{})
-	_, q := adminAt(t, e.AdminAddrs()[0])
-	topicWithRecords(t, q, "H.T", "partitions=1", 20)
-	groupCommittedAt(t, q, "idle", "H.T", 5)
+	state, e := idleGroupCluster(t)
 	dir := t.TempDir()
 	_, keys := operatorKey(t, dir)
 	path := lagFile(state, "m")
