@@ -201,7 +201,7 @@ func (k *KeyMap) dialogKeys() {
 func (k *KeyMap) tailAndPublishKeys() {
 	k.TailDetail = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "record detail"))
 	k.TailPause = key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause / resume"))
-	k.TailFormat = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "value as text / json / hex"))
+	k.TailFormat = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "view text/json/hex/decoded"))
 	k.TailJump = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "jump to offset or time"))
 	k.TailSave = key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save buffer (JSON lines)"))
 	k.TailCopy = key.NewBinding(key.WithKeys("c", "y"), key.WithHelp("c", "copy value, key, hdrs"))
