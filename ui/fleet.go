@@ -35,6 +35,9 @@ type Fleet struct {
 	shown    int // the cluster whose tabs show; -1: the Fleet tab
 	helpOpen bool
 	armed    bool // a fleetClockMsg is pending
+	// followers keep the rows of `spokes: all` contexts in step with
+	// their hubs' spoke lists (WithSpokes).
+	followers []*spokeFollower
 }
 
 // fleetCluster is one watched cluster: its dashboard and what the Fleet
@@ -46,6 +49,10 @@ type fleetCluster struct {
 	underRepl, offline int
 	in, out            float64
 	inPts, outPts      []float64
+	// hubWord is what the hub says of this spoke when not running
+	// (hubNotRunning, hubNotListed; "" otherwise), since hubSince.
+	hubWord  string
+	hubSince time.Time
 }
 
 // clusterMsg is a message of cluster i's model (a command it returned).
@@ -62,7 +69,7 @@ type fleetClockMsg struct{}
 // tab's context (its name is the window title's), models the clusters'
 // dashboards (ui.New each, on its own Context and Sources), in the order
 // the contexts were given.
-func NewFleet(ctx *Context, models []*Model) *Fleet {
+func NewFleet(ctx *Context, models []*Model, opts ...FleetOption) *Fleet {
 	f := &Fleet{ctx: ctx, view: fleet.New(ctx), shown: -1}
 	ctx.Fleet = true
 	ctx.Rebuild()
@@ -71,6 +78,9 @@ func NewFleet(ctx *Context, models []*Model) *Fleet {
 		m.ctx.Rebuild()
 		m.inFleet = true
 		f.clusters = append(f.clusters, &fleetCluster{m: m})
+	}
+	for _, o := range opts {
+		o(f)
 	}
 	f.refreshRows()
 	return f
@@ -81,7 +91,7 @@ func (f *Fleet) Shown() int { return f.shown }
 
 // Init implements tea.Model.
 func (f *Fleet) Init() tea.Cmd {
-	cmds := []tea.Cmd{f.clock()}
+	cmds := append([]tea.Cmd{f.clock()}, f.followInit()...)
 	for i, c := range f.clusters {
 		cmds = append(cmds, wrapCmd(i, c.m.Init()))
 	}
@@ -101,6 +111,8 @@ func (f *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case clusterMsg:
 		return f, f.onCluster(msg)
+	case spokeTickMsg, spokeListMsg:
+		return f, f.onSpokes(msg)
 	case fleetClockMsg:
 		f.armed = false
 		f.refreshRows()
@@ -217,6 +229,7 @@ func (f *Fleet) refreshRows() {
 		rows[i] = c.row(i, now)
 	}
 	f.view.SetRows(rows, now)
+	f.view.SetNotes(f.followNotes())
 }
 
 // fleetFeeds are the lists a row's verdict is made of: the health is
@@ -268,6 +281,9 @@ func (c *fleetCluster) row(i int, now time.Time) fleet.Row {
 		r.Target = "the cluster"
 	}
 	c.state(&r, now)
+	if r.State != fleet.Fresh {
+		r.Reason = c.hubReason(r.Reason)
+	}
 	if r.State != fleet.Fresh || !c.summaryOK {
 		return r
 	}

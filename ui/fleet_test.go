@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
 )
@@ -24,30 +26,42 @@ func fleetOf(t testing.TB, n, down int, now *time.Time) *Fleet {
 	var models []*Model
 	var srcs []*fakes.Source
 	for i := 0; i < n; i++ {
-		src := fakes.NewDemo()
-		if i == down {
-			src.Fail("ClusterSummary", context.DeadlineExceeded)
-		}
-		cfg := config.DefaultContext()
-		cfg.Name = fmt.Sprintf("cluster-%02d", i)
-		ctx := NewContext(cfg, false, func(string) string { return "" })
-		ctx.Now = func() time.Time { return *now }
-		models = append(models, New(ctx, src, WithoutLinkProbe()))
-		srcs = append(srcs, src)
+		m, src := fakeCluster(fmt.Sprintf("cluster-%02d", i), i == down, now)
+		models, srcs = append(models, m), append(srcs, src)
 	}
 	*now = srcs[0].Now()
 	fctx := NewContext(config.DefaultContext(), false, func(string) string { return "" })
 	fctx.Now = func() time.Time { return *now }
 	f := NewFleet(fctx, models)
 	f.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
-	for i, c := range f.clusters {
-		for id := common.ResID(0); id < common.NumRes; id++ {
-			if cmd := c.m.poll.fetch(id); cmd != nil {
-				f.Update(clusterMsg{i: i, msg: cmd()})
-			}
-		}
+	for i := range f.clusters {
+		pollOnce(f, i)
 	}
 	return f
+}
+
+// fakeCluster is a Fleet cluster's dashboard over a fake demo cluster on
+// the clock now; down: its summary fails with a timeout (unreachable).
+func fakeCluster(name string, down bool, now *time.Time) (*Model, *fakes.Source) {
+	src := fakes.NewDemo()
+	if down {
+		src.Fail("ClusterSummary", context.DeadlineExceeded)
+	}
+	cfg := config.DefaultContext()
+	cfg.Name = name
+	ctx := NewContext(cfg, false, func(string) string { return "" })
+	ctx.Now = func() time.Time { return *now }
+	return New(ctx, src, WithoutLinkProbe()), src
+}
+
+// pollOnce gives cluster i one poll of every resource, delivered as the
+// program would (a clusterMsg of the poller's own reply).
+func pollOnce(f *Fleet, i int) {
+	for id := common.ResID(0); id < common.NumRes; id++ {
+		if cmd := f.clusters[i].m.poll.fetch(id); cmd != nil {
+			f.Update(clusterMsg{i: i, msg: cmd()})
+		}
+	}
 }
 
 // The rows come from each cluster's own poller and tracker: the
@@ -122,5 +136,60 @@ func BenchmarkFleetFrame10(b *testing.B) {
 	for b.Loop() {
 		f.refreshRows()
 		_ = f.View()
+	}
+}
+
+// A followed hub's list: a new spoke gets a row (started and sized like
+// the others) until Max, the rest are counted in the title; a spoke the
+// list leaves out keeps its row, which says so and since when; a list
+// that cannot be read changes no row and is said in the title.
+func TestFleetFollowsSpokeList(t *testing.T) {
+	var now time.Time
+	a, srcA := fakeCluster("hub/a", false, &now)
+	b, _ := fakeCluster("hub/b", true, &now)
+	now = srcA.Now()
+	var built []string
+	follow := SpokeFollow{Hub: "hub", Every: time.Second, Max: 3,
+		Known: []admin.SpokeProperty{{Name: "a", Running: true}, {Name: "b", Running: true}},
+		List:  func(context.Context) ([]admin.SpokeProperty, error) { return nil, errors.New("not called here") },
+		New: func(spoke string) (*Model, error) {
+			built = append(built, spoke)
+			m, _ := fakeCluster("hub/"+spoke, false, &now)
+			return m, nil
+		}}
+	fctx := NewContext(config.DefaultContext(), false, func(string) string { return "" })
+	fctx.Now = func() time.Time { return now }
+	f := NewFleet(fctx, []*Model{a, b}, WithSpokes(follow))
+	f.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+
+	// b is gone from the list; c and d linked; e is past the cap.
+	now = now.Add(time.Minute)
+	list := []admin.SpokeProperty{{Name: "a", Running: true}, {Name: "c", Running: true}, {Name: "d"}, {Name: "e", Running: true}}
+	_, cmd := f.Update(spokeListMsg{f: 0, list: list, at: now})
+	if cmd == nil || strings.Join(built, ",") != "c" || len(f.clusters) != 3 {
+		t.Fatalf("built %v, %d clusters: want c alone (the cap is 3 rows)", built, len(f.clusters))
+	}
+	if f.clusters[2].m.ctx.Width != 200 || !f.clusters[2].m.inFleet {
+		t.Fatal("the new spoke's dashboard is not sized as the fleet or not in it")
+	}
+	for i := range f.clusters[:2] {
+		pollOnce(f, i) // c's first polls are in the command returned
+	}
+	s := ansi.Strip(f.View().Content)
+	if !hasRow(s, "hub/b", "cannot reach", "hub: no longer listed since 10:01:00; no answer in time") {
+		t.Fatalf("b's row does not say the hub no longer lists it:\n%s", s)
+	}
+	if !hasRow(s, "hub/c", "connecting to the cluster…") || !hasRow(s, "hub/a", "CRITICAL") {
+		t.Fatalf("c's row (new) or a's:\n%s", s)
+	}
+	if !strings.Contains(s, "Fleet · 3 clusters") || !strings.Contains(s, "2 more spokes of hub not shown (at most 3)") {
+		t.Fatalf("the title does not count d and e, not shown:\n%s", s)
+	}
+
+	// A list that fails: the rows stay, the title says why.
+	f.Update(spokeListMsg{f: 0, err: errors.New("dial tcp ilink-hub.example:9998: connection refused"), at: now})
+	s = ansi.Strip(f.View().Content)
+	if len(f.clusters) != 3 || !strings.Contains(s, "spokes of hub: dial tcp ilink-hub.example:9998: connection refused") {
+		t.Fatalf("a failed list read:\n%s", s)
 	}
 }

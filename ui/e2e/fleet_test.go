@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,34 +48,20 @@ type fleetCluster struct {
 
 // startFleet runs the dashboard over several clusters the way cli does
 // with --context a,b,c: one ui.New per context, each on its own
-// adapters, Context and polling interval, under ui.NewFleet.
-func startFleet(t *testing.T, every time.Duration, cs ...fleetCluster) *dash {
+// adapters, Context and polling interval, under ui.NewFleet (with opts).
+func startFleet(t *testing.T, every time.Duration, cs []fleetCluster, opts ...ui.FleetOption) *dash {
 	t.Helper()
 	var models []*ui.Model
 	var srcs []*live.Sources
 	for _, c := range cs {
-		var src *live.Sources
-		if c.hub != nil {
-			var err error
-			if src, err = live.New(live.Config{Hub: c.hub.AdminAddrs()[0], Spoke: c.spoke, ClientName: "ilinkdash-e2e"}); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			src = liveSources(t, c.e, false)
-		}
-		srcs = append(srcs, src)
-		cfg := config.DefaultContext()
-		cfg.Name = c.name
-		cfg.Refresh = refreshEvery(every)
-		cfg.Health.Window, cfg.Health.StallAfter = 2*every, 2*every
-		uctx := ui.NewContext(cfg, false, func(string) string { return "" })
-		models = append(models, ui.New(uctx, src, ui.WithoutLinkProbe()))
+		m, src := fleetModel(t, every, c)
+		models, srcs = append(models, m), append(srcs, src)
 	}
 	fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
 	fctx.Name = "fleet"
 	fr := &frames{}
 	d := &dash{t: t, fr: fr, src: srcs[0]}
-	d.tm = teatest.NewTestModel(t, recFleet{root: ui.NewFleet(fctx, models), fr: fr},
+	d.tm = teatest.NewTestModel(t, recFleet{root: ui.NewFleet(fctx, models, opts...), fr: fr},
 		teatest.WithInitialTermSize(180, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
 	t.Cleanup(func() {
@@ -84,6 +71,27 @@ func startFleet(t *testing.T, every time.Duration, cs ...fleetCluster) *dash {
 		}
 	})
 	return d
+}
+
+// fleetModel is one cluster's dashboard of startFleet, on its own
+// adapters (closed by the caller, except the first's which dash closes).
+func fleetModel(t *testing.T, every time.Duration, c fleetCluster) (*ui.Model, *live.Sources) {
+	t.Helper()
+	var src *live.Sources
+	if c.hub != nil {
+		var err error
+		if src, err = live.New(live.Config{Hub: c.hub.AdminAddrs()[0], Spoke: c.spoke, ClientName: "ilinkdash-e2e"}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		src = liveSources(t, c.e, false)
+	}
+	cfg := config.DefaultContext()
+	cfg.Name = c.name
+	cfg.Refresh = refreshEvery(every)
+	cfg.Health.Window, cfg.Health.StallAfter = 2*every, 2*every
+	uctx := ui.NewContext(cfg, false, func(string) string { return "" })
+	return ui.New(uctx, src, ui.WithoutLinkProbe()), src
 }
 
 // fleetRow is the Fleet table's line of context name ("" when absent).
@@ -121,7 +129,7 @@ func TestFleetThreeClusters(t *testing.T) {
 	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
 		t.Fatal(err)
 	}
-	d := startFleet(t, every, fleetCluster{name: "alpha", e: alpha}, fleetCluster{name: "bravo", e: bravo}, fleetCluster{name: "charlie", e: charlie})
+	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "bravo", e: bravo}, {name: "charlie", e: charlie}})
 
 	s := d.waitFor("three rows, bravo's stopped group worst first", func(s string) bool {
 		b := fleetRow(s, "bravo")
@@ -201,12 +209,7 @@ func hasLine(s string, parts ...string) bool {
 // while the others keep their rows.
 func TestFleetSpokesThroughHub(t *testing.T) {
 	const every = time.Second
-	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
-		Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
+	hub := startHub(t)
 	p1, p2 := hub.SpokeEngine("plant-1"), hub.SpokeEngine("plant-2")
 	ctx := context.Background()
 	s2, err := admin.ConnectToSpoke(ctx, hub.AdminAddrs()[0], "plant-2", admin.Options{})
@@ -227,8 +230,8 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 	}
 	s2.Close()
 	alpha := startEngine(t, engineOpts{})
-	d := startFleet(t, every, fleetCluster{name: "alpha", e: alpha}, fleetCluster{name: "hub/plant-1", hub: hub, spoke: "plant-1"},
-		fleetCluster{name: "hub/plant-2", hub: hub, spoke: "plant-2"})
+	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "hub/plant-1", hub: hub, spoke: "plant-1"},
+		{name: "hub/plant-2", hub: hub, spoke: "plant-2"}})
 	d.waitFor("the spokes' rows through the hub", func(s string) bool {
 		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") &&
 			strings.Contains(fleetRow(s, "hub/plant-1"), "OK") && strings.Contains(fleetRow(s, "alpha"), "OK")
@@ -246,4 +249,100 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 		return strings.Contains(row, "stale") && strings.Contains(row, "spoke plant-1 is not linked") &&
 			strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") && strings.Contains(fleetRow(s, "alpha"), "OK")
 	})
+}
+
+// startHub starts a one-node hub with the spokes plant-1 and plant-2 (one
+// node each), closed at the end of the test.
+func startHub(t *testing.T) *engine.Engine {
+	t.Helper()
+	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
+		Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	return hub
+}
+
+// A `spokes: all` context follows its hub's spoke list (issue 27 point
+// 6): a spoke that links mid-test gets its row, built like the others;
+// past the cap the title says how many spokes are not shown; a spoke that
+// unlinks keeps its row, which says the hub's word and since when.
+func TestFleetFollowsSpokes(t *testing.T) {
+	const every = time.Second
+	hub := startHub(t)
+	list := func(ctx context.Context) ([]admin.SpokeProperty, error) {
+		svc, err := admin.Connect(ctx, hub.AdminAddrs()[0], admin.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		defer svc.Close()
+		return svc.SpokeList(ctx)
+	}
+	known, err := list(context.Background())
+	if err != nil || len(known) != 2 {
+		t.Fatalf("the hub's spokes: %v, %v", known, err)
+	}
+	var mu sync.Mutex
+	var added []*live.Sources
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range added {
+			_ = s.Close()
+		}
+	})
+	follow := ui.SpokeFollow{Hub: "hub", Every: every, Max: 3, List: list, Known: known,
+		New: func(spoke string) (*ui.Model, error) {
+			m, src := fleetModel(t, every, fleetCluster{name: "hub/" + spoke, hub: hub, spoke: spoke})
+			mu.Lock()
+			added = append(added, src)
+			mu.Unlock()
+			return m, nil
+		}}
+	alpha := startEngine(t, engineOpts{})
+	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "hub/plant-1", hub: hub, spoke: "plant-1"},
+		{name: "hub/plant-2", hub: hub, spoke: "plant-2"}}, ui.WithSpokes(follow))
+	d.waitFor("the two spokes' rows", func(s string) bool {
+		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(fleetRow(s, "hub/plant-1"), "OK") &&
+			strings.Contains(fleetRow(s, "hub/plant-2"), "OK")
+	})
+
+	// plant-3 links to the hub now: its row comes within a list interval.
+	linkSpoke := func(name string) *engine.Engine {
+		e, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, QueueManager: "QM_" + name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		if err := e.LinkToHub(hub.SpokeAddr(), name, ""); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	p3 := linkSpoke("plant-3")
+	d.markNow()
+	d.waitFor("plant-3's row, through the hub", func(s string) bool {
+		return strings.Contains(s, "Fleet · 4 clusters") && strings.Contains(fleetRow(s, "hub/plant-3"), "OK") &&
+			strings.Contains(fleetRow(s, "hub/plant-3"), "1/1")
+	})
+
+	// plant-4 is past the cap (3 spokes of this hub): no row, the title
+	// counts it.
+	linkSpoke("plant-4")
+	d.markNow()
+	s := d.waitText("1 more spoke of hub not shown (at most 3)")
+	if fleetRow(s, "hub/plant-4") != "" || !strings.Contains(s, "Fleet · 4 clusters") {
+		t.Fatalf("a spoke past the cap got a row:\n%s", s)
+	}
+
+	// plant-3 unlinks: its row stays and says what the hub says, since when.
+	d.markNow()
+	_ = p3.Close()
+	s = d.waitFor("plant-3's row says the hub lists it not running", func(s string) bool {
+		row := fleetRow(s, "hub/plant-3")
+		return strings.Contains(row, "hub: not running since ") && strings.Contains(row, "stale") &&
+			strings.Contains(fleetRow(s, "hub/plant-1"), "OK") && strings.Contains(fleetRow(s, "alpha"), "OK")
+	})
+	t.Logf("plant-3's row: %s", strings.TrimSpace(fleetRow(s, "hub/plant-3")))
 }

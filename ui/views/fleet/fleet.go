@@ -109,6 +109,7 @@ type View struct {
 	// cluster as the rows resort; until then it stays on the worst.
 	moved bool
 	now   time.Time
+	notes []string // the title's notes (SetNotes)
 }
 
 // New returns the Fleet tab drawn with ctx's styles and keys.
@@ -141,6 +142,10 @@ func (v *View) SetRows(rows []Row, now time.Time) {
 		}
 	}
 }
+
+// SetNotes sets what the title line says beyond the rows, such as the
+// spokes of a hub not shown (sanitized by the root).
+func (v *View) SetNotes(notes []string) { v.notes = notes }
 
 // Rows returns the rows in display order (shared: read only).
 func (v *View) Rows() []Row { return v.rows }
@@ -255,6 +260,9 @@ func (v *View) titleLine(st *common.Styles) string {
 	}
 	if alerting > 0 {
 		s += st.Warn.Render(" · " + strconv.Itoa(alerting) + " with alerts")
+	}
+	for _, n := range v.notes {
+		s += st.Muted.Render(" · " + n)
 	}
 	return s
 }
