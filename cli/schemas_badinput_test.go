@@ -166,3 +166,15 @@ func TestQueuePutJSONThatDoesNotFitPutsNothing(t *testing.T) {
 		t.Fatalf("depth %d after a stdin run stopped at its second line, want 1", b.Depth)
 	}
 }
+
+// A JSON Schema that parses but breaks its draft's rules is an error at
+// start naming each place with its line and reason, once (the flags'
+// topics and queues rules share the schema).
+func TestJSONSchemaThatBreaksItsDraft(t *testing.T) {
+	sch := writeFile(t, "invoice.json", "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"id\": {\"type\": \"strnig\"},\n    \"n\": {\"minimum\": \"x\"}\n  }\n}\n")
+	_, _, err := runCLI(t, "", "tail", "T", "--addr", "127.0.0.1:1", "--value-json-schema", sch)
+	wantExit(t, err, 2, sch+":4:20: at /properties/id/type: value must be one of")
+	if msg := err.Error(); !strings.Contains(msg, sch+":5:22: at /properties/n/minimum: got string, want number") || strings.Count(msg, "/properties/n/minimum") != 1 {
+		t.Fatalf("error %q: want each place once, with its line", msg)
+	}
+}

@@ -2,12 +2,15 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -68,6 +71,9 @@ func jsonSchemaFrom(file, url string, text []byte, loader jsonschema.URLLoader) 
 	}
 	s, err := c.Compile(url)
 	if err != nil {
+		if e := metaschemaError(file, text, err); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("json-schema: %s: %s", file, oneLine(strings.ReplaceAll(err.Error(), url, file)))
 	}
 	return &jsonSchemaCodec{name: "json-schema " + file, schema: s}, nil
@@ -122,6 +128,105 @@ func pointer(loc []string) string {
 		return "/"
 	}
 	return "/" + strings.Join(loc, "/")
+}
+
+// maxSchemaProblems is how many places of a schema that breaks its
+// metaschema an error names.
+const maxSchemaProblems = 3
+
+// metaschemaError is a schema that parses but breaks its draft's rules
+// ("type": "strnig") said as file:line:col, the place in the schema and
+// the reason, for each place (the library says it as one long chain of
+// causes); nil for another error.
+func metaschemaError(file string, text []byte, err error) error {
+	var se *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &se) || !errors.As(se.Err, &ve) {
+		return nil
+	}
+	type problem struct {
+		off  int64
+		text string
+	}
+	var problems []problem
+	seen := map[string]bool{}
+	var leaves func(e *jsonschema.ValidationError)
+	leaves = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				leaves(c)
+			}
+			return
+		}
+		at := pointer(e.InstanceLocation)
+		if seen[at] {
+			return
+		}
+		seen[at] = true
+		off := pointerOffset(text, e.InstanceLocation)
+		line, col := avroLineCol(text, off)
+		problems = append(problems, problem{off, fmt.Sprintf("%s:%d:%d: at %s: %s", file, line, col, at, e.ErrorKind.LocalizedString(jsonSchemaPrinter))})
+	}
+	leaves(ve)
+	// In the file's order: the library's causes come in no fixed order.
+	slices.SortStableFunc(problems, func(a, b problem) int { return cmp.Compare(a.off, b.off) })
+	var texts []string
+	for _, p := range problems[:min(len(problems), maxSchemaProblems)] {
+		texts = append(texts, p.text)
+	}
+	more := ""
+	if n := len(problems) - maxSchemaProblems; n > 0 {
+		more = fmt.Sprintf(" (and %d more)", n)
+	}
+	return fmt.Errorf("json-schema: %s%s (not a valid schema of its draft)", strings.Join(texts, "; "), more)
+}
+
+// pointerOffset is where the value at loc starts in the JSON text (its
+// key's end for a member), 0 when it cannot be found.
+func pointerOffset(text []byte, loc []string) int64 {
+	d := json.NewDecoder(bytes.NewReader(text))
+	off, ok := findPointer(d, loc)
+	if !ok {
+		return 0
+	}
+	// Past the separators to the value itself.
+	for off < int64(len(text)) && strings.IndexByte(" \t\r\n:,", text[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// findPointer reads d's next value down loc.
+func findPointer(d *json.Decoder, loc []string) (int64, bool) {
+	if len(loc) == 0 {
+		return d.InputOffset(), true
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return 0, false
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok || (delim != '{' && delim != '[') {
+		return 0, false
+	}
+	for i := 0; d.More(); i++ {
+		name := strconv.Itoa(i)
+		if delim == '{' {
+			k, err := d.Token()
+			if err != nil {
+				return 0, false
+			}
+			name, _ = k.(string)
+		}
+		if name == loc[0] {
+			return findPointer(d, loc[1:])
+		}
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 func oneLine(s string) string {

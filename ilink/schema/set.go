@@ -76,12 +76,18 @@ type Set struct {
 func Compile(rules []Rule) (*Set, error) {
 	s := &Set{}
 	var errs []error
+	said := map[string]bool{} // the flags' topics and queues rules fail alike: once
 	for _, r := range rules {
 		where := r.Where
 		if where == "" {
 			where = "decode rule"
 		}
-		bad := func(err error) { errs = append(errs, fmt.Errorf("%s: %w", where, err)) }
+		bad := func(err error) {
+			if e := fmt.Errorf("%s: %w", where, err); !said[e.Error()] {
+				said[e.Error()] = true
+				errs = append(errs, e)
+			}
+		}
 		if (r.Topics == "") == (r.Queues == "") {
 			bad(errors.New("a rule names topics or queues (one of them)"))
 			continue
