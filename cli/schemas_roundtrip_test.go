@@ -277,3 +277,24 @@ func TestSearchMatchesDecodedFields(t *testing.T) {
 	_, _, err = runCLI(t, "", with(tgt2, "search", "PLAIN", "--field", "nopath")...)
 	wantExit(t, err, 2, "--field")
 }
+
+// Templates expand inside the JSON before it is encoded: each record is
+// the library's marshalling of its own expansion.
+func TestPublishTemplateThroughASchema(t *testing.T) {
+	_, tgt := topicEngine(t, "SHOP.ORDERS", "partitions=1")
+	flags := []string{"--value-proto", filepath.Join(demoProtoDir, "shop/order.proto") + ":shop.Order", "--proto-path", demoProtoDir}
+	tmpl := `{"id":"o-{{seq}}","labels":{"seq":"{{seq}}"},"total_krw":"1{{seq}}00"}`
+	if _, stderr, err := runCLI(t, "", with(tgt, append([]string{"publish", "SHOP.ORDERS", "--count", "3", "--value", tmpl}, flags...)...)...); err != nil {
+		t.Fatalf("publish: %v\n%s", err, stderr)
+	}
+	raw, decoded, _ := tailValues(t, tgt, "SHOP.ORDERS", 3, flags...)
+	for i := range 3 {
+		doc := strings.ReplaceAll(tmpl, "{{seq}}", itoa(i))
+		if want := protoLibraryBytes(t, doc); string(raw[i]) != string(want) {
+			t.Fatalf("record %d: %x, the protobuf library marshals %s as %x", i, raw[i], doc, want)
+		}
+		if !reflect.DeepEqual(decoded[i], jsonDoc(t, doc)) {
+			t.Fatalf("record %d decodes %v, want %s", i, decoded[i], doc)
+		}
+	}
+}
