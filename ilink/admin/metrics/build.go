@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bufio"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,20 @@ type family struct {
 
 // sink receives the series.
 type sink interface {
-	series(f *family, v float64, values ...string)
+	series(f *family, v float64, l labelValues)
+}
+
+// labelValues are a series' variable label values, in its family's
+// labels' order; a value, so that sending a series allocates nothing.
+type labelValues struct {
+	n int
+	v [3]string
+}
+
+func labels(values ...string) labelValues {
+	var l labelValues
+	l.n = copy(l.v[:], values)
+	return l
 }
 
 type families struct {
@@ -130,39 +144,76 @@ func (b *builder) part(p int32) string {
 	return strconv.Itoa(int(p))
 }
 
-// build sends every series of s, as of now, to out.
+// build sends every series of s, as of now, to out, family by family in
+// name order (the text sink writes each family's series as they come).
 func (b *builder) build(s *watch.Snapshot, now time.Time, out sink) {
-	f := b.f
-	out.series(&f.reachable, b2f(s.Reachable()))
+	for _, f := range b.f.all {
+		b.family(f, s, now, out)
+	}
+}
+
+// family sends the series of one of b's families: f is one of b.f's, or
+// the family of the same place of another cluster's builder (Fleet).
+func (b *builder) family(f *family, s *watch.Snapshot, now time.Time, out sink) {
+	fs := b.f
+	switch f = fs.all[f.idx]; f {
+	case &fs.reachable:
+		out.series(f, b2f(s.Reachable()), labels())
+	case &fs.fresh, &fs.age:
+		b.lists(f, s, now, out)
+	case &fs.alerts:
+		b.alerts(s, now, out)
+	case &fs.groupHealth, &fs.groupMembers, &fs.groupTotal, &fs.groupRate:
+		if s.Fresh(watch.Groups, now) {
+			b.groups(f, s, out)
+		}
+	case &fs.groupLag:
+		if b.perPartition && s.Fresh(watch.Groups, now) {
+			b.partitionLags(s, out)
+		}
+	case &fs.endOffset:
+		if b.perPartition && s.Fresh(watch.Groups, now) {
+			b.endOffsets(s, out)
+		}
+	case &fs.underRepl, &fs.offline:
+		if s.Fresh(watch.Topics, now) {
+			b.topics(f, s, out)
+		}
+	case &fs.nodeUp, &fs.nodeLag:
+		if s.Fresh(watch.Nodes, now) {
+			b.nodes(f, s, now, out)
+		}
+	case &fs.queueDepth:
+		if s.Fresh(watch.Queues, now) {
+			for i := range s.Queues {
+				out.series(f, float64(s.Queues[i].Depth), labels(valid(s.Queues[i].Name)))
+			}
+		}
+	}
+}
+
+// lists sends ilinkdash_data_fresh or _age_seconds of every polled list.
+func (b *builder) lists(f *family, s *watch.Snapshot, now time.Time, out sink) {
 	for l := range watch.NumLists {
 		st := s.Lists[l]
-		if !st.Polled {
-			continue
-		}
-		out.series(&f.fresh, b2f(s.Fresh(l, now)), l.String())
-		if !st.OKAt.IsZero() {
-			out.series(&f.age, now.Sub(st.OKAt).Seconds(), l.String())
-		}
-	}
-	b.alerts(s, now, out)
-	if s.Fresh(watch.Groups, now) {
-		b.groups(s, out)
-	}
-	if s.Fresh(watch.Topics, now) {
-		for i := range s.Topics {
-			t := &s.Topics[i]
-			name := valid(t.Name)
-			out.series(&f.underRepl, float64(t.UnderReplicated), name)
-			out.series(&f.offline, float64(t.Offline), name)
+		switch {
+		case !st.Polled:
+		case f == &b.f.fresh:
+			out.series(f, b2f(s.Fresh(l, now)), labels(l.String()))
+		case !st.OKAt.IsZero():
+			out.series(f, now.Sub(st.OKAt).Seconds(), labels(l.String()))
 		}
 	}
-	if s.Fresh(watch.Nodes, now) {
-		b.nodes(s, now, out)
-	}
-	if s.Fresh(watch.Queues, now) {
-		for i := range s.Queues {
-			out.series(&f.queueDepth, float64(s.Queues[i].Depth), valid(s.Queues[i].Name))
+}
+
+func (b *builder) topics(f *family, s *watch.Snapshot, out sink) {
+	for i := range s.Topics {
+		t := &s.Topics[i]
+		n := t.Offline
+		if f == &b.f.underRepl {
+			n = t.UnderReplicated
 		}
+		out.series(f, float64(n), labels(valid(t.Name)))
 	}
 }
 
@@ -186,7 +237,7 @@ func (b *builder) alerts(s *watch.Snapshot, now time.Time, out sink) {
 			continue
 		}
 		for _, lv := range levels {
-			out.series(&b.f.alerts, float64(n[key{k, lv}]), valid(string(k)), levelLabel(lv))
+			out.series(&b.f.alerts, float64(n[key{k, lv}]), labels(valid(string(k)), levelLabel(lv)))
 		}
 	}
 }
@@ -200,78 +251,109 @@ func containsKind(ks []health.Kind, k health.Kind) bool {
 	return false
 }
 
+// groups sends one per-group family: health (every group's), members,
+// total lag, rate (the listed groups').
+func (b *builder) groups(f *family, s *watch.Snapshot, out sink) {
+	fs := b.f
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		name := valid(g.Info.Name)
+		switch {
+		case f == &fs.groupHealth:
+			word := g.Word
+			if !g.Unlisted.IsZero() {
+				word = health.Unknown // missing from the list: its figures are the last list's, not now's
+			}
+			for j, w := range health.Words {
+				out.series(f, b2f(w == word), labels(name, b.words[j]))
+			}
+		case !g.Unlisted.IsZero():
+		case f == &fs.groupMembers:
+			out.series(f, float64(g.Info.Members), labels(name))
+		case f == &fs.groupTotal && g.Lag.Known():
+			out.series(f, float64(g.Lag.Records), labels(name))
+		case f == &fs.groupRate && g.Rate >= 0:
+			out.series(f, g.Rate, labels(name))
+		}
+	}
+}
+
+// partitionLags sends ilinkdash_group_lag: every listed group's
+// partitions of a known lag.
+func (b *builder) partitionLags(s *watch.Snapshot, out sink) {
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		if !g.Unlisted.IsZero() {
+			continue
+		}
+		name := valid(g.Info.Name)
+		for k := range g.Partitions {
+			p := &g.Partitions[k]
+			if !p.Lag.Unknown {
+				out.series(&b.f.groupLag, float64(p.Lag.Records), labels(name, b.part(p.Partition), valid(p.Topic)))
+			}
+		}
+	}
+}
+
 type topicPart struct {
 	topic string
 	part  int32
 }
 
-func (b *builder) groups(s *watch.Snapshot, out sink) {
-	f := b.f
-	var ends map[topicPart]int64
-	var order []topicPart
-	if b.perPartition {
-		ends = map[topicPart]int64{}
+// endOffsets sends ilinkdash_topic_partition_end_offset: each partition
+// a listed group consumes, once, with the end the last group listed
+// (in the order they first come).
+func (b *builder) endOffsets(s *watch.Snapshot, out sink) {
+	n := 0
+	for i := range s.Groups {
+		n += len(s.Groups[i].Partitions)
 	}
+	ends := make(map[topicPart]int64, n) // sized: growing it was most of a scrape's garbage
+	order := make([]topicPart, 0, n)
 	for i := range s.Groups {
 		g := &s.Groups[i]
-		name := valid(g.Info.Name)
-		word := g.Word
 		if !g.Unlisted.IsZero() {
-			word = health.Unknown // missing from the list: its figures are the last list's, not now's
-		}
-		for j, w := range health.Words {
-			out.series(&f.groupHealth, b2f(w == word), name, b.words[j])
-		}
-		if !g.Unlisted.IsZero() {
-			continue
-		}
-		out.series(&f.groupMembers, float64(g.Info.Members), name)
-		if g.Lag.Known() {
-			out.series(&f.groupTotal, float64(g.Lag.Records), name)
-		}
-		if g.Rate >= 0 {
-			out.series(&f.groupRate, g.Rate, name)
-		}
-		if !b.perPartition {
 			continue
 		}
 		for k := range g.Partitions {
 			p := &g.Partitions[k]
-			topic := valid(p.Topic)
-			if !p.Lag.Unknown {
-				out.series(&f.groupLag, float64(p.Lag.Records), name, b.part(p.Partition), topic)
+			if p.End < 0 {
+				continue
 			}
-			if p.End >= 0 {
-				tp := topicPart{topic, p.Partition}
-				if _, ok := ends[tp]; !ok {
-					order = append(order, tp)
-				}
-				ends[tp] = p.End
+			tp := topicPart{p.Topic, p.Partition}
+			if _, ok := ends[tp]; !ok {
+				order = append(order, tp)
 			}
+			ends[tp] = p.End
 		}
 	}
 	for _, tp := range order {
-		out.series(&f.endOffset, float64(ends[tp]), b.part(tp.part), tp.topic)
+		out.series(&b.f.endOffset, float64(ends[tp]), labels(b.part(tp.part), valid(tp.topic)))
 	}
 }
 
-func (b *builder) nodes(s *watch.Snapshot, now time.Time, out sink) {
-	f := b.f
+// nodes sends ilinkdash_node_up or _replication_lag_records: the node
+// list's nodes, then (node_up 0) the defined nodes it lacks.
+func (b *builder) nodes(f *family, s *watch.Snapshot, now time.Time, out sink) {
+	up := f == &b.f.nodeUp
 	listed := make(map[int]bool, len(s.Nodes))
 	for _, n := range s.Nodes {
 		listed[n.ID] = true
 		id := strconv.Itoa(n.ID)
-		up := n.State != admin.NodeDown && n.State != admin.NodeStopped
-		out.series(&f.nodeUp, b2f(up), id, valid(n.QueueManager))
-		out.series(&f.nodeLag, float64(n.LagRecords), id)
+		if !up {
+			out.series(f, float64(n.LagRecords), labels(id))
+			continue
+		}
+		out.series(f, b2f(n.State != admin.NodeDown && n.State != admin.NodeStopped), labels(id, valid(n.QueueManager)))
 	}
-	if !s.Fresh(watch.Definition, now) {
+	if !up || !s.Fresh(watch.Definition, now) {
 		return
 	}
 	for _, n := range s.Definition.Nodes {
 		if !listed[n.Number] {
 			listed[n.Number] = true
-			out.series(&f.nodeUp, 0, strconv.Itoa(n.Number), valid(n.QueueManager)) // absent: defined, not listed
+			out.series(f, 0, labels(strconv.Itoa(n.Number), valid(n.QueueManager))) // absent: defined, not listed
 		}
 	}
 }
@@ -301,51 +383,45 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 type chanSink chan<- prometheus.Metric
 
-func (ch chanSink) series(f *family, v float64, values ...string) {
-	ch <- prometheus.MustNewConstMetric(f.desc, prometheus.GaugeValue, v, values...)
+func (ch chanSink) series(f *family, v float64, l labelValues) {
+	ch <- prometheus.MustNewConstMetric(f.desc, prometheus.GaugeValue, v, l.v[:l.n]...)
 }
 
-// textSink writes the text exposition format (version 0.0.4), one buffer
-// per family, joined in family order. Several clusters' builders may write
-// into one (Fleet): a family's series go into the buffer of its place, so
-// each family is written once with every cluster's series.
+// textSink writes the text exposition format (version 0.0.4) to w as the
+// series come, each family's HELP and TYPE before its first series. The
+// series must come family by family (build's order); several clusters'
+// builders may write one family after the other (Fleet): the family of
+// the same place is written once, with every cluster's series.
 type textSink struct {
-	f    *families
-	bufs [][]byte // by family.idx
+	w    *bufio.Writer
+	head int    // the place (family.idx) of the family being written; -1 before the first
+	line []byte // the series being formatted (reused: bounded by the longest line)
 }
 
-func newTextSink(f *families) textSink { return textSink{f: f, bufs: make([][]byte, len(f.all))} }
+func newTextSink(w *bufio.Writer) *textSink { return &textSink{w: w, head: -1} }
 
-func (t *textSink) series(f *family, v float64, values ...string) {
-	b := append(t.bufs[f.idx], f.prefix...)
-	for i, val := range values {
+func (t *textSink) series(f *family, v float64, l labelValues) {
+	b := t.line[:0]
+	if f.idx != t.head {
+		t.head = f.idx
+		b = append(b, "# HELP "...)
+		b = append(b, f.name...)
+		b = append(b, ' ')
+		b = appendEscaped(b, f.help, false)
+		b = append(b, "\n# TYPE "...)
+		b = append(b, f.name...)
+		b = append(b, " gauge\n"...)
+	}
+	b = append(b, f.prefix...)
+	for i, val := range l.v[:l.n] {
 		b = append(b, ',')
 		b = appendLabel(b, f.labels[i], val)
 	}
 	b = append(b, '}', ' ')
 	b = appendFloat(b, v)
-	t.bufs[f.idx] = append(b, '\n')
-}
-
-// appendTo appends the families with at least one series, and empties
-// the buffers (their memory is kept for the next scrape).
-func (t *textSink) appendTo(out []byte) []byte {
-	for _, f := range t.f.all {
-		b := t.bufs[f.idx]
-		if len(b) == 0 {
-			continue
-		}
-		out = append(out, "# HELP "...)
-		out = append(out, f.name...)
-		out = append(out, ' ')
-		out = appendEscaped(out, f.help, false)
-		out = append(out, "\n# TYPE "...)
-		out = append(out, f.name...)
-		out = append(out, " gauge\n"...)
-		out = append(out, b...)
-		t.bufs[f.idx] = b[:0]
-	}
-	return out
+	b = append(b, '\n')
+	_, _ = t.w.Write(b) // an error stays in w: Flush returns it
+	t.line = b
 }
 
 func appendLabel(b []byte, name, value string) []byte {

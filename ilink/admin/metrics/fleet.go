@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
+
+	"ilinkdash/ilink/admin/watch"
 )
 
 // Fleet is the exposition of several watched clusters (exporter over
@@ -17,48 +18,45 @@ import (
 // one member only: the process is one).
 type Fleet struct {
 	members []*Exporter
-
-	mu   sync.Mutex
-	text textSink
-	out  []byte
+	gs      prometheus.Gatherers // the members' registries
 }
 
 // NewFleet serves the members' series together; it needs at least one.
 func NewFleet(members ...*Exporter) *Fleet {
-	return &Fleet{members: members, text: newTextSink(members[0].coll.f)}
+	f := &Fleet{members: members}
+	for _, e := range members {
+		f.gs = append(f.gs, e.reg)
+	}
+	return f
 }
 
 // Scrape appends the whole exposition to b, as /metrics serves it.
 func (f *Fleet) Scrape(b []byte) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.scrapeLocked(b)
+	buf := bytes.NewBuffer(b)
+	err := writeExposition(buf, f.writeTo, f.gs)
+	return buf.Bytes(), err
 }
 
-func (f *Fleet) scrapeLocked(b []byte) ([]byte, error) {
-	gs := make(prometheus.Gatherers, len(f.members))
-	for i, e := range f.members {
-		c := e.coll
-		c.b.build(c.snap(), c.now(), &f.text)
-		gs[i] = e.reg
+// writeTo writes every member's snapshot series, family by family: each
+// family's series of every member, in the members' order.
+func (f *Fleet) writeTo(t *textSink) {
+	type taken struct {
+		s   *watch.Snapshot
+		now time.Time
 	}
-	b = f.text.appendTo(b)
-	mfs, err := gs.Gather()
-	w := bytes.NewBuffer(b)
-	for _, mf := range mfs {
-		if _, werr := expfmt.MetricFamilyToText(w, mf); werr != nil && err == nil {
-			err = werr
+	at := make([]taken, len(f.members))
+	for i, e := range f.members {
+		at[i] = taken{e.coll.snap(), e.coll.now()}
+	}
+	for _, fam := range f.members[0].coll.f.all {
+		for i, e := range f.members {
+			e.coll.b.family(fam, at[i].s, at[i].now, t)
 		}
 	}
-	return w.Bytes(), err
 }
 
 func (f *Fleet) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out, err := f.scrapeLocked(f.out[:0])
-	f.out = out
-	writeExposition(w, r, out, err)
+	serveExposition(w, r, f.writeTo, f.gs)
 }
 
 // Handler serves /metrics, /healthz and /livez for the fleet: each probe

@@ -15,8 +15,10 @@
 package metrics
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -52,10 +54,6 @@ type Exporter struct {
 	pollDur *prometheus.HistogramVec
 	pollErr *prometheus.CounterVec
 	ctxName string
-
-	mu   sync.Mutex // one scrape writes at a time (the buffers are reused)
-	text textSink
-	out  []byte
 }
 
 // New returns the exporter of the cluster named ctxName (the `context`
@@ -68,8 +66,7 @@ func New(ctxName string, snap func() *watch.Snapshot, opt Options) *Exporter {
 	}
 	f := newFamilies(ctxName)
 	e := &Exporter{reg: prometheus.NewRegistry(), ctxName: ctxName,
-		coll: &Collector{f: f, b: newBuilder(f, opt.PerPartition), snap: snap, now: now},
-		text: newTextSink(f)}
+		coll: &Collector{f: f, b: newBuilder(f, opt.PerPartition), snap: snap, now: now}}
 	cl := prometheus.Labels{"context": ctxName}
 	e.pollDur = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "ilinkdash_poll_duration_seconds", ConstLabels: cl,
@@ -134,53 +131,76 @@ func (e *Exporter) Collector() *Collector { return e.coll }
 // Scrape appends the whole exposition to b, as /metrics serves it: the
 // snapshot's series, then the registry's.
 func (e *Exporter) Scrape(b []byte) ([]byte, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.scrapeLocked(b)
+	buf := bytes.NewBuffer(b)
+	err := writeExposition(buf, e.coll.writeTo, e.reg)
+	return buf.Bytes(), err
 }
 
-func (e *Exporter) scrapeLocked(b []byte) ([]byte, error) {
-	c := e.coll
-	c.b.build(c.snap(), c.now(), &e.text)
-	b = e.text.appendTo(b)
-	mfs, err := e.reg.Gather()
-	w := bytes.NewBuffer(b)
-	for _, mf := range mfs {
-		if _, werr := expfmt.MetricFamilyToText(w, mf); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return w.Bytes(), err
-}
+// writeTo writes the snapshot's series, family by family.
+func (c *Collector) writeTo(t *textSink) { c.b.build(c.snap(), c.now(), t) }
 
 // serveMetrics writes the exposition in the text format, gzipped when the
 // scraper accepts it (Prometheus does).
 func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out, err := e.scrapeLocked(e.out[:0])
-	e.out = out
-	writeExposition(w, r, out, err)
+	serveExposition(w, r, e.coll.writeTo, e.reg)
 }
 
-// writeExposition answers a scrape with out (err: what went wrong while
-// making it; only an empty out makes it a 500).
-func writeExposition(w http.ResponseWriter, r *http.Request, out []byte, err error) {
-	if err != nil && len(out) == 0 {
-		http.Error(w, "ilinkdash exporter: "+err.Error(), http.StatusInternalServerError)
-		return
+// scrapeBufSize is the text a scrape holds before it goes to the
+// response (or the gzip writer): the exposition is streamed, never held
+// whole (issue 26: a 10,000-topic cluster's is 11 MB).
+const scrapeBufSize = 32 << 10
+
+// writers are the buffered and gzip writers of the scrapes, reused.
+var bufWriters, gzipWriters sync.Pool
+
+// writeExposition streams the exposition to w: the series writeSnap
+// writes (the snapshots'), then the registry's. Its error is the first
+// of the registry's gathering and the writes.
+func writeExposition(w io.Writer, writeSnap func(*textSink), reg prometheus.Gatherer) error {
+	mfs, err := reg.Gather()
+	bw, _ := bufWriters.Get().(*bufio.Writer)
+	if bw == nil {
+		bw = bufio.NewWriterSize(w, scrapeBufSize)
+	} else {
+		bw.Reset(w)
 	}
+	writeSnap(newTextSink(bw))
+	for _, mf := range mfs {
+		if _, werr := expfmt.MetricFamilyToText(bw, mf); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if ferr := bw.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	bw.Reset(nil) // not to keep w
+	bufWriters.Put(bw)
+	return err
+}
+
+// serveExposition answers a scrape, as it is written: the status and
+// headers go first, so a failure while writing (the scraper gone) can
+// only cut the body short, and the registry's failure to gather keeps
+// the rest (as promhttp's ContinueOnError).
+func serveExposition(w http.ResponseWriter, r *http.Request, writeSnap func(*textSink), reg prometheus.Gatherer) {
 	h := w.Header()
 	h.Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	if !acceptsGzip(r) {
-		_, _ = w.Write(out)
+		_ = writeExposition(w, writeSnap, reg)
 		return
 	}
 	h.Set("Content-Encoding", "gzip")
 	h.Add("Vary", "Accept-Encoding")
-	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	_, _ = gz.Write(out)
+	gz, _ := gzipWriters.Get().(*gzip.Writer)
+	if gz == nil {
+		gz, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
+	} else {
+		gz.Reset(w)
+	}
+	_ = writeExposition(gz, writeSnap, reg)
 	_ = gz.Close()
+	gz.Reset(io.Discard) // not to keep w
+	gzipWriters.Put(gz)
 }
 
 func acceptsGzip(r *http.Request) bool {

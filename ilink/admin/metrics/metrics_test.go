@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
@@ -81,8 +86,13 @@ func testExporter(t *testing.T, per bool) (*Exporter, *watch.Watcher, *time.Time
 
 // snapshotText is the text sink's output alone (without the registry's).
 func (e *Exporter) snapshotText() []byte {
-	e.coll.b.build(e.coll.snap(), e.coll.now(), &e.text)
-	return e.text.appendTo(nil)
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	e.coll.writeTo(newTextSink(bw))
+	if err := bw.Flush(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
 }
 
 func scrape(t *testing.T, h http.Handler) string {
@@ -360,5 +370,52 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	if len(documented) < 15 {
 		t.Errorf("docs/METRICS.md lists only %v", documented)
+	}
+}
+
+// The exposition is streamed (issue 26): a body many times the write
+// buffer comes out whole, each family once (the text parser refuses a
+// family split in two), the same plain, gzipped (also from a reused gzip
+// writer) and through Scrape.
+func TestStreamedExposition(t *testing.T) {
+	now := time.Now()
+	_, s := bigSnapshot(500, 200, now)
+	e := New("big", func() *watch.Snapshot { return s }, Options{PerPartition: true, Now: func() time.Time { return now }})
+	e.ObservePoll(watch.Groups, 30*time.Millisecond, nil)
+	want, err := e.Scrape(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 8*scrapeBufSize {
+		t.Fatalf("the body is %d bytes, want several buffers' worth", len(want))
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(want))
+	if err != nil {
+		t.Fatalf("the exposition does not parse: %v", err)
+	}
+	if n := len(fams); n != strings.Count(string(want), "# TYPE ") {
+		t.Errorf("%d families parsed, %d TYPE lines", n, strings.Count(string(want), "# TYPE "))
+	}
+	h := e.Handler(Probes{})
+	if got := scrape(t, h); got != string(want) {
+		t.Errorf("plain /metrics (%d bytes) differs from Scrape (%d bytes)", len(got), len(want))
+	}
+	for i := range 2 {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Fatalf("gzip scrape %d: %d, Content-Encoding %q", i, rec.Code, rec.Header().Get("Content-Encoding"))
+		}
+		zr, err := gzip.NewReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("gzip scrape %d: %v, %d bytes, want the %d of Scrape", i, err, len(got), len(want))
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 // value says how ("plain", "gzip": the scraper's ask; "no-partition-series":
 // plain, the exporter run with --no-partition-series).
 const envRSSChild = "ILINKDASH_METRICS_RSS_CHILD"
+
+// envRSSHeapProfile, set to a file name, has the measured process write
+// its heap profile there after the scrapes (go tool pprof -sample_index
+// inuse_space: what stays live; alloc_space: what the scrapes allocate).
+const envRSSHeapProfile = "ILINKDASH_METRICS_RSS_HEAPPROFILE"
 
 // rssScrapes is how many scrapes the measured process serves.
 const rssScrapes = 20
@@ -73,6 +79,12 @@ func scrapeRSSChild(out io.Writer, gzip, perPartition bool) int {
 		r.worstMs = max(r.worstMs, float64(d)/float64(time.Millisecond))
 		r.bodyBytes = n
 	}
+	if path := os.Getenv(envRSSHeapProfile); path != "" {
+		if err := writeHeapProfile(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	runtime.KeepAlive(w)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -80,6 +92,19 @@ func scrapeRSSChild(out io.Writer, gzip, perPartition bool) int {
 	r.peakRSS, r.rss = loadgen.ProcessMemory(0, loadgen.PeakRSS), loadgen.ProcessMemory(0, loadgen.RSS)
 	fmt.Fprintf(out, "%f %f %d %d %d %d\n", r.meanMs, r.worstMs, r.bodyBytes, r.peakRSS, r.rss, ms.HeapInuse)
 	return 0
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC() // the profile's in-use figures are as of the last collection
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // BenchmarkScrapeRSS10kTopics2kGroups is the goal's memory half as the
