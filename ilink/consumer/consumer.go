@@ -17,8 +17,10 @@ import (
 
 // Record is one consumed record. Topic is set for every record, pattern
 // subscriptions included (spec T-12, C-52). Key, Value and header values
-// share one buffer per fetched batch; they stay valid as long as the
-// application keeps them and must not be modified.
+// share one buffer: the decompressed batch, or for an uncompressed batch
+// the fetch reply it came in (so a kept record keeps up to that reply's
+// bytes). They stay valid as long as the application keeps them and must
+// not be modified.
 type Record struct {
 	Topic     string
 	Partition int32
@@ -205,13 +207,7 @@ func Assign(ctx context.Context, addrs string, topic string, partitions []int32,
 // Resolve returns the topics that match pattern now, sorted, without
 // subscribing: no group member is created (spec T-11).
 func Resolve(ctx context.Context, addrs string, pattern string) ([]string, error) {
-	return ResolveWith(ctx, addrs, pattern, NewOptions())
-}
-
-// ResolveWith is Resolve with options: the client name, a spoke's hub
-// route (Options.Hub).
-func ResolveWith(ctx context.Context, addrs string, pattern string, opt Options) ([]string, error) {
-	opt, err := opt.withDefaults()
+	opt, err := NewOptions().withDefaults()
 	if err != nil {
 		return nil, err
 	}
