@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -15,14 +16,25 @@ import (
 // still fits.
 const maxObs = 256
 
-// obs is one observation of a partition.
+// stamp is a time as a partition's history keeps it: nanoseconds since
+// the monitor's epoch (Monitor.stamp), 8 bytes where a time.Time takes
+// 24 — the history of 40,000 partitions is most of an exporter's memory
+// (issue 26). noStamp is none (a zero time.Time).
+type stamp int64
+
+const noStamp stamp = math.MinInt64
+
+// within: s is no more than d before now (s is not noStamp).
+func within(now, s stamp, d time.Duration) bool { return time.Duration(now-s) <= d }
+
+// obs is one observation of a partition (40 bytes).
 type obs struct {
-	at        time.Time
+	at        stamp
 	committed int64 // -1 = no commit
 	end       int64 // -1 = unknown
 	lag       int64 // -1 = unknown
-	members   int   // the group's members at this observation
 	gen       int32 // the group's generation at this observation
+	member    bool  // the group had a member at this observation
 }
 
 // consumed reports whether the commit advance from a to b (a the earlier
@@ -33,21 +45,20 @@ type obs struct {
 // generation), was an operator's seek, or a commit by a client outside
 // the group's membership: not consumption.
 func consumed(a, b obs) bool {
-	return a.members > 0 || b.members > 0 || a.gen != b.gen
+	return a.member || b.member || a.gen != b.gen
 }
 
 // partTrack is a partition's history: the observations of the horizon, and
 // the times of the events the rules look for, kept even when their
-// observation has been trimmed.
+// observation has been trimmed. Its partition is the one of the same
+// place in its group's latest list (groupTrack.parts).
 type partTrack struct {
-	topic string
-	part  int32
-	hist  []obs // oldest first
+	hist []obs // oldest first
 
-	firstSeen   time.Time
-	lastAdvance time.Time // an observation whose commit was above the one before (or the first commit)
-	lastZero    time.Time // an observation with lag 0
-	lastRewind  time.Time // an observation whose commit was below the one before
+	firstSeen   stamp
+	lastAdvance stamp // an observation whose commit was above the one before (or the first commit)
+	lastZero    stamp // an observation with lag 0
+	lastRewind  stamp // an observation whose commit was below the one before
 	rewindFrom  int64
 	rewindTo    int64
 
@@ -65,7 +76,7 @@ func (p *partTrack) add(o obs, horizon time.Duration) {
 			p.lastAdvance = o.at
 		}
 	} else {
-		p.firstSeen = o.at
+		p.firstSeen, p.lastAdvance, p.lastZero, p.lastRewind = o.at, noStamp, noStamp, noStamp
 	}
 	if o.lag == 0 {
 		p.lastZero = o.at
@@ -74,7 +85,7 @@ func (p *partTrack) add(o obs, horizon time.Duration) {
 	// Keep the horizon plus the one observation before it (the start of
 	// the first delta inside it).
 	cut := 0
-	for cut < len(p.hist)-1 && o.at.Sub(p.hist[cut+1].at) > horizon {
+	for cut < len(p.hist)-1 && !within(o.at, p.hist[cut+1].at, horizon) {
 		cut++
 	}
 	if n := len(p.hist) - maxObs; n > cut {
@@ -86,9 +97,9 @@ func (p *partTrack) add(o obs, horizon time.Duration) {
 }
 
 // window returns the index of the first observation within w of now.
-func (p *partTrack) window(now time.Time, w time.Duration) int {
+func (p *partTrack) window(now stamp, w time.Duration) int {
 	i := len(p.hist)
-	for i > 0 && now.Sub(p.hist[i-1].at) <= w {
+	for i > 0 && within(now, p.hist[i-1].at, w) {
 		i--
 	}
 	return i
@@ -150,11 +161,13 @@ type groupTrack struct {
 	firstSeen       time.Time
 	noMemberSince   time.Time // start of the current run of observations without a member
 	noMemberEarlier bool
-	parts           map[partKey]*partTrack
-	word            Word
-	wordSince       time.Time
-	wordEarlier     bool
-	status          GroupStatus
+	// parts are the tracks of the latest list's partitions, in its order:
+	// status.Partitions names them (read only to the Monitor's callers).
+	parts       []partTrack
+	word        Word
+	wordSince   time.Time
+	wordEarlier bool
+	status      GroupStatus
 }
 
 // genObs is a group's generation at one observation.
@@ -189,6 +202,33 @@ type partKey struct {
 	part  int32
 }
 
+// matchParts returns the tracks of the partitions of cur: those of old,
+// whose partitions were prev's (the group's last list), moved to cur's
+// order; a new partition gets an empty track, a partition gone loses its
+// own. A list of the same partitions as the last (the usual) keeps old.
+func matchParts(old []partTrack, prev []PartitionStatus, cur []admin.PartitionOffsets) []partTrack {
+	same := len(prev) == len(cur)
+	for i := 0; same && i < len(cur); i++ {
+		same = prev[i].Topic == cur[i].Topic && prev[i].Partition == cur[i].Partition
+	}
+	if same {
+		return old
+	}
+	at := make(map[partKey]int, len(prev))
+	for i := range prev {
+		at[partKey{prev[i].Topic, prev[i].Partition}] = i
+	}
+	next := make([]partTrack, len(cur))
+	for i := range cur {
+		k := partKey{cur[i].Topic, cur[i].Partition}
+		if j, ok := at[k]; ok {
+			next[i] = old[j]
+			delete(at, k) // a partition listed twice gets one history
+		}
+	}
+	return next
+}
+
 // ObserveGroups takes in a group list taken at `at` and judges every group
 // of it. A temporary group missing from the list is forgotten (it ends
 // with its last member); a durable one is kept as unlisted for the horizon
@@ -203,7 +243,7 @@ func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatu
 		seen[g.Name] = struct{}{}
 		t := m.groups[g.Name]
 		if t == nil {
-			t = &groupTrack{firstSeen: at, parts: map[partKey]*partTrack{}}
+			t = &groupTrack{firstSeen: at}
 			m.groups[g.Name] = t
 		}
 		m.observeGroup(t, g, at)
@@ -241,7 +281,7 @@ func (m *Monitor) unlistedTooLong(t *groupTrack, at time.Time) bool {
 
 func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) {
 	c := m.cfg
-	horizon := c.horizon()
+	now := m.stamp(at)
 	if g.Members == 0 {
 		if t.noMemberSince.IsZero() {
 			t.noMemberSince, t.noMemberEarlier = at, at.Equal(t.firstSeen)
@@ -249,60 +289,44 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 	} else {
 		t.noMemberSince, t.noMemberEarlier = time.Time{}, false
 	}
-	live := make(map[partKey]struct{}, len(g.Partitions))
-	parts := make([]*partTrack, len(g.Partitions))
-	for i, po := range g.Partitions {
-		k := partKey{po.Topic, po.Partition}
-		live[k] = struct{}{}
-		p := t.parts[k]
-		if p == nil {
-			p = &partTrack{topic: po.Topic, part: po.Partition}
-			t.parts[k] = p
-		}
+	t.parts = matchParts(t.parts, t.status.Partitions, g.Partitions)
+	parts := t.parts
+	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
+	s.Partitions = make([]PartitionStatus, len(parts))
+	rewound := -1
+	for i := range parts {
+		po, p := g.Partitions[i], &parts[i]
 		l := po.Lag()
+		s.Partitions[i] = PartitionStatus{PartitionOffsets: po, Lag: l}
 		lag := l.Records
 		if l.Unknown {
 			lag = -1
 		}
-		p.add(obs{at: at, committed: po.Committed, end: po.End, lag: lag, members: g.Members, gen: g.Generation}, horizon)
-		parts[i] = p
-	}
-	for k := range t.parts {
-		if _, ok := live[k]; !ok {
-			delete(t.parts, k)
+		p.add(obs{at: now, committed: po.Committed, end: po.End, lag: lag, gen: g.Generation, member: g.Members > 0}, c.horizon())
+		if p.lastRewind != noStamp && within(now, p.lastRewind, c.Window) && (rewound < 0 || p.lastRewind > parts[rewound].lastRewind) {
+			rewound = i
 		}
 	}
-
-	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
-	s.Partitions = make([]PartitionStatus, len(parts))
-	for i := range parts {
-		s.Partitions[i] = PartitionStatus{PartitionOffsets: g.Partitions[i], Lag: g.Partitions[i].Lag()}
-	}
-	s.Rate = c.rate(parts, at)
+	s.Rate = c.rate(parts, now)
 
 	word, since, earlier := Unknown, time.Time{}, false
 	var reason string
-	var rewound *partTrack
-	for _, p := range parts {
-		if !p.lastRewind.IsZero() && at.Sub(p.lastRewind) <= c.Window && (rewound == nil || p.lastRewind.After(rewound.lastRewind)) {
-			rewound = p
-		}
-	}
 	switch {
 	case g.State == admin.GroupDead:
 		word, reason = Dead, "unknown to the cluster"
 	case g.State == admin.GroupPreparingRebalance || g.State == admin.GroupCompletingRebalance:
 		word, reason = Rebalancing, "reassigning its partitions ("+string(g.State)+")"
-	case rewound != nil:
-		word, since = Rewound, rewound.lastRewind
-		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", rewound.topic, rewound.part, rewound.rewindFrom, rewound.rewindTo)
+	case rewound >= 0:
+		p, po := &parts[rewound], &g.Partitions[rewound]
+		word, since = Rewound, m.timeOf(p.lastRewind)
+		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", po.Topic, po.Partition, p.rewindFrom, p.rewindTo)
 	case g.Members == 0 && s.Lag.Records > 0:
 		word, since, earlier = Stopped, t.noMemberSince, t.noMemberEarlier
 		reason = fmt.Sprintf("no member, %s unread", numfmt.Plural(s.Lag.Records, "record"))
 	case g.Members == 0:
 		word, reason = Empty, "no member, nothing unread"
 	default:
-		word, since, earlier, reason = m.judgeMembers(&s, parts, at)
+		word, since, earlier, reason = m.judgeMembers(&s, parts, now)
 	}
 	if word != t.word || t.wordSince.IsZero() {
 		t.wordSince, t.wordEarlier = at, at.Equal(t.firstSeen)
@@ -343,38 +367,39 @@ func rank(w Word) int {
 }
 
 // judgeMembers judges a group with members from its partitions.
-func (m *Monitor) judgeMembers(s *GroupStatus, parts []*partTrack, at time.Time) (Word, time.Time, bool, string) {
+func (m *Monitor) judgeMembers(s *GroupStatus, parts []partTrack, now stamp) (Word, time.Time, bool, string) {
 	c := m.cfg
 	word, judged := OK, 0
-	var stalledSince time.Time
+	stalledSince := noStamp
 	stalledEarlier := false
 	var stalled, lagging, unknown int
 	var stalledLag int64
 	var need time.Duration
-	for i, p := range parts {
-		ps := &s.Partitions[i]
+	for i := range parts {
+		p, ps := &parts[i], &s.Partitions[i]
 		if ps.Lag.Unknown {
 			continue // no leader or no topic: its own alert, not the group's
 		}
 		judged++
-		w, since, earlier, growth := c.judgePartition(p, at)
-		ps.Word, ps.Since, ps.Growth = w, since, growth
+		w, since, earlier, growth := c.judgePartition(p, now)
+		ps.Word, ps.Since, ps.Growth = w, m.timeOf(since), growth
 		switch w {
 		case Stalled:
 			stalled++
 			stalledLag += ps.Lag.Records
-			if stalledSince.IsZero() || since.Before(stalledSince) {
+			if stalledSince == noStamp || since < stalledSince {
 				stalledSince, stalledEarlier = since, earlier
 			}
 		case Lagging:
 			lagging++
 			s.Growth += growth
-			if first, last, ok := commitSpan(p, at, c.Window); ok {
-				s.GrowthSpan = max(s.GrowthSpan, last.Sub(first))
+			if span, ok := commitSpan(p, now, c.Window); ok {
+				s.GrowthSpan = max(s.GrowthSpan, span)
 			}
 		case Unknown:
 			unknown++
-			need = max(need, c.Window-at.Sub(p.firstSeen), c.StallAfter-at.Sub(p.firstSeen))
+			seen := time.Duration(now - p.firstSeen)
+			need = max(need, c.Window-seen, c.StallAfter-seen)
 		}
 		if rank(w) > rank(word) {
 			word = w
@@ -384,7 +409,7 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []*partTrack, at time.Time)
 	case judged == 0 && len(parts) > 0:
 		return Unknown, time.Time{}, false, "the lag of its partitions is unknown (no leader)"
 	case word == Stalled:
-		return Stalled, stalledSince, stalledEarlier, fmt.Sprintf("no commit advanced on %s for at least %s (%s unread there)",
+		return Stalled, m.timeOf(stalledSince), stalledEarlier, fmt.Sprintf("no commit advanced on %s for at least %s (%s unread there)",
 			numfmt.Plural(int64(stalled), "partition"), roundDur(c.StallAfter), numfmt.Plural(stalledLag, "record"))
 	case word == Lagging:
 		return Lagging, time.Time{}, false, fmt.Sprintf("commits advance but the lag grew on %s", numfmt.Plural(int64(lagging), "partition"))
@@ -406,36 +431,34 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []*partTrack, at time.Time)
 // (a slow consumer committing every 5 s does not flap LAGGING → OK in a
 // 10 s window), and a partition never judged is OK once its history covers
 // the window, UNKNOWN before.
-func (c Config) judgePartition(p *partTrack, now time.Time) (w Word, since time.Time, earlier bool, growth int64) {
+func (c Config) judgePartition(p *partTrack, now stamp) (w Word, since stamp, earlier bool, growth int64) {
 	w, since, earlier, growth = c.partitionRule(p, now)
 	p.word, p.growth = w, growth
 	return w, since, earlier, growth
 }
 
-func (c Config) partitionRule(p *partTrack, now time.Time) (Word, time.Time, bool, int64) {
+func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64) {
 	cur := p.hist[len(p.hist)-1]
 	if cur.lag == 0 {
-		return OK, time.Time{}, false, 0
+		return OK, noStamp, false, 0
 	}
 	win := p.window(now, c.Window)
 	for _, o := range p.hist[win:] {
 		if o.lag == 0 {
-			return OK, time.Time{}, false, 0
+			return OK, noStamp, false, 0
 		}
 	}
 	// Stalled: nothing moved the lag down since the last progress (a
 	// commit that advanced, or a moment caught up).
-	ref := p.lastAdvance
-	if p.lastZero.After(ref) {
-		ref = p.lastZero
-	}
-	if ref.IsZero() {
-		if now.Sub(p.firstSeen) >= c.StallAfter {
+	ref := max(p.lastAdvance, p.lastZero)
+	seen := time.Duration(now - p.firstSeen)
+	if ref == noStamp {
+		if seen >= c.StallAfter {
 			return Stalled, p.firstSeen, true, 0
 		}
-		return Unknown, time.Time{}, false, 0
+		return Unknown, noStamp, false, 0
 	}
-	if now.Sub(ref) >= c.StallAfter {
+	if time.Duration(now-ref) >= c.StallAfter {
 		return Stalled, ref, false, 0
 	}
 	// Lagging: the lag at its commits grew between its first and last
@@ -446,18 +469,18 @@ func (c Config) partitionRule(p *partTrack, now time.Time) (Word, time.Time, boo
 		g, u := lagGrowth(p, first, last)
 		switch {
 		case g-u > 0:
-			return Lagging, time.Time{}, false, g
-		case g <= 0 && now.Sub(p.firstSeen) >= c.Window:
-			return OK, time.Time{}, false, 0
+			return Lagging, noStamp, false, g
+		case g <= 0 && seen >= c.Window:
+			return OK, noStamp, false, 0
 		}
 	}
 	switch {
 	case p.word == Lagging || p.word == OK:
-		return p.word, time.Time{}, false, p.growth
-	case now.Sub(p.firstSeen) >= c.Window:
-		return OK, time.Time{}, false, 0
+		return p.word, noStamp, false, p.growth
+	case seen >= c.Window:
+		return OK, noStamp, false, 0
 	}
-	return Unknown, time.Time{}, false, 0
+	return Unknown, noStamp, false, 0
 }
 
 // commitPoints returns the first and the last observation at or after win
@@ -493,27 +516,30 @@ func lagGrowth(p *partTrack, first, last int) (g, u int64) {
 	return l2 - l1, u1 + u2
 }
 
-func commitSpan(p *partTrack, now time.Time, w time.Duration) (time.Time, time.Time, bool) {
+// commitSpan is the time between the first and the last commit point in
+// the window (ok: there are two).
+func commitSpan(p *partTrack, now stamp, w time.Duration) (time.Duration, bool) {
 	first, last, ok := commitPoints(p, p.window(now, w))
 	if !ok {
-		return time.Time{}, time.Time{}, false
+		return 0, false
 	}
-	return p.hist[first].at, p.hist[last].at, true
+	return time.Duration(p.hist[last].at - p.hist[first].at), true
 }
 
 // rate is the group's committed-offset advance per second over the window:
 // the sum of every advance between two observations inside it (a first
 // commit, a commit moved back and a seek add nothing: consumed), over the
 // time between the first and the last observation.
-func (c Config) rate(parts []*partTrack, now time.Time) float64 {
-	var oldest time.Time
+func (c Config) rate(parts []partTrack, now stamp) float64 {
+	oldest := noStamp
 	var sum int64
-	for _, p := range parts {
+	for k := range parts {
+		p := &parts[k]
 		win := p.window(now, c.Window)
 		if win >= len(p.hist) {
 			continue
 		}
-		if oldest.IsZero() || p.hist[win].at.Before(oldest) {
+		if oldest == noStamp || p.hist[win].at < oldest {
 			oldest = p.hist[win].at
 		}
 		for i := win + 1; i < len(p.hist); i++ {
@@ -522,11 +548,10 @@ func (c Config) rate(parts []*partTrack, now time.Time) float64 {
 			}
 		}
 	}
-	span := now.Sub(oldest)
-	if oldest.IsZero() || span <= 0 {
+	if oldest == noStamp || now <= oldest {
 		return -1
 	}
-	return float64(sum) / span.Seconds()
+	return float64(sum) / time.Duration(now-oldest).Seconds()
 }
 
 // OneSample turns a status judged from a single group list (a Monitor that

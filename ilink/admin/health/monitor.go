@@ -22,6 +22,10 @@ type Monitor struct {
 	groupOut []GroupStatus
 	groupsAt time.Time
 	groupsOK bool
+	// epoch is the first group list's time: the partitions' histories
+	// keep their times as stamps from it.
+	epoch    time.Time
+	epochSet bool
 
 	nodes      []admin.NodeInfo
 	nodesOK    bool
@@ -82,6 +86,22 @@ func New(cfg Config) *Monitor {
 	return &Monitor{cfg: cfg, groups: map[string]*groupTrack{}, downSince: map[int]time.Time{},
 		syncSince: map[int]time.Time{}, absentSince: map[int]time.Time{}, removedSince: map[int]time.Time{}, offline: map[string]topicCond{}, underRepl: map[string]topicCond{},
 		queues: map[string]*queueTrack{}}
+}
+
+// stamp is t as the partitions' histories keep it.
+func (m *Monitor) stamp(t time.Time) stamp {
+	if !m.epochSet {
+		m.epoch, m.epochSet = t, true
+	}
+	return stamp(t.Sub(m.epoch))
+}
+
+// timeOf is the time of stamp s (zero for noStamp).
+func (m *Monitor) timeOf(s stamp) time.Time {
+	if s == noStamp {
+		return time.Time{}
+	}
+	return m.epoch.Add(time.Duration(s))
 }
 
 // Config returns the thresholds in use.
