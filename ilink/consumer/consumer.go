@@ -207,7 +207,13 @@ func Assign(ctx context.Context, addrs string, topic string, partitions []int32,
 // Resolve returns the topics that match pattern now, sorted, without
 // subscribing: no group member is created (spec T-11).
 func Resolve(ctx context.Context, addrs string, pattern string) ([]string, error) {
-	opt, err := NewOptions().withDefaults()
+	return ResolveWith(ctx, addrs, pattern, NewOptions())
+}
+
+// ResolveWith is Resolve with options: the client name, a spoke's hub
+// route (Options.Hub).
+func ResolveWith(ctx context.Context, addrs string, pattern string, opt Options) ([]string, error) {
+	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}

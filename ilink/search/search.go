@@ -145,7 +145,10 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Prefetch is the consumer's per-partition prefetch (0 = its default).
 	Prefetch int
-	Logf     func(string, ...any)
+	// Hub reaches a spoke through its hub (addrs is then the hub's
+	// address); nil = dial addrs directly.
+	Hub  *ilink.HubRoute
+	Logf func(string, ...any)
 }
 
 // Run scans and calls emit for every match (records of one partition in
@@ -173,7 +176,9 @@ func Run(ctx context.Context, addrs string, spec Spec, opt Options, emit func(*c
 		topics = []string{f.Topic} // one partition of one topic
 	} else if consumer.IsPattern(spec.Target) {
 		var err error
-		if topics, err = consumer.Resolve(ctx, addrs, spec.Target); err != nil {
+		ropt := consumer.NewOptions()
+		ropt.Hub = opt.Hub
+		if topics, err = consumer.ResolveWith(ctx, addrs, spec.Target, ropt); err != nil {
 			return Progress{}, err
 		}
 		if len(topics) == 0 {
@@ -315,6 +320,7 @@ func (s *scan) topic(ctx context.Context, addrs, topic string) error {
 		copt.Prefetch = s.opt.Prefetch
 	}
 	copt.Logf = s.opt.Logf
+	copt.Hub = s.opt.Hub
 	parts := s.startOptions(&copt)
 	c, err := consumer.Assign(ctx, addrs, topic, parts, copt)
 	if err != nil {

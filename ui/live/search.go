@@ -65,9 +65,6 @@ func (s *Sources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.S
 	if len(s.cfg.DataAddrs) == 0 {
 		return nil, errors.New("search needs a data address (set --addr or the context's addresses)")
 	}
-	if s.hub != nil { // ilink/search dials directly; it has no hub route yet
-		return nil, errors.New("search is not available through a hub yet (" + s.hub.Target() + "): tail the topic instead")
-	}
 	sp, err := searchSpec(spec, time.Now())
 	if err != nil {
 		return nil, err
@@ -76,7 +73,7 @@ func (s *Sources) StartSearch(ctx context.Context, spec tail.SearchSpec) (tail.S
 	r := &searchRun{ch: make(chan tail.Record, 1024), cancel: cancel}
 	r.prog.Topic = spec.Target
 	addrs := strings.Join(s.cfg.DataAddrs, ",")
-	opt := search.Options{ClientName: s.cfg.ClientName, Logf: s.cfg.Logf, ProgressEvery: 200 * time.Millisecond, OnProgress: r.set}
+	opt := search.Options{ClientName: s.cfg.ClientName, Logf: s.cfg.Logf, ProgressEvery: 200 * time.Millisecond, OnProgress: r.set, Hub: s.hub}
 	go func() {
 		defer close(r.ch)
 		p, err := search.Run(ctx, addrs, sp, opt, func(rec *consumer.Record) error {
