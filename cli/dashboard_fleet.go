@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -56,49 +57,53 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 		return &exitError{code: 2, err: err}
 	}
 	defer logCloser.Close()
-	rs, sets, err = expandSpokes(cmd.Context(), rs, sets)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	ms := make([]fleetMember, 0, len(rs))
+	var ms []fleetMember
+	var hubs []fleetHub
 	for i, r := range rs {
-		if r.Embedded || (r.Context.Admin == "" && r.Context.Hub == "") {
+		switch {
+		case r.Context.AllSpokes:
+			h, err := followHub(cmd.Context(), r, sets[i], logf)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			hubs = append(hubs, h)
+		case r.Embedded || (r.Context.Admin == "" && r.Context.Hub == ""):
 			return &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
+		default:
+			ms = append(ms, fleetMember{r: r, live: contextLive(r.Context, logf), set: sets[i]})
 		}
-		cfg, _, err := startCluster(cmd.Context(), r, logf)
-		if err != nil {
-			return err
-		}
-		ms = append(ms, fleetMember{r: r, live: cfg, set: sets[i]})
 	}
-	return runFleetProgram(cmd.Context(), ms)
+	return runFleetProgram(cmd.Context(), ms, hubs...)
 }
 
-// expandSpokes replaces each `spokes: all` context by one spoke context
-// per spoke its hub lists, running or not (a stopped one's row says it
-// cannot be reached), named CONTEXT/SPOKE.
-func expandSpokes(ctx context.Context, rs []config.Resolved, sets []*schema.Set) ([]config.Resolved, []*schema.Set, error) {
-	var outR []config.Resolved
-	var outS []*schema.Set
-	for i, r := range rs {
-		if !r.Context.AllSpokes {
-			outR, outS = append(outR, r), append(outS, sets[i])
-			continue
-		}
-		spokes, err := listSpokes(ctx, r.Context)
-		if err != nil {
-			return nil, nil, fmt.Errorf("context %s: the spokes of hub %s: %w", r.Context.Name, r.Context.Hub, err)
-		}
-		for _, sp := range spokes {
-			mr := r
-			mr.Context.Name, mr.Context.Spoke, mr.Context.AllSpokes = r.Context.Name+"/"+sp.Name, sp.Name, false
-			outR, outS = append(outR, mr), append(outS, sets[i])
-		}
+// fleetHub is a `spokes: all` context: its hub's spokes as listed at
+// start, each watched as a spoke context named CONTEXT/SPOKE (running or
+// not: a stopped one's row says what the hub says), and the list read
+// again on the context's node-list interval, so spokes that link later
+// get their rows (ui.SpokeFollow).
+type fleetHub struct {
+	r     config.Resolved
+	set   *schema.Set
+	known []admin.SpokeProperty
+	logf  func(string, ...any)
+	demo  bool
+}
+
+// followHub lists r's hub's spokes once, so a hub that cannot be asked is
+// said before the terminal is taken.
+func followHub(ctx context.Context, r config.Resolved, set *schema.Set, logf func(string, ...any)) (fleetHub, error) {
+	spokes, err := listSpokes(ctx, r.Context)
+	if err != nil {
+		return fleetHub{}, fmt.Errorf("context %s: the spokes of hub %s: %w", r.Context.Name, r.Context.Hub, err)
 	}
-	if len(outR) == 0 {
-		return nil, nil, errors.New("no spoke to watch: the hubs list none")
-	}
-	return outR, outS, nil
+	return fleetHub{r: r, set: set, known: spokes, logf: logf}, nil
+}
+
+// member is spoke's fleet member: the hub's context switched to it.
+func (h fleetHub) member(spoke string) fleetMember {
+	mr := h.r
+	mr.Context.Name, mr.Context.Spoke, mr.Context.AllSpokes = h.r.Context.Name+"/"+spoke, spoke, false
+	return fleetMember{r: mr, live: contextLive(mr.Context, h.logf), set: h.set, demo: h.demo}
 }
 
 // listSpokes asks a hub context's hub for its spokes (read-only).
@@ -113,35 +118,69 @@ func listSpokes(ctx context.Context, c config.Context) ([]admin.SpokeProperty, e
 	return svc.SpokeList(cctx)
 }
 
-// runFleetProgram runs the Fleet dashboard on ms until the user quits.
-func runFleetProgram(ctx context.Context, ms []fleetMember) error {
+// runFleetProgram runs the Fleet dashboard on ms, and on the spokes of
+// hubs as they come, until the user quits.
+func runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) error {
 	out, meter := ui.NewMeter(os.Stdout)
 	pace := func(c *ui.Context) {
 		c.Pace.SlowTerminal = meter.Slow
 		c.Pace.Budget = common.NewBudget(meter.Bytes)
 	}
-	models := make([]*ui.Model, 0, len(ms))
-	for _, m := range ms {
+	// Spokes' models are built in the program's Update as they link, so
+	// their adapters are closed after the program, under a lock.
+	var mu sync.Mutex
+	var srcs []*live.Sources
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	model := func(m fleetMember) (*ui.Model, error) {
 		src, err := live.New(m.live)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("context %s: %w", m.r.Context.Name, err)}
+			return nil, fmt.Errorf("context %s: %w", m.r.Context.Name, err)
 		}
-		defer src.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		srcs = append(srcs, src)
 		uctx := ui.NewContext(m.r.Context, m.demo, os.Getenv)
 		uctx.Schemas = m.set
 		pace(uctx)
 		// One link probe is enough for one terminal: the first cluster's.
 		opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
-		if len(models) > 0 {
+		if len(srcs) > 1 {
 			opts = append(opts, ui.WithoutLinkProbe())
 		}
-		models = append(models, ui.New(uctx, src, opts...))
+		return ui.New(uctx, src, opts...), nil
 	}
-	fcfg := ms[0].r.Context
+	models := make([]*ui.Model, 0, len(ms))
+	for _, m := range ms {
+		um, err := model(m)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		models = append(models, um)
+	}
+	var opts []ui.FleetOption
+	for _, h := range hubs {
+		rc := h.r.Context
+		opts = append(opts, ui.WithSpokes(ui.SpokeFollow{Hub: rc.Name, Every: rc.Refresh.Cluster, Known: h.known,
+			List: func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
+			New:  func(spoke string) (*ui.Model, error) { return model(h.member(spoke)) }}))
+	}
+	fcfg := config.DefaultContext()
+	demo := false
+	if len(ms) > 0 {
+		fcfg, demo = ms[0].r.Context, ms[0].demo
+	} else if len(hubs) > 0 {
+		fcfg = hubs[0].r.Context
+	}
 	fcfg.Name = "fleet"
-	fctx := ui.NewContext(fcfg, ms[0].demo, os.Getenv)
+	fctx := ui.NewContext(fcfg, demo, os.Getenv)
 	pace(fctx)
-	_, err := tea.NewProgram(ui.NewFleet(fctx, models), tea.WithContext(ctx), tea.WithFPS(fcfg.FrameRate()), tea.WithOutput(out)).Run()
+	_, err := tea.NewProgram(ui.NewFleet(fctx, models, opts...), tea.WithContext(ctx), tea.WithFPS(fcfg.FrameRate()), tea.WithOutput(out)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // SIGINT/SIGTERM
 	}
@@ -150,10 +189,10 @@ func runFleetProgram(ctx context.Context, ms []fleetMember) error {
 
 // runFleetDemo is --demo fleet: in-process clusters in different states,
 // watched as a fleet. "prod" runs the demo traffic (its groups show every
-// health word); a hub with two spokes, each watched through the hub as a
-// spoke context: "hub/plant-1" (three nodes) has a node down,
-// "hub/plant-2" a stopped group (billing, committed at 1 on each of
-// ORDER.EVENT's partitions, no member).
+// health word); "hub" is a `spokes: all` context of a hub with two
+// spokes, each watched through the hub: "hub/plant-1" (three nodes) has a
+// node down, "hub/plant-2" a stopped group (billing, committed at 1 on
+// each of ORDER.EVENT's partitions, no member).
 func (a *app) runFleetDemo(cmd *cobra.Command) error {
 	if err := needTerminal(); err != nil {
 		return err
@@ -167,12 +206,12 @@ func (a *app) runFleetDemo(cmd *cobra.Command) error {
 		return &exitError{code: 2, err: err}
 	}
 	defer logCloser.Close()
-	ms, stop, err := startFleetDemo(cmd.Context(), r, logf)
+	ms, hub, stop, err := startFleetDemo(cmd.Context(), r, logf)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	return runFleetProgram(cmd.Context(), ms)
+	return runFleetProgram(cmd.Context(), ms, hub)
 }
 
 // Fleet demo names: the hub's context and its spokes.
@@ -183,8 +222,8 @@ const (
 )
 
 // startFleetDemo starts the fleet demo's engines (stop closes them) and
-// says how to watch each.
-func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ...any)) ([]fleetMember, func(), error) {
+// says how to watch each: prod as a member, the hub's spokes followed.
+func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ...any)) ([]fleetMember, fleetHub, func(), error) {
 	var closers []func()
 	stop := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -208,6 +247,7 @@ func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ..
 		return e, fleetMember{r: mr, live: lc, set: set, demo: true}, nil
 	}
 	var ms []fleetMember
+	var fh fleetHub
 	err := func() error {
 		prod, m, err := start("prod")
 		if err != nil {
@@ -225,22 +265,23 @@ func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ..
 			return fmt.Errorf("demo hub: %w", err)
 		}
 		closers = append(closers, func() { hub.Close() })
-		for _, name := range []string{demoSpokeNodes, demoSpokeGroup} {
-			mr := r
-			mr.Context.Name, mr.Context.Hub, mr.Context.Spoke = demoHub+"/"+name, hub.AdminAddrs()[0], name
-			lc := contextLive(mr.Context, logf)
-			ms = append(ms, fleetMember{r: mr, live: lc, set: ms[0].set, demo: true})
-		}
 		if err := seedNodeDown(ctx, hub.SpokeEngine(demoSpokeNodes)); err != nil {
 			return err
 		}
-		return seedStoppedGroup(ctx, hub.SpokeEngine(demoSpokeGroup))
+		if err := seedStoppedGroup(ctx, hub.SpokeEngine(demoSpokeGroup)); err != nil {
+			return err
+		}
+		hr := r
+		hr.Context.Name, hr.Context.Hub, hr.Context.AllSpokes = demoHub, hub.AdminAddrs()[0], true
+		fh, err = followHub(ctx, hr, ms[0].set, logf)
+		fh.demo = true
+		return err
 	}()
 	if err != nil {
 		stop()
-		return nil, nil, err
+		return nil, fleetHub{}, nil, err
 	}
-	return ms, stop, nil
+	return ms, fh, stop, nil
 }
 
 // seedNodeDown gives e the demo's still data and kills a node that is not

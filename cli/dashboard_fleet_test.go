@@ -49,13 +49,17 @@ func TestDashboardFleetFlags(t *testing.T) {
 // hub/plant-2 the stopped group billing.
 func TestFleetDemoClusters(t *testing.T) {
 	ctx := context.Background()
-	ms, stop, err := startFleetDemo(ctx, config.Resolved{Context: config.DefaultContext()}, nil)
+	ms, hub, stop, err := startFleetDemo(ctx, config.Resolved{Context: config.DefaultContext()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	if len(ms) != 3 || ms[0].r.Context.Name != "prod" || ms[1].r.Context.Name != "hub/plant-1" || ms[2].r.Context.Name != "hub/plant-2" {
-		t.Fatalf("the demo's contexts: %+v", ms)
+	if len(ms) != 1 || ms[0].r.Context.Name != "prod" || len(hub.known) != 2 {
+		t.Fatalf("the demo's contexts: %+v, the hub's spokes %+v", ms, hub.known)
+	}
+	ms = append(ms, hub.member(hub.known[0].Name), hub.member(hub.known[1].Name))
+	if ms[1].r.Context.Name != "hub/plant-1" || ms[2].r.Context.Name != "hub/plant-2" {
+		t.Fatalf("the hub's spokes' contexts: %+v", ms[1:])
 	}
 	q := func(m fleetMember) *admin.Qmgr {
 		if m.live.Hub == "" || len(m.live.AdminAddrs) != 0 {
