@@ -127,11 +127,12 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 	if err != nil {
 		return checkUsage(cmd, "%v", err)
 	}
-	if len(rs) > 1 {
+	if len(rs) > 1 || hasAllSpokes(rs) {
 		if f.embedded {
 			return checkUsage(cmd, "--embedded with several contexts: it judges one fresh engine")
 		}
-		return a.checkContexts(cmd, f, filter, rs)
+		rs, failed := checkSpokes(cmd.Context(), rs)
+		return a.checkContexts(cmd, f, filter, rs, failed)
 	}
 	res := a.checkOne(cmd.Context(), rs[0], f, filter)
 	if res.usage != nil {
@@ -162,7 +163,14 @@ func (r checkResult) exit() error {
 // checkOne judges the cluster of r over one window.
 func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, filter groupFilter) checkResult {
 	c := r.Context
+	hub, err := spokeRoute(&c)
+	if err != nil {
+		return checkResult{usage: err}
+	}
 	target := c.Admin
+	if hub != nil {
+		target = hub.Target()
+	}
 	if f.embedded {
 		e, err := startEmbedded()
 		if err != nil {
@@ -195,7 +203,7 @@ func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, 
 	ctx, cancel := context.WithTimeout(parent, span+f.timeout)
 	defer cancel()
 	connCtx, connCancel := context.WithTimeout(ctx, f.timeout)
-	svc, err := admin.Connect(connCtx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses})
+	svc, err := admin.Connect(connCtx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses, Hub: hub})
 	connCancel()
 	if err != nil {
 		return checkResult{v: rep.unknown(err, "", f.timeout)}

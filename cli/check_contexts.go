@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"slices"
@@ -39,12 +40,20 @@ func checkRank(code int) int {
 // connection and window, so an unreachable cluster costs the others
 // nothing; it prints one line per context (or a JSON array), worst first
 // and then in the order given, and exits with the worst status.
-func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter, rs []config.Resolved) error {
+func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter, rs []config.Resolved, failed map[string]error) error {
 	results := make([]checkContextJSON, len(rs))
 	var wg sync.WaitGroup
+	// A hub's spokes may be many: so many checks at once, not one
+	// connection per spoke at the same time.
+	slots := make(chan struct{}, checkParallel)
 	for i, r := range rs {
 		wg.Go(func() {
-			res := a.checkOne(cmd.Context(), r, f, filter)
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			res := checkResult{usage: failed[r.Context.Name]}
+			if res.usage == nil {
+				res = a.checkOne(cmd.Context(), r, f, filter)
+			}
 			if res.usage != nil {
 				rep := checkReport{target: r.Context.Admin, window: f.window}
 				res.v = rep.base("UNKNOWN", checkUnknown, "UNKNOWN: "+res.usage.Error())
@@ -63,6 +72,20 @@ func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter
 		return nil
 	}
 	return &exitError{code: worst.ExitCode, err: errors.New(worst.Context + ": " + worst.Summary), quiet: true}
+}
+
+// checkParallel is how many clusters check judges at once.
+const checkParallel = 16
+
+// checkSpokes replaces each `spokes: all` context by one context per
+// spoke its hub lists, running or not, named CONTEXT/SPOKE: a cron job
+// checking a hub wants every spoke judged, the worst one its exit status
+// (a spoke that is not linked is UNKNOWN, as an unreachable cluster). A
+// hub whose list cannot be read stays one context, failed with why.
+func checkSpokes(ctx context.Context, rs []config.Resolved) ([]config.Resolved, map[string]error) {
+	failed := map[string]error{}
+	out, _ := expandAllSpokes(ctx, rs, 0, nil, failed) // no error with failed
+	return out, failed
 }
 
 func printCheckContexts(w io.Writer, asJSON bool, results []checkContextJSON) error {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // runWithConfig runs ilinkdash with the config file file (runCLIResult
@@ -67,5 +68,121 @@ func TestCheckOverSeveralContexts(t *testing.T) {
 	r = runWithConfig(t, file, append([]string{"check", "--all-contexts", "--embedded"}, window...)...)
 	if r.code != checkUnknown || !strings.Contains(r.stdout, "--embedded with several contexts") {
 		t.Fatalf("--embedded over contexts: exit %d %q", r.code, r.stdout)
+	}
+}
+
+// hubConfig starts a one-node hub with the spokes plant-1 and plant-2,
+// plant-2 holding the stopped group billing (ORDERS, lag 4), and writes a
+// config whose contexts p1 (spoke: plant-1), p2 (spoke-key: plant-2's
+// key) and plants (spokes: all) reach them through it.
+func hubConfig(t *testing.T) (hub *engine.Engine, file string) {
+	t.Helper()
+	hub = startTestEngine(t, engine.Config{Nodes: 1, Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
+	p2 := hub.SpokeEngine("plant-2")
+	ilinktest.WaitFor(t, 30*time.Second, "the spokes linked", func() bool { return p2.HubLinked() && hub.SpokeEngine("plant-1").HubLinked() })
+	_, q := adminAt(t, p2.AdminAddrs()[0])
+	topicWithRecords(t, q, "ORDERS", "partitions=1", 5)
+	groupCommittedAt(t, q, "billing", "ORDERS", 1)
+	file = filepath.Join(t.TempDir(), "config.yaml")
+	h := "health: {window: 300ms, stall-after: 300ms}"
+	cfg := fmt.Sprintf("contexts:\n  p1: {hub: '%[1]s', spoke: plant-1, %[2]s}\n  p2: {hub: '%[1]s', spoke-key: %[3]s, %[2]s}\n  plants: {hub: '%[1]s', spokes: all, %[2]s}\n",
+		hub.AdminAddrs()[0], h, engine.SpokeKey("plant-2"))
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return hub, file
+}
+
+// The headless commands on a spoke context go through the hub (issue 27
+// point 6): publish creates the topic and sends on plant-1, tail reads it
+// back, search finds a record, get and group list show the spoke's own
+// topics and groups (plant-1's, plant-2's by its key), the hub has none
+// of them; a `spokes: all` context is refused by a command on one
+// cluster, naming it.
+func TestHeadlessThroughHub(t *testing.T) {
+	hub, file := hubConfig(t)
+	r := runWithConfig(t, file, "publish", "SPOKE.T", "--context", "p1", "--partitions", "2", "--key", "k1", "--value", "hello-through-hub", "--count", "3")
+	if r.err != nil {
+		t.Fatalf("publish through the hub: %v\n%s", r.err, r.stderr)
+	}
+	if _, err := hub.TopicPartitions("SPOKE.T"); err == nil {
+		t.Fatal("the hub has the spoke's topic: publish went to the hub")
+	}
+	if ps, err := hub.SpokeEngine("plant-1").TopicPartitions("SPOKE.T"); err != nil || len(ps) != 2 {
+		t.Fatalf("plant-1's SPOKE.T: %v %v", ps, err)
+	}
+	r = runWithConfig(t, file, "tail", "SPOKE.T", "--context", "p1", "--from", "earliest", "--count", "3", "--format", "json")
+	if r.err != nil || strings.Count(r.stdout, "hello-through-hub") != 3 {
+		t.Fatalf("tail through the hub: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	r = runWithConfig(t, file, "search", "SPOKE.T", "--context", "p1", "--value-contains", "through", "-o", "json")
+	if r.err != nil || strings.Count(r.stdout, "hello-through-hub") != 3 {
+		t.Fatalf("search through the hub: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	r = runWithConfig(t, file, "get", "topics", "--context", "p1")
+	if r.err != nil || !strings.Contains(r.stdout, "SPOKE.T") || strings.Contains(r.stdout, "ORDERS") {
+		t.Fatalf("get topics on p1: %v\n%s", r.err, r.stdout)
+	}
+	r = runWithConfig(t, file, "get", "groups", "--context", "p2")
+	if r.err != nil || !strings.Contains(r.stdout, "billing") {
+		t.Fatalf("get groups on p2 (by key): %v\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	r = runWithConfig(t, file, "group", "seek", "billing", "--to", "latest", "--execute", "--context", "p2")
+	if r.err != nil {
+		t.Fatalf("group seek on p2: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	_, q := adminAt(t, hub.SpokeEngine("plant-2").AdminAddrs()[0])
+	if gs, err := q.GroupList(context.Background()); err != nil || len(gs) != 1 || gs[0].Lag().Records != 0 {
+		t.Fatalf("billing on plant-2 after the seek to latest (lag 0): %+v %v", gs, err)
+	}
+	r = runWithConfig(t, file, "queue", "create", "SPOKE.Q", "--context", "p1")
+	if r.err == nil {
+		r = runWithConfig(t, file, "queue", "put", "SPOKE.Q", "--value", "queued-through-hub", "--context", "p1")
+	}
+	if r.err == nil {
+		r = runWithConfig(t, file, "queue", "browse", "SPOKE.Q", "--context", "p1")
+	}
+	if r.err != nil || !strings.Contains(r.stdout, "queued-through-hub") {
+		t.Fatalf("queue create, put, browse on p1: %v\n%s\n%s", r.err, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"get", "topics"}, {"tail", "SPOKE.T"}, {"publish", "SPOKE.T", "--value", "x"}} {
+		r = runWithConfig(t, file, append(args, "--context", "plants")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "context plants is every spoke of hub") || !strings.Contains(r.stderr, "spoke: NAME") {
+			t.Fatalf("%v on a spokes: all context: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// check through a hub: one spoke context judges that spoke (plant-2's
+// stopped group is CRITICAL); a `spokes: all` context judges every spoke
+// the hub lists, one line each named CONTEXT/SPOKE, worst first, the exit
+// status the worst; a spoke that is not linked is UNKNOWN with the hub's
+// reason.
+func TestCheckThroughHub(t *testing.T) {
+	hub, file := hubConfig(t)
+	window := []string{"--window", "300ms", "--timeout", "3s"}
+	r := runWithConfig(t, file, append([]string{"check", "--context", "p2"}, window...)...)
+	if r.code != checkCritical || !strings.HasPrefix(r.stdout, "CRITICAL: ") || !strings.Contains(r.stdout, "billing") {
+		t.Fatalf("check p2: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runWithConfig(t, file, append([]string{"check", "--context", "plants"}, window...)...)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != checkCritical || len(lines) != 2 || !strings.HasPrefix(lines[0], "plants/plant-2: CRITICAL: ") || !strings.HasPrefix(lines[1], "plants/plant-1: OK: ") {
+		t.Fatalf("check plants: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if err := hub.SpokeEngine("plant-1").Close(); err != nil {
+		t.Fatal(err)
+	}
+	ilinktest.WaitFor(t, 30*time.Second, "the hub lists plant-1 not running", func() bool {
+		for _, s := range hub.Spokes() {
+			if s.Name == "plant-1" {
+				return !s.Running
+			}
+		}
+		return false
+	})
+	r = runWithConfig(t, file, append([]string{"check", "--context", "plants", "-o", "json"}, window...)...)
+	if r.code != checkCritical || !strings.Contains(r.stdout, `"context": "plants/plant-1"`) || !strings.Contains(r.stdout, "not linked") {
+		t.Fatalf("check plants with plant-1 down: exit %d\n%s", r.code, r.stdout)
 	}
 }

@@ -143,7 +143,7 @@ func (a *app) completeContexts(cmd *cobra.Command, _ []string, toComplete string
 // prefix; nil when there is no target (no embedded engine is started for a
 // completion), when it is unreachable, or when completeTimeout passes.
 func (a *app) names(cmd *cobra.Command, kind nameKind, prefix string) []string {
-	r, err := a.resolve(cmd)
+	r, hub, err := a.resolveTarget(cmd)
 	if err != nil || r.Embedded {
 		return nil
 	}
@@ -160,7 +160,7 @@ func (a *app) names(cmd *cobra.Command, kind nameKind, prefix string) []string {
 		}
 		return matching(dataTopics(ctx, c), prefix)
 	}
-	svc, err := admin.Connect(ctx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses, DialTimeout: completeTimeout})
+	svc, err := admin.Connect(ctx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses, DialTimeout: completeTimeout, Hub: hub})
 	if err != nil {
 		return nil
 	}

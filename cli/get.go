@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
@@ -53,8 +54,9 @@ type adminTarget struct {
 	client   string
 	cancel   context.CancelFunc
 	ctx      context.Context
-	cfg      config.Context // the resolved context (health thresholds, refresh)
-	embedded bool           // on a fresh in-process engine (its demo's schemas apply)
+	cfg      config.Context  // the resolved context (health thresholds, refresh)
+	hub      *ilink.HubRoute // a spoke context's route through its hub (its data sessions too); nil = direct
+	embedded bool            // on a fresh in-process engine (its demo's schemas apply)
 }
 
 func (t *adminTarget) close() {
@@ -71,14 +73,15 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	if err := outputFormat(f.output, "table", "json"); err != nil {
 		return nil, err
 	}
-	r, err := a.resolve(cmd)
+	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
 	c := r.Context
 	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, addrs: c.Addresses, readOnly: c.ReadOnly, client: c.ClientName, cfg: r.Context}
-	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses}
+	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses, Hub: hub}
+	t.hub = hub
 	addr := c.Admin
 	t.embedded = f.embedded || r.Embedded
 	if t.embedded {
@@ -96,6 +99,7 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 			return nil, err
 		}
 		t.eng, addr, opt.DataAddrs, t.addrs = e, e.AdminAddrs()[0], nil, e.DataAddrs()
+		opt.Hub, t.hub = nil, nil
 	}
 	if addr == "" {
 		cancel()

@@ -250,12 +250,13 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		return err
 	}
 	acks, codec, headers, keyT, valueT, count := pl.acks, pl.codec, pl.headers, pl.keyT, pl.valueT, pl.count
-	r, err := a.resolve(cmd)
+	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
 		return err
 	}
 	readOnly := r.Context.ReadOnly
 	pcfg := ilink.ProducerConfig{
+		Hub:         hub,
 		ClientName:  r.Context.ClientName,
 		Acks:        acks,
 		Compression: codec,
@@ -283,7 +284,10 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		}
 	}
 
-	addrs, closeEngine, err := publishTarget(ctx, r, f, topic, stderr)
+	if f.embedded {
+		pcfg.Hub = nil
+	}
+	addrs, closeEngine, err := publishTarget(ctx, r, pcfg, f, topic, stderr)
 	if err != nil {
 		return err
 	}
@@ -457,7 +461,7 @@ func parsePublishFlags(cmd *cobra.Command, f *publishFlags) (publishPlan, error)
 // publishTarget is where publish sends: a fresh in-process engine with the
 // topic (--embedded), or the context's data addresses, the topic created
 // first when --partitions asks for it. closeEngine ends the engine.
-func publishTarget(ctx context.Context, r config.Resolved, f publishFlags, topic string, stderr io.Writer) (addrs []string, closeEngine func(), err error) {
+func publishTarget(ctx context.Context, r config.Resolved, pcfg ilink.ProducerConfig, f publishFlags, topic string, stderr io.Writer) (addrs []string, closeEngine func(), err error) {
 	readOnly := r.Context.ReadOnly
 	closeEngine = func() {}
 	if f.embedded {
@@ -487,7 +491,7 @@ func publishTarget(ctx context.Context, r config.Resolved, f publishFlags, topic
 			return nil, closeEngine, usageErr("no data address: give --addr, --context or --embedded")
 		}
 		if f.partitions > 0 {
-			if err := createTopicIfMissing(ctx, addrs, r.Context.ClientName, readOnly, topic, f.partitions, f.replicas, stderr); err != nil {
+			if err := createTopicIfMissing(ctx, addrs, pcfg, topic, f.partitions, f.replicas, stderr); err != nil {
 				return nil, closeEngine, err
 			}
 		}
@@ -604,12 +608,12 @@ func printSummary(w io.Writer, s *publishSummary) {
 
 // createTopicIfMissing creates topic with parts partitions (and replicas
 // when > 0) unless it exists; the client refuses it in read-only mode.
-func createTopicIfMissing(ctx context.Context, addrs []string, client string, readOnly bool, topic string, parts, replicas int, stderr io.Writer) error {
+func createTopicIfMissing(ctx context.Context, addrs []string, pcfg ilink.ProducerConfig, topic string, parts, replicas int, stderr io.Writer) error {
 	props := "partitions=" + strconv.Itoa(parts)
 	if replicas > 0 {
 		props += ",replicas=" + strconv.Itoa(replicas)
 	}
-	created, err := ilink.CreateTopicIfMissing(ctx, addrs, ilink.ConnConfig{ClientName: client, Mode: wire.ModeProducer}, readOnly, topic, props)
+	created, err := ilink.CreateTopicIfMissing(ctx, addrs, ilink.ConnConfig{ClientName: pcfg.ClientName, Mode: wire.ModeProducer, Hub: pcfg.Hub}, pcfg.ReadOnly, topic, props)
 	if created {
 		fmt.Fprintf(stderr, "ilinkdash: created topic %s (%s)\n", topic, props)
 	}

@@ -276,7 +276,7 @@ func (t *adminTarget) openQueue(queue string) (*ilink.Queue, *ilink.Session, err
 	if len(addrs) == 0 {
 		return nil, nil, usageErr("no data address: give --addr or a context with addresses")
 	}
-	return ilink.DialQueue(t.ctx, strings.Join(addrs, ","), ilink.Options{ClientName: t.client, AutoCommit: true, ReadOnly: t.readOnly}, queue)
+	return ilink.DialQueue(t.ctx, strings.Join(addrs, ","), ilink.Options{ClientName: t.client, AutoCommit: true, ReadOnly: t.readOnly, Hub: t.hub}, queue)
 }
 
 func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {

@@ -142,7 +142,7 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	r, err := a.resolve(cmd)
+	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	}
 	live := isTerminal(raw)
 	last := time.Now()
-	opt := search.Options{ClientName: r.Context.ClientName, ProgressEvery: 250 * time.Millisecond, OnProgress: func(p search.Progress) {
+	opt := search.Options{ClientName: r.Context.ClientName, Hub: hub, ProgressEvery: 250 * time.Millisecond, OnProgress: func(p search.Progress) {
 		switch {
 		case p.Finished:
 			if live {

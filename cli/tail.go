@@ -222,7 +222,7 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := a.resolve(cmd)
+	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,10 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	} else {
 		addrs = strings.Join(r.Context.Addresses, ",")
 	}
-	c, canCommit, err := openTailConsumer(ctx, addrs, target, f, p, r.Context, embedded)
+	if embedded {
+		hub = nil
+	}
+	c, canCommit, err := openTailConsumer(ctx, addrs, target, f, p, r.Context, embedded, hub)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // interrupted while connecting
@@ -288,8 +291,9 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 // openTailConsumer connects the tail's consumer: one partition assigned
 // directly, or a subscription with --group or a temporary group.
 // canCommit says whether it has a group to commit to.
-func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p tailPlan, cc config.Context, embedded bool) (c *consumer.Consumer, canCommit bool, err error) {
+func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p tailPlan, cc config.Context, embedded bool, hub *ilink.HubRoute) (c *consumer.Consumer, canCommit bool, err error) {
 	opt := consumer.NewOptions()
+	opt.Hub = hub
 	opt.Group = f.group
 	opt.Start, opt.StartOffset, opt.StartTime = p.from.mode, p.from.pos.Offset, p.from.pos.Time
 	opt.Commit = p.commit

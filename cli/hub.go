@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/numfmt"
+	"ilinkdash/ui"
+)
+
+// resolveTarget is resolve for the commands on one cluster (get,
+// describe, tail, publish, search, group, queue, topic, node …): a
+// context naming a hub and a spoke is reached through the hub
+// (spokeRoute), whose route every client of the command takes.
+func (a *app) resolveTarget(cmd *cobra.Command) (config.Resolved, *ilink.HubRoute, error) {
+	r, err := a.resolve(cmd)
+	if err != nil {
+		return r, nil, err
+	}
+	hub, err := spokeRoute(&r.Context)
+	return r, hub, err
+}
+
+// spokeRoute returns the route a spoke context's clients take (nil for a
+// direct context) and points the context's admin and data addresses at
+// the hub: every connection dials the hub and switches to the spoke's
+// node (ilink.HubRoute), so the commands' own address handling is
+// unchanged. A `spokes: all` context names no one cluster: refused,
+// naming it.
+func spokeRoute(c *config.Context) (*ilink.HubRoute, error) {
+	if c.AllSpokes {
+		return nil, &exitError{code: 2, err: fmt.Errorf("context %s is every spoke of hub %s (spokes: all): this command works on one cluster; pick a spoke with a context that names it (spoke: NAME), or watch them all with the dashboard or check", c.Name, c.Hub)}
+	}
+	if !c.IsSpoke() {
+		return nil, nil
+	}
+	hub, err := ilink.NewHubRoute(c.Hub, c.Spoke, c.SpokeKey)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("context %s: %w", c.Name, err)}
+	}
+	c.Admin, c.Addresses = c.Hub, []string{c.Hub}
+	return hub, nil
+}
+
+// expandAllSpokes replaces each `spokes: all` context of rs by one spoke
+// context per spoke its hub lists now (running or not), named
+// CONTEXT/SPOKE; with max > 0 at most max per hub, the others said on
+// warn. A hub whose list cannot be read ends it with the error, or with
+// failed given stays one context, its error in failed by name.
+func expandAllSpokes(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, error) {
+	var out []config.Resolved
+	for _, r := range rs {
+		if !r.Context.AllSpokes {
+			out = append(out, r)
+			continue
+		}
+		spokes, err := spokeContexts(ctx, r)
+		switch {
+		case err != nil && failed == nil:
+			return nil, err
+		case err != nil:
+			failed[r.Context.Name] = err
+			spokes = []config.Resolved{r}
+		case max > 0 && len(spokes) > max:
+			fmt.Fprintf(warn, "ilinkdash: context %s: %s not watched (at most %d per hub)\n", r.Context.Name, numfmt.Plural(len(spokes)-max, "more spoke"), max)
+			spokes = spokes[:max]
+		}
+		out = append(out, spokes...)
+	}
+	return out, nil
+}
+
+// maxSpokes is how many spokes of one hub the exporter watches.
+const maxSpokes = ui.DefaultMaxSpokes
+
+// hasAllSpokes reports whether a context of rs is `spokes: all`.
+func hasAllSpokes(rs []config.Resolved) bool {
+	return slices.ContainsFunc(rs, func(r config.Resolved) bool { return r.Context.AllSpokes })
+}
+
+// spokeContexts are a `spokes: all` context's spokes as its hub lists
+// them now, running or not, each a spoke context named CONTEXT/SPOKE.
+func spokeContexts(ctx context.Context, r config.Resolved) ([]config.Resolved, error) {
+	h, err := followHub(ctx, r, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(h.known) == 0 {
+		return nil, fmt.Errorf("context %s: hub %s lists no spokes", r.Context.Name, r.Context.Hub)
+	}
+	out := make([]config.Resolved, 0, len(h.known))
+	for _, sp := range h.known {
+		out = append(out, h.member(sp.Name).r)
+	}
+	return out, nil
+}
