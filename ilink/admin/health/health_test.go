@@ -488,3 +488,25 @@ func TestHistoriesBounded(t *testing.T) {
 		t.Errorf("%d generations kept for a 10 s window polled every second", n)
 	}
 }
+
+// A group's partition keeps its history when the list's partitions
+// change around it (a topic added before it moves it to another place in
+// the list), and loses it when it leaves the list: it comes back new.
+func TestPartitionHistoryFollowsItsPartition(t *testing.T) {
+	m := New(DefaultConfig()) // window and stall-after 10 s
+	stuck := part("O", 0, 5, 0, 10)
+	caughtUp := part("A", 0, 10, 0, 10)
+	st := feed(m, 7, func(int) admin.GroupInfo { return group("g", admin.GroupStable, 1, stuck) }) // 0..12 s
+	if st.Word != Stalled || !st.Since.Equal(t0) || !st.SinceEarlier {
+		t.Fatalf("O/0 alone for 12 s: %v since %v (earlier %v), want STALLED since t0 or earlier", st.Word, st.Since, st.SinceEarlier)
+	}
+	st = m.ObserveGroups([]admin.GroupInfo{group("g", admin.GroupStable, 1, caughtUp, stuck)}, at(14))[0]
+	if st.Word != Stalled || !st.Since.Equal(t0) || st.Partitions[0].Word != OK || st.Partitions[1].Word != Stalled || st.Partitions[1].Topic != "O" {
+		t.Fatalf("A/0 listed before O/0: %v since %v, partitions %+v; want O/0 still STALLED since t0", st.Word, st.Since, st.Partitions)
+	}
+	m.ObserveGroups([]admin.GroupInfo{group("g", admin.GroupStable, 1, caughtUp)}, at(16))
+	st = m.ObserveGroups([]admin.GroupInfo{group("g", admin.GroupStable, 1, caughtUp, stuck)}, at(18))[0]
+	if st.Word != Unknown || st.Partitions[1].Word != Unknown {
+		t.Fatalf("O/0 back after a list without it: %v, O/0 %v; want UNKNOWN (its history starts again)", st.Word, st.Partitions[1].Word)
+	}
+}

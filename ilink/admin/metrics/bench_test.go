@@ -14,10 +14,13 @@ import (
 )
 
 // bigSnapshot is a synthetic cluster of topics topics of 4 partitions and
-// groups groups, each consuming 5 topics (20 partitions), judged over a
-// few observations by the real Monitor (through a Watcher, returned too:
-// what an exporter holds beside the snapshot), so the statuses are the
-// rules' own.
+// groups groups, each consuming 5 topics (20 partitions), judged by the
+// real Monitor (through a Watcher, returned too: what an exporter holds
+// beside the snapshot), so the statuses are the rules' own. It observes
+// the lists bigRounds times 2 s apart: the history a watcher holds on the
+// default interval (2 s) and window (10 s).
+const bigRounds = 6
+
 func bigSnapshot(topics, groups int, at time.Time) (*watch.Watcher, *watch.Snapshot) {
 	w := watch.New(watch.Config{Context: "bench", Target: "ilink-1.example:5000", Health: health.DefaultConfig()}, watch.Source{})
 	nodes := []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning},
@@ -50,8 +53,8 @@ func bigSnapshot(topics, groups int, at time.Time) (*watch.Watcher, *watch.Snaps
 		}
 		return gs
 	}
-	for round := range 3 {
-		t := at.Add(time.Duration(round-3) * time.Second)
+	for round := range bigRounds {
+		t := at.Add(time.Duration(round-bigRounds) * 2 * time.Second)
 		w.Observe(watch.Nodes, nodes, nil, t)
 		w.Observe(watch.Topics, ts, nil, t)
 		w.Observe(watch.Queues, qs, nil, t)
