@@ -259,6 +259,10 @@ func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatu
 		}
 		if t.status.Unlisted.IsZero() {
 			t.status.Unlisted = at
+			// A list's groups share its arrays (admin.GroupList): its own
+			// copies, so as not to keep a whole older list for one group.
+			t.status.Info.Topics = slices.Clone(t.status.Info.Topics)
+			t.status.Info.Partitions = slices.Clone(t.status.Info.Partitions)
 		}
 		t.status.Word, t.status.Rate, t.status.Since, t.status.SinceEarlier = Unknown, -1, t.status.Unlisted, false
 		t.status.Reason = "missing from the group list since " + clock(t.status.Unlisted) + " (its coordinator may be moving)"

@@ -510,3 +510,23 @@ func TestPartitionHistoryFollowsItsPartition(t *testing.T) {
 		t.Fatalf("O/0 back after a list without it: %v, O/0 %v; want UNKNOWN (its history starts again)", st.Word, st.Partitions[1].Word)
 	}
 }
+
+// The groups of a list share its arrays (admin.GroupList cuts one array
+// of partitions per list): a group missing from the next list keeps its
+// own copy of its partitions, not the whole older list (issue 26).
+func TestUnlistedGroupKeepsNoOldList(t *testing.T) {
+	m := New(DefaultConfig())
+	shared := []admin.PartitionOffsets{part("O", 0, 5, 0, 10), part("P", 0, 5, 0, 10)}
+	a := group("a", admin.GroupStable, 1, shared[0])
+	b := group("b", admin.GroupEmpty, 0, shared[1])
+	a.Partitions, b.Partitions = shared[0:1:1], shared[1:2:2]
+	m.ObserveGroups([]admin.GroupInfo{a, b}, at(0))
+	m.ObserveGroups([]admin.GroupInfo{a}, at(2))
+	g, ok := m.Group("b")
+	if !ok || g.Unlisted.IsZero() || len(g.Info.Partitions) != 1 || g.Info.Partitions[0] != shared[1] {
+		t.Fatalf("b unlisted: %v %+v", ok, g)
+	}
+	if &g.Info.Partitions[0] == &shared[1] {
+		t.Error("the unlisted group's partitions are still the older list's array")
+	}
+}
