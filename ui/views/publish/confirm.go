@@ -8,6 +8,7 @@ import (
 
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
+	"ilinkdash/ui/views/tab"
 )
 
 // confirm opens the confirmation of a checked form: nothing is sent until
@@ -112,7 +113,7 @@ func (v *View) planBody(pf pubForm) (body []string, warned bool) {
 		row("Value", describeText(pf.valueText, pf.value.Static(), "empty"))
 	}
 	if pf.codec != nil {
-		row("Encoded", "the JSON, with "+common.S(pf.codec.Name()))
+		row("Encoded", tab.EncodedWith(pf.codec))
 	}
 	if len(pf.headers) > 0 {
 		row("Headers", common.Plural(len(pf.headers), "header")+": "+clip(common.S(pf.headersText), 48))

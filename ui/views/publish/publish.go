@@ -547,8 +547,8 @@ func checkEncodes(pf pubForm, what string) error {
 		return nil
 	}
 	doc := tmpl.NewExpander().Append(nil, pf.value, 0)
-	if _, err := pf.codec.Encode(doc); err != nil {
-		return fmt.Errorf("%s does not fit %s: %v; nothing is sent", what, pf.codec.Name(), err)
+	if _, err := tab.EncodeJSON(pf.codec, doc); err != nil {
+		return fmt.Errorf("%s %v; nothing is sent", what, err)
 	}
 	return nil
 }
@@ -624,12 +624,9 @@ func recordFunc(pf pubForm, exp *tmpl.Expander) func(int64, *Record) {
 // encodeValue encodes the JSON doc with c; its error says the record did
 // not fit (the first record was checked before the run).
 func encodeValue(c schema.Codec, doc []byte) ([]byte, error) {
-	b, err := c.Encode(doc)
+	b, err := tab.EncodeJSON(c, doc)
 	if err != nil {
-		return nil, fmt.Errorf("does not fit %s: %w (not sent)", c.Name(), err)
-	}
-	if b == nil {
-		b = []byte{}
+		return nil, fmt.Errorf("%w (not sent)", err)
 	}
 	return b, nil
 }

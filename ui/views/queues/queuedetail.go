@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
-	"ilinkdash/ilink/loadgen/template"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -247,6 +247,9 @@ type queueFlow struct {
 	ids   [][]byte // what the plan looks at; nil = every message
 	scope string
 	take  *admin.QueueMessage // the message the take preview showed
+	// codec encodes the put dialog's bodies unless it is set to raw: the
+	// queue's value codec when the dialog opened (nil: none).
+	codec schema.Codec
 }
 
 const (
@@ -337,6 +340,8 @@ type (
 		apply    bool
 		err      error
 		dlgGen   uint64
+		// encoded names the codec a put encoded its bodies with ("": none).
+		encoded string
 	}
 )
 
@@ -759,50 +764,6 @@ func (v *View) queueKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (v *View) openPut() {
-	d := &components.Dialog{
-		Title:       "Put messages on " + common.S(v.qd.name),
-		Body:        []string{"The body is a template: {{seq}} (0, 1, …), {{now}}, {{uuid}}, {{rand N}}. Messages are put in an auto-commit session."},
-		SubmitLabel: "put",
-		Fields: []*components.Field{
-			components.TextField("Body", "", `e.g. {"order":"order-{{seq}}"}`),
-			components.TextField("Count", "1", "1.."+common.Thousands(maxQueuePut)),
-			components.TextField("Headers", "", "k=v, k2=v2 (or one per line; \\, is a comma); the same on every message"),
-		},
-	}
-	v.OpenDialog(d)
-	v.qd.flow = queueFlow{stage: qflowPut}
-}
-
-func (v *View) submitPut() tea.Cmd {
-	f := v.Dlg.Fields
-	tmpl, err := template.Parse("body", f[0].Input.Value())
-	if err != nil {
-		v.Dlg.Err = err.Error()
-		return nil
-	}
-	n, err := strconv.Atoi(strings.ReplaceAll(f[1].Value(), ",", ""))
-	if err != nil || n < 1 || n > maxQueuePut {
-		v.Dlg.Err = "count: a whole number from 1 to " + common.Thousands(maxQueuePut)
-		return nil
-	}
-	headers, err := admin.ParsePutHeaders(f[2].Value())
-	if err != nil {
-		v.Dlg.Err = "headers: " + sanitize.String(err.Error())
-		return nil
-	}
-	exp := template.NewExpander()
-	bodies := make([][]byte, n)
-	for i := range bodies {
-		bodies[i] = exp.Append(nil, tmpl, int64(i))
-	}
-	v.Dlg.Err, v.Dlg.Busy = "", "putting "+common.Plural(n, "message")+"…"
-	src, gen, name := v.src, v.DlgGen, v.qd.name
-	return v.Call(func(ctx context.Context) any {
-		return queueActionMsg{verb: "put", name: name, n: n, err: src.PutMessages(ctx, name, bodies, headers), dlgGen: gen}
-	})
-}
-
 // nextToTake is the message a take would get as the browse shows it: the
 // first not in flight, when the window starts at the head of the queue.
 func (d *queueDetail) nextToTake() (admin.QueueMessage, bool) {
@@ -1025,6 +986,9 @@ func (v *View) actionReply(m queueActionMsg) tea.Cmd {
 	switch m.verb {
 	case "put":
 		text = fmt.Sprintf("%s put on %s", common.Plural(m.n, "message"), common.S(m.name))
+		if m.encoded != "" {
+			text += ", encoded with " + common.S(m.encoded)
+		}
 	case "move": // its dialog is gone: no plan to read it against
 		text = fmt.Sprintf("%s moved back from %s", common.Plural(m.move.Moved, "message"), common.S(m.name))
 		if m.move.Arrived > 0 {
