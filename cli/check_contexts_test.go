@@ -186,3 +186,24 @@ func TestCheckThroughHub(t *testing.T) {
 		t.Fatalf("check plants with plant-1 down: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// The exporter on a `spokes: all` context watches each spoke the hub
+// lists at start as its own cluster, its series labelled CONTEXT/SPOKE.
+func TestExporterOverAHubsSpokes(t *testing.T) {
+	_, file := hubConfig(t)
+	ex := startCLI(t, file, "exporter", "--context", "plants", "--listen", "127.0.0.1:0")
+	base := "http://" + regexpAddr(t, ex)
+	var text string
+	ilinktest.WaitFor(t, exporterWait, "both spokes on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		p1, ok1 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`)
+		p2, ok2 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-2"}`)
+		return ok1 && ok2 && p1 == 1 && p2 == 1 && strings.Contains(text, `ilinkdash_topic_partitions_offline{context="plants/plant-2",topic="ORDERS"} 0`)
+	})
+	if strings.Contains(text, `ilinkdash_topic_partitions_offline{context="plants/plant-1",topic="ORDERS"}`) {
+		t.Fatal("plant-1's series show plant-2's topic")
+	}
+	if err := ex.stop(t); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+}

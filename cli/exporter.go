@@ -121,7 +121,13 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if len(rs) > 1 {
+	// A hub's spokes are watched one by one, as listed at start.
+	spokes := hasAllSpokes(rs)
+	rs, err = expandAllSpokes(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if len(rs) > 1 || spokes {
 		return a.runFleetExporter(cmd, listen, f, rs)
 	}
 	r := rs[0]
