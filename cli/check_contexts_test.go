@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -206,4 +207,24 @@ func TestExporterOverAHubsSpokes(t *testing.T) {
 	if err := ex.stop(t); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
+}
+
+// serve on a `spokes: all` context serves each spoke the hub lists at
+// start as one of its contexts, reached through the hub: the Fleet tab
+// has a row per spoke, plant-2's with its stopped group.
+func TestServeAHubsSpokes(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	_, file := hubConfig(t)
+	dir := t.TempDir()
+	signer, keys := operatorKey(t, dir)
+	t.Setenv("ILINKDASH_CONTEXT", "plants")
+	sv := startCLI(t, file, "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"))
+	addr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts plants/plant-1, plants/plant-2 `))
+	_, stdout, _ := operatorShell(t, addr, signer)
+	ilinktest.WaitFor(t, serveWait, "the Fleet tab with a row per spoke", func() bool {
+		s := stdout.String()
+		return strings.Contains(s, "2 clusters watched") && strings.Contains(s, "plants/plant-1 ") && strings.Contains(s, "1 STOPPED")
+	})
 }

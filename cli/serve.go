@@ -183,6 +183,12 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	// A hub's spokes are served one by one, as listed at start: a session's
+	// fleet is the server's clusters, each with its shared poller, so a
+	// spoke that links later needs a restart.
+	if rs, err = expandAllSpokes(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil); err != nil {
+		return &exitError{code: 2, err: err}
+	}
 	if len(rs) > 1 && (f.metrics != "" || f.monitor.notifies()) {
 		return &exitError{code: 2, err: errors.New("--metrics and --notify-* serve one context; for several, run `ilinkdash exporter` with the same --context list beside serve")}
 	}
@@ -266,7 +272,7 @@ func startServed(cmd *cobra.Command, rs []config.Resolved) (cs []serve.Cluster, 
 		return nil, nil, nil, &exitError{code: 2, err: err}
 	}
 	for _, r := range rs {
-		if len(rs) > 1 && (r.Embedded || r.Context.Admin == "") {
+		if len(rs) > 1 && (r.Embedded || (r.Context.Admin == "" && r.Context.Hub == "")) {
 			return fail(r, errors.New("no admin address: serving several contexts watches configured clusters"))
 		}
 		cfg, stopCluster, err := startLogged(cmd, r)
