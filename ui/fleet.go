@@ -38,6 +38,7 @@ type Fleet struct {
 	// followers keep the rows of `spokes: all` contexts in step with
 	// their hubs' spoke lists (WithSpokes).
 	followers []*spokeFollower
+	started   bool // Init ran: a cluster added later is started on its own
 }
 
 // fleetCluster is one watched cluster: its dashboard and what the Fleet
@@ -91,6 +92,7 @@ func (f *Fleet) Shown() int { return f.shown }
 
 // Init implements tea.Model.
 func (f *Fleet) Init() tea.Cmd {
+	f.started = true
 	cmds := append([]tea.Cmd{f.clock()}, f.followInit()...)
 	for i, c := range f.clusters {
 		cmds = append(cmds, wrapCmd(i, c.m.Init()))

@@ -199,6 +199,9 @@ func (f *Fleet) addCluster(m *Model) tea.Cmd {
 	m.inFleet = true
 	i := len(f.clusters)
 	f.clusters = append(f.clusters, &fleetCluster{m: m})
+	if !f.started {
+		return nil // Init starts it with the others
+	}
 	cmds := []tea.Cmd{wrapCmd(i, m.Init())}
 	if f.ctx.Width > 0 {
 		cmds = append(cmds, f.toCluster(i, tea.WindowSizeMsg{Width: f.ctx.Width, Height: f.ctx.Height}))

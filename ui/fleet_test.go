@@ -161,6 +161,7 @@ func TestFleetFollowsSpokeList(t *testing.T) {
 	fctx.Now = func() time.Time { return now }
 	f := NewFleet(fctx, []*Model{a, b}, WithSpokes(follow))
 	f.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	f.started = true // as after Init (whose polls this test makes by hand)
 
 	// b is gone from the list; c and d linked; e is past the cap.
 	now = now.Add(time.Minute)
