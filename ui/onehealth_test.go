@@ -8,10 +8,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/groups"
 	"ilinkdash/ui/views/overview"
 	"ilinkdash/ui/views/tab"
@@ -29,25 +29,25 @@ import (
 // distinct groups.
 func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 	ctx, tr, ov, gv := sharedHealth()
-	temp := gi("tail-tmp", 1, 5, 5)
+	temp := viewtest.GroupOnT("tail-tmp", 1, 5, 5)
 	temp.Durable = false
 	churn := func(i int) admin.GroupInfo {
-		g := gi("crashloop", 0, 10, 500) // no member, unread: STOPPED
-		g.Generation = int32(i)          // a new generation every poll: rebalancing repeatedly
+		g := viewtest.GroupOnT("crashloop", 0, 10, 500) // no member, unread: STOPPED
+		g.Generation = int32(i)                         // a new generation every poll: rebalancing repeatedly
 		return g
 	}
 	lists := [][]admin.GroupInfo{
-		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(1)},
-		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(2)},
-		{gi("billing", 1, 100, 100), gi("moving", 1, 50, 50), temp, churn(3)},
+		{viewtest.GroupOnT("billing", 1, 100, 100), viewtest.GroupOnT("moving", 1, 50, 50), temp, churn(1)},
+		{viewtest.GroupOnT("billing", 1, 100, 100), viewtest.GroupOnT("moving", 1, 50, 50), temp, churn(2)},
+		{viewtest.GroupOnT("billing", 1, 100, 100), viewtest.GroupOnT("moving", 1, 50, 50), temp, churn(3)},
 		// moving's coordinator moves: it is missing from the list.
-		{gi("billing", 1, 100, 100), temp, churn(4)},
+		{viewtest.GroupOnT("billing", 1, 100, 100), temp, churn(4)},
 	}
 	var os, gs string
 	for i, l := range lists {
-		ctx.Now = func() time.Time { return pollAt(i) }
-		feedAll(tr, ov, pollAt(i))
-		fanOutGroups(tr, ov, gv, pollAt(i), l)
+		ctx.Now = func() time.Time { return viewtest.PollAt(i) }
+		viewtest.FeedLists(tr, ov, viewtest.PollAt(i))
+		fanOutGroups(tr, ov, gv, viewtest.PollAt(i), l)
 		os, gs = ansi.Strip(ov.View()), ansi.Strip(gv.View())
 	}
 	const want = "4 groups (1 temporary, 1 missing from the list)"
@@ -75,15 +75,15 @@ func TestGroupCountsAgreeAcrossTabs(t *testing.T) {
 
 // sharedHealth makes the overview and the groups view over one tracker,
 // as the root has them, the overview fed fresh node, topic and queue
-// lists at t0.
+// lists at the first poll.
 func sharedHealth() (*common.Context, *tab.HealthTracker, *overview.View, *groups.View) {
-	ctx := plainCtx()
+	ctx := viewtest.BenchContext(common.Plain)
 	tr := tab.NewHealthTracker(health.DefaultConfig())
 	ov := overview.New(ctx, tr)
 	gv := groups.New(ctx, nil, tr)
 	ov.SetSize(120, 37)
 	gv.SetSize(120, 37)
-	feedAll(tr, ov, t0)
+	viewtest.FeedLists(tr, ov, viewtest.PollAt(0))
 	return ctx, tr, ov, gv
 }
 
@@ -97,56 +97,21 @@ func fanOutGroups(tr *tab.HealthTracker, ov, gv common.View, at time.Time, list 
 	gv.Update(msg)
 }
 
-func plainCtx() *common.Context {
-	ctx := common.NewContext(config.DefaultContext(), false, nil)
-	ctx.Mode = common.Plain
-	ctx.Rebuild()
-	ctx.Width, ctx.Height = 120, 40
-	ctx.Now = func() time.Time { return t0 }
-	return ctx
-}
-
-// gi is a group on one partition of T, committed at c of end.
-func gi(name string, members int, c, end int64) admin.GroupInfo {
-	st := admin.GroupStable
-	if members == 0 {
-		st = admin.GroupEmpty
-	}
-	return admin.GroupInfo{Name: name, State: st, Members: members, Topics: []string{"T"}, Durable: true,
-		Partitions: []admin.PartitionOffsets{{Topic: "T", Partition: 0, Committed: c, LogStart: 0, End: end}}}
-}
-
-func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
-
-// feedAll gives the tracker and then the overview fresh node, topic and
-// queue lists at `at`, as the root's fan-out does.
-func feedAll(tr *tab.HealthTracker, v common.View, at time.Time) {
-	for _, m := range []common.DataMsg{
-		{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
-			Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}},
-		{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}},
-		{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}},
-	} {
-		tr.Observe(m)
-		v.Update(m)
-	}
-}
-
 // TestOverviewAndGroupsShareOneHealth: the overview's group alerts are the
 // groups view's words — one HealthTracker, fed once per poll by the root.
 func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 	ctx, tr, ov, gv := sharedHealth()
 	groups := func(i int) []admin.GroupInfo {
 		return []admin.GroupInfo{
-			gi("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
-			gi("keeping-up", 1, int64(i*100), int64(i*100)+3), // OK
-			gi("stuck", 1, 10, 7_000+int64(i)),                // no commit moves: STALLED
-			gi("left", 0, 10, 2_000),                          // no member, unread: STOPPED
+			viewtest.GroupOnT("slow", 1, int64(i*100), 900+int64(i*400)),     // consumes 50/s of 200/s: LAGGING
+			viewtest.GroupOnT("keeping-up", 1, int64(i*100), int64(i*100)+3), // OK
+			viewtest.GroupOnT("stuck", 1, 10, 7_000+int64(i)),                // no commit moves: STALLED
+			viewtest.GroupOnT("left", 0, 10, 2_000),                          // no member, unread: STOPPED
 		}
 	}
 	for i := 0; i < 15; i++ {
-		ctx.Now = func() time.Time { return pollAt(i) }
-		fanOutGroups(tr, ov, gv, pollAt(i), groups(i))
+		ctx.Now = func() time.Time { return viewtest.PollAt(i) }
+		fanOutGroups(tr, ov, gv, viewtest.PollAt(i), groups(i))
 		want := map[string]health.Word{}
 		for _, r := range tr.Groups() {
 			switch r.St.Word {
@@ -193,5 +158,3 @@ func TestOverviewAndGroupsShareOneHealth(t *testing.T) {
 		}
 	}
 }
-
-var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)

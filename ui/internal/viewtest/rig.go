@@ -273,8 +273,9 @@ func (r *Rig) FireOne() {
 	r.Send(tk.fn(r.Now))
 }
 
-// BenchContext is the context of a view benchmark: 120×40 in colour mode
-// mode, the clock stopped at fakes.Epoch.
+// BenchContext is the context of a view benchmark, or of a test that
+// drives views by hand (PollAt, FeedLists): 120×40 in colour mode mode,
+// the clock stopped at fakes.Epoch.
 func BenchContext(mode common.ColorMode) *common.Context {
 	ctx := common.NewContext(config.DefaultContext(), false, nil)
 	ctx.Mode = mode

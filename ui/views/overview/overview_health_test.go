@@ -7,51 +7,21 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
-	"ilinkdash/ui/views/tab"
+	"ilinkdash/ui/internal/viewtest"
 )
-
-func plainCtx() *common.Context {
-	ctx := common.NewContext(config.DefaultContext(), false, nil)
-	ctx.Mode = common.Plain
-	ctx.Rebuild()
-	ctx.Width, ctx.Height = 120, 40
-	ctx.Now = func() time.Time { return t0 }
-	return ctx
-}
-
-// gi is a group on one partition of T, committed at c of end.
-func gi(name string, members int, c, end int64) admin.GroupInfo {
-	st := admin.GroupStable
-	if members == 0 {
-		st = admin.GroupEmpty
-	}
-	return admin.GroupInfo{Name: name, State: st, Members: members, Topics: []string{"T"}, Durable: true,
-		Partitions: []admin.PartitionOffsets{{Topic: "T", Partition: 0, Committed: c, LogStart: 0, End: end}}}
-}
-
-func pollAt(i int) time.Time { return t0.Add(time.Duration(i) * 2 * time.Second) }
-
-// feedAll gives the overview fresh node, topic and queue lists at `at`.
-func feedAll(v common.View, at time.Time) {
-	v.Update(common.DataMsg{Res: common.ResSummary, At: at, Data: tab.ClusterSummary{QueueManager: "QM1", Leader: 1,
-		Nodes: []admin.NodeInfo{{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning}}}})
-	v.Update(common.DataMsg{Res: common.ResTopics, At: at, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}})
-	v.Update(common.DataMsg{Res: common.ResQueues, At: at, Data: []admin.QueueInfo{{Name: "Q1"}}})
-}
 
 // TestOverviewPlurals: one of a thing is singular, in the counts line, the
 // attention count and the status bar text.
 func TestOverviewPlurals(t *testing.T) {
-	ctx := plainCtx()
+	ctx := viewtest.BenchContext(common.Plain)
 	v := New(ctx, nil)
 	v.SetSize(120, 37)
-	feedAll(v, t0)
+	viewtest.FeedLists(nil, v, t0)
 	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
-		v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(i), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510)}})
+		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
 	}
 	s := ansi.Strip(v.View())
 	if !strings.Contains(s, "1 node · 1 topic · 1 queue · 1 group (1 needs attention)") {
@@ -60,7 +30,7 @@ func TestOverviewPlurals(t *testing.T) {
 	if got := v.Status(); got != "1 alert" {
 		t.Fatalf("status %q, want \"1 alert\"", got)
 	}
-	v.Update(common.DataMsg{Res: common.ResGroups, At: pollAt(12), Data: []admin.GroupInfo{gi("stuck", 1, 10, 510), gi("new", 1, 10, 900)}})
+	v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(12), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510), viewtest.GroupOnT("new", 1, 10, 900)}})
 	if s := ansi.Strip(v.View()); !strings.Contains(s, "1 queue · 2 groups (1 needs attention)") {
 		t.Fatalf("counts line:\n%s", s)
 	}
@@ -72,7 +42,7 @@ func TestOverviewPlurals(t *testing.T) {
 // older than three polling intervals is marked stale; and "nothing to
 // report" needs fresh data from every list.
 func TestOverviewConnectionTruth(t *testing.T) {
-	ctx := plainCtx()
+	ctx := viewtest.BenchContext(common.Plain)
 	ctx.Target = "127.0.0.1:1"
 	now := t0
 	ctx.Now = func() time.Time { return now }
@@ -99,7 +69,7 @@ func TestOverviewConnectionTruth(t *testing.T) {
 	}
 
 	// Fresh data: nothing to report (no group).
-	feedAll(v, now)
+	viewtest.FeedLists(nil, v, now)
 	v.Update(common.DataMsg{Res: common.ResGroups, At: now, Data: []admin.GroupInfo{}})
 	if s := screen(); !strings.Contains(s, "✓ nothing to report") || strings.Contains(s, "cannot reach") || strings.Contains(s, "stale") {
 		t.Fatalf("fresh:\n%s", s)
@@ -114,7 +84,7 @@ func TestOverviewConnectionTruth(t *testing.T) {
 	}
 	// One list failing while the others answer: the line says so, with
 	// the time of the oldest data.
-	feedAll(v, now)
+	viewtest.FeedLists(nil, v, now)
 	v.Update(common.PollErrMsg{Res: common.ResGroups, At: now, Err: refused})
 	now = now.Add(3 * time.Second)
 	if s := screen(); !strings.Contains(s, "✖ cannot reach 127.0.0.1:1: connect: connection refused (for 3s, data from "+common.Clock(at)+")") {
@@ -130,11 +100,11 @@ func TestOverviewConnectionTruth(t *testing.T) {
 // TestOverviewJudgingIsNotFine: while a group with unread records is not
 // judged yet, the overview does not claim "nothing to report" outright.
 func TestOverviewJudgingIsNotFine(t *testing.T) {
-	ctx := plainCtx()
+	ctx := viewtest.BenchContext(common.Plain)
 	v := New(ctx, nil)
 	v.SetSize(120, 30)
-	feedAll(v, t0)
-	v.Update(common.DataMsg{Res: common.ResGroups, At: t0, Data: []admin.GroupInfo{gi("new", 1, 10, 500)}})
+	viewtest.FeedLists(nil, v, t0)
+	v.Update(common.DataMsg{Res: common.ResGroups, At: t0, Data: []admin.GroupInfo{viewtest.GroupOnT("new", 1, 10, 500)}})
 	if s := ansi.Strip(v.View()); !strings.Contains(s, "✓ nothing to report so far · 1 group not judged yet (the health window is 10s)") {
 		t.Fatalf("judging:\n%s", s)
 	}
