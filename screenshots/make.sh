@@ -458,8 +458,9 @@ scene_lagchart() {
 SCENES+=("lagchart: 30-group-lag-chart")
 
 # The Fleet tab (issue 27): the dashboard started again as
-# `ilinkdash --demo fleet` (three in-process clusters: prod with the demo
-# traffic, staging with a node down, dr with a stopped group) at 160x40,
+# `ilinkdash --demo fleet` (prod with the demo traffic, and a hub's
+# spokes followed as a `spokes: all` context: hub/plant-1 with a node
+# down, hub/plant-2 with a stopped group) at 160x40,
 # where the rows have room for their in/out sparklines. Last: the program
 # that runs on is the fleet's.
 scene_fleet() {
