@@ -11,9 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -322,15 +322,13 @@ func (s *Source) topicInfo(t *topic) admin.TopicInfo {
 	return info
 }
 
-func (s *Source) sortedTopics() []*topic {
-	names := make([]string, 0, len(s.topics))
-	for n := range s.topics {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]*topic, len(names))
+// byName is m's values in the order of their names: the fake's lists
+// come sorted, as the engine's do.
+func byName[V any](m map[string]V) []V {
+	names := slices.Sorted(maps.Keys(m))
+	out := make([]V, len(names))
 	for i, n := range names {
-		out[i] = s.topics[n]
+		out[i] = m[n]
 	}
 	return out
 }
@@ -393,7 +391,7 @@ func (s *Source) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	ts := s.sortedTopics()
+	ts := byName(s.topics)
 	out := make([]admin.TopicInfo, len(ts))
 	for i, t := range ts {
 		out[i] = s.topicInfo(t)
@@ -403,14 +401,11 @@ func (s *Source) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
 
 // DescribeTopic implements tab.TopicAdmin.
 func (s *Source) DescribeTopic(ctx context.Context, name string) (admin.TopicDescription, error) {
-	if err := s.enter(ctx, "DescribeTopic"); err != nil {
+	t, err := s.enterTopic(ctx, "DescribeTopic", name)
+	if err != nil {
 		return admin.TopicDescription{}, err
 	}
 	defer s.mu.Unlock()
-	t, ok := s.topics[name]
-	if !ok {
-		return admin.TopicDescription{}, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
-	}
 	d := admin.TopicDescription{TopicInfo: s.topicInfo(t)}
 	for i, p := range t.parts {
 		d.PartitionList = append(d.PartitionList, admin.PartitionInfo{
@@ -423,16 +418,13 @@ func (s *Source) DescribeTopic(ctx context.Context, name string) (admin.TopicDes
 
 // SubscriptionList implements tab.TopicAdmin.
 func (s *Source) SubscriptionList(ctx context.Context, name string) ([]admin.SubscriptionLine, error) {
-	if err := s.enter(ctx, "SubscriptionList"); err != nil {
+	t, err := s.enterTopic(ctx, "SubscriptionList", name)
+	if err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	t, ok := s.topics[name]
-	if !ok {
-		return nil, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
-	}
 	var out []admin.SubscriptionLine
-	for _, g := range s.sortedGroups() {
+	for _, g := range byName(s.groups) {
 		cs, ok := g.committed[name]
 		if !ok {
 			continue
@@ -470,13 +462,10 @@ func (s *Source) CreateTopic(ctx context.Context, spec tab.TopicSpec) error {
 
 // DeleteTopic implements tab.TopicAdmin; it wipes the commits on it.
 func (s *Source) DeleteTopic(ctx context.Context, name string) error {
-	if err := s.enter(ctx, "DeleteTopic"); err != nil {
+	if _, err := s.enterTopic(ctx, "DeleteTopic", name); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	if _, ok := s.topics[name]; !ok {
-		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
-	}
 	delete(s.topics, name)
 	for _, g := range s.groups {
 		delete(g.committed, name)
@@ -487,14 +476,11 @@ func (s *Source) DeleteTopic(ctx context.Context, name string) error {
 
 // FlushTopic implements tab.TopicAdmin: every record goes, commits too.
 func (s *Source) FlushTopic(ctx context.Context, name string) error {
-	if err := s.enter(ctx, "FlushTopic"); err != nil {
+	t, err := s.enterTopic(ctx, "FlushTopic", name)
+	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	t, ok := s.topics[name]
-	if !ok {
-		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
-	}
 	for _, p := range t.parts {
 		p.start = p.end
 	}
@@ -507,19 +493,6 @@ func (s *Source) FlushTopic(ctx context.Context, name string) error {
 		}
 	}
 	return nil
-}
-
-func (s *Source) sortedGroups() []*group {
-	names := make([]string, 0, len(s.groups))
-	for n := range s.groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]*group, len(names))
-	for i, n := range names {
-		out[i] = s.groups[n]
-	}
-	return out
 }
 
 // groupOffsets lists every partition of the group's topics with its
@@ -550,7 +523,7 @@ func (s *Source) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
 	}
 	defer s.mu.Unlock()
 	var out []admin.GroupInfo
-	for _, g := range s.sortedGroups() {
+	for _, g := range byName(s.groups) {
 		out = append(out, admin.GroupInfo{Name: g.name, State: g.state, Members: len(g.members), Topics: slices.Clone(g.topics),
 			Durable: g.durable, Generation: g.generation, Partitions: s.groupOffsets(g)})
 	}
@@ -586,14 +559,11 @@ func (s *Source) DescribeGroup(ctx context.Context, name string) (admin.GroupDes
 // a partition target says false for is left alone (like the engine's
 // one-partition and planned seeks).
 func (s *Source) seek(ctx context.Context, method, name, topicName string, apply bool, target func(topic string, i int, p *partition) (float64, bool)) ([]admin.OffsetChange, error) {
-	if err := s.enter(ctx, method); err != nil {
+	g, err := s.enterGroup(ctx, method, name)
+	if err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	g, ok := s.groups[name]
-	if !ok {
-		return nil, fmt.Errorf("MIMQE_GROUP_NOT_FOUND (%s)", name)
-	}
 	if apply && len(g.members) > 0 {
 		return nil, fmt.Errorf("MIMQE_GROUP_NOT_EMPTY (%d active members)", len(g.members))
 	}
@@ -666,14 +636,11 @@ func (s *Source) SeekGroupToTime(ctx context.Context, name, topicName string, at
 
 // DeleteGroup implements tab.GroupAdmin.
 func (s *Source) DeleteGroup(ctx context.Context, name string) error {
-	if err := s.enter(ctx, "DeleteGroup"); err != nil {
+	g, err := s.enterGroup(ctx, "DeleteGroup", name)
+	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	g, ok := s.groups[name]
-	if !ok {
-		return fmt.Errorf("MIMQE_GROUP_NOT_FOUND (%s)", name)
-	}
 	if len(g.members) > 0 {
 		return fmt.Errorf("MIMQE_GROUP_NOT_EMPTY (%d active members)", len(g.members))
 	}
@@ -822,7 +789,7 @@ func (s *Source) ReplicationStatus(ctx context.Context) (admin.ReplicationStatus
 	for _, n := range s.nodes {
 		r.Nodes = append(r.Nodes, admin.NodeReplication{ID: n.ID, QueueManager: n.QueueManager, Role: n.Role, State: n.State, LagRecords: n.LagRecords, Lag: n.Lag})
 	}
-	for _, t := range s.sortedTopics() {
+	for _, t := range byName(s.topics) {
 		for i, p := range t.parts {
 			pr := admin.PartitionReplication{Topic: t.info.Name, Partition: int32(i), Leader: p.leader, InSync: slices.Clone(p.inSync)}
 			for _, n := range p.replicas {
@@ -851,7 +818,7 @@ func (s *Source) ClusterLeadTable(ctx context.Context) (admin.ClusterLeadTable, 
 	}
 	defer s.mu.Unlock()
 	rows := slices.Clone(s.leads)
-	for _, t := range s.sortedTopics() {
+	for _, t := range byName(s.topics) {
 		for i, p := range t.parts {
 			rows = append(rows, admin.LeadRow{Kind: "partition", Node: p.leader, Topic: t.info.Name, Partition: int32(i), Epoch: p.epoch,
 				Replicas: slices.Clone(p.replicas), InSync: slices.Clone(p.inSync)})

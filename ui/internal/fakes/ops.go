@@ -79,17 +79,54 @@ func (s *Source) queueLocked(name string) (*queue, error) {
 	return nil, fmt.Errorf("MIMQE_UNKNOWN_QUEUE (%s)", name)
 }
 
+func (s *Source) topicLocked(name string) (*topic, error) {
+	if t, ok := s.topics[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
+}
+
+// enterTopic, enterGroup and enterQueue are enter, then the named topic,
+// group or queue looked up; the lock is held only when they return no
+// error (the caller defers the unlock after its error check).
+func (s *Source) enterTopic(ctx context.Context, method, name string) (*topic, error) {
+	return enterOn(s, ctx, method, name, s.topicLocked)
+}
+
+func (s *Source) enterGroup(ctx context.Context, method, name string) (*group, error) {
+	return enterOn(s, ctx, method, name, func(name string) (*group, error) {
+		if g, ok := s.groups[name]; ok {
+			return g, nil
+		}
+		return nil, fmt.Errorf("MIMQE_GROUP_NOT_FOUND (%s)", name)
+	})
+}
+
+func (s *Source) enterQueue(ctx context.Context, method, name string) (*queue, error) {
+	return enterOn(s, ctx, method, name, s.queueLocked)
+}
+
+func enterOn[T any](s *Source, ctx context.Context, method, name string, find func(string) (T, error)) (T, error) {
+	var zero T
+	if err := s.enter(ctx, method); err != nil {
+		return zero, err
+	}
+	x, err := find(name)
+	if err != nil {
+		s.mu.Unlock()
+		return zero, err
+	}
+	return x, nil
+}
+
 // AlterTopic implements tab.TopicAdmin (the key=value text of
 // admin.PlanTopicAlter).
 func (s *Source) AlterTopic(ctx context.Context, name, props string) error {
-	if err := s.enter(ctx, "AlterTopic"); err != nil {
+	t, err := s.enterTopic(ctx, "AlterTopic", name)
+	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	t, ok := s.topics[name]
-	if !ok {
-		return fmt.Errorf("MIMQE_UNKNOWN_TOPIC (%s)", name)
-	}
 	next := t.info
 	for _, kv := range strings.Split(props, ",") {
 		k, v, _ := strings.Cut(kv, "=")
@@ -133,7 +170,7 @@ func (s *Source) RebalanceLeaders(ctx context.Context, apply bool) (admin.Leader
 	}
 	defer s.mu.Unlock()
 	var out admin.LeaderRebalance
-	for _, t := range s.sortedTopics() {
+	for _, t := range byName(s.topics) {
 		if t.info.Internal {
 			continue
 		}
@@ -198,14 +235,11 @@ func (s *Source) BrowseQueue(ctx context.Context, name string, from uint64, max 
 // QUEUE: a page from at.From on, or the one ending before at.Before, with
 // the index of its first message (MaxBytes is not modelled).
 func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.BrowseAt) (admin.QueueBrowse, error) {
-	if err := s.enter(ctx, "BrowseQueue"); err != nil {
-		return admin.QueueBrowse{}, err
-	}
-	defer s.mu.Unlock()
-	q, err := s.queueLocked(name)
+	q, err := s.enterQueue(ctx, "BrowseQueue", name)
 	if err != nil {
 		return admin.QueueBrowse{}, err
 	}
+	defer s.mu.Unlock()
 	max := at.Max
 	if max <= 0 || max > 1000 {
 		max = 1000
@@ -228,14 +262,11 @@ func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.Browse
 
 // PutMessages implements tab.QueueAdmin.
 func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, headers []wire.RecordHeader) error {
-	if err := s.enter(ctx, "PutMessages"); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	q, err := s.queueLocked(name)
+	q, err := s.enterQueue(ctx, "PutMessages", name)
 	if err != nil {
 		return err
 	}
+	defer s.mu.Unlock()
 	for _, b := range bodies {
 		if md := q.info.Property.MaxDepth; md > 0 && int64(len(q.msgs)) >= md {
 			return fmt.Errorf("MIMQE_QUEUE_FULL (%s max depth %d)", name, md)
@@ -249,14 +280,11 @@ func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, 
 
 // TakeMessage implements tab.QueueAdmin.
 func (s *Source) TakeMessage(ctx context.Context, name string, id []byte) (*admin.QueueMessage, error) {
-	if err := s.enter(ctx, "TakeMessage"); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	q, err := s.queueLocked(name)
+	q, err := s.enterQueue(ctx, "TakeMessage", name)
 	if err != nil {
 		return nil, err
 	}
+	defer s.mu.Unlock()
 	for i, m := range q.msgs {
 		if !m.InFlight && (id == nil || string(m.ID) == string(id)) {
 			q.msgs = slices.Delete(q.msgs, i, i+1)
@@ -270,14 +298,11 @@ func (s *Source) TakeMessage(ctx context.Context, name string, id []byte) (*admi
 // MESSAGES: a plan of no ids takes every message (the first
 // admin.MaxMoveIDs), an execution exactly its ids.
 func (s *Source) MoveMessages(ctx context.Context, from, to string, sel admin.MoveSelection, apply bool) (admin.MoveResult, error) {
-	if err := s.enter(ctx, "MoveMessages"); err != nil {
-		return admin.MoveResult{}, err
-	}
-	defer s.mu.Unlock()
-	src, err := s.queueLocked(from)
+	src, err := s.enterQueue(ctx, "MoveMessages", from)
 	if err != nil {
 		return admin.MoveResult{}, err
 	}
+	defer s.mu.Unlock()
 	ids := sel.IDs
 	if apply && len(ids) == 0 {
 		return admin.MoveResult{}, fmt.Errorf("MIMQE_INVALID_ARGUMENT (MOVE MESSAGES moves by id: msg_ids is empty)")
