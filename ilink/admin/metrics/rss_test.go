@@ -113,15 +113,21 @@ func writeHeapProfile(path string) error {
 // a 10,000-topic, 2,000-group cluster and serves rssScrapes scrapes of
 // its exposition over loopback HTTP; its peak RSS (VmHWM, the whole life:
 // building the lists included), its RSS after, and the scrape time as a
-// client sees it are reported. BenchmarkScrape10kTopics2kGroups measures
+// client sees it are reported. The GOMEMLIMIT cases run it under a soft
+// memory limit (the environment's GOMEMLIMIT is replaced in every case). BenchmarkScrape10kTopics2kGroups measures
 // the scrape alone, in process.
 func BenchmarkScrapeRSS10kTopics2kGroups(b *testing.B) {
-	for _, how := range []string{"plain", "gzip", "no-partition-series"} {
-		b.Run(how, func(b *testing.B) {
+	for _, c := range []struct{ name, how, limit string }{
+		{"plain", "plain", ""}, {"gzip", "gzip", ""}, {"no-partition-series", "no-partition-series", ""},
+		{"plain/GOMEMLIMIT=40MiB", "plain", "40MiB"}, {"gzip/GOMEMLIMIT=40MiB", "gzip", "40MiB"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			var r rssResult
 			for b.Loop() {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
-				cmd.Env = append(os.Environ(), envRSSChild+"="+how)
+				// The soft memory limit is the Go runtime's own (GOMEMLIMIT):
+				// the collector runs before the heap passes it.
+				cmd.Env = append(os.Environ(), envRSSChild+"="+c.how, "GOMEMLIMIT="+c.limit)
 				cmd.Stderr = os.Stderr
 				out, err := cmd.Output()
 				if err != nil {
