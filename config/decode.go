@@ -167,6 +167,39 @@ func (d *decoder) paths(v *yaml.Node, p string) []string {
 	return out
 }
 
+// pathField decodes a file path into dst: ~ expanded (an error when it
+// cannot be) and relative to the config file's directory, so the result
+// does not depend on the directory the dashboard was started from; ""
+// keeps the default.
+func (d *decoder) pathField(name string, dst *string) field {
+	return field{name, func(v *yaml.Node, path string) {
+		s, ok := d.str(v, path)
+		if !ok || s == "" {
+			return
+		}
+		p, err := ExpandHome(s)
+		if err != nil {
+			d.errorf(v, path, "%v", err)
+			return
+		}
+		*dst = d.relPath(p)
+	}}
+}
+
+// checkedField decodes a string into dst once check accepts it; check's
+// error is said at the value, and dst keeps its default.
+func (d *decoder) checkedField(name string, check func(string) error, dst *string) field {
+	return field{name, func(v *yaml.Node, path string) {
+		if s, ok := d.str(v, path); ok {
+			if err := check(s); err != nil {
+				d.errorf(v, path, "%v", err)
+				return
+			}
+			*dst = s
+		}
+	}}
+}
+
 // relPath expands ~ and makes p relative to the config file's directory.
 func (d *decoder) relPath(p string) string {
 	if x, err := ExpandHome(p); err == nil {

@@ -451,24 +451,8 @@ func (d *decoder) contextFields(c *Context) []field {
 				c.Hub = s
 			}
 		}},
-		{"spoke", func(v *yaml.Node, path string) {
-			if s, ok := d.str(v, path); ok {
-				if err := checkSpokeString(s); err != nil {
-					d.errorf(v, path, "%v", err)
-					return
-				}
-				c.Spoke = s
-			}
-		}},
-		{"spoke-key", func(v *yaml.Node, path string) {
-			if s, ok := d.str(v, path); ok {
-				if err := checkSpokeString(s); err != nil {
-					d.errorf(v, path, "%v", err)
-					return
-				}
-				c.SpokeKey = s
-			}
-		}},
+		d.checkedField("spoke", checkSpokeString, &c.Spoke),
+		d.checkedField("spoke-key", checkSpokeString, &c.SpokeKey),
 		{"spokes", func(v *yaml.Node, path string) {
 			if s, ok := d.str(v, path); ok {
 				if s != "all" {
@@ -492,21 +476,7 @@ func (d *decoder) contextFields(c *Context) []field {
 				c.ClientName = s
 			}
 		}},
-		{"endpoint-cache-file", func(v *yaml.Node, path string) {
-			if s, ok := d.str(v, path); ok && s != "" {
-				p, err := ExpandHome(s)
-				if err != nil {
-					d.errorf(v, path, "%v", err)
-					return
-				}
-				// Relative to the config file, so the result does not depend
-				// on the directory the dashboard was started from.
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(d.dir, p)
-				}
-				c.EndpointCacheFile = p
-			}
-		}},
+		d.pathField("endpoint-cache-file", &c.EndpointCacheFile),
 		{"read-only", func(v *yaml.Node, path string) {
 			if b, ok := d.boolean(v, path); ok {
 				c.ReadOnly = b

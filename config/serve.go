@@ -160,23 +160,6 @@ func CheckListen(s string) error {
 
 // serve decodes the serve section into s (which holds the defaults).
 func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
-	file := func(name string, dst *string) field {
-		return field{name, func(v *yaml.Node, path string) {
-			p, ok := d.str(v, path)
-			if !ok || p == "" {
-				return
-			}
-			p, err := ExpandHome(p)
-			if err != nil {
-				d.errorf(v, path, "%v", err)
-				return
-			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(d.dir, p)
-			}
-			*dst = p
-		}}
-	}
 	bounded := func(name string, lo, hi int, dst *int) field {
 		return field{name, func(v *yaml.Node, path string) {
 			if i, ok := d.integer(v, path); ok {
@@ -189,18 +172,10 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 		}}
 	}
 	d.object(n, path, []field{
-		{"listen", func(v *yaml.Node, path string) {
-			if a, ok := d.str(v, path); ok {
-				if err := CheckListen(a); err != nil {
-					d.errorf(v, path, "%v", err)
-					return
-				}
-				s.Listen = a
-			}
-		}},
-		file("authorized-keys", &s.AuthorizedKeys),
-		file("operator-keys", &s.OperatorKeys),
-		file("host-key", &s.HostKey),
+		d.checkedField("listen", CheckListen, &s.Listen),
+		d.pathField("authorized-keys", &s.AuthorizedKeys),
+		d.pathField("operator-keys", &s.OperatorKeys),
+		d.pathField("host-key", &s.HostKey),
 		bounded("max-sessions", 1, MaxServeSessions, &s.MaxSessions),
 		{"idle-timeout", func(v *yaml.Node, path string) {
 			if x, ok := d.duration(v, path); ok {
@@ -221,8 +196,8 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 		}},
 		bounded("max-startups", 1, MaxServeStartups, &s.MaxStartups),
 		bounded("max-sessions-per-key", 1, MaxServeSessions, &s.MaxSessionsPerKey),
-		file("save-dir", &s.SaveDir),
+		d.pathField("save-dir", &s.SaveDir),
 		{"save-max-bytes", func(v *yaml.Node, path string) { d.size(v, path, 1<<10, MaxServeSaveBytes, &s.SaveMaxBytes) }},
-		file("audit-log", &s.AuditLog),
+		d.pathField("audit-log", &s.AuditLog),
 	})
 }
