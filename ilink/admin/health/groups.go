@@ -27,14 +27,16 @@ const noStamp stamp = math.MinInt64
 // within: s is no more than d before now (s is not noStamp).
 func within(now, s stamp, d time.Duration) bool { return time.Duration(now-s) <= d }
 
-// obs is one observation of a partition (40 bytes).
+// obs is one observation of a partition (32 bytes). Of its lag the rules
+// ask only whether it was 0 (caught up); its growth they take from the
+// commits and ends.
 type obs struct {
 	at        stamp
 	committed int64 // -1 = no commit
 	end       int64 // -1 = unknown
-	lag       int64 // -1 = unknown
 	gen       int32 // the group's generation at this observation
 	member    bool  // the group had a member at this observation
+	caughtUp  bool  // its lag was known and 0
 }
 
 // consumed reports whether the commit advance from a to b (a the earlier
@@ -78,7 +80,7 @@ func (p *partTrack) add(o obs, horizon time.Duration) {
 	} else {
 		p.firstSeen, p.lastAdvance, p.lastZero, p.lastRewind = o.at, noStamp, noStamp, noStamp
 	}
-	if o.lag == 0 {
+	if o.caughtUp {
 		p.lastZero = o.at
 	}
 	p.hist = append(p.hist, o)
@@ -302,11 +304,8 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		po, p := g.Partitions[i], &parts[i]
 		l := po.Lag()
 		s.Partitions[i] = PartitionStatus{PartitionOffsets: po, Lag: l}
-		lag := l.Records
-		if l.Unknown {
-			lag = -1
-		}
-		p.add(obs{at: now, committed: po.Committed, end: po.End, lag: lag, gen: g.Generation, member: g.Members > 0}, c.horizon())
+		p.add(obs{at: now, committed: po.Committed, end: po.End, gen: g.Generation, member: g.Members > 0,
+			caughtUp: !l.Unknown && l.Records == 0}, c.horizon())
 		if p.lastRewind != noStamp && within(now, p.lastRewind, c.Window) && (rewound < 0 || p.lastRewind > parts[rewound].lastRewind) {
 			rewound = i
 		}
@@ -443,12 +442,12 @@ func (c Config) judgePartition(p *partTrack, now stamp) (w Word, since stamp, ea
 
 func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64) {
 	cur := p.hist[len(p.hist)-1]
-	if cur.lag == 0 {
+	if cur.caughtUp {
 		return OK, noStamp, false, 0
 	}
 	win := p.window(now, c.Window)
 	for _, o := range p.hist[win:] {
-		if o.lag == 0 {
+		if o.caughtUp {
 			return OK, noStamp, false, 0
 		}
 	}
