@@ -284,10 +284,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		}
 	}
 
-	if f.embedded {
-		pcfg.Hub = nil
-	}
-	addrs, closeEngine, err := publishTarget(ctx, r, pcfg, f, topic, stderr)
+	addrs, closeEngine, err := publishTarget(ctx, r, &pcfg, f, topic, stderr)
 	if err != nil {
 		return err
 	}
@@ -461,7 +458,7 @@ func parsePublishFlags(cmd *cobra.Command, f *publishFlags) (publishPlan, error)
 // publishTarget is where publish sends: a fresh in-process engine with the
 // topic (--embedded), or the context's data addresses, the topic created
 // first when --partitions asks for it. closeEngine ends the engine.
-func publishTarget(ctx context.Context, r config.Resolved, pcfg ilink.ProducerConfig, f publishFlags, topic string, stderr io.Writer) (addrs []string, closeEngine func(), err error) {
+func publishTarget(ctx context.Context, r config.Resolved, pcfg *ilink.ProducerConfig, f publishFlags, topic string, stderr io.Writer) (addrs []string, closeEngine func(), err error) {
 	readOnly := r.Context.ReadOnly
 	closeEngine = func() {}
 	if f.embedded {
@@ -484,14 +481,14 @@ func publishTarget(ctx context.Context, r config.Resolved, pcfg ilink.ProducerCo
 		if err := e.CreateTopic(topic, props); err != nil {
 			return nil, closeEngine, fmt.Errorf("create topic %s (%s): %w", topic, props, err)
 		}
-		addrs = e.DataAddrs()
+		addrs, pcfg.Hub = e.DataAddrs(), nil // its own engine, not the spoke
 	} else {
 		addrs = r.Context.Addresses
 		if len(addrs) == 0 {
 			return nil, closeEngine, usageErr("no data address: give --addr, --context or --embedded")
 		}
 		if f.partitions > 0 {
-			if err := createTopicIfMissing(ctx, addrs, pcfg, topic, f.partitions, f.replicas, stderr); err != nil {
+			if err := createTopicIfMissing(ctx, addrs, *pcfg, topic, f.partitions, f.replicas, stderr); err != nil {
 				return nil, closeEngine, err
 			}
 		}
