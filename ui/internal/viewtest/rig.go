@@ -8,7 +8,6 @@ package viewtest
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -22,26 +21,20 @@ import (
 	"ilinkdash/ui/views/tab"
 )
 
-type tickReq struct {
-	due time.Time
-	fn  func(time.Time) tea.Msg
-}
-
 // Rig drives one view with the fake: it plays the root's part (polls the
 // lists, routes addressed replies back, parks ticks on a virtual clock).
 type Rig struct {
-	T   *testing.T
-	Ctx *common.Context
-	Src *fakes.Source
-	Now time.Time // the virtual clock (the view's Ctx.Now)
-	V   common.View
+	T     *testing.T
+	Ctx   *common.Context
+	Src   *fakes.Source
+	Clock // the virtual clock (Now is the view's Ctx.Now)
+	V     common.View
 	// Out are the messages the view emitted that are not its own replies
 	// or ticks (flashes, refreshes, tab switches); Took takes them.
 	Out []tea.Msg
 	// Tracker, when set, is fed every polled list before the view gets
 	// it, as the root feeds the dashboard's one health tracker.
 	Tracker *tab.HealthTracker
-	ticks   []tickReq
 }
 
 // New makes the view with mk over a fresh demo fake, 120×37, read-only
@@ -49,18 +42,14 @@ type Rig struct {
 func New(t *testing.T, readOnly bool, mk func(*common.Context, *fakes.Source) common.View) *Rig {
 	t.Helper()
 	src := fakes.NewDemo()
-	r := &Rig{T: t, Src: src, Now: src.Now()}
+	r := &Rig{T: t, Src: src, Clock: Clock{Now: src.Now()}}
 	cfg := config.DefaultContext()
 	cfg.ReadOnly = readOnly
 	ctx := common.NewContext(cfg, true, nil)
 	ctx.Mode = common.Plain
 	ctx.Rebuild()
 	ctx.Width, ctx.Height = 120, 40
-	ctx.Now = func() time.Time { return r.Now }
-	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-		due := r.Now.Add(d)
-		return func() tea.Msg { return tickReq{due: due, fn: fn} }
-	}
+	r.Use(ctx)
 	r.Ctx = ctx
 	r.V = mk(ctx, src)
 	r.V.SetSize(120, 37)
@@ -72,27 +61,16 @@ func New(t *testing.T, readOnly bool, mk func(*common.Context, *fakes.Source) co
 // replies go back to it, ticks wait on the virtual clock, anything else
 // is kept in Out.
 func (r *Rig) Run(cmd tea.Cmd) {
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case tickReq:
-			r.ticks = append(r.ticks, msg)
-		case common.ViewMsg:
-			if msg.To == r.V.ID() {
-				queue = append(queue, r.V.Update(msg))
+	r.Drain(cmd, func(msg tea.Msg) tea.Cmd {
+		if m, ok := msg.(common.ViewMsg); ok {
+			if m.To == r.V.ID() {
+				return r.V.Update(m)
 			}
-		default:
-			r.Out = append(r.Out, msg)
+			return nil
 		}
-	}
+		r.Out = append(r.Out, msg)
+		return nil
+	})
 }
 
 // Send gives msg to the view and runs what it returns (a polled list
@@ -120,19 +98,7 @@ func (r *Rig) Step(n int) {
 	for i := 0; i < n; i++ {
 		r.Src.Advance(2 * time.Second)
 		r.Now = r.Now.Add(2 * time.Second)
-		var due []tickReq
-		keep := r.ticks[:0]
-		for _, tk := range r.ticks {
-			if !tk.due.After(r.Now) {
-				due = append(due, tk)
-			} else {
-				keep = append(keep, tk)
-			}
-		}
-		r.ticks = keep
-		for _, tk := range due {
-			r.Send(tk.fn(r.Now))
-		}
+		r.FireDue(r.Send)
 		r.Poll()
 	}
 }
@@ -238,39 +204,14 @@ func KeyMsg(s string) tea.KeyPressMsg {
 
 // Advance moves the clock by d, firing due ticks in order (without
 // polling or moving the fake cluster).
-func (r *Rig) Advance(d time.Duration) {
-	end := r.Now.Add(d)
-	for {
-		sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
-		if len(r.ticks) == 0 || r.ticks[0].due.After(end) {
-			break
-		}
-		tk := r.ticks[0]
-		r.ticks = r.ticks[1:]
-		if tk.due.After(r.Now) {
-			r.Now = tk.due
-		}
-		r.Send(tk.fn(r.Now))
-	}
-	r.Now = end
-}
-
-// Pending is how many ticks wait on the virtual clock.
-func (r *Rig) Pending() int { return len(r.ticks) }
+func (r *Rig) Advance(d time.Duration) { r.Fire(d, r.Send) }
 
 // FireOne fires the earliest pending tick (moving the clock to it).
 func (r *Rig) FireOne() {
 	r.T.Helper()
-	if len(r.ticks) == 0 {
+	if !r.Clock.FireOne(r.Send) {
 		r.T.Fatal("no pending tick")
 	}
-	sort.SliceStable(r.ticks, func(i, j int) bool { return r.ticks[i].due.Before(r.ticks[j].due) })
-	tk := r.ticks[0]
-	r.ticks = r.ticks[1:]
-	if tk.due.After(r.Now) {
-		r.Now = tk.due
-	}
-	r.Send(tk.fn(r.Now))
 }
 
 // BenchContext is the context of a view benchmark, or of a test that
