@@ -17,7 +17,7 @@ func BenchmarkRootFrame10k(b *testing.B) {
 	h.setMode(common.FullColor)
 	topics, groups := fakes.Big(10_000, 2_000)
 	for i := 0; i < 3; i++ {
-		at := h.now.Add(time.Duration(i) * 2 * time.Second)
+		at := h.Now.Add(time.Duration(i) * 2 * time.Second)
 		h.m.fanOut(common.DataMsg{Res: common.ResTopics, At: at, Data: topics})
 		h.m.fanOut(common.DataMsg{Res: common.ResGroups, At: at, Data: groups})
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,23 +21,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden screens under testdata/golden")
 
-// tickReq is what the harness's Context.Tick returns instead of sleeping:
-// the harness runs a virtual clock and fires ticks when it passes them.
-type tickReq struct {
-	due time.Time
-	fn  func(time.Time) tea.Msg
-}
-
 type harness struct {
-	t       testing.TB
-	m       *Model
-	src     *fakes.Source
-	tailer  *fakes.Tailer
-	pub     *fakes.Publisher
-	ctx     *Context
-	now     time.Time
-	pending []tickReq
-	quit    bool
+	t      testing.TB
+	m      *Model
+	src    *fakes.Source
+	tailer *fakes.Tailer
+	pub    *fakes.Publisher
+	ctx    *Context
+	// Clock is the virtual clock the model's context is put on
+	// (useClock): ticks are parked until advance passes them.
+	viewtest.Clock
+	quit bool
 }
 
 type harnessOpt func(*config.Context, *Context)
@@ -60,7 +53,7 @@ func newHarness(t testing.TB, w, h int, opts ...harnessOpt) *harness {
 
 func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOpt) *harness {
 	t.Helper()
-	hs := &harness{t: t, src: src, now: src.Now()}
+	hs := &harness{t: t, src: src, Clock: viewtest.Clock{Now: src.Now()}}
 	cfg := config.DefaultContext()
 	cfg.Theme = config.ThemeDark
 	for _, o := range opts {
@@ -84,49 +77,32 @@ func newHarnessWith(t testing.TB, src *fakes.Source, w, h int, opts ...harnessOp
 	return hs
 }
 
-// useClock makes ctx plain and puts it on the harness's virtual clock:
-// Now is h.now, and a Tick is parked until advance passes it.
+// useClock makes ctx plain and puts it on the harness's virtual clock.
 func (h *harness) useClock(ctx *Context) {
 	ctx.Mode = common.Plain
 	ctx.Rebuild()
-	ctx.Now = func() time.Time { return h.now }
-	ctx.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
-		due := h.now.Add(d)
-		return func() tea.Msg { return tickReq{due: due, fn: fn} }
-	}
+	h.Use(ctx)
 }
 
 // run executes commands synchronously, breadth first, feeding their
 // messages back into the model; ticks are parked on the virtual clock.
 func (h *harness) run(cmd tea.Cmd) {
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case tickReq:
-			h.pending = append(h.pending, msg)
-		case tea.QuitMsg:
+	h.Drain(cmd, func(msg tea.Msg) tea.Cmd {
+		if _, ok := msg.(tea.QuitMsg); ok {
 			h.quit = true
-		default:
-			// tea.Sequence's message is an unexported []tea.Cmd: run it
-			// in order.
-			if rv := reflect.ValueOf(msg); rv.Kind() == reflect.Slice && rv.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
-				for i := 0; i < rv.Len(); i++ {
-					h.run(rv.Index(i).Interface().(tea.Cmd))
-				}
-				continue
-			}
-			_, next := h.m.Update(msg)
-			queue = append(queue, next)
+			return nil
 		}
-	}
+		// tea.Sequence's message is an unexported []tea.Cmd: run it in
+		// order.
+		if rv := reflect.ValueOf(msg); rv.Kind() == reflect.Slice && rv.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+			for i := 0; i < rv.Len(); i++ {
+				h.run(rv.Index(i).Interface().(tea.Cmd))
+			}
+			return nil
+		}
+		_, next := h.m.Update(msg)
+		return next
+	})
 }
 
 func (h *harness) send(msg tea.Msg) {
@@ -145,24 +121,12 @@ func (h *harness) advance(d time.Duration) {
 // that falls due, in order; see, when set, is shown each tick's message
 // before the model gets it.
 func (h *harness) fire(d time.Duration, see func(tea.Msg)) {
-	end := h.now.Add(d)
-	for {
-		slices.SortStableFunc(h.pending, func(a, b tickReq) int { return a.due.Compare(b.due) })
-		if len(h.pending) == 0 || h.pending[0].due.After(end) {
-			break
-		}
-		tr := h.pending[0]
-		h.pending = h.pending[1:]
-		if tr.due.After(h.now) {
-			h.now = tr.due
-		}
-		msg := tr.fn(h.now)
+	h.Fire(d, func(msg tea.Msg) {
 		if see != nil {
 			see(msg)
 		}
 		h.send(msg)
-	}
-	h.now = end
+	})
 }
 
 // warm runs n polling rounds of 2 s so histories and health have data.

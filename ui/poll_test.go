@@ -12,7 +12,14 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
+	"ilinkdash/ui/internal/viewtest"
 )
+
+// tickReq is a tick the pollRig recorded.
+type tickReq struct {
+	due time.Time
+	fn  func(time.Time) tea.Msg
+}
 
 // pollRig drives a poller by hand: ticks are recorded, not slept on.
 type pollRig struct {
@@ -214,7 +221,7 @@ func TestSlowEngineNeverStacksRequests(t *testing.T) {
 	src := fakes.NewDemo()
 	release := src.Block("ListTopics")
 	defer release()
-	h := &harness{t: t, src: src, now: src.Now()}
+	h := &harness{t: t, src: src, Clock: viewtest.Clock{Now: src.Now()}}
 	ctx := NewContext(config.DefaultContext(), true, nil)
 	h.useClock(ctx)
 	h.ctx, h.m = ctx, New(ctx, src)
@@ -235,12 +242,12 @@ func TestSlowEngineNeverStacksRequests(t *testing.T) {
 			switch msg := msg.(type) {
 			case tea.BatchMsg:
 				queue = append(queue, msg...)
-			case tickReq:
-				h.pending = append(h.pending, msg)
 			case nil:
 			default:
-				_, next := h.m.Update(msg)
-				queue = append(queue, next)
+				if !h.Park(msg) {
+					_, next := h.m.Update(msg)
+					queue = append(queue, next)
+				}
 			}
 		case <-time.After(200 * time.Millisecond):
 			// This is the blocked ListTopics: leave it running.

@@ -16,10 +16,10 @@ func TestTrackerFedOncePerList(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	before := h.m.health.Lists()
 	lists := []common.DataMsg{
-		{Res: common.ResGroups, At: h.now, Data: []admin.GroupInfo{{Name: "g", State: "Stable", Members: 1, Durable: true}}},
-		{Res: common.ResTopics, At: h.now, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}},
-		{Res: common.ResQueues, At: h.now, Data: []admin.QueueInfo{{Name: "Q"}}},
-		{Res: common.ResSummary, At: h.now, Data: tab.ClusterSummary{QueueManager: "QM1"}},
+		{Res: common.ResGroups, At: h.Now, Data: []admin.GroupInfo{{Name: "g", State: "Stable", Members: 1, Durable: true}}},
+		{Res: common.ResTopics, At: h.Now, Data: []admin.TopicInfo{{Name: "T", Partitions: 1}}},
+		{Res: common.ResQueues, At: h.Now, Data: []admin.QueueInfo{{Name: "Q"}}},
+		{Res: common.ResSummary, At: h.Now, Data: tab.ClusterSummary{QueueManager: "QM1"}},
 	}
 	for _, m := range lists {
 		h.m.fanOut(m)
