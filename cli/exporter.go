@@ -87,9 +87,10 @@ func checkMetricsListen(flag, addr string) error {
 func (a *app) exporterCommand() *cobra.Command {
 	var f monitorFlags
 	var allContexts bool
+	var memLimit string
 	listen := defaultMetricsListen
 	cmd := &cobra.Command{
-		Use:   "exporter [--listen HOST:PORT] [--notify-webhook URL] [--notify-command CMD] [--no-partition-series]",
+		Use:   "exporter [--listen HOST:PORT] [--notify-webhook URL] [--notify-command CMD] [--no-partition-series] [--memory-limit SIZE]",
 		Short: "Serve the cluster's lag, health words and alerts to Prometheus (/metrics, /healthz)",
 		Long: "exporter watches the selected context's cluster (none: the embedded demo) with the\n" +
 			"dashboard's rules (docs/HEALTH.md) and serves its figures in the Prometheus text\n" +
@@ -102,10 +103,18 @@ func (a *app) exporterCommand() *cobra.Command {
 			"  ilinkdash exporter --notify-webhook https://alerts.example/hook\n" +
 			"  ilinkdash exporter --notify-command 'logger -t ilinkdash'",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runExporter(cmd, listen, &f, allContexts) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			restore, err := applyMemoryLimit(cmd, memLimit)
+			if err != nil {
+				return err
+			}
+			defer restore()
+			return a.runExporter(cmd, listen, &f, allContexts)
+		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", defaultMetricsListen, "HTTP listen address host:port of /metrics and /healthz")
 	cmd.Flags().BoolVar(&allContexts, "all-contexts", false, "watch every context of the config file (as --context a,b,c names some), one poller each, on one /metrics")
+	cmd.Flags().StringVar(&memLimit, "memory-limit", "", "soft limit of the process's Go memory, e.g. 48MiB: the collector runs as the heap nears it (default: none, or GOMEMLIMIT's; docs/METRICS.md)")
 	f.register(cmd.Flags())
 	return cmd
 }

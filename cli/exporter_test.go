@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -295,6 +296,9 @@ func TestExporterBadFlags(t *testing.T) {
 		{[]string{"exporter", "--notify-webhook", "ftp://x.example/"}, `--notify-webhook "ftp://x.example/": want an http:// or https:// URL`},
 		{[]string{"exporter", "--notify-command", " "}, "--notify-command: empty command"},
 		{[]string{"serve", "--metrics", "localhost"}, "--metrics"},
+		{[]string{"exporter", "--memory-limit", "lots"}, `--memory-limit: invalid size "lots"`},
+		{[]string{"exporter", "--memory-limit", "48MB"}, "--memory-limit: invalid size \"48MB\": MB is ambiguous"},
+		{[]string{"exporter", "--memory-limit", "1MiB"}, "--memory-limit 1MiB: below 16MiB"},
 	} {
 		r := runCLIResult(t, "", c.args...)
 		var ue *usageError
@@ -460,5 +464,27 @@ func TestServeNotifyWithoutMetrics(t *testing.T) {
 	}
 	if got := hook.of("group-stopped", "idle"); len(got) != 1 {
 		t.Errorf("the webhook heard %v for idle's stop, want one start", got)
+	}
+}
+
+// --memory-limit sets the process's soft memory limit while the exporter
+// runs (issue 26; the RSS it gives: BenchmarkScrapeRSS10kTopics2kGroups)
+// and puts the previous one back when it stops.
+func TestExporterMemoryLimit(t *testing.T) {
+	e := startTestEngine(t, engine.Config{})
+	prev := debug.SetMemoryLimit(-1)
+	ex := startCLI(t, watchedConfig(t, t.TempDir(), e, 200*time.Millisecond), "exporter", "--listen", "127.0.0.1:0", "--memory-limit", "64MiB")
+	ex.addr(t, exporterListening)
+	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
+		t.Errorf("the memory limit while the exporter runs: %d, want %d", got, 64<<20)
+	}
+	if !strings.Contains(ex.out.String(), "soft memory limit 64MiB") {
+		t.Errorf("banner:\n%s", ex.out.String())
+	}
+	if err := ex.stop(t); err != nil {
+		t.Errorf("exporter after its context ended: %v", err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Errorf("the memory limit after the exporter stopped: %d, want the previous %d", got, prev)
 	}
 }
