@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
-	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/serve"
 )
@@ -55,7 +55,8 @@ func (a *app) serveCommand() *cobra.Command {
 			"shared poller (no admin load of their own while sessions poll).\n" +
 			"With several contexts (--context a,b,c or --all-contexts) each cluster has its own\n" +
 			"shared poller, a session starts on the Fleet tab, and `ssh -t HOST CONTEXT` opens\n" +
-			"that context's tabs (0 returns to the fleet).\n" +
+			"that context's tabs (0 returns to the fleet); --metrics serves every cluster's\n" +
+			"series (their context label) and the notifications say their context.\n" +
 			"Settings: flags > the config file's serve section > defaults. SIGINT/SIGTERM stop\n" +
 			"it gracefully.",
 		Example: "  ilinkdash serve --context prod --operator-keys ~/.ssh/ops_keys\n" +
@@ -186,14 +187,11 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	// A hub's spokes are served one by one, as listed at start: a session's
 	// fleet is the server's clusters, each with its shared poller, so a
 	// spoke that links later needs a restart.
+	spokes := hasAllSpokes(rs)
 	if rs, err = expandAllSpokes(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if len(rs) > 1 && (f.metrics != "" || f.monitor.notifies()) {
-		return &exitError{code: 2, err: errors.New("--metrics and --notify-* serve one context; for several, run `ilinkdash exporter` with the same --context list beside serve")}
-	}
-	r := rs[0]
-	sc, err := serveSettings(cmd, r.File.Serve, f)
+	sc, err := serveSettings(cmd, rs[0].File.Serve, f)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -218,7 +216,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		_ = srv.Shutdown(context.Background())
 		return &exitError{code: 2, err: fmt.Errorf("--listen: %w", err)}
 	}
-	watched, err := startServeMonitor(cmd, f, r, targets[0], srv, srvLog.Printf, lag.keepers[0])
+	watched, err := startServeMonitor(cmd, f, spokes, targets, srv.PolledIn, srvLog.Printf, lag)
 	if err != nil {
 		_ = ln.Close()
 		_ = srv.Shutdown(context.Background())
@@ -299,10 +297,11 @@ func startServed(cmd *cobra.Command, rs []config.Resolved) (cs []serve.Cluster, 
 	return cs, targets, stop, nil
 }
 
-// serveMonitor is serve's watched cluster (--metrics, --notify-*): a
-// monitor reading through the shared poller, running until stop.
+// serveMonitor is serve's watched clusters (--metrics, --notify-*): a
+// fleetWatch reading each served context through its shared poller,
+// running until stop.
 type serveMonitor struct {
-	m      *monitor
+	fw     *fleetWatch
 	ln     net.Listener
 	done   chan struct{} // closed when the monitor ended (stopped, or its HTTP server failed)
 	err    error         // why, once done is closed
@@ -310,19 +309,29 @@ type serveMonitor struct {
 }
 
 // startServeMonitor starts serve's monitor when --metrics or a
-// notification flag asks for one (otherwise a monitor that never ends);
-// it records into lag too.
-func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, target string, srv *serve.Server, logf func(string, ...any), lag *lagKeeper) (*serveMonitor, error) {
+// notification flag asks for one (otherwise a monitor that never ends):
+// one watcher per served context i (lag.rs[i], at targets[i]) reading
+// through its shared poller, polledIn(i): no admin request of its own
+// while sessions poll. Each records into its context's lag history too.
+// spokes: the contexts are a hub's, labelled even alone.
+func startServeMonitor(cmd *cobra.Command, f *serveFlags, spokes bool, targets []string, polledIn func(int) func(context.Context, common.ResID) (any, error),
+	logf func(string, ...any), lag *serveLag) (*serveMonitor, error) {
 	sm := &serveMonitor{done: make(chan struct{}), cancel: func() {}}
 	if f.metrics == "" && !f.monitor.notifies() {
 		return sm, nil
 	}
-	hcfg := health.Config(r.Context.Health)
-	if err := hcfg.Validate(); err != nil {
-		return nil, &exitError{code: 2, err: err}
+	hcfgs, err := monitorHealth(lag.rs)
+	if err != nil {
+		return nil, err
 	}
-	sm.m = newMonitor(monitorConfig{resolved: r, target: target, health: hcfg, flags: &f.monitor, logf: logf, read: srv.Polled})
-	lag.attach(sm.m)
+	members := make([]watchedCluster, len(lag.rs))
+	for i, r := range lag.rs {
+		members[i] = watchedCluster{resolved: r, target: targets[i], health: hcfgs[i], read: polledIn(i)}
+	}
+	sm.fw = newFleetWatch(members, &f.monitor, logf, spokes)
+	for i, m := range sm.fw.ms {
+		lag.keepers[i].attach(m)
+	}
 	if f.metrics != "" {
 		ln, err := net.Listen("tcp", f.metrics)
 		if err != nil {
@@ -332,23 +341,27 @@ func startServeMonitor(cmd *cobra.Command, f *serveFlags, r config.Resolved, tar
 	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	sm.cancel = cancel
-	go func() { sm.err = sm.m.run(ctx, sm.ln); close(sm.done) }()
+	go func() { sm.err = sm.fw.run(ctx, sm.ln); close(sm.done) }()
 	return sm, nil
 }
 
 func (sm *serveMonitor) banner(w io.Writer) {
-	if sm.m == nil {
+	if sm.fw == nil {
 		return
 	}
 	if sm.ln != nil {
-		fmt.Fprintf(w, "metrics: listening on %s (/metrics, /healthz), through the shared poller\n", sm.ln.Addr())
+		through := "the shared poller"
+		if len(sm.fw.names) > 1 {
+			through = "each context's shared poller: " + strings.Join(sm.fw.names, ", ")
+		}
+		fmt.Fprintf(w, "metrics: listening on %s (/metrics, /healthz), through %s\n", sm.ln.Addr(), through)
 	}
-	sm.m.printNotify(w)
+	sm.fw.printNotify(w)
 }
 
 // stop ends the monitor and waits for it.
 func (sm *serveMonitor) stop() {
-	if sm.m == nil {
+	if sm.fw == nil {
 		return
 	}
 	sm.cancel()

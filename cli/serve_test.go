@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,8 +21,11 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/notify"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
 )
 
 // TestServeCommand runs `ilinkdash serve` against an engine given by
@@ -225,8 +230,9 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 // serve over several contexts from the command line: ILINKDASH_CONTEXT
 // with a comma list (as --context a,b) serves both, the banner names
 // them; an operator's session starts on the Fleet tab with both rows, `ssh
-// HOST dr` opens dr's tabs. --all-contexts with a context list, and
-// --metrics with several contexts, are refused naming what was wrong.
+// HOST dr` opens dr's tabs. --all-contexts with a context list is
+// refused naming what was wrong (--metrics over several contexts:
+// TestServeMetricsOverSeveralContexts).
 func TestServeOverSeveralContexts(t *testing.T) {
 	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
 		t.Setenv(v, "")
@@ -246,7 +252,6 @@ func TestServeOverSeveralContexts(t *testing.T) {
 		want string
 	}{
 		{"prod", []string{"--all-contexts"}, `--all-contexts and ILINKDASH_CONTEXT "prod"`},
-		{"prod,dr", []string{"--metrics", "127.0.0.1:0"}, "--metrics and --notify-* serve one context"},
 	} {
 		t.Setenv("ILINKDASH_CONTEXT", c.env)
 		a := newRootCommand()
@@ -271,5 +276,165 @@ func TestServeOverSeveralContexts(t *testing.T) {
 	ilinktest.WaitFor(t, serveWait, "dr's tabs", func() bool { return strings.Contains(stdout.String(), "0 Fleet › dr") })
 	if err := sv.stop(t); err != nil {
 		t.Errorf("serve after its context ended: %v\n%s", err, sv.out.String())
+	}
+}
+
+// stoppedGroupAt gives e the topic with n records on one partition and the
+// group idle committed at offset at, with no member (lag n-at). The seek
+// waits for the high watermark first: it lands at most there, and the
+// watermark moves once the followers have the records.
+func stoppedGroupAt(t *testing.T, e *engine.Engine, topic string, n, at int64) {
+	t.Helper()
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	topicWithRecords(t, q, topic, "partitions=1", int(n))
+	ilinktest.WaitFor(t, exporterWait, topic+"'s high watermark", func() bool {
+		d, err := q.DescribeTopic(context.Background(), topic)
+		return err == nil && len(d.PartitionList) == 1 && d.PartitionList[0].HighWatermark == n
+	})
+	changes, err := q.SeekGroup(context.Background(), "idle", topic, admin.SeekTarget{Offset: at})
+	if err != nil || len(changes) != 1 || changes[0].New != at {
+		t.Fatalf("idle's seek to %d on %s: %+v, %v", at, topic, changes, err)
+	}
+}
+
+// serve --metrics and --notify-webhook over two contexts (issues 26, 27):
+// one /metrics with each cluster's group lag under its context label, read
+// through each context's shared poller (each engine sees at most one
+// request per list per interval with a session open and the watchers
+// polling), the webhook hears the second context's stopped group with its
+// context, and /healthz names the context that stopped answering only.
+func TestServeMetricsOverSeveralContexts(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	const interval = 200 * time.Millisecond
+	prod, dr := startTestEngine(t, engine.Config{}), startTestEngine(t, engine.Config{})
+	stoppedGroupAt(t, prod, "P.T", 20, 5) // lag 15
+	stoppedGroupAt(t, dr, "D.T", 20, 8)   // lag 12
+	hook := &hookReceiver{}
+	hs := httptest.NewServer(hook)
+	defer hs.Close()
+	dir := t.TempDir()
+	refresh := fmt.Sprintf("refresh: {overview: %[1]v, topics: %[1]v, groups: %[1]v, queues: %[1]v, cluster: %[1]v}", interval)
+	cfg := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("contexts:\n  prod: {admin: '%s', %s}\n  dr: {admin: '%s', %s}\n", prod.AdminAddrs()[0], refresh, dr.AdminAddrs()[0], refresh)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signer, keys := operatorKey(t, dir)
+	sv := startCLI(t, cfg, "serve", "--all-contexts", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+		"--host-key", filepath.Join(dir, "hostkey"), "--metrics", "127.0.0.1:0", "--notify-webhook", hs.URL)
+	sshAddr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts prod, dr `))
+	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+) \(/metrics, /healthz\), through each context's shared poller: prod, dr`))
+	_, stdout, _ := operatorShell(t, sshAddr, signer)
+	ilinktest.WaitFor(t, serveWait, "the Fleet tab", func() bool { return strings.Contains(stdout.String(), "2 clusters watched") })
+
+	var text string
+	ilinktest.WaitFor(t, exporterWait, "both clusters' idle lag on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		p, okp := seriesValue(text, `ilinkdash_group_total_lag{context="prod",group="idle"}`)
+		d, okd := seriesValue(text, `ilinkdash_group_total_lag{context="dr",group="idle"}`)
+		return okp && okd && p == 15 && d == 12
+	})
+	for _, fam := range []string{"ilinkdash_group_total_lag", "ilinkdash_cluster_reachable", "ilinkdash_notify_sent_total", "go_goroutines"} {
+		if n := strings.Count(text, "# TYPE "+fam+" "); n != 1 {
+			t.Errorf("%s: %d TYPE lines, want 1", fam, n)
+		}
+	}
+
+	// The admin load of each cluster: what its shared poller asks alone.
+	groupPolls := func(ctxName string) float64 {
+		_, text := httpGet(t, base+"/metrics")
+		v, _ := seriesValue(text, `ilinkdash_poll_duration_seconds_count{context="`+ctxName+`",list="groups"}`)
+		return v
+	}
+	watched := map[wire.Code]string{wire.CodeNodeList: "nodes", wire.CodeTopicList: "topics", wire.CodeGroupList: "groups",
+		wire.CodeQueueList: "queues", wire.CodeClusterProperty: "definition"}
+	engines := map[string]*engine.Engine{"prod": prod, "dr": dr}
+	before := map[string]map[wire.Code]int64{"prod": prod.RequestCounts(), "dr": dr.RequestCounts()}
+	fromP, fromD, start := groupPolls("prod"), groupPolls("dr"), time.Now()
+	ilinktest.WaitFor(t, exporterWait, "15 group polls of each watcher", func() bool {
+		return groupPolls("prod") >= fromP+15 && groupPolls("dr") >= fromD+15
+	})
+	took := time.Since(start)
+	limit := int64(took/interval) + 2
+	for name, e := range engines {
+		after := e.RequestCounts()
+		for code, list := range watched {
+			d := after[code] - before[name][code]
+			t.Logf("%-4s %-10s %3d requests in %v", name, list, d, took.Round(time.Millisecond))
+			if d > limit || d == 0 {
+				t.Errorf("%s's %s: %d requests in %v with a session and the watchers, want 1..%d (one per %v)", name, list, d, took, limit, interval)
+			}
+		}
+	}
+	if code, body := httpGet(t, base+"/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz with both reached: %d %q", code, body)
+	}
+
+	// The second context's stopped group is notified with its context.
+	ilinktest.WaitFor(t, exporterWait, "both group-stopped starts on the webhook", func() bool { return len(hook.of("group-stopped", "idle")) >= 2 })
+	lags := map[string]int64{}
+	hook.mu.Lock()
+	for _, x := range hook.events {
+		if x.Kind == "group-stopped" && x.Event == notify.Start && x.Lag != nil {
+			lags[x.Context] = *x.Lag
+		}
+	}
+	hook.mu.Unlock()
+	if len(lags) != 2 || lags["dr"] != 12 || lags["prod"] != 15 {
+		t.Errorf("the webhook's group-stopped starts by context: %v, want dr 12 and prod 15", lags)
+	}
+	_, text = httpGet(t, base+"/metrics")
+	for _, c := range []string{"prod", "dr"} {
+		if v, _ := seriesValue(text, `ilinkdash_notify_sent_total{context="`+c+`",sink="webhook"}`); v < 1 {
+			t.Errorf("%s's webhook deliveries on /metrics: %v, want at least 1", c, v)
+		}
+	}
+
+	// dr stops answering: /healthz names it, and only it.
+	if err := dr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ilinktest.WaitFor(t, exporterWait, "/healthz naming dr", func() bool {
+		code, body := httpGet(t, base+"/healthz")
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "dr: cannot reach "+dr.AdminAddrs()[0])
+	})
+	if _, body := httpGet(t, base+"/healthz"); strings.Contains(body, "prod:") {
+		t.Errorf("/healthz names prod, still reached: %q", body)
+	}
+	if err := sv.stop(t); err != nil {
+		t.Errorf("serve after its context ended: %v\n%s", err, sv.out.String())
+	}
+}
+
+// serve --metrics on a `spokes: all` context: each spoke the hub lists at
+// start is served and watched as its own context, its series labelled
+// CONTEXT/SPOKE (plant-2's stopped group billing at lag 4, none on
+// plant-1).
+func TestServeMetricsOverAHubsSpokes(t *testing.T) {
+	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	_, file := hubConfig(t)
+	dir := t.TempDir()
+	_, keys := operatorKey(t, dir)
+	sv := startCLI(t, file, "serve", "--context", "plants", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+		"--host-key", filepath.Join(dir, "hostkey"), "--metrics", "127.0.0.1:0")
+	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+) .*plants/plant-1, plants/plant-2`))
+	var text string
+	ilinktest.WaitFor(t, exporterWait, "both spokes on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		p1, ok1 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`)
+		lag, ok2 := seriesValue(text, `ilinkdash_group_total_lag{context="plants/plant-2",group="billing"}`)
+		return ok1 && ok2 && p1 == 1 && lag == 4
+	})
+	if strings.Contains(text, `{context="plants/plant-1",group="billing"}`) {
+		t.Error("plant-1's series show plant-2's group")
+	}
+	if err := sv.stop(t); err != nil {
+		t.Errorf("serve: %v\n%s", err, sv.out.String())
 	}
 }
