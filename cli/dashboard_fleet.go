@@ -189,7 +189,9 @@ func runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) er
 
 // runFleetDemo is --demo fleet: in-process clusters in different states,
 // watched as a fleet. "prod" runs the demo traffic (its groups show every
-// health word); "hub" is a `spokes: all` context of a hub with two
+// health word); "dr" is a healthy standby (the demo's still data, every
+// node up, nothing lagging), the row that sorts last; "hub" is a
+// `spokes: all` context of a hub with two
 // spokes, each watched through the hub: "hub/plant-1" (three nodes) has a
 // node down, "hub/plant-2" a stopped group (billing, committed at 1 on
 // each of ORDER.EVENT's partitions, no member).
@@ -222,7 +224,8 @@ const (
 )
 
 // startFleetDemo starts the fleet demo's engines (stop closes them) and
-// says how to watch each: prod as a member, the hub's spokes followed.
+// says how to watch each: prod and dr as members, the hub's spokes
+// followed.
 func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ...any)) ([]fleetMember, fleetHub, func(), error) {
 	var closers []func()
 	stop := func() {
@@ -258,6 +261,14 @@ func startFleetDemo(ctx context.Context, r config.Resolved, logf func(string, ..
 			return err
 		}
 		closers = append(closers, d.Close)
+		ms = append(ms, m)
+		dr, m, err := start("dr")
+		if err != nil {
+			return err
+		}
+		if _, err := demo.Seed(dr, demo.Snapshot); err != nil {
+			return fmt.Errorf("demo cluster dr: %w", err)
+		}
 		ms = append(ms, m)
 		hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 500 * time.Millisecond, Logf: logf, Spokes: []engine.SpokeConfig{
 			{Name: demoSpokeNodes, Config: engine.Config{Nodes: 3}}, {Name: demoSpokeGroup, Config: engine.Config{Nodes: 3}}}})

@@ -54,10 +54,41 @@ func TestFleetDemoClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	if len(ms) != 1 || ms[0].r.Context.Name != "prod" || len(hub.known) != 2 {
+	if len(ms) != 2 || ms[0].r.Context.Name != "prod" || ms[1].r.Context.Name != "dr" || len(hub.known) != 2 {
 		t.Fatalf("the demo's contexts: %+v, the hub's spokes %+v", ms, hub.known)
 	}
-	ms = append(ms, hub.member(hub.known[0].Name), hub.member(hub.known[1].Name))
+	// dr is the healthy one: every node running, its topics in sync, no group.
+	drSvc, err := admin.Connect(ctx, ms[1].live.AdminAddrs[0], admin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drSvc.Close()
+	dr := drSvc.AccessAdminQmgr("")
+	ilinktest.WaitFor(t, 30*time.Second, "dr: three nodes running, no partition under-replicated", func() bool {
+		nodes, err := dr.Nodes(ctx)
+		if err != nil || len(nodes) != 3 {
+			return false
+		}
+		for _, n := range nodes {
+			if n.State != admin.NodeRunning {
+				return false
+			}
+		}
+		ts, err := dr.Topics(ctx)
+		if err != nil || len(ts) == 0 {
+			return false
+		}
+		for _, tp := range ts {
+			if tp.UnderReplicated > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if gs, err := dr.GroupList(ctx); err != nil || len(gs) != 0 {
+		t.Fatalf("dr's groups (a healthy standby has none to lag): %v %+v", err, gs)
+	}
+	ms = append(ms[:1], hub.member(hub.known[0].Name), hub.member(hub.known[1].Name))
 	if ms[1].r.Context.Name != "hub/plant-1" || ms[2].r.Context.Name != "hub/plant-2" {
 		t.Fatalf("the hub's spokes' contexts: %+v", ms[1:])
 	}

@@ -458,7 +458,7 @@ scene_lagchart() {
 SCENES+=("lagchart: 30-group-lag-chart")
 
 # The Fleet tab (issue 27): the dashboard started again as
-# `ilinkdash --demo fleet` (prod with the demo traffic, and a hub's
+# `ilinkdash --demo fleet` (prod with the demo traffic, dr healthy, and a hub's
 # spokes followed as a `spokes: all` context: hub/plant-1 with a node
 # down, hub/plant-2 with a stopped group) at 160x40,
 # where the rows have room for their in/out sparklines. Last: the program
@@ -473,7 +473,7 @@ scene_fleet() {
 		XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
 		TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
 		"$work/ilinkdash" --demo fleet
-	wait_for "Fleet · 3 clusters" 30
+	wait_for "Fleet · 4 clusters" 30
 	wait_for "STOPPED" 20
 	sleep "${FLEETWAIT:-20}" # the sparklines fill, the trend words settle
 	shot 31-fleet
