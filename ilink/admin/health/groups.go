@@ -27,16 +27,22 @@ const noStamp stamp = math.MinInt64
 // within: s is no more than d before now (s is not noStamp).
 func within(now, s stamp, d time.Duration) bool { return time.Duration(now-s) <= d }
 
-// obs is one observation of a partition (32 bytes). Of its lag the rules
-// ask only whether it was 0 (caught up); its growth they take from the
-// commits and ends.
+// obs is one observation of a partition (16 bytes): what the rules ask
+// of it beyond its group's observation (gobs) taken with it. Whether it
+// was caught up, its lag's only use, is partTrack.sinceZero.
 type obs struct {
-	at        stamp
 	committed int64 // -1 = no commit
 	end       int64 // -1 = unknown
-	gen       int32 // the group's generation at this observation
-	member    bool  // the group had a member at this observation
-	caughtUp  bool  // its lag was known and 0
+}
+
+// gobs is one observation of a group (16 bytes): its time, generation and
+// whether it had a member, once for all its partitions' observations of
+// that list (issue 26: 40,000 partitions' histories are most of an
+// exporter's memory).
+type gobs struct {
+	at     stamp
+	gen    int32 // the group's generation at this observation
+	member bool  // the group had a member at this observation
 }
 
 // consumed reports whether the commit advance from a to b (a the earlier
@@ -46,16 +52,19 @@ type obs struct {
 // generation unchanged (nobody joined in between: every join gives a new
 // generation), was an operator's seek, or a commit by a client outside
 // the group's membership: not consumption.
-func consumed(a, b obs) bool {
+func consumed(a, b gobs) bool {
 	return a.member || b.member || a.gen != b.gen
 }
+
+// noZero is partTrack.sinceZero when no observation kept was caught up.
+const noZero = math.MaxInt32
 
 // partTrack is a partition's history: the observations of the horizon, and
 // the times of the events the rules look for, kept even when their
 // observation has been trimmed. Its partition is the one of the same
 // place in its group's latest list (groupTrack.parts).
 type partTrack struct {
-	hist []obs // oldest first
+	hist []obs // oldest first; hist[i] was taken with its group's obs[len(obs)-len(hist)+i]
 
 	firstSeen   stamp
 	lastAdvance stamp // an observation whose commit was above the one before (or the first commit)
@@ -63,31 +72,50 @@ type partTrack struct {
 	lastRewind  stamp // an observation whose commit was below the one before
 	rewindFrom  int64
 	rewindTo    int64
-
-	word   Word // the last verdict (kept while the window lacks the evidence to change it)
-	growth int64
+	growth      int64
+	// sinceZero counts the observations after the latest one with lag 0
+	// (0: the latest was caught up; noZero: none was).
+	sinceZero int32
+	word      uint8 // the last verdict, a Word (kept while the window lacks the evidence to change it)
 }
 
-func (p *partTrack) add(o obs, horizon time.Duration) {
+// view is a partition's history beside its times: h[i] was taken with
+// g[i].
+type view struct {
+	h []obs
+	g []gobs
+}
+
+// view is p's history with the observations of t it was taken with.
+func (t *groupTrack) view(p *partTrack) view { return view{p.hist, t.obs[len(t.obs)-len(p.hist):]} }
+
+// add appends o, taken with the group's latest observation (the last of
+// times, the group's), caught up or not.
+func (p *partTrack) add(o obs, caughtUp bool, times []gobs, horizon time.Duration) {
+	at := times[len(times)-1].at
 	if n := len(p.hist); n > 0 {
 		prev := p.hist[n-1]
 		switch {
 		case o.committed >= 0 && prev.committed >= 0 && o.committed < prev.committed:
-			p.lastRewind, p.rewindFrom, p.rewindTo = o.at, prev.committed, o.committed
+			p.lastRewind, p.rewindFrom, p.rewindTo = at, prev.committed, o.committed
 		case o.committed >= 0 && o.committed > prev.committed:
-			p.lastAdvance = o.at
+			p.lastAdvance = at
+		}
+		if p.sinceZero < noZero {
+			p.sinceZero++
 		}
 	} else {
-		p.firstSeen, p.lastAdvance, p.lastZero, p.lastRewind = o.at, noStamp, noStamp, noStamp
+		p.firstSeen, p.lastAdvance, p.lastZero, p.lastRewind, p.sinceZero = at, noStamp, noStamp, noStamp, noZero
 	}
-	if o.caughtUp {
-		p.lastZero = o.at
+	if caughtUp {
+		p.lastZero, p.sinceZero = at, 0
 	}
 	p.hist = append(p.hist, o)
+	ts := times[len(times)-len(p.hist):]
 	// Keep the horizon plus the one observation before it (the start of
 	// the first delta inside it).
 	cut := 0
-	for cut < len(p.hist)-1 && !within(o.at, p.hist[cut+1].at, horizon) {
+	for cut < len(p.hist)-1 && !within(at, ts[cut+1].at, horizon) {
 		cut++
 	}
 	if n := len(p.hist) - maxObs; n > cut {
@@ -98,10 +126,16 @@ func (p *partTrack) add(o obs, horizon time.Duration) {
 	}
 }
 
+// zeroIn: an observation at or after index i of the history was caught
+// up.
+func (p *partTrack) zeroIn(i int) bool {
+	return p.sinceZero != noZero && len(p.hist)-1-int(p.sinceZero) >= i
+}
+
 // window returns the index of the first observation within w of now.
-func (p *partTrack) window(now stamp, w time.Duration) int {
-	i := len(p.hist)
-	for i > 0 && within(now, p.hist[i-1].at, w) {
+func (v view) window(now stamp, w time.Duration) int {
+	i := len(v.h)
+	for i > 0 && within(now, v.g[i-1].at, w) {
 		i--
 	}
 	return i
@@ -165,7 +199,10 @@ type groupTrack struct {
 	noMemberEarlier bool
 	// parts are the tracks of the latest list's partitions, in its order:
 	// status.Partitions names them (read only to the Monitor's callers).
-	parts       []partTrack
+	parts []partTrack
+	// obs are the group's observations its partitions' histories were
+	// taken with: as many as the longest of them, oldest first.
+	obs         []gobs
 	word        Word
 	wordSince   time.Time
 	wordEarlier bool
@@ -297,6 +334,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 	}
 	t.parts = matchParts(t.parts, t.status.Partitions, g.Partitions)
 	parts := t.parts
+	t.obs = append(t.obs, gobs{at: now, gen: g.Generation, member: g.Members > 0})
 	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
 	s.Partitions = make([]PartitionStatus, len(parts))
 	rewound := -1
@@ -304,13 +342,13 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		po, p := g.Partitions[i], &parts[i]
 		l := po.Lag()
 		s.Partitions[i] = PartitionStatus{PartitionOffsets: po, Lag: l}
-		p.add(obs{at: now, committed: po.Committed, end: po.End, gen: g.Generation, member: g.Members > 0,
-			caughtUp: !l.Unknown && l.Records == 0}, c.horizon())
+		p.add(obs{committed: po.Committed, end: po.End}, !l.Unknown && l.Records == 0, t.obs, c.horizon())
 		if p.lastRewind != noStamp && within(now, p.lastRewind, c.Window) && (rewound < 0 || p.lastRewind > parts[rewound].lastRewind) {
 			rewound = i
 		}
 	}
-	s.Rate = c.rate(parts, now)
+	t.trimObs()
+	s.Rate = c.rate(t, now)
 
 	word, since, earlier := Unknown, time.Time{}, false
 	var reason string
@@ -329,7 +367,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 	case g.Members == 0:
 		word, reason = Empty, "no member, nothing unread"
 	default:
-		word, since, earlier, reason = m.judgeMembers(&s, parts, now)
+		word, since, earlier, reason = m.judgeMembers(&s, t, now)
 	}
 	if word != t.word || t.wordSince.IsZero() {
 		t.wordSince, t.wordEarlier = at, at.Equal(t.firstSeen)
@@ -348,6 +386,18 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		}
 	}
 	t.status = s
+}
+
+// trimObs keeps the group's observations its partitions' histories were
+// taken with (the longest history's).
+func (t *groupTrack) trimObs() {
+	keep := 0
+	for i := range t.parts {
+		keep = max(keep, len(t.parts[i].hist))
+	}
+	if cut := len(t.obs) - keep; cut > 0 {
+		t.obs = append(t.obs[:0], t.obs[cut:]...)
+	}
 }
 
 // rank orders partition verdicts for a group's word: the worst wins, and
@@ -370,7 +420,8 @@ func rank(w Word) int {
 }
 
 // judgeMembers judges a group with members from its partitions.
-func (m *Monitor) judgeMembers(s *GroupStatus, parts []partTrack, now stamp) (Word, time.Time, bool, string) {
+func (m *Monitor) judgeMembers(s *GroupStatus, t *groupTrack, now stamp) (Word, time.Time, bool, string) {
+	parts := t.parts
 	c := m.cfg
 	word, judged := OK, 0
 	stalledSince := noStamp
@@ -384,7 +435,8 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []partTrack, now stamp) (Wo
 			continue // no leader or no topic: its own alert, not the group's
 		}
 		judged++
-		w, since, earlier, growth := c.judgePartition(p, now)
+		v := t.view(p)
+		w, since, earlier, growth := c.judgePartition(p, v, now)
 		ps.Word, ps.Since, ps.Growth = w, m.timeOf(since), growth
 		switch w {
 		case Stalled:
@@ -396,7 +448,7 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []partTrack, now stamp) (Wo
 		case Lagging:
 			lagging++
 			s.Growth += growth
-			if span, ok := commitSpan(p, now, c.Window); ok {
+			if span, ok := commitSpan(v, now, c.Window); ok {
 				s.GrowthSpan = max(s.GrowthSpan, span)
 			}
 		case Unknown:
@@ -434,22 +486,16 @@ func (m *Monitor) judgeMembers(s *GroupStatus, parts []partTrack, now stamp) (Wo
 // (a slow consumer committing every 5 s does not flap LAGGING → OK in a
 // 10 s window), and a partition never judged is OK once its history covers
 // the window, UNKNOWN before.
-func (c Config) judgePartition(p *partTrack, now stamp) (w Word, since stamp, earlier bool, growth int64) {
-	w, since, earlier, growth = c.partitionRule(p, now)
-	p.word, p.growth = w, growth
+func (c Config) judgePartition(p *partTrack, v view, now stamp) (w Word, since stamp, earlier bool, growth int64) {
+	w, since, earlier, growth = c.partitionRule(p, v, now)
+	p.word, p.growth = uint8(w), growth
 	return w, since, earlier, growth
 }
 
-func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64) {
-	cur := p.hist[len(p.hist)-1]
-	if cur.caughtUp {
+func (c Config) partitionRule(p *partTrack, v view, now stamp) (Word, stamp, bool, int64) {
+	win := v.window(now, c.Window)
+	if p.zeroIn(min(win, len(p.hist)-1)) { // the latest observation, or one in the window, caught up
 		return OK, noStamp, false, 0
-	}
-	win := p.window(now, c.Window)
-	for _, o := range p.hist[win:] {
-		if o.caughtUp {
-			return OK, noStamp, false, 0
-		}
 	}
 	// Stalled: nothing moved the lag down since the last progress (a
 	// commit that advanced, or a moment caught up).
@@ -468,8 +514,8 @@ func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64
 	// commit in the window, by more than the observations' timing can
 	// explain; not lagging once it did not grow at all; in between, the
 	// verdict stands.
-	if first, last, ok := commitPoints(p, win); ok {
-		g, u := lagGrowth(p, first, last)
+	if first, last, ok := commitPoints(v.h, win); ok {
+		g, u := lagGrowth(v.h, first, last)
 		switch {
 		case g-u > 0:
 			return Lagging, noStamp, false, g
@@ -477,9 +523,9 @@ func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64
 			return OK, noStamp, false, 0
 		}
 	}
-	switch {
-	case p.word == Lagging || p.word == OK:
-		return p.word, noStamp, false, p.growth
+	switch w := Word(p.word); {
+	case w == Lagging || w == OK:
+		return w, noStamp, false, p.growth
 	case seen >= c.Window:
 		return OK, noStamp, false, 0
 	}
@@ -488,10 +534,10 @@ func (c Config) partitionRule(p *partTrack, now stamp) (Word, stamp, bool, int64
 
 // commitPoints returns the first and the last observation at or after win
 // whose commit advanced on the one before; ok when there are two.
-func commitPoints(p *partTrack, win int) (first, last int, ok bool) {
+func commitPoints(h []obs, win int) (first, last int, ok bool) {
 	first, last = -1, -1
-	for i := max(win, 1); i < len(p.hist); i++ {
-		if p.hist[i-1].committed >= 0 && p.hist[i].committed > p.hist[i-1].committed {
+	for i := max(win, 1); i < len(h); i++ {
+		if h[i-1].committed >= 0 && h[i].committed > h[i-1].committed {
 			if first < 0 {
 				first = i
 			}
@@ -506,13 +552,13 @@ func commitPoints(p *partTrack, win int) (first, last int, ok bool) {
 // i-1, when the end offset was between the two observations' ends: the lag
 // at the commit is taken at the middle, give or take half the records that
 // arrived in between.
-func lagGrowth(p *partTrack, first, last int) (g, u int64) {
+func lagGrowth(h []obs, first, last int) (g, u int64) {
 	at := func(i int) (lag, unc int64) {
-		a, b := p.hist[i-1].end, p.hist[i].end
+		a, b := h[i-1].end, h[i].end
 		if a < 0 || b < a {
 			a = b
 		}
-		return (a+b)/2 - p.hist[i].committed, (b - a + 1) / 2
+		return (a+b)/2 - h[i].committed, (b - a + 1) / 2
 	}
 	l1, u1 := at(first)
 	l2, u2 := at(last)
@@ -521,32 +567,32 @@ func lagGrowth(p *partTrack, first, last int) (g, u int64) {
 
 // commitSpan is the time between the first and the last commit point in
 // the window (ok: there are two).
-func commitSpan(p *partTrack, now stamp, w time.Duration) (time.Duration, bool) {
-	first, last, ok := commitPoints(p, p.window(now, w))
+func commitSpan(v view, now stamp, w time.Duration) (time.Duration, bool) {
+	first, last, ok := commitPoints(v.h, v.window(now, w))
 	if !ok {
 		return 0, false
 	}
-	return time.Duration(p.hist[last].at - p.hist[first].at), true
+	return time.Duration(v.g[last].at - v.g[first].at), true
 }
 
 // rate is the group's committed-offset advance per second over the window:
 // the sum of every advance between two observations inside it (a first
 // commit, a commit moved back and a seek add nothing: consumed), over the
 // time between the first and the last observation.
-func (c Config) rate(parts []partTrack, now stamp) float64 {
+func (c Config) rate(t *groupTrack, now stamp) float64 {
 	oldest := noStamp
 	var sum int64
-	for k := range parts {
-		p := &parts[k]
-		win := p.window(now, c.Window)
-		if win >= len(p.hist) {
+	for k := range t.parts {
+		v := t.view(&t.parts[k])
+		win := v.window(now, c.Window)
+		if win >= len(v.h) {
 			continue
 		}
-		if oldest == noStamp || p.hist[win].at < oldest {
-			oldest = p.hist[win].at
+		if oldest == noStamp || v.g[win].at < oldest {
+			oldest = v.g[win].at
 		}
-		for i := win + 1; i < len(p.hist); i++ {
-			if a, b := p.hist[i-1], p.hist[i]; a.committed >= 0 && b.committed > a.committed && consumed(a, b) {
+		for i := win + 1; i < len(v.h); i++ {
+			if a, b := v.h[i-1], v.h[i]; a.committed >= 0 && b.committed > a.committed && consumed(v.g[i-1], v.g[i]) {
 				sum += b.committed - a.committed
 			}
 		}
