@@ -501,7 +501,7 @@ func TestPartitionHistoryFollowsItsPartition(t *testing.T) {
 		t.Fatalf("O/0 alone for 12 s: %v since %v (earlier %v), want STALLED since t0 or earlier", st.Word, st.Since, st.SinceEarlier)
 	}
 	st = m.ObserveGroups([]admin.GroupInfo{group("g", admin.GroupStable, 1, caughtUp, stuck)}, at(14))[0]
-	if st.Word != Stalled || !st.Since.Equal(t0) || st.Partitions[0].Word != OK || st.Partitions[1].Word != Stalled || st.Partitions[1].Topic != "O" {
+	if st.Word != Stalled || !st.Since.Equal(t0) || st.Partitions[0].Word != OK || st.Partitions[1].Word != Stalled || st.Info.Partitions[1].Topic != "O" {
 		t.Fatalf("A/0 listed before O/0: %v since %v, partitions %+v; want O/0 still STALLED since t0", st.Word, st.Since, st.Partitions)
 	}
 	m.ObserveGroups([]admin.GroupInfo{group("g", admin.GroupStable, 1, caughtUp)}, at(16))

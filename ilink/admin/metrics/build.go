@@ -288,9 +288,8 @@ func (b *builder) partitionLags(s *watch.Snapshot, out sink) {
 		}
 		name := valid(g.Info.Name)
 		for k := range g.Partitions {
-			p := &g.Partitions[k]
-			if !p.Lag.Unknown {
-				out.series(&b.f.groupLag, float64(p.Lag.Records), labels(name, b.part(p.Partition), valid(p.Topic)))
+			if l, p := g.Partitions[k].Lag, &g.Info.Partitions[k]; !l.Unknown {
+				out.series(&b.f.groupLag, float64(l.Records), labels(name, b.part(p.Partition), valid(p.Topic)))
 			}
 		}
 	}
@@ -307,7 +306,7 @@ type topicPart struct {
 func (b *builder) endOffsets(s *watch.Snapshot, out sink) {
 	n := 0
 	for i := range s.Groups {
-		n += len(s.Groups[i].Partitions)
+		n += len(s.Groups[i].Info.Partitions)
 	}
 	ends := make(map[topicPart]int64, n) // sized: growing it was most of a scrape's garbage
 	order := make([]topicPart, 0, n)
@@ -316,8 +315,8 @@ func (b *builder) endOffsets(s *watch.Snapshot, out sink) {
 		if !g.Unlisted.IsZero() {
 			continue
 		}
-		for k := range g.Partitions {
-			p := &g.Partitions[k]
+		for k := range g.Info.Partitions {
+			p := &g.Info.Partitions[k]
 			if p.End < 0 {
 				continue
 			}

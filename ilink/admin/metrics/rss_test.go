@@ -32,6 +32,9 @@ const rssScrapes = 20
 
 func TestMain(m *testing.M) {
 	if how := os.Getenv(envRSSChild); how != "" {
+		if os.Getenv(envRSSHeapProfile) != "" {
+			runtime.MemProfileRate = 1 // every allocation: exact figures (only when profiling: it is slow)
+		}
 		os.Exit(scrapeRSSChild(os.Stdout, how == "gzip", how != "no-partition-series"))
 	}
 	os.Exit(m.Run())

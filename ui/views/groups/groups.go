@@ -551,9 +551,9 @@ func (v *View) partWord(d *groupDetail, r offRow) health.Word {
 	if row == nil {
 		return health.Unknown
 	}
-	for _, p := range row.St.Partitions {
-		if p.Topic == r.o.Topic && p.Partition == r.o.Partition {
-			return p.Word
+	for i, p := range row.St.Info.Partitions {
+		if p.Topic == r.o.Topic && p.Partition == r.o.Partition && i < len(row.St.Partitions) {
+			return row.St.Partitions[i].Word
 		}
 	}
 	return health.Unknown

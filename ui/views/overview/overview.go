@@ -452,23 +452,23 @@ func (v *View) alertTarget(a health.Alert) (common.Target, bool) {
 // alertPartition is the partition a group's alert is about: the one with
 // the most lag among those given the group's word (a stalled, lagging or
 // rewound partition), else the one with the most lag; none without lag.
-func alertPartition(g health.GroupStatus) (health.PartitionStatus, bool) {
-	var best health.PartitionStatus
-	found, bestOwn := false, false
-	for _, p := range g.Partitions {
-		if p.Lag.Unknown {
+func alertPartition(g health.GroupStatus) (admin.PartitionOffsets, bool) {
+	best := -1
+	bestOwn := false
+	for i, p := range g.Partitions {
+		if p.Lag.Unknown || i >= len(g.Info.Partitions) {
 			continue
 		}
 		own := p.Word == g.Word
 		switch {
-		case !found, own && !bestOwn, own == bestOwn && p.Lag.Records > best.Lag.Records:
-			best, found, bestOwn = p, true, own
+		case best < 0, own && !bestOwn, own == bestOwn && p.Lag.Records > g.Partitions[best].Lag.Records:
+			best, bestOwn = i, own
 		}
 	}
-	if !found || best.Lag.Records <= 0 && !bestOwn {
-		return health.PartitionStatus{}, false
+	if best < 0 || g.Partitions[best].Lag.Records <= 0 && !bestOwn {
+		return admin.PartitionOffsets{}, false
 	}
-	return best, true
+	return g.Info.Partitions[best], true
 }
 
 // failing returns the feed whose latest poll failed, the one failing the
