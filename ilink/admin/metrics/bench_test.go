@@ -34,21 +34,27 @@ func bigSnapshot(topics, groups int, at time.Time) (*watch.Watcher, *watch.Snaps
 	for i := range qs {
 		qs[i] = admin.QueueInfo{Name: fmt.Sprintf("Q.%03d", i), Depth: int64(i * 100)}
 	}
+	// As admin.GroupList cuts them: one array of topics and one of
+	// partitions for the whole list.
 	groupList := func(round int) []admin.GroupInfo {
 		gs := make([]admin.GroupInfo, groups)
+		names := make([]string, 0, groups*5)
+		parts := make([]admin.PartitionOffsets, 0, groups*5*4)
 		for i := range gs {
 			g := admin.GroupInfo{Name: fmt.Sprintf("group-%04d", i), State: admin.GroupStable, Members: 1 + i%3, Durable: true, Generation: 1}
 			if i%10 == 0 {
 				g.State, g.Members = admin.GroupEmpty, 0
 			}
+			t0, p0 := len(names), len(parts)
 			for t := range 5 {
 				topic := ts[(i*5+t)%topics].Name
-				g.Topics = append(g.Topics, topic)
+				names = append(names, topic)
 				for p := range int32(4) {
 					end := int64(1000 + round*100)
-					g.Partitions = append(g.Partitions, admin.PartitionOffsets{Topic: topic, Partition: p, Committed: end - int64(i%7)*10, LogStart: 0, End: end})
+					parts = append(parts, admin.PartitionOffsets{Topic: topic, Partition: p, Committed: end - int64(i%7)*10, LogStart: 0, End: end})
 				}
 			}
+			g.Topics, g.Partitions = names[t0:len(names):len(names)], parts[p0:len(parts):len(parts)]
 			gs[i] = g
 		}
 		return gs
