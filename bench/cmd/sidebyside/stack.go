@@ -174,7 +174,9 @@ func measure(ctx context.Context, st *stackImpl, s *spec, addrs []string, srv se
 	if err := mark("produce", 0); err != nil {
 		return nil, err
 	}
+	stopProfile := profilePhase(s, "produce")
 	elapsed, a, err := produceN(ctx, p, pool, benchTopic, s.Count)
+	stopProfile()
 	if err != nil {
 		return nil, err
 	}
@@ -232,19 +234,23 @@ func consumeAll(ctx context.Context, st *stackImpl, s *spec, addrs []string, poo
 	if err := mark("consume", 0); err != nil {
 		return phaseResult{}, err
 	}
+	stopProfile := profilePhase(s, "consume")
 	start := time.Now()
 	c, err := st.newConsumer(ctx, s, addrs, benchTopic)
 	if err != nil {
+		stopProfile()
 		return phaseResult{}, fmt.Errorf("%s consumer: %w", st.name, err)
 	}
 	defer func() { _ = c.close() }()
 	want := int64(s.Count)
 	for check.n < want {
 		if err := c.poll(ctx, check.record); err != nil {
+			stopProfile()
 			return phaseResult{}, fmt.Errorf("poll after %d records: %w", check.n, err)
 		}
 	}
 	elapsed := time.Since(start)
+	stopProfile()
 	if err := mark("idle", s.Count); err != nil {
 		return phaseResult{}, err
 	}
