@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestValuePool(t *testing.T) {
 	for _, size := range []int{minSize, 100, 1024} {
@@ -38,9 +42,19 @@ func TestConsumeCheck(t *testing.T) {
 		c.record(part, off[part], p.get(i))
 		off[part]++
 	}
-	if _, err := c.verdict(n); err != nil {
+	msg, err := c.verdict(n)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if want := fmt.Sprintf("%d records in 6 partitions,", n); !strings.HasPrefix(msg, want) {
+		t.Fatalf("verdict %q, want it to start with %q", msg, want)
+	}
+	c.record(-1, 0, p.get(n))
+	if c.bad != 1 {
+		t.Fatalf("a negative partition counted %d bad records, want 1", c.bad)
+	}
+	c.bad = 0
+	c.n--
 	c.record(0, off[0]+1, p.get(0)) // a gap
 	if _, err := c.verdict(n + 1); err == nil {
 		t.Fatal("a gap was accepted")
