@@ -200,7 +200,7 @@ type groupTrack struct {
 	noMemberSince   time.Time // start of the current run of observations without a member
 	noMemberEarlier bool
 	// parts are the tracks of the latest list's partitions, in its order:
-	// status.Partitions names them (read only to the Monitor's callers).
+	// status.Info.Partitions names them (read only to the Monitor's callers).
 	parts []partTrack
 	// obs are the group's observations its partitions' histories were
 	// taken with: as many as the longest of them, oldest first.
@@ -314,6 +314,14 @@ func (m *Monitor) ObserveGroups(gs []admin.GroupInfo, at time.Time) []GroupStatu
 	return out
 }
 
+// NoPartitionStatuses makes the group statuses carry no Partitions (nil):
+// the partitions' verdicts stay in the monitor, and the lag of each is
+// Info.Partitions[i].Lag(). For a caller that needs only the groups' words
+// and the list's offsets (the headless watcher: 40,000 partitions'
+// statuses are 2.3 MB a group list, issue 26). Call it before the first
+// observation.
+func (m *Monitor) NoPartitionStatuses() { m.noParts = true }
+
 // Forget drops what the monitor knows of group name: it was deleted, so
 // its absence from the next list is no news.
 func (m *Monitor) Forget(name string) { delete(m.groups, name) }
@@ -338,12 +346,16 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 	parts := t.parts
 	t.obs = append(t.obs, gobs{at: now, gen: g.Generation, member: g.Members > 0})
 	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
-	s.Partitions = make([]PartitionStatus, len(parts))
+	if !m.noParts {
+		s.Partitions = make([]PartitionStatus, len(parts))
+	}
 	rewound := -1
 	for i := range parts {
 		po, p := g.Partitions[i], &parts[i]
 		l := po.Lag()
-		s.Partitions[i] = PartitionStatus{Lag: l}
+		if s.Partitions != nil {
+			s.Partitions[i] = PartitionStatus{Lag: l}
+		}
 		p.add(obs{committed: po.Committed, end: po.End}, !l.Unknown && l.Records == 0, t.obs, c.horizon())
 		if p.lastRewind != noStamp && within(now, p.lastRewind, c.Window) && (rewound < 0 || p.lastRewind > parts[rewound].lastRewind) {
 			rewound = i
@@ -432,18 +444,21 @@ func (m *Monitor) judgeMembers(s *GroupStatus, t *groupTrack, now stamp) (Word, 
 	var stalledLag int64
 	var need time.Duration
 	for i := range parts {
-		p, ps := &parts[i], &s.Partitions[i]
-		if ps.Lag.Unknown {
+		p, l := &parts[i], s.Info.Partitions[i].Lag()
+		if l.Unknown {
 			continue // no leader or no topic: its own alert, not the group's
 		}
 		judged++
 		v := t.view(p)
 		w, since, earlier, growth := c.judgePartition(p, v, now)
-		ps.Word, ps.Since, ps.Growth = w, m.timeOf(since), growth
+		if s.Partitions != nil {
+			ps := &s.Partitions[i]
+			ps.Word, ps.Since, ps.Growth = w, m.timeOf(since), growth
+		}
 		switch w {
 		case Stalled:
 			stalled++
-			stalledLag += ps.Lag.Records
+			stalledLag += l.Records
 			if stalledSince == noStamp || since < stalledSince {
 				stalledSince, stalledEarlier = since, earlier
 			}

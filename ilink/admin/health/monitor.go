@@ -22,6 +22,7 @@ type Monitor struct {
 	groupOut []GroupStatus
 	groupsAt time.Time
 	groupsOK bool
+	noParts  bool // NoPartitionStatuses
 	// epoch is the first group list's time: the partitions' histories
 	// keep their times as stamps from it.
 	epoch    time.Time

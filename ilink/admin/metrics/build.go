@@ -279,7 +279,8 @@ func (b *builder) groups(f *family, s *watch.Snapshot, out sink) {
 }
 
 // partitionLags sends ilinkdash_group_lag: every listed group's
-// partitions of a known lag.
+// partitions of a known lag (from the list's offsets: a watcher's statuses
+// carry no partition statuses).
 func (b *builder) partitionLags(s *watch.Snapshot, out sink) {
 	for i := range s.Groups {
 		g := &s.Groups[i]
@@ -287,8 +288,9 @@ func (b *builder) partitionLags(s *watch.Snapshot, out sink) {
 			continue
 		}
 		name := valid(g.Info.Name)
-		for k := range g.Partitions {
-			if l, p := g.Partitions[k].Lag, &g.Info.Partitions[k]; !l.Unknown {
+		for k := range g.Info.Partitions {
+			p := &g.Info.Partitions[k]
+			if l := p.Lag(); !l.Unknown {
 				out.series(&b.f.groupLag, float64(l.Records), labels(name, b.part(p.Partition), valid(p.Topic)))
 			}
 		}

@@ -40,7 +40,9 @@ type Snapshot struct {
 	Topics     []admin.TopicInfo
 	// Groups are the monitor's statuses, by name: the latest group list's
 	// groups and the durable groups missing from it that it still tracks
-	// (Unlisted set).
+	// (Unlisted set). They carry no partition statuses (Partitions nil,
+	// health.Monitor.NoPartitionStatuses): a partition's lag is
+	// Info.Partitions[i].Lag().
 	Groups []health.GroupStatus
 	Queues []admin.QueueInfo
 	// Alerts are the monitor's alerts of the latest lists, with the

@@ -135,6 +135,7 @@ func New(cfg Config, src Source) *Watcher {
 		}
 	}
 	w := &Watcher{cfg: cfg, src: src, now: cfg.Now, mon: health.New(cfg.Health)}
+	w.mon.NoPartitionStatuses() // the snapshot's readers take a partition's lag from its offsets
 	if w.now == nil {
 		w.now = time.Now
 	}
