@@ -70,7 +70,7 @@ func (s *resState) idle() bool { return !s.inFlight && !s.armed }
 
 type poller struct {
 	ctx    *common.Context
-	res    [common.NumRes]*resState
+	res    []*resState // indexed by common.ResID: the declared resources (tab.Fetchers)
 	base   context.Context
 	cancel context.CancelFunc
 	// wanted reports whether a resource should keep polling.
@@ -80,21 +80,35 @@ type poller struct {
 // pollTimeout bounds one request; a hung engine turns into an error.
 func pollTimeout(interval time.Duration) time.Duration { return 10*time.Second + interval }
 
-func newPoller(ctx *common.Context, fetch [common.NumRes]fetchFunc, wanted func(common.ResID) bool) *poller {
+func newPoller(ctx *common.Context, fetch []fetchFunc, wanted func(common.ResID) bool) *poller {
 	p := &poller{ctx: ctx, wanted: wanted}
 	p.base, p.cancel = context.WithCancel(context.Background())
-	for id := common.ResID(0); id < common.NumRes; id++ {
-		p.res[id] = &resState{fetch: fetch[id]}
-	}
+	p.res = states(fetch, nil)
 	return p
+}
+
+// states are the state machines of the resources fetch declares, at
+// least every common.ResID, one generation past old's (nil: the first).
+func states(fetch []fetchFunc, old []*resState) []*resState {
+	res := make([]*resState, max(len(fetch), len(old), int(common.NumRes)))
+	for id := range res {
+		res[id] = &resState{}
+		if id < len(fetch) {
+			res[id].fetch = fetch[id]
+		}
+		if id < len(old) {
+			res[id].gen = old[id].gen + 1
+		}
+	}
+	return res
 }
 
 // start fetches every wanted resource now.
 func (p *poller) start() tea.Cmd {
 	var cmds []tea.Cmd
-	for id := common.ResID(0); id < common.NumRes; id++ {
-		if p.wanted(id) {
-			cmds = append(cmds, p.fetch(id))
+	for id := range p.res {
+		if p.wanted(common.ResID(id)) {
+			cmds = append(cmds, p.fetch(common.ResID(id)))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -102,13 +116,10 @@ func (p *poller) start() tea.Cmd {
 
 // reset forgets everything (a context switch): in-flight replies and
 // pending ticks become stale, and the new fetchers start now.
-func (p *poller) reset(fetch [common.NumRes]fetchFunc) tea.Cmd {
+func (p *poller) reset(fetch []fetchFunc) tea.Cmd {
 	p.cancel()
 	p.base, p.cancel = context.WithCancel(context.Background())
-	for id := common.ResID(0); id < common.NumRes; id++ {
-		old := p.res[id]
-		p.res[id] = &resState{fetch: fetch[id], gen: old.gen + 1}
-	}
+	p.res = states(fetch, p.res)
 	return p.start()
 }
 
@@ -208,10 +219,9 @@ func (p *poller) refresh(id common.ResID) tea.Cmd {
 // wake fetches the wanted resources that went idle (after a tab switch).
 func (p *poller) wake() tea.Cmd {
 	var cmds []tea.Cmd
-	for id := common.ResID(0); id < common.NumRes; id++ {
-		s := p.res[id]
-		if !s.inFlight && !s.armed && p.wanted(id) {
-			cmds = append(cmds, p.fetch(id))
+	for id, s := range p.res {
+		if !s.inFlight && !s.armed && p.wanted(common.ResID(id)) {
+			cmds = append(cmds, p.fetch(common.ResID(id)))
 		}
 	}
 	return tea.Batch(cmds...)

@@ -40,7 +40,7 @@ func newPollRig() *pollRig {
 		r.ticks = append(r.ticks, tickReq{due: r.now.Add(d), fn: fn})
 		return nil
 	}
-	fetch := [common.NumRes]fetchFunc{
+	fetch := []fetchFunc{
 		common.ResTopics: func(context.Context) (any, error) {
 			r.calls.Add(1)
 			return "data", r.err
@@ -145,7 +145,7 @@ func TestPollDropsStaleRepliesAndTicks(t *testing.T) {
 	tick = r.popTick(t)
 	inflight := r.p.onTick(tick)
 	reply = exec(t, inflight)
-	restart := r.p.reset([common.NumRes]fetchFunc{common.ResTopics: func(context.Context) (any, error) { return "new", nil }})
+	restart := r.p.reset([]fetchFunc{common.ResTopics: func(context.Context) (any, error) { return "new", nil }})
 	if out, _ := r.p.onResult(reply); out != nil {
 		t.Fatal("a reply from the old context was delivered after the switch")
 	}

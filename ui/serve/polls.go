@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -30,7 +31,7 @@ import (
 // on the asking session's: a session that goes away does not cancel the
 // read the others wait for; its own wait ends with its context.
 type polls struct {
-	fetch   [common.NumRes]func(context.Context) (any, error)
+	fetch   []func(context.Context) (any, error) // by common.ResID: tab.Fetchers
 	refresh config.Refresh
 	base    context.Context
 	now     func() time.Time
@@ -61,10 +62,11 @@ type pollFlight struct {
 }
 
 // newPolls builds the poller over src (the read-only role's client, so
-// the shared reads can never mutate).
-func newPolls(base context.Context, src tab.Sources, refresh config.Refresh) *polls {
+// the shared reads can never mutate): every declared resource
+// (tab.Polled), and extra (a test's own).
+func newPolls(base context.Context, src tab.Sources, refresh config.Refresh, extra ...tab.Resource) *polls {
 	p := &polls{refresh: refresh, base: base, now: time.Now, res: map[string]*pollEntry{}}
-	p.fetch = tab.Fetchers(src)
+	p.fetch = tab.Fetchers(src, extra...)
 	return p
 }
 
@@ -79,6 +81,9 @@ func (p *polls) fetchTimeout(id common.ResID) time.Duration { return 10*time.Sec
 // get returns the resource: cached when younger than one interval, else
 // from the fetch in flight or a new one.
 func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
+	if id < 0 || int(id) >= len(p.fetch) || p.fetch[id] == nil {
+		return nil, fmt.Errorf("serve: no polled resource %d (%v) is declared", id, id)
+	}
 	return p.shared(ctx, "res/"+strconv.Itoa(int(id)), p.interval(id), p.fetchTimeout(id), p.fetch[id])
 }
 

@@ -307,7 +307,7 @@ func (s *Server) clusterModel(ss *session, i int, uctx *ui.Context) *ui.Model {
 	if !ro {
 		b = c.Operator
 	}
-	src := &sessionSources{s: s, sess: ss, c: c, b: b, readOnly: ro}
+	src := &sessionSources{Lists: c.Viewer, s: s, sess: ss, c: c, b: b, readOnly: ro}
 	if i == 0 {
 		ss.src.Store(src)
 	}

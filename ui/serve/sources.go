@@ -36,6 +36,10 @@ type Backend interface {
 // session ends, its calls are cancelled and its tails closed (leaving
 // their temporary groups).
 type sessionSources struct {
+	// Lists are the viewer's: the session's poller reads every polled
+	// resource through the shared cache (Polled), never through these,
+	// which only make the type a tab.Sources; a direct read can only read.
+	tab.Lists
 	s    *Server
 	sess *session
 	c    *served // the cluster these sources read and act on
@@ -52,6 +56,7 @@ func (ss *sessionSources) ReleaseClosedTails() bool { return true }
 
 var (
 	_ tab.Sources       = (*sessionSources)(nil)
+	_ tab.PolledSource  = (*sessionSources)(nil)
 	_ tail.Tailer       = (*sessionSources)(nil)
 	_ publish.Publisher = (*sessionSources)(nil)
 )
@@ -63,10 +68,17 @@ func (ss *sessionSources) bind(ctx context.Context) (context.Context, context.Ca
 	return c, func() { stop(); cancel() }
 }
 
-func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T, error) {
+// Polled implements tab.PolledSource: the session's poller reads every
+// declared resource (tab.Polled) through the cluster's shared cache, so a
+// new declaration needs nothing here.
+func (ss *sessionSources) Polled(ctx context.Context, id common.ResID) (any, error) {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
-	v, err := ss.c.polls.get(ctx, id)
+	return ss.c.polls.get(ctx, id)
+}
+
+func polled[T any](ss *sessionSources, ctx context.Context, id common.ResID) (T, error) {
+	v, err := ss.Polled(ctx, id)
 	t, _ := v.(T)
 	return t, err
 }
@@ -146,18 +158,6 @@ func (ss *sessionSources) StatSeries(ctx context.Context, scope string) (admin.S
 	return detail(ss, ctx, "stats/"+scope, common.ResStats, func(r tab.Sources, c context.Context) (admin.StatSeries, error) {
 		return r.StatSeries(c, scope)
 	})
-}
-
-func (ss *sessionSources) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
-	return polled[[]admin.TopicInfo](ss, ctx, common.ResTopics)
-}
-
-func (ss *sessionSources) ListGroups(ctx context.Context) ([]admin.GroupInfo, error) {
-	return polled[[]admin.GroupInfo](ss, ctx, common.ResGroups)
-}
-
-func (ss *sessionSources) ListQueues(ctx context.Context) ([]admin.QueueInfo, error) {
-	return polled[[]admin.QueueInfo](ss, ctx, common.ResQueues)
 }
 
 func (ss *sessionSources) ClusterProperty(ctx context.Context) (admin.ClusterProperty, error) {

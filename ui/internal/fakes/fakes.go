@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
 	"ilinkdash/ui/views/tab"
 )
 
@@ -71,6 +72,8 @@ type Source struct {
 	quar    []admin.QuarantineEntry
 	seq     uint64 // next queue message position
 	elapsed time.Duration
+
+	stored map[common.ResID]map[string]any // plain-data lists by key (lists.go)
 
 	fail  map[string]error
 	block map[string]chan struct{}

@@ -35,6 +35,9 @@ type Rig struct {
 	// Tracker, when set, is fed every polled list before the view gets
 	// it, as the root feeds the dashboard's one health tracker.
 	Tracker *tab.HealthTracker
+	// Resources are declarations Poll reads beside the dashboard's own
+	// (a test's, such as WidgetList).
+	Resources []tab.Resource
 }
 
 // New makes the view with mk over a fresh demo fake, 120×37, read-only
@@ -87,7 +90,10 @@ func (r *Rig) Send(msg tea.Msg) {
 func (r *Rig) Poll() {
 	ctx := context.Background()
 	at := r.Now
-	for id, fetch := range tab.Fetchers(r.Src) {
+	for id, fetch := range tab.Fetchers(r.Src, r.Resources...) {
+		if fetch == nil {
+			continue // an ID no declaration takes
+		}
 		data, _ := fetch(ctx)
 		r.Send(common.DataMsg{Res: common.ResID(id), Sent: at, At: at, Data: data})
 	}

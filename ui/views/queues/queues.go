@@ -1,7 +1,6 @@
 package queues
 
 import (
-	"cmp"
 	"strings"
 	"time"
 
@@ -42,19 +41,13 @@ type View struct {
 func New(ctx *common.Context, src tab.QueueAdmin) *View {
 	v := &View{src: src, rows: map[string]*queueRow{}}
 	type C = components.Column[*queueRow]
-	v.Setup(ctx, common.ViewQueues, v, components.NewTable(ctx, func(r *queueRow) string { return r.info.Name },
-		C{Title: "NAME", Width: 22, Min: 10, Flex: true, Max: 48,
-			Text: func(r *queueRow) string { return r.name },
-			Cmp:  func(a, b *queueRow) int { return strings.Compare(a.info.Name, b.info.Name) }},
-		C{Title: "DEPTH", Width: 8, Right: true,
-			Text: func(r *queueRow) string { return common.Count(r.info.Depth) },
-			Cmp:  func(a, b *queueRow) int { return cmp.Compare(a.info.Depth, b.info.Depth) },
-			Paint: func(r *queueRow, st *common.Styles) common.Style {
-				if r.info.Property.MaxDepth > 0 && r.info.Depth*10 >= r.info.Property.MaxDepth*9 {
-					return st.Err
-				}
-				return common.Style{}
-			}},
+	// The declared columns of the queue list (tab.QueueList); the name
+	// is the row's, sanitized once per queue.
+	col := func(title string) C { return tab.Column(tab.QueueList, title, queueInfo) }
+	name := col("NAME")
+	name.Text = func(r *queueRow) string { return r.name }
+	v.Setup(ctx, common.ViewQueues, v, components.NewTable(ctx, tab.RowKey(tab.QueueList, queueInfo),
+		name, col("DEPTH"),
 		C{Title: "DLQ", Width: 12, Min: 6, Drop: 1,
 			Text: func(r *queueRow) string { return v.dlqCell(r) },
 			Paint: func(r *queueRow, st *common.Styles) common.Style {
@@ -63,15 +56,7 @@ func New(ctx *common.Context, src tab.QueueAdmin) *View {
 				}
 				return st.Muted
 			}},
-		C{Title: "IN-FLIGHT", Width: 9, Min: 6, Right: true, Drop: 4,
-			Text: func(r *queueRow) string { return common.Count(r.info.InFlight) },
-			Cmp:  func(a, b *queueRow) int { return cmp.Compare(a.info.InFlight, b.info.InFlight) }},
-		C{Title: "PUT/s", Width: 6, Right: true, Drop: 2,
-			Text: func(r *queueRow) string { return common.Rate(r.info.PutRate) },
-			Cmp:  func(a, b *queueRow) int { return cmp.Compare(a.info.PutRate, b.info.PutRate) }},
-		C{Title: "GET/s", Width: 6, Right: true, Drop: 3,
-			Text: func(r *queueRow) string { return common.Rate(r.info.GetRate) },
-			Cmp:  func(a, b *queueRow) int { return cmp.Compare(a.info.GetRate, b.info.GetRate) }},
+		col("IN-FLIGHT"), col("PUT/s"), col("GET/s"),
 		C{Title: "DEPTH TREND", Width: 12, Min: 8, Drop: 7, NoFilter: true,
 			Text:  func(r *queueRow) string { return r.spark },
 			Paint: func(_ *queueRow, st *common.Styles) common.Style { return st.Spark }},
@@ -90,6 +75,9 @@ func New(ctx *common.Context, src tab.QueueAdmin) *View {
 	v.Table.SetSort(0, false)
 	return v
 }
+
+// queueInfo is the listed queue of a row.
+func queueInfo(r *queueRow) admin.QueueInfo { return r.info }
 
 // dlqCell is the DLQ column: the dead-letter queue's depth and growth
 // ("3 +1/1m"), "dlq" for a queue that is one, "-" for none.

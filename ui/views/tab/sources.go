@@ -151,11 +151,16 @@ type QueueAdmin interface {
 type Sources interface {
 	SummarySource
 	StatsSource
-	TopicLister
+	Lists
 	TopicAdmin
-	GroupLister
 	GroupAdmin
 	ClusterAdmin
-	QueueLister
 	QueueAdmin
+}
+
+// Lists are the polled lists' readers (declared in lists.go).
+type Lists interface {
+	TopicLister
+	GroupLister
+	QueueLister
 }

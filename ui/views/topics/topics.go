@@ -92,42 +92,13 @@ type (
 // New returns the topics view.
 func New(ctx *common.Context, src tab.TopicAdmin) *View {
 	v := &View{src: src, rows: map[string]*topicRow{}}
-	cmpF := func(f func(a, b *topicRow) int) func(a, b *topicRow) int { return f }
-	v.Setup(ctx, common.ViewTopics, v, components.NewTable(ctx, func(r *topicRow) string { return r.info.Name },
-		components.Column[*topicRow]{Title: "NAME", Width: 24, Min: 12, Flex: true, Max: 48,
-			Text: func(r *topicRow) string { return r.name },
-			Cmp:  cmpF(func(a, b *topicRow) int { return strings.Compare(a.info.Name, b.info.Name) })},
-		components.Column[*topicRow]{Title: "PART", Width: 4, Right: true, Drop: 2,
-			Text: func(r *topicRow) string { return tab.Itoa(int64(r.info.Partitions)) },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Partitions, b.info.Partitions) })},
-		components.Column[*topicRow]{Title: "REPL", Width: 4, Right: true, Drop: 6,
-			Text: func(r *topicRow) string {
-				return tab.Itoa(int64(r.info.MinSync)) + "/" + tab.Itoa(int64(r.info.Replicas))
-			},
-			Cmp: cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.Replicas, b.info.Replicas) })},
-		components.Column[*topicRow]{Title: "IN-SYNC", Width: 9,
-			Text: func(r *topicRow) string { return inSyncText(r.info) },
-			Cmp: cmpF(func(a, b *topicRow) int {
-				return cmp.Compare(a.info.Offline*1000000+a.info.UnderReplicated, b.info.Offline*1000000+b.info.UnderReplicated)
-			}),
-			Paint: func(r *topicRow, st *common.Styles) common.Style {
-				switch {
-				case r.info.Offline > 0:
-					return st.Err
-				case r.info.UnderReplicated > 0:
-					return st.Warn
-				}
-				return st.OK
-			}},
-		components.Column[*topicRow]{Title: "END OFFSETS", Width: 11, Min: 7, Right: true, Drop: 3,
-			Text: func(r *topicRow) string { return common.Count(r.info.EndOffsetSum) },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.EndOffsetSum, b.info.EndOffsetSum) })},
-		components.Column[*topicRow]{Title: "IN/s", Width: 6, Right: true, Drop: 1, SortKey: 'I',
-			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsInPerSec) },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsInPerSec, b.info.RecordsInPerSec) })},
-		components.Column[*topicRow]{Title: "OUT/s", Width: 6, Right: true, Drop: 4, SortKey: 'O',
-			Text: func(r *topicRow) string { return common.Rate(r.info.RecordsOutPerSec) },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RecordsOutPerSec, b.info.RecordsOutPerSec) })},
+	// The declared columns of the topic list (tab.TopicList); the name
+	// is the row's, sanitized once per topic.
+	col := func(title string) components.Column[*topicRow] { return tab.Column(tab.TopicList, title, topicInfo) }
+	name := col("NAME")
+	name.Text = func(r *topicRow) string { return r.name }
+	v.Setup(ctx, common.ViewTopics, v, components.NewTable(ctx, tab.RowKey(tab.TopicList, topicInfo),
+		name, col("PART"), col("REPL"), col("IN-SYNC"), col("END OFFSETS"), col("IN/s"), col("OUT/s"),
 		components.Column[*topicRow]{Title: "IN TREND", Width: 12, Min: 8, Drop: 5, NoFilter: true,
 			Text: func(r *topicRow) string {
 				v.scratch = r.rin.Values(v.scratch[:0], 12)
@@ -136,22 +107,15 @@ func New(ctx *common.Context, src tab.TopicAdmin) *View {
 			Paint: func(_ *topicRow, st *common.Styles) common.Style { return st.Spark }},
 		components.Column[*topicRow]{Title: "RETENTION", Width: 10, Drop: 7,
 			Text: func(r *topicRow) string { return r.retention },
-			Cmp:  cmpF(func(a, b *topicRow) int { return cmp.Compare(a.info.RetentionMs, b.info.RetentionMs) })},
+			Cmp:  func(a, b *topicRow) int { return cmp.Compare(a.info.RetentionMs, b.info.RetentionMs) }},
 	))
 	v.Table.Empty = "no topic yet"
 	v.Table.SetSort(0, false)
 	return v
 }
 
-func inSyncText(t admin.TopicInfo) string {
-	switch {
-	case t.Offline > 0:
-		return tab.Itoa(int64(t.Offline)) + " offline"
-	case t.UnderReplicated > 0:
-		return tab.Itoa(int64(t.UnderReplicated)) + " under"
-	}
-	return "ok"
-}
+// topicInfo is the listed topic of a row.
+func topicInfo(r *topicRow) admin.TopicInfo { return r.info }
 
 func (v *View) Title() string         { return "Topics" }
 func (v *View) Primary() common.ResID { return common.ResTopics }
