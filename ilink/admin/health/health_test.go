@@ -1,6 +1,9 @@
 package health
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -528,5 +531,67 @@ func TestUnlistedGroupKeepsNoOldList(t *testing.T) {
 	}
 	if &g.Info.Partitions[0] == &shared[1] {
 		t.Error("the unlisted group's partitions are still the older list's array")
+	}
+}
+
+// A monitor keeping no partition statuses (the headless watcher's)
+// judges every group as one keeping them: the same words, times, rates
+// and reasons, and alerts; only GroupStatus.Partitions is nil.
+func TestNoPartitionStatusesSameVerdicts(t *testing.T) {
+	with, without := New(DefaultConfig()), New(DefaultConfig())
+	without.NoPartitionStatuses()
+	rng := rand.New(rand.NewPCG(26, 1))
+	committed := make([]int64, 12)
+	end := make([]int64, 12)
+	seen := map[Word]bool{}
+	for i := range 60 {
+		var gs []admin.GroupInfo
+		for g := range 3 {
+			var parts []admin.PartitionOffsets
+			for p := range 4 {
+				k := g*4 + p
+				end[k] += int64(rng.IntN(40))
+				switch r := rng.IntN(10); {
+				case g == 0 && r < 6: // consumes
+					committed[k] = min(committed[k]+int64(rng.IntN(50)), end[k])
+				case g == 1 && r < 3: // falls behind
+					committed[k] = min(committed[k]+int64(rng.IntN(20)), end[k])
+				case g == 1 && r == 3: // moved back
+					committed[k] = max(committed[k]-int64(rng.IntN(30)), 0)
+				case g == 2 && r < 4: // committing slower than the end grows
+					committed[k] = min(committed[k]+int64(rng.IntN(15)), end[k])
+				}
+				o := admin.PartitionOffsets{Topic: "T", Partition: int32(k), Committed: committed[k], LogStart: 0, End: end[k]}
+				if rng.IntN(25) == 0 {
+					o.End = -1 // unknown lag now and then
+				}
+				parts = append(parts, o)
+			}
+			members := 1
+			if g == 1 && i%20 > 14 {
+				members = 0
+			}
+			gs = append(gs, group(fmt.Sprintf("g%d", g), admin.GroupStable, members, parts...))
+		}
+		a, b := with.ObserveGroups(gs, at(float64(2*i))), without.ObserveGroups(gs, at(float64(2*i)))
+		for k := range a {
+			seen[a[k].Word] = true
+			if b[k].Partitions != nil {
+				t.Fatalf("observation %d: %s has partition statuses %v, want none", i, b[k].Info.Name, b[k].Partitions)
+			}
+			want := a[k]
+			want.Partitions = nil
+			if !reflect.DeepEqual(b[k], want) {
+				t.Fatalf("observation %d: without partition statuses %+v\nwant %+v", i, b[k], want)
+			}
+		}
+		if x, y := with.Alerts(), without.Alerts(); !reflect.DeepEqual(x, y) {
+			t.Fatalf("observation %d: alerts %v, want %v", i, y, x)
+		}
+	}
+	for _, w := range []Word{OK, Stalled, Lagging, Rewound, Stopped} {
+		if !seen[w] {
+			t.Errorf("no group was %v: the runs do not cover the rules", w)
+		}
 	}
 }
