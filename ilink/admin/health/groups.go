@@ -67,16 +67,29 @@ type partTrack struct {
 	hist []obs // oldest first; hist[i] was taken with its group's obs[len(obs)-len(hist)+i]
 
 	firstSeen   stamp
-	lastAdvance stamp // an observation whose commit was above the one before (or the first commit)
-	lastZero    stamp // an observation with lag 0
-	lastRewind  stamp // an observation whose commit was below the one before
-	rewindFrom  int64
-	rewindTo    int64
+	lastAdvance stamp   // an observation whose commit was above the one before (or the first commit)
+	lastZero    stamp   // an observation with lag 0
+	rewind      *rewind // the latest observation whose commit was below the one before (nil: none)
 	growth      int64
 	// sinceZero counts the observations after the latest one with lag 0
 	// (0: the latest was caught up; noZero: none was).
 	sinceZero int32
 	word      uint8 // the last verdict, a Word (kept while the window lacks the evidence to change it)
+}
+
+// rewind is a commit seen moving back: when, from and to (rare: kept
+// apart so that the 40,000 partitions' tracks do not carry it).
+type rewind struct {
+	at       stamp
+	from, to int64
+}
+
+// lastRewind is when the commit was last seen moving back (noStamp: never).
+func (p *partTrack) lastRewind() stamp {
+	if p.rewind == nil {
+		return noStamp
+	}
+	return p.rewind.at
 }
 
 // view is a partition's history beside its times: h[i] was taken with
@@ -97,7 +110,7 @@ func (p *partTrack) add(o obs, caughtUp bool, times []gobs, horizon time.Duratio
 		prev := p.hist[n-1]
 		switch {
 		case o.committed >= 0 && prev.committed >= 0 && o.committed < prev.committed:
-			p.lastRewind, p.rewindFrom, p.rewindTo = at, prev.committed, o.committed
+			p.rewind = &rewind{at, prev.committed, o.committed}
 		case o.committed >= 0 && o.committed > prev.committed:
 			p.lastAdvance = at
 		}
@@ -105,10 +118,17 @@ func (p *partTrack) add(o obs, caughtUp bool, times []gobs, horizon time.Duratio
 			p.sinceZero++
 		}
 	} else {
-		p.firstSeen, p.lastAdvance, p.lastZero, p.lastRewind, p.sinceZero = at, noStamp, noStamp, noStamp, noZero
+		p.firstSeen, p.lastAdvance, p.lastZero, p.rewind, p.sinceZero = at, noStamp, noStamp, nil, noZero
 	}
 	if caughtUp {
 		p.lastZero, p.sinceZero = at, 0
+	}
+	if n := len(p.hist); n == cap(p.hist) {
+		// Grown by about an eighth (append would double it: a history
+		// of 7 would take room for 8).
+		h := make([]obs, n, n+1+n/8)
+		copy(h, p.hist)
+		p.hist = h
 	}
 	p.hist = append(p.hist, o)
 	ts := times[len(times)-len(p.hist):]
@@ -213,7 +233,7 @@ type groupTrack struct {
 
 // genObs is a group's generation at one observation.
 type genObs struct {
-	at  time.Time
+	at  stamp
 	gen int32
 }
 
@@ -225,13 +245,13 @@ const ChurnRebalances = 3
 
 // rebalances counts the generation advances in t's window, kept up to at
 // (a lower generation starts the count again: the group was recreated).
-func (t *groupTrack) rebalances(gen int32, at time.Time, w time.Duration) int {
+func (t *groupTrack) rebalances(gen int32, at stamp, w time.Duration) int {
 	if n := len(t.gens); n > 0 && gen < t.gens[n-1].gen {
 		t.gens = t.gens[:0]
 	}
 	t.gens = append(t.gens, genObs{at, gen})
 	i := 0
-	for i < len(t.gens)-1 && at.Sub(t.gens[i].at) > w {
+	for i < len(t.gens)-1 && !within(at, t.gens[i].at, w) {
 		i++
 	}
 	t.gens = t.gens[i:]
@@ -345,7 +365,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 	t.parts = matchParts(t.parts, t.status.Info.Partitions, g.Partitions)
 	parts := t.parts
 	t.obs = append(t.obs, gobs{at: now, gen: g.Generation, member: g.Members > 0})
-	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, at, c.Window)}
+	s := GroupStatus{Info: *g, At: at, Lag: g.Lag(), Rate: -1, Rebalances: t.rebalances(g.Generation, now, c.Window)}
 	if !m.noParts {
 		s.Partitions = make([]PartitionStatus, len(parts))
 	}
@@ -357,7 +377,7 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 			s.Partitions[i] = PartitionStatus{Lag: l}
 		}
 		p.add(obs{committed: po.Committed, end: po.End}, !l.Unknown && l.Records == 0, t.obs, c.horizon())
-		if p.lastRewind != noStamp && within(now, p.lastRewind, c.Window) && (rewound < 0 || p.lastRewind > parts[rewound].lastRewind) {
+		if r := p.lastRewind(); r != noStamp && within(now, r, c.Window) && (rewound < 0 || r > parts[rewound].lastRewind()) {
 			rewound = i
 		}
 	}
@@ -373,8 +393,8 @@ func (m *Monitor) observeGroup(t *groupTrack, g *admin.GroupInfo, at time.Time) 
 		word, reason = Rebalancing, "reassigning its partitions ("+string(g.State)+")"
 	case rewound >= 0:
 		p, po := &parts[rewound], &g.Partitions[rewound]
-		word, since = Rewound, m.timeOf(p.lastRewind)
-		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", po.Topic, po.Partition, p.rewindFrom, p.rewindTo)
+		word, since = Rewound, m.timeOf(p.rewind.at)
+		reason = fmt.Sprintf("the commit on %s/%d moved back from %d to %d", po.Topic, po.Partition, p.rewind.from, p.rewind.to)
 	case g.Members == 0 && s.Lag.Records > 0:
 		word, since, earlier = Stopped, t.noMemberSince, t.noMemberEarlier
 		reason = fmt.Sprintf("no member, %s unread", numfmt.Plural(s.Lag.Records, "record"))
