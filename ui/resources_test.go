@@ -61,7 +61,7 @@ func TestDeclaredListReachesThePoller(t *testing.T) {
 	// A view's table from the declaration alone: its key and columns,
 	// lifted to the view's row type.
 	type row struct{ w viewtest.Widget }
-	get := func(r *row) viewtest.Widget { return r.w }
+	get := func(r *row) *viewtest.Widget { return &r.w }
 	tbl := components.NewTable(ctx, tab.RowKey(widgets, get),
 		tab.Column(widgets, "NAME", get), tab.Column(widgets, "SIZE", get))
 	tbl.SetItems([]*row{{got[0]}, {got[1]}})

@@ -32,11 +32,11 @@ func WidgetList() tab.List[Widget] {
 			return fakes.Stored(src.(*fakes.Source), ctx, "ListWidgets", l)
 		},
 		Key: func(w Widget) string { return w.Name },
-		Columns: []components.Column[Widget]{
-			{Title: "NAME", Width: 12, Flex: true, Text: func(w Widget) string { return common.S(w.Name) },
-				Cmp: func(a, b Widget) int { return cmp.Compare(a.Name, b.Name) }},
-			{Title: "SIZE", Width: 8, Right: true, Text: func(w Widget) string { return common.Count(w.Size) },
-				Cmp: func(a, b Widget) int { return cmp.Compare(a.Size, b.Size) }},
+		Columns: []components.Column[*Widget]{
+			{Title: "NAME", Width: 12, Flex: true, Text: func(w *Widget) string { return common.S(w.Name) },
+				Cmp: func(a, b *Widget) int { return cmp.Compare(a.Name, b.Name) }},
+			{Title: "SIZE", Width: 8, Right: true, Text: func(w *Widget) string { return common.Count(w.Size) },
+				Cmp: func(a, b *Widget) int { return cmp.Compare(a.Size, b.Size) }},
 		},
 	}
 	return l

@@ -77,7 +77,7 @@ func New(ctx *common.Context, src tab.QueueAdmin) *View {
 }
 
 // queueInfo is the listed queue of a row.
-func queueInfo(r *queueRow) admin.QueueInfo { return r.info }
+func queueInfo(r *queueRow) *admin.QueueInfo { return &r.info }
 
 // dlqCell is the DLQ column: the dead-letter queue's depth and growth
 // ("3 +1/1m"), "dlq" for a queue that is one, "-" for none.

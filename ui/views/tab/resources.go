@@ -40,8 +40,9 @@ type List[T any] struct {
 	// fakes' store key.
 	Key func(T) string
 	// Columns are the columns that show a plain field of T (sanitized
-	// text); a view lifts the ones it shows (Column) and adds its own.
-	Columns []components.Column[T]
+	// text), over *T: a cell or a comparison copies no item. A view lifts
+	// the ones it shows (Column) and adds its own.
+	Columns []components.Column[*T]
 }
 
 func (l List[T]) Res() common.ResID { return l.ID }
@@ -52,7 +53,7 @@ func (l List[T]) read(src Sources, ctx context.Context) (any, error) {
 // Column is the declared column titled title, lifted to a view's row
 // type R through get. A title the list does not declare is a
 // programming error: it panics at the view's construction.
-func Column[R, T any](l List[T], title string, get func(R) T) components.Column[R] {
+func Column[R, T any](l List[T], title string, get func(R) *T) components.Column[R] {
 	for _, c := range l.Columns {
 		if c.Title == title {
 			return components.Lift(c, get)
@@ -63,9 +64,9 @@ func Column[R, T any](l List[T], title string, get func(R) T) components.Column[
 
 // RowKey is the list's key lifted to a view's row type R (the table's
 // key function).
-func RowKey[R, T any](l List[T], get func(R) T) func(R) string {
+func RowKey[R, T any](l List[T], get func(R) *T) func(R) string {
 	key := l.Key
-	return func(r R) string { return key(get(r)) }
+	return func(r R) string { return key(*get(r)) }
 }
 
 // Polled is every polled resource's declaration, in common.ResID order.

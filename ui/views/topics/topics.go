@@ -115,7 +115,7 @@ func New(ctx *common.Context, src tab.TopicAdmin) *View {
 }
 
 // topicInfo is the listed topic of a row.
-func topicInfo(r *topicRow) admin.TopicInfo { return r.info }
+func topicInfo(r *topicRow) *admin.TopicInfo { return &r.info }
 
 func (v *View) Title() string         { return "Topics" }
 func (v *View) Primary() common.ResID { return common.ResTopics }
