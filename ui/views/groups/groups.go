@@ -122,22 +122,21 @@ func New(ctx *common.Context, src tab.GroupAdmin, tracker *tab.HealthTracker) *V
 	}
 	v := &View{src: src, tracker: tracker, ownTracker: own}
 	type C = components.Column[*tab.GroupRow]
-	v.Setup(ctx, common.ViewGroups, v, components.NewTable(ctx, func(r *tab.GroupRow) string { return r.St.Info.Name },
-		C{Title: "NAME", Width: 20, Min: 10, Flex: true, Max: 40,
-			Text: func(r *tab.GroupRow) string { return r.Name },
-			Cmp:  func(a, b *tab.GroupRow) int { return strings.Compare(a.St.Info.Name, b.St.Info.Name) }},
-		C{Title: "STATE", Width: 11, Min: 6, Drop: 5,
-			Text: func(r *tab.GroupRow) string {
-				if !r.St.Unlisted.IsZero() {
-					return "unlisted" // missing from the latest list: its state is not known now
-				}
-				return common.S(string(r.St.Info.State))
-			},
-			Cmp:   func(a, b *tab.GroupRow) int { return strings.Compare(string(a.St.Info.State), string(b.St.Info.State)) },
-			Paint: func(r *tab.GroupRow, st *common.Styles) common.Style { return tab.GroupStateStyle(st, r.St.Info.State) }},
-		C{Title: "MEMBERS", Width: 7, Right: true, Drop: 3,
-			Text: func(r *tab.GroupRow) string { return tab.Itoa(int64(r.St.Info.Members)) },
-			Cmp:  func(a, b *tab.GroupRow) int { return cmp.Compare(a.St.Info.Members, b.St.Info.Members) }},
+	// The declared columns of the group list (tab.GroupList); the name is
+	// the row's, sanitized once per group, and the state says when the
+	// group is missing from the latest list.
+	col := func(title string) C { return tab.Column(tab.GroupList, title, groupInfo) }
+	name, state := col("NAME"), col("STATE")
+	name.Text = func(r *tab.GroupRow) string { return r.Name }
+	stateText := state.Text
+	state.Text = func(r *tab.GroupRow) string {
+		if !r.St.Unlisted.IsZero() {
+			return "unlisted" // missing from the latest list: its state is not known now
+		}
+		return stateText(r)
+	}
+	v.Setup(ctx, common.ViewGroups, v, components.NewTable(ctx, tab.RowKey(tab.GroupList, groupInfo),
+		name, state, col("MEMBERS"),
 		C{Title: "TOPICS", Width: 16, Min: 8, Drop: 6,
 			Text: func(r *tab.GroupRow) string { return r.Topics }},
 		C{Title: "LAG", Width: 7, Right: true, SortKey: 'A', // L moves a leader
@@ -190,6 +189,9 @@ func (v *View) spanKey(keys []key.Binding) []key.Binding {
 	}
 	return append(keys[:2:2], append([]key.Binding{v.Ctx.Keys.ChartSpan}, keys[2:]...)...)
 }
+
+// groupInfo is the listed group of a row.
+func groupInfo(r *tab.GroupRow) *admin.GroupInfo { return &r.St.Info }
 
 // CloseDetail goes back to the list.
 func (v *View) CloseDetail() {
