@@ -122,3 +122,43 @@ func benchConsume(b *testing.B, addrs string, n int, batch bool) {
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/recs, "allocs/record")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/recs, "B/record")
 }
+
+// BenchmarkSourceDecode decodes one fetch's worth of one partition (1 MiB:
+// four uncompressed 256 KiB batches of 100-byte records) into a slab of
+// Records, the client's share of consuming without the network. A 128 MiB
+// ballast stands for the engine's log in the in-process benchmarks, so the
+// collector runs about as rarely as there (not once per iteration).
+func BenchmarkSourceDecode(b *testing.B) {
+	ballast := make([]byte, 128<<20)
+	defer runtime.KeepAlive(ballast)
+	var batches []byte
+	base := int64(0)
+	for len(batches) < defaultPartitionFetchSize-(256<<10) {
+		bb := wire.NewBatchBuilder(1, 0, 0)
+		for i := 0; bb.EncodedSize()+110 <= 256<<10; i++ {
+			v := fmt.Appendf(nil, `{"id":%9d,"kind":"order","state":"created","x":"`, i)
+			for len(v) < 99 {
+				v = append(v, 'a')
+			}
+			bb.Append(int64(1_700_000_000_000+i), nil, append(v, '}'), nil)
+		}
+		batch, err := bb.Finish(wire.CodecNone)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wire.SetBatchBaseOffset(batch, base)
+		base += int64(bb.Count())
+		batches = append(batches, batch...)
+	}
+	s := &source{}
+	b.SetBytes(int64(len(batches)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		recs, _, err := s.decode("BENCH", 0, 0, batches)
+		if err != nil || int64(len(recs)) != base {
+			b.Fatalf("%d records of %d: %v", len(recs), base, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(base)/float64(b.N), "ns/record")
+}

@@ -385,20 +385,23 @@ func (s *source) decode(topic string, p int32, from int64, batches []byte) ([]Re
 			if r.Offset < from || len(recs) == cap(recs) {
 				continue
 			}
-			recs = append(recs, Record{
-				Topic:     topic,
-				Partition: p,
-				Offset:    r.Offset,
-				Timestamp: time.UnixMilli(r.Timestamp),
-				Key:       r.Key,
-				Value:     r.Value,
-				Headers:   r.Headers,
-			})
-			n := len(r.Key) + len(r.Value) + recordOverhead
-			for j := range r.Headers {
-				n += len(r.Headers[j].Key) + len(r.Headers[j].Value)
+			// Field by field into the slab (fresh, zeroed memory): no
+			// Record built aside and copied, and no nil stored.
+			recs = recs[:len(recs)+1]
+			d := &recs[len(recs)-1]
+			d.Topic, d.Partition, d.Offset = topic, p, r.Offset
+			d.Timestamp = time.UnixMilli(r.Timestamp)
+			d.Value = r.Value
+			bytes += len(r.Key) + len(r.Value) + recordOverhead
+			if r.Key != nil {
+				d.Key = r.Key
 			}
-			bytes += n
+			if r.Headers != nil {
+				d.Headers = r.Headers
+				for j := range r.Headers {
+					bytes += len(r.Headers[j].Key) + len(r.Headers[j].Value)
+				}
+			}
 		}
 		if err := it.Err(); err != nil {
 			clear(recs[keep:])

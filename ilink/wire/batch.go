@@ -389,6 +389,24 @@ func (it *BatchRecords) Err() error { return it.err }
 // false after the last record or at an error (Err). r's slices alias the
 // batch's section.
 func (it *BatchRecords) Next(r *Record) bool {
+	if it.err == nil && it.i < int(it.h.RecordCount) {
+		// The common record (short varints, no headers) in one pass; any
+		// other, valid or not, takes the careful path below.
+		sec, pos := it.sec, it.pos
+		if l, p, ok := varint2(sec, pos); ok && l >= batchMinRecordBody && int(l) <= len(sec)-p {
+			end := p + int(l)
+			if batchDecodeRecordFast(&it.h, sec[p:end:end], it.i, r) {
+				it.pos = end
+				it.i++
+				return true
+			}
+		}
+	}
+	return it.nextCareful(r)
+}
+
+// nextCareful is Next for any record, naming what is wrong with a bad one.
+func (it *BatchRecords) nextCareful(r *Record) bool {
 	if it.err != nil {
 		return false
 	}
@@ -419,6 +437,66 @@ func (it *BatchRecords) Next(r *Record) bool {
 	if it.err = batchDecodeRecord(&it.h, sec[pos:it.pos:it.pos], i, count, &it.slab, r); it.err != nil {
 		return false
 	}
+	return true
+}
+
+// varint2 reads a zigzag varint of one or two bytes at b[p:] and returns it
+// and the position after it; ok is false for anything else (longer, or
+// running past b), which the careful path then reads or refuses.
+func varint2(b []byte, p int) (v int32, next int, ok bool) {
+	if p+1 >= len(b) {
+		return 0, p, false
+	}
+	u := uint32(b[p])
+	if u >= 0x80 {
+		d := uint32(b[p+1])
+		if d >= 0x80 {
+			return 0, p, false
+		}
+		u, p = u&0x7f|d<<7, p+1
+	}
+	return varintUnzig32(u), p + 1, true
+}
+
+// batchDecodeRecordFast decodes record i into rec when it is the common
+// kind: every varint one or two bytes long and no headers. It checks what
+// batchDecodeRecord checks and reports false, rec untouched, for any
+// other record, valid or not. r ends with the header count, whose varint
+// is then the one byte 0; the varints before it have at least that byte
+// after them, so varint2 never misses one for want of room.
+func batchDecodeRecordFast(h *BatchHeader, r []byte, i int, rec *Record) bool {
+	last := len(r) - 1
+	if last < 1 || r[last] != 0 {
+		return false
+	}
+	tsDelta, p, ok := varint2(r, 1) // r[0]: attributes, ignored
+	if !ok {
+		return false
+	}
+	offDelta, p, ok := varint2(r, p)
+	if !ok || int(offDelta) != i {
+		return false
+	}
+	var kv [2][]byte // key, value: length -1 = nil
+	for f := range kv {
+		l, q, ok := varint2(r, p)
+		if !ok || l < -1 || int(l) > last-q {
+			return false
+		}
+		p = q
+		if l >= 0 {
+			kv[f] = r[p : p+int(l) : p+int(l)]
+			p += int(l)
+		}
+	}
+	if p != last {
+		return false
+	}
+	// Field by field: a Record built aside and copied whole stalls on
+	// reading back what was just stored.
+	rec.Offset = h.BaseOffset + int64(offDelta)
+	rec.Timestamp = h.BaseTimestamp + int64(tsDelta)
+	rec.Key, rec.Value, rec.Headers = kv[0], kv[1], nil
 	return true
 }
 
