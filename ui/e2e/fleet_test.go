@@ -38,12 +38,14 @@ func (r recFleet) View() tea.View {
 }
 
 // fleetCluster is one context of startFleet: its name and engine, or the
-// spoke reached through hub's admin address.
+// spoke reached through hub's admin address, or a cluster at addr alone
+// (a black hole's: it never answers).
 type fleetCluster struct {
 	name  string
 	e     *engine.Engine
 	hub   *engine.Engine
 	spoke string
+	addr  string
 }
 
 // startFleet runs the dashboard over several clusters the way cli does
@@ -78,13 +80,17 @@ func startFleet(t *testing.T, every time.Duration, cs []fleetCluster, opts ...ui
 func fleetModel(t *testing.T, every time.Duration, c fleetCluster) (*ui.Model, *live.Sources) {
 	t.Helper()
 	var src *live.Sources
-	if c.hub != nil {
-		var err error
-		if src, err = live.New(live.Config{Hub: c.hub.AdminAddrs()[0], Spoke: c.spoke, ClientName: "ilinkdash-e2e"}); err != nil {
-			t.Fatal(err)
-		}
-	} else {
+	var err error
+	switch {
+	case c.hub != nil:
+		src, err = live.New(live.Config{Hub: c.hub.AdminAddrs()[0], Spoke: c.spoke, ClientName: "ilinkdash-e2e"})
+	case c.addr != "":
+		src, err = live.New(live.Config{AdminAddrs: []string{c.addr}, DataAddrs: []string{c.addr}, ClientName: "ilinkdash-e2e"})
+	default:
 		src = liveSources(t, c.e, false)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	cfg := config.DefaultContext()
 	cfg.Name = c.name
