@@ -113,7 +113,7 @@ func (f *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case clusterMsg:
 		return f, f.onCluster(msg)
-	case spokeTickMsg, spokeListMsg:
+	case spokeTickMsg, spokeListMsg, SpokesMsg:
 		return f, f.onSpokes(msg)
 	case fleetClockMsg:
 		f.armed = false

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,7 +24,9 @@ const DefaultMaxSpokes = 50
 // up to Max rows), a spoke the hub says is not running keeps its row with
 // the hub's words and since when, and so does one the hub no longer
 // lists (its row stays: a spoke vanishing is what an operator must see;
-// a restart of the dashboard drops it).
+// a restart of the dashboard drops it). With List nil the Fleet reads
+// nothing itself: the hub's SpokeSet comes in SpokesMsgs (serve follows
+// each hub once for all its sessions).
 type SpokeFollow struct {
 	Hub   string        // the hub context's name: its rows are HUB/SPOKE
 	Every time.Duration // how often the list is read (the context's node-list interval)
@@ -51,31 +54,115 @@ func WithSpokes(sf SpokeFollow) FleetOption {
 		if sf.Every <= 0 {
 			sf.Every = 5 * time.Second
 		}
-		fw := &spokeFollower{SpokeFollow: sf, rows: map[string]int{}}
-		for i, c := range f.clusters {
-			for _, sp := range sf.Known {
-				if c.m.ctx.Name == sf.Hub+"/"+sp.Name {
-					fw.rows[sp.Name] = i
-				}
-			}
-		}
+		fw := &spokeFollower{SpokeFollow: sf, set: SpokeSet{Hub: sf.Hub, Max: sf.Max}, rows: map[string]int{}}
 		f.followers = append(f.followers, fw)
-		f.takeSpokes(len(f.followers)-1, sf.Known, nil, f.ctx.Now())
+		if sf.List != nil {
+			f.takeSpokes(len(f.followers)-1, sf.Known, nil, f.ctx.Now())
+		}
 	}
 }
 
-// spokeFollower is one followed hub: which row is which spoke, how many
-// listed spokes have no row (the cap), the last list error.
+// SpokeSet is what a followed hub's spoke lists said, apart from any
+// dashboard (the list diff, the cap and the words): the spokes given rows
+// in the order they came (at most Max; a row stays when its spoke leaves
+// the list), the hub's word for each and since when, how many listed
+// spokes are over the cap, the last read's error. A Fleet following a hub
+// itself keeps one; serve keeps one per hub for every session and sends
+// each a copy (SpokesMsg), so the sessions' rows are the server's.
+type SpokeSet struct {
+	Hub    string
+	Max    int
+	Rows   []SpokeRow
+	Hidden int   // listed spokes without a row (over Max)
+	Err    error // the last read's, or the last add's
+}
+
+// SpokeRow is one spoke given a row and what its hub says of it.
+type SpokeRow struct {
+	Spoke string
+	Word  string    // "" while listed running; else hubNotRunning or hubNotListed
+	Since time.Time // since when the hub says Word
+}
+
+// Take applies a list read at now (err: the read failed, no row changes).
+// A listed spoke without a row gets one while there is room and add (nil:
+// always) accepts it; add's error is kept in Err and the spoke tried again
+// on the next list. It returns the spokes given rows now.
+func (s *SpokeSet) Take(list []admin.SpokeProperty, err error, now time.Time, add func(spoke string) error) []string {
+	if s.Err = err; err != nil {
+		return nil
+	}
+	at := make(map[string]int, len(s.Rows))
+	for i, r := range s.Rows {
+		at[r.Spoke] = i
+	}
+	var added []string
+	listed := make(map[string]bool, len(list))
+	s.Hidden = 0
+	for _, sp := range list {
+		listed[sp.Name] = true
+		i, ok := at[sp.Name]
+		if !ok {
+			if len(s.Rows) >= s.Max {
+				s.Hidden++
+				continue
+			}
+			if add != nil {
+				if err := add(sp.Name); err != nil {
+					s.Err = err
+					continue
+				}
+			}
+			i = len(s.Rows)
+			at[sp.Name] = i
+			s.Rows = append(s.Rows, SpokeRow{Spoke: sp.Name, Since: now})
+			added = append(added, sp.Name)
+		}
+		word := ""
+		if !sp.Running {
+			word = hubNotRunning
+		}
+		s.Rows[i].says(word, now)
+	}
+	for i := range s.Rows {
+		if !listed[s.Rows[i].Spoke] {
+			s.Rows[i].says(hubNotListed, now)
+		}
+	}
+	return added
+}
+
+// says notes the hub's word for the row's spoke, keeping since when.
+func (r *SpokeRow) says(word string, now time.Time) {
+	if word != r.Word {
+		r.Word, r.Since = word, now
+	}
+}
+
+// Copy is the set with its own rows (a message's, another goroutine's).
+func (s *SpokeSet) Copy() SpokeSet {
+	c := *s
+	c.Rows = slices.Clone(s.Rows)
+	return c
+}
+
+// SpokesMsg is a hub's SpokeSet for the Fleet following it without
+// reading (SpokeFollow.List nil): serve's follower sends it to every
+// session. A row new to the Fleet is built with New.
+type SpokesMsg struct{ Set SpokeSet }
+
+// spokeFollower is one followed hub: what its lists said, which row is
+// which spoke.
 type spokeFollower struct {
 	SpokeFollow
-	rows    map[string]int // spoke name → cluster index
-	hidden  int
-	err     error
-	pending bool // a list read or its timer is in flight
+	set     SpokeSet
+	rows    map[string]int // spoke → cluster index
+	newErr  error          // the last New that failed
+	pending bool           // a list read or its timer is in flight
 }
 
 // hubWord is what a spoke's hub says of it when that is not "running":
-// fleetCluster.hubWord, kept with since when.
+// SpokeRow.Word, shown on the row with since when.
 const (
 	hubNotRunning = "not running"
 	hubNotListed  = "no longer listed"
@@ -92,7 +179,7 @@ type spokeListMsg struct {
 	at   time.Time
 }
 
-// followInit arms every follower's first re-read.
+// followInit arms every reading follower's first re-read.
 func (f *Fleet) followInit() []tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(f.followers))
 	for i := range f.followers {
@@ -103,7 +190,7 @@ func (f *Fleet) followInit() []tea.Cmd {
 
 func (f *Fleet) spokeTimer(i int) tea.Cmd {
 	fw := f.followers[i]
-	if fw.pending {
+	if fw.pending || fw.List == nil {
 		return nil
 	}
 	fw.pending = true
@@ -121,7 +208,7 @@ func (f *Fleet) readSpokes(i int) tea.Cmd {
 	}
 }
 
-// onSpokes handles a follower's timer and its list.
+// onSpokes handles a follower's timer and its list, and a pushed set.
 func (f *Fleet) onSpokes(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case spokeTickMsg:
@@ -137,58 +224,60 @@ func (f *Fleet) onSpokes(msg tea.Msg) tea.Cmd {
 		cmd := f.takeSpokes(msg.f, msg.list, msg.err, msg.at)
 		f.refreshRows()
 		return tea.Batch(cmd, f.spokeTimer(msg.f))
+	case SpokesMsg:
+		for i, fw := range f.followers {
+			if fw.Hub == msg.Set.Hub && fw.List == nil {
+				fw.set = msg.Set
+				cmd := f.applySpokes(i)
+				f.refreshRows()
+				return cmd
+			}
+		}
 	}
 	return nil
 }
 
-// takeSpokes applies follower i's list read at now: new spokes get a row
-// (within Max), every row of this hub gets the hub's word for it. A
-// failed read changes no row (the rows' own polls say what they see).
+// takeSpokes applies follower i's list read at now (a failed read changes
+// no row: the rows' own polls say what they see).
 func (f *Fleet) takeSpokes(i int, list []admin.SpokeProperty, err error, now time.Time) tea.Cmd {
+	f.followers[i].set.Take(list, err, now, nil)
+	return f.applySpokes(i)
+}
+
+// applySpokes brings follower i's rows to its set: a spoke without a row
+// gets the row of the same name given to NewFleet, or a new one (New);
+// every row shows the hub's word for its spoke.
+func (f *Fleet) applySpokes(i int) tea.Cmd {
 	fw := f.followers[i]
-	if fw.err = err; err != nil {
-		return nil
-	}
+	fw.newErr = nil
 	var cmds []tea.Cmd
-	listed := make(map[string]bool, len(list))
-	fw.hidden = 0
-	for _, sp := range list {
-		listed[sp.Name] = true
-		idx, ok := fw.rows[sp.Name]
+	for _, r := range fw.set.Rows {
+		idx, ok := fw.rows[r.Spoke]
 		if !ok {
-			if len(fw.rows) >= fw.Max {
-				fw.hidden++
-				continue
+			if idx = f.clusterNamed(fw.Hub + "/" + r.Spoke); idx < 0 {
+				m, err := fw.New(r.Spoke)
+				if err != nil {
+					fw.newErr = err
+					continue
+				}
+				idx = len(f.clusters)
+				cmds = append(cmds, f.addCluster(m))
 			}
-			m, err := fw.New(sp.Name)
-			if err != nil {
-				fw.err = err
-				continue
-			}
-			idx = len(f.clusters)
-			fw.rows[sp.Name] = idx
-			cmds = append(cmds, f.addCluster(m))
+			fw.rows[r.Spoke] = idx
 		}
-		word := ""
-		if !sp.Running {
-			word = hubNotRunning
-		}
-		f.clusters[idx].hubSays(word, now)
-	}
-	for name, idx := range fw.rows {
-		if !listed[name] {
-			f.clusters[idx].hubSays(hubNotListed, now)
-		}
+		f.clusters[idx].hubWord, f.clusters[idx].hubSince = r.Word, r.Since
 	}
 	return tea.Batch(cmds...)
 }
 
-// hubSays notes the hub's word for the cluster's spoke ("" = running),
-// keeping since when it has said it.
-func (c *fleetCluster) hubSays(word string, now time.Time) {
-	if word != c.hubWord {
-		c.hubWord, c.hubSince = word, now
+// clusterNamed is the index of the cluster of context name, -1 if none.
+func (f *Fleet) clusterNamed(name string) int {
+	for i, c := range f.clusters {
+		if c.m.ctx.Name == name {
+			return i
+		}
 	}
+	return -1
 }
 
 // addCluster adds a cluster to a running fleet: its model is sized and
@@ -228,11 +317,13 @@ func (f *Fleet) followNotes() []string {
 	var notes []string
 	for _, fw := range f.followers {
 		hub := sanitize.String(fw.Hub)
-		if fw.hidden > 0 {
-			notes = append(notes, common.Plural(fw.hidden, "more spoke")+" of "+hub+" not shown (at most "+strconv.Itoa(fw.Max)+")")
+		if fw.set.Hidden > 0 {
+			notes = append(notes, common.Plural(fw.set.Hidden, "more spoke")+" of "+hub+" not shown (at most "+strconv.Itoa(fw.set.Max)+")")
 		}
-		if fw.err != nil {
-			notes = append(notes, "spokes of "+hub+": "+sanitize.Error(fw.err))
+		for _, err := range []error{fw.set.Err, fw.newErr} {
+			if err != nil {
+				notes = append(notes, "spokes of "+hub+": "+sanitize.Error(err))
+			}
 		}
 	}
 	return notes
