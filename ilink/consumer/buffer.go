@@ -71,7 +71,9 @@ func (b *chunkBuf) take(max int, dst []*Record, holdUncommitted bool, took func(
 		}
 		n := min(max-len(dst), len(ch.recs)-ch.next)
 		if dst == nil {
-			dst = make([]*Record, 0, n)
+			// Room for all that may be taken (stale chunks aside), so
+			// taking from several chunks does not grow the slice.
+			dst = make([]*Record, 0, min(max, b.nrecs))
 		}
 		for i := ch.next; i < ch.next+n; i++ {
 			dst = append(dst, &ch.recs[i])
