@@ -22,6 +22,7 @@ type procSnap struct {
 	hwmReset bool
 	hostBusy float64 // busy CPU seconds of the whole host (/proc/stat)
 	minFlt   int64
+	ctxSw    int64
 }
 
 // hostBusySeconds returns the busy CPU time of the whole machine, all CPUs
@@ -78,14 +79,15 @@ func vmHWM() int64 {
 	return loadgen.ProcessMemory(0, loadgen.PeakRSS)
 }
 
-// minorFaults returns the process's minor page faults so far: a page of
-// fresh memory touched first (about 2 µs of system time each on the 2-core VM).
-func minorFaults() int64 {
+// minorFaults returns the process's minor page faults so far (a page of
+// fresh memory touched first: about 2 µs of system time each on the 2-core
+// VM) and its context switches (voluntary: a thread waited).
+func minorFaults() (faults, switches int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return ru.Minflt
+	return ru.Minflt, ru.Nvcsw + ru.Nivcsw
 }
 
 func cpuTimes() (user, sys time.Duration) {
@@ -102,7 +104,7 @@ func beginPhase() procSnap {
 	s := procSnap{hwmReset: resetHWM()}
 	runtime.ReadMemStats(&s.mem)
 	s.userCPU, s.sysCPU = cpuTimes()
-	s.minFlt = minorFaults()
+	s.minFlt, s.ctxSw = minorFaults()
 	s.hostBusy = hostBusySeconds()
 	s.at = time.Now()
 	return s
@@ -124,6 +126,7 @@ type processDelta struct {
 	HeapInuseEnd   uint64  `json:"heap_inuse_end_bytes"`
 	HeapLiveAfter  uint64  `json:"heap_live_after_gc_bytes"`
 	MinorFaults    int64   `json:"minor_faults"`    // first touches of fresh pages
+	CtxSwitches    int64   `json:"ctx_switches"`    // the process's threads' context switches
 	WallSec        float64 `json:"wall_s"`          // from beginPhase to endPhase
 	HostBusySec    float64 `json:"host_busy_cpu_s"` // whole machine, all processes
 }
@@ -147,13 +150,14 @@ func endPhase(b procSnap, n int64) processDelta {
 		PeakRSS:      vmHWM(),
 		HWMReset:     b.hwmReset,
 		HeapInuseEnd: m.HeapInuse,
-		MinorFaults:  minorFaults() - b.minFlt,
 	}
 	if n > 0 {
 		d.AllocsPerRec = float64(d.Mallocs) / float64(n)
 		d.BytesPerRec = float64(d.AllocBytes) / float64(n)
 		d.CPUMicrosPerRc = (d.CPUUserSec + d.CPUSysSec) * 1e6 / float64(n)
 	}
+	flt, sw := minorFaults()
+	d.MinorFaults, d.CtxSwitches = flt-b.minFlt, sw-b.ctxSw
 	runtime.GC()
 	runtime.ReadMemStats(&m)
 	d.HeapLiveAfter = m.HeapAlloc
