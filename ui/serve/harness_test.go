@@ -143,6 +143,9 @@ type rigOpts struct {
 	// contexts, when given, serves one engine per name (Config.Clusters),
 	// the first r.e; r.engines holds them all.
 	contexts []string
+	// configure changes the server's config last (cc: the served
+	// context's settings, for the test's own clusters).
+	configure func(cfg *Config, cc config.Context)
 }
 
 func startRig(t testing.TB, o rigOpts) *rig {
@@ -185,6 +188,9 @@ func startRig(t testing.TB, o rigOpts) *rig {
 		c.Name = name
 		cfg.Clusters = append(cfg.Clusters, Cluster{Context: c, Viewer: backend(t, e, true), Operator: backend(t, e, o.readOnly)})
 		r.engines = append(r.engines, e)
+	}
+	if o.configure != nil {
+		o.configure(&cfg, cc)
 	}
 	srv, err := New(cfg)
 	if err != nil {

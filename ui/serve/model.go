@@ -23,6 +23,10 @@ type sessionModel struct {
 	idle      time.Duration // 0 = never
 	lastInput time.Time
 
+	// spokes are the followed hubs' sets, read when the server pokes the
+	// session (nil: no hub followed).
+	spokes func() []ui.SpokeSet
+
 	width, height int
 	note          string
 	noteLevel     common.Level
@@ -39,7 +43,25 @@ func newSessionModel(root tea.Model, ctx *ui.Context, ss *session, idle time.Dur
 }
 
 func (m *sessionModel) Init() tea.Cmd {
-	return tea.Batch(m.root.Init(), m.armIdle())
+	return tea.Batch(m.root.Init(), m.armIdle(), m.waitSpokes())
+}
+
+func (m *sessionModel) waitSpokes() tea.Cmd {
+	if m.spokes == nil {
+		return nil
+	}
+	return waitSpokes(m.sess)
+}
+
+// takeSpokes hands the Fleet every followed hub's newest set and waits
+// for the next change.
+func (m *sessionModel) takeSpokes() (tea.Model, tea.Cmd) {
+	cmds := []tea.Cmd{m.waitSpokes()}
+	for _, set := range m.spokes() {
+		_, cmd := m.root.Update(ui.SpokesMsg{Set: set})
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
 }
 
 func (m *sessionModel) armIdle() tea.Cmd {
@@ -87,6 +109,8 @@ func (m *sessionModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noteMsg:
 		m.setNote(msg.entry)
 		return m, nil
+	case spokesPokeMsg:
+		return m.takeSpokes()
 	}
 	return m.forward(msg)
 }

@@ -173,10 +173,11 @@ func (p *polls) invalidate() {
 // worth while none does. With several contexts it reads the first;
 // PolledIn reads the others.
 func (s *Server) Polled(ctx context.Context, id common.ResID) (any, error) {
-	return s.clusters[0].polls.get(ctx, id)
+	return s.servedList()[0].polls.get(ctx, id)
 }
 
-// PolledIn is Polled of the served context i (in the order given).
+// PolledIn is Polled of the served context i (in the order given, then
+// the spokes that linked later: Hub.Added's index).
 func (s *Server) PolledIn(i int) func(context.Context, common.ResID) (any, error) {
-	return s.clusters[i].polls.get
+	return s.servedList()[i].polls.get
 }

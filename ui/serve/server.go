@@ -54,6 +54,10 @@ type Config struct {
 	// one shared poller each, and with more than one a session starts on
 	// the Fleet tab (or on the context its SSH command names).
 	Clusters []Cluster
+	// Hubs are `spokes: all` contexts followed (spokes.go): their spokes
+	// at start are in Clusters as NAME/SPOKE; one that links later is
+	// served too. With a hub a session always starts on the Fleet tab.
+	Hubs []Hub
 	// LagHistory is the served contexts' lag histories by context name
 	// (one missing: no history of it): every session's dashboard of a
 	// context reads its own (ui.WithSharedLagHistory), never writes it;
@@ -88,13 +92,18 @@ type Server struct {
 	host    gossh.Signer
 	created bool
 	audit   *auditLog
-	// clusters are the served contexts, in the order given; each has its
-	// own shared poller on its own context's intervals.
-	clusters []*served
-	tails    chan struct{} // one token per running tail; nil = tailing disabled
-	gate     *gate
-	refusal  refusalLog
-	srv      *ssh.Server
+	// clusters are the served contexts, in the order given, then the
+	// spokes that linked later (under cmu; the slice only grows: read it
+	// with servedList); each has its own shared poller on its own
+	// context's intervals. hubs are the followed hubs (spokes.go).
+	cmu       sync.Mutex
+	clusters  []*served
+	hubs      []*hubFollower
+	following sync.WaitGroup // the hubs' followers
+	tails     chan struct{}  // one token per running tail; nil = tailing disabled
+	gate      *gate
+	refusal   refusalLog
+	srv       *ssh.Server
 
 	base   context.Context // the shared reads' context
 	cancel context.CancelFunc
@@ -116,6 +125,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Clusters = []Cluster{{Context: cfg.Context, Demo: cfg.Demo, Viewer: cfg.Viewer, Operator: cfg.Operator}}
 	}
 	if err := checkClusters(cfg.Clusters); err != nil {
+		return nil, err
+	}
+	if err := checkHubs(cfg.Hubs); err != nil {
 		return nil, err
 	}
 	sc := cfg.Serve
@@ -177,8 +189,12 @@ func New(cfg Config) (*Server, error) {
 		// the session.
 		wish.WithMiddleware(s.admit),
 	)
+	if err == nil {
+		err = s.startHubs(cfg.Hubs)
+	}
 	if err != nil {
 		s.cancel()
+		s.following.Wait()
 		s.audit.close()
 		return nil, fmt.Errorf("serve: %w", err)
 	}
@@ -293,6 +309,7 @@ func (s *Server) shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	s.cancel()
+	s.following.Wait()
 	if aerr := s.audit.close(); err == nil {
 		err = aerr
 	}

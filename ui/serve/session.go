@@ -51,6 +51,10 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// spokes holds a token when a followed hub's spokes changed since the
+	// session's dashboard last took them (Server.pokeSessions).
+	spokes chan struct{}
+
 	frame atomic.Pointer[string]         // the last frame drawn
 	src   atomic.Pointer[sessionSources] // set when the dashboard is built
 
@@ -158,7 +162,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		ss := &session{key: sess.PublicKey(), who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
-			readOnly: who.Role != RoleOperator || s.allReadOnly(), start: start}
+			readOnly: who.Role != RoleOperator || s.allReadOnly(), start: start, spokes: make(chan struct{}, 1)}
 		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
 		if err := s.register(ss); err != nil {
 			ss.cancel()
@@ -175,7 +179,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		}
 		connect := ss.entry(EventConnect)
 		if start >= 0 {
-			connect.Context = s.clusters[start].Context.Name
+			connect.Context = s.servedList()[start].Context.Name
 		}
 		connect.Term, connect.Width, connect.Height = pty.Term, pty.Window.Width, pty.Window.Height
 		s.audit.write(connect)
@@ -259,24 +263,35 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 	}
 	var root tea.Model
 	var rootCtx *ui.Context
-	if len(s.clusters) == 1 {
-		rootCtx = newCtx(s.clusters[0].Context, s.clusters[0].Demo, ss.readOnly)
+	sets, clusters := s.spokeSets()
+	if s.single() {
+		rootCtx = newCtx(clusters[0].Context, clusters[0].Demo, ss.readOnly)
 		root = s.clusterModel(ss, 0, rootCtx)
 	} else {
-		models := make([]*ui.Model, len(s.clusters))
-		for i, c := range s.clusters {
-			models[i] = s.clusterModel(ss, i, newCtx(c.Context, c.Demo, ss.readOnly || c.Context.ReadOnly))
+		model := func(i int) *ui.Model {
+			c := s.servedList()[i]
+			return s.clusterModel(ss, i, newCtx(c.Context, c.Demo, ss.readOnly || c.Context.ReadOnly))
 		}
-		fcfg := s.clusters[0].Context
+		models := make([]*ui.Model, len(clusters))
+		for i := range clusters {
+			models[i] = model(i)
+		}
+		fcfg := clusters[0].Context
 		fcfg.Name = "fleet"
-		rootCtx = newCtx(fcfg, s.clusters[0].Demo, ss.readOnly)
-		f := ui.NewFleet(rootCtx, models)
+		rootCtx = newCtx(fcfg, clusters[0].Demo, ss.readOnly)
+		f := ui.NewFleet(rootCtx, models, s.spokeFollows(model)...)
+		for _, set := range sets { // what the hubs said before this session
+			f.Update(ui.SpokesMsg{Set: set})
+		}
 		if ss.start >= 0 { // ssh -t HOST CONTEXT: that context's tabs, the fleet a key away
 			f.Update(fleet.OpenMsg{Index: ss.start})
 		}
 		root = f
 	}
 	m := newSessionModel(root, rootCtx, ss, s.cfg.Serve.IdleTimeout)
+	if len(sets) > 0 {
+		m.spokes = func() []ui.SpokeSet { sets, _ := s.spokeSets(); return sets }
+	}
 	m.width, m.height = pty.Window.Width, pty.Window.Height
 	// No tea.WithContext: the middleware quits the program when the
 	// connection goes, which ends it the ordinary way.
@@ -301,7 +316,7 @@ func (s *Server) program(sess ssh.Session, ss *session) *tea.Program {
 // (the viewer's when the session or the context is read-only). Only the
 // first cluster's dashboard probes the link: one probe per terminal.
 func (s *Server) clusterModel(ss *session, i int, uctx *ui.Context) *ui.Model {
-	c := s.clusters[i]
+	c := s.servedList()[i]
 	ro := uctx.ReadOnly
 	b := c.Viewer
 	if !ro {
@@ -318,10 +333,18 @@ func (s *Server) clusterModel(ss *session, i int, uctx *ui.Context) *ui.Model {
 	return ui.New(uctx, src, opts...)
 }
 
+// single: one served context and no followed hub, whose session is that
+// context's dashboard (no Fleet tab).
+func (s *Server) single() bool {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return len(s.clusters) == 1 && len(s.hubs) == 0
+}
+
 // allReadOnly: every served context is read-only, so no session may
 // change anything whatever its key.
 func (s *Server) allReadOnly() bool {
-	for _, c := range s.clusters {
+	for _, c := range s.servedList() {
 		if !c.Context.ReadOnly {
 			return false
 		}
@@ -335,13 +358,14 @@ func (s *Server) allReadOnly() bool {
 // came from the network, the list from the config file).
 func (s *Server) pick(cmd []string) (int, error) {
 	if len(cmd) == 0 {
-		if len(s.clusters) == 1 {
+		if s.single() {
 			return 0, nil
 		}
 		return -1, nil
 	}
-	names := make([]string, len(s.clusters))
-	for i, c := range s.clusters {
+	clusters := s.servedList()
+	names := make([]string, len(clusters))
+	for i, c := range clusters {
 		names[i] = sanitize.String(c.Context.Name)
 		if len(cmd) == 1 && cmd[0] == c.Context.Name && c.Context.Name != "" {
 			return i, nil
@@ -351,7 +375,7 @@ func (s *Server) pick(cmd []string) (int, error) {
 	if w := 64; len([]rune(asked)) > w {
 		asked = string([]rune(asked)[:w]) + "…"
 	}
-	if len(s.clusters) == 1 && names[0] == "" {
+	if len(clusters) == 1 && names[0] == "" {
 		return 0, fmt.Errorf("ilinkdash serve: %q is not served here; this server serves one cluster: connect without a command (ssh -t HOST -p PORT)", asked)
 	}
 	return 0, fmt.Errorf("ilinkdash serve: no context %q here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), or without one for the fleet", asked, strings.Join(names, ", "))
