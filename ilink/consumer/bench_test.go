@@ -20,7 +20,8 @@ import (
 // ILINK_BENCH_RECORDS overrides the count. It reports records/s and
 // allocations per record (whole process: the engine's fetch path is
 // included) next to the usual figures. Run with -benchtime=3x.
-// ILINK_BENCH_CODEC=none stores the batches uncompressed instead.
+// ILINK_BENCH_CODEC=none stores the batches uncompressed instead;
+// ILINK_BENCH_PARTFETCH sets the bytes asked per partition in a fetch.
 func BenchmarkConsume100BLZ4(b *testing.B) {
 	n := 1_000_000
 	if s := os.Getenv("ILINK_BENCH_RECORDS"); s != "" {
@@ -78,6 +79,13 @@ func BenchmarkConsume100BLZ4(b *testing.B) {
 func benchConsume(b *testing.B, addrs string, n int, batch bool) {
 	o := NewOptions()
 	o.Logf = func(string, ...any) {}
+	if s := os.Getenv("ILINK_BENCH_PARTFETCH"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			b.Fatalf("ILINK_BENCH_PARTFETCH=%q: want a positive byte count", s)
+		}
+		o.partFetch = int32(v)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var ms0, ms1 runtime.MemStats
