@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ilinkdash/config"
+	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ui"
+	"ilinkdash/ui/live"
+)
+
+// heapFleetSize is the fleet BenchmarkFleetHeapPerCluster measures.
+const heapFleetSize = 10
+
+// heapSteady is how long a dashboard polls before its heap is read: every
+// list polled twice on the default intervals (2 s); the heap is then read
+// heapSamples times a second apart and the median taken (a poll's reply
+// being decoded, a group list's short connection closing, are live at
+// some instants and not at others).
+const (
+	heapSteady  = 4 * time.Second
+	heapSamples = 5
+)
+
+// BenchmarkFleetHeapPerCluster is the live heap (after GC,
+// runtime.ReadMemStats' HeapAlloc) a Fleet adds per watched cluster,
+// against what one single-cluster dashboard adds, at steady state on the
+// default intervals over idle engines seeded with the demo's still data
+// (demo.Snapshot: three topics, two queues, a quarantined message), each
+// dashboard as cli builds it (ui.New on its own live.Sources; the fleet's
+// under ui.NewFleet) in a real tea.Program drawing 180x40 to nowhere.
+// Each run's figure is the heap while it runs less the heap of the engines
+// alone just before, so it holds the engines' side of its connections too
+// (the same for both). The terminal's part (Bubble Tea's cell buffers,
+// about 1.6 MB at 180x40, one per program whatever it watches) is the run
+// of a Fleet over no cluster, taken off both: fleet-KB/cluster is (the
+// fleet of ten less the terminal) / 10, single-KB what one dashboard adds
+// beyond the terminal. Goal (issue 27 point 3): a fleet cluster costs what
+// a single dashboard costs.
+//
+//	go test -run '^$' -bench FleetHeapPerCluster -benchtime 1x ./ui/e2e/
+func BenchmarkFleetHeapPerCluster(b *testing.B) {
+	var es []*engine.Engine
+	for range heapFleetSize {
+		e := startEngine(b, engineOpts{nodes: 2}) // AUDIT.LOG has two replicas
+		if _, err := demo.Seed(e, demo.Snapshot); err != nil {
+			b.Fatal(err)
+		}
+		es = append(es, e)
+	}
+	// A first run, not counted, pays what the first dashboard of a process
+	// or the first reader of an engine allocates once.
+	runSteady(b, es, true)
+	var fleet, single, term int64
+	for b.Loop() {
+		for _, r := range []struct {
+			sum   *int64
+			es    []*engine.Engine
+			fleet bool
+		}{{&term, nil, true}, {&single, es[:1], false}, {&fleet, es, true}} {
+			base := heapAt(1)
+			*r.sum += runSteady(b, r.es, r.fleet) - base
+		}
+	}
+	n := float64(b.N) * 1024
+	b.ReportMetric(float64(fleet-term)/heapFleetSize/n, "fleet-KB/cluster")
+	b.ReportMetric(float64(single-term)/n, "single-KB")
+	b.ReportMetric(float64(term)/n, "terminal-KB")
+}
+
+// heapAt is the median of n readings, a second apart, of the live heap
+// after a full collection.
+func heapAt(n int) int64 {
+	hs := make([]int64, n)
+	for i := range hs {
+		if i > 0 {
+			time.Sleep(time.Second)
+		}
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		hs[i] = int64(ms.HeapAlloc)
+	}
+	slices.Sort(hs)
+	return hs[n/2]
+}
+
+// runSteady runs a dashboard over es (a Fleet of them, or a single one
+// over es[0]) for heapSteady and returns the live heap then, after
+// checking the last frame shows every cluster's data.
+func runSteady(b *testing.B, es []*engine.Engine, fleet bool) int64 {
+	b.Helper()
+	var models []*ui.Model
+	var srcs []*live.Sources
+	for i, e := range es {
+		src := liveSources(b, e, false)
+		srcs = append(srcs, src)
+		cfg := config.DefaultContext()
+		cfg.Name = fmt.Sprintf("c%d", i)
+		var opts []ui.Option
+		if i > 0 {
+			opts = append(opts, ui.WithoutLinkProbe()) // one terminal, one probe
+		}
+		models = append(models, ui.New(ui.NewContext(cfg, false, func(string) string { return "" }), src, opts...))
+	}
+	var root tea.Model
+	if fleet {
+		fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
+		fctx.Name = "fleet"
+		root = ui.NewFleet(fctx, models)
+	} else {
+		root = models[0]
+	}
+	last := &lastFrame{root: root}
+	p := tea.NewProgram(last, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(),
+		tea.WithWindowSize(180, 40), tea.WithFPS(config.DefaultContext().FrameRate()))
+	done := make(chan struct{})
+	goroutines := runtime.NumGoroutine()
+	go func() { _, _ = p.Run(); close(done) }()
+	time.Sleep(heapSteady)
+	heap := heapAt(heapSamples)
+	screen := ansi.Strip(last.screen.Load().(string))
+	p.Quit()
+	<-done
+	for _, s := range srcs {
+		_ = s.Close()
+	}
+	// What the dashboard's connections leave winding down (here and in the
+	// engines) is gone before the next baseline.
+	ilinktest.WaitFor(b, deadline, "the dashboard's goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
+	if fleet {
+		for i := range es {
+			if !strings.Contains(fleetRow(screen, fmt.Sprintf("c%d", i)), " OK ") {
+				b.Fatalf("c%d's row is not OK after %v:\n%s", i, heapSteady, screen)
+			}
+		}
+	} else if !strings.Contains(screen, "3 topics · 2 queues") {
+		b.Fatalf("the single dashboard does not count the demo's topics and queues after %v:\n%s", heapSteady, screen)
+	}
+	return heap
+}
+
+// lastFrame is a root model keeping its latest frame.
+type lastFrame struct {
+	root   tea.Model
+	screen atomic.Value // string
+}
+
+func (l *lastFrame) Init() tea.Cmd { return l.root.Init() }
+
+func (l *lastFrame) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := l.root.Update(msg)
+	return l, cmd
+}
+
+func (l *lastFrame) View() tea.View {
+	v := l.root.View()
+	l.screen.Store(v.Content)
+	return v
+}
