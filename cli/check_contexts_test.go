@@ -211,12 +211,23 @@ func TestExporterOverAHubsSpokes(t *testing.T) {
 
 // serve on a `spokes: all` context serves each spoke the hub lists at
 // start as one of its contexts, reached through the hub: the Fleet tab
-// has a row per spoke, plant-2's with its stopped group.
+// has a row per spoke, plant-2's with its stopped group; the server
+// follows the hub on the context's node-list interval, so plant-3 linking
+// later gets its row in the open session and `ssh HOST plants/plant-3`
+// opens it.
 func TestServeAHubsSpokes(t *testing.T) {
 	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
 		t.Setenv(v, "")
 	}
-	_, file := hubConfig(t)
+	hub, file := hubConfig(t)
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := strings.Replace(string(text), "spokes: all,", "spokes: all, refresh: {cluster: 300ms},", 1)
+	if err := os.WriteFile(file, []byte(quick), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
 	t.Setenv("ILINKDASH_CONTEXT", "plants")
@@ -226,5 +237,15 @@ func TestServeAHubsSpokes(t *testing.T) {
 	ilinktest.WaitFor(t, serveWait, "the Fleet tab with a row per spoke", func() bool {
 		s := stdout.String()
 		return strings.Contains(s, "2 clusters watched") && strings.Contains(s, "plants/plant-1 ") && strings.Contains(s, "1 STOPPED")
+	})
+	p3 := startTestEngine(t, engine.Config{Nodes: 1, QueueManager: "QM_plant-3"})
+	if err := p3.LinkToHub(hub.SpokeAddr(), "plant-3", ""); err != nil {
+		t.Fatal(err)
+	}
+	// The stream redraws what changed: plant-3 is in the tab bar.
+	ilinktest.WaitFor(t, serveWait, "plant-3 in the open session", func() bool { return strings.Contains(stdout.String(), " plants/plant-3 ") })
+	_, p3out, _ := operatorShell(t, addr, signer, "plants/plant-3")
+	ilinktest.WaitFor(t, serveWait, "ssh HOST plants/plant-3 on its tabs", func() bool {
+		return strings.Contains(p3out.String(), "Fleet › plants/plant-3")
 	})
 }

@@ -54,26 +54,36 @@ func spokeRoute(c *config.Context) (*ilink.HubRoute, error) {
 // warn. A hub whose list cannot be read ends it with the error, or with
 // failed given stays one context, its error in failed by name.
 func expandAllSpokes(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, error) {
+	out, _, err := expandHubs(ctx, rs, max, warn, failed)
+	return out, err
+}
+
+// expandHubs is expandAllSpokes that also returns each expanded hub with
+// the list it was expanded from (serve follows them: serve.Hub).
+func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, []fleetHub, error) {
 	var out []config.Resolved
+	var hubs []fleetHub
 	for _, r := range rs {
 		if !r.Context.AllSpokes {
 			out = append(out, r)
 			continue
 		}
-		spokes, err := spokeContexts(ctx, r)
+		h, spokes, err := spokeContexts(ctx, r)
 		switch {
 		case err != nil && failed == nil:
-			return nil, err
+			return nil, nil, err
 		case err != nil:
 			failed[r.Context.Name] = err
-			spokes = []config.Resolved{r}
+			out = append(out, r)
+			continue
 		case max > 0 && len(spokes) > max:
 			fmt.Fprintf(warn, "ilinkdash: context %s: %s not watched (at most %d per hub)\n", r.Context.Name, numfmt.Plural(len(spokes)-max, "more spoke"), max)
 			spokes = spokes[:max]
 		}
 		out = append(out, spokes...)
+		hubs = append(hubs, h)
 	}
-	return out, nil
+	return out, hubs, nil
 }
 
 // maxSpokes is how many spokes of one hub the exporter watches.
@@ -85,18 +95,19 @@ func hasAllSpokes(rs []config.Resolved) bool {
 }
 
 // spokeContexts are a `spokes: all` context's spokes as its hub lists
-// them now, running or not, each a spoke context named CONTEXT/SPOKE.
-func spokeContexts(ctx context.Context, r config.Resolved) ([]config.Resolved, error) {
+// them now, running or not, each a spoke context named CONTEXT/SPOKE, and
+// the hub as listed.
+func spokeContexts(ctx context.Context, r config.Resolved) (fleetHub, []config.Resolved, error) {
 	h, err := followHub(ctx, r, nil, nil)
 	if err != nil {
-		return nil, err
+		return h, nil, err
 	}
 	if len(h.known) == 0 {
-		return nil, fmt.Errorf("context %s: hub %s lists no spokes", r.Context.Name, r.Context.Hub)
+		return h, nil, fmt.Errorf("context %s: hub %s lists no spokes", r.Context.Name, r.Context.Hub)
 	}
 	out := make([]config.Resolved, 0, len(h.known))
 	for _, sp := range h.known {
 		out = append(out, h.member(sp.Name).r)
 	}
-	return out, nil
+	return h, out, nil
 }

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/serve"
@@ -184,11 +186,11 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	// A hub's spokes are served one by one, as listed at start: a session's
-	// fleet is the server's clusters, each with its shared poller, so a
-	// spoke that links later needs a restart.
+	// A hub's spokes listed at start are served one by one, each with its
+	// shared poller; the server follows the hub for those that link later.
 	spokes := hasAllSpokes(rs)
-	if rs, err = expandAllSpokes(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil); err != nil {
+	rs, hubs, err := expandHubs(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	sc, err := serveSettings(cmd, rs[0].File.Serve, f)
@@ -199,15 +201,16 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	// --debug, to --log-file as usual).
 	out := cmd.ErrOrStderr()
 	srvLog := log.New(out, "", log.LstdFlags)
-	clusters, targets, stop, err := startServed(cmd, rs)
+	set := &servedSet{cmd: cmd}
+	clusters, targets, err := startServed(set, rs)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer set.stop()
 	lag := openServeLag(rs, srvLog.Printf)
 	defer lag.close() // after the monitor: deferred before it
 
-	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, LagHistory: lag.stores(), Logf: srvLog.Printf})
+	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Hubs: serveHubs(set, hubs), LagHistory: lag.stores(), Logf: srvLog.Printf})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -251,50 +254,98 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	return nil
 }
 
-// startServed starts each context's cluster (the embedded demo when
-// nothing is configured) and its two roles' backends: the viewer's
-// read-only, the operator's read-only too when the context is. targets
-// are the admin addresses the backends reach; stop closes everything.
-func startServed(cmd *cobra.Command, rs []config.Resolved) (cs []serve.Cluster, targets []string, stop func(), err error) {
-	var closers []func()
-	stop = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
+// servedSet is what serve's clusters hold open: each context's cluster
+// (the embedded demo when nothing is configured) and its two roles'
+// backends, the viewer's read-only, the operator's read-only too when the
+// context is. A spoke linking later is added from its hub's follower
+// (serve.Hub.Spoke), hence the lock; stop closes everything.
+type servedSet struct {
+	cmd     *cobra.Command
+	mu      sync.Mutex
+	closers []func()
+}
+
+// start starts r's cluster and backends; target is the admin address
+// they reach.
+func (set *servedSet) start(r config.Resolved) (c serve.Cluster, target string, err error) {
+	cfg, stopCluster, err := startLogged(set.cmd, r)
+	if err != nil {
+		return c, "", err
 	}
-	fail := func(r config.Resolved, err error) ([]serve.Cluster, []string, func(), error) {
-		stop()
-		if len(rs) > 1 {
-			err = fmt.Errorf("context %s: %w", r.Context.Name, err)
-		}
-		return nil, nil, nil, &exitError{code: 2, err: err}
+	set.add(stopCluster)
+	viewerCfg := cfg
+	viewerCfg.ReadOnly = true
+	viewer, err := live.New(viewerCfg)
+	if err != nil {
+		return c, "", err
 	}
+	set.add(func() { viewer.Close() })
+	operator, err := live.New(cfg) // read-only too when the context is
+	if err != nil {
+		return c, "", err
+	}
+	set.add(func() { operator.Close() })
+	return serve.Cluster{Context: r.Context, Demo: r.Embedded, Viewer: viewer, Operator: operator}, viewer.Target(), nil
+}
+
+func (set *servedSet) add(closer func()) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	set.closers = append(set.closers, closer)
+}
+
+func (set *servedSet) stop() {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	for i := len(set.closers) - 1; i >= 0; i-- {
+		set.closers[i]()
+	}
+	set.closers = nil
+}
+
+// startServed starts each context's cluster and backends (servedSet);
+// targets are the admin addresses the backends reach.
+func startServed(set *servedSet, rs []config.Resolved) (cs []serve.Cluster, targets []string, err error) {
 	for _, r := range rs {
 		if len(rs) > 1 && (r.Embedded || (r.Context.Admin == "" && r.Context.Hub == "")) {
-			return fail(r, errors.New("no admin address: serving several contexts watches configured clusters"))
+			err = errors.New("no admin address: serving several contexts watches configured clusters")
+		} else {
+			var c serve.Cluster
+			var target string
+			c, target, err = set.start(r)
+			cs, targets = append(cs, c), append(targets, target)
 		}
-		cfg, stopCluster, err := startLogged(cmd, r)
-		if err != nil {
-			stop()
-			return nil, nil, nil, err
+		var exit *exitError
+		switch {
+		case err == nil:
+			continue
+		case errors.As(err, &exit):
+		case len(rs) > 1:
+			err = &exitError{code: 2, err: fmt.Errorf("context %s: %w", r.Context.Name, err)}
+		default:
+			err = &exitError{code: 2, err: err}
 		}
-		closers = append(closers, stopCluster)
-		viewerCfg := cfg
-		viewerCfg.ReadOnly = true
-		viewer, err := live.New(viewerCfg)
-		if err != nil {
-			return fail(r, err)
-		}
-		closers = append(closers, func() { viewer.Close() })
-		operator, err := live.New(cfg) // read-only too when the context is
-		if err != nil {
-			return fail(r, err)
-		}
-		closers = append(closers, func() { operator.Close() })
-		cs = append(cs, serve.Cluster{Context: r.Context, Demo: r.Embedded, Viewer: viewer, Operator: operator})
-		targets = append(targets, viewer.Target())
+		set.stop()
+		return nil, nil, err
 	}
-	return cs, targets, stop, nil
+	return cs, targets, nil
+}
+
+// serveHubs are the followed hubs of serve (serve.Hub): each hub's list
+// read again on its context's node-list interval, a spoke linking later
+// served as CONTEXT/SPOKE on set (at most maxSpokes per hub).
+func serveHubs(set *servedSet, hubs []fleetHub) []serve.Hub {
+	out := make([]serve.Hub, 0, len(hubs))
+	for _, h := range hubs {
+		rc := h.r.Context
+		out = append(out, serve.Hub{Name: rc.Name, Every: rc.Refresh.Cluster, Max: maxSpokes, Known: h.known,
+			List: func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
+			Spoke: func(spoke string) (serve.Cluster, error) {
+				c, _, err := set.start(h.member(spoke).r)
+				return c, err
+			}})
+	}
+	return out
 }
 
 // serveMonitor is serve's watched clusters (--metrics, --notify-*): a
