@@ -209,6 +209,29 @@ func TestExporterOverAHubsSpokes(t *testing.T) {
 	}
 }
 
+// followQuickly has hubConfig's `spokes: all` context read its hub's list
+// every 300 ms (refresh.cluster), so a spoke linking is seen soon.
+func followQuickly(t *testing.T, file string) {
+	t.Helper()
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := strings.Replace(string(text), "spokes: all,", "spokes: all, refresh: {cluster: 300ms},", 1)
+	if err := os.WriteFile(file, []byte(quick), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// linkPlant3 starts a cluster that links to hub as plant-3.
+func linkPlant3(t *testing.T, hub *engine.Engine) {
+	t.Helper()
+	p3 := startTestEngine(t, engine.Config{Nodes: 1, QueueManager: "QM_plant-3"})
+	if err := p3.LinkToHub(hub.SpokeAddr(), "plant-3", ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // serve on a `spokes: all` context serves each spoke the hub lists at
 // start as one of its contexts, reached through the hub: the Fleet tab
 // has a row per spoke, plant-2's with its stopped group; the server
@@ -220,14 +243,7 @@ func TestServeAHubsSpokes(t *testing.T) {
 		t.Setenv(v, "")
 	}
 	hub, file := hubConfig(t)
-	text, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	quick := strings.Replace(string(text), "spokes: all,", "spokes: all, refresh: {cluster: 300ms},", 1)
-	if err := os.WriteFile(file, []byte(quick), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	followQuickly(t, file)
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
 	t.Setenv("ILINKDASH_CONTEXT", "plants")
@@ -238,10 +254,7 @@ func TestServeAHubsSpokes(t *testing.T) {
 		s := stdout.String()
 		return strings.Contains(s, "2 clusters watched") && strings.Contains(s, "plants/plant-1 ") && strings.Contains(s, "1 STOPPED")
 	})
-	p3 := startTestEngine(t, engine.Config{Nodes: 1, QueueManager: "QM_plant-3"})
-	if err := p3.LinkToHub(hub.SpokeAddr(), "plant-3", ""); err != nil {
-		t.Fatal(err)
-	}
+	linkPlant3(t, hub)
 	// The stream redraws what changed: plant-3 is in the tab bar.
 	ilinktest.WaitFor(t, serveWait, "plant-3 in the open session", func() bool { return strings.Contains(stdout.String(), " plants/plant-3 ") })
 	_, p3out, _ := operatorShell(t, addr, signer, "plants/plant-3")

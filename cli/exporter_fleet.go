@@ -98,27 +98,78 @@ type watchedCluster struct {
 // /healthz holding while every cluster was reached, naming those that
 // were not.
 type fleetWatch struct {
-	ms    []*monitor
-	names []string // the context labels, in the members' order
+	flags *monitorFlags
+	logf  func(string, ...any)
 	// labelled serves the fleet's exposition and probes even for one
 	// member (a hub's spokes: its probes name the spoke).
 	labelled bool
+
+	mu    sync.Mutex
+	ms    []*monitor
+	names []string // the context labels, in the members' order
+	// h serves the members' exposition and probes; a member joining
+	// (add) rebuilds it.
+	h http.Handler
+	// ctx is run's while it runs (a member joining then starts at once),
+	// stopped once run stops them.
+	ctx     context.Context
+	stopped bool
+	wg      sync.WaitGroup
 }
 
 func newFleetWatch(members []watchedCluster, f *monitorFlags, logf func(string, ...any), labelled bool) *fleetWatch {
-	fw := &fleetWatch{labelled: labelled || len(members) > 1}
+	fw := &fleetWatch{flags: f, logf: logf, labelled: labelled || len(members) > 1}
 	for i, mb := range members {
-		fw.ms = append(fw.ms, newMonitor(monitorConfig{resolved: mb.resolved, target: mb.target, health: mb.health,
-			flags: f, logf: logf, read: mb.read, noRuntime: i > 0}))
+		fw.ms = append(fw.ms, fw.member(mb, i > 0))
 		fw.names = append(fw.names, contextLabel(mb.resolved))
 	}
 	return fw
+}
+
+// member is mb's monitor; noRuntime for every member but the first.
+func (fw *fleetWatch) member(mb watchedCluster, noRuntime bool) *monitor {
+	return newMonitor(monitorConfig{resolved: mb.resolved, target: mb.target, health: mb.health,
+		flags: fw.flags, logf: fw.logf, read: mb.read, noRuntime: noRuntime})
+}
+
+// add watches mb too (a spoke that linked after start), on /metrics
+// from the next scrape; attach, when set, joins the monitor before it
+// runs (its lag history).
+func (fw *fleetWatch) add(mb watchedCluster, attach func(*monitor)) {
+	m := fw.member(mb, true)
+	if attach != nil {
+		attach(m)
+	}
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	fw.ms = append(fw.ms, m)
+	fw.names = append(fw.names, contextLabel(mb.resolved))
+	fw.h = nil
+	if fw.ctx != nil && !fw.stopped {
+		fw.start(m)
+	}
+}
+
+// start runs m's watcher and sinks until run stops (under mu).
+func (fw *fleetWatch) start(m *monitor) {
+	ctx := fw.ctx
+	fw.wg.Go(func() { _ = m.run(ctx, nil) }) // HTTP is the fleet's
 }
 
 // handler serves /metrics, /healthz and /livez of every member.
 func (fw *fleetWatch) handler() http.Handler {
 	if !fw.labelled {
 		return fw.ms[0].handler()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fw.members().ServeHTTP(w, r) })
+}
+
+// members is the handler of the members now, built again after a join.
+func (fw *fleetWatch) members() http.Handler {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if fw.h != nil {
+		return fw.h
 	}
 	var exps []*metrics.Exporter
 	var healthz, livez []func() (bool, string)
@@ -127,7 +178,8 @@ func (fw *fleetWatch) handler() http.Handler {
 		healthz = append(healthz, labelled(fw.names[i], metrics.Reached(m.w, time.Now)))
 		livez = append(livez, labelled(fw.names[i], metrics.Alive(m.w, time.Now)))
 	}
-	return metrics.NewFleet(exps...).Handler(healthz, livez)
+	fw.h = metrics.NewFleet(exps...).Handler(healthz, livez)
+	return fw.h
 }
 
 // printNotify says where the notifications go (every member's sinks are
@@ -140,10 +192,12 @@ func (fw *fleetWatch) printNotify(w io.Writer) { fw.ms[0].printNotify(w) }
 func (fw *fleetWatch) run(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
+	fw.mu.Lock()
+	fw.ctx = ctx
 	for _, m := range fw.ms {
-		wg.Go(func() { _ = m.run(ctx, nil) }) // the watcher and its sinks; HTTP is the fleet's
+		fw.start(m) // the watcher and its sinks; HTTP is the fleet's
 	}
+	fw.mu.Unlock()
 	var err error
 	if ln != nil {
 		err = serveMetricsHTTP(ctx, ln, fw.handler())
@@ -151,7 +205,10 @@ func (fw *fleetWatch) run(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 	}
 	cancel()
-	wg.Wait()
+	fw.mu.Lock()
+	fw.stopped = true
+	fw.mu.Unlock()
+	fw.wg.Wait()
 	return err
 }
 

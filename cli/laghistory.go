@@ -75,8 +75,10 @@ func (k *lagKeeper) close() {
 // request of its own while sessions poll, one dashboard's worth while
 // none does, so the history has no hole while nobody watches.
 type serveLag struct {
+	mu      sync.Mutex // join's, against close
 	rs      []config.Resolved
 	keepers []*lagKeeper
+	ctx     context.Context // record's: the watchers run on it
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 }
@@ -104,20 +106,35 @@ func (l *serveLag) stores() map[string]*history.Store {
 // record starts a watcher for every history no monitor records (attach),
 // reading served context i through polled(i), its shared poller.
 func (l *serveLag) record(ctx context.Context, polled func(int) func(context.Context, common.ResID) (any, error)) {
-	ctx, l.cancel = context.WithCancel(ctx)
+	l.ctx, l.cancel = context.WithCancel(ctx)
 	for i, k := range l.keepers {
-		if k.st == nil || k.rec != nil {
-			continue
-		}
-		hcfg := health.Config(l.rs[i].Context.Health)
-		if err := hcfg.Validate(); err != nil {
-			k.logf("no lag history this run: %v", err)
-			continue
-		}
-		m := newMonitor(monitorConfig{resolved: l.rs[i], health: hcfg, flags: &monitorFlags{}, logf: k.logf, read: polled(i), noRuntime: true})
-		k.attach(m)
-		l.wg.Go(func() { _ = m.run(ctx, nil) })
+		l.watch(l.rs[i], k, polled(i))
 	}
+}
+
+// watch starts r's watcher recording into k over read, unless k has no
+// file or a monitor records it.
+func (l *serveLag) watch(r config.Resolved, k *lagKeeper, read func(context.Context, common.ResID) (any, error)) {
+	if k.st == nil || k.rec != nil {
+		return
+	}
+	hcfg := health.Config(r.Context.Health)
+	if err := hcfg.Validate(); err != nil {
+		k.logf("no lag history this run: %v", err)
+		return
+	}
+	m := newMonitor(monitorConfig{resolved: r, health: hcfg, flags: &monitorFlags{}, logf: k.logf, read: read, noRuntime: true})
+	k.attach(m)
+	ctx := l.ctx
+	l.wg.Go(func() { _ = m.run(ctx, nil) })
+}
+
+// join keeps k, the history of a context served after start (a spoke that
+// linked later), closed with the others; after record.
+func (l *serveLag) join(r config.Resolved, k *lagKeeper) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rs, l.keepers = append(l.rs, r), append(l.keepers, k)
 }
 
 // close stops the watchers and closes every history (after serve's own
@@ -125,6 +142,8 @@ func (l *serveLag) record(ctx context.Context, polled func(int) func(context.Con
 func (l *serveLag) close() {
 	l.cancel()
 	l.wg.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, k := range l.keepers {
 		k.close()
 	}

@@ -17,6 +17,8 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
+	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/serve"
@@ -210,7 +212,9 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	lag := openServeLag(rs, srvLog.Printf)
 	defer lag.close() // after the monitor: deferred before it
 
-	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Hubs: serveHubs(set, hubs), LagHistory: lag.stores(), Logf: srvLog.Printf})
+	open, _ := lagOpener() // each keeper closes what it opened
+	joins := &spokeJoins{set: set, open: open, lag: lag, logf: srvLog.Printf}
+	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Hubs: serveHubs(hubs, joins), LagHistory: lag.stores(), Logf: srvLog.Printf})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -225,6 +229,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		_ = srv.Shutdown(context.Background())
 		return err
 	}
+	joins.monitor, joins.polled = watched, srv.PolledIn
 	printServeBanner(out, srv, sc, rs, ln.Addr())
 	watched.banner(out)
 	defer watched.stop()
@@ -333,19 +338,76 @@ func startServed(set *servedSet, rs []config.Resolved) (cs []serve.Cluster, targ
 
 // serveHubs are the followed hubs of serve (serve.Hub): each hub's list
 // read again on its context's node-list interval, a spoke linking later
-// served as CONTEXT/SPOKE on set (at most maxSpokes per hub).
-func serveHubs(set *servedSet, hubs []fleetHub) []serve.Hub {
+// served as CONTEXT/SPOKE (at most maxSpokes per hub) as j says.
+func serveHubs(hubs []fleetHub, j *spokeJoins) []serve.Hub {
 	out := make([]serve.Hub, 0, len(hubs))
 	for _, h := range hubs {
 		rc := h.r.Context
 		out = append(out, serve.Hub{Name: rc.Name, Every: rc.Refresh.Cluster, Max: maxSpokes, Known: h.known,
-			List: func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
-			Spoke: func(spoke string) (serve.Cluster, error) {
-				c, _, err := set.start(h.member(spoke).r)
-				return c, err
-			}})
+			List:  func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
+			Spoke: func(spoke string) (serve.Cluster, error) { return j.spoke(h.member(spoke).r) },
+			Added: j.added})
 	}
 	return out
+}
+
+// spokeJoins is what serve does for a spoke that links after start: its
+// cluster and backends are started on set and its lag history opened
+// with them (its sessions chart it); once served, it is watched by the
+// monitor when one runs (--metrics, --notify-*: its series, its
+// notifications, its history recorded), else by a watcher of its own
+// recording the history. monitor and polled are set before Serve.
+type spokeJoins struct {
+	set     *servedSet
+	open    ui.LagOpener
+	lag     *serveLag
+	logf    func(string, ...any)
+	monitor *serveMonitor
+	polled  func(int) func(context.Context, common.ResID) (any, error)
+
+	mu   sync.Mutex
+	kept map[string]spokeJoin // by context name, from spoke to added
+}
+
+type spokeJoin struct {
+	r      config.Resolved
+	target string
+	lag    *lagKeeper
+}
+
+// spoke is serve.Hub.Spoke: r's cluster, backends and lag history.
+func (j *spokeJoins) spoke(r config.Resolved) (serve.Cluster, error) {
+	c, target, err := j.set.start(r)
+	if err != nil {
+		return c, err
+	}
+	k := openLagHistory(j.open, r, j.logf)
+	c.LagHistory = k.st
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.kept == nil {
+		j.kept = map[string]spokeJoin{}
+	}
+	j.kept[r.Context.Name] = spokeJoin{r: r, target: target, lag: k}
+	return c, nil
+}
+
+// added is serve.Hub.Added: served context i is watched.
+func (j *spokeJoins) added(i int, c serve.Cluster) {
+	j.mu.Lock()
+	sj, ok := j.kept[c.Context.Name]
+	delete(j.kept, c.Context.Name)
+	j.mu.Unlock()
+	if !ok {
+		return
+	}
+	j.lag.join(sj.r, sj.lag)
+	if fw := j.monitor.fw; fw != nil {
+		// The hub context's thresholds, checked at start.
+		fw.add(watchedCluster{resolved: sj.r, target: sj.target, health: health.Config(sj.r.Context.Health), read: j.polled(i)}, sj.lag.attach)
+		return
+	}
+	j.lag.watch(sj.r, sj.lag, j.polled(i))
 }
 
 // serveMonitor is serve's watched clusters (--metrics, --notify-*): a

@@ -412,13 +412,15 @@ func TestServeMetricsOverSeveralContexts(t *testing.T) {
 // serve --metrics on a `spokes: all` context: each spoke the hub lists at
 // start is served and watched as its own context, its series labelled
 // CONTEXT/SPOKE (plant-2's stopped group billing at lag 4, none on
-// plant-1).
+// plant-1); plant-3 linking later is watched too, through its shared
+// poller, into its own lag history file.
 func TestServeMetricsOverAHubsSpokes(t *testing.T) {
 	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	_, file := hubConfig(t)
+	hub, file := hubConfig(t)
+	followQuickly(t, file)
 	dir := t.TempDir()
 	_, keys := operatorKey(t, dir)
 	sv := startCLI(t, file, "serve", "--context", "plants", "--listen", "127.0.0.1:0", "--operator-keys", keys,
@@ -433,6 +435,18 @@ func TestServeMetricsOverAHubsSpokes(t *testing.T) {
 	})
 	if strings.Contains(text, `{context="plants/plant-1",group="billing"}`) {
 		t.Error("plant-1's series show plant-2's group")
+	}
+	linkPlant3(t, hub)
+	ilinktest.WaitFor(t, exporterWait, "plant-3 on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-3"}`)
+		return ok && v == 1
+	})
+	if v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`); !ok || v != 1 {
+		t.Errorf("plant-1's series after plant-3 joined: %v %v", v, ok)
+	}
+	if out := sv.out.String(); !strings.Contains(out, "history-plants_plant-3.db") {
+		t.Errorf("no lag history for plant-3:\n%s", out)
 	}
 	if err := sv.stop(t); err != nil {
 		t.Errorf("serve: %v\n%s", err, sv.out.String())

@@ -74,6 +74,9 @@ type Cluster struct {
 	Context          config.Context
 	Demo             bool
 	Viewer, Operator Backend
+	// LagHistory, when set, is the context's lag history instead of
+	// Config.LagHistory's (a spoke served after New: Hub.Spoke's).
+	LagHistory *history.Store
 }
 
 // served is a Cluster with the shared poller every session reads it
@@ -96,14 +99,15 @@ type Server struct {
 	// spokes that linked later (under cmu; the slice only grows: read it
 	// with servedList); each has its own shared poller on its own
 	// context's intervals. hubs are the followed hubs (spokes.go).
-	cmu       sync.Mutex
-	clusters  []*served
-	hubs      []*hubFollower
-	following sync.WaitGroup // the hubs' followers
-	tails     chan struct{}  // one token per running tail; nil = tailing disabled
-	gate      *gate
-	refusal   refusalLog
-	srv       *ssh.Server
+	cmu        sync.Mutex
+	clusters   []*served
+	hubs       []*hubFollower
+	following  sync.WaitGroup // the hubs' followers
+	followOnce sync.Once      // they start with Serve
+	tails      chan struct{}  // one token per running tail; nil = tailing disabled
+	gate       *gate
+	refusal    refusalLog
+	srv        *ssh.Server
 
 	base   context.Context // the shared reads' context
 	cancel context.CancelFunc
@@ -260,6 +264,7 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 
 // Serve accepts connections on ln until Shutdown; it returns nil then.
 func (s *Server) Serve(ln net.Listener) error {
+	s.followOnce.Do(s.followHubs)
 	err := s.srv.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -309,6 +314,7 @@ func (s *Server) shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	s.cancel()
+	s.followOnce.Do(func() {}) // a Serve after Shutdown starts no follower
 	s.following.Wait()
 	if aerr := s.audit.close(); err == nil {
 		err = aerr

@@ -326,7 +326,11 @@ func (s *Server) clusterModel(ss *session, i int, uctx *ui.Context) *ui.Model {
 	if i == 0 {
 		ss.src.Store(src)
 	}
-	opts := []ui.Option{ui.WithTailer(tail.Tailer(src)), ui.WithPublisher(publish.Publisher(src)), ui.WithSharedLagHistory(s.cfg.LagHistory[c.Context.Name])}
+	lag := c.LagHistory
+	if lag == nil {
+		lag = s.cfg.LagHistory[c.Context.Name]
+	}
+	opts := []ui.Option{ui.WithTailer(tail.Tailer(src)), ui.WithPublisher(publish.Publisher(src)), ui.WithSharedLagHistory(lag)}
 	if i > 0 {
 		opts = append(opts, ui.WithoutLinkProbe())
 	}

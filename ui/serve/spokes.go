@@ -33,7 +33,8 @@ type Hub struct {
 	// from (one missing is built with Spoke).
 	Known []admin.SpokeProperty
 	// Added, when set, is told of each spoke served after New, with its
-	// index for PolledIn; it runs on the follower's goroutine.
+	// index for PolledIn; it runs on the follower's goroutine, which
+	// starts with Serve.
 	Added func(i int, c Cluster)
 }
 
@@ -54,7 +55,7 @@ func checkHubs(hs []Hub) error {
 }
 
 // startHubs takes each hub's known list (a spoke without a cluster is
-// built) and starts its follower, until Shutdown.
+// built).
 func (s *Server) startHubs(hs []Hub) error {
 	for _, h := range hs {
 		if h.Max <= 0 {
@@ -73,10 +74,17 @@ func (s *Server) startHubs(hs []Hub) error {
 			return fmt.Errorf("context %s: %w", h.Name, err)
 		}
 	}
+	return nil
+}
+
+// followHubs starts every hub's follower (Serve: Hub.Added is told of a
+// spoke only once the server serves), until Shutdown.
+func (s *Server) followHubs() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
 	for _, hf := range s.hubs {
 		s.following.Go(func() { s.follow(hf) })
 	}
-	return nil
 }
 
 // follow reads hf's list every Every until the server ends.
