@@ -121,7 +121,7 @@ func (f *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return f, f.clock()
 	case fleet.OpenMsg:
 		if msg.Index >= 0 && msg.Index < len(f.clusters) {
-			f.shown = msg.Index
+			return f, f.show(msg.Index)
 		}
 		return f, nil
 	case tea.WindowSizeMsg:
@@ -145,6 +145,27 @@ func (f *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return f, f.toCluster(f.shown, msg)
 	}
 	return f, nil
+}
+
+// show shows cluster i's tabs (-1: the Fleet tab). Only the shown
+// cluster polls what its active tab wants beyond its Overview (Model.wanted):
+// a cluster left on its Cluster tab does not keep reading the replication
+// status and the leadership table behind the Fleet tab. The one shown wakes
+// those (once the Fleet started: before, Init's polls take them).
+func (f *Fleet) show(i int) tea.Cmd {
+	if f.shown >= 0 {
+		f.clusters[f.shown].m.fleetOpen = false
+	}
+	f.shown = i
+	if i < 0 {
+		return nil
+	}
+	m := f.clusters[i].m
+	m.fleetOpen = true
+	if !f.started {
+		return nil
+	}
+	return wrapCmd(i, m.poll.wake())
 }
 
 // toCluster hands msg to cluster i's model, its commands addressed back
@@ -339,7 +360,7 @@ func (f *Fleet) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		free := !m.helpOpen && !m.cmdOpen && !m.views[m.active].Capturing()
 		switch {
 		case free && key.Matches(msg, k.Fleet):
-			f.shown = -1
+			f.show(-1)
 			f.refreshRows()
 			return nil
 		case free && key.Matches(msg, k.Quit):
@@ -371,7 +392,7 @@ func (f *Fleet) onClick(msg tea.MouseClickMsg) tea.Cmd {
 	if f.shown >= 0 {
 		m := f.clusters[f.shown].m
 		if msg.Y == 0 && msg.X < common.Width(m.fleetLabel()) && !m.helpOpen && !m.cmdOpen {
-			f.shown = -1
+			f.show(-1)
 			f.refreshRows()
 			return nil
 		}

@@ -139,6 +139,7 @@ type Model struct {
 	lag        *lagHistory // nil: no lag history (WithLagHistory)
 	lagOpen    LagOpener   // opens a switched-to context's history (nil: a switch detaches it)
 	inFleet    bool        // one of a Fleet's clusters (NewFleet)
+	fleetOpen  bool        // in a Fleet, its tabs show (Fleet.show)
 }
 
 // New returns the dashboard's root model.
@@ -265,7 +266,10 @@ func (m *Model) staleAt() (time.Time, bool) {
 // wanted: the node summary, the cluster definition, topics, groups and
 // queues feed the overview's counts and alerts (overview.AlwaysPolled) and
 // always poll, so every tab shows the same nodes and groups; the rest only
-// while a view that shows them is active.
+// while a view that shows them is active. A Fleet's cluster always polls
+// its stat series (its row's in/out, as its Overview does), and while its
+// tabs are hidden nothing more: its load is then a single dashboard's on
+// its Overview, whichever tab it was left on.
 func (m *Model) wanted(r common.ResID) bool {
 	for _, w := range overview.AlwaysPolled {
 		if w == r {
@@ -274,6 +278,9 @@ func (m *Model) wanted(r common.ResID) bool {
 	}
 	if m.inFleet && r == common.ResStats {
 		return true // the Fleet row's in/out, whichever tab shows
+	}
+	if m.inFleet && !m.fleetOpen {
+		return false // its tabs hidden behind the Fleet tab or another cluster's
 	}
 	for _, w := range m.views[m.active].Wants() {
 		if w == r {

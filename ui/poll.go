@@ -30,6 +30,8 @@ import (
 //     table while the cluster tab is hidden, the stat series while the
 //     overview is hidden) go idle
 //     after their reply and wake up when a view that wants them is shown.
+//     A Fleet's cluster keeps its stat series (its row's in/out) and,
+//     while its tabs are hidden, polls nothing more (Model.wanted).
 
 type fetchFunc = func(ctx context.Context) (any, error)
 

@@ -19,9 +19,10 @@ import (
 // accepts, never answers). Over the same window each fleet engine sees, of
 // every request code either engine sees, as many requests as the single
 // dashboard's engine, give or take one poll: no list more often (the Fleet
-// row's stat series is the Overview's own poll), none missing, and none
-// held back by the hung cluster, whose reads wait out their timeout the
-// whole window.
+// row's stat series is the Overview's own poll), none more (a cluster left
+// on its Cluster tab reads its replication and leaders only while its tabs
+// show), none missing, and none held back by the hung cluster, whose reads
+// wait out their timeout the whole window.
 func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 	const every = 200 * time.Millisecond
 	var es []*engine.Engine
@@ -49,6 +50,16 @@ func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 		}
 		return fleetRow(s, "hung") != "" && !strings.Contains(fleetRow(s, "hung"), " OK ")
 	})
+	// alpha is left on its Cluster tab (which reads the replication status
+	// and the leadership table): behind the Fleet tab it asks no more.
+	fl.press("j")
+	fl.waitFor("alpha selected, second after the hung one", func(s string) bool { return strings.HasPrefix(fleetRow(s, "alpha"), "▸ alpha") })
+	fl.press("enter")
+	fl.waitText("0 Fleet › alpha", "Overview")
+	fl.press("4")
+	fl.waitText("0 Fleet › alpha", "Partitions (3)", "Leadership (")
+	fl.press("0")
+	fl.waitText("Fleet · 4 clusters")
 
 	all := func() []map[wire.Code]int64 {
 		out := make([]map[wire.Code]int64, len(es))
