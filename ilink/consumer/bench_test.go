@@ -141,7 +141,7 @@ func BenchmarkSourceDecode(b *testing.B) {
 	defer runtime.KeepAlive(ballast)
 	var batches []byte
 	base := int64(0)
-	for len(batches) < defaultPartitionFetchSize-(256<<10) {
+	for len(batches) < 3*256<<10 {
 		bb := wire.NewBatchBuilder(1, 0, 0)
 		for i := 0; bb.EncodedSize()+110 <= 256<<10; i++ {
 			v := fmt.Appendf(nil, `{"id":%9d,"kind":"order","state":"created","x":"`, i)

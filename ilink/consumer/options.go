@@ -84,9 +84,15 @@ const (
 )
 
 // Internal defaults, overridable by tests through unexported fields.
+//
+// defaultPartitionFetchSize is half of Kafka's usual 1 MiB: a reply of a
+// node leading two partitions then stays near the 1 MiB of a core's L2
+// cache while it is read, checked and decoded (issue 28: 1M x 100 B read
+// back 13-19 % faster in `sidebyside`, 0.15-0.17 against 0.16-0.19 µs of
+// CPU a record; 4 MiB was slower still, 128 KiB no better).
 const (
 	defaultFetchMaxWait       = 500 * time.Millisecond // long-poll of one fetch
-	defaultPartitionFetchSize = 1 << 20                // MaxBytes per partition in a fetch
+	defaultPartitionFetchSize = 512 << 10              // MaxBytes per partition in a fetch
 	defaultFetchMaxBytes      = 50 << 20               // MaxBytes of a whole fetch
 )
 
