@@ -78,11 +78,11 @@ func benchClusters(tb testing.TB) ([]*engine.Engine, *blackHole) {
 	return es, startBlackHole(tb)
 }
 
-// benchFleet is one run of the Fleet dashboard over the bench clusters, as
-// cli's runFleetProgram builds it (one ui.New on its own live.Sources and
-// its context's default intervals each, under ui.NewFleet), in a real
-// tea.Program drawing to nowhere at 180x40. ready closes on the first
-// frame whose nine reachable rows say OK.
+// benchFleet is one run of a dashboard as cli builds it (one ui.New on
+// its own live.Sources and its context's default intervals each; several
+// under ui.NewFleet, as runFleetProgram does), in a real tea.Program
+// drawing 180x40 to nowhere. ready closes on the first frame its ok
+// predicate accepts.
 type benchFleet struct {
 	p     *tea.Program
 	srcs  []*live.Sources
@@ -90,10 +90,11 @@ type benchFleet struct {
 	done  chan struct{}
 }
 
+// startBenchFleet runs the Fleet over the bench clusters; ready: the nine
+// reachable rows say OK.
 func startBenchFleet(tb testing.TB, es []*engine.Engine, hole *blackHole) *benchFleet {
 	tb.Helper()
-	bf := &benchFleet{ready: make(chan struct{}), done: make(chan struct{})}
-	var models []*ui.Model
+	var lcs []live.Config
 	next := es
 	for i := 0; i < benchFleetSize; i++ {
 		lc := live.Config{AdminAddrs: []string{hole.ln.Addr().String()}, DataAddrs: []string{hole.ln.Addr().String()}, ClientName: "ilinkdash-bench"}
@@ -101,6 +102,18 @@ func startBenchFleet(tb testing.TB, es []*engine.Engine, hole *blackHole) *bench
 			lc.AdminAddrs, lc.DataAddrs = next[0].AdminAddrs(), next[0].DataAddrs()
 			next = next[1:]
 		}
+		lcs = append(lcs, lc)
+	}
+	return startBenchDash(tb, lcs, true, reachableRowsOK)
+}
+
+// startBenchDash runs the dashboard over lcs, the contexts c0, c1, …: a
+// Fleet of them (fleet), or a single dashboard over lcs[0].
+func startBenchDash(tb testing.TB, lcs []live.Config, fleet bool, ok func(screen string) bool) *benchFleet {
+	tb.Helper()
+	bf := &benchFleet{ready: make(chan struct{}), done: make(chan struct{})}
+	var models []*ui.Model
+	for i, lc := range lcs {
 		src, err := live.New(lc)
 		if err != nil {
 			tb.Fatal(err)
@@ -111,47 +124,66 @@ func startBenchFleet(tb testing.TB, es []*engine.Engine, hole *blackHole) *bench
 		uctx := ui.NewContext(cfg, false, func(string) string { return "" })
 		var opts []ui.Option
 		if i > 0 {
-			opts = append(opts, ui.WithoutLinkProbe())
+			opts = append(opts, ui.WithoutLinkProbe()) // one terminal, one probe
 		}
 		models = append(models, ui.New(uctx, src, opts...))
 	}
-	fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
-	fctx.Name = "fleet"
-	m := &readyFleet{root: ui.NewFleet(fctx, models), ready: bf.ready}
+	var root tea.Model
+	if fleet {
+		fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
+		fctx.Name = "fleet"
+		root = ui.NewFleet(fctx, models)
+	} else {
+		root = models[0]
+	}
+	m := &readyRoot{root: root, ready: bf.ready, ok: ok}
 	bf.p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(),
-		tea.WithWindowSize(180, 40), tea.WithFPS(fctx.Config.FrameRate()))
+		tea.WithWindowSize(180, 40), tea.WithFPS(config.DefaultContext().FrameRate()))
 	go func() { _, _ = bf.p.Run(); close(bf.done) }()
 	return bf
 }
 
+// waitReady waits for the first frame ok accepts.
+func (bf *benchFleet) waitReady(tb testing.TB, what string) {
+	tb.Helper()
+	select {
+	case <-bf.ready:
+	case <-time.After(deadline):
+		tb.Fatalf("no frame with %s in %v", what, deadline)
+	}
+}
+
 // stop quits the program and closes the adapters (the black hole's
-// connections first, so its hung reads end).
+// connections first, so its hung reads end; nil: none).
 func (bf *benchFleet) stop(hole *blackHole) {
 	bf.p.Quit()
 	<-bf.done
-	hole.drop()
+	if hole != nil {
+		hole.drop()
+	}
 	for _, s := range bf.srcs {
 		_ = s.Close()
 	}
 }
 
-// readyFleet is the Fleet root that notices its first complete frame.
-type readyFleet struct {
-	root  *ui.Fleet
+// readyRoot is a root model that notices its first frame ok accepts.
+type readyRoot struct {
+	root  tea.Model
 	ready chan struct{}
+	ok    func(screen string) bool
 	seen  atomic.Bool
 }
 
-func (r *readyFleet) Init() tea.Cmd { return r.root.Init() }
+func (r *readyRoot) Init() tea.Cmd { return r.root.Init() }
 
-func (r *readyFleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (r *readyRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := r.root.Update(msg)
 	return r, cmd
 }
 
-func (r *readyFleet) View() tea.View {
+func (r *readyRoot) View() tea.View {
 	v := r.root.View()
-	if !r.seen.Load() && reachableRowsOK(ansi.Strip(v.Content)) {
+	if !r.seen.Load() && r.ok(ansi.Strip(v.Content)) {
 		r.seen.Store(true)
 		close(r.ready)
 	}
@@ -183,11 +215,7 @@ func BenchmarkFleetFirstFrame10(b *testing.B) {
 	for b.Loop() {
 		start := time.Now()
 		bf := startBenchFleet(b, es, hole)
-		select {
-		case <-bf.ready:
-		case <-time.After(deadline):
-			b.Fatal("no frame with the nine reachable rows OK")
-		}
+		bf.waitReady(b, "the nine reachable rows OK")
 		took := time.Since(start)
 		worst, total = max(worst, took), total+took
 		b.StopTimer()
@@ -220,11 +248,7 @@ func BenchmarkFleetIdleCPU(b *testing.B) {
 	for b.Loop() {
 		base += cpu()
 		bf := startBenchFleet(b, es, hole)
-		select {
-		case <-bf.ready:
-		case <-time.After(deadline):
-			b.Fatal("no frame with the nine reachable rows OK")
-		}
+		bf.waitReady(b, "the nine reachable rows OK")
 		with += cpu()
 		bf.stop(hole)
 	}

@@ -2,30 +2,24 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
-
-	"ilinkdash/config"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/ilinktest"
-	"ilinkdash/ui"
 	"ilinkdash/ui/live"
 )
 
 // heapFleetSize is the fleet BenchmarkFleetHeapPerCluster measures.
 const heapFleetSize = 10
 
-// heapSteady is how long a dashboard polls before its heap is read: every
-// list polled twice on the default intervals (2 s); the heap is then read
+// heapSteady is how long a dashboard polls, once it shows every cluster's
+// data, before its heap is read: every list polled twice more on the
+// default intervals (2 s); the heap is then read
 // heapSamples times a second apart and the median taken (a poll's reply
 // being decoded, a group list's short connection closing, are live at
 // some instants and not at others).
@@ -52,6 +46,7 @@ const (
 //
 //	go test -run '^$' -bench FleetHeapPerCluster -benchtime 1x ./ui/e2e/
 func BenchmarkFleetHeapPerCluster(b *testing.B) {
+	settle(b)
 	var es []*engine.Engine
 	for range heapFleetSize {
 		e := startEngine(b, engineOpts{nodes: 2}) // AUDIT.LOG has two replicas
@@ -80,6 +75,20 @@ func BenchmarkFleetHeapPerCluster(b *testing.B) {
 	b.ReportMetric(float64(term)/n, "terminal-KB")
 }
 
+// settle waits until the process's goroutine count holds for 3 s: what a
+// benchmark run before this one left winding down (its dashboards' pending
+// ticks, its engines' connections) would otherwise be freed during a run
+// and taken off its figure.
+func settle(b *testing.B) {
+	n, since := runtime.NumGoroutine(), time.Now()
+	ilinktest.WaitFor(b, 30*time.Second, "the goroutine count to hold for 3 s", func() bool {
+		if m := runtime.NumGoroutine(); m != n {
+			n, since = m, time.Now()
+		}
+		return time.Since(since) >= 3*time.Second
+	})
+}
+
 // heapAt is the median of n readings, a second apart, of the live heap
 // after a full collection.
 func heapAt(n int) int64 {
@@ -99,75 +108,33 @@ func heapAt(n int) int64 {
 }
 
 // runSteady runs a dashboard over es (a Fleet of them, or a single one
-// over es[0]) for heapSteady and returns the live heap then, after
-// checking the last frame shows every cluster's data.
+// over es[0]) until every cluster's data shows, then heapSteady more, and
+// returns the live heap then.
 func runSteady(b *testing.B, es []*engine.Engine, fleet bool) int64 {
 	b.Helper()
-	var models []*ui.Model
-	var srcs []*live.Sources
-	for i, e := range es {
-		src := liveSources(b, e, false)
-		srcs = append(srcs, src)
-		cfg := config.DefaultContext()
-		cfg.Name = fmt.Sprintf("c%d", i)
-		var opts []ui.Option
-		if i > 0 {
-			opts = append(opts, ui.WithoutLinkProbe()) // one terminal, one probe
-		}
-		models = append(models, ui.New(ui.NewContext(cfg, false, func(string) string { return "" }), src, opts...))
+	var lcs []live.Config
+	for _, e := range es {
+		lcs = append(lcs, live.Config{AdminAddrs: e.AdminAddrs(), DataAddrs: e.DataAddrs(), ClientName: "ilinkdash-bench"})
 	}
-	var root tea.Model
+	shown := func(s string) bool { return strings.Contains(s, "3 topics · 2 queues") } // the demo's, on the Overview
 	if fleet {
-		fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
-		fctx.Name = "fleet"
-		root = ui.NewFleet(fctx, models)
-	} else {
-		root = models[0]
+		shown = func(s string) bool {
+			for i := range es {
+				if !strings.Contains(fleetRow(s, fmt.Sprintf("c%d", i)), " OK ") {
+					return false
+				}
+			}
+			return true
+		}
 	}
-	last := &lastFrame{root: root}
-	p := tea.NewProgram(last, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(),
-		tea.WithWindowSize(180, 40), tea.WithFPS(config.DefaultContext().FrameRate()))
-	done := make(chan struct{})
 	goroutines := runtime.NumGoroutine()
-	go func() { _, _ = p.Run(); close(done) }()
+	bf := startBenchDash(b, lcs, fleet, shown)
+	bf.waitReady(b, "every cluster's data")
 	time.Sleep(heapSteady)
 	heap := heapAt(heapSamples)
-	screen := ansi.Strip(last.screen.Load().(string))
-	p.Quit()
-	<-done
-	for _, s := range srcs {
-		_ = s.Close()
-	}
+	bf.stop(nil)
 	// What the dashboard's connections leave winding down (here and in the
 	// engines) is gone before the next baseline.
 	ilinktest.WaitFor(b, deadline, "the dashboard's goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
-	if fleet {
-		for i := range es {
-			if !strings.Contains(fleetRow(screen, fmt.Sprintf("c%d", i)), " OK ") {
-				b.Fatalf("c%d's row is not OK after %v:\n%s", i, heapSteady, screen)
-			}
-		}
-	} else if !strings.Contains(screen, "3 topics · 2 queues") {
-		b.Fatalf("the single dashboard does not count the demo's topics and queues after %v:\n%s", heapSteady, screen)
-	}
 	return heap
-}
-
-// lastFrame is a root model keeping its latest frame.
-type lastFrame struct {
-	root   tea.Model
-	screen atomic.Value // string
-}
-
-func (l *lastFrame) Init() tea.Cmd { return l.root.Init() }
-
-func (l *lastFrame) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := l.root.Update(msg)
-	return l, cmd
-}
-
-func (l *lastFrame) View() tea.View {
-	v := l.root.View()
-	l.screen.Store(v.Content)
-	return v
 }
