@@ -189,9 +189,12 @@ func TestCheckThroughHub(t *testing.T) {
 }
 
 // The exporter on a `spokes: all` context watches each spoke the hub
-// lists at start as its own cluster, its series labelled CONTEXT/SPOKE.
+// lists at start as its own cluster, its series labelled CONTEXT/SPOKE,
+// and follows the hub: plant-3 linking later gets its series and its lag
+// history file.
 func TestExporterOverAHubsSpokes(t *testing.T) {
-	_, file := hubConfig(t)
+	hub, file := hubConfig(t)
+	followQuickly(t, file)
 	ex := startCLI(t, file, "exporter", "--context", "plants", "--listen", "127.0.0.1:0")
 	base := "http://" + regexpAddr(t, ex)
 	var text string
@@ -203,6 +206,15 @@ func TestExporterOverAHubsSpokes(t *testing.T) {
 	})
 	if strings.Contains(text, `ilinkdash_topic_partitions_offline{context="plants/plant-1",topic="ORDERS"}`) {
 		t.Fatal("plant-1's series show plant-2's topic")
+	}
+	linkPlant3(t, hub)
+	ilinktest.WaitFor(t, exporterWait, "plant-3 on /metrics", func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-3"}`)
+		return ok && v == 1
+	})
+	if out := ex.out.String(); !strings.Contains(out, "history-plants_plant-3.db") || !strings.Contains(out, "spoke plant-3 linked, watched as plants/plant-3") {
+		t.Errorf("plant-3's lag history or its line:\n%s", out)
 	}
 	if err := ex.stop(t); err != nil {
 		t.Fatalf("stop: %v", err)

@@ -130,14 +130,15 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	// A hub's spokes are watched one by one, as listed at start.
+	// A hub's spokes are watched one by one, as listed at start, and the
+	// hub followed for those that link later.
 	spokes := hasAllSpokes(rs)
-	rs, err = expandAllSpokes(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	rs, hubs, err := expandHubs(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	if len(rs) > 1 || spokes {
-		return a.runFleetExporter(cmd, listen, f, rs)
+		return a.runFleetExporter(cmd, listen, f, rs, hubs)
 	}
 	r := rs[0]
 	hcfg := health.Config(r.Context.Health)

@@ -14,8 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/admin/metrics"
+	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/views/tab"
@@ -23,30 +25,24 @@ import (
 
 // runFleetExporter is the exporter over several contexts (--context a,b,c,
 // --all-contexts, a `spokes: all` hub): one client per cluster, watched
-// by a fleetWatch.
-func (a *app) runFleetExporter(cmd *cobra.Command, listen string, f *monitorFlags, rs []config.Resolved) error {
+// by a fleetWatch; each hub of hubs is followed, a spoke that links later
+// watched like the others.
+func (a *app) runFleetExporter(cmd *cobra.Command, listen string, f *monitorFlags, rs []config.Resolved, hubs []fleetHub) error {
 	out := cmd.ErrOrStderr()
 	logf := log.New(out, "", log.LstdFlags).Printf
 	hcfgs, err := monitorHealth(rs)
 	if err != nil {
 		return err
 	}
+	open, _ := lagOpener() // each lag.close closes what it opened
+	ex := &exportedSet{cmd: cmd, open: open, logf: logf}
+	defer ex.close() // after run: the watchers have stopped
 	members := make([]watchedCluster, len(rs))
+	lags := make([]*lagKeeper, len(rs))
 	for i, r := range rs {
-		cfg, stop, err := startLogged(cmd, r)
-		if err != nil {
+		if members[i], lags[i], err = ex.start(r, hcfgs[i]); err != nil {
 			return err
 		}
-		defer stop()
-		cfg.ReadOnly = true
-		src, err := live.New(cfg)
-		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("context %s: %w", r.Context.Name, err)}
-		}
-		defer src.Close()
-		fetch := tab.Fetchers(src)
-		members[i] = watchedCluster{resolved: r, target: src.Target(), health: hcfgs[i],
-			read: func(ctx context.Context, id common.ResID) (any, error) { return fetch[id](ctx) }}
 	}
 	fw := newFleetWatch(members, f, logf, true)
 	ln, err := net.Listen("tcp", listen)
@@ -55,13 +51,86 @@ func (a *app) runFleetExporter(cmd *cobra.Command, listen string, f *monitorFlag
 	}
 	fmt.Fprintf(out, "ilinkdash exporter: listening on %s (/metrics, /healthz), watching contexts %s\n", ln.Addr(), strings.Join(fw.names, ", "))
 	fw.printNotify(out)
-	open, _ := lagOpener() // each lag.close closes what it opened
 	for i, m := range fw.ms {
-		lag := openLagHistory(open, rs[i], logf) // one file per context
-		defer lag.close()                        // after run: the watchers have stopped
-		lag.attach(m)
+		lags[i].attach(m) // one file per context
 	}
-	return fw.run(cmd.Context(), ln)
+	ctx, cancel := context.WithCancel(cmd.Context())
+	var following sync.WaitGroup
+	defer following.Wait() // before ex.close: no spoke joins then
+	defer cancel()
+	for _, h := range hubs {
+		following.Go(func() { ex.follow(ctx, h, fw) })
+	}
+	return fw.run(ctx, ln)
+}
+
+// exportedSet is what the fleet exporter's clusters hold open (each its
+// debug log, client and lag history), closed after the watchers stopped;
+// a spoke that links later joins from its hub's follower.
+type exportedSet struct {
+	cmd  *cobra.Command
+	open ui.LagOpener
+	logf func(string, ...any)
+
+	closers
+}
+
+// start opens r's client and lag history: the member watched through
+// it, and the history its monitor records into (lagKeeper.attach).
+func (ex *exportedSet) start(r config.Resolved, hcfg health.Config) (watchedCluster, *lagKeeper, error) {
+	cfg, stop, err := startLogged(ex.cmd, r)
+	if err != nil {
+		return watchedCluster{}, nil, err
+	}
+	ex.add(stop)
+	cfg.ReadOnly = true
+	src, err := live.New(cfg)
+	if err != nil {
+		return watchedCluster{}, nil, &exitError{code: 2, err: fmt.Errorf("context %s: %w", r.Context.Name, err)}
+	}
+	ex.add(func() { src.Close() })
+	lag := openLagHistory(ex.open, r, ex.logf)
+	ex.add(lag.close)
+	fetch := tab.Fetchers(src)
+	return watchedCluster{resolved: r, target: src.Target(), health: hcfg,
+		read: func(ctx context.Context, id common.ResID) (any, error) { return fetch[id](ctx) }}, lag, nil
+}
+
+// follow reads h's list on its context's node-list interval until ctx
+// ends (ui.SpokeSet: the dashboard's diff and cap, at most maxSpokes): a
+// spoke that links later is watched by fw with its client and lag
+// history; a list that cannot be read is said once.
+func (ex *exportedSet) follow(ctx context.Context, h fleetHub, fw *fleetWatch) {
+	rc := h.r.Context
+	set := ui.SpokeSet{Hub: rc.Name, Max: maxSpokes}
+	set.Take(h.known, nil, time.Now(), nil) // watched from the start
+	said := ""
+	ui.FollowSpokes(ctx, rc.Refresh.Cluster, func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
+		func(list []admin.SpokeProperty, err error, now time.Time) {
+			set.Take(list, err, now, func(spoke string) error {
+				mr := h.member(spoke).r
+				mb, lag, err := ex.start(mr, health.Config(rc.Health)) // the hub context's, checked at start
+				if err != nil {
+					return err
+				}
+				fw.add(mb, lag.attach)
+				ex.logf("context %s: spoke %s linked, watched as %s", rc.Name, spoke, mr.Context.Name)
+				return nil
+			})
+			if msg := errorText(set.Err); msg != said {
+				if said = msg; msg != "" {
+					ex.logf("context %s: the spokes of hub %s: %s", rc.Name, rc.Hub, msg)
+				}
+			}
+		})
+}
+
+// errorText is err's text, "" for nil.
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // monitorHealth is each context's health thresholds, checked; with

@@ -208,7 +208,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	defer set.stop()
+	defer set.close()
 	lag := openServeLag(rs, srvLog.Printf)
 	defer lag.close() // after the monitor: deferred before it
 
@@ -263,11 +263,10 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 // (the embedded demo when nothing is configured) and its two roles'
 // backends, the viewer's read-only, the operator's read-only too when the
 // context is. A spoke linking later is added from its hub's follower
-// (serve.Hub.Spoke), hence the lock; stop closes everything.
+// (serve.Hub.Spoke); close closes everything.
 type servedSet struct {
-	cmd     *cobra.Command
-	mu      sync.Mutex
-	closers []func()
+	cmd *cobra.Command
+	closers
 }
 
 // start starts r's cluster and backends; target is the admin address
@@ -293,19 +292,26 @@ func (set *servedSet) start(r config.Resolved) (c serve.Cluster, target string, 
 	return serve.Cluster{Context: r.Context, Demo: r.Embedded, Viewer: viewer, Operator: operator}, viewer.Target(), nil
 }
 
-func (set *servedSet) add(closer func()) {
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	set.closers = append(set.closers, closer)
+// closers are what a command holds open, closed last first; a cluster
+// joining later (a spoke) adds its own from another goroutine.
+type closers struct {
+	mu  sync.Mutex
+	fns []func()
 }
 
-func (set *servedSet) stop() {
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	for i := len(set.closers) - 1; i >= 0; i-- {
-		set.closers[i]()
+func (c *closers) add(closer func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fns = append(c.fns, closer)
+}
+
+func (c *closers) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.fns) - 1; i >= 0; i-- {
+		c.fns[i]()
 	}
-	set.closers = nil
+	c.fns = nil
 }
 
 // startServed starts each context's cluster and backends (servedSet);
@@ -330,7 +336,7 @@ func startServed(set *servedSet, rs []config.Resolved) (cs []serve.Cluster, targ
 		default:
 			err = &exitError{code: 2, err: err}
 		}
-		set.stop()
+		set.close()
 		return nil, nil, err
 	}
 	return cs, targets, nil

@@ -146,6 +146,30 @@ func (s *SpokeSet) Copy() SpokeSet {
 	return c
 }
 
+// FollowSpokes reads a hub's spoke list every `every` (each read bounded
+// by every, at most 10 s) and hands each to take with the time it was
+// read, until ctx ends: the one follower per hub of serve and of the
+// exporter (a Fleet following a hub itself reads in its commands).
+func FollowSpokes(ctx context.Context, every time.Duration, list func(context.Context) ([]admin.SpokeProperty, error),
+	take func([]admin.SpokeProperty, error, time.Time)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, min(every, 10*time.Second))
+		l, err := list(rctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		take(l, err, time.Now())
+	}
+}
+
 // SpokesMsg is a hub's SpokeSet for the Fleet following it without
 // reading (SpokeFollow.List nil): serve's follower sends it to every
 // session. A row new to the Fleet is built with New.

@@ -89,22 +89,9 @@ func (s *Server) followHubs() {
 
 // follow reads hf's list every Every until the server ends.
 func (s *Server) follow(hf *hubFollower) {
-	t := time.NewTicker(hf.Every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.base.Done():
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(s.base, min(hf.Every, 10*time.Second))
-		list, err := hf.List(ctx)
-		cancel()
-		if s.base.Err() != nil {
-			return
-		}
-		s.takeSpokes(hf, list, err, time.Now())
-	}
+	ui.FollowSpokes(s.base, hf.Every, hf.List, func(list []admin.SpokeProperty, err error, now time.Time) {
+		s.takeSpokes(hf, list, err, now)
+	})
 }
 
 // takeSpokes applies a list of hf's read at now: new spokes are served
