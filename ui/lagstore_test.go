@@ -103,8 +103,8 @@ func TestSharedLagHistoryIsReadOnly(t *testing.T) {
 	}
 	defer st.Close()
 	now := hs.ctx.Now()
-	for i := range 4 {
-		at := now.Add(time.Duration(i-4) * 10 * time.Second)
+	for i := range 4 { // a minute apart: the Overview draws a history that covers 2 minutes
+		at := now.Add(time.Duration(i-4) * time.Minute)
 		ss := []lagfile.Sample{{Series: lagfile.GroupLag("payment-audit"), V: float64(100 * i)}, {Series: lagfile.ClusterIn(), V: 50}, {Series: lagfile.ClusterOut(), V: 40}}
 		if err := st.Record(at, ss); err != nil {
 			t.Fatal(err)

@@ -668,7 +668,7 @@ func (v *View) rateLines(st *common.Styles, w int) []string {
 	return []string{
 		line("records in", last.RecordsIn, pin, in, st.Spark),
 		line("records out", last.RecordsOut, pout, out, st.SparkOut),
-		st.Faint.Render("last " + span + ", oldest left"),
+		st.Faint.Render("last "+span+", oldest left") + v.historyHint(st),
 	}
 }
 

@@ -39,12 +39,19 @@ func (v *View) readRates() tea.Cmd {
 	})
 }
 
+// minHistoryCover is how much of the span the history must hold before
+// the Overview draws it: a new history file (a first run, a new context)
+// has a point or two, which over an hour are one column at the right
+// edge, while the live statistics show the last minute in full.
+const minHistoryCover = 2 * time.Minute
+
 // histRateLines are the in/out sparklines over the history span, false
-// while the history has no point of it (the live statistics then show).
+// while the history holds less than minHistoryCover of it (the live
+// statistics then show).
 func (v *View) histRateLines(st *common.Styles, w int) ([]string, bool) {
 	r := v.rates
 	span := v.Ctx.Span()
-	if v.Ctx.History == nil || r.span != span || len(r.in) == 0 || len(r.out) == 0 {
+	if !v.historyCovers() {
 		return nil, false
 	}
 	from := r.at.Add(-span)
@@ -76,4 +83,32 @@ func columns(pts []common.HistPoint, from time.Time, span time.Duration, w int) 
 		}
 	}
 	return out
+}
+
+// historyCovers says whether the latest history read, of the span chosen,
+// reaches minHistoryCover back.
+func (v *View) historyCovers() bool {
+	r := v.rates
+	if v.Ctx.History == nil || r.span != v.Ctx.Span() || len(r.in) == 0 || len(r.out) == 0 {
+		return false
+	}
+	oldest := r.in[0].At
+	if r.out[0].At.Before(oldest) {
+		oldest = r.out[0].At
+	}
+	return r.at.Sub(oldest) >= minHistoryCover
+}
+
+// historyHint follows the live statistics' caption while a history is
+// kept but does not cover enough yet: since when it records, and the span
+// key.
+func (v *View) historyHint(st *common.Styles) string {
+	if v.Ctx.History == nil {
+		return ""
+	}
+	hint := " · w: " + v.Ctx.SpanChoices()
+	if r := v.rates; r.span == v.Ctx.Span() && len(r.in) > 0 {
+		hint = " · history since " + common.Clock(r.in[0].At) + hint
+	}
+	return st.Muted.Render(hint)
 }

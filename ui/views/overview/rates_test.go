@@ -16,6 +16,7 @@ import (
 type inOutHistory struct {
 	mu    sync.Mutex
 	now   func() time.Time
+	since time.Time // no point before (zero: the whole span)
 	spans []time.Duration
 }
 
@@ -26,6 +27,9 @@ func (h *inOutHistory) ClusterInOut(span time.Duration) (in, out []common.HistPo
 	defer h.mu.Unlock()
 	h.spans = append(h.spans, span)
 	for at := h.now().Add(-span); !at.After(h.now()); at = at.Add(time.Minute) {
+		if at.Before(h.since) {
+			continue
+		}
 		in = append(in, common.HistPoint{At: at, V: 100})
 		out = append(out, common.HistPoint{At: at, V: 40})
 	}
@@ -51,4 +55,26 @@ func TestOverviewInOutFromHistory(t *testing.T) {
 	if n := len(h.spans); n < 2 || h.spans[0] != time.Hour || h.spans[n-1] != 6*time.Hour {
 		t.Fatalf("spans read: %v", h.spans)
 	}
+}
+
+// A history that holds less than two minutes (a first run: one or two
+// points, a column at the right edge of an hour) does not replace the live
+// statistics' last minute; the caption says since when the history
+// records and that w chooses its span, and once it covers two minutes the
+// history is drawn.
+func TestOverviewLiveUntilTheHistoryCovers(t *testing.T) {
+	h := &inOutHistory{}
+	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		h.now = ctx.Now
+		h.since = ctx.Now().Add(-30 * time.Second).Truncate(time.Minute).Add(time.Minute)
+		ctx.History = h
+		return overview.New(ctx, nil)
+	})
+	r.MustShow("records in", "oldest left", "history since", "w: 15m [1h] 6h 24h")
+	r.MustNotShow("from the history")
+	h.mu.Lock()
+	h.since = h.now().Add(-3 * time.Minute)
+	h.mu.Unlock()
+	r.Key("w") // a new span reads the history again
+	r.MustShow("last 6h from the history", "100/s", "w: 15m 1h [6h] 24h")
 }
