@@ -114,17 +114,21 @@ shot() {
 	printf '  %-28s %4sx%-3s %6s bytes\n' "$name.png" "$cols" "$rows" "$(stat -c %s "$out/$name.png")"
 }
 
+# The dashboard as every scene starts it: nothing of the caller's
+# configuration, its own XDG directories, a truecolour terminal, UTC.
+dash=(env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT
+	-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG
+	XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state"
+	XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data"
+	TERM=xterm-256color COLORTERM=truecolor TZ=UTC
+	"$work/ilinkdash")
+
 echo "make.sh: starting the dashboard on the embedded demo (120x40)"
 start=$(now_ms)
 # sh writes the exit status (tmux's pane_dead_status is sometimes left empty)
 T -f "$work/tmux.conf" new-session -d -s shots -x 120 -y 40 \
 	sh -c 'f=$1; shift; "$@"; echo $? >"$f"' sh "$work/exit" \
-	env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT \
-	-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG \
-	XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state" \
-	XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
-	TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
-	"$work/ilinkdash"
+	"${dash[@]}"
 # TERM/COLORTERM: under TERM=tmux-* the colour profile is read from `tmux
 # info`, which has no client here, and falls back to 256 colours.
 
@@ -467,12 +471,7 @@ scene_fleet() {
 	T resize-window -t shots -x 160 -y 40
 	T respawn-pane -k -t shots \
 		sh -c 'f=$1; shift; "$@"; echo $? >"$f"' sh "$work/exit" \
-		env -u NO_COLOR -u ILINKDASH_ADDR -u ILINKDASH_ADMIN -u ILINKDASH_CONTEXT \
-		-u ILINKDASH_READ_ONLY -u ILINKDASH_DEBUG -u ILINKDASH_LOG_FILE -u ILINKDASH_CONFIG \
-		XDG_CONFIG_HOME="$work/xdg/config" XDG_STATE_HOME="$work/xdg/state" \
-		XDG_CACHE_HOME="$work/xdg/cache" XDG_DATA_HOME="$work/xdg/data" \
-		TERM=xterm-256color COLORTERM=truecolor TZ=UTC \
-		"$work/ilinkdash" --demo fleet
+		"${dash[@]}" --demo fleet
 	wait_for "Fleet · 4 clusters" 30
 	wait_for "STOPPED" 20
 	sleep "${FLEETWAIT:-20}" # the sparklines fill, the trend words settle
