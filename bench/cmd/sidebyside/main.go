@@ -42,8 +42,6 @@ type options struct {
 
 	// --linger and --acks as given: one value, or (e2e mode) a comma list.
 	lingerFlag, acksFlag string
-	lingers              []time.Duration
-	acksList             []string
 
 	// e2e mode.
 	rate                int
