@@ -59,9 +59,12 @@ type Producer struct {
 	// clock stamps records sent without a timestamp.
 	clock recordClock
 
-	// topics is copy-on-write: Send reads it without a lock.
-	topics  atomic.Pointer[map[string]*topicState]
-	topicMu sync.Mutex // serialises first-send metadata lookups
+	// topics is copy-on-write: Send reads it without a lock. A topic's
+	// state is never replaced, so lastTopic (the topic of the last Send)
+	// spares the common single-topic sender the map's string hash.
+	topics    atomic.Pointer[map[string]*topicState]
+	lastTopic atomic.Pointer[topicState]
+	topicMu   sync.Mutex // serialises first-send metadata lookups
 
 	// mu guards the topology: nodes, sinks, partition placement. Lock
 	// order: Producer.mu → sink.mu → partBuf.mu.
@@ -328,7 +331,7 @@ func (p *Producer) send(r *ProducerRecord, cb func(RecordMetadata, error), fut *
 	}
 	var ts int64
 	if r.Timestamp.IsZero() {
-		ts = p.clock.nowNano()
+		ts = p.clock.stamp()
 	} else {
 		ts = r.Timestamp.UnixNano()
 	}
@@ -705,7 +708,11 @@ func (t *topicState) stickyPartition(size, n int) int {
 // topicFor returns the topic's state, asking the engine for its partitions
 // at the first send (spec P-20, P-21).
 func (p *Producer) topicFor(name string) (*topicState, error) {
+	if t := p.lastTopic.Load(); t != nil && t.name == name {
+		return t, nil
+	}
 	if t := (*p.topics.Load())[name]; t != nil {
+		p.lastTopic.Store(t)
 		return t, nil
 	}
 	p.topicMu.Lock()
