@@ -64,6 +64,10 @@ func (p *Producer) newBatch(pb *partBuf, now time.Time) *batch {
 	// Idempotent batches get their producer id, epoch and sequence at
 	// freeze (partBuf.take), the id being the one current then.
 	b.bb.Reset(-1, -1, -1)
+	// Room for what the partition's last batch held (pb.mu is held): a
+	// steady stream fills its batch without regrowing it by copies. Sized
+	// by that batch, not by the limit, so a quiet partition's stays small.
+	b.bb.Grow(pb.lastSize)
 	b.created = now
 	b.deadline = now.Add(p.cfg.deliveryTimeout)
 	b.seq = -1
@@ -130,6 +134,7 @@ type partBuf struct {
 
 	mu           sync.Mutex
 	batches      []*batch // unacknowledged, oldest first; the last may be open
+	lastSize     int      // encoded size of the batch frozen last (newBatch)
 	sink         *sink    // the leader's sink; nil while the leader is unknown
 	leader       uint16
 	inflight     int       // batches in flight (a prefix of batches)
@@ -293,6 +298,7 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 	}
 	if len(b.frozen) == 0 {
 		b.closed = true
+		pb.lastSize = min(b.bb.EncodedSize(), pb.t.batchLimit)
 		b.epoch = pb.t.epoch.Load()
 		if p.cfg.idempotent && b.seq < 0 {
 			if b.epoch != pb.seqEpoch {

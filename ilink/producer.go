@@ -715,6 +715,12 @@ func (p *Producer) topicFor(name string) (*topicState, error) {
 		p.lastTopic.Store(t)
 		return t, nil
 	}
+	return p.newTopicFor(name)
+}
+
+// newTopicFor is topicFor's first send to a topic, apart so that topicFor
+// stays small and free of defers (its deferred unlock cost every Send).
+func (p *Producer) newTopicFor(name string) (*topicState, error) {
 	p.topicMu.Lock()
 	defer p.topicMu.Unlock()
 	if t := (*p.topics.Load())[name]; t != nil {
