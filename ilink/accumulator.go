@@ -68,6 +68,9 @@ func (p *Producer) newBatch(pb *partBuf, now time.Time) *batch {
 	// steady stream fills its batch without regrowing it by copies. Sized
 	// by that batch, not by the limit, so a quiet partition's stays small.
 	b.bb.Grow(pb.lastSize)
+	if cap(b.recs) < pb.lastCount {
+		b.recs = make([]recEntry, 0, pb.lastCount)
+	}
 	b.created = now
 	b.deadline = now.Add(p.cfg.deliveryTimeout)
 	b.seq = -1
@@ -76,7 +79,14 @@ func (p *Producer) newBatch(pb *partBuf, now time.Time) *batch {
 
 func (b *batch) recycle() {
 	clear(b.recs)
-	*b = batch{bb: b.bb, recs: b.recs[:0], frozen: b.frozen[:0]}
+	bb, frozen := b.bb, b.frozen[:0]
+	if bb.Cap() == 0 {
+		// Taken uncompressed: the next batch is encoded into this one's
+		// memory, so a batch in flight holds one buffer, not two.
+		bb.Give(frozen)
+		frozen = nil
+	}
+	*b = batch{bb: bb, recs: b.recs[:0], frozen: frozen}
 	batchPool.Put(b)
 }
 
@@ -135,6 +145,7 @@ type partBuf struct {
 	mu           sync.Mutex
 	batches      []*batch // unacknowledged, oldest first; the last may be open
 	lastSize     int      // encoded size of the batch frozen last (newBatch)
+	lastCount    int      // and its records
 	sink         *sink    // the leader's sink; nil while the leader is unknown
 	leader       uint16
 	inflight     int       // batches in flight (a prefix of batches)
@@ -298,7 +309,7 @@ func (pb *partBuf) take(s *sink, now time.Time, force bool, room int, first bool
 	}
 	if len(b.frozen) == 0 {
 		b.closed = true
-		pb.lastSize = min(b.bb.EncodedSize(), pb.t.batchLimit)
+		pb.lastSize, pb.lastCount = min(b.bb.EncodedSize(), pb.t.batchLimit), min(len(b.recs), pb.t.batchLimit/8)
 		b.epoch = pb.t.epoch.Load()
 		if p.cfg.idempotent && b.seq < 0 {
 			if b.epoch != pb.seqEpoch {

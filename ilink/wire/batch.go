@@ -734,6 +734,13 @@ func (b *BatchBuilder) Grow(n int) {
 	}
 }
 
+// Give hands the builder buf's memory to encode the next batch into (a
+// batch from TakeUncompressed that is no longer needed); Reset follows.
+func (b *BatchBuilder) Give(buf []byte) { b.buf = buf[:0] }
+
+// Cap is the capacity of the builder's buffer in bytes (memory it holds).
+func (b *BatchBuilder) Cap() int { return cap(b.buf) }
+
 // section is the encoded records (after the header's room).
 func (b *BatchBuilder) section() []byte { return b.buf[min(len(b.buf), BatchHeaderSize):] }
 

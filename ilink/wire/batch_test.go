@@ -315,6 +315,39 @@ func TestBatchTakeUncompressed(t *testing.T) {
 	}
 }
 
+// TestBatchBuilderGive: a taken batch handed back (the producer's recycle,
+// once the batch is acknowledged) is the memory the next batch is encoded
+// into (growing would have moved it), and that batch is whole.
+func TestBatchBuilderGive(t *testing.T) {
+	recs := batchTestRecords(50, 2)
+	bb := NewBatchBuilder(-1, -1, -1)
+	for _, r := range recs {
+		bb.Append(r.ts, r.key, r.value, r.headers)
+	}
+	taken, err := bb.TakeUncompressed(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bb.Cap() != 0 {
+		t.Fatalf("a builder taken with no spare holds %d bytes", bb.Cap())
+	}
+	bb.Give(taken)
+	if bb.Cap() != cap(taken) {
+		t.Fatalf("given %d bytes, the builder holds %d", cap(taken), bb.Cap())
+	}
+	bb.Reset(-1, -1, -1)
+	for _, r := range recs[:10] {
+		bb.Append(r.ts, r.key, r.value, r.headers)
+	}
+	next, err := bb.TakeUncompressed(nil)
+	if err != nil || &next[0] != &taken[0] || cap(next) != cap(taken) {
+		t.Fatalf("the next batch (err %v) is not encoded in the given memory (a growth would have moved it)", err)
+	}
+	if d, err := DecodeBatch(next, 0, nil); err != nil || len(d) != 10 || !bytes.Equal(d[9].Value, recs[9].value) {
+		t.Fatalf("the next batch decodes to %d records: %v", len(d), err)
+	}
+}
+
 func TestBatchRecordSize(t *testing.T) {
 	recs := batchTestRecords(500, 3)
 	bb := NewBatchBuilder(-1, -1, -1)
