@@ -96,8 +96,10 @@ type producerIdent struct {
 }
 
 // ProducerRecord is one record to send. Headers are the record's properties
-// (spec P-02). A zero Timestamp means "now". Send copies what it needs
-// before it returns: the record and its slices may be reused at once.
+// (spec P-02). A zero Timestamp means "now": read at Send, the read shared
+// with the records sent within about a millisecond (recordClock.stamp).
+// Send copies what it needs before it returns: the record and its slices
+// may be reused at once.
 type ProducerRecord struct {
 	Topic     string
 	Key       []byte
