@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
 )
 
@@ -163,7 +164,12 @@ func (f *NodeFeed) Update(msg tea.Msg) {
 			f.OKAt, f.errSince = m.At, time.Time{}
 		}
 	case common.PollErrMsg:
-		if m.Res == common.ResSummary && f.errSince.IsZero() {
+		// Its own poll failed, or another list's could not reach the
+		// cluster at all since the node list last answered: either way
+		// the rows are no longer the nodes' state now (a node that died
+		// after the last node poll must not go on saying "running").
+		lost := m.Res == common.ResSummary || (health.Unreachable(m.Err) && m.At.After(f.OKAt))
+		if lost && f.errSince.IsZero() {
 			f.errSince = m.At
 		}
 	}
