@@ -68,8 +68,15 @@ type queuePutJSON struct {
 }
 
 type queueDeleteJSON struct {
-	Queue   string `json:"queue"`
-	Deleted bool   `json:"deleted"`
+	Queue    string `json:"queue"`
+	Executed bool   `json:"executed"`
+	Deleted  bool   `json:"deleted"` // the queue is gone (executed and accepted)
+	// Depth and InFlight are what the queue holds at the plan: lost with it.
+	Depth    int64 `json:"depth"`
+	InFlight int64 `json:"in_flight"`
+	// DeadLetterOf are the queues whose dead-letter queue this is: the
+	// engine refuses the delete while there is one.
+	DeadLetterOf []string `json:"dead_letter_of"`
 }
 
 type moveJSON struct {
@@ -244,22 +251,64 @@ func printQueueProperty(w *table, q queueJSON) {
 }
 
 func (a *app) queueDeleteCommand(f *adminFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a queue and its messages (refused while it is another queue's dead-letter queue)",
-		Args:  cobra.ExactArgs(1),
+	var execute bool
+	cmd := &cobra.Command{
+		Use:   "delete NAME [--execute]",
+		Short: "Plan (or, with --execute, make) the deletion of a queue with its messages",
+		Long: "queue delete prints what the deletion takes (the queue's messages, and whether it is\n" +
+			"another queue's dead-letter queue, which the engine refuses) and changes nothing unless\n" +
+			"--execute. This cannot be undone.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
-			if err := t.qm.DeleteQueue(t.ctx, args[0]); err != nil {
-				return err
-			}
-			return t.emit(queueDeleteJSON{args[0], true}, func(w *table) { w.row("deleted queue", args[0]) })
+			return t.queueDelete(args[0], execute)
 		},
 	}
+	cmd.Flags().BoolVar(&execute, "execute", false, "delete the queue (default: only print the plan)")
+	return cmd
+}
+
+// queueDelete plans the deletion of queue from the queue list and, with
+// execute, makes it; the output says what the plan saw either way.
+func (t *adminTarget) queueDelete(name string, execute bool) error {
+	if _, err := t.qm.QueueProperty(t.ctx, name); err != nil {
+		return err // an unknown queue: "queue X: no such queue" (notFound)
+	}
+	qs, err := t.qm.Queues(t.ctx)
+	if err != nil {
+		return err
+	}
+	out := queueDeleteJSON{Queue: name, DeadLetterOf: []string{}}
+	for _, q := range qs {
+		if q.Name == name {
+			out.Depth, out.InFlight = q.Depth, q.InFlight
+		}
+		if q.Property.DeadLetterQueue == name && q.Name != name {
+			out.DeadLetterOf = append(out.DeadLetterOf, q.Name)
+		}
+	}
+	if execute {
+		if err := t.qm.DeleteQueue(t.ctx, name); err != nil {
+			return err
+		}
+		out.Executed, out.Deleted = true, true
+	}
+	return t.emit(out, func(w *table) {
+		head := "planned (nothing changed; add --execute to delete it)"
+		if out.Executed {
+			head = "deleted"
+		}
+		w.row(fmt.Sprintf("queue %s: delete %s (%s in flight); %s", name,
+			numfmt.Plural(out.Depth, "message"), numfmt.Thousands(out.InFlight), head))
+		if len(out.DeadLetterOf) > 0 {
+			w.row(fmt.Sprintf("it is the dead-letter queue of %s: the engine refuses the delete until they name another",
+				strings.Join(out.DeadLetterOf, ", ")))
+		}
+	})
 }
 
 // openQueue opens queue in an auto-commit session on the target's data

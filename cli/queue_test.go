@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,12 +156,32 @@ func TestQueueCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MIMQE_READ_ONLY (Get refused") {
 		t.Fatalf("get --read-only: %v", err)
 	}
-	_, _, err = runAdminCLI(t, with(tgt, "queue", "delete", "ORDERS.DLQ")...)
+	// A delete is planned first: what it takes, and that the engine refuses
+	// to delete a dead-letter queue in use; nothing changes without --execute.
+	if p := jsonOf[queueDeleteJSON](t, with(tgt, "queue", "delete", "ORDERS.DLQ")...); p.Executed || p.Deleted || !slices.Equal(p.DeadLetterOf, []string{"ORDERS"}) {
+		t.Fatalf("plan of the DLQ's delete %+v", p)
+	}
+	_, _, err = runAdminCLI(t, with(tgt, "queue", "delete", "ORDERS.DLQ", "--execute")...)
 	if err == nil || !strings.Contains(err.Error(), "dead-letter queue of ORDERS") {
 		t.Fatalf("delete of a DLQ in use: %v", err)
 	}
-	if d := jsonOf[queueDeleteJSON](t, with(tgt, "queue", "delete", "ORDERS")...); !d.Deleted {
-		t.Fatalf("delete %+v", d)
+	del := jsonOf[queueDeleteJSON](t, with(tgt, "queue", "delete", "ORDERS")...)
+	if del.Executed || del.Deleted || del.Depth != 3 || len(del.DeadLetterOf) != 0 {
+		t.Fatalf("plan of ORDERS' delete (3 messages) %+v", del)
+	}
+	if b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "ORDERS")...); b.Depth != 3 {
+		t.Fatalf("the plan deleted something: ORDERS %+v", b)
+	}
+	out, _, err = runAdminCLI(t, with(tgt, "queue", "delete", "ORDERS")...)
+	if err != nil || !strings.Contains(out, "queue ORDERS: delete 3 messages (0 in flight); planned (nothing changed; add --execute to delete it)") {
+		t.Fatalf("the plan's words: %v\n%s", err, out)
+	}
+	if d := jsonOf[queueDeleteJSON](t, with(tgt, "queue", "delete", "ORDERS", "--execute")...); !d.Executed || !d.Deleted || d.Depth != 3 {
+		t.Fatalf("delete --execute %+v", d)
+	}
+	_, _, err = runAdminCLI(t, with(tgt, "queue", "browse", "ORDERS")...)
+	if err == nil || !strings.Contains(err.Error(), "no such queue") {
+		t.Fatalf("ORDERS after the delete: %v", err)
 	}
 }
 
