@@ -251,25 +251,12 @@ func printQueueProperty(w *table, q queueJSON) {
 }
 
 func (a *app) queueDeleteCommand(f *adminFlags) *cobra.Command {
-	var execute bool
-	cmd := &cobra.Command{
-		Use:   "delete NAME [--execute]",
-		Short: "Plan (or, with --execute, make) the deletion of a queue with its messages",
-		Long: "queue delete prints what the deletion takes (the queue's messages, and whether it is\n" +
-			"another queue's dead-letter queue, which the engine refuses) and changes nothing unless\n" +
+	return a.plannedCommand(f, "delete", "Plan (or, with --execute, make) the deletion of a queue with its messages",
+		"queue delete prints what the deletion takes (the queue's messages, and whether it is\n"+
+			"another queue's dead-letter queue, which the engine refuses) and changes nothing unless\n"+
 			"--execute. This cannot be undone.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.queueDelete(args[0], execute)
-		},
-	}
-	cmd.Flags().BoolVar(&execute, "execute", false, "delete the queue (default: only print the plan)")
-	return cmd
+		"delete the queue (default: only print the plan)",
+		func(t *adminTarget, name string, execute bool) error { return t.queueDelete(name, execute) })
 }
 
 // queueDelete plans the deletion of queue from the queue list and, with

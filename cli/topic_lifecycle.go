@@ -88,27 +88,36 @@ func (a *app) topicLifecycleCommands(f *adminFlags) []*cobra.Command {
 }
 
 func (a *app) topicRemoveCommand(f *adminFlags, action string) *cobra.Command {
-	var execute bool
 	short := map[string]string{
 		"delete": "Plan (or, with --execute, make) the deletion of a topic with its records and its groups' commits",
 		"flush":  "Plan (or, with --execute, make) the emptying of a topic: every record and its groups' commits go",
 	}[action]
+	return a.plannedCommand(f, action, short,
+		"Prints what is lost (the records the topic holds and the groups with offsets on it)\n"+
+			"and changes nothing unless --execute. This cannot be undone.",
+		action+" the topic (default: only print the plan)",
+		func(t *adminTarget, name string, execute bool) error { return t.topicRemove(action, name, execute) })
+}
+
+// plannedCommand is a command ACTION NAME [--execute] on one named object:
+// run prints the plan, and makes the change only with --execute.
+func (a *app) plannedCommand(f *adminFlags, action, short, long, executeUsage string, run func(t *adminTarget, name string, execute bool) error) *cobra.Command {
+	var execute bool
 	cmd := &cobra.Command{
 		Use:   action + " NAME [--execute]",
 		Short: short,
-		Long: "Prints what is lost (the records the topic holds and the groups with offsets on it)\n" +
-			"and changes nothing unless --execute. This cannot be undone.",
-		Args: cobra.ExactArgs(1),
+		Long:  long,
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {
 				return err
 			}
 			defer t.close()
-			return t.topicRemove(action, args[0], execute)
+			return run(t, args[0], execute)
 		},
 	}
-	cmd.Flags().BoolVar(&execute, "execute", false, action+" the topic (default: only print the plan)")
+	cmd.Flags().BoolVar(&execute, "execute", false, executeUsage)
 	return cmd
 }
 
