@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -126,16 +125,11 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, allContexts)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
 	// A hub's spokes are watched one by one, as listed at start, and the
 	// hub followed for those that link later.
-	spokes := hasAllSpokes(rs)
-	rs, hubs, err := expandHubs(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	rs, hubs, spokes, err := a.resolveWatched(cmd, allContexts)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return err
 	}
 	if len(rs) > 1 || spokes {
 		return a.runFleetExporter(cmd, listen, f, rs, hubs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -90,6 +91,24 @@ func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writ
 const maxSpokes = ui.DefaultMaxSpokes
 
 // hasAllSpokes reports whether a context of rs is `spokes: all`.
+// resolveWatched resolves the contexts serve or the exporter watches
+// (--context a,b,c, --all-contexts) and lists every `spokes: all` hub's
+// spokes now, each watched as its own cluster; the hubs are returned to be
+// followed for spokes that link later, and spokes says whether a context
+// was such a hub. Errors are usage errors (exit 2).
+func (a *app) resolveWatched(cmd *cobra.Command, allContexts bool) (rs []config.Resolved, hubs []fleetHub, spokes bool, err error) {
+	rs, err = config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, allContexts)
+	if err != nil {
+		return nil, nil, false, &exitError{code: 2, err: err}
+	}
+	spokes = hasAllSpokes(rs)
+	rs, hubs, err = expandHubs(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	if err != nil {
+		return nil, nil, false, &exitError{code: 2, err: err}
+	}
+	return rs, hubs, spokes, nil
+}
+
 func hasAllSpokes(rs []config.Resolved) bool {
 	return slices.ContainsFunc(rs, func(r config.Resolved) bool { return r.Context.AllSpokes })
 }

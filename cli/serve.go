@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -184,16 +183,11 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err := f.monitor.check(cmd); err != nil {
 		return err
 	}
-	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, f.allContexts)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
 	// A hub's spokes listed at start are served one by one, each with its
 	// shared poller; the server follows the hub for those that link later.
-	spokes := hasAllSpokes(rs)
-	rs, hubs, err := expandHubs(cmd.Context(), rs, maxSpokes, cmd.ErrOrStderr(), nil)
+	rs, hubs, spokes, err := a.resolveWatched(cmd, f.allContexts)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return err
 	}
 	sc, err := serveSettings(cmd, rs[0].File.Serve, f)
 	if err != nil {
