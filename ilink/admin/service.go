@@ -107,6 +107,11 @@ func Connect(ctx context.Context, addr string, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.connect(ctx)
+}
+
+// connect opens the first connection of a service New or NewSpoke made.
+func (s *Service) connect(ctx context.Context) (*Service, error) {
 	c, hello, err := s.dial(ctx, s.addr)
 	if err != nil {
 		return nil, err
@@ -583,12 +588,7 @@ func connectSpoke(ctx context.Context, hubAddr, name, key string, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	c, hello, err := s.dial(ctx, s.addr)
-	if err != nil {
-		return nil, err
-	}
-	s.install(c, hello, s.addr)
-	return s, nil
+	return s.connect(ctx)
 }
 
 // switchToSpoke sends SPOKE SWITCH on c, then HELLO again: the second
