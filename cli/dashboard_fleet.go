@@ -110,12 +110,7 @@ func (h fleetHub) member(spoke string) fleetMember {
 func listSpokes(ctx context.Context, c config.Context) ([]admin.SpokeProperty, error) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	svc, err := admin.Connect(cctx, c.Hub, admin.Options{ClientName: c.ClientName, ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer svc.Close()
-	return svc.SpokeList(cctx)
+	return admin.ListSpokes(cctx, c.Hub, admin.Options{ClientName: c.ClientName})
 }
 
 // runFleetProgram runs the Fleet dashboard on ms, and on the spokes of

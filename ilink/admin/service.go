@@ -541,6 +541,19 @@ func (s *Service) SpokeList(ctx context.Context) ([]SpokeProperty, error) {
 	return out, nil
 }
 
+// ListSpokes asks the hub at hubAddr for its spokes on a connection of
+// its own, closed before it returns (read-only): what a watcher that
+// follows a hub's spoke list does on each look.
+func ListSpokes(ctx context.Context, hubAddr string, opt Options) ([]SpokeProperty, error) {
+	opt.ReadOnly = true
+	svc, err := Connect(ctx, hubAddr, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	return svc.SpokeList(ctx)
+}
+
 // ---- hub / spoke ----
 
 // ConnectToSpoke is connectToSpoke(hubHost, hubPort, appName, spokeName):

@@ -278,12 +278,7 @@ func TestFleetFollowsSpokes(t *testing.T) {
 	const every = time.Second
 	hub := startHub(t)
 	list := func(ctx context.Context) ([]admin.SpokeProperty, error) {
-		svc, err := admin.Connect(ctx, hub.AdminAddrs()[0], admin.Options{ReadOnly: true})
-		if err != nil {
-			return nil, err
-		}
-		defer svc.Close()
-		return svc.SpokeList(ctx)
+		return admin.ListSpokes(ctx, hub.AdminAddrs()[0], admin.Options{})
 	}
 	known, err := list(context.Background())
 	if err != nil || len(known) != 2 {

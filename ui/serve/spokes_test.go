@@ -46,12 +46,7 @@ func linkSpoke(t *testing.T, hub *engine.Engine, name string) *engine.Engine {
 // cli builds them.
 func followedHub(t *testing.T, hub *engine.Engine, every time.Duration) func(*Config, config.Context) {
 	list := func(ctx context.Context) ([]admin.SpokeProperty, error) {
-		svc, err := admin.Connect(ctx, hub.AdminAddrs()[0], admin.Options{ReadOnly: true})
-		if err != nil {
-			return nil, err
-		}
-		defer svc.Close()
-		return svc.SpokeList(ctx)
+		return admin.ListSpokes(ctx, hub.AdminAddrs()[0], admin.Options{})
 	}
 	return func(cfg *Config, cc config.Context) {
 		spoke := func(name string) (Cluster, error) {
