@@ -197,22 +197,14 @@ func TestExporterOverAHubsSpokes(t *testing.T) {
 	followQuickly(t, file)
 	ex := startCLI(t, file, "exporter", "--context", "plants", "--listen", "127.0.0.1:0")
 	base := "http://" + regexpAddr(t, ex)
-	var text string
-	ilinktest.WaitFor(t, exporterWait, "both spokes on /metrics", func() bool {
-		_, text = httpGet(t, base+"/metrics")
-		p1, ok1 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`)
-		p2, ok2 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-2"}`)
-		return ok1 && ok2 && p1 == 1 && p2 == 1 && strings.Contains(text, `ilinkdash_topic_partitions_offline{context="plants/plant-2",topic="ORDERS"} 0`)
-	})
+	text := waitSeries(t, base, "both spokes on /metrics", map[string]float64{
+		`ilinkdash_cluster_reachable{context="plants/plant-1"}`: 1, `ilinkdash_cluster_reachable{context="plants/plant-2"}`: 1},
+		`ilinkdash_topic_partitions_offline{context="plants/plant-2",topic="ORDERS"} 0`)
 	if strings.Contains(text, `ilinkdash_topic_partitions_offline{context="plants/plant-1",topic="ORDERS"}`) {
 		t.Fatal("plant-1's series show plant-2's topic")
 	}
 	linkPlant3(t, hub)
-	ilinktest.WaitFor(t, exporterWait, "plant-3 on /metrics", func() bool {
-		_, text = httpGet(t, base+"/metrics")
-		v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-3"}`)
-		return ok && v == 1
-	})
+	waitSeries(t, base, "plant-3 on /metrics", map[string]float64{`ilinkdash_cluster_reachable{context="plants/plant-3"}`: 1})
 	if out := ex.out.String(); !strings.Contains(out, "history-plants_plant-3.db") || !strings.Contains(out, "spoke plant-3 linked, watched as plants/plant-3") {
 		t.Errorf("plant-3's lag history or its line:\n%s", out)
 	}

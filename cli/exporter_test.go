@@ -122,6 +122,28 @@ func seriesValue(text, series string) (float64, bool) {
 	return 0, false
 }
 
+// waitSeries scrapes base's /metrics until every series in want has its
+// value and the text holds each of also, and returns that scrape.
+func waitSeries(t *testing.T, base, what string, want map[string]float64, also ...string) string {
+	t.Helper()
+	var text string
+	ilinktest.WaitFor(t, exporterWait, what, func() bool {
+		_, text = httpGet(t, base+"/metrics")
+		for series, v := range want {
+			if got, ok := seriesValue(text, series); !ok || got != v {
+				return false
+			}
+		}
+		for _, a := range also {
+			if !strings.Contains(text, a) {
+				return false
+			}
+		}
+		return true
+	})
+	return text
+}
+
 // healthWord is the group's ilinkdash_group_health word: its series at 1.
 func healthWord(text, ctxName, group string) string {
 	re := regexp.MustCompile(`(?m)^ilinkdash_group_health\{context="` + regexp.QuoteMeta(ctxName) + `",group="` +

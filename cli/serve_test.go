@@ -426,22 +426,13 @@ func TestServeMetricsOverAHubsSpokes(t *testing.T) {
 	sv := startCLI(t, file, "serve", "--context", "plants", "--listen", "127.0.0.1:0", "--operator-keys", keys,
 		"--host-key", filepath.Join(dir, "hostkey"), "--metrics", "127.0.0.1:0")
 	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+) .*plants/plant-1, plants/plant-2`))
-	var text string
-	ilinktest.WaitFor(t, exporterWait, "both spokes on /metrics", func() bool {
-		_, text = httpGet(t, base+"/metrics")
-		p1, ok1 := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`)
-		lag, ok2 := seriesValue(text, `ilinkdash_group_total_lag{context="plants/plant-2",group="billing"}`)
-		return ok1 && ok2 && p1 == 1 && lag == 4
-	})
+	text := waitSeries(t, base, "both spokes on /metrics", map[string]float64{
+		`ilinkdash_cluster_reachable{context="plants/plant-1"}`: 1, `ilinkdash_group_total_lag{context="plants/plant-2",group="billing"}`: 4})
 	if strings.Contains(text, `{context="plants/plant-1",group="billing"}`) {
 		t.Error("plant-1's series show plant-2's group")
 	}
 	linkPlant3(t, hub)
-	ilinktest.WaitFor(t, exporterWait, "plant-3 on /metrics", func() bool {
-		_, text = httpGet(t, base+"/metrics")
-		v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-3"}`)
-		return ok && v == 1
-	})
+	text = waitSeries(t, base, "plant-3 on /metrics", map[string]float64{`ilinkdash_cluster_reachable{context="plants/plant-3"}`: 1})
 	if v, ok := seriesValue(text, `ilinkdash_cluster_reachable{context="plants/plant-1"}`); !ok || v != 1 {
 		t.Errorf("plant-1's series after plant-3 joined: %v %v", v, ok)
 	}
