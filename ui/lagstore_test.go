@@ -37,13 +37,7 @@ func TestPollsAreRecorded(t *testing.T) {
 		t.Errorf("cluster in %v: the demo has traffic", in)
 	}
 	// The group detail draws it.
-	hs.key("3", "/")
-	hs.typeText("payment-audit")
-	hs.key("enter", "enter")
-	hs.warm(1)
-	if s := hs.screen(); !strings.Contains(s, "Lag · last 1h") || !strings.Contains(s, "now") {
-		t.Fatalf("no lag chart:\n%s", s)
-	}
+	hs.mustChartGroup("payment-audit")
 }
 
 // A history file set aside (or none: in use) is said on the hint line at
@@ -118,11 +112,18 @@ func TestSharedLagHistoryIsReadOnly(t *testing.T) {
 	if pts, _ := st.Query(lagfile.GroupLag("payment-audit"), time.Hour); len(pts) != 4 || pts[3].V != 300 {
 		t.Errorf("payment-audit's lag %v, want the 4 points recorded before (the root recorded into a shared history)", pts)
 	}
+	hs.mustChartGroup("payment-audit")
+}
+
+// mustChartGroup opens group's detail on the Groups tab and fails unless
+// it draws the lag chart over the last hour.
+func (hs *harness) mustChartGroup(group string) {
+	hs.t.Helper()
 	hs.key("3", "/")
-	hs.typeText("payment-audit")
+	hs.typeText(group)
 	hs.key("enter", "enter")
 	hs.warm(1)
 	if s := hs.screen(); !strings.Contains(s, "Lag · last 1h") || !strings.Contains(s, "now") {
-		t.Fatalf("no lag chart:\n%s", s)
+		hs.t.Fatalf("no lag chart:\n%s", s)
 	}
 }
