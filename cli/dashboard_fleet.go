@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"ilinkdash/ui"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
+	"ilinkdash/ui/sanitize"
 )
 
 // DemoFleet is the --demo value that starts the fleet demo.
@@ -106,12 +108,29 @@ func (h fleetHub) member(spoke string) fleetMember {
 	return fleetMember{r: mr, live: contextLive(mr.Context, h.logf), set: h.set, demo: h.demo}
 }
 
-// listSpokes asks a hub context's hub for its spokes (read-only).
+// listSpokes asks a hub context's hub for its spokes (read-only). A
+// spoke's name becomes a context name, a tab, log and audit lines and a
+// file name: one the sanitizer would change (control bytes, escapes) or
+// longer than maxSpokeName is left out, whatever the hub says.
 func listSpokes(ctx context.Context, c config.Context) ([]admin.SpokeProperty, error) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return admin.ListSpokes(cctx, c.Hub, admin.Options{ClientName: c.ClientName})
+	spokes, err := admin.ListSpokes(cctx, c.Hub, admin.Options{ClientName: c.ClientName})
+	return plainSpokes(spokes), err
 }
+
+// plainSpokes are the spokes whose names can be shown and used as they
+// are: not empty, at most maxSpokeName bytes, nothing the sanitizer
+// would escape. Our engine refuses other names at registration; another
+// hub may not.
+func plainSpokes(spokes []admin.SpokeProperty) []admin.SpokeProperty {
+	return slices.DeleteFunc(spokes, func(sp admin.SpokeProperty) bool {
+		return sp.Name == "" || len(sp.Name) > maxSpokeName || sanitize.String(sp.Name) != sp.Name
+	})
+}
+
+// maxSpokeName bounds a spoke name taken from a hub (bytes).
+const maxSpokeName = 64
 
 // runFleetProgram runs the Fleet dashboard on ms, and on the spokes of
 // hubs as they come, until the user quits.

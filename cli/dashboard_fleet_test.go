@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,20 @@ func TestFleetDemoClusters(t *testing.T) {
 	gs, err := q(ms[2]).GroupList(ctx)
 	if err != nil || len(gs) != 1 || gs[0].Name != "billing" || gs[0].Members != 0 {
 		t.Fatalf("hub/plant-2's groups: %v %+v", err, gs)
+	}
+}
+
+// A spoke name from the hub becomes a context, tab, log line and file
+// name: one with terminal escapes, an empty one or a too long one is left
+// out of the list (another hub than ours may list them).
+func TestPlainSpokesLeavesOutNamesTheTerminalWouldEscape(t *testing.T) {
+	in := []admin.SpokeProperty{{Name: "plant-1"}, {Name: "evil\x1b[2J\x1b]0;owned\x07"}, {Name: ""},
+		{Name: strings.Repeat("p", maxSpokeName+1)}, {Name: "plant-2\nforged log line"}, {Name: strings.Repeat("q", maxSpokeName)}}
+	var got []string
+	for _, sp := range plainSpokes(in) {
+		got = append(got, sp.Name)
+	}
+	if want := []string{"plant-1", strings.Repeat("q", maxSpokeName)}; !slices.Equal(got, want) {
+		t.Fatalf("plainSpokes kept %q, want %q", got, want)
 	}
 }
