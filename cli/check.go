@@ -131,7 +131,7 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		if f.embedded {
 			return checkUsage(cmd, "--embedded with several contexts: it judges one fresh engine")
 		}
-		rs, failed := checkSpokes(cmd.Context(), rs)
+		rs, failed := checkSpokes(cmd.Context(), rs, cmd.ErrOrStderr())
 		return a.checkContexts(cmd, f, filter, rs, failed)
 	}
 	res := a.checkOne(cmd.Context(), rs[0], f, filter)

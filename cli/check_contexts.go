@@ -47,8 +47,8 @@ func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter
 	// connection per spoke at the same time.
 	slots := make(chan struct{}, checkParallel)
 	for i, r := range rs {
+		slots <- struct{}{} // a goroutine only once it may run
 		wg.Go(func() {
-			slots <- struct{}{}
 			defer func() { <-slots }()
 			res := checkResult{usage: failed[r.Context.Name]}
 			if res.usage == nil {
@@ -81,10 +81,11 @@ const checkParallel = 16
 // spoke its hub lists, running or not, named CONTEXT/SPOKE: a cron job
 // checking a hub wants every spoke judged, the worst one its exit status
 // (a spoke that is not linked is UNKNOWN, as an unreachable cluster). A
-// hub whose list cannot be read stays one context, failed with why.
-func checkSpokes(ctx context.Context, rs []config.Resolved) ([]config.Resolved, map[string]error) {
+// hub whose list cannot be read stays one context, failed with why. At
+// most maxSpokes a hub are judged, the others said on warn.
+func checkSpokes(ctx context.Context, rs []config.Resolved, warn io.Writer) ([]config.Resolved, map[string]error) {
 	failed := map[string]error{}
-	out, _ := expandAllSpokes(ctx, rs, 0, nil, failed) // no error with failed
+	out, _, _ := expandHubs(ctx, rs, maxSpokes, warn, failed) // no error with failed
 	return out, failed
 }
 

@@ -49,18 +49,13 @@ func spokeRoute(c *config.Context) (*ilink.HubRoute, error) {
 	return hub, nil
 }
 
-// expandAllSpokes replaces each `spokes: all` context of rs by one spoke
+// expandHubs replaces each `spokes: all` context of rs by one spoke
 // context per spoke its hub lists now (running or not), named
-// CONTEXT/SPOKE; with max > 0 at most max per hub, the others said on
-// warn. A hub whose list cannot be read ends it with the error, or with
-// failed given stays one context, its error in failed by name.
-func expandAllSpokes(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, error) {
-	out, _, err := expandHubs(ctx, rs, max, warn, failed)
-	return out, err
-}
-
-// expandHubs is expandAllSpokes that also returns each expanded hub with
-// the list it was expanded from (serve follows them: serve.Hub).
+// CONTEXT/SPOKE, and returns each expanded hub with the list it was
+// expanded from (serve and the exporter follow them); at most max per hub
+// (max > 0), the others said on warn. A hub whose list cannot be read
+// ends it with the error, or with failed given stays one context, its
+// error in failed by name.
 func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, []fleetHub, error) {
 	var out []config.Resolved
 	var hubs []fleetHub
@@ -90,7 +85,6 @@ func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writ
 // maxSpokes is how many spokes of one hub the exporter watches.
 const maxSpokes = ui.DefaultMaxSpokes
 
-// hasAllSpokes reports whether a context of rs is `spokes: all`.
 // resolveWatched resolves the contexts serve or the exporter watches
 // (--context a,b,c, --all-contexts) and lists every `spokes: all` hub's
 // spokes now, each watched as its own cluster; the hubs are returned to be
@@ -109,6 +103,7 @@ func (a *app) resolveWatched(cmd *cobra.Command, allContexts bool) (rs []config.
 	return rs, hubs, spokes, nil
 }
 
+// hasAllSpokes reports whether a context of rs is `spokes: all`.
 func hasAllSpokes(rs []config.Resolved) bool {
 	return slices.ContainsFunc(rs, func(r config.Resolved) bool { return r.Context.AllSpokes })
 }
