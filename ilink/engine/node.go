@@ -77,10 +77,10 @@ type endpoint struct {
 	down bool
 }
 
-// listen binds the listener without accepting yet.
 // rebindWait bounds how long a restarted node waits for its old port.
 const rebindWait = 3 * time.Second
 
+// listen binds the listener without accepting yet.
 func (ep *endpoint) listen() error {
 	ln, err := net.Listen("tcp", ep.addr)
 	// A restarted node reopens its old port. While it was down that port
