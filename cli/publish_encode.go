@@ -67,7 +67,7 @@ func (e *recordEncoder) precheck(f publishFlags, b *recordBuilder, rec ilink.Pro
 		if f.file == "-" {
 			return nil
 		}
-		return e.precheckFile(f.file, b, rec)
+		return e.precheckFile(f.file, f.count, b, rec)
 	}
 	b.build(&rec, 0, []byte(f.value))
 	if err := e.encode(&rec); err != nil {
@@ -76,9 +76,10 @@ func (e *recordEncoder) precheck(f publishFlags, b *recordBuilder, rec ilink.Pro
 	return nil
 }
 
-// precheckFile encodes every line of file in a first pass.
-func (e *recordEncoder) precheckFile(file string, b *recordBuilder, rec ilink.ProducerRecord) error {
-	return eachLine(file, func(line int, text []byte) error {
+// precheckFile encodes the lines of file the run will send (the first
+// count, 0 = every one) in a first pass.
+func (e *recordEncoder) precheckFile(file string, count int, b *recordBuilder, rec ilink.ProducerRecord) error {
+	return eachLine(file, count, func(line int, text []byte) error {
 		b.build(&rec, int64(line-1), text)
 		if err := e.encode(&rec); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("publish: nothing sent: --file %s line %d: %w", file, line, err)}
@@ -87,9 +88,10 @@ func (e *recordEncoder) precheckFile(file string, b *recordBuilder, rec ilink.Pr
 	})
 }
 
-// eachLine calls fn with every line of file (numbered from 1), stopping
-// at its first error; a line longer than a frame is an error (exit 2).
-func eachLine(file string, fn func(line int, text []byte) error) error {
+// eachLine calls fn with the first limit lines of file (0 = every line;
+// numbered from 1), stopping at its first error; a line longer than a
+// frame is an error (exit 2).
+func eachLine(file string, limit int, fn func(line int, text []byte) error) error {
 	fh, err := os.Open(file)
 	if err != nil {
 		return err
@@ -97,14 +99,14 @@ func eachLine(file string, fn func(line int, text []byte) error) error {
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 64<<10), wire.DefaultMaxFrame)
-	for line := 1; sc.Scan(); line++ {
+	for line := 1; (limit == 0 || line <= limit) && sc.Scan(); line++ {
 		if err := fn(line, sc.Bytes()); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return &exitError{code: 2, err: fmt.Errorf("nothing sent: --file %s: a line longer than %d bytes", file, wire.DefaultMaxFrame)}
+			return &exitError{code: 2, err: fmt.Errorf("--file %s: a line longer than %d bytes; nothing was sent", file, wire.DefaultMaxFrame)}
 		}
 		return fmt.Errorf("--file %s: %w", file, err)
 	}
@@ -125,8 +127,9 @@ func queueCodec(set *schema.Set, queue string, raw bool) schema.Codec {
 // precheckBodies encodes what queue put will put before the queue is
 // opened, so JSON that does not fit is refused with nothing put: the
 // --value template expanded for message 0, or every line of a --file
-// that is a file (stdin is checked message by message as it is read).
-func precheckBodies(c schema.Codec, tmpl *template.Template, file string) error {
+// that is a file, up to count (stdin is checked message by message as it
+// is read).
+func precheckBodies(c schema.Codec, tmpl *template.Template, file string, count int) error {
 	refuse := func(where string, err error) error {
 		return &exitError{code: 2, err: fmt.Errorf("queue put: nothing put: %svalue: %w", where, err)}
 	}
@@ -139,7 +142,7 @@ func precheckBodies(c schema.Codec, tmpl *template.Template, file string) error 
 	if file == "" || file == "-" {
 		return nil
 	}
-	return eachLine(file, func(line int, text []byte) error {
+	return eachLine(file, count, func(line int, text []byte) error {
 		if _, err := c.Encode(text); err != nil {
 			return refuse(fmt.Sprintf("--file %s line %d: ", file, line), err)
 		}

@@ -376,7 +376,7 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 			}
 			codec := queueCodec(set, args[0], raw)
 			if codec != nil {
-				if err := precheckBodies(codec, tmpl, file); err != nil {
+				if err := precheckBodies(codec, tmpl, file, count); err != nil {
 					return err
 				}
 			}

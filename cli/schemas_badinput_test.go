@@ -159,6 +159,17 @@ func TestQueuePutJSONThatDoesNotFitPutsNothing(t *testing.T) {
 	if b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "SHOP.Q")...); b.Depth != 0 {
 		t.Fatalf("depth %d after refused puts, want 0", b.Depth)
 	}
+	// --count 1 puts the first line only: the bad second line, never put,
+	// does not refuse it.
+	if _, _, err := runAdminCLI(t, with(tgt, append([]string{"queue", "put", "SHOP.Q", "--file", file, "--count", "1"}, flags...)...)...); err != nil {
+		t.Fatalf("put of a file's first line, its second not fitting: %v", err)
+	}
+	if b := jsonOf[browseJSON](t, with(tgt, "queue", "browse", "SHOP.Q")...); b.Depth != 1 {
+		t.Fatalf("depth %d after --count 1, want 1", b.Depth)
+	}
+	if _, _, err := runAdminCLI(t, with(tgt, "queue", "get", "SHOP.Q")...); err != nil {
+		t.Fatal(err)
+	}
 	// Stdin is checked as it is read: the run stops at the bad line.
 	_, _, err = runCLI(t, "{\"id\":\"a\"}\n{\"id\":7}\n{\"id\":\"c\"}\n", with(tgt, append([]string{"queue", "put", "SHOP.Q", "--file", "-"}, flags...)...)...)
 	wantExit(t, err, 2, "message 2 of SHOP.Q does not fit its schema (1 put before it)")
