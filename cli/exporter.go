@@ -139,7 +139,9 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	if err := hcfg.Validate(); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	cfg, stop, err := startLogged(cmd, r)
+	var debugLog commandLog
+	defer debugLog.close() // deferred first: closed last
+	cfg, stop, err := startLogged(cmd, r, &debugLog)
 	if err != nil {
 		return err
 	}
@@ -168,20 +170,49 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	return m.run(cmd.Context(), ln)
 }
 
-// startLogged opens the debug log (--debug) and starts the cluster of r
-// (startCluster: the embedded demo when nothing is configured), as serve
-// and the exporter do; stop ends both.
-func startLogged(cmd *cobra.Command, r config.Resolved) (cfg live.Config, stop func(), err error) {
-	debugf, logCloser, err := debugLogger(r)
-	if err != nil {
-		return live.Config{}, nil, &exitError{code: 2, err: err}
+// commandLog is a command's one debug log (--debug), opened for its first
+// cluster and shared by the others, a spoke linking later included: the
+// file rotates by its size, and two writers on it would each rotate it
+// under the other.
+type commandLog struct {
+	mu     sync.Mutex
+	opened bool
+	debugf func(string, ...any)
+	closer io.Closer
+}
+
+func (l *commandLog) open(r config.Resolved) (func(string, ...any), error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.opened {
+		debugf, closer, err := debugLogger(r)
+		if err != nil {
+			return nil, &exitError{code: 2, err: err}
+		}
+		l.opened, l.debugf, l.closer = true, debugf, closer
 	}
-	cfg, stopCluster, err := startCluster(cmd.Context(), r, debugf)
+	return l.debugf, nil
+}
+
+// close closes the log, after every cluster that wrote to it has stopped.
+func (l *commandLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closer != nil {
+		l.closer.Close()
+		l.closer = nil
+	}
+}
+
+// startLogged starts the cluster of r (startCluster: the embedded demo
+// when nothing is configured) logging to the command's debug log, as
+// serve and the exporter do; stop stops the cluster.
+func startLogged(cmd *cobra.Command, r config.Resolved, log *commandLog) (cfg live.Config, stop func(), err error) {
+	debugf, err := log.open(r)
 	if err != nil {
-		logCloser.Close()
 		return live.Config{}, nil, err
 	}
-	return cfg, func() { stopCluster(); logCloser.Close() }, nil
+	return startCluster(cmd.Context(), r, debugf)
 }
 
 // monitorTarget says what is watched, for the banners.

@@ -71,14 +71,21 @@ type exportedSet struct {
 	cmd  *cobra.Command
 	open ui.LagOpener
 	logf func(string, ...any)
+	log  commandLog
 
 	closers
+}
+
+// close closes what the clusters hold, then the debug log they wrote to.
+func (ex *exportedSet) close() {
+	ex.closers.close()
+	ex.log.close()
 }
 
 // start opens r's client and lag history: the member watched through
 // it, and the history its monitor records into (lagKeeper.attach).
 func (ex *exportedSet) start(r config.Resolved, hcfg health.Config) (watchedCluster, *lagKeeper, error) {
-	cfg, stop, err := startLogged(ex.cmd, r)
+	cfg, stop, err := startLogged(ex.cmd, r, &ex.log)
 	if err != nil {
 		return watchedCluster{}, nil, err
 	}

@@ -260,13 +260,20 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 // (serve.Hub.Spoke); close closes everything.
 type servedSet struct {
 	cmd *cobra.Command
+	log commandLog
 	closers
+}
+
+// close closes what the clusters hold, then the debug log they wrote to.
+func (set *servedSet) close() {
+	set.closers.close()
+	set.log.close()
 }
 
 // start starts r's cluster and backends; target is the admin address
 // they reach.
 func (set *servedSet) start(r config.Resolved) (c serve.Cluster, target string, err error) {
-	cfg, stopCluster, err := startLogged(set.cmd, r)
+	cfg, stopCluster, err := startLogged(set.cmd, r, &set.log)
 	if err != nil {
 		return c, "", err
 	}
