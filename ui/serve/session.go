@@ -375,15 +375,20 @@ func (s *Server) pick(cmd []string) (int, error) {
 			return i, nil
 		}
 	}
-	asked := sanitize.String(strings.Join(cmd, " "))
-	if w := 64; len([]rune(asked)) > w {
-		asked = string([]rune(asked)[:w]) + "…"
-	}
+	// The client's command, bounded in bytes before it is read at all,
+	// then sanitized and cut to 64 cells and "…" (quoted as is: %q would escape
+	// the sanitizer's escapes again).
+	asked := strings.Join(cmd, " ")
+	asked = sanitize.Truncate(sanitize.String(asked[:min(len(asked), maxAskedBytes)]), 65)
 	if len(clusters) == 1 && names[0] == "" {
-		return 0, fmt.Errorf("ilinkdash serve: %q is not served here; this server serves one cluster: connect without a command (ssh -t HOST -p PORT)", asked)
+		return 0, fmt.Errorf("ilinkdash serve: \"%s\" is not served here; this server serves one cluster: connect without a command (ssh -t HOST -p PORT)", asked)
 	}
-	return 0, fmt.Errorf("ilinkdash serve: no context %q here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), or without one for the fleet", asked, strings.Join(names, ", "))
+	return 0, fmt.Errorf("ilinkdash serve: no context \"%s\" here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), or without one for the fleet", asked, strings.Join(names, ", "))
 }
+
+// maxAskedBytes bounds how much of an SSH client's command the refusal
+// reads (the command is the client's: any length).
+const maxAskedBytes = 256
 
 // sessionBandwidth lets an SSH client ask for the bandwidth budget of its
 // own link: ILINKDASH_LOW_BANDWIDTH and ILINKDASH_MAX_FPS sent with the

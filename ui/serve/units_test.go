@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"ilinkdash/ui/sanitize"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -282,5 +283,7 @@ func TestPickContext(t *testing.T) {
 	}
 	if _, err := two.pick([]string{"a\x1b[2Jb"}); err == nil || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Errorf("an escape in the asked name reached the refusal: %q", err)
+	} else if want := `"` + sanitize.String("a\x1b[2Jb") + `"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("the refusal %q does not quote the sanitized name once, as %s", err, want)
 	}
 }
