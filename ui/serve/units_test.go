@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"errors"
-	"ilinkdash/ui/sanitize"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/sanitize"
 )
 
 // testPolls is a polls with a fake clock and a counting, gated fetch of
