@@ -222,7 +222,7 @@ func (p *poller) refresh(id common.ResID) tea.Cmd {
 func (p *poller) wake() tea.Cmd {
 	var cmds []tea.Cmd
 	for id, s := range p.res {
-		if !s.inFlight && !s.armed && p.wanted(common.ResID(id)) {
+		if s.idle() && p.wanted(common.ResID(id)) {
 			cmds = append(cmds, p.fetch(common.ResID(id)))
 		}
 	}

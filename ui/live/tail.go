@@ -56,8 +56,9 @@ func TailRecordOf(r *consumer.Record) tail.Record {
 // bytes), so a few kept records could pin many megabytes more than the
 // buffer's byte bound counts.
 func KeptRecordOf(r *consumer.Record) tail.Record {
-	n := len(r.Key) + len(r.Value)
-	for _, h := range r.Headers {
+	tr := TailRecordOf(r)
+	n := len(tr.Key) + len(tr.Value)
+	for _, h := range tr.Headers {
 		n += len(h.Value)
 	}
 	slab := make([]byte, 0, n)
@@ -68,12 +69,9 @@ func KeptRecordOf(r *consumer.Record) tail.Record {
 		slab = append(slab, b...)
 		return slab[len(slab)-len(b) : len(slab) : len(slab)]
 	}
-	tr := tail.Record{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, Key: own(r.Key), Value: own(r.Value)}
-	if len(r.Headers) > 0 {
-		tr.Headers = make([]tail.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			tr.Headers[i] = tail.Header{Key: strings.Clone(h.Key), Value: own(h.Value)}
-		}
+	tr.Key, tr.Value = own(tr.Key), own(tr.Value)
+	for i := range tr.Headers { // TailRecordOf made the slice: ours to change
+		tr.Headers[i] = tail.Header{Key: strings.Clone(tr.Headers[i].Key), Value: own(tr.Headers[i].Value)}
 	}
 	return tr
 }

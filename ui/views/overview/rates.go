@@ -92,11 +92,18 @@ func (v *View) historyCovers() bool {
 	if v.Ctx.History == nil || r.span != v.Ctx.Span() || len(r.in) == 0 || len(r.out) == 0 {
 		return false
 	}
-	oldest := r.in[0].At
-	if r.out[0].At.Before(oldest) {
-		oldest = r.out[0].At
+	return r.at.Sub(r.oldest()) >= minHistoryCover
+}
+
+// oldest is the first point of the read, in or out (zero without points).
+func (r rateHist) oldest() time.Time {
+	if len(r.in) == 0 || len(r.out) == 0 {
+		return time.Time{}
 	}
-	return r.at.Sub(oldest) >= minHistoryCover
+	if r.out[0].At.Before(r.in[0].At) {
+		return r.out[0].At
+	}
+	return r.in[0].At
 }
 
 // historyHint follows the live statistics' caption while a history is
@@ -107,8 +114,8 @@ func (v *View) historyHint(st *common.Styles) string {
 		return ""
 	}
 	hint := " · w: " + v.Ctx.SpanChoices()
-	if r := v.rates; r.span == v.Ctx.Span() && len(r.in) > 0 {
-		hint = " · history since " + common.Clock(r.in[0].At) + hint
+	if r := v.rates; r.span == v.Ctx.Span() && !r.oldest().IsZero() {
+		hint = " · history since " + common.Clock(r.oldest()) + hint
 	}
 	return st.Muted.Render(hint)
 }
