@@ -504,7 +504,7 @@ func readBody(r io.Reader, n, bound int) ([]byte, error) {
 		return nil, nil
 	}
 	const step = 1 << 20
-	if n <= max(step, bound) {
+	if n <= max(step, min(bound, maxPrealloc)) {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(r, b); err != nil {
 			return nil, unexpectedEOF(err)
@@ -524,6 +524,11 @@ func readBody(r io.Reader, n, bound int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// maxPrealloc caps what a bound lets readBody allocate before the bytes
+// arrive: a request's own limits (a fetch's MaxBytes, up to 50 MiB) are
+// not what a peer that announces and then stalls may pin per connection.
+const maxPrealloc = 8 << 20
 
 func unexpectedEOF(err error) error {
 	if err == io.EOF {

@@ -418,7 +418,7 @@ func TestReadBodyBound(t *testing.T) {
 	data := strings.Repeat("0123456789abcdef", n/16+1)[:n]
 	for _, tc := range []struct {
 		bound, firstRead int
-	}{{0, 1 << 20}, {n - 1, 1 << 20}, {n, n}, {8 << 20, n}} {
+	}{{0, 1 << 20}, {n - 1, 1 << 20}, {n, n}, {8 << 20, n}, {64 << 20, n}} {
 		f := &firstReadLen{r: strings.NewReader(data)}
 		b, err := readBody(f, n, tc.bound)
 		if err != nil || string(b) != data {
@@ -430,5 +430,12 @@ func TestReadBodyBound(t *testing.T) {
 		if _, err := readBody(strings.NewReader(data[:n-1]), n, tc.bound); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("bound %d: a body one byte short: err %v", tc.bound, err)
 		}
+	}
+	// Past maxPrealloc a large bound does not allocate ahead: a peer that
+	// announces 9 MiB under a 64 MiB fetch gets a buffer that grows.
+	big := maxPrealloc + 1<<20
+	f := &firstReadLen{r: strings.NewReader(strings.Repeat("x", big))}
+	if b, err := readBody(f, big, 64<<20); err != nil || len(b) != big || f.first != 1<<20 {
+		t.Errorf("9 MiB under a 64 MiB bound: %d bytes, first read %d, err %v; want a 1 MiB first read", len(b), f.first, err)
 	}
 }
