@@ -104,6 +104,7 @@ func TestDescribeEmbeddedJSON(t *testing.T) {
 }
 
 func TestNodeAndGroupCommandsAgainstEngine(t *testing.T) {
+	t.Parallel()
 	e := startTestEngine(t, engine.Config{QueueManager: "QMCLI", Cluster: "CCLI"})
 	adm := e.AdminAddrs()[0]
 

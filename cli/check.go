@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -37,8 +36,12 @@ type checkFlags struct {
 	groups   string
 	maxLag   int64
 	window   time.Duration
-	timeout  time.Duration
-	output   string
+	// stallAfter overrides health.stall-after: check samples for
+	// max(window, stall-after), so a short window alone does not make a
+	// short check.
+	stallAfter time.Duration
+	timeout    time.Duration
+	output     string
 	// allContexts judges every context of the file (--all-contexts).
 	allContexts bool
 }
@@ -66,7 +69,7 @@ type checkJSON struct {
 func (a *app) checkCommand() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [--embedded] [--groups PATTERN] [--max-lag N] [--window D] [--timeout D] [-o text|json]",
+		Use:   "check [--embedded] [--groups PATTERN] [--max-lag N] [--window D] [--stall-after D] [--timeout D] [-o text|json]",
 		Short: "Judge the cluster's health once, for monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)",
 		Long: "Polls the cluster over one window (the lists at its start and end, the groups every\n" +
 			"fifth of it in between) and judges it by the dashboard's rules (docs/HEALTH.md): nodes\n" +
@@ -91,6 +94,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fl.StringVar(&f.groups, "groups", "", "only these groups: comma-separated names or glob patterns (a name the cluster does not know is DEAD)")
 	fl.Int64Var(&f.maxLag, "max-lag", -1, "a LAGGING group is WARNING from this lag (default: the context's health.max-lag-warning)")
 	fl.DurationVar(&f.window, "window", 0, "the window judged over (default: the context's health.window, 10s)")
+	fl.DurationVar(&f.stallAfter, "stall-after", 0, "a group whose commits stand still this long is STALLED; check samples for the longer of this and --window (default: the context's health.stall-after, 10s)")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "UNKNOWN when the cluster does not answer within this (beyond the window)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.BoolVar(&f.allContexts, "all-contexts", false, "judge every context of the config file at once (as --context a,b,c names some): one line per context, worst first")
@@ -114,6 +118,8 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		return checkUsage(cmd, "-o %q: want text or json", f.output)
 	case f.window < 0 || cmd.Flags().Changed("window") && f.window == 0:
 		return checkUsage(cmd, "--window %v: must be positive", f.window)
+	case f.stallAfter < 0 || cmd.Flags().Changed("stall-after") && f.stallAfter == 0:
+		return checkUsage(cmd, "--stall-after %v: must be positive", f.stallAfter)
 	case f.timeout <= 0:
 		return checkUsage(cmd, "--timeout %v: must be positive", f.timeout)
 	case cmd.Flags().Changed("max-lag") && f.maxLag < 0:
@@ -123,7 +129,7 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 	if err != nil {
 		return checkUsage(cmd, "%v", err)
 	}
-	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, f.allContexts)
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, a.getenv, f.allContexts)
 	if err != nil {
 		return checkUsage(cmd, "%v", err)
 	}
@@ -188,6 +194,9 @@ func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, 
 	if f.window > 0 {
 		cfg.Window = f.window
 	}
+	if f.stallAfter > 0 {
+		cfg.StallAfter = f.stallAfter
+	}
 	if f.maxLag >= 0 {
 		cfg.MaxLagWarning = f.maxLag
 		if cfg.MaxLagCritical > 0 && cfg.MaxLagCritical < f.maxLag {
@@ -198,7 +207,7 @@ func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, 
 		return checkResult{usage: err}
 	}
 	span := max(cfg.Window, cfg.StallAfter)
-	rep := checkReport{target: c.Admin, named: target, window: cfg.Window}
+	rep := checkReport{target: c.Admin, named: target, window: cfg.Window, span: span}
 
 	ctx, cancel := context.WithTimeout(parent, span+f.timeout)
 	defer cancel()
@@ -228,6 +237,10 @@ type checkReport struct {
 	target string // the admin address (JSON "target")
 	named  string // the same, with the context it came from, for the words
 	window time.Duration
+	// span is how long the check sampled: the window, or stall-after
+	// when that is longer (said, so "judged over 300ms" is not read as
+	// a check that took 300 ms).
+	span time.Duration
 }
 
 func (r checkReport) base(status string, code int, summary string) checkJSON {
@@ -256,6 +269,9 @@ func (r checkReport) judged(s *sampler) (checkJSON, []health.Alert) {
 	alerts := s.mon.Alerts()
 	ok := fmt.Sprintf("%s, %s, %s, %s judged over %v", numfmt.Plural(s.nodes, "node"), numfmt.Plural(s.topics, "topic"),
 		numfmt.Plural(s.groups, "group"), numfmt.Plural(s.queues, "queue"), r.window)
+	if r.span > r.window {
+		ok += fmt.Sprintf(", stalls over %v", r.span)
+	}
 	level, summary := health.Summary(alerts, ok)
 	code := map[health.Level]int{health.LevelOK: checkOK, health.LevelWarning: checkWarning, health.LevelCritical: checkCritical}[level]
 	out := r.base(level.String(), code, summary)

@@ -20,13 +20,10 @@ import (
 // runs without one).
 func runWithConfig(t *testing.T, file string, args ...string) cliResult {
 	t.Helper()
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	code, err := newRootCommand().execute(ctx, append(args, "--config", file), strings.NewReader(""), &out, &errb)
+	code, err := newTestApp(t, nil).execute(ctx, append(args, "--config", file), strings.NewReader(""), &out, &errb)
 	return cliResult{out.String(), errb.String(), code, err}
 }
 
@@ -34,6 +31,7 @@ func runWithConfig(t *testing.T, file string, args ...string) cliResult {
 // and one that cannot be reached (UNKNOWN): one line each, worst first,
 // the exit status the worst; -o json an array.
 func TestCheckOverSeveralContexts(t *testing.T) {
+	t.Parallel()
 	healthy := startTestEngine(t, engine.Config{})
 	broken := startTestEngine(t, engine.Config{})
 	_, q := adminAt(t, broken.AdminAddrs()[0])
@@ -160,6 +158,7 @@ func TestHeadlessThroughHub(t *testing.T) {
 // status the worst; a spoke that is not linked is UNKNOWN with the hub's
 // reason.
 func TestCheckThroughHub(t *testing.T) {
+	t.Parallel()
 	hub, file := hubConfig(t)
 	window := []string{"--window", "300ms", "--timeout", "3s"}
 	r := runWithConfig(t, file, append([]string{"check", "--context", "p2"}, window...)...)
@@ -193,6 +192,7 @@ func TestCheckThroughHub(t *testing.T) {
 // and follows the hub: plant-3 linking later gets its series and its lag
 // history file.
 func TestExporterOverAHubsSpokes(t *testing.T) {
+	t.Parallel()
 	hub, file := hubConfig(t)
 	followQuickly(t, file)
 	ex := startCLI(t, file, "exporter", "--context", "plants", "--listen", "127.0.0.1:0")
@@ -243,15 +243,12 @@ func linkPlant3(t *testing.T, hub *engine.Engine) {
 // later gets its row in the open session and `ssh HOST plants/plant-3`
 // opens it.
 func TestServeAHubsSpokes(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
+	t.Parallel()
 	hub, file := hubConfig(t)
 	followQuickly(t, file)
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
-	t.Setenv("ILINKDASH_CONTEXT", "plants")
-	sv := startCLI(t, file, "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"))
+	sv := startCLIEnv(t, map[string]string{"ILINKDASH_CONTEXT": "plants"}, file, "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"))
 	addr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts plants/plant-1, plants/plant-2 `))
 	_, stdout, _ := operatorShell(t, addr, signer)
 	ilinktest.WaitFor(t, serveWait, "the Fleet tab with a row per spoke", func() bool {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,7 +122,7 @@ func (a *app) completeContexts(cmd *cobra.Command, _ []string, toComplete string
 	explicit := false
 	if cmd.Flags().Changed(config.FlagConfig) {
 		path, explicit = a.flags.Config, true
-	} else if v := os.Getenv(config.EnvConfig); v != "" {
+	} else if v := a.getenv(config.EnvConfig); v != "" {
 		path, explicit = v, true
 	}
 	if explicit && path == "" {

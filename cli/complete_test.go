@@ -17,10 +17,7 @@ import (
 // call) and returns the candidates and the directive line.
 func complete(t *testing.T, env map[string]string, args ...string) (cands []string, directive string, took time.Duration) {
 	t.Helper()
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG"} {
-		t.Setenv(v, env[v])
-	}
-	a := newRootCommand()
+	a := newTestApp(t, env)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -95,6 +92,7 @@ func TestCompletionAgainstARunningEngine(t *testing.T) {
 }
 
 func TestCompletionWithAnUnreachableOrMissingCluster(t *testing.T) {
+	t.Parallel()
 	// A listener that accepts and never answers: the completion gives up
 	// after its short timeout.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

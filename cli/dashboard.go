@@ -26,7 +26,7 @@ import (
 
 // resolve applies flags > environment > config file > default.
 func (a *app) resolve(cmd *cobra.Command) (config.Resolved, error) {
-	r, err := config.Resolve(cmd.Flags(), &a.flags, os.Getenv)
+	r, err := config.Resolve(cmd.Flags(), &a.flags, a.getenv)
 	if err != nil {
 		return r, &exitError{code: 2, err: err}
 	}
@@ -83,7 +83,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	}
 	defer cleanup()
 
-	uctx := ui.NewContext(r.Context, r.Embedded, os.Getenv)
+	uctx := ui.NewContext(r.Context, r.Embedded, a.getenv)
 	uctx.Schemas = set
 	// The meter counts what reaches the terminal and notices blocking
 	// writes (a slow link): the dashboard then keeps to the low-bandwidth
@@ -94,7 +94,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	// The lag history, per context, beside the `:` history. A file that
 	// is not one is set aside (a warning); one that cannot be opened (in
 	// use by another dashboard) leaves the charts without history.
-	openLag, closeLag := lagOpener()
+	openLag, closeLag := a.lagOpener()
 	defer closeLag()
 	lag, warn, err := openLag(uctx.Name)
 	if err != nil {
@@ -124,11 +124,12 @@ func needTerminal() error {
 // lagOpener opens a context's lag history file,
 // $XDG_STATE_HOME/ilinkdash/history-<context>.db (for the start and for
 // each :ctx), and closeAll closes every one it opened.
-func lagOpener() (open ui.LagOpener, closeAll func()) {
+func (a *app) lagOpener() (open ui.LagOpener, closeAll func()) {
+	dir := config.StateDir(a.getenv)
 	var mu sync.Mutex
 	var opened []*history.Store
 	open = func(name string) (*history.Store, error, error) {
-		st, warn, err := history.Open(filepath.Join(filepath.Dir(config.DefaultHistoryFile()), history.FileName(name)), history.Options{})
+		st, warn, err := history.Open(filepath.Join(dir, history.FileName(name)), history.Options{})
 		if st != nil {
 			mu.Lock()
 			opened = append(opened, st)

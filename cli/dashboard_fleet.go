@@ -75,7 +75,7 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 			ms = append(ms, fleetMember{r: r, live: contextLive(r.Context, logf), set: sets[i]})
 		}
 	}
-	return runFleetProgram(cmd.Context(), ms, hubs...)
+	return a.runFleetProgram(cmd.Context(), ms, hubs...)
 }
 
 // fleetHub is a `spokes: all` context: its hub's spokes as listed at
@@ -134,7 +134,7 @@ const maxSpokeName = 64
 
 // runFleetProgram runs the Fleet dashboard on ms, and on the spokes of
 // hubs as they come, until the user quits.
-func runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) error {
+func (a *app) runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) error {
 	out, meter := ui.NewMeter(os.Stdout)
 	pace := func(c *ui.Context) {
 		c.Pace.SlowTerminal = meter.Slow
@@ -159,7 +159,7 @@ func runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) er
 		mu.Lock()
 		defer mu.Unlock()
 		srcs = append(srcs, src)
-		uctx := ui.NewContext(m.r.Context, m.demo, os.Getenv)
+		uctx := ui.NewContext(m.r.Context, m.demo, a.getenv)
 		uctx.Schemas = m.set
 		pace(uctx)
 		// One link probe is enough for one terminal: the first cluster's.
@@ -192,7 +192,7 @@ func runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fleetHub) er
 		fcfg = hubs[0].r.Context
 	}
 	fcfg.Name = "fleet"
-	fctx := ui.NewContext(fcfg, demo, os.Getenv)
+	fctx := ui.NewContext(fcfg, demo, a.getenv)
 	pace(fctx)
 	_, err := tea.NewProgram(ui.NewFleet(fctx, models, opts...), tea.WithContext(ctx), tea.WithFPS(fcfg.FrameRate()), tea.WithOutput(out)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
@@ -227,7 +227,7 @@ func (a *app) runFleetDemo(cmd *cobra.Command) error {
 		return err
 	}
 	defer stop()
-	return runFleetProgram(cmd.Context(), ms, hub)
+	return a.runFleetProgram(cmd.Context(), ms, hub)
 }
 
 // Fleet demo names: the hub's context and its spokes.
@@ -371,7 +371,7 @@ func (a *app) fleetArgs(cmd *cobra.Command) (bool, error) {
 		}
 		return true, a.runFleetDemo(cmd)
 	}
-	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, a.fleet.allContexts)
+	rs, err := config.ResolveMany(cmd.Flags(), &a.flags, a.getenv, a.fleet.allContexts)
 	if err != nil {
 		return true, &exitError{code: 2, err: err}
 	}

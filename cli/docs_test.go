@@ -234,6 +234,7 @@ func isRepoPath(s string) bool {
 // Every repository path DESIGN.md (and the README's layout) names in
 // backticks exists.
 func TestDesignPathsExist(t *testing.T) {
+	t.Parallel()
 	tr := scanTree(t)
 	for _, doc := range []struct {
 		name, text string
@@ -370,6 +371,7 @@ var (
 
 // Every "docs/DESIGN.md §N" cited in a .go or .md file is a section of it.
 func TestDocReferencesResolve(t *testing.T) {
+	t.Parallel()
 	tr := scanTree(t)
 	sections := setOf{}
 	for _, m := range heading.FindAllStringSubmatch(tr.texts[designPath], -1) {

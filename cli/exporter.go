@@ -163,7 +163,7 @@ func (a *app) runExporter(cmd *cobra.Command, listen string, f *monitorFlags, al
 	}
 	fmt.Fprintf(out, "ilinkdash exporter: listening on %s (/metrics, /healthz), watching %s\n", ln.Addr(), monitorTarget(r))
 	m.printNotify(out)
-	open, _ := lagOpener() // lag.close closes what it opens
+	open, _ := a.lagOpener() // lag.close closes what it opens
 	lag := openLagHistory(open, r, logf)
 	defer lag.close() // after run: the watcher has stopped
 	lag.attach(m)

@@ -34,7 +34,7 @@ func (a *app) runFleetExporter(cmd *cobra.Command, listen string, f *monitorFlag
 	if err != nil {
 		return err
 	}
-	open, _ := lagOpener() // each lag.close closes what it opened
+	open, _ := a.lagOpener() // each lag.close closes what it opened
 	ex := &exportedSet{cmd: cmd, open: open, logf: logf}
 	defer ex.close() // after run: the watchers have stopped
 	members := make([]watchedCluster, len(rs))

@@ -18,11 +18,8 @@ import (
 // cluster that cannot be reached is its own cluster_reachable 0 and
 // /healthz's reason, while the other's series keep coming.
 func TestExporterOverSeveralContexts(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_CONFIG"} {
-		t.Setenv(v, "")
-	}
+	t.Parallel()
 	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
 	up := startTestEngine(t, engine.Config{})
 	if err := up.CreateTopic("ORDERS", "partitions=2"); err != nil {
 		t.Fatal(err)
@@ -34,7 +31,7 @@ func TestExporterOverSeveralContexts(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ex := startCLI(t, cfg, "exporter", "--all-contexts", "--listen", "127.0.0.1:0")
+	ex := startCLIEnv(t, stateEnv(state), cfg, "exporter", "--all-contexts", "--listen", "127.0.0.1:0")
 	base := "http://" + regexpAddr(t, ex)
 	var text string
 	ilinktest.WaitFor(t, exporterWait, "both clusters on /metrics", func() bool {

@@ -47,9 +47,15 @@ type runningCLI struct {
 // when stop is called.
 func startCLI(t *testing.T, cfgPath string, args ...string) *runningCLI {
 	t.Helper()
+	return startCLIEnv(t, nil, cfgPath, args...)
+}
+
+// startCLIEnv is startCLI reading testEnv(env).
+func startCLIEnv(t *testing.T, env map[string]string, cfgPath string, args ...string) *runningCLI {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runningCLI{done: make(chan error, 1), cancel: cancel}
-	a := newRootCommand()
+	a := newTestApp(t, env)
 	a.root.SetOut(&r.out)
 	a.root.SetErr(&r.out)
 	a.root.SetArgs(append(args, "--config", cfgPath))
@@ -350,9 +356,7 @@ func watchedConfig(t *testing.T, dir string, e *engine.Engine, interval time.Dur
 // (counted at the engine) — what the sessions alone make; an own admin
 // client would double them.
 func TestServeMetricsSharesThePoller(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
+	t.Parallel()
 	const interval = 200 * time.Millisecond
 	e := startTestEngine(t, engine.Config{})
 	dir := t.TempDir()
@@ -404,6 +408,7 @@ func TestServeMetricsSharesThePoller(t *testing.T) {
 // demo was reached, and stops on SIGTERM with status 0, its listener
 // closed.
 func TestExporterProcessStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	cmd := cliProcess(t, "exporter", "--listen", "127.0.0.1:0")
 	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	p := start(t, cmd)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,15 +29,44 @@ type cliResult struct {
 	err            error
 }
 
+// testEnv is the environment a test's command reads: env's value for a
+// variable env has, nothing for any other ILINKDASH_* one, the process's
+// for the rest. Tests that would set the environment give it here and can
+// run in parallel.
+func testEnv(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if strings.HasPrefix(k, "ILINKDASH_") {
+			return ""
+		}
+		return os.Getenv(k)
+	}
+}
+
+// newTestApp is the command line reading testEnv(env), with a state
+// directory of its own unless env names one: parallel tests never share
+// a lag history file.
+func newTestApp(t *testing.T, env map[string]string) *app {
+	if _, ok := env["XDG_STATE_HOME"]; !ok {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["XDG_STATE_HOME"] = t.TempDir()
+	}
+	a := newRootCommand()
+	a.getenv = testEnv(env)
+	return a
+}
+
 // runCLIResult runs the command line like Main does (the same output path,
 // error print and exit status), with no config file and no ILINKDASH_*
 // environment.
 func runCLIResult(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

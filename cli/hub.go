@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -91,7 +90,7 @@ const maxSpokes = ui.DefaultMaxSpokes
 // followed for spokes that link later, and spokes says whether a context
 // was such a hub. Errors are usage errors (exit 2).
 func (a *app) resolveWatched(cmd *cobra.Command, allContexts bool) (rs []config.Resolved, hubs []fleetHub, spokes bool, err error) {
-	rs, err = config.ResolveMany(cmd.Flags(), &a.flags, os.Getenv, allContexts)
+	rs, err = config.ResolveMany(cmd.Flags(), &a.flags, a.getenv, allContexts)
 	if err != nil {
 		return nil, nil, false, &exitError{code: 2, err: err}
 	}

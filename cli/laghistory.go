@@ -83,8 +83,9 @@ type serveLag struct {
 	wg      sync.WaitGroup
 }
 
-func openServeLag(rs []config.Resolved, logf func(string, ...any)) *serveLag {
-	open, _ := lagOpener() // each keeper closes what it opened
+// openServeLag opens a lag history for each of rs; each keeper closes
+// what it opened through open.
+func openServeLag(open ui.LagOpener, rs []config.Resolved, logf func(string, ...any)) *serveLag {
 	l := &serveLag{rs: rs, cancel: func() {}}
 	for _, r := range rs {
 		l.keepers = append(l.keepers, openLagHistory(open, r, logf))

@@ -39,12 +39,15 @@ func wantLagPoints(t *testing.T, path, group string, lag float64) {
 	}
 }
 
+// stateEnv is the environment of a command whose state directory is dir.
+func stateEnv(dir string) map[string]string { return map[string]string{"XDG_STATE_HOME": dir} }
+
 // idleGroupCluster is an engine with the group idle stopped at lag 15,
-// and the test's state directory (XDG_STATE_HOME).
+// and the test's state directory (XDG_STATE_HOME: stateEnv).
 func idleGroupCluster(t *testing.T) (state string, e *engine.Engine) {
 	t.Helper()
+	t.Parallel()
 	state = t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
 	e = startTestEngine(t, engine.Config{})
 	_, q := adminAt(t, e.AdminAddrs()[0])
 	topicWithRecords(t, q, "H.T", "partitions=1", 20)
@@ -66,7 +69,7 @@ func TestExporterKeepsLagHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := startCLI(t, cfgPath, "exporter", "--listen", "127.0.0.1:0")
+	ex := startCLIEnv(t, stateEnv(state), cfgPath, "exporter", "--listen", "127.0.0.1:0")
 	base := "http://" + ex.addr(t, exporterListening)
 	ilinktest.WaitFor(t, exporterWait, "the lag history's warning", func() bool {
 		return strings.Contains(ex.out.String(), "no lag history this run: history "+path+": in use by another ilinkdash")
@@ -81,7 +84,7 @@ func TestExporterKeepsLagHistory(t *testing.T) {
 	held.Close()
 
 	// Free: every snapshot recorded, the file closed at the stop.
-	ex = startCLI(t, cfgPath, "exporter", "--listen", "127.0.0.1:0")
+	ex = startCLIEnv(t, stateEnv(state), cfgPath, "exporter", "--listen", "127.0.0.1:0")
 	base = "http://" + ex.addr(t, exporterListening)
 	ilinktest.WaitFor(t, exporterWait, "the recording line", func() bool {
 		return regexp.MustCompile(`lag history: recording into ` + regexp.QuoteMeta(path)).MatchString(ex.out.String())
@@ -126,7 +129,7 @@ func TestServeKeepsLagHistory(t *testing.T) {
 	dir := t.TempDir()
 	_, keys := operatorKey(t, dir)
 	path := lagFile(state, "m")
-	sv := startCLI(t, watchedConfig(t, dir, e, 200*time.Millisecond), "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+	sv := startCLIEnv(t, stateEnv(state), watchedConfig(t, dir, e, 200*time.Millisecond), "serve", "--listen", "127.0.0.1:0", "--operator-keys", keys,
 		"--host-key", filepath.Join(dir, "hostkey"))
 	sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+)`))
 	if !strings.Contains(sv.out.String(), "lag history: recording into "+path) {

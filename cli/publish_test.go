@@ -158,6 +158,7 @@ func TestValuePoolBoundedInBytes(t *testing.T) {
 // template that can expand beyond it. The largest --size allowed is
 // published.
 func TestPublishSizeBeyondTheRecordCap(t *testing.T) {
+	t.Parallel()
 	limit, err := ilink.ProducerConfig{}.MaxValueSize("T", -1, nil)
 	if err != nil {
 		t.Fatal(err)

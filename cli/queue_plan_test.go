@@ -144,6 +144,7 @@ func TestReinjectExecutesTheSavedPlan(t *testing.T) {
 // A --plan file is read at most to its bound: a larger one is refused
 // naming it, not read whole.
 func TestPlanFileIsBounded(t *testing.T) {
+	t.Parallel()
 	_, tgt := queueEngine(t)
 	file := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(file, make([]byte, maxPlanFile+1), 0o600); err != nil {

@@ -34,10 +34,13 @@ type app struct {
 	headless atomic.Bool
 	// now anchors relative and HH:MM positions (tests fix it).
 	now func() time.Time
+	// getenv reads the environment (ILINKDASH_*, NO_COLOR): os.Getenv,
+	// or a test's own, so tests that set it can run in parallel.
+	getenv func(string) string
 }
 
 func newRootCommand() *app {
-	a := &app{now: time.Now}
+	a := &app{now: time.Now, getenv: os.Getenv}
 	a.root = &cobra.Command{
 		Use:   "ilinkdash",
 		Short: "Terminal dashboard for iLink M.O.M. clusters",

@@ -96,7 +96,7 @@ contexts:
 // Main does (the same output path and exit status) and returns stdout
 // and the exit code.
 func (s *scenario) cli(args ...string) (string, int) {
-	a := newRootCommand()
+	a := newTestApp(s.t, nil)
 	var out, errb bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -675,6 +675,7 @@ func TestCheckUsageIsUnknown(t *testing.T) {
 	for _, tc := range []cliCase{
 		{[]string{"check", "--window", "0s"}, "UNKNOWN: --window 0s: must be positive"},
 		{[]string{"check", "--max-lag", "-5"}, "UNKNOWN: --max-lag -5: must not be negative"},
+		{[]string{"check", "--stall-after", "0s"}, "UNKNOWN: --stall-after 0s: must be positive"},
 		{[]string{"check", "-o", "yaml"}, `UNKNOWN: -o "yaml": want text or json`},
 		{[]string{"check", "--groups", "a[", "--window", "1s"}, `UNKNOWN: --groups "a[": bad pattern`},
 		{[]string{"check", "--bogus"}, "UNKNOWN: unknown flag: --bogus"},
@@ -715,7 +716,7 @@ func TestCheckOKAndGroupPatterns(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if codes[0] != 0 || !strings.HasPrefix(outs[0], "OK: 1 node, 1 topic, 3 groups, 0 queues judged over 300ms\n") {
+	if codes[0] != 0 || !strings.HasPrefix(outs[0], "OK: 1 node, 1 topic, 3 groups, 0 queues judged over 300ms, stalls over 2s\n") {
 		t.Errorf("healthy: exit %d\n%s", codes[0], outs[0])
 	}
 	var cj checkJSON

@@ -203,10 +203,10 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	defer set.close()
-	lag := openServeLag(rs, srvLog.Printf)
+	open, _ := a.lagOpener() // each keeper closes what it opened
+	lag := openServeLag(open, rs, srvLog.Printf)
 	defer lag.close() // after the monitor: deferred before it
 
-	open, _ := lagOpener() // each keeper closes what it opened
 	joins := &spokeJoins{set: set, open: open, lag: lag, logf: srvLog.Printf}
 	srv, err := serve.New(serve.Config{Serve: sc, Clusters: clusters, Hubs: serveHubs(hubs, joins), LagHistory: lag.stores(), Logf: srvLog.Printf})
 	if err != nil {

@@ -34,9 +34,7 @@ import (
 // command returns nil, and the audit log has the connect and the
 // shutdown disconnect.
 func TestServeCommand(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
+	t.Parallel()
 	e := startTestEngine(t, engine.Config{QueueManager: "QMSRV", Cluster: "CSRV"})
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
@@ -44,7 +42,7 @@ func TestServeCommand(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	var out syncBuffer
 	a.root.SetOut(&out)
 	a.root.SetErr(&out)
@@ -153,7 +151,7 @@ const serveWait = 30 * time.Second
 // Flags override the config file's serve section field by field; what no
 // flag sets comes from the file.
 func TestServeSettingsPrecedence(t *testing.T) {
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	cmd, _, err := a.root.Find([]string{"serve"})
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +183,7 @@ func TestServeSettingsPrecedence(t *testing.T) {
 // the process exits 0 within the stop bound, the audit log records the
 // shutdown, and nothing listens any more.
 func TestServeProcessStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	e := startTestEngine(t, engine.Config{})
 	dir := t.TempDir()
 	signer, keys := operatorKey(t, dir)
@@ -234,9 +233,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 // refused naming what was wrong (--metrics over several contexts:
 // TestServeMetricsOverSeveralContexts).
 func TestServeOverSeveralContexts(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
+	t.Parallel()
 	prod, dr := startTestEngine(t, engine.Config{}), startTestEngine(t, engine.Config{})
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
@@ -253,8 +250,7 @@ func TestServeOverSeveralContexts(t *testing.T) {
 	}{
 		{"prod", []string{"--all-contexts"}, `--all-contexts and ILINKDASH_CONTEXT "prod"`},
 	} {
-		t.Setenv("ILINKDASH_CONTEXT", c.env)
-		a := newRootCommand()
+		a := newTestApp(t, map[string]string{"ILINKDASH_CONTEXT": c.env})
 		var out syncBuffer
 		a.root.SetOut(&out)
 		a.root.SetErr(&out)
@@ -264,8 +260,7 @@ func TestServeOverSeveralContexts(t *testing.T) {
 		}
 	}
 
-	t.Setenv("ILINKDASH_CONTEXT", "prod,dr")
-	sv := startCLI(t, cfg, serveArgs...)
+	sv := startCLIEnv(t, map[string]string{"ILINKDASH_CONTEXT": "prod,dr"}, cfg, serveArgs...)
 	addr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts prod, dr `))
 	_, stdout, _ := operatorShell(t, addr, signer)
 	ilinktest.WaitFor(t, serveWait, "the Fleet tab with prod's and dr's rows", func() bool {
@@ -304,10 +299,8 @@ func stoppedGroupAt(t *testing.T, e *engine.Engine, topic string, n, at int64) {
 // polling), the webhook hears the second context's stopped group with its
 // context, and /healthz names the context that stopped answering only.
 func TestServeMetricsOverSeveralContexts(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
+	state := stateEnv(t.TempDir())
 	const interval = 200 * time.Millisecond
 	prod, dr := startTestEngine(t, engine.Config{}), startTestEngine(t, engine.Config{})
 	stoppedGroupAt(t, prod, "P.T", 20, 5) // lag 15
@@ -323,7 +316,7 @@ func TestServeMetricsOverSeveralContexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	signer, keys := operatorKey(t, dir)
-	sv := startCLI(t, cfg, "serve", "--all-contexts", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+	sv := startCLIEnv(t, state, cfg, "serve", "--all-contexts", "--listen", "127.0.0.1:0", "--operator-keys", keys,
 		"--host-key", filepath.Join(dir, "hostkey"), "--metrics", "127.0.0.1:0", "--notify-webhook", hs.URL)
 	sshAddr := sv.addr(t, regexp.MustCompile(`serve: listening on (127\.0\.0\.1:\d+), serving contexts prod, dr `))
 	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+) \(/metrics, /healthz\), through each context's shared poller: prod, dr`))
@@ -415,15 +408,13 @@ func TestServeMetricsOverSeveralContexts(t *testing.T) {
 // plant-1); plant-3 linking later is watched too, through its shared
 // poller, into its own lag history file.
 func TestServeMetricsOverAHubsSpokes(t *testing.T) {
-	for _, v := range []string{"ILINKDASH_ADDR", "ILINKDASH_ADMIN", "ILINKDASH_CONTEXT", "ILINKDASH_READ_ONLY", "ILINKDASH_CONFIG", "ILINKDASH_DEBUG", "ILINKDASH_LOG_FILE"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
+	state := stateEnv(t.TempDir())
 	hub, file := hubConfig(t)
 	followQuickly(t, file)
 	dir := t.TempDir()
 	_, keys := operatorKey(t, dir)
-	sv := startCLI(t, file, "serve", "--context", "plants", "--listen", "127.0.0.1:0", "--operator-keys", keys,
+	sv := startCLIEnv(t, state, file, "serve", "--context", "plants", "--listen", "127.0.0.1:0", "--operator-keys", keys,
 		"--host-key", filepath.Join(dir, "hostkey"), "--metrics", "127.0.0.1:0")
 	base := "http://" + sv.addr(t, regexp.MustCompile(`metrics: listening on (127\.0\.0\.1:\d+) .*plants/plant-1, plants/plant-2`))
 	text := waitSeries(t, base, "both spokes on /metrics", map[string]float64{

@@ -29,8 +29,12 @@ func defaultHostKey(getenv func(string) string) string {
 
 // DefaultHistoryFile returns $XDG_STATE_HOME/ilinkdash/history, where the
 // dashboard keeps its `:` command history.
-func DefaultHistoryFile() string {
-	return filepath.Join(baseDir(os.Getenv, "XDG_STATE_HOME", xdg.StateHome), appDir, "history")
+func DefaultHistoryFile() string { return filepath.Join(StateDir(os.Getenv), "history") }
+
+// StateDir returns $XDG_STATE_HOME/ilinkdash as getenv reads it: where the
+// command history and the lag history files are kept.
+func StateDir(getenv func(string) string) string {
+	return filepath.Join(baseDir(getenv, "XDG_STATE_HOME", xdg.StateHome), appDir)
 }
 
 func defaultPath(getenv func(string) string) string {
