@@ -11,6 +11,7 @@ import (
 // the time.Now read just before it, never after the one just after, and
 // it follows the base's re-read past clockRebase.
 func TestRecordClockIsTheWallClock(t *testing.T) {
+	t.Parallel()
 	var c recordClock
 	for i := range 2000 {
 		before := time.Now().UnixNano()
@@ -33,6 +34,7 @@ func TestRecordClockIsTheWallClock(t *testing.T) {
 // clockShareUses records; after clockShare without a record the next one
 // reads the clock again.
 func TestRecordClockStampSharesABurstsRead(t *testing.T) {
+	t.Parallel()
 	var c recordClock
 	start := time.Now().UnixNano()
 	first := c.stamp()

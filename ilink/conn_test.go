@@ -26,6 +26,7 @@ func dialFake(t *testing.T, addr string, cfg ConnConfig) *Conn {
 }
 
 func TestConnPipelinesAndMatchesInOrder(t *testing.T) {
+	t.Parallel()
 	const n = 5
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		// Read every request before answering any: the client must not
@@ -64,6 +65,7 @@ func TestConnPipelinesAndMatchesInOrder(t *testing.T) {
 }
 
 func TestConnCallbackForm(t *testing.T) {
+	t.Parallel()
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
 		if ok {
@@ -87,6 +89,7 @@ func TestConnCallbackForm(t *testing.T) {
 }
 
 func TestConnCorrelationMismatchKillsConnection(t *testing.T) {
+	t.Parallel()
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
 		if !ok {
@@ -112,6 +115,7 @@ func TestConnCorrelationMismatchKillsConnection(t *testing.T) {
 }
 
 func TestConnCanceledCallKeepsFIFOInStep(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		h1, _, ok := fc.read(2 * time.Second)
@@ -146,6 +150,7 @@ func TestConnCanceledCallKeepsFIFOInStep(t *testing.T) {
 }
 
 func TestConnSizeOverKeepsConnection(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []int
 	fs := newFakeServer(t, func(fc *fakeConn) {
@@ -181,6 +186,7 @@ func TestConnSizeOverKeepsConnection(t *testing.T) {
 }
 
 func TestConnIOErrorFailsEveryPendingCall(t *testing.T) {
+	t.Parallel()
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		fc.read(2 * time.Second)
 		fc.read(2 * time.Second)
@@ -203,6 +209,7 @@ func TestConnIOErrorFailsEveryPendingCall(t *testing.T) {
 }
 
 func TestConnMissingReplyKillsConnection(t *testing.T) {
+	t.Parallel()
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		fc.read(5 * time.Second) // never answer
 		fc.read(5 * time.Second)
@@ -220,6 +227,7 @@ func TestConnMissingReplyKillsConnection(t *testing.T) {
 }
 
 func TestConnNoReplyRequest(t *testing.T) {
+	t.Parallel()
 	got := make(chan wire.Header, 1)
 	fs := newSessionServer(t, func(fc *fakeConn) {
 		h, _, ok := fc.read(2 * time.Second)
@@ -246,6 +254,7 @@ func TestConnNoReplyRequest(t *testing.T) {
 }
 
 func TestConnConfigValidation(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, wire.MinMaxFrame - 1, wire.HardMaxFrame + 1} {
 		_, err := DialConn(context.Background(), "127.0.0.1:1", ConnConfig{MaxFrame: n})
 		if !IsConfigError(err) { // spec: W-07, E-09
@@ -263,6 +272,7 @@ func TestConnConfigValidation(t *testing.T) {
 }
 
 func TestDialConnRefusedIsSessionError(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, func(fc *fakeConn) {})
 	addr := fs.addr()
 	fs.ln.Close()
@@ -274,6 +284,7 @@ func TestDialConnRefusedIsSessionError(t *testing.T) {
 
 // CommitAndGet must write the GET before it reads the COMMIT's reply.
 func TestCommitAndGetIsPipelined(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, func(fc *fakeConn) {
 		fc.serve(func(h wire.Header, _ []byte) bool {
 			switch h.Code {
@@ -310,6 +321,7 @@ func TestCommitAndGetIsPipelined(t *testing.T) {
 }
 
 func TestConnConcurrentCallersGetTheirOwnReplies(t *testing.T) {
+	t.Parallel()
 	fs := newFakeServer(t, func(fc *fakeConn) {
 		fc.serve(func(h wire.Header, body []byte) bool {
 			var q wire.QueueRequest
@@ -414,6 +426,7 @@ func (f *firstReadLen) Read(p []byte) (int, error) {
 // past 1 MiB is read 1 MiB at a time, into a buffer that grows as bytes
 // arrive. Both give the same bytes, and a stream that ends early fails.
 func TestReadBodyBound(t *testing.T) {
+	t.Parallel()
 	const n = 3<<20 + 5
 	data := strings.Repeat("0123456789abcdef", n/16+1)[:n]
 	for _, tc := range []struct {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseAddrs(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		in   string
 		want []string
@@ -46,6 +47,7 @@ func TestParseAddrs(t *testing.T) {
 }
 
 func TestCandidatesOrderAndDedup(t *testing.T) {
+	t.Parallel()
 	e := newEndpoints([]string{"a:1", "b:2"}, "", t.Logf)
 	if e.add("a:1", "A:1") {
 		t.Fatal("duplicate counted as new")
@@ -68,6 +70,7 @@ func TestCandidatesOrderAndDedup(t *testing.T) {
 }
 
 func TestEndpointCacheFileMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "endpoints")
 
@@ -123,6 +126,7 @@ func TestEndpointCacheFileMerge(t *testing.T) {
 }
 
 func TestEndpointsReadCacheFileAtStart(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "endpoints")
 	if err := os.WriteFile(path, []byte("x:9\nbad line\na:1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -140,6 +144,7 @@ func TestEndpointsReadCacheFileAtStart(t *testing.T) {
 }
 
 func TestMsgIDs(t *testing.T) {
+	t.Parallel()
 	a, b := NewMsgID(), NewMsgID()
 	if a == b || a.IsZero() || len(a.String()) != 32 {
 		t.Fatalf("ids %v %v", a, b)

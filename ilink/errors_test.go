@@ -11,6 +11,7 @@ import (
 )
 
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		e    *Error
 		want string
@@ -27,6 +28,7 @@ func TestErrorText(t *testing.T) {
 }
 
 func TestFromWireKeepsFieldsAndClassifies(t *testing.T) {
+	t.Parallel()
 	e := fromWire(wire.ReportNotCoordinator, &wire.ErrorBody{Name: wire.ErrNotCoordinator, Tail: "this node follows", Hint: "h:1"})
 	// spec: E-03 — name, REPORT code and tail separately accessible
 	if e.Name != wire.ErrNotCoordinator || e.Report != 4175 || e.Tail != "this node follows" || e.Hint != "h:1" {
@@ -49,6 +51,7 @@ func TestFromWireKeepsFieldsAndClassifies(t *testing.T) {
 }
 
 func TestErrorClassesAreDisjoint(t *testing.T) {
+	t.Parallel()
 	errs := map[ErrorKind]error{
 		KindRejected:  sizeOverError(2<<20, 1<<20),
 		KindSession:   sessionError(NameConnectionLost, io.EOF, ""),
@@ -75,6 +78,7 @@ func TestErrorClassesAreDisjoint(t *testing.T) {
 }
 
 func TestSizeOverIsRejection(t *testing.T) {
+	t.Parallel()
 	err := sizeOverError(5<<20, 1<<20)
 	if err.Name != wire.ErrMsgSizeOver || !IsRejected(err) { // spec: E-10
 		t.Fatalf("got %v kind %v", err, err.Kind)
@@ -82,6 +86,7 @@ func TestSizeOverIsRejection(t *testing.T) {
 }
 
 func TestSessionErrorUnwrapsCause(t *testing.T) {
+	t.Parallel()
 	err := sessionError(NameConnectionLost, io.ErrUnexpectedEOF, "")
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatal("cause not reachable with errors.Is")
@@ -95,6 +100,7 @@ func TestSessionErrorUnwrapsCause(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
 	bad := []Options{
 		{MaxFrame: 1000},
 		{MaxFrame: wire.HardMaxFrame + 1},

@@ -3,6 +3,7 @@ package ilink
 import "testing"
 
 func TestKeyPartitionTable(t *testing.T) {
+	t.Parallel()
 	// Fixed key table: partition = toPositive(murmur2(key)) % n, as Kafka.
 	if p := KeyPartition([]byte("order-1"), 3); p != 1 { // spec: P-17
 		t.Fatalf("order-1 on 3 partitions -> %d, want 1", p)
@@ -29,6 +30,7 @@ func TestKeyPartitionTable(t *testing.T) {
 }
 
 func TestStickyPartitionerMovesAfterBatchSize(t *testing.T) {
+	t.Parallel()
 	s := stickyPartitioner{batchSize: 1000}
 	first := s.next(100, 4, func(int) int { return 2 })
 	if first != 2 {

@@ -17,6 +17,7 @@ var resultEvents = []partEvent{evAcked, evAckedPlain, evNotSent, evAmbiguous, ev
 	evSeqGap, evSeqAfterUnsure, evSeqBehind, evSeqBehindAfterUnsure, evUnknownID, evEpoch, evEpochPlain, evFatal}
 
 func TestPartStepsEveryPairHasAnEntry(t *testing.T) {
+	t.Parallel()
 	if len(resultEvents)+3 != int(numEvents) {
 		t.Fatalf("%d result events + drained, newID, resume; the table has %d events", len(resultEvents), numEvents)
 	}
@@ -48,6 +49,7 @@ func TestPartStepsEveryPairHasAnEntry(t *testing.T) {
 
 // The key transitions, as the code does them.
 func TestPartStepsKeyTransitions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		why  string
 		from partState
@@ -92,6 +94,7 @@ func TestPartStepsKeyTransitions(t *testing.T) {
 // the drain does), sending stays sending only on an acceptance, nothing
 // answers while awaiting an id, every state leads back to sending.
 func TestPartStepsInvariants(t *testing.T) {
+	t.Parallel()
 	for _, ev := range resultEvents {
 		if partSteps[ev][psAwaitingID] != refused {
 			t.Errorf("awaitingID × %v: not refused (nothing is in flight)", ev)
@@ -152,6 +155,7 @@ func TestPartStepsInvariants(t *testing.T) {
 }
 
 func TestEventOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		o                         outcome
 		idem, behind, afterUnsure bool
@@ -272,6 +276,7 @@ func seqs(bs []*batch) []int32 {
 }
 
 func TestPartBufRetriableErrorRewinds(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	bs := r.send(1, 1, 1)
 	if fin, _ := r.answer(bs[0], outRetry, psRewinding); fin || bs[0].tries != 1 || r.pb.backoffUntil.IsZero() {
@@ -295,6 +300,7 @@ func TestPartBufRetriableErrorRewinds(t *testing.T) {
 }
 
 func TestPartBufSequenceAfterUnsureResequences(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	bs := r.send(1, 2, 1) // sequences 0, 1, 3
 	fin, ferr := r.answer(bs[0], outFatal, psRewinding)
@@ -312,6 +318,7 @@ func TestPartBufSequenceAfterUnsureResequences(t *testing.T) {
 }
 
 func TestPartBufUnsureBatchStoredAfterAll(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	bs := r.send(1, 1)
 	r.answer(bs[0], outFatal, psRewinding)
@@ -328,6 +335,7 @@ func TestPartBufUnsureBatchStoredAfterAll(t *testing.T) {
 }
 
 func TestPartBufUnknownIDAwaitsNewID(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	bs := r.send(1, 1)
 	r.answer(bs[0], outUnknownID, psIDLost)
@@ -354,6 +362,7 @@ func TestPartBufUnknownIDAwaitsNewID(t *testing.T) {
 }
 
 func TestPartBufPlainUnknownIDResumes(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, false)
 	bs := r.send(1)
 	r.answer(bs[0], outUnknownID, psAwaitingID)
@@ -366,6 +375,7 @@ func TestPartBufPlainUnknownIDResumes(t *testing.T) {
 }
 
 func TestPartBufRewindEndsOnDeadlineFailure(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	bs := r.send(1, 1)
 	bs[0].deadline = time.Now().Add(-time.Second)
@@ -380,6 +390,7 @@ func TestPartBufRewindEndsOnDeadlineFailure(t *testing.T) {
 }
 
 func TestPartBufRefusedStepChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := newStateRig(t, true)
 	if act := r.pb.step(evDrained); act != 0 || r.pb.state != psSending {
 		t.Fatalf("drained while sending: actions %#x, state %v", act, r.pb.state)

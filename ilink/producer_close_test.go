@@ -16,6 +16,7 @@ import (
 // returns, and nothing waits for the delivery timeout. This is what lets
 // `ilinkdash publish` stop within 2 s of SIGINT whatever the cluster does.
 func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2"})
 	var hang atomic.Bool
 	release := make(chan struct{})

@@ -132,6 +132,7 @@ func (l *produceLog) batches(t *testing.T) []sentBatch {
 }
 
 func TestProducerSendSyncMetadata(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=3"})
 	p := newProducerT(t, e, ProducerConfig{})
 	if p.ProducerID() < 0 { // spec: P-24
@@ -162,6 +163,7 @@ func TestProducerSendSyncMetadata(t *testing.T) {
 }
 
 func TestProducerHeadersTravel(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	p := newProducerT(t, e, ProducerConfig{})
 	md, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Key: []byte("order-1"), Value: []byte("v"),
@@ -181,6 +183,7 @@ func TestProducerHeadersTravel(t *testing.T) {
 }
 
 func TestProducerConfigCopied(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	idem := true
 	cfg := ProducerConfig{EnableIdempotence: &idem, Acks: AcksAll, ClientName: "copy-test"}
@@ -199,6 +202,7 @@ func TestProducerConfigCopied(t *testing.T) {
 }
 
 func TestProducerRecordCapAndRejectedRecord(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2"})
 	log := watchProduce(e)
 	p := newProducerT(t, e, ProducerConfig{MaxRequestSize: 64 << 10})
@@ -235,6 +239,7 @@ func TestProducerRecordCapAndRejectedRecord(t *testing.T) {
 }
 
 func TestProducerBatchAndEnvelopeBounds(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=6"})
 	log := watchProduce(e)
 	// Replies held for a moment, so requests pile up behind them.
@@ -305,6 +310,7 @@ func TestProducerBatchAndEnvelopeBounds(t *testing.T) {
 }
 
 func TestProducerKeyPlacement(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T3": "partitions=3", "T7": "partitions=7"})
 	p := newProducerT(t, e, ProducerConfig{})
 	ctx := testCtx(t)
@@ -348,6 +354,7 @@ func TestProducerKeyPlacement(t *testing.T) {
 }
 
 func TestProducerStickyNilKeys(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=4"})
 	const batchSize = 2000
 	p := newProducerT(t, e, ProducerConfig{BatchSize: batchSize})
@@ -377,6 +384,7 @@ func TestProducerStickyNilKeys(t *testing.T) {
 }
 
 func TestProducerOrderPerPartition(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=3"})
 	p := newProducerT(t, e, ProducerConfig{LingerMs: NoLinger, BatchSize: 2048})
 	const n = 6000
@@ -410,6 +418,7 @@ func TestProducerOrderPerPartition(t *testing.T) {
 }
 
 func TestProducerUnknownTopicAndMetadataOnce(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=3"})
 	reqs := watchRequests(e)
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksNone})
@@ -453,6 +462,7 @@ func TestProducerUnknownTopicAndMetadataOnce(t *testing.T) {
 }
 
 func TestProducerReadOnlyRefuses(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	var hellos atomic.Int32
 	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
@@ -469,6 +479,7 @@ func TestProducerReadOnlyRefuses(t *testing.T) {
 }
 
 func TestProducerIsConnected(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	p := newProducerT(t, e, ProducerConfig{})
 	if !p.IsConnected() { // spec: P-42
@@ -492,6 +503,7 @@ func TestProducerIsConnected(t *testing.T) {
 }
 
 func TestProducerCompressionRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, codec := range []wire.Codec{wire.CodecLZ4, wire.CodecZstd} {
 		t.Run(codec.String(), func(t *testing.T) {
 			e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2"})
@@ -603,6 +615,7 @@ func sendNumbered(p *Producer, topic string, n int, keyed bool, between func(i i
 }
 
 func TestProducerLeaderKillIdempotent(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=6,replicas=3"})
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll, BatchSize: 16 << 10, LingerMs: 2})
 	const n = 100_000
@@ -638,6 +651,7 @@ func TestProducerLeaderKillIdempotent(t *testing.T) {
 }
 
 func TestProducerDropReplyDeduplicated(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll})
 	ctx := testCtx(t)
@@ -674,6 +688,7 @@ func TestProducerDropReplyDeduplicated(t *testing.T) {
 }
 
 func TestProducerFollowerRejection(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=3,replicas=3"})
 	log := watchProduce(e)
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll, BatchSize: 4096, LingerMs: 1})
@@ -744,6 +759,7 @@ func TestProducerFollowerRejection(t *testing.T) {
 }
 
 func TestProducerReconnectToMostLeading(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=4,replicas=3"})
 	for part := range 4 {
 		if err := e.MovePartitionLeader("T", part, 3); err != nil {
@@ -797,6 +813,7 @@ func TestProducerReconnectToMostLeading(t *testing.T) {
 }
 
 func TestProducerOneBatchInFlightBeforeAcceptance(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	log := watchProduce(e)
 	var delayed atomic.Int32
@@ -827,6 +844,7 @@ func TestProducerOneBatchInFlightBeforeAcceptance(t *testing.T) {
 }
 
 func TestProducerFlushAndEpochChange(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		idem    bool
@@ -887,6 +905,7 @@ func TestProducerFlushAndEpochChange(t *testing.T) {
 }
 
 func TestProducerDeliveryTimeoutAndBufferMemory(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	var reject atomic.Bool
 	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
@@ -929,6 +948,7 @@ func TestProducerDeliveryTimeoutAndBufferMemory(t *testing.T) {
 }
 
 func TestProducerRetryProtection(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{MaxFrame: 1 << 20}, map[string]string{"T": "partitions=1"})
 	p := newProducerT(t, e, ProducerConfig{MaxRequestSize: 4 << 20, LingerMs: NoLinger})
 	ctx := testCtx(t)
@@ -956,6 +976,7 @@ func TestProducerRetryProtection(t *testing.T) {
 }
 
 func TestProducerRejectedBatchRenumbers(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	p := newProducerT(t, e, ProducerConfig{Retries: NoRetries})
 	ctx := testCtx(t)
@@ -990,6 +1011,7 @@ func TestProducerRejectedBatchRenumbers(t *testing.T) {
 // (another partition of the same node, refused too: P-35) 600 ms more:
 // B's FOLLOWER_NODE arrives while C is outstanding.
 func TestProducerFollowerRejectionWaitsForOutstandingReplies(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2,replicas=3"})
 	for part := range 2 {
 		if err := e.MovePartitionLeader("T", part, 1); err != nil {

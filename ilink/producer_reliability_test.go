@@ -13,6 +13,7 @@ import (
 // A topic that grows while a producer writes to it gets its new
 // partitions from the periodic metadata refresh, without any error first.
 func TestProducerGrownTopicGetsNewPartitions(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2"})
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll, MetadataMaxAgeMs: 100})
 	ctx := testCtx(t)
@@ -62,6 +63,7 @@ func TestProducerGrownTopicGetsNewPartitions(t *testing.T) {
 // what may be stored twice (a batch in flight whose outcome it never
 // learned).
 func TestProducerNewIDAfterEngineLostState(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1,replicas=1"})
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll, DeliveryTimeoutMs: 30_000})
 	ctx := testCtx(t)
@@ -111,6 +113,7 @@ func TestProducerNewIDAfterEngineLostState(t *testing.T) {
 // which drops silent (half-open) connections, never cuts it; without
 // keepalive the same idle connection is cut.
 func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{Nodes: 1, IdleTimeout: 300 * time.Millisecond, FrameTimeout: 100 * time.Millisecond})
 	dial := func(ka time.Duration) *Conn {
 		c, err := DialConn(testCtx(t), e.DataAddrs()[0], ConnConfig{Mode: wire.ModeProducer, KeepAlive: ka, Logf: testLogf(t)})
@@ -140,6 +143,7 @@ func TestConnKeepAliveOutlivesIdleTimeout(t *testing.T) {
 // answers (the whole cluster restarting) the producer keeps asking within
 // its budget instead of failing the record with the connect error.
 func TestProducerFirstSendWaitsThroughOutage(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=2,replicas=3"})
 	p := newProducerT(t, e, ProducerConfig{Acks: AcksAll})
 	if err := e.Outage(); err != nil {

@@ -12,6 +12,7 @@ import (
 func boolp(b bool) *bool { return &b }
 
 func TestProducerConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := ProducerConfig{}.validate()
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestProducerConfigDefaults(t *testing.T) {
 }
 
 func TestProducerConfigClampAndCap(t *testing.T) {
+	t.Parallel()
 	c, err := ProducerConfig{MaxRequestSize: 2_000_000_000, MaxFrameLength: 999_999_999}.validate()
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestProducerConfigClampAndCap(t *testing.T) {
 }
 
 func TestProducerConfigIdempotence(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		cfg     ProducerConfig
@@ -111,6 +114,7 @@ func TestProducerConfigIdempotence(t *testing.T) {
 }
 
 func TestProducerConfigValidation(t *testing.T) {
+	t.Parallel()
 	bad := []ProducerConfig{
 		{Acks: 2},
 		{Acks: 0 - 3},
@@ -136,6 +140,7 @@ func TestProducerConfigValidation(t *testing.T) {
 }
 
 func TestStickyPartitionAtomic(t *testing.T) {
+	t.Parallel()
 	p := &Producer{cfg: producerConfig{batchSize: 1000, maxRequestSize: DefaultMaxRequestSize}}
 	p.ident.Store(&producerIdent{id: -1, epoch: -1})
 	tp := p.newTopic("T", 4, 0)
@@ -154,6 +159,7 @@ func TestStickyPartitionAtomic(t *testing.T) {
 }
 
 func TestLoneEnvelopeMatchesEncoding(t *testing.T) {
+	t.Parallel()
 	// The overhead constants bound the real encoding.
 	batch := make([]byte, 300)
 	m := wire.ProduceRequest{Acks: -1, Topics: []wire.ProduceTopic{{Topic: "ORDER.EVENT", Epoch: 7, Partitions: []wire.ProducePartition{{Partition: 1000, Batches: batch}}}}}
@@ -164,6 +170,7 @@ func TestLoneEnvelopeMatchesEncoding(t *testing.T) {
 }
 
 func TestProducerErrorsAreTyped(t *testing.T) {
+	t.Parallel()
 	e := &Error{Name: wire.ErrMsgSizeOver, Kind: KindRejected}
 	if !errors.Is(e, &Error{Name: wire.ErrMsgSizeOver}) || !IsRejected(e) {
 		t.Fatal("size-over error is not a rejection")

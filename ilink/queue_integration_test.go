@@ -11,6 +11,7 @@ import (
 )
 
 func TestIntegrationClientFrameCap(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
 	_, q := queueT(t, e, Options{AutoCommit: true, MaxFrame: wire.MinMaxFrame}, "Q1")
@@ -33,6 +34,7 @@ func TestIntegrationClientFrameCap(t *testing.T) {
 }
 
 func TestIntegrationClientCapAboveEngineCap(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{Nodes: 1, MaxFrame: wire.MinMaxFrame}, "Q1")
 	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1") // client cap 128 MiB
 	_, err := q.Put(testCtx(t), make([]byte, 2*wire.MinMaxFrame))
@@ -45,6 +47,7 @@ func TestIntegrationClientCapAboveEngineCap(t *testing.T) {
 }
 
 func TestIntegrationGetWaits(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)
@@ -84,6 +87,7 @@ func TestIntegrationGetWaits(t *testing.T) {
 }
 
 func TestIntegrationCommitAndGet(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
 	ctx := testCtx(t)
@@ -132,6 +136,7 @@ func TestIntegrationCommitAndGet(t *testing.T) {
 }
 
 func TestIntegrationCommitAndGetFailures(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	ctx := testCtx(t)
 	_, aq := queueT(t, e, Options{AutoCommit: true}, "Q1")
@@ -215,6 +220,7 @@ func TestIntegrationCommitAndGetFailures(t *testing.T) {
 }
 
 func TestIntegrationRetriedPutReusesMsgID(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	remove := e.Control(once(wire.CodePut, engine.ControlAction{DropReply: true}))
@@ -234,6 +240,7 @@ func TestIntegrationRetriedPutReusesMsgID(t *testing.T) {
 }
 
 func TestIntegrationReadOnlyQueueSession(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
 	_, q := queueT(t, e, Options{AutoCommit: false, ReadOnly: true}, "Q1")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPutOnceGetOnce(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, nil)
 	if err := e.CreateQueue("Q.ONCE"); err != nil {
 		t.Fatal(err)

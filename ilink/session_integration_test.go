@@ -27,6 +27,7 @@ func deadAddr(t *testing.T) string {
 }
 
 func TestIntegrationDialFollowerLandsOnLeader(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	addrs := e.DataAddrs()
 
@@ -52,6 +53,7 @@ func TestIntegrationDialFollowerLandsOnLeader(t *testing.T) {
 // Both connect forms open a working session with the application name
 // and the session mode given: one "host:port", and the list form.
 func TestIntegrationConnectBothForms(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	var mu sync.Mutex
 	hellos := map[string]wire.SessionMode{} // client name -> mode, as the engine received them
@@ -85,6 +87,7 @@ func TestIntegrationConnectBothForms(t *testing.T) {
 }
 
 func TestIntegrationAutoCommitSurvivesLeaderKill(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	s, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)
@@ -121,6 +124,7 @@ func TestIntegrationAutoCommitSurvivesLeaderKill(t *testing.T) {
 }
 
 func TestIntegrationTransactedLeaderKill(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{ElectionDelay: 600 * time.Millisecond}, "Q1")
 	log := watchRequests(e)
 	s, q := queueT(t, e, Options{}, "Q1")
@@ -187,6 +191,7 @@ func TestIntegrationTransactedLeaderKill(t *testing.T) {
 }
 
 func TestIntegrationEndpointCacheFile(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	addrs := e.DataAddrs()
 	file := filepath.Join(t.TempDir(), "endpoints")
@@ -235,6 +240,7 @@ func TestIntegrationEndpointCacheFile(t *testing.T) {
 }
 
 func TestIntegrationNoEndpointListNoRetry(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{Nodes: 1}, "Q1")
 	log := watchRequests(e)
 	s, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
@@ -257,6 +263,7 @@ func TestIntegrationNoEndpointListNoRetry(t *testing.T) {
 }
 
 func TestIntegrationRejectionNotRetried(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	log := watchRequests(e)
 	s := dialT(t, e, e.DataAddrs()[0], Options{AutoCommit: true})
@@ -280,6 +287,7 @@ func TestIntegrationRejectionNotRetried(t *testing.T) {
 }
 
 func TestIntegrationConcurrentPutsShareOneFailover(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{}, "Q1")
 	_, q := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	ctx := testCtx(t)

@@ -32,6 +32,7 @@ func keyFor(t *testing.T, p, n int) []byte {
 // node leads (node 2 two partitions), the producer keeps one connection
 // per leader node, and every partition's batches go to its leader.
 func TestSpecProducerConnectsPerLeader(t *testing.T) {
+	t.Parallel()
 	const parts = 4
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": fmt.Sprintf("partitions=%d,replicas=3", parts)})
 	leaders := map[int]int{0: 2, 1: 3, 2: 1, 3: 2}
@@ -91,6 +92,7 @@ func TestSpecProducerConnectsPerLeader(t *testing.T) {
 // publish-v2 request) with MIMQE_NOT_SUPPORTED makes the record fail with
 // a rejection of that name, not a session error.
 func TestSpecPublishV2NotSupported(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	var produces atomic.Int32
 	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCreateTopicIfMissing(t *testing.T) {
+	t.Parallel()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"OLD": "partitions=2"})
 	var reqs atomic.Int32
 	e.Control(func(*engine.ControlEvent) engine.ControlAction {

@@ -17,6 +17,7 @@ func mkChunk(cur *cursor, from int64, n, bytes int) *chunk {
 }
 
 func TestChunkBuf(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		op    string // push, take, takeHeld (CommitImmediate), commit, drop, remove, seek, clear
 		p     int    // partition (push, drop, remove, seek)
@@ -167,6 +168,7 @@ func TestChunkBuf(t *testing.T) {
 
 // uncommitted stops at max records and skips the committed and the stale.
 func TestChunkBufUncommitted(t *testing.T) {
+	t.Parallel()
 	a, z := &cursor{tp: tp{"T", 0}}, &cursor{tp: tp{"T", 1}}
 	for _, tc := range []struct {
 		name string

@@ -28,6 +28,7 @@ type groupCluster interface {
 // on both: the tests still on the fake rely on it behaving as the engine
 // does, and a change to either that the other lacks shows here.
 func TestGroupConformance(t *testing.T) {
+	t.Parallel()
 	clusters := []struct {
 		name  string
 		start func(t *testing.T) groupCluster

@@ -13,6 +13,7 @@ import (
 )
 
 func TestMatchPattern(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern, topic string
 		want           bool
@@ -57,6 +58,7 @@ func TestMatchPattern(t *testing.T) {
 }
 
 func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
 	o, err := Options{}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,7 @@ func TestOptionsDefaults(t *testing.T) {
 }
 
 func TestAssignReadsOnlyListedPartitions(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 3, 3, 10)
 	c := mustAssign(t, fc.addr(), "T", []int32{1}, testOptions(t, ""))
 	recs := readN(t, c, 10, 5*time.Second)

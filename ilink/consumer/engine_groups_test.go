@@ -44,6 +44,7 @@ func engineCommit(t testing.TB, addrs, group, topic string, p int32) (int64, boo
 }
 
 func TestEngineInvalidGroupNames(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=1"); err != nil {
 		t.Fatal(err)
@@ -122,12 +123,14 @@ func (x *engineChaos) Faults(t testing.TB) func() {
 }
 
 func TestEngineCoordinatorMoveDuringGroupConsume(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	p := newTestProducer(t, e, ilink.ProducerConfig{LingerMs: 1})
 	runCoordinatorMoveChaos(t, &engineChaos{e: e, p: p}, 30*time.Second)
 }
 
 func TestEngineCommitsSurviveCoordinatorFailover(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=3,replicas=3"); err != nil {
 		t.Fatal(err)

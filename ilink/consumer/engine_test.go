@@ -63,6 +63,7 @@ func produceN(t testing.TB, p *ilink.Producer, topic string, from, n int) {
 }
 
 func TestEngineAssignConsume(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 3)
 	if err := e.CreateTopic("ORDER.EVENT", "partitions=3"); err != nil {
 		t.Fatal(err)
@@ -108,6 +109,7 @@ func TestEngineAssignConsume(t *testing.T) {
 }
 
 func TestEngineUnknownTopicAndPartition(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 1)
 	if err := e.CreateTopic("T", "partitions=2"); err != nil {
 		t.Fatal(err)
@@ -128,6 +130,7 @@ func TestEngineUnknownTopicAndPartition(t *testing.T) {
 }
 
 func TestEngineLeaderKillDuringConsume(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 3)
 	if err := e.CreateTopic("T", "partitions=3,replicas=3,minSync=2"); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestCommitStoresNextOffset(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 60)
 	o := testOptions(t, "billing")
 	o.Commit = CommitManual
@@ -44,6 +45,7 @@ func TestCommitStoresNextOffset(t *testing.T) {
 }
 
 func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 100)
 	o := testOptions(t, "auto")
 	o.AutoCommitInterval = 100 * time.Millisecond
@@ -75,6 +77,7 @@ func TestAutoCommitPeriodicAndAtClose(t *testing.T) {
 }
 
 func TestImmediateCommitsBeforeHandOver(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 5)
 	fc.produce("T", 0, 5, wire.CodecNone)
 	o := testOptions(t, "imm")
@@ -99,6 +102,7 @@ func TestImmediateCommitsBeforeHandOver(t *testing.T) {
 }
 
 func TestStartModesApplyOnlyWithoutCommit(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 2, 20)
 	fc.setCommit("g-latest", "T", 0, 7)
 	fc.setCommit("g-earliest", "T", 0, 7)
@@ -131,6 +135,7 @@ func TestStartModesApplyOnlyWithoutCommit(t *testing.T) {
 }
 
 func TestSecondMemberWaitsForHolderRejoin(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 2, 4, 10)
 	var mu sync.Mutex
 	var calls []string
@@ -236,6 +241,7 @@ func countParts(a []wire.TopicPartitions) int {
 }
 
 func TestManualCommitAfterReassignmentIsRebalanced(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 2, 10)
 	oa := testOptions(t, "g")
 	oa.Commit = CommitManual
@@ -275,6 +281,7 @@ func TestManualCommitAfterReassignmentIsRebalanced(t *testing.T) {
 }
 
 func TestRebalanceReportsHiddenFromReads(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 2)
 	n := 0
@@ -347,6 +354,7 @@ func (f *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func TestCoordinatorRetryScheduleAndBudget(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 2)
 	fc.createTopic("T", 1)
 	for _, tc := range []struct {
@@ -398,6 +406,7 @@ func TestCoordinatorRetryScheduleAndBudget(t *testing.T) {
 }
 
 func TestCoordinatorMoveAndLoadingHidden(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 3)
 	fc.createTopic("T", 3)
 	o := testOptions(t, "mover")
@@ -430,6 +439,7 @@ func TestCoordinatorMoveAndLoadingHidden(t *testing.T) {
 }
 
 func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 5)
 	fc.hook(func(ev *reqEvent) *reqAction {
 		if ev.Code == wire.CodeOffsetFetch {
@@ -446,6 +456,7 @@ func TestOffsetFetchFailureFailsSubscribe(t *testing.T) {
 }
 
 func TestTemporaryAndDurableGroups(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "tmp")
 	o.Durable = false
@@ -480,6 +491,7 @@ func TestTemporaryAndDurableGroups(t *testing.T) {
 }
 
 func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 10)
 	var mu sync.Mutex
 	var revokedAll bool
@@ -518,6 +530,7 @@ func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
 }
 
 func TestUnsubscribeDeletesGroup(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 2)
 	fc.produce("T", 0, 4, wire.CodecNone)
@@ -552,6 +565,7 @@ func TestUnsubscribeDeletesGroup(t *testing.T) {
 }
 
 func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 3, 3, 20)
 	coord := uint16(fc.CoordinatorOf("route"))
 	leader := map[int32]uint16{}
@@ -600,6 +614,7 @@ func TestRequestsGoToCoordinatorAndLeaders(t *testing.T) {
 }
 
 func TestAutoCommitRedeliveryWindowAfterCrash(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 1)
 	// A member that stops heartbeating is gone after 1 s: the new member
 	// gets the partition then.

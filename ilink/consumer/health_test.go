@@ -11,6 +11,7 @@ import (
 // come back, failing (with when it started) while the engine is off the
 // network, fresh and clear again once it is back.
 func TestFetchHealthThroughAnOutage(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 1)
 	if err := e.CreateTopic("HEALTH.T", "partitions=1"); err != nil {
 		t.Fatal(err)

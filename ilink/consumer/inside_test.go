@@ -49,6 +49,7 @@ func awaitClosed(t *testing.T, c *Consumer) {
 }
 
 func TestCloseFromInsideListener(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 5)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-l"))
 	closed := make(chan error, 1)
@@ -86,6 +87,7 @@ func TestCloseFromInsideListener(t *testing.T) {
 }
 
 func TestCloseFromInsideRebalance(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "in-rb")
 	o.Expiry = 200 * time.Millisecond
@@ -112,6 +114,7 @@ func TestCloseFromInsideRebalance(t *testing.T) {
 }
 
 func TestUnsubscribeFromInsideRebalance(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 10)
 	o := testOptions(t, "in-u")
 	o.Expiry = 200 * time.Millisecond
@@ -135,6 +138,7 @@ func TestUnsubscribeFromInsideRebalance(t *testing.T) {
 // from elsewhere it stops the listener that runs now and waits for it, as
 // Consumer.StopListening does.
 func TestInsideKeptWaitsLikeOutside(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 1)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "in-k"))
 	kept := make(chan Inside, 1)

@@ -29,6 +29,7 @@ func countFetches(t *testing.T, e *engine.Engine) *atomic.Int64 {
 // counts what was produced meanwhile; after ResumeFetching the reader gets
 // exactly those records, in order, each once.
 func TestPauseFetchingHoldsThePosition(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 1)
 	const topic = "PAUSE.T"
 	if err := e.CreateTopic(topic, "partitions=2"); err != nil {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestReadTimeoutAndArrivalDuringWait(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 1)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "r"))
@@ -57,6 +58,7 @@ func TestReadTimeoutAndArrivalDuringWait(t *testing.T) {
 }
 
 func TestReadBatchNeverExceedsMax(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 2)
 	fc.createTopic("T", 2)
 	fc.produce("T", 0, 50, wire.CodecLZ4)
@@ -88,6 +90,7 @@ func TestReadBatchNeverExceedsMax(t *testing.T) {
 }
 
 func TestListenAndStopListening(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 1, 1, 20)
 	c := mustSubscribe(t, fc.addr(), "T", testOptions(t, "l"))
 	var got atomic.Int64
@@ -140,6 +143,7 @@ func TestListenAndStopListening(t *testing.T) {
 }
 
 func TestSeekToOffsetAndTime(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 2)
 	fc.createTopic("T", 2)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -194,6 +198,7 @@ func TestSeekToOffsetAndTime(t *testing.T) {
 }
 
 func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 3)
 	fc.createTopic("T", 3)
 	o := testOptions(t, "lm")
@@ -231,6 +236,7 @@ func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
 }
 
 func TestKilledLeaderNodeLosesAndSkipsNothing(t *testing.T) {
+	t.Parallel()
 	fc := engineWithT(t, 3, 3, 100)
 	o := testOptions(t, "kill")
 	c := mustSubscribe(t, fc.addrs(), "T", o)
@@ -251,6 +257,7 @@ func TestKilledLeaderNodeLosesAndSkipsNothing(t *testing.T) {
 }
 
 func TestOutOfRangeOffsetIsReset(t *testing.T) {
+	t.Parallel()
 	fc := newFakeCluster(t, 1)
 	fc.createTopic("T", 1)
 	for i := 0; i < 10; i++ {
@@ -284,6 +291,7 @@ func TestOutOfRangeOffsetIsReset(t *testing.T) {
 }
 
 func TestBufferBounds(t *testing.T) {
+	t.Parallel()
 	fc := newTestEngine(t, 1)
 	fc.createTopic("T", 2)
 	for i := 0; i < 40; i++ {
@@ -319,6 +327,7 @@ func TestBufferBounds(t *testing.T) {
 }
 
 func TestPatternSubscription(t *testing.T) {
+	t.Parallel()
 	fc := newFakeCluster(t, 2)
 	for _, n := range []string{"ORDER.KR", "ORDER.KR.SUB", "ORDERING", "SYSTEM.GROUPS"} {
 		fc.createTopic(n, 2)

@@ -13,6 +13,7 @@ import (
 // A read-only consumer reads through a temporary group or no group, and is
 // refused a durable group or a group to commit to before any request.
 func TestReadOnlyConsumer(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, 1)
 	if err := e.CreateTopic("RO.T", "partitions=1"); err != nil {
 		t.Fatal(err)

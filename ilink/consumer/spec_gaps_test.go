@@ -26,6 +26,7 @@ func engineTopics(e *engine.Engine) []string {
 // subscribing to or assigning, an unknown topic leave the engine's topic
 // list as it was.
 func TestSpecClientsNeverCreateTopics(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=1"); err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func values(rs []*Record) []string {
 // a later member of the group starts after the commit, seeks back and
 // reads the same records again.
 func TestSpecConsumingNeverDeletes(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=1"); err != nil {
 		t.Fatal(err)
@@ -117,6 +119,7 @@ func TestSpecConsumingNeverDeletes(t *testing.T) {
 // TestSpecGroupsHaveOwnCursors: two groups on one topic each receive every
 // record, and one group's commits never move the other's.
 func TestSpecGroupsHaveOwnCursors(t *testing.T) {
+	t.Parallel()
 	e := startGroupEngine(t)
 	if err := e.CreateTopic("T", "partitions=2"); err != nil {
 		t.Fatal(err)

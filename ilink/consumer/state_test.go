@@ -8,6 +8,7 @@ import (
 var allStates = []consumerState{stateRunning, stateRebalancing, stateExpired, stateRejoining, stateClosed}
 
 func TestStateTransitionTable(t *testing.T) {
+	t.Parallel()
 	type move struct{ from, to consumerState }
 	allowed := map[move]bool{
 		{stateRunning, stateRebalancing}:   true,
@@ -33,6 +34,7 @@ func TestStateTransitionTable(t *testing.T) {
 }
 
 func TestStateEvents(t *testing.T) {
+	t.Parallel()
 	events := []struct {
 		name string
 		ev   func(consumerState) consumerState
@@ -59,6 +61,7 @@ func TestStateEvents(t *testing.T) {
 }
 
 func TestStatePredicates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s                                consumerState
 		handsOver, outOfGroup, mayExpire bool
@@ -92,6 +95,7 @@ func TestStatePredicates(t *testing.T) {
 // and the rejoin a read asks for, a rejoin that fails out of the group,
 // and Close from every state, after which nothing moves.
 func TestSetStateLocked(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		to     consumerState
 		want   consumerState

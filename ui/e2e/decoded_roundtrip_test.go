@@ -13,6 +13,7 @@ import (
 // records decoded to the same fields, and the search beyond the buffer
 // finds them by a decoded field (ilink/search through ui/live).
 func TestPublishTailSearchDecodedRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, demo.PayPayments, "partitions=2,replicas=1")
 	set, err := schema.Compile(demo.DecodeRules())
 	if err != nil {

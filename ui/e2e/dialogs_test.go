@@ -10,6 +10,7 @@ import (
 // selected (typing 6 makes 6, not 36), the first enter shows what will be
 // created, and only the second creates it.
 func TestCreateTopicReviewsBeforeItSends(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	d := startDash(t, e, dashOpts{})
 	d.keys("2")
@@ -35,6 +36,7 @@ func TestCreateTopicReviewsBeforeItSends(t *testing.T) {
 // TestFlushAsksForTheName: like delete, flush needs the topic's name
 // typed; y or enter alone do nothing.
 func TestFlushAsksForTheName(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.FLUSH", "partitions=1,replicas=1")
 	produce(t, e, "E2E.FLUSH", 0, 10)
 	d := startDash(t, e, dashOpts{})
@@ -62,6 +64,7 @@ func TestFlushAsksForTheName(t *testing.T) {
 // this run or of the one before (the history file in the XDG state dir),
 // and never quits.
 func TestCommandHistoryAcrossRuns(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	hist := filepath.Join(t.TempDir(), "ilinkdash", "history")
 	d := startDash(t, e, dashOpts{history: hist})
@@ -93,6 +96,7 @@ func TestCommandHistoryAcrossRuns(t *testing.T) {
 // MIMQE_UNKNOWN_TOPIC instead of failing every record, and offers to
 // create the topic; once created, the same records are published.
 func TestPublishToAMissingTopic(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	d := startDash(t, e, dashOpts{})
 	d.command("publish E2E.MISSING")

@@ -31,6 +31,7 @@ func tabBar(screen string) string {
 // on; `t` there tails that one partition from the committed offset; esc
 // esc walks back to the overview, the breadcrumb shrinking at each step.
 func TestDrillDownAlertGroupPartitionTail(t *testing.T) {
+	t.Parallel()
 	_, d := doorsSetup(t)
 	d.waitText("Alerts (1)", "group e2e-doors stopped")
 	d.waitText("enter open")
@@ -84,6 +85,7 @@ func countRecordRows(screen, topic string) int {
 // that group's detail; on the overview, v then enter on a node row opens
 // it on the Cluster tab (the cursor on that node).
 func TestDrillDownConsumerRowAndNode(t *testing.T) {
+	t.Parallel()
 	_, d := doorsSetup(t)
 	d.findOn("2", "E2E.DOORS")
 	d.keys("enter")

@@ -29,6 +29,7 @@ var failoverRE = regexp.MustCompile(`admin: node (\d) (not running|unreachable),
 //     the overview keeps the last rows, greyed, STATE "stale", under
 //     "node list stale since".
 func TestNodeGoneAdminFallbackAndStaleRows(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{election: 300 * time.Millisecond})
 	d := startDash(t, e, dashOpts{})
 	d.waitFor("three running nodes, node 1 leading", func(s string) bool {

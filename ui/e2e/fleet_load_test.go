@@ -24,6 +24,7 @@ import (
 // show), none missing, and none held back by the hung cluster, whose reads
 // wait out their timeout the whole window.
 func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
+	t.Parallel()
 	const every = 200 * time.Millisecond
 	var es []*engine.Engine
 	for range 4 {

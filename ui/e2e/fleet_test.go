@@ -117,6 +117,7 @@ func fleetRow(screen, name string) string {
 // the Fleet tab labelled with its context; Enter opens a cluster (its tab
 // bar names it), 0 comes back.
 func TestFleetThreeClusters(t *testing.T) {
+	t.Parallel()
 	const every = time.Second
 	alpha, bravo, charlie := startEngine(t, engineOpts{}), startEngine(t, engineOpts{}), startEngine(t, engineOpts{})
 	q := adminQmgr(t, bravo)
@@ -214,6 +215,7 @@ func hasLine(s string, parts ...string) bool {
 // stops (its link to the hub down) shows on its row with the hub's reason,
 // while the others keep their rows.
 func TestFleetSpokesThroughHub(t *testing.T) {
+	t.Parallel()
 	const every = time.Second
 	hub := startHub(t)
 	p1, p2 := hub.SpokeEngine("plant-1"), hub.SpokeEngine("plant-2")
@@ -275,6 +277,7 @@ func startHub(t *testing.T) *engine.Engine {
 // past the cap the title says how many spokes are not shown; a spoke that
 // unlinks keeps its row, which says the hub's word and since when.
 func TestFleetFollowsSpokes(t *testing.T) {
+	t.Parallel()
 	const every = time.Second
 	hub := startHub(t)
 	list := func(ctx context.Context) ([]admin.SpokeProperty, error) {

@@ -130,6 +130,7 @@ func (d *dash) seekTo(to string) {
 // "latest" shows a preview of every old → new offset, and applying it
 // moves the commits: the table shows lag 0 after the next poll.
 func TestGroupsSeekToLatest(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.ORDERS"
 	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 20)
 	idleGroup(t, e, "e2e-idle", topic, 1)
@@ -181,6 +182,7 @@ func TestGroupsSeekToLatest(t *testing.T) {
 // member warns in the form and ends with the engine's refusal
 // (MIMQE_GROUP_NOT_EMPTY) explained; the commits do not move.
 func TestGroupsSeekRefusedWithActiveMember(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.BUSY"
 	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 10)
 	c := activeGroup(t, e, "e2e-busy", topic)

@@ -21,6 +21,7 @@ import (
 // list and in the status bar, with an age that grows while nothing
 // answers (the clock redraws), and never "nothing to report".
 func TestUnreachableAdminAddress(t *testing.T) {
+	t.Parallel()
 	src, err := live.New(live.Config{AdminAddrs: []string{"127.0.0.1:1"}, ClientName: "ilinkdash-e2e"})
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,7 @@ var forbiddenRaw = []string{
 // The displayed (inert) forms are checked too, so the test knows the
 // payloads were drawn and not merely dropped.
 func TestTailHostilePayloadsRawOutput(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.EVIL"
 	e := engineWithTopic(t, topic, "partitions=1,replicas=2")
 	payloads := append(sanitizetest.Hostile(), briefPayloads()...)

@@ -16,6 +16,7 @@ import (
 // before the restart (its scale tops at 20: the new points alone, all 0,
 // would top it at 1), over 1 h and, after `w`, over 6 h.
 func TestLagHistorySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	const topic, group = "E2E.LAG", "e2e-lag"
 	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 20)
 	idleGroup(t, e, group, topic, 1)

@@ -46,6 +46,7 @@ func clusterNode(screen, id string) (addr, role, state string) {
 // alert; after removing node 1, the leader, the cluster tab gave it a
 // blank address and the overview still "leader running".
 func TestNodeAddRemoveAgreesAcrossTabs(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	q := adminQmgr(t, e)
 	svc := q.Service()

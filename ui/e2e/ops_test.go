@@ -61,6 +61,7 @@ func depthOf(t *testing.T, e *engine.Engine, q string) int {
 // its dlq.* headers; M previews the move back, which the engine makes only
 // after enter.
 func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	if err := e.DefineQueue("E2E.ORDERS", engine.QueueConfig{DeadLetterQueue: "E2E.ORDERS.DLQ", MaxRedeliveries: 1}); err != nil {
 		t.Fatal(err)
@@ -113,6 +114,7 @@ func TestQueueBrowseAndDeadLetterMoveBack(t *testing.T) {
 // quarantine; R with OLD entries shows the spec's warning before the plan,
 // and the result (count, leader) after enter.
 func TestQuarantineReinjectShowsTheDuplicateWarningFirst(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	quarantined(t, e, "E2E.Q",
 		engine.QuarantineEntry{Dir: "qd", Payload: []byte("new")},
@@ -142,6 +144,7 @@ func TestQuarantineReinjectShowsTheDuplicateWarningFirst(t *testing.T) {
 // TestTopicConfigEditWithDiffPreview: c shows every property; editing the
 // partitions shows the diff, enter alters the topic.
 func TestTopicConfigEditWithDiffPreview(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.CFG", "partitions=2,retention.ms=3600000")
 	d := startDash(t, e, dashOpts{})
 	d.keys("2")
@@ -166,6 +169,7 @@ func TestTopicConfigEditWithDiffPreview(t *testing.T) {
 // leader shows in the Balance pane and the header's imbalance; b previews
 // the engine's plan and enter moves the leader back.
 func TestClusterRebalanceWithPreview(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.RB", "partitions=3")
 	if err := e.MovePartitionLeader("E2E.RB", 1, 3); err != nil {
 		t.Fatal(err)
@@ -202,6 +206,7 @@ func TestClusterRebalanceWithPreview(t *testing.T) {
 // direct consumer (no group), shows the progress and the outcome, and
 // the match streams into the list.
 func TestTailSearchBeyondTheBuffer(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.SEARCH"
 	e := engineWithTopic(t, topic, "partitions=2,replicas=2")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

@@ -53,6 +53,7 @@ func acked(screen string) int {
 //     ends with exactly the records of the log, none skipped and none read
 //     twice.
 func TestDashboardThroughEngineOutage(t *testing.T) {
+	t.Parallel()
 	const topic, n, rate = "E2E.OUTAGE", 300, 30
 	e := engineWithTopic(t, topic, "partitions=3,replicas=3,minSync=2")
 	const poll = 400 * time.Millisecond

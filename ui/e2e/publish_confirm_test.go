@@ -33,6 +33,7 @@ func hint(screen string) string {
 // opens navigating, `:` is the command line, enter edits a field, and a
 // run starts only from a confirmation that names count, rate and size.
 func TestPublishConfirmsBeforeSending(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.PUBCONF", "partitions=2,replicas=1")
 	d := startDash(t, e, dashOpts{})
 	d.command("publish E2E.PUBCONF")

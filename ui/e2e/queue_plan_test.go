@@ -57,6 +57,7 @@ func quarantined(t *testing.T, e *engine.Engine, queue string, entries ...engine
 // and the detail shows the queue as it is after the move — and again when
 // the next dead letter arrives, without r.
 func TestMoveBackLeavesWhatArrivedAfterThePlan(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	if err := e.DefineQueue("E2E.PAY", engine.QueueConfig{DeadLetterQueue: "E2E.PAY.DLQ", MaxRedeliveries: 1}); err != nil {
 		t.Fatal(err)
@@ -112,6 +113,7 @@ func TestMoveBackLeavesWhatArrivedAfterThePlan(t *testing.T) {
 // preview show each id by its first and last digits, distinct, and the
 // detail the full id.
 func TestQueueIDsShowTheirDistinguishingPart(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	createQueue(t, e, "E2E.IDS")
 	bodies := make([][]byte, 12)
@@ -168,6 +170,7 @@ func TestQueueIDsShowTheirDistinguishingPart(t *testing.T) {
 // TestReinjectLeavesWhatWasQuarantinedAfterThePlan: the preview takes the
 // 2 entries shown; one quarantined before enter stays and is reported.
 func TestReinjectLeavesWhatWasQuarantinedAfterThePlan(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	quarantined(t, e, "E2E.RQ",
 		engine.QuarantineEntry{Dir: "rq", Payload: []byte("one")},
@@ -198,6 +201,7 @@ func TestReinjectLeavesWhatWasQuarantinedAfterThePlan(t *testing.T) {
 // message; when another client takes it first, the take takes nothing
 // (not the next one) and says so.
 func TestTakeTakesTheMessageItShowed(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	createQueue(t, e, "E2E.TK")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

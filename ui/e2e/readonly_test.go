@@ -72,6 +72,7 @@ func mutations(src interface {
 // engine — neither on fresh adapters (nothing dialled yet) nor on
 // adapters whose admin connection is open.
 func TestReadOnlyAdapterRefusesBeforeTheEngine(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.RO", "partitions=1,replicas=1")
 	reqs := countRequests(t, e)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -145,6 +146,7 @@ func (d *dash) pressNothingHappens(keys []string, titles ...string) string {
 // open anything nor appear in `?` help or the hint line; the engine's
 // topics and commits are unchanged.
 func TestReadOnlyDashboard(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.RO"
 	e, _ := topicWithRecords(t, topic, "partitions=2,replicas=2", 6)
 	idleGroup(t, e, "e2e-ro", topic, 1)

@@ -45,6 +45,7 @@ var failingRE = regexp.MustCompile(`✖ cannot reach .+ \(failing for (\d+)s, da
 //  3. Node 2 restarts and, after the election, leads: the dashboard
 //     recovers by itself (error gone, fresh node list).
 func TestResilienceAdminNodeKilled(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{election: time.Second})
 	d := startDash(t, e, dashOpts{})
 	d.waitFor("three running nodes, node 1 leading", func(s string) bool {

@@ -13,6 +13,7 @@ import (
 // apply moves exactly the previewed offsets, not "latest" resolved again
 // after records arrived between the preview and the apply.
 func TestSeekDialogOnePartitionAndThePreviewedOffsets(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.SP"
 	e, q := topicWithRecords(t, topic, "partitions=3,replicas=1", 30) // round-robin: 10 records in each partition
 	idleGroup(t, e, "e2e-sp", topic, 1)

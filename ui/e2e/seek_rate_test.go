@@ -16,6 +16,7 @@ import (
 // hundreds of records per second, the repro's "RATE/s 906"), and the row
 // says EMPTY with lag 0.
 func TestSeekDoesNotInflateTheRate(t *testing.T) {
+	t.Parallel()
 	const topic, group = "E2E.SEEKRATE", "e2e-legacy"
 	e, q := topicWithRecords(t, topic, "partitions=2,replicas=2", 400)
 	idleGroup(t, e, group, topic, 1)

@@ -79,6 +79,7 @@ func tailing(t *testing.T, topic string, n int) (*engine.Engine, *dash, *atomic.
 // stopped: every record received once, so "N total" equals what was
 // published since the tail opened.
 func TestTailPauseIsBackPressure(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.PAUSE"
 	e, d, fetches := tailing(t, topic, 200) // one partition: a duplicate would come before the marker
 	d.keys("space")
@@ -106,6 +107,7 @@ func TestTailPauseIsBackPressure(t *testing.T) {
 // than the stream's channel jumps (it used to stay on "jumping…"), and the
 // header then says where the tail reads from.
 func TestTailJumpWhileCatchingUp(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.BACKLOG"
 	e := engineWithTopic(t, topic, "partitions=2,replicas=1")
 	produce(t, e, topic, 0, 60000)

@@ -9,6 +9,7 @@ import (
 // letter (PART's is A: P puts messages), again reverses; M on the queue
 // list flashes why it does nothing.
 func TestShiftSortAndRefusalFlash(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.SORT.FEW", "partitions=1,replicas=1")
 	createTopic(t, e, "E2E.SORT.MANY", "partitions=5,replicas=1")
 	d := startDash(t, e, dashOpts{})

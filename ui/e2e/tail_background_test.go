@@ -26,6 +26,7 @@ func tailGroupsOf(e *engine.Engine) []string {
 // back. Paused, it fetches nothing even in the background ("6 Tail ⏸"),
 // and its count does not move. x closes it: the temporary group is left.
 func TestTailRunsInTheBackground(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.BACKGROUND"
 	e, d, fetches := tailing(t, topic, 100)
 
@@ -82,6 +83,7 @@ func TestTailRunsInTheBackground(t *testing.T) {
 // TestTwoTailsAndQuit: `:tail A` then `:tail B` keeps both (two
 // temporary groups), ] switches, and quitting closes both.
 func TestTwoTailsAndQuit(t *testing.T) {
+	t.Parallel()
 	e := engineWithTopic(t, "E2E.TWO.A", "partitions=1,replicas=1")
 	createTopic(t, e, "E2E.TWO.B", "partitions=1,replicas=1")
 	d := startDash(t, e, dashOpts{})

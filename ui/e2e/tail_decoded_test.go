@@ -13,6 +13,7 @@ import (
 // in the detail pane, the real program over a real engine; a record that
 // does not decode shows the codec's error and its bytes in hex.
 func TestTailDecodesTheDemosProtobufTopic(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	dm, err := demo.Start(e, demo.Options{LeaderMoveEvery: -1, RebalanceEvery: -1, RewindEvery: -1})
 	if err != nil {

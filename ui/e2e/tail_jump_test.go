@@ -28,6 +28,7 @@ var atOffset100 = regexp.MustCompile(`\s[01]\s+100\s+k-`)
 // header counts what waits beyond the buffer, from end offsets, and the
 // count follows new records), and G goes to the end, live.
 func TestTailJumpIsBackPressure(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.JUMP"
 	e := engineWithTopic(t, topic, "partitions=2,replicas=1")
 	produce(t, e, topic, 0, 25000)
@@ -76,6 +77,7 @@ func TestTailJumpIsBackPressure(t *testing.T) {
 // says so instead of "live", and keeps watching: once NOPE.X is created
 // the tail reads it.
 func TestTailPatternWithoutATopicWatches(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	d := startDash(t, e, dashOpts{})
 	d.command("tail NOPE.*")

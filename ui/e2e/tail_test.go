@@ -56,6 +56,7 @@ func tailTotal(screen string) string {
 // a real producer then appear in the table with their keys and values, at
 // 120×40 and at 80×24.
 func TestTailWhilePublishing(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) { tailWhilePublishing(t, size[0], size[1]) })
 	}
@@ -93,6 +94,7 @@ func tailWhilePublishing(t *testing.T, w, h int) {
 // "25/25 acknowledged"; a tail from the earliest record then shows the 25
 // records with their expanded values.
 func TestPublishFormThenTail(t *testing.T) {
+	t.Parallel()
 	const topic = "E2E.FORM"
 	e := engineWithTopic(t, topic, "partitions=2,replicas=3")
 	const n = 25

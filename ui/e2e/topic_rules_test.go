@@ -34,6 +34,7 @@ func topicNamed(e *engine.Engine, name string) (engine.TopicInfo, bool) {
 }
 
 func TestCreateTopicRefusesBeforeTheReview(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("n", 300)
 	for _, tc := range []struct {
 		what   string
@@ -76,6 +77,7 @@ func TestCreateTopicRefusesBeforeTheReview(t *testing.T) {
 // (the engine's and the config edit's), and the review shows the very
 // properties sent.
 func TestCreateTopicUnitsAndForeverAsTheEngine(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engineOpts{})
 	d := startDash(t, e, dashOpts{})
 	openCreate(t, d)

@@ -43,6 +43,7 @@ func topicNamed(ts []admin.TopicInfo, name string) (admin.TopicInfo, bool) {
 // described, listed, flushed and deleted, an unknown group as Dead, the
 // queues and the cluster's tables.
 func TestSourcesAdminCalls(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	src := sources(t, e, false)
 	ctx := callCtx(t)
@@ -112,6 +113,7 @@ func TestSourcesAdminCalls(t *testing.T) {
 // A read-only context refuses every change with MIMQE_READ_ONLY and
 // sends none of them to the engine (the reads still work).
 func TestSourcesReadOnlyRefusesChanges(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	if err := e.CreateTopic("RO.T", "partitions=1"); err != nil {
 		t.Fatal(err)

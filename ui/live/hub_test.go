@@ -18,6 +18,7 @@ import (
 // A spoke context (hub + spoke): the views' lists, a publish run and a
 // tail all go through the hub, and reach the spoke, not the hub.
 func TestSpokeThroughHubPublishAndTail(t *testing.T) {
+	t.Parallel()
 	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
 		Spokes: []engine.SpokeConfig{{Name: "PLANT-7"}}})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // consumed record's key, value and header bytes may alias the whole reply,
 // and the buffers' byte bounds count only the record's own bytes.
 func TestKeptRecordOwnsItsBytes(t *testing.T) {
+	t.Parallel()
 	reply := make([]byte, 8<<20) // a large fetch reply the record aliases
 	copy(reply[100:], "key")
 	copy(reply[200:], "value")

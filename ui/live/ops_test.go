@@ -10,6 +10,7 @@ import (
 // The queue detail's operations on a real queue: put, browse (nothing
 // taken), take the oldest.
 func TestSourcesQueueOperations(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	if err := e.CreateQueue("LIVE.OPS"); err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestSourcesQueueOperations(t *testing.T) {
 // A search through the adapter finds the one matching record among many,
 // and says it is done.
 func TestSourcesSearchFindsARecord(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	if err := e.CreateTopic("LIVE.FIND", "partitions=2"); err != nil {
 		t.Fatal(err)

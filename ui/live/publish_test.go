@@ -14,6 +14,7 @@ import (
 // A run through the real producer: every record acknowledged and stored
 // with its key, value and headers, where the progress says they went.
 func TestStartPublishRunsThroughTheProducer(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	if err := e.CreateTopic("LIVE.PUB", "partitions=2"); err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func TestStartPublishRunsThroughTheProducer(t *testing.T) {
 // tools' defaults; anything else is refused before a producer opens, and
 // read-only or address-less contexts refuse to publish at all.
 func TestStartPublishSettingsAndRefusals(t *testing.T) {
+	t.Parallel()
 	cfg, err := producerConfig(publish.Spec{}, "c")
 	if err != nil || cfg.Compression != wire.CodecNone || cfg.ClientName != "c" {
 		t.Fatalf("defaults: %+v, %v", cfg, err)

@@ -18,6 +18,7 @@ import (
 // without dialling: the admin client's choke point runs before its first
 // connection, and a queue put or get is refused before its session.
 func TestReadOnlyActionsNeverDial(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ func collect(t *testing.T, s tail.Stream, what string, stop func(got []tail.Reco
 // counts the rest from end offsets, and a resume continues right after
 // the last record sent, each record once.
 func TestTailSeekFillHolds(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	const topic = "LIVE.FILL"
 	if err := e.CreateTopic(topic, "partitions=1"); err != nil {
@@ -112,6 +113,7 @@ func TestTailSeekFillHolds(t *testing.T) {
 // A pattern with no topic reports none, and a topic created for it is
 // picked up.
 func TestTailPatternSeekAndTopics(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	s := startTail(t, e, tail.Spec{Target: "LIVE.PAT.*"})
 	if got := s.Topics(); len(got) != 0 {

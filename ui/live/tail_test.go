@@ -76,6 +76,7 @@ func startTail(t *testing.T, e *engine.Engine, spec tail.Spec) tail.Stream {
 // lock). Batches of the old epoch are then recognisable and the first of
 // the new epoch starts at the new position.
 func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	const topic = "LIVE.BACKLOG"
 	if err := e.CreateTopic(topic, "partitions=1"); err != nil {
@@ -130,6 +131,7 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 // Waiting counts what was produced meanwhile from end offsets, and resume
 // delivers exactly those records, once each.
 func TestTailPauseStopsFetching(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	const topic = "LIVE.PAUSE"
 	if err := e.CreateTopic(topic, "partitions=2"); err != nil {
@@ -194,6 +196,7 @@ func TestTailPauseStopsFetching(t *testing.T) {
 // answers, a failure (since when) while it is off the network, replies
 // again after.
 func TestTailStreamReportsItsFetching(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t)
 	if err := e.CreateTopic("LIVE.FETCH", "partitions=1"); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func fleetShown(s string) bool {
 // naming the served ones, sanitized; with both sessions open each engine
 // sees one shared poller's requests, not one per session.
 func TestServeTwoContexts(t *testing.T) {
+	t.Parallel()
 	const interval = 200 * time.Millisecond
 	r := startRig(t, rigOpts{refresh: interval, contexts: []string{"alpha", "bravo"}})
 	alpha, bravo := r.engines[0], r.engines[1]

@@ -38,6 +38,7 @@ const heapGoal = 64 << 20 // what one session may add whatever it asks
 // A pty of 65535×65535 (the largest the protocol can say) is drawn at
 // the clamp, and the session costs no more than any other.
 func TestOversizedPtyIsClamped(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	r.openShown(r.viewer, "a first session's overview")
 	before := liveHeap()
@@ -62,6 +63,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 // A flood of huge window changes leaves the session at the clamp (and the
 // configured clamp is the one applied), answering keys.
 func TestWindowChangeFloodIsClamped(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 200, 80 }})
 	c := r.openShown(r.operator, "the overview")
 	before := liveHeap()
@@ -135,6 +137,7 @@ func dirNames(t *testing.T, dir string) []string {
 // directory configured, and is told why; so is an operator's when saving
 // is off.
 func TestViewerSaveRefused(t *testing.T) {
+	t.Parallel()
 	saves := filepath.Join(t.TempDir(), "saves")
 	r := startRig(t, rigOpts{maxTails: 2, serve: func(s *config.Serve) { s.SaveDir = saves }})
 	r.createTopics("partitions=1", "SAVE")
@@ -169,6 +172,7 @@ func TestViewerSaveRefused(t *testing.T) {
 // symlink planted where the name would be; a save over the cap writes
 // nothing.
 func TestOperatorSaveConfinedToSaveDir(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	saves, outside := filepath.Join(base, "saves"), filepath.Join(base, "outside")
 	if err := os.MkdirAll(outside, 0o700); err != nil {
@@ -240,6 +244,7 @@ func TestOperatorSaveConfinedToSaveDir(t *testing.T) {
 // Emptying the operators' file ends the open operator session within 5 s,
 // told and audited as revoked; an action in between is refused.
 func TestRevokedKeySessionEnds(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	c := r.openShown(r.operator, "the overview")
 	src := r.srv.sessionOf(t, c)
@@ -269,6 +274,7 @@ func TestRevokedKeySessionEnds(t *testing.T) {
 // An operator key moved to the viewers' file loses its operator session
 // (the watcher, without any action); it may reconnect read-only.
 func TestDemotedKeySessionEnds(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	c := r.openShown(r.operator, "the overview")
 	writeKeys(t, filepath.Join(r.dir, "operators"))
@@ -300,6 +306,7 @@ func waitClosed(t *testing.T, conn *gossh.Client, what string) {
 // An authenticated connection that opens no dashboard is closed after
 // --open-timeout, and so is one whose dashboard ended; both are audited.
 func TestAuthenticatedIdleConnectionClosed(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.OpenTimeout = 500 * time.Millisecond }})
 	conn, err := r.dial(r.viewer)
 	if err != nil {
@@ -332,6 +339,7 @@ func TestAuthenticatedIdleConnectionClosed(t *testing.T) {
 // Environment requests are bounded in count and bytes per session; the
 // refusal is logged once and the session still works.
 func TestEnvFloodBounded(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	conn, err := r.dial(r.operator)
 	if err != nil {
@@ -395,6 +403,7 @@ func TestEnvFloodBounded(t *testing.T) {
 // --max-startups is closed at once, and a real client gets in once one
 // of them goes.
 func TestUnauthenticatedConnectionsCapped(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxStartups = 3 }})
 	var idle []net.Conn
 	for i := 0; i < 3; i++ {
@@ -438,6 +447,7 @@ func TestUnauthenticatedConnectionsCapped(t *testing.T) {
 // One connection holds at most maxChannels session channels, and one key
 // at most --max-sessions-per-key dashboards.
 func TestChannelAndPerKeyLimits(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxSessionsPerKey = 1 }})
 	conn, err := r.dial(r.viewer)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // two sessions' pollers (tab.Fetchers over their sessionSources, which
 // read by ID) cost the fake one read per interval.
 func TestDeclaredListSharedThroughServe(t *testing.T) {
+	t.Parallel()
 	src := fakes.NewDemo()
 	widgets := viewtest.WidgetList()
 	fakes.Store(src, widgets, viewtest.Widget{Name: "gear", Size: 4})

@@ -22,6 +22,7 @@ func overviewShown(s string) bool {
 }
 
 func TestUnknownKeyRefusedAtAuthentication(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	stranger := newClientKey(t, "eve@nowhere")
 	conn, err := r.dial(stranger)
@@ -74,6 +75,7 @@ func (c *client) waitScreenInfo(t *testing.T) SessionInfo {
 }
 
 func TestNoPtyGetsOneLineAndExitOne(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	c := r.open(r.operator, sessOpts{noPty: true})
 	c.wantEnd("a session without a pty", 1, "needs a terminal")
@@ -86,6 +88,7 @@ func TestNoPtyGetsOneLineAndExitOne(t *testing.T) {
 }
 
 func TestQuitEndsWithExitZero(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	c := r.open(r.operator, sessOpts{})
 	screen := c.waitScreen("the overview", overviewShown)
@@ -111,6 +114,7 @@ func TestQuitEndsWithExitZero(t *testing.T) {
 }
 
 func TestResizeReachesTheSession(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	c := r.open(r.viewer, sessOpts{w: 100, h: 30})
 	c.waitScreen("the overview", overviewShown)
@@ -124,6 +128,7 @@ func TestResizeReachesTheSession(t *testing.T) {
 // Viewers get a read-only dashboard: the RO badge, no mutating key does
 // anything, and the client layer refuses a direct call.
 func TestViewerIsReadOnly(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	r.createTopics("partitions=1", "KEEP.ME")
 	c := r.open(r.viewer, sessOpts{})
@@ -182,6 +187,7 @@ func TestViewerIsReadOnly(t *testing.T) {
 // gone at the engine, the audit log records who did it, and the acting
 // session's status line shows the audited outcome.
 func TestOperatorMutatesAndIsAudited(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	r.createTopics("partitions=1", "DROP.ME")
 	c := r.openShown(r.operator, "the overview")
@@ -218,6 +224,7 @@ func TestOperatorMutatesAndIsAudited(t *testing.T) {
 }
 
 func TestMaxSessions(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{maxSessions: 2})
 	a := r.openShown(r.operator, "session a")
 	r.openShown(r.viewer, "session b")
@@ -233,6 +240,7 @@ func TestMaxSessions(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{idle: 600 * time.Millisecond})
 	busy := r.open(r.operator, sessOpts{})
 	idle := r.open(r.viewer, sessOpts{})
@@ -277,6 +285,7 @@ func (c *client) openTail(topic string) {
 // with exit status 1, their tails leave their temporary groups, no new
 // connection is accepted, and Serve returns.
 func TestShutdownWithSessionsOpen(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{maxTails: 4})
 	r.createTopics("partitions=2", "LIVE")
 	op := r.openShown(r.operator, "the operator's overview")
@@ -323,6 +332,7 @@ func TestShutdownWithSessionsOpen(t *testing.T) {
 // held: the session slot, its tail's consumer and temporary group, and
 // every goroutine.
 func TestDroppedConnectionFreesEverything(t *testing.T) {
+	t.Parallel()
 	// The default idle timeout: its timer must not outlive the session.
 	r := startRig(t, rigOpts{maxTails: 1, idle: 30 * time.Minute})
 	r.createTopics("partitions=2", "LIVE")
@@ -364,6 +374,7 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 // --max-tails bounds the tails over all sessions; a session's second tail
 // needs a second slot, and one closed gives its slot back.
 func TestMaxTails(t *testing.T) {
+	t.Parallel()
 	r, a, b := twoSessionsOneTail(t, 1)
 	b.send(":tail ONE\r")
 	b.waitText("every tail of this server is in use")
@@ -413,6 +424,7 @@ func (c *client) showTab(i int) {
 // cluster still sees at most one request per polled resource per interval
 // (counted at the engine), as one dashboard would make.
 func TestSharedPollerOnePollPerInterval(t *testing.T) {
+	t.Parallel()
 	const interval = 200 * time.Millisecond
 	r := startRig(t, rigOpts{refresh: interval})
 	const n = 10
@@ -460,6 +472,7 @@ func (r *rig) openMixed(n int) []*client {
 // Twenty sessions at once (under -race in CI), half viewers and half
 // operators, each on its own view, all quitting cleanly.
 func TestTwentyConcurrentSessions(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	r.createTopics("partitions=3", "MANY")
 	const n = 20
@@ -495,6 +508,7 @@ func TestTwentyConcurrentSessions(t *testing.T) {
 // pick the colour profile (checked in the bytes the client receives), and
 // NO_COLOR turns colour off.
 func TestClientTermAndColourProfile(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	cases := []struct {
 		name      string
@@ -530,6 +544,7 @@ func TestClientTermAndColourProfile(t *testing.T) {
 // sessions keep the server's setting, and a value that does not parse is
 // ignored.
 func TestSessionAsksForLowBandwidth(t *testing.T) {
+	t.Parallel()
 	r := startRig(t, rigOpts{})
 	low := r.open(r.viewer, sessOpts{env: map[string]string{"ILINKDASH_LOW_BANDWIDTH": "1"}})
 	screen := low.waitScreen("the overview", overviewShown)
@@ -553,6 +568,7 @@ func TestSessionAsksForLowBandwidth(t *testing.T) {
 // (which each re-read every interval) make the cluster describe it about
 // once per interval, not once per session.
 func TestSharedDetailReads(t *testing.T) {
+	t.Parallel()
 	const interval = 200 * time.Millisecond
 	r := startRig(t, rigOpts{refresh: interval})
 	r.createTopics("partitions=1", "DETAIL.T")

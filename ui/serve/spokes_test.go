@@ -82,6 +82,7 @@ func followedHub(t *testing.T, hub *engine.Engine, every time.Duration) func(*Co
 // open sessions' Fleets on its own shared poller, `ssh HOST hub/plant-3`
 // opens it, and when it unlinks its row stays with the hub's word.
 func TestServeFollowsAHubsSpokes(t *testing.T) {
+	t.Parallel()
 	const every = 300 * time.Millisecond
 	hub := startHub(t)
 	r := startRig(t, rigOpts{refresh: every, configure: followedHub(t, hub, every)})

@@ -24,6 +24,7 @@ func twoSessionsOneTail(t *testing.T, maxTails int) (r *rig, a, b *client) {
 // keep running while the session looks at another tab, and all leave
 // their temporary groups when the session ends.
 func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
+	t.Parallel()
 	r, a, b := twoSessionsOneTail(t, 2)
 	a.openTail("TWO")
 	a.waitText("tail 2 of 2 ([ ])")

@@ -41,6 +41,7 @@ func testPolls(t *testing.T) (*polls, *atomic.Int64, chan struct{}, *time.Time) 
 }
 
 func TestPollsSingleFlightAndFreshness(t *testing.T) {
+	t.Parallel()
 	p, n, gate, now := testPolls(t)
 	var wg sync.WaitGroup
 	got := make([]any, 5)
@@ -77,6 +78,7 @@ func TestPollsSingleFlightAndFreshness(t *testing.T) {
 }
 
 func TestPollsCachesErrorsAndOutlivesAskers(t *testing.T) {
+	t.Parallel()
 	p, n, gate, now := testPolls(t)
 	// An asker that gives up does not cancel the read the others wait for.
 	ctx, cancel := context.WithCancel(t.Context())
@@ -111,6 +113,7 @@ func TestPollsCachesErrorsAndOutlivesAskers(t *testing.T) {
 }
 
 func TestParseAuthorizedKeys(t *testing.T) {
+	t.Parallel()
 	a, b, c := newClientKey(t, "a@x"), newClientKey(t, "b@y"), newClientKey(t, "c@z")
 	data := "# comment\n\n" + a.line() +
 		"from=\"127.0.0.0/8\" " + b.line() + // options: skipped
@@ -130,6 +133,7 @@ func TestParseAuthorizedKeys(t *testing.T) {
 }
 
 func TestKeyFileReloadAndMissing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "keys")
 	a, b := newClientKey(t, "a"), newClientKey(t, "b")
@@ -161,6 +165,7 @@ func TestKeyFileReloadAndMissing(t *testing.T) {
 }
 
 func TestHostKeyCreatedOnceWithMode0600(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "data", "ilinkdash", "ssh_host_ed25519_key")
 	s1, created, err := loadHostKey(path)
 	if err != nil || !created {
@@ -196,6 +201,7 @@ func TestHostKeyCreatedOnceWithMode0600(t *testing.T) {
 // the polled lists: one read per key and interval however many sessions
 // ask, a read per distinct key, and none cached across a mutation.
 func TestPollsShareDetails(t *testing.T) {
+	t.Parallel()
 	p, _, _, now := testPolls(t)
 	p.refresh.Groups = time.Second
 	var reads sync.Map // key → *atomic.Int64
@@ -249,6 +255,7 @@ func TestPollsShareDetails(t *testing.T) {
 // anything else is refused naming what is served, the asked text
 // sanitized and cut.
 func TestPickContext(t *testing.T) {
+	t.Parallel()
 	named := func(names ...string) *Server {
 		s := &Server{}
 		for _, n := range names {

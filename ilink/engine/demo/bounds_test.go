@@ -19,6 +19,7 @@ import (
 // consumer's defaults buffers the topic up to its default prefetch (issue 21: the
 // demo's consumers were the engine process's growing heap).
 func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	if err := e.CreateTopic("BOUND", "partitions=1,replicas=1"); err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestDemoConsumersBufferAtMostTheirBound(t *testing.T) {
 // back, so the demo keeps each DLQ at DeadLetterCap at most; a DLQ that
 // starts above it is trimmed to it.
 func TestDemoTrimsItsDeadLetterQueues(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	const limit = 10
 	if _, err := Seed(e, Set{Queues: []Queue{{Name: "PAYMENT.DLQ", Messages: 3 * limit}}}); err != nil {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	d, err := Start(e, Options{Rate: 1000, LeaderMoveEvery: -1, RebalanceEvery: -1})
 	if err != nil {
@@ -104,6 +105,7 @@ func commitSum(e *engine.Engine, group, topic string) int64 {
 // reason the word means. The demo and the health window are sped up; the
 // rules are the same.
 func TestDemoShowsEveryHealthWord(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{CoordinatorLoadTime: 100 * time.Millisecond})
 	// A 3 s read expiry, which the test outlasts: the stalled member must
 	// keep reading to stay (as it does for hours under the consumers' 5
@@ -223,6 +225,7 @@ func rightReason(st health.GroupStatus) string {
 // Seed puts a Set into a fresh engine: the Snapshot's records spread
 // evenly over the partitions, its queue messages and quarantine entry.
 func TestSeedSnapshot(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	stop, err := Seed(e, Snapshot)
 	if err != nil {
@@ -268,6 +271,7 @@ func TestSeedSnapshot(t *testing.T) {
 
 // TailSet adds its target topic and keeps feeding every topic until stop.
 func TestSeedTailSetFeeds(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	if s := TailSet("ORDER.*"); len(s.Topics) != len(TailTopics) {
 		t.Fatalf("a pattern target adds a topic: %+v", s.Topics)

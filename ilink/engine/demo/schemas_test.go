@@ -18,6 +18,7 @@ import (
 // issue names: Protobuf nested, repeated, map, enum, oneof and a
 // Timestamp; Avro record, enum, union, array and logical timestamp/date.
 func TestDemoSchemaTopicsRoundTrip(t *testing.T) {
+	t.Parallel()
 	codecs, err := encoders()
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func roundTrip(t *testing.T, c schema.Codec, doc []byte) map[string]any {
 // The live demo writes its schema topics in their encodings: what it
 // wrote decodes with DecodeRules, and is not JSON.
 func TestDemoWritesItsSchemaTopicsEncoded(t *testing.T) {
+	t.Parallel()
 	e := startEngine(t, engine.Config{})
 	d, err := Start(e, Options{Rate: 1000, LeaderMoveEvery: -1, RebalanceEvery: -1, RewindEvery: -1})
 	if err != nil {
