@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -917,7 +916,18 @@ func (l *spokeLink) attach(id uint64) {
 	_ = nc.SetReadDeadline(time.Now().Add(spokeIOTimeout))
 	hello, mode, err := peekHello(nc)
 	_ = nc.SetDeadline(time.Time{})
-	if err != nil || !l.e.adopt(&prefixConn{Conn: nc, r: io.MultiReader(bytes.NewReader(hello), nc)}, l, mode, int(id>>tunnelNodeShift)) {
+	if err != nil {
+		nc.Close()
+		return
+	}
+	if eb := l.e.adopt(nc, hello, l, mode, int(id>>tunnelNodeShift)); eb != nil {
+		// The client learns why, as from a node that refuses it: its
+		// HELLO is answered with the error, then the tunnel closes.
+		l.e.logf("engine: spoke %s: tunnel for %s", l.name, eb.Name+" ("+eb.Tail+")")
+		h, _ := wire.ParseHeader(hello)
+		reply := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: h.Code, Corr: h.Corr}
+		_ = nc.SetWriteDeadline(time.Now().Add(spokeIOTimeout))
+		_, _ = nc.Write(wire.AppendFrame(nil, reply, eb.Encode))
 		nc.Close()
 	}
 }
@@ -947,26 +957,19 @@ func peekHello(nc net.Conn) ([]byte, wire.SessionMode, error) {
 	return buf, req.Mode, nil
 }
 
-// prefixConn is a tunnel whose HELLO was read ahead (peekHello).
-type prefixConn struct {
-	net.Conn
-	r io.Reader
-}
-
-func (p *prefixConn) Read(b []byte) (int, error) { return p.r.Read(b) }
-
-// adopt serves nc, a connection the spoke opened itself, on node's admin
-// endpoint (an admin HELLO) or data endpoint (any other); node 0 is the
-// first running node, the leader for a data session. The listeners play no
-// part: the tunnel is served whether or not they are open, so a spoke
-// needs no inbound port to be reached through its hub.
-func (e *Engine) adopt(nc net.Conn, l *spokeLink, mode wire.SessionMode, id int) bool {
+// adopt serves nc, a connection the spoke opened itself whose HELLO has
+// been read (hello), on node's admin endpoint (an admin HELLO) or data
+// endpoint (any other); node 0 is the first running node, the leader for
+// a data session. The listeners play no part: the tunnel is served
+// whether or not they are open, so a spoke needs no inbound port to be
+// reached through its hub. The error says why no node took it.
+func (e *Engine) adopt(nc net.Conn, hello []byte, l *spokeLink, mode wire.SessionMode, id int) *wire.ErrorBody {
 	nodes := e.nodes
 	switch {
 	case id > 0 && id <= len(e.nodes):
 		nodes = e.nodes[id-1 : id]
 	case id > 0:
-		return false
+		return &wire.ErrorBody{Name: wire.ErrUnknownNode, Tail: fmt.Sprintf("node %d (spoke %s has %d)", id, l.name, len(e.nodes))}
 	case mode != wire.ModeAdmin:
 		if ld := e.Leader(); ld > 0 {
 			nodes = append([]*node{e.nodes[ld-1]}, e.nodes...)
@@ -977,7 +980,7 @@ func (e *Engine) adopt(nc net.Conn, l *spokeLink, mode wire.SessionMode, id int)
 		if mode == wire.ModeAdmin {
 			ep = n.admin
 		}
-		c, ok := ep.adopt(nc)
+		c, ok := ep.adopt(nc, hello)
 		if !ok {
 			continue // node killed
 		}
@@ -990,7 +993,10 @@ func (e *Engine) adopt(nc net.Conn, l *spokeLink, mode wire.SessionMode, id int)
 			delete(l.adopted, c)
 			l.mu.Unlock()
 		}()
-		return true
+		return nil
 	}
-	return false
+	if id > 0 {
+		return &wire.ErrorBody{Name: wire.ErrUnknownNode, Tail: fmt.Sprintf("node %d of spoke %s is not running", id, l.name)}
+	}
+	return &wire.ErrorBody{Name: wire.ErrUnknownNode, Tail: fmt.Sprintf("no node of spoke %s is running", l.name)}
 }

@@ -34,7 +34,11 @@ type conn struct {
 	e  *Engine
 	ep *endpoint
 
-	nc         net.Conn
+	nc net.Conn
+	// ahead are the bytes of nc read before it was served (endpoint.adopt):
+	// the reader takes them first. The net.Conn stays unwrapped, so a
+	// fetch reply's vectored write is still one writev.
+	ahead      []byte
 	slots      chan *slot
 	closing    chan struct{} // closed once by close
 	closeOnce  sync.Once
@@ -142,9 +146,18 @@ type deadlineReader struct {
 	nc          net.Conn
 	idle, frame time.Duration
 	inFrame     bool // a byte of the current frame has arrived
+	// ahead are bytes read from nc before the connection was served (a
+	// tunnel's HELLO, peekHello), read first.
+	ahead []byte
 }
 
 func (r *deadlineReader) Read(b []byte) (int, error) {
+	if len(r.ahead) > 0 {
+		n := copy(b, r.ahead)
+		r.ahead = r.ahead[n:]
+		r.inFrame = true
+		return n, nil
+	}
 	d := r.idle
 	if r.inFrame {
 		d = r.frame
@@ -198,7 +211,8 @@ func (c *conn) frameLimit(h wire.Header) int {
 }
 
 func (c *conn) readLoop() {
-	dr := &deadlineReader{nc: c.nc, idle: c.e.cfg.IdleTimeout, frame: c.e.cfg.FrameTimeout}
+	dr := &deadlineReader{nc: c.nc, idle: c.e.cfg.IdleTimeout, frame: c.e.cfg.FrameTimeout, ahead: c.ahead}
+	c.ahead = nil
 	fr := wire.NewFrameReader(dr, c.e.cfg.MaxFrame)
 	fr.SetLimit(c.frameLimit)
 	for {

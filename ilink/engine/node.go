@@ -244,10 +244,12 @@ func (ep *endpoint) closeListener() {
 }
 
 // adopt serves nc, a connection the engine opened itself, like one its
-// listener accepted. It needs no open listener, only a live endpoint;
-// false when the endpoint is down (nc is then left to the caller).
-func (ep *endpoint) adopt(nc net.Conn) (*conn, bool) {
+// listener accepted, ahead being what was already read from it. It needs
+// no open listener, only a live endpoint; false when the endpoint is down
+// (nc is then left to the caller).
+func (ep *endpoint) adopt(nc net.Conn, ahead []byte) (*conn, bool) {
 	c := newConn(ep, nc)
+	c.ahead = ahead
 	ep.mu.Lock()
 	if ep.down {
 		ep.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +126,25 @@ func TestSpokeDataThroughHub(t *testing.T) {
 	_, err = ilink.NewProducer(ctx, hubAdmin, ilink.ProducerConfig{Hub: nope})
 	if err == nil {
 		t.Fatal("a producer through a failed switch started")
+	}
+
+	// A switch to a node of the spoke that is down: the hub answers the
+	// switch, the spoke answers the HELLO that follows with why, as a node
+	// refusing it would (the client saw "connection lost").
+	down := 1
+	if spoke.Leader() == down {
+		down = 2
+	}
+	downAddr := spoke.nodes[down-1].data.addr
+	if route.NodeOf(downAddr) != uint16(down) {
+		t.Fatalf("the route did not learn node %d's address %s", down, downAddr)
+	}
+	if err := spoke.KillNode(down); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ilink.DialConn(ctx, downAddr, ilink.ConnConfig{Mode: wire.ModeProducer, Hub: route})
+	if want := fmt.Sprintf("node %d of spoke DATA is not running", down); !ilink.HasName(err, wire.ErrUnknownNode) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("switch to a node that is down: %v, want %s (%s)", err, wire.ErrUnknownNode, want)
 	}
 	ilinktest.WaitFor(t, 10*time.Second, "the failed switches' sockets to close at the hub", func() bool { return hub.SessionCount(1) == 0 })
 }
