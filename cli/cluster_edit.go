@@ -65,12 +65,7 @@ func (a *app) clusterEditCommands(f *adminFlags) []*cobra.Command {
 			"  ilinkdash cluster set placement=off autoStart=on --execute",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.clusterSet(args, setExec)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.clusterSet(args, setExec) })
 		},
 	}
 	set.Flags().BoolVar(&setExec, "execute", false, "send the change (default: only print the plan)")
@@ -90,12 +85,7 @@ func (a *app) clusterEditCommands(f *adminFlags) []*cobra.Command {
 			if err := checkNewNode(node); err != nil {
 				return usageErr("cluster add-node: %v", err)
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.clusterAddNode(node, addExec)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.clusterAddNode(node, addExec) })
 		},
 	}
 	af := add.Flags()
@@ -121,12 +111,7 @@ func (a *app) clusterEditCommands(f *adminFlags) []*cobra.Command {
 			if err != nil || n < 1 {
 				return usageErr("node %q: want a node number (1 or more)", args[0])
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.clusterRemoveNode(n, rmExec)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.clusterRemoveNode(n, rmExec) })
 		},
 	}
 	remove.Flags().BoolVar(&rmExec, "execute", false, "remove the node (default: only print the plan)")

@@ -87,15 +87,12 @@ func (a *app) describeCommand() *cobra.Command {
 			if args[0] != "topic" && args[0] != "group" {
 				return usageErr("describe %q: want topic or group", args[0])
 			}
-			t, err := a.openAdmin(cmd, &f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			if args[0] == "topic" {
-				return t.describeTopic(args[1])
-			}
-			return t.describeGroup(args[1])
+			return a.withAdmin(cmd, &f, func(t *adminTarget) error {
+				if args[0] == "topic" {
+					return t.describeTopic(args[1])
+				}
+				return t.describeGroup(args[1])
+			})
 		},
 	}
 	f.register(cmd)

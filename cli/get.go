@@ -67,8 +67,20 @@ func (t *adminTarget) close() {
 	t.cancel()
 }
 
+// withAdmin runs run on the admin target of the command's flags, closed
+// after it.
+func (a *app) withAdmin(cmd *cobra.Command, f *adminFlags, run func(*adminTarget) error) error {
+	t, err := a.openAdmin(cmd, f)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	return run(t)
+}
+
 // openAdmin resolves the target and connects. Without any configured
 // target, or with --embedded, it starts an in-process engine.
+
 func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error) {
 	if err := outputFormat(f.output, "table", "json"); err != nil {
 		return nil, err
@@ -346,15 +358,12 @@ func (a *app) getCommand() *cobra.Command {
 			if window > 0 && what != "groups" {
 				return usageErr("--window is for get groups")
 			}
-			t, err := a.openAdmin(cmd, &f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			if what == "groups" {
-				return t.getGroups(window)
-			}
-			return t.get(what, all)
+			return a.withAdmin(cmd, &f, func(t *adminTarget) error {
+				if what == "groups" {
+					return t.getGroups(window)
+				}
+				return t.get(what, all)
+			})
 		},
 	}
 	f.register(cmd)

@@ -120,12 +120,7 @@ func (a *app) groupCommand() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			t, err := a.openAdmin(cmd, &f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.groupSeek(args[0], topic, to, pos, target, execute)
+			return a.withAdmin(cmd, &f, func(t *adminTarget) error { return t.groupSeek(args[0], topic, to, pos, target, execute) })
 		},
 	}
 	seek.Flags().StringVar(&to, "to", "", "where to: earliest, latest, an offset, P@OFFSET or TOPIC:P@OFFSET (one partition), a time (2026-01-02T15:04:05Z, 2026-01-02 15:04, 10:00 today) or a relative time (-5m, 2h ago)")

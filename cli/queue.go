@@ -380,12 +380,7 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 					return err
 				}
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.queuePut(args[0], tmpl, lines, count, headers, codec)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.queuePut(args[0], tmpl, lines, count, headers, codec) })
 		},
 	}
 	c.Flags().StringVar(&value, "value", "", "message body template ({{seq}}, {{now}}, {{uuid}}, {{rand N}})")
@@ -494,12 +489,7 @@ func (a *app) queueGetCommand(f *adminFlags) *cobra.Command {
 			if count < 1 || wait < 0 {
 				return usageErr("--count %d, --wait %v: want a count of at least 1 and a wait of 0 or more", count, wait)
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.queueGet(args[0], count, wait)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.queueGet(args[0], count, wait) })
 		},
 	}
 	c.Flags().IntVar(&count, "count", 1, "messages to take at most")
@@ -569,12 +559,7 @@ func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return t.queueBrowse(args[0], from, count, set.Queue(args[0]))
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.queueBrowse(args[0], from, count, set.Queue(args[0])) })
 		},
 	}
 	c.Flags().IntVar(&count, "count", 100, "messages to show at most (0 = all)")

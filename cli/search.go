@@ -156,16 +156,11 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 		return usageErr("--field %s: %s has no value schema to find fields in (give --value-proto, --value-avro or a decode: rule)", spec.Fields[0].String()[len("field:"):], target)
 	}
 	if r.Embedded {
-		if !f.embedded {
-			fmt.Fprintln(stderr, "ilinkdash: no address configured: searching a fresh in-process engine (--embedded)")
-		}
-		e, stop, err := startTailDemo(target)
-		if err != nil {
+		var stop func()
+		if addrs, stop, err = tailDemo(stderr, target, !f.embedded, "searching"); err != nil {
 			return err
 		}
-		defer e.Close()
 		defer stop()
-		addrs = strings.Join(e.DataAddrs(), ",")
 	}
 	if addrs == "" {
 		return usageErr("no data address: give --addr, a context with addresses, or --embedded")

@@ -235,22 +235,13 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	if p.print.set, err = schemas(r, &f.decode); err != nil {
 		return err
 	}
-	var addrs string
+	addrs := strings.Join(r.Context.Addresses, ",")
 	if embedded {
-		if r.Embedded && !f.embedded {
-			fmt.Fprintln(cmd.ErrOrStderr(), "ilinkdash: no address configured: tailing a fresh in-process engine (--embedded)")
-		}
-		e, stop, err := startTailDemo(target)
-		if err != nil {
+		var stop func()
+		if addrs, stop, err = tailDemo(cmd.ErrOrStderr(), target, !f.embedded, "tailing"); err != nil {
 			return err
 		}
-		defer e.Close()
 		defer stop()
-		addrs = strings.Join(e.DataAddrs(), ",")
-	} else {
-		addrs = strings.Join(r.Context.Addresses, ",")
-	}
-	if embedded {
 		hub = nil
 	}
 	c, canCommit, err := openTailConsumer(ctx, addrs, target, f, p, r.Context, embedded, hub)
@@ -544,18 +535,24 @@ func appendTailSide(b, raw, decoded []byte, why string, enc func([]byte) string)
 	return append(append(b, " decode-error="...), sanitize.String(strconv.Quote(why))...)
 }
 
-// startTailDemo starts a fresh 3-node engine seeded with demo.TailSet
-// (its topics, and target when it names a topic that is not one of them,
-// with records, and one more per topic every 250 ms until stop is called).
-func startTailDemo(target string) (*engine.Engine, func(), error) {
+// tailDemo starts a fresh 3-node engine seeded with demo.TailSet (its
+// topics, and target when it names a topic that is not one of them, with
+// records, and one more per topic every 250 ms) for a tail or a search
+// (verb: "tailing", "searching"), saying so on w when the user did not
+// ask for it (unasked: nothing is configured). stop ends the traffic and
+// the engine.
+func tailDemo(w io.Writer, target string, unasked bool, verb string) (addrs string, stop func(), err error) {
+	if unasked {
+		fmt.Fprintf(w, "ilinkdash: no address configured: %s a fresh in-process engine (--embedded)\n", verb)
+	}
 	e, err := engine.Start(engine.Config{ElectionDelay: 500 * time.Millisecond})
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
-	stop, err := demo.Seed(e, demo.TailSet(target))
+	stopDemo, err := demo.Seed(e, demo.TailSet(target))
 	if err != nil {
 		e.Close()
-		return nil, nil, err
+		return "", nil, err
 	}
-	return e, stop, nil
+	return strings.Join(e.DataAddrs(), ","), func() { stopDemo(); e.Close() }, nil
 }

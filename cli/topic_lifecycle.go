@@ -109,12 +109,7 @@ func (a *app) plannedCommand(f *adminFlags, action, short, long, executeUsage st
 		Long:  long,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			return run(t, args[0], execute)
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return run(t, args[0], execute) })
 		},
 	}
 	cmd.Flags().BoolVar(&execute, "execute", false, executeUsage)

@@ -213,11 +213,7 @@ func Resolve(ctx context.Context, addrs string, pattern string) ([]string, error
 // ResolveWith is Resolve with options: the client name, a spoke's hub
 // route (Options.Hub).
 func ResolveWith(ctx context.Context, addrs string, pattern string, opt Options) ([]string, error) {
-	opt, err := opt.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	seeds, err := ilink.ParseAddrs(addrs)
+	opt, seeds, err := opt.withSeeds(addrs)
 	if err != nil {
 		return nil, err
 	}
@@ -230,17 +226,24 @@ func ResolveWith(ctx context.Context, addrs string, pattern string, opt Options)
 	return matchTopics(pattern, topicNames(md)), nil
 }
 
+// withSeeds is opt with its defaults and addrs parsed: what a consumer
+// and a Resolve start from.
+func (opt Options) withSeeds(addrs string) (Options, []string, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return opt, nil, err
+	}
+	seeds, err := ilink.ParseAddrs(addrs)
+	return opt, seeds, err
+}
+
 // newConsumer refuses what ReadOnly forbids for a Subscribe (assigned
 // false) or an Assign, then builds the consumer both start from.
 func newConsumer(addrs string, opt Options, assigned bool) (*Consumer, error) {
 	if err := opt.readOnlyRefusal(assigned); err != nil {
 		return nil, err
 	}
-	opt, err := opt.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	seeds, err := ilink.ParseAddrs(addrs)
+	opt, seeds, err := opt.withSeeds(addrs)
 	if err != nil {
 		return nil, err
 	}

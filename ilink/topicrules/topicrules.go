@@ -291,14 +291,5 @@ func FormatRetention(ms int64) string {
 	return strconv.FormatInt(ms, 10) + "ms"
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// isDigits: s is one or more ASCII digits.
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
