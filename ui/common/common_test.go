@@ -165,3 +165,29 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// Every polled resource has its row (a name and the refresh setting that
+// paces it), each setting reaches the resources it paces, and an unset
+// one falls back to its default.
+func TestEveryResourceHasARow(t *testing.T) {
+	names := map[string]bool{}
+	for r := ResID(0); r < NumRes; r++ {
+		if resources[r].name == "" || resources[r].every == nil || names[r.String()] {
+			t.Fatalf("resource %d: row %+v (name missing, repeated, or no refresh setting)", r, resources[r])
+		}
+		names[r.String()] = true
+	}
+	if NumRes.String() != "resource?" {
+		t.Fatalf("NumRes is %q", NumRes.String())
+	}
+	c := &Context{Config: config.Context{Refresh: config.Refresh{Overview: 1 * time.Second, Topics: 3 * time.Second,
+		Groups: 4 * time.Second, Queues: 6 * time.Second, Cluster: 7 * time.Second}}}
+	want := map[ResID]time.Duration{ResSummary: time.Second, ResStats: time.Second, ResTopics: 3 * time.Second,
+		ResGroups: 4 * time.Second, ResQueues: 6 * time.Second, ResCluster: 7 * time.Second, ResLeaders: 7 * time.Second,
+		ResReplication: config.DefaultRefresh().Replication}
+	for r, d := range want {
+		if got := c.Interval(r); got != d {
+			t.Errorf("Interval(%v) = %v, want %v", r, got, d)
+		}
+	}
+}

@@ -130,27 +130,11 @@ func (c *Context) StaleAfter(r ResID) time.Duration { return 3 * c.Interval(r) }
 // Interval returns the polling interval of a resource from the context's
 // refresh settings, with the defaults for anything unset.
 func (c *Context) Interval(r ResID) time.Duration {
-	ref := c.Config.Refresh
-	def := config.DefaultRefresh()
-	pick := func(v, d time.Duration) time.Duration {
-		if v > 0 {
-			return v
-		}
-		return d
+	if r < 0 || r >= NumRes || resources[r].every == nil {
+		return 2 * time.Second
 	}
-	switch r {
-	case ResSummary, ResStats:
-		return pick(ref.Overview, def.Overview)
-	case ResTopics:
-		return pick(ref.Topics, def.Topics)
-	case ResGroups:
-		return pick(ref.Groups, def.Groups)
-	case ResQueues:
-		return pick(ref.Queues, def.Queues)
-	case ResCluster, ResLeaders:
-		return pick(ref.Cluster, def.Cluster)
-	case ResReplication:
-		return pick(ref.Replication, def.Replication)
+	if v := resources[r].every(c.Config.Refresh); v > 0 {
+		return v
 	}
-	return 2 * time.Second
+	return resources[r].every(config.DefaultRefresh())
 }

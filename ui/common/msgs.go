@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"ilinkdash/config"
 )
 
 // ViewID names a tab. Async results are addressed to a view by its ID, so a
@@ -62,24 +64,27 @@ const (
 	NumRes
 )
 
+// resources is each polled resource's name (String) and the refresh
+// setting that paces it (Context.Interval): a new resource is a constant
+// above, a row here and its declaration (ui/views/tab.Polled);
+// TestEveryResourceHasARow holds the rows to the constants.
+var resources = [NumRes]struct {
+	name  string
+	every func(config.Refresh) time.Duration
+}{
+	ResSummary:     {"nodes", func(r config.Refresh) time.Duration { return r.Overview }},
+	ResStats:       {"stats", func(r config.Refresh) time.Duration { return r.Overview }},
+	ResTopics:      {"topics", func(r config.Refresh) time.Duration { return r.Topics }},
+	ResGroups:      {"groups", func(r config.Refresh) time.Duration { return r.Groups }},
+	ResQueues:      {"queues", func(r config.Refresh) time.Duration { return r.Queues }},
+	ResCluster:     {"cluster", func(r config.Refresh) time.Duration { return r.Cluster }},
+	ResReplication: {"replication", func(r config.Refresh) time.Duration { return r.Replication }},
+	ResLeaders:     {"leaders", func(r config.Refresh) time.Duration { return r.Cluster }},
+}
+
 func (r ResID) String() string {
-	switch r {
-	case ResSummary:
-		return "nodes"
-	case ResStats:
-		return "stats"
-	case ResTopics:
-		return "topics"
-	case ResGroups:
-		return "groups"
-	case ResQueues:
-		return "queues"
-	case ResCluster:
-		return "cluster"
-	case ResReplication:
-		return "replication"
-	case ResLeaders:
-		return "leaders"
+	if r >= 0 && r < NumRes && resources[r].name != "" {
+		return resources[r].name
 	}
 	return "resource?"
 }
