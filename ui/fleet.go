@@ -75,10 +75,7 @@ func NewFleet(ctx *Context, models []*Model, opts ...FleetOption) *Fleet {
 	ctx.Fleet = true
 	ctx.Rebuild()
 	for _, m := range models {
-		m.ctx.Fleet = true
-		m.ctx.Rebuild()
-		m.inFleet = true
-		f.clusters = append(f.clusters, &fleetCluster{m: m})
+		f.addCluster(m) // not started: Init starts them all
 	}
 	for _, o := range opts {
 		o(f)
