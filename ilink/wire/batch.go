@@ -328,24 +328,6 @@ func DecodeBatch(b []byte, maxDecompressed int, dst []Record) ([]Record, error) 
 	return batchDecodeRecords(&h, sec, dst)
 }
 
-// DecodeBatchEach is DecodeBatch handing each record to each instead of
-// appending it to a slice, in offset order. The record (and its Key, Value
-// and Headers, which alias the batch's buffer as DecodeBatch's do) is
-// valid after each returns; the *Record is not. On an error, records
-// already handed over stay handed over. BatchRecords does the same without
-// a callback.
-func DecodeBatchEach(b []byte, maxDecompressed int, each func(*Record)) error {
-	var it BatchRecords
-	if err := it.Reset(b, maxDecompressed, false); err != nil {
-		return err
-	}
-	var rec Record
-	for it.Next(&rec) {
-		each(&rec)
-	}
-	return it.Err()
-}
-
 // BatchRecords walks the records of one batch in offset order, decoding
 // each into a Record the caller owns: no callback and nothing allocated
 // per record (a reader that keeps records in its own type copies each
