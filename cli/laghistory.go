@@ -22,9 +22,9 @@ type lagKeeper struct {
 }
 
 // lagContext is the name r's history file is kept under: the dashboard's
-// (ui.Context.Name: the context's, else demo or default), so the
+// (common.ContextName: the context's, else demo or default), so the
 // dashboard, serve and the exporter of one context share one file.
-func lagContext(r config.Resolved) string { return ui.NewContext(r.Context, r.Embedded, nil).Name }
+func lagContext(r config.Resolved) string { return common.ContextName(r.Context, r.Embedded) }
 
 // openLagHistory opens r's history with open (lagOpener's). A file set
 // aside is said on logf and a fresh one kept; one that cannot be opened

@@ -76,6 +76,19 @@ type Context struct {
 	Fleet bool
 }
 
+// ContextName is the name the dashboard shows for cfg (and keys its lag
+// history by): its own, else "demo" on the embedded engine, else
+// "default".
+func ContextName(cfg config.Context, demo bool) string {
+	switch {
+	case cfg.Name != "":
+		return cfg.Name
+	case demo:
+		return "demo"
+	}
+	return "default"
+}
+
 // NewContext builds a Context from the effective configuration. getenv is
 // used for NO_COLOR only (pass os.Getenv). demo marks the embedded engine.
 func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Context {
@@ -83,7 +96,7 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 		Width:     80,
 		Height:    24,
 		Config:    cfg,
-		Name:      cfg.Name,
+		Name:      ContextName(cfg, demo),
 		ReadOnly:  cfg.ReadOnly,
 		Demo:      demo,
 		Now:       time.Now,
@@ -94,13 +107,6 @@ func NewContext(cfg config.Context, demo bool, getenv func(string) string) *Cont
 		Pace:      Pace{LowBandwidth: cfg.LowBandwidth},
 
 		HistorySpan: 1, // 1 h
-	}
-	if c.Name == "" {
-		if demo {
-			c.Name = "demo"
-		} else {
-			c.Name = "default"
-		}
 	}
 	if getenv != nil && getenv("NO_COLOR") != "" {
 		c.Mode = NoColor
