@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"ilinkdash/ilink/ilinktest"
 	"net"
 	"regexp"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 func TestEngineCommandPrintsOneLinePerNode(t *testing.T) {
 	a := newRootCommand()
-	var out syncBuffer
+	var out ilinktest.Buffer
 	a.root.SetOut(&out)
 	a.root.SetArgs([]string{"engine", "--nodes", "2", "--election-delay", "200ms"})
 	ctx, cancel := context.WithCancel(context.Background())

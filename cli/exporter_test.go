@@ -37,7 +37,7 @@ const exporterWait = 60 * time.Second
 // runningCLI is a long-running command (exporter, serve) started in the
 // background: its combined output and its end.
 type runningCLI struct {
-	out    syncBuffer
+	out    ilinktest.Buffer
 	done   chan error
 	cancel context.CancelFunc
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -116,25 +115,6 @@ func cliProcess(t *testing.T, args ...string) *exec.Cmd {
 	}
 	cmd.Env = env
 	return cmd
-}
-
-// syncBuffer is a bytes.Buffer safe for the command goroutine (or a
-// process's output copier) and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startTestEngine starts an in-process engine for one test (election delay

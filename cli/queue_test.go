@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"ilinkdash/ilink/ilinktest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -194,13 +195,13 @@ func TestEngineQueueFlag(t *testing.T) {
 	} {
 		a := newRootCommand()
 		a.root.SetArgs([]string{"engine", "--queue", in})
-		a.root.SetOut(&syncBuffer{})
+		a.root.SetOut(&ilinktest.Buffer{})
 		err := a.root.ExecuteContext(context.Background())
 		wantExit(t, err, 2, msg)
 	}
 
 	a := newRootCommand()
-	var out syncBuffer
+	var out ilinktest.Buffer
 	a.root.SetOut(&out)
 	a.root.SetArgs([]string{"engine", "--nodes", "1", "--queue", "ORDERS:maxDepth=1000,dlq=ORDERS.DLQ,maxRedeliveries=3", "--queue", "AUDIT"})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"ilinkdash/ilink/ilinktest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,8 +99,8 @@ func TestSearchTailAndReplay(t *testing.T) {
 	cancel()
 	a := newRootCommand()
 	a.root.SetArgs(with(addr, "search", "SR", "--config", ""))
-	a.root.SetOut(&syncBuffer{})
-	a.root.SetErr(&syncBuffer{})
+	a.root.SetOut(&ilinktest.Buffer{})
+	a.root.SetErr(&ilinktest.Buffer{})
 	if err := a.root.ExecuteContext(ctx); err == nil {
 		t.Fatal("a cancelled search succeeded")
 	}

@@ -43,7 +43,7 @@ func TestServeCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a := newTestApp(t, nil)
-	var out syncBuffer
+	var out ilinktest.Buffer
 	a.root.SetOut(&out)
 	a.root.SetErr(&out)
 	a.root.SetArgs([]string{"serve", "--config", "", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
@@ -117,7 +117,7 @@ func operatorKey(t *testing.T, dir string) (gossh.Signer, string) {
 // operatorShell opens an SSH session with a 100×30 pty and a shell (or
 // the command, ssh -t HOST CMD) on addr as the holder of signer; the
 // connection closes with the test.
-func operatorShell(t *testing.T, addr string, signer gossh.Signer, command ...string) (sess *gossh.Session, stdout, stderr *syncBuffer) {
+func operatorShell(t *testing.T, addr string, signer gossh.Signer, command ...string) (sess *gossh.Session, stdout, stderr *ilinktest.Buffer) {
 	t.Helper()
 	conn, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
@@ -129,7 +129,7 @@ func operatorShell(t *testing.T, addr string, signer gossh.Signer, command ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	stdout, stderr = &ilinktest.Buffer{}, &ilinktest.Buffer{}
 	sess.Stdout, sess.Stderr = stdout, stderr
 	if err := sess.RequestPty("xterm", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestServeProcessStopsOnSIGTERM(t *testing.T) {
 	audit := filepath.Join(dir, "audit.jsonl")
 	cmd := cliProcess(t, "serve", "--admin", e.AdminAddrs()[0], "--addr", strings.Join(e.DataAddrs(), ","),
 		"--listen", "127.0.0.1:0", "--operator-keys", keys, "--host-key", filepath.Join(dir, "hostkey"), "--audit-log", audit)
-	var out syncBuffer
+	var out ilinktest.Buffer
 	cmd.Stdout = &out
 	p := start(t, cmd)
 	defer p.cmd.Process.Kill()
@@ -251,7 +251,7 @@ func TestServeOverSeveralContexts(t *testing.T) {
 		{"prod", []string{"--all-contexts"}, `--all-contexts and ILINKDASH_CONTEXT "prod"`},
 	} {
 		a := newTestApp(t, map[string]string{"ILINKDASH_CONTEXT": c.env})
-		var out syncBuffer
+		var out ilinktest.Buffer
 		a.root.SetOut(&out)
 		a.root.SetErr(&out)
 		a.root.SetArgs(append(append(serveArgs, c.args...), "--config", cfg))

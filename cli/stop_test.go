@@ -82,14 +82,14 @@ func tempGroups(t *testing.T, e *engine.Engine) []string {
 // process is a started ilinkdash process.
 type process struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *ilinktest.Buffer
 	done   chan struct{}
 	code   int
 }
 
 func start(t *testing.T, cmd *exec.Cmd) *process {
 	t.Helper()
-	p := &process{cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: &ilinktest.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 	// Context cancel (what the signals do inside the process).
 	a := newRootCommand()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	var out syncBuffer
+	var out ilinktest.Buffer
 	done := make(chan int, 1)
 	go func() {
 		code, _ := a.execute(ctx, []string{"tail", "SIG.T", "--from", "earliest", "--addr", addr, "--config="}, strings.NewReader(""), &out, &out)

@@ -14,7 +14,6 @@ package serve
 // with a generous deadline.
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -26,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -262,38 +260,14 @@ func (r *rig) waitAudit(what string, pred func(AuditEntry) bool) AuditEntry {
 
 // ---- a client ----
 
-// syncBuf is a bytes.Buffer safe for the session's copy goroutine.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuf) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
-}
-
 type client struct {
 	t      testing.TB
 	r      *rig
 	conn   *gossh.Client
 	sess   *gossh.Session
 	stdin  io.WriteCloser
-	stdout *syncBuf
-	stderr *syncBuf
+	stdout *ilinktest.Buffer
+	stderr *ilinktest.Buffer
 	ended  chan struct{} // closed when the session ended; werr is then set
 	werr   error
 }
@@ -331,7 +305,7 @@ func (r *rig) open(k clientKey, o sessOpts) *client {
 	if err != nil {
 		r.t.Fatalf("dial: %v", err)
 	}
-	c := &client{t: r.t, r: r, conn: conn, stdout: &syncBuf{}, stderr: &syncBuf{}, ended: make(chan struct{})}
+	c := &client{t: r.t, r: r, conn: conn, stdout: &ilinktest.Buffer{}, stderr: &ilinktest.Buffer{}, ended: make(chan struct{})}
 	r.t.Cleanup(func() { _ = conn.Close() })
 	if c.sess, err = conn.NewSession(); err != nil {
 		r.t.Fatalf("session: %v", err)
