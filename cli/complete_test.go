@@ -3,7 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
-	"net"
+	"ilinkdash/ilink/ilinktest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,20 +95,7 @@ func TestCompletionWithAnUnreachableOrMissingCluster(t *testing.T) {
 	t.Parallel()
 	// A listener that accepts and never answers: the completion gives up
 	// after its short timeout.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	hole := ilinktest.NewBlackHole(t)
 	empty := filepath.Join(t.TempDir(), "empty.yaml")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -119,8 +106,8 @@ func TestCompletionWithAnUnreachableOrMissingCluster(t *testing.T) {
 		args []string
 	}{
 		{"refused", map[string]string{"ILINKDASH_ADMIN": "127.0.0.1:1", "ILINKDASH_ADDR": "127.0.0.1:1"}, []string{"describe", "topic", ""}},
-		{"silent", map[string]string{"ILINKDASH_ADMIN": ln.Addr().String()}, []string{"describe", "group", ""}},
-		{"silent data", map[string]string{"ILINKDASH_ADDR": ln.Addr().String()}, []string{"tail", ""}},
+		{"silent", map[string]string{"ILINKDASH_ADMIN": hole.Addr}, []string{"describe", "group", ""}},
+		{"silent data", map[string]string{"ILINKDASH_ADDR": hole.Addr}, []string{"tail", ""}},
 		// No target at all: the commands would start an embedded engine;
 		// a completion must not (its demo topics would show here).
 		{"no target", map[string]string{"ILINKDASH_CONFIG": empty}, []string{"tail", ""}},

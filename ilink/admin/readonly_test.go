@@ -2,7 +2,7 @@ package admin
 
 import (
 	"context"
-	"net"
+	"ilinkdash/ilink/ilinktest"
 	"reflect"
 	"sort"
 	"sync/atomic"
@@ -169,36 +169,21 @@ func TestReadOnlyRefusesEveryMutation(t *testing.T) {
 // what the count would show).
 func TestReadOnlyRefusesBeforeDialling(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepts atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepts.Add(1)
-			defer c.Close() // held open, never answered
-		}
-	}()
-	s, err := New(ln.Addr().String(), Options{ReadOnly: true, DialTimeout: 200 * time.Millisecond})
+	hole := ilinktest.NewBlackHole(t)
+	s, err := New(hole.Addr, Options{ReadOnly: true, DialTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	q := s.AccessAdminQmgr("")
 	refusesEveryMutation(t, s, q)
-	if n := accepts.Load(); n != 0 {
+	if n := hole.Accepts(); n != 0 {
 		t.Fatalf("the refused mutations dialled: the listener accepted %d connections", n)
 	}
 	if _, err := q.Topics(testCtx(t)); err == nil {
 		t.Fatal("a read through a listener that never answers succeeded")
 	}
-	if accepts.Load() != 1 {
-		t.Fatalf("the read dialled %d times, want once", accepts.Load())
+	if n := hole.Accepts(); n != 1 {
+		t.Fatalf("the read dialled %d times, want once", n)
 	}
 }

@@ -3,10 +3,8 @@ package e2e
 import (
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 
 	"ilinkdash/config"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
@@ -26,56 +25,17 @@ import (
 // listener that accepts and never answers (a cluster that hangs is worse
 // than one that refuses: its reads wait for their timeouts).
 
-// blackHole accepts connections and never answers.
-type blackHole struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startBlackHole(tb testing.TB) *blackHole {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h := &blackHole{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			h.mu.Lock()
-			h.conns = append(h.conns, c)
-			h.mu.Unlock()
-		}
-	}()
-	tb.Cleanup(func() { _ = ln.Close(); h.drop() })
-	return h
-}
-
-// drop closes the connections it holds (their dials then fail at once).
-func (h *blackHole) drop() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, c := range h.conns {
-		_ = c.Close()
-	}
-	h.conns = nil
-}
-
 // benchFleetSize and benchHung: ten clusters, the fourth hangs.
 const benchFleetSize, benchHung = 10, 3
 
 // benchClusters starts the nine engines and the black hole.
-func benchClusters(tb testing.TB) ([]*engine.Engine, *blackHole) {
+func benchClusters(tb testing.TB) ([]*engine.Engine, *ilinktest.BlackHole) {
 	tb.Helper()
 	var es []*engine.Engine
 	for i := 0; i < benchFleetSize-1; i++ {
 		es = append(es, startEngine(tb, engineOpts{nodes: 1}))
 	}
-	return es, startBlackHole(tb)
+	return es, ilinktest.NewBlackHole(tb)
 }
 
 // benchFleet is one run of a dashboard as cli builds it (one ui.New on
@@ -92,12 +52,12 @@ type benchFleet struct {
 
 // startBenchFleet runs the Fleet over the bench clusters; ready: the nine
 // reachable rows say OK.
-func startBenchFleet(tb testing.TB, es []*engine.Engine, hole *blackHole) *benchFleet {
+func startBenchFleet(tb testing.TB, es []*engine.Engine, hole *ilinktest.BlackHole) *benchFleet {
 	tb.Helper()
 	var lcs []live.Config
 	next := es
 	for i := 0; i < benchFleetSize; i++ {
-		lc := live.Config{AdminAddrs: []string{hole.ln.Addr().String()}, DataAddrs: []string{hole.ln.Addr().String()}, ClientName: "ilinkdash-bench"}
+		lc := live.Config{AdminAddrs: []string{hole.Addr}, DataAddrs: []string{hole.Addr}, ClientName: "ilinkdash-bench"}
 		if i != benchHung {
 			lc.AdminAddrs, lc.DataAddrs = next[0].AdminAddrs(), next[0].DataAddrs()
 			next = next[1:]
@@ -155,11 +115,11 @@ func (bf *benchFleet) waitReady(tb testing.TB, what string) {
 
 // stop quits the program and closes the adapters (the black hole's
 // connections first, so its hung reads end; nil: none).
-func (bf *benchFleet) stop(hole *blackHole) {
+func (bf *benchFleet) stop(hole *ilinktest.BlackHole) {
 	bf.p.Quit()
 	<-bf.done
 	if hole != nil {
-		hole.drop()
+		hole.Drop()
 	}
 	for _, s := range bf.srcs {
 		_ = s.Close()

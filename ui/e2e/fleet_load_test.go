@@ -30,15 +30,15 @@ func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 	for range 4 {
 		es = append(es, startEngine(t, engineOpts{nodes: 1}))
 	}
-	hole := startBlackHole(t)
+	hole := ilinktest.NewBlackHole(t)
 	single := startDash(t, es[3], dashOpts{refresh: every, noProbe: true})
 	names := []string{"alpha", "bravo", "charlie"}
-	cs := []fleetCluster{{name: "hung", addr: hole.ln.Addr().String()}}
+	cs := []fleetCluster{{name: "hung", addr: hole.Addr}}
 	for i, n := range names {
 		cs = append(cs, fleetCluster{name: n, e: es[i]})
 	}
 	fl := startFleet(t, every, cs)
-	t.Cleanup(hole.drop) // before the fleet's adapters close: its hung reads end
+	t.Cleanup(hole.Drop) // before the fleet's adapters close: its hung reads end
 
 	single.waitFor("the single dashboard's Overview with its nodes", func(s string) bool {
 		return strings.Contains(s, "Overview") && strings.Contains(s, "node 1")
@@ -75,7 +75,7 @@ func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 		return es[3].RequestCounts()[wire.CodeTopicList]-before[3][wire.CodeTopicList] >= polls
 	})
 	after, took := all(), time.Since(start)
-	if n := hole.held(); n == 0 {
+	if n := hole.Accepts(); n == 0 {
 		t.Fatal("the hung cluster never dialled the black hole: nothing hung")
 	}
 
@@ -101,11 +101,4 @@ func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 		}
 		t.Log(line)
 	}
-}
-
-// held is how many connections the black hole holds (each a hung dial).
-func (h *blackHole) held() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.conns)
 }

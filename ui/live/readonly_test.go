@@ -2,14 +2,13 @@ package live
 
 import (
 	"context"
-	"net"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/views/tab"
 )
@@ -19,23 +18,8 @@ import (
 // connection, and a queue put or get is refused before its session.
 func TestReadOnlyActionsNeverDial(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepts atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepts.Add(1)
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	refuser := ilinktest.NewRefuser(t)
+	addr := refuser.Addr
 	s, err := New(Config{AdminAddrs: []string{addr}, DataAddrs: []string{addr}, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -89,14 +73,14 @@ func TestReadOnlyActionsNeverDial(t *testing.T) {
 			t.Errorf("%s in a read-only context: %v, want MIMQE_READ_ONLY (%s refused: read-only mode)", call, err, call)
 		}
 	}
-	if n := accepts.Load(); n != 0 {
+	if n := refuser.Accepts(); n != 0 {
 		t.Fatalf("read-only actions dialled %d times", n)
 	}
 	// A read does dial: the count would have shown a mutation's dial.
 	if _, err := s.ListTopics(ctx); err == nil {
 		t.Fatal("a read through a listener that closes every connection succeeded")
 	}
-	if accepts.Load() == 0 {
+	if refuser.Accepts() == 0 {
 		t.Fatal("the read did not dial")
 	}
 }
