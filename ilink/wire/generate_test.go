@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,6 +112,76 @@ func TestProtocolNamesEveryBody(t *testing.T) {
 	for _, m := range regexp.MustCompile(`\*\*([A-Z][A-Za-z]*(?:Request|Reply))\*\*`).FindAllStringSubmatch(prose, -1) {
 		if !declared[m[1]] {
 			t.Errorf("%s names the body %s, which messages.def does not declare", protocolDoc, m[1])
+		}
+	}
+}
+
+// codeRow is a row of a request-code table of docs/PROTOCOL.md: `| 1200 |
+// `METADATA` | MetadataRequest | MetadataReply |`, or a range with its
+// names (`| 2070–2072 | `A`, `B`, `C` | … |`).
+var codeRow = regexp.MustCompile("^\\| (\\d{4})(?:–(\\d{4}))? \\| (`[^|]*) \\|([^|]*)\\|([^|]*)\\|")
+
+// The request-code tables of docs/PROTOCOL.md (§5, §8, §10, §11.2) agree
+// with the codes of messages.def: each row's name is its code's
+// (Code.String, in backquotes), every code is in a table, and a body a
+// row names first in its request or reply cell is one messages.def
+// declares ("empty" for none). The (iLink) mark after a name is the
+// document's.
+func TestProtocolCodeTables(t *testing.T) {
+	fs := readFiles(t, "messages.def", protocolDoc)
+	decls, err := gen.Parse(fs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{"empty": true}
+	for _, d := range decls {
+		declared[d.Name] = true
+	}
+	prose, _, _ := strings.Cut(string(fs[1]), "\n## 12. ")
+	listed := map[Code]bool{}
+	rows := 0
+	for _, l := range strings.Split(prose, "\n") {
+		m := codeRow.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		rows++
+		first, _ := strconv.Atoi(m[1])
+		last := first
+		if m[2] != "" {
+			last, _ = strconv.Atoi(m[2])
+		}
+		var names []string
+		for _, n := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(strings.TrimSuffix(strings.TrimSpace(m[3]), " (iLink)"), -1) {
+			names = append(names, n[1])
+		}
+		if len(names) != last-first+1 {
+			t.Errorf("%s: %d names for codes %d–%d", l, len(names), first, last)
+			continue
+		}
+		for i, n := range names {
+			c := Code(first + i)
+			if codeNames[c] != n {
+				t.Errorf("PROTOCOL.md names %d %q; messages.def names it %q", c, n, codeNames[c])
+			}
+			listed[c] = true
+		}
+		if m[2] != "" {
+			continue // a range's bodies are described in its section
+		}
+		for _, cell := range []string{m[4], m[5]} {
+			body, _, _ := strings.Cut(strings.TrimSpace(cell), " ")
+			if body != "" && !declared[body] {
+				t.Errorf("%s: body %q is not declared in messages.def", l, body)
+			}
+		}
+	}
+	if rows < 60 {
+		t.Fatalf("only %d code rows in %s: the table format changed", rows, protocolDoc)
+	}
+	for c, n := range codeNames {
+		if !listed[c] {
+			t.Errorf("%d %s (messages.def) is in no request-code table of %s", c, n, protocolDoc)
 		}
 	}
 }
