@@ -163,17 +163,11 @@ func (m *protoMatcher) match(b []byte, i int) (bool, error) {
 	var lastNum uint64
 	var seen, found bool
 	for len(b) > 0 {
-		n, typ, tl := protowire.ConsumeTag(b)
-		if tl < 0 {
-			return false, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(tl))
+		n, typ, val, rest, err := nextField(b)
+		if err != nil {
+			return false, err
 		}
-		b = b[tl:]
-		vl := protowire.ConsumeFieldValue(n, typ, b)
-		if vl < 0 {
-			return false, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(vl))
-		}
-		val := b[:vl]
-		b = b[vl:]
+		b = rest
 		if n != num || found {
 			continue
 		}
@@ -223,22 +217,17 @@ func (m *protoMatcher) mapEntry(fd protoreflect.FieldDescriptor, entry []byte, t
 	var k, v []byte
 	vt := protowire.BytesType
 	for len(e) > 0 {
-		n, t, tl := protowire.ConsumeTag(e)
-		if tl < 0 {
-			return false, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(tl))
-		}
-		e = e[tl:]
-		vl := protowire.ConsumeFieldValue(n, t, e)
-		if vl < 0 {
-			return false, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(vl))
+		n, t, val, rest, err := nextField(e)
+		if err != nil {
+			return false, err
 		}
 		switch n {
 		case 1:
-			k, _ = protowire.ConsumeBytes(e[:vl])
+			k, _ = protowire.ConsumeBytes(val)
 		case 2:
-			v, vt = e[:vl], t // the value's bytes as encoded (a length first when bytes)
+			v, vt = val, t // the value's bytes as encoded (a length first when bytes)
 		}
-		e = e[vl:]
+		e = rest
 	}
 	switch {
 	case string(k) != key:
@@ -330,4 +319,19 @@ func (m *protoMatcher) leafEqual(fd protoreflect.FieldDescriptor, val []byte, ty
 		return false, nil
 	}
 	return u == w.num, nil
+}
+
+// nextField splits the first field off b: its number, wire type and
+// value bytes (as encoded), and what follows it.
+func nextField(b []byte) (num protowire.Number, typ protowire.Type, val, rest []byte, err error) {
+	num, typ, tl := protowire.ConsumeTag(b)
+	if tl < 0 {
+		return 0, 0, nil, nil, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(tl))
+	}
+	b = b[tl:]
+	vl := protowire.ConsumeFieldValue(num, typ, b)
+	if vl < 0 {
+		return 0, 0, nil, nil, fmt.Errorf("%w: %v", errProtoWire, protowire.ParseError(vl))
+	}
+	return num, typ, b[:vl], b[vl:], nil
 }
