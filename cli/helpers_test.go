@@ -107,9 +107,11 @@ func cliProcess(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append(args, "--config=")...)
 	// GORACE: under -race the runtime sleeps 1 s at exit by default
 	// (atexit_sleep_ms), which the stop tests would count against us.
-	env := []string{envMain + "=1", "GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE")}
+	// Its own state directory, as newTestApp gives: parallel processes
+	// never share a lag history file.
+	env := []string{envMain + "=1", "GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE"), "XDG_STATE_HOME=" + t.TempDir()}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ILINKDASH_") && !strings.HasPrefix(kv, "GORACE=") {
+		if !strings.HasPrefix(kv, "ILINKDASH_") && !strings.HasPrefix(kv, "GORACE=") && !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
 			env = append(env, kv)
 		}
 	}
