@@ -100,7 +100,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		warn = fmt.Errorf("no lag history this run: %w", err)
 	}
-	opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile()), ui.WithLagHistory(lag, warn), ui.WithLagHistoryOpener(openLag)}
+	opts := []ui.Option{ui.WithHistoryFile(config.HistoryFile(a.getenv)), ui.WithLagHistory(lag, warn), ui.WithLagHistoryOpener(openLag)}
 	if r.File != nil {
 		uctx.Contexts = r.File.Names()
 		opts = append(opts, ui.WithSwitcher(a.switcher(r, logf)))

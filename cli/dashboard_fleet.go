@@ -163,7 +163,7 @@ func (a *app) runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fle
 		uctx.Schemas = m.set
 		pace(uctx)
 		// One link probe is enough for one terminal: the first cluster's.
-		opts := []ui.Option{ui.WithHistoryFile(config.DefaultHistoryFile())}
+		opts := []ui.Option{ui.WithHistoryFile(config.HistoryFile(a.getenv))}
 		if len(srcs) > 1 {
 			opts = append(opts, ui.WithoutLinkProbe())
 		}

@@ -27,9 +27,9 @@ func defaultHostKey(getenv func(string) string) string {
 	return filepath.Join(baseDir(getenv, "XDG_DATA_HOME", xdg.DataHome), appDir, "ssh_host_ed25519_key")
 }
 
-// DefaultHistoryFile returns $XDG_STATE_HOME/ilinkdash/history, where the
-// dashboard keeps its `:` command history.
-func DefaultHistoryFile() string { return filepath.Join(StateDir(os.Getenv), "history") }
+// HistoryFile returns $XDG_STATE_HOME/ilinkdash/history as getenv reads
+// it, where the dashboard keeps its `:` command history.
+func HistoryFile(getenv func(string) string) string { return filepath.Join(StateDir(getenv), "history") }
 
 // StateDir returns $XDG_STATE_HOME/ilinkdash as getenv reads it: where the
 // command history and the lag history files are kept.

@@ -18,7 +18,7 @@ const maxHistory = 200
 // history is the command line's history: oldest first, without
 // consecutive repeats and without the quit commands (↑ then enter must
 // never quit). It is kept across runs in a file (the XDG state dir, see
-// config.DefaultHistoryFile), read and written in commands.
+// config.HistoryFile), read and written in commands.
 type history struct {
 	path  string
 	lines []string

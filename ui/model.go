@@ -73,7 +73,7 @@ func WithSwitcher(s Switcher) Option { return func(m *Model) { m.switcher = s } 
 func WithTailer(t tail.Tailer) Option { return func(m *Model) { m.tailer = t } }
 
 // WithHistoryFile keeps the `:` history in path across runs
-// (config.DefaultHistoryFile in the program; none by default).
+// (config.HistoryFile in the program; none by default).
 func WithHistoryFile(path string) Option { return func(m *Model) { m.hist = newHistory(path) } }
 
 // WithoutLinkProbe turns the link probe (LinkProbe) off: the dashboard
