@@ -41,6 +41,15 @@ func (t FieldTerm) String() string { return "field:" + strings.Join(t.Path, ".")
 // MatchJSON reports whether the JSON document doc has the term's value at
 // its path.
 func (t FieldTerm) MatchJSON(doc []byte) (bool, error) {
+	if ok, err := scanMatch(doc, t.Path, t.Value); err == nil {
+		return ok, nil
+	}
+	return t.matchDecoded(doc)
+}
+
+// matchDecoded is MatchJSON by decoding the document (fieldscan.go says
+// when the scan leaves it to this).
+func (t FieldTerm) matchDecoded(doc []byte) (bool, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
