@@ -87,20 +87,21 @@ func (s *fieldScan) array(path []string, depth int) (bool, error) {
 			return false, err
 		}
 		any = any || ok
-		s.ws()
-		if s.i >= len(s.b) {
-			return false, errScanFallback
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return any, nil
-		default:
-			return false, errScanFallback
+		if end, err := s.after(']'); err != nil || end {
+			return any, err
 		}
 	}
+}
+
+// after reads what follows an item of an array or an object: a comma
+// (another item) or its closing byte (end).
+func (s *fieldScan) after(closing byte) (end bool, err error) {
+	s.ws()
+	if s.i >= len(s.b) || (s.b[s.i] != ',' && s.b[s.i] != closing) {
+		return false, errScanFallback
+	}
+	s.i++
+	return s.b[s.i-1] == closing, nil
 }
 
 // object: the value of path's first name (its last occurrence), or, at
@@ -135,18 +136,8 @@ func (s *fieldScan) object(path []string, depth int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false, errScanFallback
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return found, nil
-		default:
-			return false, errScanFallback
+		if end, err := s.after('}'); err != nil || end {
+			return found, err
 		}
 	}
 }
