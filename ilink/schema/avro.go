@@ -68,6 +68,8 @@ type AvroCodec struct {
 	// fingerprint is the CRC-64-AVRO of the schema's canonical form, the
 	// one the single-object encoding carries.
 	fingerprint uint64
+	// vocab is the text its JSON can make up (Literal), built on first use.
+	vocab vocabOnce
 }
 
 // Avro reads and parses the Avro schema in schemaFile. A file that is not

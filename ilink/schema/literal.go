@@ -5,27 +5,29 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hamba/avro/v2"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Literal returns bytes that the encoded form of every value whose
 // decoded JSON contains needle holds verbatim, or nil when the codec
 // cannot vouch for any: a search then skips decoding the values whose
-// bytes lack them, and never drops a match. Only Protobuf answers today.
+// bytes lack them, and never drops a match. Protobuf and Avro answer.
 //
-// Why it is sound for Protobuf: a run of the needle without `"` or `\`
-// lies, in the decoded JSON, inside one quoted token or one stretch
-// between tokens. Unless the run could be text the JSON mapping makes up
-// (a field or enum name, a number, a timestamp, base64, true, false,
+// Why it is sound: a run of the needle without `"` or `\` lies, in the
+// decoded JSON, inside one quoted token or one stretch between tokens.
+// Unless the run could be text the JSON mapping makes up (a field or enum
+// name, a number, a timestamp, a date, a decimal, base64, true, false,
 // null, punctuation), it is inside a string, and a string's characters
-// are its wire bytes, but for escapes: the run's first characters may be
-// an escape's tail (n of \n, 001f of \u001f), so they are left out.
+// are its wire bytes (Protobuf and Avro both carry a string as its UTF-8
+// bytes), but for escapes: the run's first characters may be an escape's
+// tail (n of \n, 001f of \u001f), so they are left out.
 func Literal(c Codec, needle []byte) []byte {
-	p, ok := c.(*protobufCodec)
+	vc, ok := c.(interface{ vocabulary() *vocab })
 	if !ok {
 		return nil
 	}
-	v := p.vocabulary()
+	v := vc.vocabulary()
 	if v.none {
 		return nil
 	}
@@ -55,6 +57,11 @@ func JSONStringContent(s string) []byte {
 			b = append(b, '\\', c)
 		case c < 0x20 || c == 0x7f:
 			b = append(b, '\\') // the escape's letters do not matter: Literal stops at \
+		case c == 0xef && strings.HasPrefix(s[i:], "\uFFFD"):
+			// U+FFFD: the decode writes one for each byte of invalid
+			// UTF-8 on the wire, so it stands for bytes it is not.
+			b = append(b, '\\')
+			i += 2
 		default:
 			b = append(b, c)
 		}
@@ -169,6 +176,59 @@ func (c *protobufCodec) vocabulary() *vocab {
 			}
 		}
 		walk(c.md)
+	})
+	return &c.vocab.v
+}
+
+// vocabulary is the text an Avro value's JSON can make up: the record
+// field names and enum symbols the schema reaches, the duration's words,
+// and base64 when bytes or a fixed (other than a decimal or a duration)
+// are reachable. Dates, times, timestamps and decimals are digits and
+// their punctuation, which Literal never vouches for anyway.
+func (c *AvroCodec) vocabulary() *vocab {
+	c.vocab.once.Do(func() {
+		v := &c.vocab.v
+		v.names = []string{"true", "false", "null", "NaN", "Infinity", "-Infinity"}
+		seen := map[avro.Schema]bool{}
+		var walk func(avro.Schema)
+		walk = func(s avro.Schema) {
+			if seen[s] {
+				return
+			}
+			seen[s] = true
+			switch s := s.(type) {
+			case *avro.RefSchema:
+				walk(s.Schema())
+			case *avro.RecordSchema:
+				for _, f := range s.Fields() {
+					v.names = append(v.names, f.Name())
+					walk(f.Type())
+				}
+			case *avro.EnumSchema:
+				v.names = append(v.names, s.Symbols()...)
+			case *avro.ArraySchema:
+				walk(s.Items())
+			case *avro.MapSchema:
+				walk(s.Values())
+			case *avro.UnionSchema:
+				for _, t := range s.Types() {
+					walk(t)
+				}
+			case *avro.FixedSchema:
+				switch avroLogical(s) {
+				case avro.Decimal:
+				case avro.Duration:
+					v.names = append(v.names, "months", "days", "milliseconds")
+				default:
+					v.bytes = true
+				}
+			case *avro.PrimitiveSchema:
+				if s.Type() == avro.Bytes && avroLogical(s) != avro.Decimal {
+					v.bytes = true
+				}
+			}
+		}
+		walk(c.schema)
 	})
 	return &c.vocab.v
 }

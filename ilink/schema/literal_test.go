@@ -102,7 +102,8 @@ func protoFile(t *testing.T, name, text, message string) Codec {
 }
 
 // Where the mapping's text is not known from names (Any, FieldMask), and
-// for other codecs, no literal is vouched for.
+// for a codec without a vocabulary (JSON Schema), no literal is vouched
+// for.
 func TestLiteralNoneWhereUnknown(t *testing.T) {
 	c := protoFile(t, "a.proto", `syntax = "proto3";
 package a;
@@ -112,14 +113,14 @@ message M { string id = 1; google.protobuf.Any x = 2; }
 	if l := Literal(c, []byte("order-150000")); l != nil {
 		t.Fatalf("a message with an Any: literal %q, want none", l)
 	}
-	avsc := filepath.Join(t.TempDir(), "p.avsc")
-	writeFile(t, avsc, `{"type":"record","name":"P","fields":[{"name":"id","type":"string"}]}`)
-	av, err := Avro(avsc)
+	js := filepath.Join(t.TempDir(), "p.json")
+	writeFile(t, js, `{"type":"object","properties":{"id":{"type":"string"}}}`)
+	jc, err := JSONSchema(js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := Literal(av, []byte("order-150000")); l != nil {
-		t.Fatalf("avro: literal %q, want none", l)
+	if l := Literal(jc, []byte("order-150000")); l != nil {
+		t.Fatalf("JSON Schema: literal %q, want none", l)
 	}
 }
 
@@ -152,4 +153,122 @@ func TestProtobufDecodeCompactAndRequired(t *testing.T) {
 	if _, err := p2.Decode([]byte{0x10, 0x05}); err == nil || !strings.Contains(err.Error(), "id") {
 		t.Fatalf("a proto2 record without its required id: %v", err)
 	}
+}
+
+// Avro's literals never drop a match either: for every substring (up to
+// 24 bytes) of decoded payments and readings (strings full of escapes,
+// control characters, U+2028, bytes, fixed, decimals, durations, dates,
+// times and timestamps, enums, maps, unions), a literal Literal vouches
+// for is in the encoded bytes; and so is the literal of every string
+// value as a field term's value, an invalid UTF-8 byte included (the
+// decode shows it as U+FFFD).
+func TestAvroLiteralNeverDropsAMatch(t *testing.T) {
+	pay, _ := avroPaymentCodec(t)
+	reading, err := Avro(avroWrite(t, "reading.avsc", logicalAvsc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type enc struct {
+		c   Codec
+		raw []byte
+	}
+	var encs []enc
+	for _, d := range []string{
+		paymentJSON,
+		`{"at": "2026-12-04T04:19:29Z", "id": "order-150000 \"q\" \\ \n\t\u0001\u007f \u2028 é", "amount": 7, "rate": -1e+21, "paid": false,
+		  "payer": {"name": "NEWPAID", "iban": "u0041\\u0041"}, "tags": ["REFUNDED", "AAEC", "true", "null"], "attrs": {"k\"ey": 1, "PAID": -3},
+		  "status": "REFUNDED", "note": "2026-12-04", "payee": null, "receipt": "aGVsbG8gd29ybGQ=", "day": "1970-01-01"}`,
+	} {
+		raw, err := pay.Encode([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		encs = append(encs, enc{pay, raw})
+	}
+	rd, err := reading.Encode([]byte(`{"price": "-12.50", "code": "AAECAw==", "ratio": 0.5, "t": "10:00:00.123", "us": "23:59:59.999999",
+	  "u": "5f2b-uuid", "local": "2026-12-04T10:00:00.5", "dur": {"months": 1, "days": 2, "milliseconds": 3}, "nan": "NaN"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs = append(encs, enc{reading, rd})
+	// No bytes reachable, so words are not base64: the enum's symbols and
+	// the duration's words are what the mapping makes up.
+	enums, err := Avro(avroWrite(t, "e.avsc", `{"type":"record","name":"E","fields":[
+	  {"name":"state","type":{"type":"enum","name":"S","symbols":["ALPHA","BETA"]}},
+	  {"name":"labels","type":{"type":"map","values":"string"}},
+	  {"name":"wait","type":{"type":"fixed","name":"D","size":12,"logicalType":"duration"}},
+	  {"name":"comment","type":["null","string"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed, err := enums.Encode([]byte(`{"state":"BETA","labels":{"key":"value"},"wait":{"months":1,"days":2,"milliseconds":3},"comment":"str"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs = append(encs, enc{enums, ed})
+	// An id of invalid UTF-8, written by hand (Encode takes only valid
+	// JSON): the rest of the payment's bytes after its first field.
+	bad := append([]byte{2 * 3, 'a', 0xff, 'b'}, encs[0].raw[1+len("p-1"):]...)
+	encs = append(encs, enc{pay, bad})
+
+	vouched := 0
+	for i, e := range encs {
+		dec, err := e.c.Decode(e.raw)
+		if err != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		for a := 0; a < len(dec); a++ {
+			for b := a + 1; b <= len(dec) && b <= a+24; b++ {
+				lit := Literal(e.c, dec[a:b])
+				if lit == nil {
+					continue
+				}
+				vouched++
+				if !bytes.Contains(e.raw, lit) {
+					t.Fatalf("value %d: needle %q: literal %q is not in the bytes %x (decoded %s)", i, dec[a:b], lit, e.raw, dec)
+				}
+			}
+		}
+		var doc any
+		if err := json.Unmarshal(dec, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range jsonStrings(doc) {
+			if lit := Literal(e.c, JSONStringContent(s)); lit != nil && !bytes.Contains(e.raw, lit) {
+				t.Fatalf("value %d: the field value %q: literal %q is not in the bytes %x", i, s, lit, e.raw)
+			}
+		}
+	}
+	if vouched < 100 {
+		t.Fatalf("only %d needles got a literal", vouched)
+	}
+	for needle, want := range map[string]string{
+		`"id":"order-150000`: "order-150000", `NEW`: "", `REFUNDED`: "", `AAEC`: "", `2026-12-04T04:19`: "", `months`: "", `name`: "",
+		`"note":"first note"`: "irst note", `Ann Example`: "nn Example", // f, A: an escape's tail (\f, \uA…)
+	} {
+		if got := string(Literal(pay, []byte(needle))); got != want {
+			t.Errorf("Literal(%q) = %q, want %q", needle, got, want)
+		}
+	}
+}
+
+// jsonStrings are the strings of a decoded JSON value, keys included.
+func jsonStrings(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for k, e := range x {
+			out = append(append(out, k), jsonStrings(e)...)
+		}
+		return out
+	}
+	return nil
 }

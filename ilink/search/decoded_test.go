@@ -92,3 +92,72 @@ func TestSearchDecodedValuesAndFields(t *testing.T) {
 		}
 	}
 }
+
+// The same on Avro values (pay.Payment), whose text and field searches
+// skip the values whose bytes lack the needle's literal (schema.Literal):
+// what that skips never holds a match. A decline reason with a tab (\t in
+// the JSON, the tab itself on the wire) and an enum (its index on the
+// wire) are found as the decode shows them.
+func TestSearchDecodedAvro(t *testing.T) {
+	e := startEngine(t)
+	set, err := schema.Compile(demo.DecodeRules()) // PAY.PAYMENTS: avro pay.Payment
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTopic(demo.PayPayments, "partitions=2,replicas=1"); err != nil {
+		t.Fatal(err)
+	}
+	codec := set.Topic(demo.PayPayments).Value.Codec
+	ctx := testCtx(t, time.Minute)
+	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{LingerMs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		status, reason := "CAPTURED", "null"
+		if i%10 == 0 {
+			status, reason = "DECLINED", `"card\texpired"`
+		}
+		v, err := codec.Encode(fmt.Appendf(nil, `{"id":"pay-%d","order":"ord-%d","amount":%d,"currency":"KRW","status":%q,"method":null,`+
+			`"decline_reason":%s,"tags":[],"at":"2026-12-04T10:00:00Z","settle_on":"2026-12-06"}`, i, i, 1000+i, status, reason))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Send(&ilink.ProducerRecord{Topic: demo.PayPayments, Value: v}, nil)
+	}
+	p.Send(&ilink.ProducerRecord{Topic: demo.PayPayments, Value: []byte("\xff\xff PAY")}, nil)
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	field := func(s string) schema.FieldTerm {
+		f, err := schema.ParseFieldTerm(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name string
+		spec Spec
+		want int
+	}{
+		{"an enum as the decode shows it", Spec{ValueContains: []byte(`"status":"DECLINED"`)}, 20},
+		{"an escaped tab", Spec{ValueContains: []byte(`"decline_reason":"card\texpired"`)}, 20},
+		{"text in a string", Spec{ValueContains: []byte(`"id":"pay-1`)}, 111},
+		{"a field with a tab", Spec{Fields: []schema.FieldTerm{field("decline_reason=card\texpired")}}, 20},
+		{"a field", Spec{Fields: []schema.FieldTerm{field("id=pay-15")}}, 1},
+		{"a field and text", Spec{ValueContains: []byte("ord-1"), Fields: []schema.FieldTerm{field("status=DECLINED")}}, 11},
+		{"undecodable value as bytes", Spec{ValueContains: []byte("\xff PAY")}, 1},
+	} {
+		c.spec.Target, c.spec.Schemas = demo.PayPayments, set
+		found := 0
+		p, err := Run(testCtx(t, time.Minute), strings.Join(e.DataAddrs(), ","), c.spec, Options{}, func(*consumer.Record) error { found++; return nil })
+		if err != nil || p.Scanned != 201 {
+			t.Fatalf("%s: scanned %d: %v", c.name, p.Scanned, err)
+		}
+		if found != c.want {
+			t.Errorf("%s: %d matches, want %d", c.name, found, c.want)
+		}
+	}
+}
