@@ -29,7 +29,9 @@ func defaultHostKey(getenv func(string) string) string {
 
 // HistoryFile returns $XDG_STATE_HOME/ilinkdash/history as getenv reads
 // it, where the dashboard keeps its `:` command history.
-func HistoryFile(getenv func(string) string) string { return filepath.Join(StateDir(getenv), "history") }
+func HistoryFile(getenv func(string) string) string {
+	return filepath.Join(StateDir(getenv), "history")
+}
 
 // StateDir returns $XDG_STATE_HOME/ilinkdash as getenv reads it: where the
 // command history and the lag history files are kept.
