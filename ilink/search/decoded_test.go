@@ -60,13 +60,6 @@ func TestSearchDecodedValuesAndFields(t *testing.T) {
 	}
 	produceOrders(t, e, set, demo.ShopOrders, 200)
 	addrs := strings.Join(e.DataAddrs(), ",")
-	field := func(s string) schema.FieldTerm {
-		f, err := schema.ParseFieldTerm(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
 	for _, c := range []struct {
 		name string
 		spec Spec
@@ -76,18 +69,13 @@ func TestSearchDecodedValuesAndFields(t *testing.T) {
 		{"decoded text", Spec{Schemas: set, ValueContains: []byte(`"status":"PAID"`)}, 20},
 		{"decoded regex", Spec{Schemas: set, ValueRegex: regexp.MustCompile(`"id":"ord-1[0-9]"`)}, 10},
 		{"undecodable value as bytes", Spec{Schemas: set, ValueContains: []byte("\xff PAID")}, 1},
-		{"field", Spec{Schemas: set, Fields: []schema.FieldTerm{field("status=PAID")}}, 20},
-		{"nested field and repeated", Spec{Schemas: set, Fields: []schema.FieldTerm{field("customer.address.city=Busan"), field("lines.sku=SKU-3")}}, 15},
-		{"field and text", Spec{Schemas: set, ValueContains: []byte("Seoul"), Fields: []schema.FieldTerm{field("status=PAID")}}, 20},
-		{"field without a schema", Spec{Fields: []schema.FieldTerm{field("status=PAID")}}, 0},
+		{"field", Spec{Schemas: set, Fields: []schema.FieldTerm{mustField(t, "status=PAID")}}, 20},
+		{"nested field and repeated", Spec{Schemas: set, Fields: []schema.FieldTerm{mustField(t, "customer.address.city=Busan"), mustField(t, "lines.sku=SKU-3")}}, 15},
+		{"field and text", Spec{Schemas: set, ValueContains: []byte("Seoul"), Fields: []schema.FieldTerm{mustField(t, "status=PAID")}}, 20},
+		{"field without a schema", Spec{Fields: []schema.FieldTerm{mustField(t, "status=PAID")}}, 0},
 	} {
 		c.spec.Target = demo.ShopOrders
-		found := 0
-		p, err := Run(testCtx(t, time.Minute), addrs, c.spec, Options{}, func(*consumer.Record) error { found++; return nil })
-		if err != nil || p.Scanned != 201 {
-			t.Fatalf("%s: scanned %d: %v", c.name, p.Scanned, err)
-		}
-		if found != c.want {
+		if found := countMatches(t, addrs, c.spec, 201); found != c.want {
 			t.Errorf("%s: %d matches, want %d", c.name, found, c.want)
 		}
 	}
@@ -130,13 +118,6 @@ func TestSearchDecodedAvro(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	field := func(s string) schema.FieldTerm {
-		f, err := schema.ParseFieldTerm(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
 	for _, c := range []struct {
 		name string
 		spec Spec
@@ -145,19 +126,35 @@ func TestSearchDecodedAvro(t *testing.T) {
 		{"an enum as the decode shows it", Spec{ValueContains: []byte(`"status":"DECLINED"`)}, 20},
 		{"an escaped tab", Spec{ValueContains: []byte(`"decline_reason":"card\texpired"`)}, 20},
 		{"text in a string", Spec{ValueContains: []byte(`"id":"pay-1`)}, 111},
-		{"a field with a tab", Spec{Fields: []schema.FieldTerm{field("decline_reason=card\texpired")}}, 20},
-		{"a field", Spec{Fields: []schema.FieldTerm{field("id=pay-15")}}, 1},
-		{"a field and text", Spec{ValueContains: []byte("ord-1"), Fields: []schema.FieldTerm{field("status=DECLINED")}}, 11},
+		{"a field with a tab", Spec{Fields: []schema.FieldTerm{mustField(t, "decline_reason=card\texpired")}}, 20},
+		{"a field", Spec{Fields: []schema.FieldTerm{mustField(t, "id=pay-15")}}, 1},
+		{"a field and text", Spec{ValueContains: []byte("ord-1"), Fields: []schema.FieldTerm{mustField(t, "status=DECLINED")}}, 11},
 		{"undecodable value as bytes", Spec{ValueContains: []byte("\xff PAY")}, 1},
 	} {
 		c.spec.Target, c.spec.Schemas = demo.PayPayments, set
-		found := 0
-		p, err := Run(testCtx(t, time.Minute), strings.Join(e.DataAddrs(), ","), c.spec, Options{}, func(*consumer.Record) error { found++; return nil })
-		if err != nil || p.Scanned != 201 {
-			t.Fatalf("%s: scanned %d: %v", c.name, p.Scanned, err)
-		}
-		if found != c.want {
+		if found := countMatches(t, strings.Join(e.DataAddrs(), ","), c.spec, 201); found != c.want {
 			t.Errorf("%s: %d matches, want %d", c.name, found, c.want)
 		}
 	}
+}
+
+func mustField(t *testing.T, s string) schema.FieldTerm {
+	t.Helper()
+	f, err := schema.ParseFieldTerm(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// countMatches runs spec and counts its matches; it fails unless the
+// scan read every one of the scanned records.
+func countMatches(t *testing.T, addrs string, spec Spec, scanned int64) int {
+	t.Helper()
+	found := 0
+	p, err := Run(testCtx(t, time.Minute), addrs, spec, Options{}, func(*consumer.Record) error { found++; return nil })
+	if err != nil || p.Scanned != scanned {
+		t.Fatalf("search of %s: scanned %d, want %d: %v", spec.Target, p.Scanned, scanned, err)
+	}
+	return found
 }
