@@ -496,13 +496,7 @@ func (d *decoder) contextFields(c *Context) []field {
 			}
 		}},
 		{"tail-buffer", func(v *yaml.Node, path string) {
-			if i, ok := d.integer(v, path); ok {
-				if i < MinTailBuffer || i > MaxTailBuffer {
-					d.errorf(v, path, "must be between %d and %d, got %d", MinTailBuffer, MaxTailBuffer, i)
-					return
-				}
-				c.TailBuffer = i
-			}
+			d.intIn(v, path, MinTailBuffer, MaxTailBuffer, "", &c.TailBuffer)
 		}},
 		{"tail-buffer-bytes", func(v *yaml.Node, path string) {
 			d.size(v, path, MinTailBufferBytes, MaxTailBufferBytes, &c.TailBufferBytes)
@@ -513,13 +507,7 @@ func (d *decoder) contextFields(c *Context) []field {
 			}
 		}},
 		{"fps", func(v *yaml.Node, path string) {
-			if i, ok := d.integer(v, path); ok {
-				if i < MinFPS || i > MaxFPS {
-					d.errorf(v, path, "must be between %d and %d frames per second, got %d", MinFPS, MaxFPS, i)
-					return
-				}
-				c.FPS = i
-			}
+			d.intIn(v, path, MinFPS, MaxFPS, " frames per second", &c.FPS)
 		}},
 	}
 }
@@ -643,6 +631,19 @@ func (d *decoder) integer(n *yaml.Node, path string) (int, bool) {
 }
 
 // size accepts a byte count or a size such as "16MiB" within lo..hi.
+// intIn reads an integer from lo to hi (unit follows the bounds in the
+// error: " frames per second") into dst.
+func (d *decoder) intIn(n *yaml.Node, path string, lo, hi int, unit string, dst *int) {
+	i, ok := d.integer(n, path)
+	switch {
+	case !ok:
+	case i < lo || i > hi:
+		d.errorf(n, path, "must be between %d and %d%s, got %d", lo, hi, unit, i)
+	default:
+		*dst = i
+	}
+}
+
 func (d *decoder) size(n *yaml.Node, path string, lo, hi int64, dst *int64) {
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!str") {
 		d.errorf(n, path, "expected a size such as 16MiB, got %s", describe(n))
