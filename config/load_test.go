@@ -159,6 +159,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "bad theme", yaml: "contexts:\n  prod:\n    admin: h:1\n    theme: blue\n", line: 4, col: 12, field: "contexts.prod.theme", substr: `unknown theme "blue" (want auto, dark or light)`},
 		{name: "tail-buffer too small", yaml: "contexts:\n  prod:\n    tail-buffer: 99\n", line: 3, col: 18, field: "contexts.prod.tail-buffer", substr: "must be between 100 and 1000000, got 99"},
 		{name: "tail-buffer too large", yaml: "contexts:\n  prod:\n    tail-buffer: 1000001\n", line: 3, col: 18, field: "contexts.prod.tail-buffer", substr: "must be between 100 and 1000000"},
+		{name: "fps too high", yaml: "contexts:\n  prod:\n    fps: 500\n", line: 3, col: 10, field: "contexts.prod.fps", substr: "must be between 1 and 120 frames per second, got 500"},
+		{name: "fps not a number", yaml: "contexts:\n  prod:\n    fps: fast\n", line: 3, col: 10, field: "contexts.prod.fps", substr: "expected an integer"},
 		{name: "unknown current-context", yaml: "current-context: stage\ncontexts:\n  prod: {admin: 'h:1'}\n  dev: {admin: 'h:2'}\n", line: 1, col: 18, field: "current-context", substr: `context "stage" is not defined (known: prod, dev)`},
 		{name: "empty context name", yaml: "contexts:\n  prod: {admin: 'h:1'}\n  \"\": {admin: 'h:2'}\n", line: 3, col: 3, field: "contexts", substr: "context name must not be empty"},
 		{name: "duplicate context", yaml: "contexts:\n  prod: {admin: 'h:1'}\n  prod: {admin: 'h:2'}\n", line: 3, col: 3, field: "contexts.prod", substr: "defined twice (first at line 2)"},
