@@ -243,10 +243,10 @@ func TestPublishTemplatesAndAcksDefault(t *testing.T) {
 		t.Errorf("--json: %v %q", err, res.stdout)
 	}
 	// The acks default is the tools' one constant, said in the help.
-	if f := newRootCommand().root.Commands(); f == nil {
+	if f := newTestApp(t, nil).root.Commands(); f == nil {
 		t.Fatal("no commands")
 	}
-	cmd, _, _ := newRootCommand().root.Find([]string{"publish"})
+	cmd, _, _ := newTestApp(t, nil).root.Find([]string{"publish"})
 	if fl := cmd.Flags().Lookup("acks"); fl.DefValue != "all" {
 		t.Errorf("--acks default %q", fl.DefValue)
 	}
@@ -308,7 +308,7 @@ func TestDocsNameEveryCommandAndFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	a.root.InitDefaultCompletionCmd()
 	forEachCommand(a.root, func(c *cobra.Command) {
 		if c.Hidden || c.Name() == "help" {

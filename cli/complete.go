@@ -118,8 +118,7 @@ func (a *app) completeNames(kind nameKind) cobra.CompletionFunc {
 
 // completeContexts offers the config file's context names.
 func (a *app) completeContexts(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	path := config.DefaultPath()
-	explicit := false
+	path, explicit := "", false
 	if cmd.Flags().Changed(config.FlagConfig) {
 		path, explicit = a.flags.Config, true
 	} else if v := a.getenv(config.EnvConfig); v != "" {
@@ -128,10 +127,11 @@ func (a *app) completeContexts(cmd *cobra.Command, _ []string, toComplete string
 	if explicit && path == "" {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	load := config.Load
 	if !explicit {
-		path = ""
+		load = func(string) (*config.File, error) { return config.LoadDefault(a.getenv) }
 	}
-	f, err := config.Load(path)
+	f, err := load(path)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

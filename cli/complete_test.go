@@ -122,3 +122,24 @@ func TestCompletionWithAnUnreachableOrMissingCluster(t *testing.T) {
 		}
 	}
 }
+
+// Without --config or ILINKDASH_CONFIG, context names come from the
+// default config file as the command line's environment places it
+// ($XDG_CONFIG_HOME/ilinkdash/config.yaml), not the process's.
+func TestCompletionReadsTheDefaultConfigOfItsEnvironment(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "ilinkdash"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "ilinkdash", "config.yaml"), []byte("contexts:\n  alpha: {admin: '127.0.0.1:1'}\n  beta: {admin: '127.0.0.1:1'}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cands, _, _ := complete(t, map[string]string{"XDG_CONFIG_HOME": home}, "get", "topics", "--context", "")
+	if got := strings.Join(cands, ","); got != "alpha,beta" {
+		t.Fatalf("contexts offered %q, want alpha,beta", got)
+	}
+	if cands, _, _ := complete(t, nil, "get", "topics", "--context", ""); len(cands) != 0 {
+		t.Fatalf("a fresh environment offered contexts %q", cands)
+	}
+}

@@ -31,7 +31,7 @@ func (a *app) configCommand() *cobra.Command {
 		Short: "Write a commented example configuration (default: the XDG config path)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := config.DefaultPath()
+			path := config.DefaultPathFor(a.getenv)
 			if len(args) == 1 {
 				path = args[0]
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 func TestEngineCommandPrintsOneLinePerNode(t *testing.T) {
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	var out ilinktest.Buffer
 	a.root.SetOut(&out)
 	a.root.SetArgs([]string{"engine", "--nodes", "2", "--election-delay", "200ms"})
@@ -57,7 +57,7 @@ func TestEngineCommandRejectsBadFlags(t *testing.T) {
 		{"engine", "--data-port", "65535", "--nodes", "3"},
 		{"engine", "--election-delay", "-1s"},
 	} {
-		a := newRootCommand()
+		a := newTestApp(t, nil)
 		a.root.SetArgs(args)
 		a.root.SetOut(&bytes.Buffer{})
 		err := a.root.Execute()

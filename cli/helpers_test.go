@@ -44,16 +44,19 @@ func testEnv(env map[string]string) func(string) string {
 	}
 }
 
-// newTestApp is the command line reading testEnv(env), with a state
-// directory of its own unless env names one: parallel tests never share
-// a lag history file.
+// newTestApp is the command line reading testEnv(env), with state,
+// config and data directories of its own unless env names them: parallel
+// tests never share a lag history file, and none reads the developer's
+// config file or writes into their home.
 func newTestApp(t *testing.T, env map[string]string) *app {
-	if _, ok := env["XDG_STATE_HOME"]; !ok {
-		env = maps.Clone(env)
-		if env == nil {
-			env = map[string]string{}
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} {
+		if _, ok := env[v]; !ok {
+			env[v] = t.TempDir()
 		}
-		env["XDG_STATE_HOME"] = t.TempDir()
 	}
 	a := newRootCommand()
 	a.getenv = testEnv(env)
@@ -93,7 +96,10 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("XDG_STATE_HOME", state)
+	// Nor into or out of the real config and data directories.
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"} {
+		os.Setenv(v, state)
+	}
 	code := m.Run()
 	os.RemoveAll(state)
 	os.Exit(code)
@@ -107,11 +113,12 @@ func cliProcess(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append(args, "--config=")...)
 	// GORACE: under -race the runtime sleeps 1 s at exit by default
 	// (atexit_sleep_ms), which the stop tests would count against us.
-	// Its own state directory, as newTestApp gives: parallel processes
-	// never share a lag history file.
-	env := []string{envMain + "=1", "GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE"), "XDG_STATE_HOME=" + t.TempDir()}
+	// Its own state, config and data directories, as newTestApp gives:
+	// parallel processes never share a lag history file or a host key.
+	env := []string{envMain + "=1", "GORACE=atexit_sleep_ms=0 " + os.Getenv("GORACE"),
+		"XDG_STATE_HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir()}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ILINKDASH_") && !strings.HasPrefix(kv, "GORACE=") && !strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+		if !strings.HasPrefix(kv, "ILINKDASH_") && !strings.HasPrefix(kv, "GORACE=") && !strings.HasPrefix(kv, "XDG_") {
 			env = append(env, kv)
 		}
 	}

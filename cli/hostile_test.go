@@ -314,7 +314,7 @@ func TestStringsFromAFileAreInert(t *testing.T) {
 	if err := os.WriteFile(path, []byte("contexts:\n  \"ok\":\n    addresses: [127.0.0.1:1]\n  \"bad\\e]52;c;eA==\\a\":\n    addresses: [127.0.0.1:1]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	var out, errb bytes.Buffer
 	code, err := a.execute(context.Background(), []string{"config", "path", "--config", path}, strings.NewReader(""), &out, &errb)
 	if code != 0 {
@@ -324,7 +324,7 @@ func TestStringsFromAFileAreInert(t *testing.T) {
 	if !strings.Contains(out.String(), "conf␛]0;x␇\\u202e.yaml") {
 		t.Fatalf("config path %q", out.String())
 	}
-	a = newRootCommand()
+	a = newTestApp(t, nil)
 	out.Reset()
 	a.execute(context.Background(), []string{"__complete", "get", "--config", path, "--context", ""}, strings.NewReader(""), &out, &errb)
 	assertInert(t, "completion", out.String())

@@ -78,7 +78,7 @@ func TestNotFoundExitsOne(t *testing.T) {
 // nothing is configured, and config, version, engine and gen-man talk to
 // none.
 func TestEveryClusterCommandTakesEmbedded(t *testing.T) {
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	noCluster := map[string]bool{"ilinkdash": true, "ilinkdash serve": true, "ilinkdash exporter": true, "ilinkdash config init": true, "ilinkdash config path": true,
 		"ilinkdash version": true, "ilinkdash engine": true, "ilinkdash gen-man": true}
 	n := 0

@@ -193,14 +193,14 @@ func TestEngineQueueFlag(t *testing.T) {
 		"Q:colour=blue":       `unknown queue property "colour"`,
 		"Q:maxRedeliveries=2": "needs dlq=NAME",
 	} {
-		a := newRootCommand()
+		a := newTestApp(t, nil)
 		a.root.SetArgs([]string{"engine", "--queue", in})
 		a.root.SetOut(&ilinktest.Buffer{})
 		err := a.root.ExecuteContext(context.Background())
 		wantExit(t, err, 2, msg)
 	}
 
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	var out ilinktest.Buffer
 	a.root.SetOut(&out)
 	a.root.SetArgs([]string{"engine", "--nodes", "1", "--queue", "ORDERS:maxDepth=1000,dlq=ORDERS.DLQ,maxRedeliveries=3", "--queue", "AUDIT"})

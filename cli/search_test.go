@@ -97,7 +97,7 @@ func TestSearchTailAndReplay(t *testing.T) {
 	// Cancelled (the command's context): exit 130, no group left behind.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	a.root.SetArgs(with(addr, "search", "SR", "--config", ""))
 	a.root.SetOut(&ilinktest.Buffer{})
 	a.root.SetErr(&ilinktest.Buffer{})

@@ -94,7 +94,7 @@ func (a *app) serveCommand() *cobra.Command {
 }
 
 // serveSettings applies the given flags over the file's serve section.
-func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config.Serve, error) {
+func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags, getenv func(string) string) (config.Serve, error) {
 	s := file
 	set := cmd.Flags().Changed
 	if set("listen") {
@@ -160,7 +160,7 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config
 		*b.dst = n
 	}
 	if s.HostKey == "" {
-		s.HostKey = config.DefaultHostKey()
+		s.HostKey = config.DefaultHostKeyFor(getenv)
 	}
 	if err := config.CheckListen(s.Listen); err != nil {
 		return s, fmt.Errorf("--listen: %w", err)
@@ -169,7 +169,7 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags) (config
 		return s, err
 	}
 	if s.AuthorizedKeys == "" && s.OperatorKeys == "" {
-		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", config.DefaultPath())
+		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", config.DefaultPathFor(getenv))
 	}
 	return s, nil
 }
@@ -189,7 +189,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	sc, err := serveSettings(cmd, rs[0].File.Serve, f)
+	sc, err := serveSettings(cmd, rs[0].File.Serve, f, a.getenv)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -165,7 +165,7 @@ func TestServeSettingsPrecedence(t *testing.T) {
 	file.MaxTails = 3
 	file.MaxSessions = 7
 	f := &serveFlags{listen: ":2022", maxTails: 0}
-	got, err := serveSettings(cmd, file, f)
+	got, err := serveSettings(cmd, file, f, testEnv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestServeSettingsPrecedence(t *testing.T) {
 		t.Fatalf("settings %+v", got)
 	}
 	file.OperatorKeys = ""
-	if _, err := serveSettings(cmd, file, f); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
+	if _, err := serveSettings(cmd, file, f, testEnv(nil)); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
 		t.Fatalf("no key files: %v", err)
 	}
 }

@@ -200,7 +200,7 @@ func TestTailLeavesOnCountAndSignals(t *testing.T) {
 		t.Fatalf("after --count: temporary groups %v", tempGroups(t, e))
 	}
 	// Context cancel (what the signals do inside the process).
-	a := newRootCommand()
+	a := newTestApp(t, nil)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var out ilinktest.Buffer
 	done := make(chan int, 1)

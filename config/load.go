@@ -28,9 +28,15 @@ import (
 // *FieldError values joined with errors.Join.
 func Load(path string) (*File, error) {
 	if path == "" {
-		return load(DefaultPath(), false)
+		return LoadDefault(os.Getenv)
 	}
 	return load(path, true)
+}
+
+// LoadDefault is Load("") with the default path as getenv reads the
+// environment.
+func LoadDefault(getenv func(string) string) (*File, error) {
+	return load(defaultPath(getenv), false)
 }
 
 // load reads path; explicit says whether a missing file is an error.

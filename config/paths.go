@@ -14,6 +14,10 @@ const appDir = "ilinkdash"
 // DefaultPath returns $XDG_CONFIG_HOME/ilinkdash/config.yaml.
 func DefaultPath() string { return defaultPath(os.Getenv) }
 
+// DefaultPathFor is DefaultPath as getenv reads the environment (the
+// command line's own, which tests give).
+func DefaultPathFor(getenv func(string) string) string { return defaultPath(getenv) }
+
 // DefaultLogFile returns $XDG_STATE_HOME/ilinkdash/debug.log, the debug log
 // used when --debug is given without --log-file.
 func DefaultLogFile() string { return defaultLogFile(os.Getenv) }
@@ -22,6 +26,9 @@ func DefaultLogFile() string { return defaultLogFile(os.Getenv) }
 // host key of `ilinkdash serve` when neither --host-key nor the serve
 // section names one.
 func DefaultHostKey() string { return defaultHostKey(os.Getenv) }
+
+// DefaultHostKeyFor is DefaultHostKey as getenv reads the environment.
+func DefaultHostKeyFor(getenv func(string) string) string { return defaultHostKey(getenv) }
 
 func defaultHostKey(getenv func(string) string) string {
 	return filepath.Join(baseDir(getenv, "XDG_DATA_HOME", xdg.DataHome), appDir, "ssh_host_ed25519_key")

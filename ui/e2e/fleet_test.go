@@ -117,7 +117,7 @@ func fleetRow(screen, name string) string {
 // the Fleet tab labelled with its context; Enter opens a cluster (its tab
 // bar names it), 0 comes back.
 func TestFleetThreeClusters(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it times a row's change against two poll intervals.
 	const every = time.Second
 	alpha, bravo, charlie := startEngine(t, engineOpts{}), startEngine(t, engineOpts{}), startEngine(t, engineOpts{})
 	q := adminQmgr(t, bravo)

@@ -38,7 +38,7 @@ const heapGoal = 64 << 20 // what one session may add whatever it asks
 // A pty of 65535×65535 (the largest the protocol can say) is drawn at
 // the clamp, and the session costs no more than any other.
 func TestOversizedPtyIsClamped(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the process's heap (Go runs it before the parallel tests).
 	r := startRig(t, rigOpts{})
 	r.openShown(r.viewer, "a first session's overview")
 	before := liveHeap()
@@ -63,7 +63,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 // A flood of huge window changes leaves the session at the clamp (and the
 // configured clamp is the one applied), answering keys.
 func TestWindowChangeFloodIsClamped(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the process's heap (Go runs it before the parallel tests).
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 200, 80 }})
 	c := r.openShown(r.operator, "the overview")
 	before := liveHeap()
