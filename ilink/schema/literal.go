@@ -215,9 +215,9 @@ func (c *AvroCodec) vocabulary() *vocab {
 					walk(t)
 				}
 			case *avro.FixedSchema:
-				switch avroLogical(s) {
-				case avro.Decimal:
-				case avro.Duration:
+				switch {
+				case avroLogical(s) == avro.Decimal:
+				case avroLogical(s) == avro.Duration && s.Size() == 12: // else the decode shows base64
 					v.names = append(v.names, "months", "days", "milliseconds")
 				default:
 					v.bytes = true
