@@ -80,7 +80,6 @@ func (a *app) withAdmin(cmd *cobra.Command, f *adminFlags, run func(*adminTarget
 
 // openAdmin resolves the target and connects. Without any configured
 // target, or with --embedded, it starts an in-process engine.
-
 func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error) {
 	if err := outputFormat(f.output, "table", "json"); err != nil {
 		return nil, err

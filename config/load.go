@@ -636,7 +636,6 @@ func (d *decoder) integer(n *yaml.Node, path string) (int, bool) {
 	return i, true
 }
 
-// size accepts a byte count or a size such as "16MiB" within lo..hi.
 // intIn reads an integer from lo to hi (unit follows the bounds in the
 // error: " frames per second") into dst.
 func (d *decoder) intIn(n *yaml.Node, path string, lo, hi int, unit string, dst *int) {
@@ -650,6 +649,7 @@ func (d *decoder) intIn(n *yaml.Node, path string, lo, hi int, unit string, dst 
 	}
 }
 
+// size accepts a byte count or a size such as "16MiB" within lo..hi.
 func (d *decoder) size(n *yaml.Node, path string, lo, hi int64, dst *int64) {
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!str") {
 		d.errorf(n, path, "expected a size such as 16MiB, got %s", describe(n))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"ilinkdash/config"
 	"slices"
 	"strconv"
 	"time"
@@ -307,7 +308,12 @@ func (f *Fleet) clusterNamed(name string) int {
 // addCluster adds a cluster to a running fleet: its model is sized and
 // themed as the others and started, its commands addressed to its row.
 func (f *Fleet) addCluster(m *Model) tea.Cmd {
-	m.ctx.Fleet, m.ctx.Dark = true, f.ctx.Dark
+	m.ctx.Fleet = true
+	if f.started && (m.ctx.ThemeName == config.ThemeAuto || m.ctx.ThemeName == "") {
+		// A row added to a running fleet follows the terminal as the
+		// Fleet has learnt it; an explicit theme is the context's own.
+		m.ctx.Dark = f.ctx.Dark
+	}
 	m.ctx.Rebuild()
 	m.inFleet = true
 	i := len(f.clusters)
