@@ -56,11 +56,14 @@ type checkAlertJSON struct {
 }
 
 type checkJSON struct {
-	Status    string           `json:"status"`
-	ExitCode  int              `json:"exit_code"`
-	Summary   string           `json:"summary"`
-	Target    string           `json:"target"`
-	WindowMs  int64            `json:"window_ms"`
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+	Summary  string `json:"summary"`
+	Target   string `json:"target"`
+	WindowMs int64  `json:"window_ms"`
+	// SampledMs is how long the check sampled: the window, or
+	// stall-after when that is longer (0 when it could not judge).
+	SampledMs int64            `json:"sampled_ms"`
 	CheckedAt string           `json:"checked_at"`
 	Alerts    []checkAlertJSON `json:"alerts"`
 	Groups    []groupJSON      `json:"groups"`
@@ -248,6 +251,13 @@ func (r checkReport) base(status string, code int, summary string) checkJSON {
 		CheckedAt: jsonTime(time.Now()), Alerts: []checkAlertJSON{}, Groups: []groupJSON{}}
 }
 
+// sampled is the JSON of a check that judged: base with how long it sampled.
+func (r checkReport) sampled(status string, code int, summary string) checkJSON {
+	out := r.base(status, code, summary)
+	out.SampledMs = r.span.Milliseconds()
+	return out
+}
+
 // unknown is a check that could not judge: the cluster was not reached
 // (within the timeout), or a call failed.
 func (r checkReport) unknown(err error, call string, timeout time.Duration) checkJSON {
@@ -274,7 +284,7 @@ func (r checkReport) judged(s *sampler) (checkJSON, []health.Alert) {
 	}
 	level, summary := health.Summary(alerts, ok)
 	code := map[health.Level]int{health.LevelOK: checkOK, health.LevelWarning: checkWarning, health.LevelCritical: checkCritical}[level]
-	out := r.base(level.String(), code, summary)
+	out := r.sampled(level.String(), code, summary)
 	for _, a := range alerts {
 		aj := checkAlertJSON{Level: a.Level.String(), Kind: string(a.Kind), Subject: a.Subject, Since: jsonTime(a.Since), Text: a.Text}
 		if strings.HasPrefix(string(a.Kind), "group-") {

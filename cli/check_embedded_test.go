@@ -20,9 +20,10 @@ func TestCheckEmbedded(t *testing.T) {
 	if r.code != checkOK || r.stdout != "OK: 3 nodes, 3 topics, 0 groups, 2 queues judged over 300ms, stalls over 700ms\n" {
 		t.Fatalf("check --embedded --stall-after 700ms: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 	}
-	r = runCLIResult(t, "", "check", "--embedded", "--window", "300ms", "--stall-after", "300ms", "-o", "json")
+	r = runCLIResult(t, "", "check", "--embedded", "--window", "300ms", "--stall-after", "700ms", "-o", "json")
 	var cj checkJSON
-	if err := json.Unmarshal([]byte(r.stdout), &cj); err != nil || r.code != checkOK || cj.Status != "OK" || !strings.HasPrefix(cj.Target, "127.0.0.1:") {
+	if err := json.Unmarshal([]byte(r.stdout), &cj); err != nil || r.code != checkOK || cj.Status != "OK" || !strings.HasPrefix(cj.Target, "127.0.0.1:") ||
+		cj.WindowMs != 300 || cj.SampledMs != 700 {
 		t.Fatalf("check --embedded -o json: exit %d, %v, %+v", r.code, err, cj)
 	}
 	// Without any target it still names the way out.
