@@ -24,7 +24,7 @@ import (
 // show), none missing, and none held back by the hung cluster, whose reads
 // wait out their timeout the whole window.
 func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it compares two dashboards' request counts within one poll.
 	const every = 200 * time.Millisecond
 	var es []*engine.Engine
 	for range 4 {
