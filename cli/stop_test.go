@@ -188,7 +188,7 @@ func TestTailPipedIntoHeadLeavesItsGroup(t *testing.T) {
 }
 
 func TestTailLeavesOnCountAndSignals(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it times a stop against the 2 s the issue asks.
 	e := startStopEngine(t, "SIG.T", 20)
 	addr := strings.Join(e.DataAddrs(), ",")
 	// --count reached.
@@ -269,7 +269,7 @@ func waitHeld(t *testing.T, held <-chan struct{}, p *process) {
 }
 
 func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it times a stop against the 2 s the issue asks.
 	for _, tc := range []struct {
 		name  string
 		fault func(*engine.Engine)
@@ -320,7 +320,7 @@ func TestPublishStopsWithinTwoSecondsOfASignal(t *testing.T) {
 }
 
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it times a stop against the 2 s the issue asks.
 	e := startStopEngine(t, "PUB.T", 0)
 	p := start(t, cliProcess(t, "publish", "PUB.T", "--size", "100", "--count", "100000000", "--rate", "2000",
 		"--addr", strings.Join(e.DataAddrs(), ",")))
@@ -354,7 +354,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 }
 
 func TestTailStopsWithinTwoSecondsWhenTheClusterHangs(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it times a stop against the 2 s the issue asks.
 	e := startStopEngine(t, "HANG.T", 10)
 	p := start(t, cliProcess(t, "tail", "HANG.T", "--from", "earliest", "--addr", strings.Join(e.DataAddrs(), ",")))
 	if !ilinktest.Poll(10*time.Second, func() bool { return len(tempGroups(t, e)) == 1 }) {
