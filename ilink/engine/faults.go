@@ -36,8 +36,8 @@ func (e *Engine) killLocked(id int) error {
 	if err := e.cl.kill(id); err != nil {
 		return err
 	}
-	n.data.close()
-	n.admin.close()
+	n.data.closeKeepingPort()
+	n.admin.closeKeepingPort()
 	e.logf("engine: node %d killed", id)
 	return nil
 }
@@ -104,7 +104,7 @@ func (e *Engine) StopNode(id int) error {
 		if err := e.cl.stop(id); err != nil {
 			return err
 		}
-		n.data.close()
+		n.data.closeKeepingPort()
 		e.logf("engine: node %d queue manager stopped", id)
 		return nil
 	})
@@ -258,9 +258,9 @@ func (e *Engine) Outage() error {
 			if err := e.cl.stop(n.id); err != nil {
 				return err
 			}
-			n.data.close()
+			n.data.closeKeepingPort()
 		}
-		n.admin.close()
+		n.admin.closeKeepingPort()
 		e.outage[n.id] = st.Running
 	}
 	e.logf("engine: outage: every listener closed, state kept")

@@ -70,6 +70,9 @@ type endpoint struct {
 	// newer one (acceptLoop) that have not finished yet: they no longer
 	// count against MaxConnections.
 	evicting int
+	// reserved releases the port held while the node is down
+	// (closeKeepingPort); nil when none is held.
+	reserved func()
 	// down: the endpoint is closed (its node killed, the engine closed).
 	// It is independent of ln: connections the engine did not accept (a
 	// spoke's tunnel to its hub, A-36) are served while the node is up,
@@ -83,15 +86,22 @@ const rebindWait = 3 * time.Second
 // listen binds the listener without accepting yet.
 func (ep *endpoint) listen() error {
 	ln, err := net.Listen("tcp", ep.addr)
-	// A restarted node reopens its old port. While it was down that port
-	// was free, and a connection's ephemeral end may have been given it
-	// (a client redialling the dead node on loopback can even connect to
-	// itself until Go's dialer notices): such a socket is short-lived, so
-	// a rebind waits for it, bounded.
+	if err != nil && ep.releasePort() {
+		// Where a listener cannot bind beside the reservation (BSD wants
+		// SO_REUSEPORT as well), it binds once the reservation is gone.
+		ln, err = net.Listen("tcp", ep.addr)
+	}
+	// A restarted node reopens its old port. Where it could not be
+	// reserved while the node was down (closeKeepingPort), a connection's
+	// ephemeral end may have been given it (a client redialling the dead
+	// node on loopback can even connect to itself until Go's dialer
+	// notices): such a socket is short-lived, so a rebind waits for it,
+	// bounded.
 	for deadline := time.Now().Add(rebindWait); err != nil && ep.bound && errors.Is(err, syscall.EADDRINUSE) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		ln, err = net.Listen("tcp", ep.addr)
 	}
+	ep.releasePort() // the listener holds the port now, or nobody will
 	if err != nil {
 		return err
 	}
@@ -216,10 +226,40 @@ func (ep *endpoint) refuse(nc net.Conn, max int) {
 	_, _ = nc.Write(wire.AppendFrame(nil, reply, eb.Encode))
 }
 
+// closeKeepingPort is close for a node going down (killed, stopped, an
+// outage): its port stays reserved (reservePort) until it listens again.
+// Where the platform cannot reserve, the restart waits for the port
+// instead (rebindWait).
+func (ep *endpoint) closeKeepingPort() {
+	ep.close()
+	if !ep.bound {
+		return
+	}
+	if release, err := reservePort(ep.addr); err == nil {
+		ep.mu.Lock()
+		ep.reserved = release
+		ep.mu.Unlock()
+	}
+}
+
+// releasePort gives up the port closeKeepingPort reserved, and says
+// whether there was one.
+func (ep *endpoint) releasePort() bool {
+	ep.mu.Lock()
+	release := ep.reserved
+	ep.reserved = nil
+	ep.mu.Unlock()
+	if release != nil {
+		release()
+	}
+	return release != nil
+}
+
 // close closes the listener and every connection, and waits until the
 // accept loop and every connection goroutine have finished (so a killed
 // node's sessions are rolled back when KillNode returns).
 func (ep *endpoint) close() {
+	ep.releasePort()
 	ep.mu.Lock()
 	ep.down = true // no adopt from here on: sever sees every connection
 	ep.mu.Unlock()
