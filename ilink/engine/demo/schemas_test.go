@@ -11,6 +11,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/schema"
+	"ilinkdash/ilink/wire"
 )
 
 // The demo's built-in schemas compile, and every record the demo makes of
@@ -92,16 +93,20 @@ func TestDemoWritesItsSchemaTopicsEncoded(t *testing.T) {
 			t.Fatalf("%s: the rules give %+v", topic, pair)
 		}
 		// The producer sticks to a partition for a batch: read the one
-		// that has records (partition 0 may have none yet).
-		_, end := e.TopicOffsets(topic)
-		p := slices.IndexFunc(end, func(o int64) bool { return o > 0 })
-		if p < 0 {
-			t.Fatalf("%s: no partition has a record (ends %v)", topic, end)
-		}
-		recs, err := e.ReadPartition(topic, p, 0, 5)
-		if err != nil || len(recs) == 0 {
-			t.Fatalf("%s: read %d records of partition %d (ends %v): %v", topic, len(recs), p, end, err)
-		}
+		// that has records (partition 0 may have none yet), once they are
+		// below its high watermark (a log end can be ahead of it while a
+		// follower replicates).
+		var recs []wire.Record
+		var err error
+		ilinktest.WaitFor(t, 20*time.Second, topic+" records below a high watermark", func() bool {
+			_, end := e.TopicOffsets(topic)
+			p := slices.IndexFunc(end, func(o int64) bool { return o > 0 })
+			if p < 0 {
+				return false
+			}
+			recs, err = e.ReadPartition(topic, p, 0, 5)
+			return err == nil && len(recs) > 0
+		})
 		for _, r := range recs {
 			if json.Valid(r.Value) {
 				t.Errorf("%s: the value is JSON, not encoded: %s", topic, r.Value)
