@@ -1,6 +1,9 @@
 package schema
 
-import "errors"
+import (
+	"errors"
+	"unicode/utf8"
+)
 
 // A field term on a JSON document (a decoded Avro record, a JSON Schema
 // value, a Protobuf one the wire walk cannot judge, the tail's filter) is
@@ -10,7 +13,8 @@ import "errors"
 // an array stands for each of its items, a duplicate key's last value is
 // the one, a number is its text as written, a string its unescaped text —
 // and gives up (errScanFallback) on what it does not check itself: any
-// syntax error, a string with an escape or a byte outside ASCII. Then
+// syntax error, a string with an escape or invalid UTF-8 (valid UTF-8,
+// Korean text say, decodes to its own bytes and is judged here). Then
 // MatchJSON decodes, so its result and its error are always the decode's.
 
 // errScanFallback: the scan cannot judge this document; decode it.
@@ -142,18 +146,24 @@ func (s *fieldScan) object(path []string, depth int) (bool, error) {
 	}
 }
 
-// str reads a string of printable ASCII without escapes (its bytes in the
-// document, which compare without a copy); any other falls back (the
-// decode unescapes and replaces invalid UTF-8 its own way).
+// str reads a string without escapes whose bytes are valid UTF-8: what
+// the decode makes of it is those bytes, which compare without a copy.
+// Any other falls back (the decode unescapes, and replaces invalid UTF-8,
+// its own way).
 func (s *fieldScan) str() ([]byte, error) {
-	start := s.i + 1
+	start, high := s.i+1, false
 	for j := start; j < len(s.b); j++ {
 		switch c := s.b[j]; {
 		case c == '"':
+			if high && !utf8.Valid(s.b[start:j]) {
+				return nil, errScanFallback
+			}
 			s.i = j + 1
 			return s.b[start:j], nil
-		case c == '\\' || c < 0x20 || c >= 0x80:
+		case c == '\\' || c < 0x20:
 			return nil, errScanFallback
+		case c >= utf8.RuneSelf:
+			high = true
 		}
 	}
 	return nil, errScanFallback

@@ -5,15 +5,16 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // randomDoc writes a random JSON value over a small vocabulary of keys
 // and scalars, so paths and values meet often: nested objects and
 // arrays, repeated keys, numbers in several spellings, escapes and
-// non-ASCII now and then (which the scan leaves to the decode).
+// non-ASCII (valid and not) now and then.
 func randomDoc(r *rand.Rand, depth int) string {
 	keys := []string{"a", "b", "id", "x y"}
-	scalars := []string{`1`, `-0`, `1.50`, `2e3`, `"1"`, `"a"`, `"order-1"`, `true`, `false`, `null`, `""`, `"é"`, `"a\"b"`, `"\u0041"`}
+	scalars := []string{`1`, `-0`, `1.50`, `2e3`, `"1"`, `"a"`, `"order-1"`, `true`, `false`, `null`, `""`, `"é"`, `"a\"b"`, `"\u0041"`, `"김민지"`, "\"caf\xff\""}
 	switch k := r.IntN(10); {
 	case depth > 3 || k < 4:
 		return scalars[r.IntN(len(scalars))]
@@ -62,13 +63,13 @@ func corrupt(r *rand.Rand, doc string) string {
 func TestFieldScanAgreesWithTheDecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	paths := [][]string{{"a"}, {"b"}, {"id"}, {"a", "b"}, {"a", "id"}, {"x y"}, {"b", "a", "id"}}
-	values := []string{"1", "-0", "1.50", "2e3", "a", "order-1", "true", "false", "null", "", "é", `a"b`, "A", "\x00"}
+	values := []string{"1", "-0", "1.50", "2e3", "a", "order-1", "true", "false", "null", "", "é", `a"b`, "A", "\x00", "김민지", "caf\uFFFD"}
 	scanned, plain, plainScanned := 0, 0, 0
 	for n := range 200000 {
 		doc := corrupt(r, randomDoc(r, 0))
 		term := FieldTerm{Path: paths[r.IntN(len(paths))], Value: values[r.IntN(len(values))]}
 		got, err := scanMatch([]byte(doc), term.Path, term.Value)
-		isPlain := !strings.ContainsAny(doc, `\é`)
+		isPlain := !strings.Contains(doc, `\`) && utf8.ValidString(doc)
 		if isPlain {
 			plain++
 		}
@@ -93,17 +94,20 @@ func TestFieldScanAgreesWithTheDecode(t *testing.T) {
 	t.Logf("the scan judged %d documents of 200,000 (%d of the %d plain ones)", scanned, plainScanned, plain)
 }
 
-// What the scan leaves to the decode (an escape, a byte outside ASCII,
-// something after the value, a syntax error) gets the decode's answer and
-// error through MatchJSON.
+// What the scan leaves to the decode (an escape, invalid UTF-8, something
+// after the value, a syntax error) gets the decode's answer and error
+// through MatchJSON; valid UTF-8 the scan judges itself.
 func TestMatchJSONFallsBackToTheDecode(t *testing.T) {
 	id := FieldTerm{Path: []string{"id"}, Value: "café"}
+	if ok, err := scanMatch([]byte(`{"id":"café","name":"김민지"}`), id.Path, id.Value); err != nil || !ok {
+		t.Fatalf("valid UTF-8: the scan says %v, %v; want a match it judged itself", ok, err)
+	}
 	for _, c := range []struct {
 		doc  string
 		want bool
 	}{
 		{`{"id":"caf\u00e9"}`, true},
-		{`{"id":"café"}`, true},
+		{"{\"id\":\"caf\xc3\xa9\xff\"}", false}, // the decode reads café\uFFFD
 		{`{"id":"café"}x`, true},
 		{`{"id":01}`, false},
 		{`{"id":`, false},
