@@ -127,11 +127,13 @@ func (a *app) completeContexts(cmd *cobra.Command, _ []string, toComplete string
 	if explicit && path == "" {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	load := config.Load
-	if !explicit {
-		load = func(string) (*config.File, error) { return config.LoadDefault(a.getenv) }
+	var f *config.File
+	var err error
+	if explicit {
+		f, err = config.Load(path)
+	} else {
+		f, err = config.LoadDefault(a.getenv)
 	}
-	f, err := load(path)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

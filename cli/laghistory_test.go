@@ -43,7 +43,8 @@ func wantLagPoints(t *testing.T, path, group string, lag float64) {
 func stateEnv(dir string) map[string]string { return map[string]string{"XDG_STATE_HOME": dir} }
 
 // idleGroupCluster is an engine with the group idle stopped at lag 15,
-// and the test's state directory (XDG_STATE_HOME: stateEnv).
+// and the test's state directory (XDG_STATE_HOME: stateEnv). It runs the
+// test in parallel: all it shares is its own engine and directory.
 func idleGroupCluster(t *testing.T) (state string, e *engine.Engine) {
 	t.Helper()
 	t.Parallel()
