@@ -925,9 +925,8 @@ func (l *spokeLink) attach(id uint64) {
 		// HELLO is answered with the error, then the tunnel closes.
 		l.e.logf("engine: spoke %s: tunnel for %s", l.name, eb.Name+" ("+eb.Tail+")")
 		h, _ := wire.ParseHeader(hello)
-		reply := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: h.Code, Corr: h.Corr}
 		_ = nc.SetWriteDeadline(time.Now().Add(spokeIOTimeout))
-		_, _ = nc.Write(wire.AppendFrame(nil, reply, eb.Encode))
+		_, _ = nc.Write(errorFrame(h, 0, eb))
 		nc.Close()
 	}
 }

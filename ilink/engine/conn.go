@@ -455,8 +455,15 @@ func (r *request) fail(eb *wire.ErrorBody) { r.failReport(0, eb) }
 
 // failReport completes the request with an error body and a REPORT code.
 func (r *request) failReport(report uint16, eb *wire.ErrorBody) {
-	h := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: r.hdr.Code, Corr: r.hdr.Corr, Status: report}
-	r.finish(wire.AppendFrame(nil, h, eb.Encode))
+	r.finish(errorFrame(r.hdr, report, eb))
+}
+
+// errorFrame is the error reply to the request headed req: eb, with the
+// REPORT code report (0: none). Connections that are refused before they
+// are served (endpoint.refuse, a tunnel no node takes) answer with it too.
+func errorFrame(req wire.Header, report uint16, eb *wire.ErrorBody) []byte {
+	h := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: req.Code, Corr: req.Corr, Status: report}
+	return wire.AppendFrame(nil, h, eb.Encode)
 }
 
 // closeAfterReply makes the connection close right after this request's

@@ -222,8 +222,7 @@ func (ep *endpoint) refuse(nc net.Conn, max int) {
 	}
 	e.logf("engine: node %d %s: %d connections open (MaxConnections): refusing one", ep.node.id, ep.kind, max)
 	eb := &wire.ErrorBody{Name: wire.ErrTooManyConnections, Tail: fmt.Sprintf("node %d %s listener: %d connections open, the most it accepts (MaxConnections); try again later", ep.node.id, ep.kind, max)}
-	reply := wire.Header{Flags: wire.FlagResponse | wire.FlagError, Code: h.Code, Corr: h.Corr}
-	_, _ = nc.Write(wire.AppendFrame(nil, reply, eb.Encode))
+	_, _ = nc.Write(errorFrame(h, 0, eb))
 }
 
 // closeKeepingPort is close for a node going down (killed, stopped, an
