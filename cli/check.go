@@ -251,13 +251,6 @@ func (r checkReport) base(status string, code int, summary string) checkJSON {
 		CheckedAt: jsonTime(time.Now()), Alerts: []checkAlertJSON{}, Groups: []groupJSON{}}
 }
 
-// sampled is the JSON of a check that judged: base with how long it sampled.
-func (r checkReport) sampled(status string, code int, summary string) checkJSON {
-	out := r.base(status, code, summary)
-	out.SampledMs = r.span.Milliseconds()
-	return out
-}
-
 // unknown is a check that could not judge: the cluster was not reached
 // (within the timeout), or a call failed.
 func (r checkReport) unknown(err error, call string, timeout time.Duration) checkJSON {
@@ -284,7 +277,8 @@ func (r checkReport) judged(s *sampler) (checkJSON, []health.Alert) {
 	}
 	level, summary := health.Summary(alerts, ok)
 	code := map[health.Level]int{health.LevelOK: checkOK, health.LevelWarning: checkWarning, health.LevelCritical: checkCritical}[level]
-	out := r.sampled(level.String(), code, summary)
+	out := r.base(level.String(), code, summary)
+	out.SampledMs = r.span.Milliseconds()
 	for _, a := range alerts {
 		aj := checkAlertJSON{Level: a.Level.String(), Kind: string(a.Kind), Subject: a.Subject, Since: jsonTime(a.Since), Text: a.Text}
 		if strings.HasPrefix(string(a.Kind), "group-") {
