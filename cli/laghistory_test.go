@@ -101,25 +101,43 @@ func TestExporterKeepsLagHistory(t *testing.T) {
 // the groups were polled polls times more after that was first seen.
 func waitGroupLag(t *testing.T, base, group string, lag float64, polls float64) {
 	t.Helper()
+	var seen string
 	groupPolls := func() (float64, float64) {
-		_, text := httpGet(t, base+"/metrics")
-		n, _ := seriesValue(text, `ilinkdash_poll_duration_seconds_count{context="m",list="groups"}`)
-		v, ok := seriesValue(text, `ilinkdash_group_total_lag{context="m",group="`+group+`"}`)
+		_, seen = httpGet(t, base+"/metrics")
+		n, _ := seriesValue(seen, `ilinkdash_poll_duration_seconds_count{context="m",list="groups"}`)
+		v, ok := seriesValue(seen, `ilinkdash_group_total_lag{context="m",group="`+group+`"}`)
 		if !ok {
 			v = -1
 		}
 		return n, v
 	}
 	var from float64
-	ilinktest.WaitFor(t, exporterWait, group+"'s lag on /metrics", func() bool {
+	if !ilinktest.Poll(exporterWait, func() bool {
 		n, v := groupPolls()
 		from = n
 		return v == lag
-	})
+	}) {
+		t.Fatalf("timed out after %v waiting for %s's lag %v on /metrics; its group and freshness series:\n%s", exporterWait, group, lag,
+			grepLines(seen, "ilinkdash_group_", "ilinkdash_data_", "ilinkdash_poll_", "ilinkdash_cluster_", "ilinkdash_topic_"))
+	}
 	ilinktest.WaitFor(t, exporterWait, "more group polls", func() bool {
 		n, _ := groupPolls()
 		return n >= from+polls
 	})
+}
+
+// grepLines is text's lines that start with one of prefixes.
+func grepLines(text string, prefixes ...string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				b.WriteString(line)
+				break
+			}
+		}
+	}
+	return b.String()
 }
 
 // serve keeps each served context's lag history from its shared poller:
