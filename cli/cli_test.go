@@ -110,14 +110,16 @@ func TestPositionFormsInEachCommand(t *testing.T) {
 		{"2h ago", position.Time, 0, -1, now.Add(-2 * time.Hour)},
 	} {
 		// tail --from
-		f, err := parseTailFrom(tc.in, now)
+		f, err := position.Parse(tc.in, now)
 		if err != nil {
 			t.Errorf("tail --from %s: %v", tc.in, err)
 		} else {
 			want := map[position.Kind]consumer.StartMode{position.Earliest: consumer.StartEarliest, position.Latest: consumer.StartLatest,
 				position.Offset: consumer.StartOffset, position.Time: consumer.StartTime}[tc.kind]
-			if f.mode != want || f.pos.Offset != tc.offset || f.pos.Partition != tc.partition || !f.pos.Time.Equal(tc.at) {
-				t.Errorf("tail --from %s = %+v", tc.in, f)
+			opt := consumer.NewOptions()
+			opt.StartFrom(f)
+			if opt.Start != want || opt.StartOffset != tc.offset || f.Partition != tc.partition || !opt.StartTime.Equal(tc.at) {
+				t.Errorf("tail --from %s = %+v, start %v at %d, %v", tc.in, f, opt.Start, opt.StartOffset, opt.StartTime)
 			}
 		}
 		// group seek --to
@@ -134,7 +136,7 @@ func TestPositionFormsInEachCommand(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "yesterday", "-5", "12x", "3@", "@5"} {
-		if _, err := parseTailFrom(bad, now); err == nil {
+		if _, err := position.Parse(bad, now); err == nil {
 			t.Errorf("tail --from %q accepted", bad)
 		}
 		if _, _, err := parseSeekTarget(bad, now); err == nil {

@@ -97,32 +97,6 @@ func (a *app) tailCommand() *cobra.Command {
 	return cmd
 }
 
-// tailFrom is a parsed --from.
-type tailFrom struct {
-	mode consumer.StartMode
-	pos  position.Position
-}
-
-// parseTailFrom reads --from with the one position parser.
-func parseTailFrom(s string, now time.Time) (tailFrom, error) {
-	p, err := position.Parse(s, now)
-	if err != nil {
-		return tailFrom{}, fmt.Errorf("--from: %v", err)
-	}
-	f := tailFrom{pos: p}
-	switch p.Kind {
-	case position.Earliest:
-		f.mode = consumer.StartEarliest
-	case position.Latest:
-		f.mode = consumer.StartLatest
-	case position.Offset:
-		f.mode = consumer.StartOffset
-	case position.Time:
-		f.mode = consumer.StartTime
-	}
-	return f, nil
-}
-
 func parseTailCommit(s string) (consumer.CommitMode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto":
@@ -156,7 +130,7 @@ func tailFormat(cmd *cobra.Command, f tailFlags) (string, error) {
 type tailPlan struct {
 	print        *tailPrinter
 	commit       consumer.CommitMode
-	from         tailFrom
+	from         position.Position // --from, or the default start
 	onePartition bool
 	readTopic    string // the topic read: target, or TOPIC of --from TOPIC:P@OFFSET
 }
@@ -181,20 +155,20 @@ func (a *app) planTail(cmd *cobra.Command, target string, f tailFlags, embedded 
 	if strings.TrimSpace(target) == "" {
 		return p, usageErr("tail: empty topic or pattern")
 	}
-	p.from = tailFrom{mode: consumer.StartLatest}
+	p.from = position.Position{Kind: position.Latest, Partition: -1}
 	if embedded {
-		p.from.mode = consumer.StartEarliest // a fresh engine: show its demo records
+		p.from.Kind = position.Earliest // a fresh engine: show its demo records
 	}
 	if cmd.Flags().Changed("from") {
-		if p.from, err = parseTailFrom(f.from, a.now()); err != nil {
-			return p, usageErr("%v", err)
+		if p.from, err = position.Parse(f.from, a.now()); err != nil {
+			return p, usageErr("--from: %v", err)
 		}
 	}
 	from := &p.from
-	p.onePartition = from.mode == consumer.StartOffset && from.pos.OnePartition()
+	p.onePartition = from.OnePartition()
 	if p.onePartition {
-		if err := from.pos.CheckTarget(target, consumer.MatchPattern); err != nil {
-			if consumer.IsPattern(target) && from.pos.Topic == "" {
+		if err := from.CheckTarget(target, consumer.MatchPattern); err != nil {
+			if consumer.IsPattern(target) && from.Topic == "" {
 				return p, usageErr("--from %s: a partition offset on a pattern needs one topic: %v", f.from, err)
 			}
 			return p, usageErr("--from %s: %v", f.from, err)
@@ -205,14 +179,14 @@ func (a *app) planTail(cmd *cobra.Command, target string, f tailFlags, embedded 
 		return p, usageErr("--partition %d: want a partition number", f.partition)
 	case f.partition >= 0 && consumer.IsPattern(target):
 		return p, usageErr("--partition needs a topic, not the pattern %s", target)
-	case f.partition >= 0 && p.onePartition && from.pos.Partition != int32(f.partition):
+	case f.partition >= 0 && p.onePartition && from.Partition != int32(f.partition):
 		return p, usageErr("--partition %d and --from %s name different partitions", f.partition, f.from)
 	case f.partition >= 0:
-		p.onePartition, from.pos.Partition = true, int32(f.partition)
+		p.onePartition, from.Partition = true, int32(f.partition)
 	}
 	p.readTopic = target
-	if p.onePartition && from.pos.Topic != "" {
-		p.readTopic = from.pos.Topic // TOPIC:P@OFFSET: that partition of that topic
+	if p.onePartition && from.Topic != "" {
+		p.readTopic = from.Topic // TOPIC:P@OFFSET: that partition of that topic
 	}
 	return p, nil
 }
@@ -286,7 +260,7 @@ func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p 
 	opt := consumer.NewOptions()
 	opt.Hub = hub
 	opt.Group = f.group
-	opt.Start, opt.StartOffset, opt.StartTime = p.from.mode, p.from.pos.Offset, p.from.pos.Time
+	opt.StartFrom(p.from)
 	opt.Commit = p.commit
 	opt.ReadOnly = cc.ReadOnly && !embedded // a fresh engine of its own is no one else's group
 	opt.ClientName = "ilinkdash-tail"
@@ -296,7 +270,7 @@ func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p 
 	if p.onePartition {
 		// Only partition P, from OFFSET: read it directly, without joining
 		// a group (with --group, commits go to that group).
-		c, err = consumer.Assign(ctx, addrs, p.readTopic, []int32{p.from.pos.Partition}, opt)
+		c, err = consumer.Assign(ctx, addrs, p.readTopic, []int32{p.from.Partition}, opt)
 		return c, opt.Group != "", err
 	}
 	if opt.Group == "" {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 )
 
@@ -184,6 +185,22 @@ func (o Options) readOnlyRefusal(assigned bool) error {
 		return ilink.ReadOnlyError("join of durable group " + o.Group)
 	}
 	return nil
+}
+
+// StartFrom sets Start, and StartOffset or StartTime, from a parsed
+// position: the one mapping of a --from (or the tail's From) onto start
+// modes. A position's partition is the caller's: Assign reads it alone.
+func (o *Options) StartFrom(p position.Position) {
+	switch p.Kind {
+	case position.Earliest:
+		o.Start = StartEarliest
+	case position.Latest:
+		o.Start = StartLatest
+	case position.Offset:
+		o.Start, o.StartOffset = StartOffset, p.Offset
+	case position.Time:
+		o.Start, o.StartTime = StartTime, p.Time
+	}
 }
 
 // withDefaults validates o (spec E-09: before anything is sent) and fills

@@ -119,7 +119,7 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 			return nil, err
 		}
 		opt.Group, opt.Durable = "", false
-		opt.Start, opt.StartOffset = consumer.StartOffset, spec.From.Offset
+		opt.StartFrom(spec.From)
 	} else if err := StartAt(&opt, spec.From); err != nil {
 		return nil, err
 	}
@@ -156,21 +156,13 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 // StartAt sets the start mode of opt from a position (the tail's From);
 // StartTail reads a one-partition position itself (that partition alone).
 func StartAt(opt *consumer.Options, from position.Position) error {
-	switch from.Kind {
-	case position.Latest:
-		opt.Start = consumer.StartLatest
-	case position.Earliest:
-		opt.Start = consumer.StartEarliest
-	case position.Offset:
-		if from.Partition >= 0 {
-			return fmt.Errorf("start %s: a tail starts every partition at the same place; open it, then jump (o) to %s", from, from)
-		}
-		opt.Start, opt.StartOffset = consumer.StartOffset, from.Offset
-	case position.Time:
-		opt.Start, opt.StartTime = consumer.StartTime, from.Time
-	default:
+	if from.Kind > position.Time {
 		return fmt.Errorf("start: unknown position kind %v", from.Kind)
 	}
+	if from.Kind == position.Offset && from.Partition >= 0 {
+		return fmt.Errorf("start %s: a tail starts every partition at the same place; open it, then jump (o) to %s", from, from)
+	}
+	opt.StartFrom(from)
 	return nil
 }
 
