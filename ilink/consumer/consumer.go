@@ -131,13 +131,15 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 	}
 	c.g = newGroupMgr(c, topics)
 	assignment, err := c.g.join(ctx)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = c.g.apply(ctx, assignment)
 	}
-	if err := c.g.apply(ctx, assignment); err != nil {
-		// Best effort, and bounded: ctx may be over (an interrupted
-		// subscribe), and an unanswered LEAVE must not hold the caller for
-		// a request timeout; the member expires by its session timeout.
+	if err != nil {
+		// Leave, if the join made a member (even one whose reply came
+		// after ctx ended: joinWait). Best effort, and bounded: ctx may be
+		// over (an interrupted subscribe), and an unanswered LEAVE must not
+		// hold the caller for a request timeout; the member expires by its
+		// session timeout.
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortLeaveTimeout)
 		c.g.leave(lctx)
 		cancel()
@@ -150,7 +152,8 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 }
 
 // abortLeaveTimeout bounds the LEAVE GROUP of a Subscribe that failed
-// after joining.
+// after joining, and the wait for the reply of a join whose ctx ended
+// (joinWait).
 const abortLeaveTimeout = time.Second
 
 // Assign reads the listed partitions of topic (nil = every partition) with
@@ -1119,11 +1122,11 @@ func (c *Consumer) closeFrom(ctx context.Context, self Inside) error {
 	if !c.markClosed() {
 		return nil
 	}
-	if c.g != nil {
-		c.g.stop(self)
-	}
 	ctx, cancel := context.WithTimeout(ctx, c.opt.coordBudget+5*time.Second)
 	defer cancel()
+	if c.g != nil {
+		c.g.stopWithin(self, ctx) // a join in flight is answered first, so that its member can leave
+	}
 	if c.opt.Commit == CommitAuto {
 		if err := c.commitPositions(ctx, nil); err != nil {
 			c.opt.Logf("consumer: commit at close: %v", err)

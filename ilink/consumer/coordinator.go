@@ -71,12 +71,25 @@ func (co *coordinator) find(ctx context.Context) (*ilink.Conn, error) {
 // (group coordinator for <group>) (C-34). Other errors, the rebalance
 // reports 4161 / 4178 included, return at once.
 func (co *coordinator) do(ctx context.Context, code wire.Code, timeoutMs uint32, req, resp wire.Message) error {
+	return co.doWait(ctx, code, timeoutMs, req, resp, (*ilink.Call).Wait)
+}
+
+// doWait is do waiting for each sent request's reply with wait (do's is
+// Call.Wait: until the reply or ctx's end).
+func (co *coordinator) doWait(ctx context.Context, code wire.Code, timeoutMs uint32, req, resp wire.Message,
+	wait func(*ilink.Call, context.Context) error) error {
 	start := co.opt.now()
 	backoff := CoordinatorBackoffMin
 	for {
 		c, err := co.find(ctx)
 		if err == nil {
-			err = c.Do(ctx, code, timeoutMs, req, resp)
+			err = ctx.Err()
+		}
+		if err == nil {
+			var call *ilink.Call
+			if call, err = c.Send(code, timeoutMs, req, resp, nil); err == nil {
+				err = wait(call, ctx)
+			}
 			if err == nil {
 				return nil
 			}

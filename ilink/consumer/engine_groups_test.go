@@ -173,3 +173,47 @@ func TestEngineCommitsSurviveCoordinatorFailover(t *testing.T) {
 		}
 	}
 }
+
+// groupMembers is the members the engine holds in group (0: no such
+// group).
+func groupMembers(e *engine.Engine, group string) int {
+	for _, g := range e.Groups() {
+		if g.Name == group {
+			return g.Members
+		}
+	}
+	return 0
+}
+
+// A Subscribe given up while its JoinGroup is being answered (the engine
+// made the member; the reply is on its way) waits for the reply and
+// leaves: the temporary group goes with the Subscribe, not a session
+// timeout later (an interrupted `tail` left its group behind).
+func TestSubscribeGivenUpMidJoinLeaves(t *testing.T) {
+	t.Parallel()
+	x := engineWithT(t, 1, 1, 1)
+	x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if ev.Code == wire.CodeJoinGroup {
+			return engine.ControlAction{Delay: 400 * time.Millisecond} // handled now, answered later
+		}
+		return engine.ControlAction{}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for groupMembers(x.Engine, "given-up") == 0 && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel() // the member exists; its reply is held
+	}()
+	opt := NewOptions()
+	opt.Group = "given-up"
+	c, err := Subscribe(ctx, x.addr(), "T", opt)
+	cancel()
+	if err == nil {
+		c.Close()
+		t.Fatal("Subscribe succeeded although its ctx ended before the join's reply")
+	}
+	if n := groupMembers(x.Engine, "given-up"); n != 0 {
+		t.Fatalf("after the given-up Subscribe (%v): %d members left in its temporary group, want none", err, n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"ilinkdash/ilink"
@@ -42,6 +43,10 @@ type groupMgr struct {
 	runMu  sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{} // of the current run; its ctx carries it (groupMgr.inside)
+
+	// grace bounds the wait for a join's reply once the run is stopped
+	// (stopWithin: a close's deadline; nil: abortLeaveTimeout). See joinWait.
+	grace atomic.Pointer[context.Context]
 }
 
 // loopReq is a request to the loop, answered with its outcome.
@@ -91,6 +96,7 @@ func (g *groupMgr) start() {
 	}
 	ctx, cancel := context.WithCancel(g.c.ctx)
 	g.cancel = cancel
+	g.grace.Store(nil)
 	g.done = make(chan struct{})
 	go g.run(context.WithValue(ctx, runKey{}, g.done), g.done)
 }
@@ -109,11 +115,18 @@ func (g *groupMgr) inside(ctx context.Context) Inside {
 
 // stop ends the loop and waits for it, unless self is a callback of this
 // run, which then ends when the callback returns.
-func (g *groupMgr) stop(self Inside) {
+func (g *groupMgr) stop(self Inside) { g.stopWithin(self, nil) }
+
+// stopWithin is stop letting a join whose request is out wait for its
+// reply while grace lasts (joinWait): a close leaves then.
+func (g *groupMgr) stopWithin(self Inside, grace context.Context) {
 	g.runMu.Lock()
 	defer g.runMu.Unlock()
 	if g.cancel == nil {
 		return
+	}
+	if grace != nil {
+		g.grace.Store(&grace)
 	}
 	g.cancel()
 	g.cancel = nil
@@ -296,7 +309,7 @@ func (g *groupMgr) join(ctx context.Context) ([]wire.TopicPartitions, error) {
 			Durable:    c.opt.Durable,
 		}
 		var rep wire.JoinGroupReply
-		err := g.co.do(ctx, wire.CodeJoinGroup, 0, req, &rep)
+		err := g.co.doWait(ctx, wire.CodeJoinGroup, 0, req, &rep, g.joinWait)
 		if err != nil {
 			if member != "" && attempt == 0 && (isUnknownMember(err) || isGenerationErr(err)) {
 				c.mu.Lock()
@@ -310,6 +323,9 @@ func (g *groupMgr) join(ctx context.Context) ([]wire.TopicPartitions, error) {
 		c.member, c.generation = rep.MemberID, rep.Generation
 		c.setStateLocked(c.state.joined())
 		c.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // stopped while the reply came (joinWait): named for the leave, nothing applied
+		}
 		g.hb = time.Second
 		if rep.HeartbeatIntervalMs > 0 {
 			g.hb = time.Duration(rep.HeartbeatIntervalMs) * time.Millisecond
@@ -317,6 +333,26 @@ func (g *groupMgr) join(ctx context.Context) ([]wire.TopicPartitions, error) {
 		c.opt.Logf("consumer: group %s: member %s generation %d assigned %v", c.opt.Group, rep.MemberID, rep.Generation, rep.Assignment)
 		return rep.Assignment, nil
 	}
+}
+
+// joinWait waits for the reply to a JoinGroup that was sent. When ctx
+// ends meanwhile, it goes on waiting within a close's grace, else for
+// abortLeaveTimeout: the engine has made the member and only the reply
+// names it, so that the close (or the failed Subscribe) can leave.
+// Unnamed, the member would stay until its session timed out, and a
+// temporary group with it.
+func (g *groupMgr) joinWait(call *ilink.Call, ctx context.Context) error {
+	select {
+	case <-call.Done():
+		return call.Err()
+	case <-ctx.Done():
+	}
+	if grace := g.grace.Load(); grace != nil {
+		return call.Wait(*grace)
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), abortLeaveTimeout)
+	defer cancel()
+	return call.Wait(wctx)
 }
 
 // rejoin commits first when asked (CommitAuto, spec C-08), rejoins and
