@@ -12,6 +12,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -174,17 +175,6 @@ func TestEngineCommitsSurviveCoordinatorFailover(t *testing.T) {
 	}
 }
 
-// groupMembers is the members the engine holds in group (0: no such
-// group).
-func groupMembers(e *engine.Engine, group string) int {
-	for _, g := range e.Groups() {
-		if g.Name == group {
-			return g.Members
-		}
-	}
-	return 0
-}
-
 // A Subscribe given up while its JoinGroup is being answered (the engine
 // made the member; the reply is on its way) waits for the reply and
 // leaves: the temporary group goes with the Subscribe, not a session
@@ -192,28 +182,56 @@ func groupMembers(e *engine.Engine, group string) int {
 func TestSubscribeGivenUpMidJoinLeaves(t *testing.T) {
 	t.Parallel()
 	x := engineWithT(t, 1, 1, 1)
-	x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
-		if ev.Code == wire.CodeJoinGroup {
-			return engine.ControlAction{Delay: 400 * time.Millisecond} // handled now, answered later
-		}
-		return engine.ControlAction{}
-	})
+	holdJoinReplies(x)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for groupMembers(x.Engine, "given-up") == 0 && ctx.Err() == nil {
+		for ctx.Err() == nil {
+			if d, err := x.DescribeGroup("given-up"); err == nil && len(d.Members) > 0 {
+				break
+			}
 			time.Sleep(5 * time.Millisecond)
 		}
 		cancel() // the member exists; its reply is held
 	}()
-	opt := NewOptions()
-	opt.Group = "given-up"
+	opt := testOptions(t, "given-up")
 	c, err := Subscribe(ctx, x.addr(), "T", opt)
 	cancel()
 	if err == nil {
 		c.Close()
 		t.Fatal("Subscribe succeeded although its ctx ended before the join's reply")
 	}
-	if n := groupMembers(x.Engine, "given-up"); n != 0 {
+	if n := x.memberCount("given-up"); n != 0 {
 		t.Fatalf("after the given-up Subscribe (%v): %d members left in its temporary group, want none", err, n)
 	}
+}
+
+// A Close while the consumer rejoins as a new member (it left on expiry;
+// a read rejoins it) waits, within its budget, for the join's reply and
+// leaves: no member stays behind until its session times out.
+func TestCloseMidJoinLeaves(t *testing.T) {
+	t.Parallel()
+	x := engineWithT(t, 1, 1, 10)
+	o := testOptions(t, "mid")
+	o.Expiry = 200 * time.Millisecond
+	c := mustSubscribe(t, x.addr(), "T", o)
+	readN(t, c, 1, 5*time.Second)
+	ilinktest.WaitFor(t, 3*time.Second, "left after expiry", func() bool { return x.memberCount("mid") == 0 })
+	holdJoinReplies(x)
+	go c.Read(testCtx(t, 5*time.Second), 5*time.Second) // rejoins, with no member id
+	ilinktest.WaitFor(t, 3*time.Second, "the rejoin's member", func() bool { return x.memberCount("mid") == 1 })
+	c.Close()
+	if n := x.memberCount("mid"); n != 0 {
+		t.Fatalf("after Close during the rejoin: %d members left, want none", n)
+	}
+}
+
+// holdJoinReplies makes x handle every JoinGroup at once and answer it
+// 400 ms later.
+func holdJoinReplies(x *testEngine) {
+	x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if ev.Code == wire.CodeJoinGroup {
+			return engine.ControlAction{Delay: 400 * time.Millisecond}
+		}
+		return engine.ControlAction{}
+	})
 }
