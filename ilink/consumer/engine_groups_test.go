@@ -216,22 +216,32 @@ func TestCloseMidJoinLeaves(t *testing.T) {
 	c := mustSubscribe(t, x.addr(), "T", o)
 	readN(t, c, 1, 5*time.Second)
 	ilinktest.WaitFor(t, 3*time.Second, "left after expiry", func() bool { return x.memberCount("mid") == 0 })
-	holdJoinReplies(x)
+	joins := holdJoinReplies(x)
 	go c.Read(testCtx(t, 5*time.Second), 5*time.Second) // rejoins, with no member id
-	ilinktest.WaitFor(t, 3*time.Second, "the rejoin's member", func() bool { return x.memberCount("mid") == 1 })
-	c.Close()
+	select {
+	case <-joins:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read did not rejoin")
+	}
+	c.Close() // the join is out; its reply is held
 	if n := x.memberCount("mid"); n != 0 {
 		t.Fatalf("after Close during the rejoin: %d members left, want none", n)
 	}
 }
 
 // holdJoinReplies makes x handle every JoinGroup at once and answer it
-// 400 ms later.
-func holdJoinReplies(x *testEngine) {
+// 400 ms later. The channel is told of each as it arrives.
+func holdJoinReplies(x *testEngine) <-chan struct{} {
+	joins := make(chan struct{}, 16)
 	x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if ev.Code == wire.CodeJoinGroup {
+			select {
+			case joins <- struct{}{}:
+			default:
+			}
 			return engine.ControlAction{Delay: 400 * time.Millisecond}
 		}
 		return engine.ControlAction{}
 	})
+	return joins
 }
