@@ -12,6 +12,7 @@ import (
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 )
 
 // cliCase is a table case: a command line and the text its output or
@@ -133,12 +134,7 @@ func startTestEngine(t *testing.T, cfg engine.Config) *engine.Engine {
 	if cfg.ElectionDelay == 0 {
 		cfg.ElectionDelay = 300 * time.Millisecond
 	}
-	e, err := engine.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.Start(t, cfg)
 }
 
 // topicEngine is queueEngine with topic created (props).

@@ -23,6 +23,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/sanitize"
 )
@@ -123,11 +124,7 @@ type hostileCluster struct {
 
 func startHostileCluster(t *testing.T) *hostileCluster {
 	t.Helper()
-	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMHOST", Cluster: "CHOST"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := enginetest.Start(t, engine.Config{ElectionDelay: 300 * time.Millisecond, QueueManager: "QMHOST", Cluster: "CHOST"})
 	h := &hostileCluster{e: e, adm: e.AdminAddrs()[0], addrs: strings.Join(e.DataAddrs(), ","), hostileTail: hostileText(), hostileName: hostileClientName(), rawHostGroup: "rawhost"}
 	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if h.rejectAll.Load() {

@@ -19,6 +19,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/views/overview"
@@ -51,12 +52,8 @@ type scenario struct {
 func newScenario(t *testing.T, nodes int) *scenario {
 	t.Helper()
 	t.Parallel()
-	e, err := engine.Start(engine.Config{Nodes: nodes, ElectionDelay: 300 * time.Millisecond,
+	e := enginetest.Start(t, engine.Config{Nodes: nodes, ElectionDelay: 300 * time.Millisecond,
 		CoordinatorLoadTime: 50 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
 	s := &scenario{t: t, e: e}
 	s.cfgPath = s.writeConfig(e.AdminAddrs()[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -29,11 +30,7 @@ func startEngine(t *testing.T, cfg engine.Config, queues ...string) *engine.Engi
 	id := NewMsgID().String()[8:16] + fmt.Sprint(engineSeq.Add(1))
 	cfg.QueueManager, cfg.Cluster = "QM"+id, "C"+id
 	cfg.Logf = testLogf(t)
-	e, err := engine.Start(cfg)
-	if err != nil {
-		t.Fatalf("engine.Start: %v", err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := enginetest.Start(t, cfg)
 	for _, q := range queues {
 		if err := e.CreateQueue(q); err != nil {
 			t.Fatalf("CreateQueue(%s): %v", q, err)

@@ -11,6 +11,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -45,12 +46,7 @@ func startEngine(t testing.TB, cfg engine.Config) *engine.Engine {
 			}
 		}
 	}
-	e, err := engine.Start(cfg)
-	if err != nil {
-		t.Fatalf("engine.Start: %v", err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.Start(t, cfg)
 }
 
 func testCtx(t testing.TB) context.Context {

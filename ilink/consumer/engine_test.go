@@ -11,6 +11,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -19,12 +20,7 @@ import (
 
 func startEngine(t testing.TB, nodes int) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{Nodes: nodes, ElectionDelay: 300 * time.Millisecond, Logf: testLogf(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.Start(t, engine.Config{Nodes: nodes, ElectionDelay: 300 * time.Millisecond, Logf: testLogf(t)})
 }
 
 func engineAddrs(e *engine.Engine) string { return strings.Join(e.DataAddrs(), ",") }

@@ -8,6 +8,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -28,17 +29,13 @@ type testEngine struct {
 
 func newTestEngine(t testing.TB, nodes int) *testEngine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{
+	e := enginetest.Start(t, engine.Config{
 		Nodes:               nodes,
 		ElectionDelay:       300 * time.Millisecond,
 		HeartbeatInterval:   50 * time.Millisecond,
 		CoordinatorLoadTime: 200 * time.Millisecond,
 		Logf:                testLogf(t),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
 	return &testEngine{Engine: e, t: t, producers: map[wire.Codec]*ilink.Producer{}, next: map[tp]int64{}}
 }
 

@@ -13,18 +13,14 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 )
 
 func startEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{ElectionDelay: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.Start(t, engine.Config{ElectionDelay: 200 * time.Millisecond})
 }
 
 func testCtx(t testing.TB, d time.Duration) context.Context {

@@ -14,6 +14,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
 )
@@ -217,7 +218,7 @@ func hasLine(s string, parts ...string) bool {
 func TestFleetSpokesThroughHub(t *testing.T) {
 	t.Parallel()
 	const every = time.Second
-	hub := startHub(t)
+	hub := enginetest.Hub(t, "plant-1", "plant-2")
 	p1, p2 := hub.SpokeEngine("plant-1"), hub.SpokeEngine("plant-2")
 	ctx := context.Background()
 	s2, err := admin.ConnectToSpoke(ctx, hub.AdminAddrs()[0], "plant-2", admin.Options{})
@@ -259,19 +260,6 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 	})
 }
 
-// startHub starts a one-node hub with the spokes plant-1 and plant-2 (one
-// node each), closed at the end of the test.
-func startHub(t *testing.T) *engine.Engine {
-	t.Helper()
-	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
-		Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
-	return hub
-}
-
 // A `spokes: all` context follows its hub's spoke list (issue 27 point
 // 6): a spoke that links mid-test gets its row, built like the others;
 // past the cap the title says how many spokes are not shown; a spoke that
@@ -279,7 +267,7 @@ func startHub(t *testing.T) *engine.Engine {
 func TestFleetFollowsSpokes(t *testing.T) {
 	t.Parallel()
 	const every = time.Second
-	hub := startHub(t)
+	hub := enginetest.Hub(t, "plant-1", "plant-2")
 	list := func(ctx context.Context) ([]admin.SpokeProperty, error) {
 		return admin.ListSpokes(ctx, hub.AdminAddrs()[0], admin.Options{})
 	}
@@ -314,18 +302,7 @@ func TestFleetFollowsSpokes(t *testing.T) {
 	})
 
 	// plant-3 links to the hub now: its row comes within a list interval.
-	linkSpoke := func(name string) *engine.Engine {
-		e, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, QueueManager: "QM_" + name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		if err := e.LinkToHub(hub.SpokeAddr(), name, ""); err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	p3 := linkSpoke("plant-3")
+	p3 := enginetest.LinkSpoke(t, hub, "plant-3")
 	d.markNow()
 	d.waitFor("plant-3's row, through the hub", func(s string) bool {
 		return strings.Contains(s, "Fleet · 4 clusters") && strings.Contains(fleetRow(s, "hub/plant-3"), "OK") &&
@@ -334,7 +311,7 @@ func TestFleetFollowsSpokes(t *testing.T) {
 
 	// plant-4 is past the cap (3 spokes of this hub): no row, the title
 	// counts it.
-	linkSpoke("plant-4")
+	enginetest.LinkSpoke(t, hub, "plant-4")
 	d.markNow()
 	s := d.waitText("1 more spoke of hub not shown (at most 3)")
 	if fleetRow(s, "hub/plant-4") != "" || !strings.Contains(s, "Fleet · 4 clusters") {

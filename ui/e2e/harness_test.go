@@ -44,6 +44,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/schema"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
@@ -67,17 +68,12 @@ func startEngine(t testing.TB, o engineOpts) *engine.Engine {
 	if o.election == 0 {
 		o.election = 300 * time.Millisecond
 	}
-	e, err := engine.Start(engine.Config{
+	return enginetest.Start(t, engine.Config{
 		Nodes:               o.nodes,
 		ElectionDelay:       o.election,
 		CoordinatorLoadTime: 50 * time.Millisecond,
 		HeartbeatInterval:   200 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatalf("engine: %v", err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
-	return e
 }
 
 // adminQmgr opens a separate admin connection for the test's own setup

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
-	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
@@ -19,12 +19,7 @@ import (
 // tail all go through the hub, and reach the spoke, not the hub.
 func TestSpokeThroughHubPublishAndTail(t *testing.T) {
 	t.Parallel()
-	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
-		Spokes: []engine.SpokeConfig{{Name: "PLANT-7"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
+	hub := enginetest.Hub(t, "PLANT-7")
 	spoke := hub.SpokeEngine("PLANT-7")
 	ilinktest.WaitFor(t, deadline, "the spoke linked", spoke.HubLinked)
 	const topic, n = "PLANT.T", 40

@@ -13,6 +13,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 )
@@ -21,12 +22,7 @@ const deadline = 20 * time.Second
 
 func startEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.Start(t, engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond})
 }
 
 func produce(t *testing.T, e *engine.Engine, topic string, from, n int) {

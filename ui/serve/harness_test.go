@@ -33,6 +33,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/live"
 )
@@ -44,17 +45,12 @@ const deadline = 30 * time.Second
 
 func startEngine(t testing.TB) *engine.Engine {
 	t.Helper()
-	e, err := engine.Start(engine.Config{
+	return enginetest.Start(t, engine.Config{
 		Nodes:               1,
 		ElectionDelay:       200 * time.Millisecond,
 		CoordinatorLoadTime: 50 * time.Millisecond,
 		HeartbeatInterval:   200 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatalf("engine: %v", err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
-	return e
 }
 
 // createTopics creates each of names at the engine, with props.

@@ -9,37 +9,11 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/live"
 )
-
-// startHub starts a one-node hub with the spokes plant-1 and plant-2,
-// closed at the end of the test.
-func startHub(t *testing.T) *engine.Engine {
-	t.Helper()
-	hub, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond,
-		Spokes: []engine.SpokeConfig{{Name: "plant-1"}, {Name: "plant-2"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = hub.Close() })
-	return hub
-}
-
-// linkSpoke starts a one-node cluster that links to hub as spoke name.
-func linkSpoke(t *testing.T, hub *engine.Engine, name string) *engine.Engine {
-	t.Helper()
-	e, err := engine.Start(engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, QueueManager: "QM_" + name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
-	if err := e.LinkToHub(hub.SpokeAddr(), name, ""); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
 
 // followedHub serves hub as the `spokes: all` context "hub" (Config.Hubs),
 // its spokes at start as clusters hub/SPOKE, reached through the hub as
@@ -84,7 +58,7 @@ func followedHub(t *testing.T, hub *engine.Engine, every time.Duration) func(*Co
 func TestServeFollowsAHubsSpokes(t *testing.T) {
 	t.Parallel()
 	const every = 300 * time.Millisecond
-	hub := startHub(t)
+	hub := enginetest.Hub(t, "plant-1", "plant-2")
 	r := startRig(t, rigOpts{refresh: every, configure: followedHub(t, hub, every)})
 	rowsOK := func(n string, names ...string) func(string) bool {
 		return func(s string) bool {
@@ -116,7 +90,7 @@ func TestServeFollowsAHubsSpokes(t *testing.T) {
 	}
 
 	// plant-3 links: both open sessions get its row, on its own poller.
-	p3 := linkSpoke(t, hub, "plant-3")
+	p3 := enginetest.LinkSpoke(t, hub, "plant-3")
 	for _, c := range []*client{fl, op} {
 		c.waitScreen("plant-3's row in an open session", rowsOK("3", "hub/plant-1", "hub/plant-2", "hub/plant-3"))
 	}

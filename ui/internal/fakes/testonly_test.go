@@ -12,11 +12,14 @@ import (
 )
 
 // testOnly are the packages only tests import: the fakes, the view test
-// rig and the hostile payloads. A package among them may import another.
+// rig, the hostile payloads and the shared test helpers. A package among
+// them may import another.
 var testOnly = []string{
 	"ilinkdash/ui/internal/fakes",
 	"ilinkdash/ui/internal/viewtest",
 	"ilinkdash/ui/sanitize/sanitizetest",
+	"ilinkdash/ilink/ilinktest",
+	"ilinkdash/ilink/engine/enginetest",
 }
 
 // TestFakesAreTestOnly: no non-test Go file of the module imports the
