@@ -79,3 +79,42 @@ func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
 		t.Fatalf("%d records sent, %d completed: every pending record must fail at close", s, d)
 	}
 }
+
+// A connection dialled while the producer shuts down is closed, not
+// installed: shutdown closes the sinks' connections once, so one installed
+// after it would stay open, and a batch sent on it to an engine that holds
+// its replies would never complete (CloseContext then waited 5 s for it,
+// and its records' callbacks never ran).
+func TestSinkInstallsNoConnectionAfterShutdown(t *testing.T) {
+	t.Parallel()
+	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
+	p, err := NewProducer(testCtx(t), joinAddrs(e.DataAddrs()), ProducerConfig{Logf: testLogf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("warm")}); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	var s *sink
+	for _, sk := range p.sinks {
+		s = sk
+	}
+	cfg := p.connCfg
+	p.mu.Unlock()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	late, err := DialConn(testCtx(t), s.addr, cfg) // a dial that ended after the shutdown began
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	got := s.install(late)
+	s.mu.Lock()
+	installed := s.conn == late
+	s.mu.Unlock()
+	if installed || got.Err() == nil {
+		t.Fatalf("after Close: installed %v, the connection returned alive %v; want it closed and not installed", installed, got.Err() == nil)
+	}
+}

@@ -120,9 +120,17 @@ func (s *sink) touch() {
 }
 
 // install makes c the sink's connection unless it has a live one already,
-// in which case c is closed and the live one returned.
+// in which case c is closed and the live one returned. Once the producer
+// is done, c is closed and returned: shutdown closes the sinks' connections
+// once, under each sink's lock after marking the producer done, so one
+// installed later would never be closed, nor a request sent on it answered.
 func (s *sink) install(c *Conn) *Conn {
 	s.mu.Lock()
+	if s.p.isDone() {
+		s.mu.Unlock()
+		c.Close()
+		return c
+	}
 	if s.conn != nil && s.conn.Err() == nil && !s.poisoned {
 		cur := s.conn
 		s.lastUse = time.Now()
