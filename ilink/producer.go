@@ -578,6 +578,11 @@ func (p *Producer) shutdown() {
 			conns = append(conns, s.conn)
 			s.conn = nil
 		}
+		for _, r := range s.reqs {
+			if !r.finished && r.conn != nil && !slices.Contains(conns, r.conn) {
+				conns = append(conns, r.conn) // a replaced connection still draining (sink.install)
+			}
+		}
 		s.mu.Unlock()
 	}
 	p.mu.Unlock()

@@ -118,3 +118,38 @@ func TestSinkInstallsNoConnectionAfterShutdown(t *testing.T) {
 		t.Fatalf("after Close: installed %v, the connection returned alive %v; want it closed and not installed", installed, got.Err() == nil)
 	}
 }
+
+// Shutdown closes every connection a request is still out on, not only
+// each sink's current one: a connection replaced while it drained (a
+// follower rejection poisoned it) holds requests that an engine holding
+// its replies would never complete.
+func TestShutdownClosesDrainingConnections(t *testing.T) {
+	t.Parallel()
+	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
+	p, err := NewProducer(testCtx(t), joinAddrs(e.DataAddrs()), ProducerConfig{Logf: testLogf(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("warm")}); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	var s *sink
+	for _, sk := range p.sinks {
+		s = sk
+	}
+	cfg := p.connCfg
+	p.mu.Unlock()
+	draining, err := DialConn(testCtx(t), s.addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer draining.Close()
+	s.mu.Lock()
+	s.reqs = append(s.reqs, &produceReq{s: s, conn: draining}) // out on it, unanswered
+	s.mu.Unlock()
+	p.shutdown()
+	if draining.Err() == nil {
+		t.Fatal("shutdown left open a connection a request is still out on")
+	}
+}
