@@ -446,7 +446,7 @@ func (g *groupMgr) leave(ctx context.Context) {
 }
 
 // expire leaves the group after Expiry passed between reads (spec C-18):
-// commit (CommitAuto), LEAVE, revoke every partition.
+// commit (CommitAuto), revoke every partition, LEAVE.
 func (g *groupMgr) expire(ctx context.Context) {
 	c := g.c
 	c.opt.Logf("consumer: group %s: no read for %v: leaving the group", c.opt.Group, c.opt.Expiry)
@@ -455,7 +455,8 @@ func (g *groupMgr) expire(ctx context.Context) {
 			c.opt.Logf("consumer: group %s: commit before expiry leave: %v", c.opt.Group, err)
 		}
 	}
-	g.leave(ctx)
+	// Revoke, then leave: once the engine no longer counts the member, the
+	// consumer holds nothing either (Assignment is empty).
 	c.mu.Lock()
 	var revoked []tp
 	for t, cur := range c.cursors {
@@ -463,11 +464,14 @@ func (g *groupMgr) expire(ctx context.Context) {
 		c.removeCursorLocked(cur)
 	}
 	c.setStateLocked(c.state.expired())
-	c.member = ""
 	c.mu.Unlock()
 	if cb := c.opt.OnRebalance; cb != nil && len(revoked) > 0 {
 		cb(g.inside(ctx), nil, groupTPs(revoked))
 	}
+	g.leave(ctx)
+	c.mu.Lock()
+	c.member = ""
+	c.mu.Unlock()
 }
 
 // waitExpired waits, out of the group, for a read (spec C-19).

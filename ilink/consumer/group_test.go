@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
@@ -526,6 +527,28 @@ func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
 	defer mu.Unlock()
 	if !revokedAll {
 		t.Fatal("rebalance listener not told of the expiry leave")
+	}
+}
+
+// An expiry revokes before it leaves: once the engine no longer counts the
+// member, Assignment is empty too (the LEAVE's reply is held, so that the
+// engine has dropped the member long before the client hears back).
+func TestExpiryRevokesBeforeLeaving(t *testing.T) {
+	t.Parallel()
+	fc := engineWithT(t, 1, 1, 10)
+	o := testOptions(t, "exp-order")
+	o.Expiry = 200 * time.Millisecond
+	c := mustSubscribe(t, fc.addr(), "T", o)
+	readN(t, c, 1, 5*time.Second)
+	fc.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if ev.Code == wire.CodeLeaveGroup {
+			return engine.ControlAction{Delay: 400 * time.Millisecond}
+		}
+		return engine.ControlAction{}
+	})
+	ilinktest.WaitFor(t, 3*time.Second, "left after expiry", func() bool { return fc.memberCount("exp-order") == 0 })
+	if a := c.Assignment(); len(a) != 0 {
+		t.Fatalf("the engine dropped the member, but the consumer still holds %v", a)
 	}
 }
 
