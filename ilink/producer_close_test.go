@@ -87,29 +87,11 @@ func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
 // and its records' callbacks never ran).
 func TestSinkInstallsNoConnectionAfterShutdown(t *testing.T) {
 	t.Parallel()
-	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
-	p, err := NewProducer(testCtx(t), joinAddrs(e.DataAddrs()), ProducerConfig{Logf: testLogf(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.SendSync(testCtx(t), &ProducerRecord{Topic: "T", Value: []byte("warm")}); err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	var s *sink
-	for _, sk := range p.sinks {
-		s = sk
-	}
-	cfg := p.connCfg
-	p.mu.Unlock()
+	p, s := oneSinkProducer(t)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	late, err := DialConn(testCtx(t), s.addr, cfg) // a dial that ended after the shutdown began
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer late.Close()
+	late := dialSinkNode(t, s) // a dial that ended after the shutdown began
 	got := s.install(late)
 	s.mu.Lock()
 	installed := s.conn == late
@@ -125,6 +107,21 @@ func TestSinkInstallsNoConnectionAfterShutdown(t *testing.T) {
 // its replies would never complete.
 func TestShutdownClosesDrainingConnections(t *testing.T) {
 	t.Parallel()
+	p, s := oneSinkProducer(t)
+	draining := dialSinkNode(t, s)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, &produceReq{s: s, conn: draining}) // out on it, unanswered
+	s.mu.Unlock()
+	p.shutdown()
+	if draining.Err() == nil {
+		t.Fatal("shutdown left open a connection a request is still out on")
+	}
+}
+
+// oneSinkProducer is a producer that has sent one record to topic T (one
+// partition) of an engine of its own, and the sink of T's leader.
+func oneSinkProducer(t *testing.T) (*Producer, *sink) {
+	t.Helper()
 	e := startTopicEngine(t, engine.Config{}, map[string]string{"T": "partitions=1"})
 	p, err := NewProducer(testCtx(t), joinAddrs(e.DataAddrs()), ProducerConfig{Logf: testLogf(t)})
 	if err != nil {
@@ -134,22 +131,25 @@ func TestShutdownClosesDrainingConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	var s *sink
-	for _, sk := range p.sinks {
-		s = sk
+	defer p.mu.Unlock()
+	for _, s := range p.sinks {
+		return p, s
 	}
-	cfg := p.connCfg
-	p.mu.Unlock()
-	draining, err := DialConn(testCtx(t), s.addr, cfg)
+	t.Fatal("no sink after a record was acknowledged")
+	return nil, nil
+}
+
+// dialSinkNode is a connection, as s's producer makes them, to s's node,
+// closed when the test ends.
+func dialSinkNode(t *testing.T, s *sink) *Conn {
+	t.Helper()
+	s.p.mu.Lock()
+	cfg := s.p.connCfg
+	s.p.mu.Unlock()
+	c, err := DialConn(testCtx(t), s.addr, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer draining.Close()
-	s.mu.Lock()
-	s.reqs = append(s.reqs, &produceReq{s: s, conn: draining}) // out on it, unanswered
-	s.mu.Unlock()
-	p.shutdown()
-	if draining.Err() == nil {
-		t.Fatal("shutdown left open a connection a request is still out on")
-	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
