@@ -130,17 +130,24 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 		topics = []string{topicOrPattern}
 	}
 	c.g = newGroupMgr(c, topics)
+	// An interrupted Subscribe gets abortLeaveTimeout past ctx's end for
+	// both the join's reply (joinWait) and the LEAVE: one budget, so that
+	// a command stops within its own.
+	abort, cancelAbort := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelAbort()
+	stopAbort := context.AfterFunc(ctx, func() { time.AfterFunc(abortLeaveTimeout, cancelAbort) })
+	defer stopAbort()
+	c.g.grace.Store(&abort)
 	assignment, err := c.g.join(ctx)
 	if err == nil {
 		err = c.g.apply(ctx, assignment)
 	}
 	if err != nil {
 		// Leave, if the join made a member (even one whose reply came
-		// after ctx ended: joinWait). Best effort, and bounded: ctx may be
-		// over (an interrupted subscribe), and an unanswered LEAVE must not
-		// hold the caller for a request timeout; the member expires by its
-		// session timeout.
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortLeaveTimeout)
+		// after ctx ended). Best effort, and bounded: an unanswered LEAVE
+		// must not hold the caller for a request timeout; the member
+		// expires by its session timeout.
+		lctx, cancel := context.WithTimeout(abort, abortLeaveTimeout)
 		c.g.leave(lctx)
 		cancel()
 		return nil, err
@@ -152,8 +159,8 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 }
 
 // abortLeaveTimeout bounds the LEAVE GROUP of a Subscribe that failed
-// after joining, and the wait for the reply of a join whose ctx ended
-// (joinWait).
+// after joining, and, past the end of an interrupted Subscribe's ctx, the
+// wait for its join's reply and its LEAVE together.
 const abortLeaveTimeout = time.Second
 
 // Assign reads the listed partitions of topic (nil = every partition) with

@@ -205,6 +205,43 @@ func TestSubscribeGivenUpMidJoinLeaves(t *testing.T) {
 	}
 }
 
+// An interrupted Subscribe waits for its join's reply and its LEAVE
+// within one abortLeaveTimeout past its ctx's end, not one each: a tail
+// interrupted while it joins a slow cluster stops within its 2 s.
+func TestSubscribeGivenUpHasOneBudget(t *testing.T) {
+	// Not parallel: it times a stop against a bound.
+	x := engineWithT(t, 1, 1, 1)
+	joins := make(chan struct{}, 1)
+	x.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		switch ev.Code {
+		case wire.CodeJoinGroup:
+			select {
+			case joins <- struct{}{}:
+			default:
+			}
+			return engine.ControlAction{Delay: abortLeaveTimeout * 9 / 10} // answered just inside the budget
+		case wire.CodeLeaveGroup:
+			return engine.ControlAction{Delay: time.Hour}
+		}
+		return engine.ControlAction{}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var cancelled time.Time
+	go func() {
+		<-joins
+		cancelled = time.Now()
+		cancel()
+	}()
+	_, err := Subscribe(ctx, x.addr(), "T", testOptions(t, "one-budget"))
+	took := time.Since(cancelled)
+	if err == nil {
+		t.Fatal("Subscribe succeeded although its ctx ended before the join's reply")
+	}
+	if bound := abortLeaveTimeout + 500*time.Millisecond; took > bound {
+		t.Fatalf("Subscribe returned %v after its ctx ended, want within %v (the join's wait and the LEAVE share one budget)", took, bound)
+	}
+}
+
 // A Close while the consumer rejoins as a new member (it left on expiry;
 // a read rejoins it) waits, within its budget, for the join's reply and
 // leaves: no member stays behind until its session times out.
