@@ -44,8 +44,9 @@ type groupMgr struct {
 	cancel context.CancelFunc
 	done   chan struct{} // of the current run; its ctx carries it (groupMgr.inside)
 
-	// grace bounds the wait for a join's reply once the run is stopped
-	// (stopWithin: a close's deadline; nil: abortLeaveTimeout). See joinWait.
+	// grace bounds the wait for a join's reply once its ctx has ended
+	// (stopWithin: a close's deadline; Subscribe: its abort budget; nil:
+	// abortLeaveTimeout). See joinWait.
 	grace atomic.Pointer[context.Context]
 }
 
