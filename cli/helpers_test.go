@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/enginetest"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // cliCase is a table case: a command line and the text its output or
@@ -160,7 +162,11 @@ func adminAt(t *testing.T, adm string) (*admin.Service, *admin.Qmgr) {
 }
 
 // topicWithRecords creates topic (props) through q and publishes n
-// records ("x", round-robin over the partitions) to it.
+// records ("x", round-robin over the partitions) to it, then waits until
+// all are below the high watermark. A publish is answered once the leader
+// has the record, and the watermark moves once the followers have it; a
+// seek lands at most at the watermark, so a seek made before it moved
+// left a commit below the one asked (and a lag above the one checked).
 func topicWithRecords(t *testing.T, q *admin.Qmgr, topic, props string, n int) {
 	t.Helper()
 	ctx := context.Background()
@@ -172,13 +178,27 @@ func topicWithRecords(t *testing.T, q *admin.Qmgr, topic, props string, n int) {
 			t.Fatal(err)
 		}
 	}
+	ilinktest.WaitFor(t, 30*time.Second, fmt.Sprintf("%s's %d records below the high watermark", topic, n), func() bool {
+		d, err := q.DescribeTopic(ctx, topic)
+		var hw int64
+		for _, p := range d.PartitionList {
+			hw += p.HighWatermark
+		}
+		return err == nil && hw == int64(n)
+	})
 }
 
 // groupCommittedAt gives group a commit at offset on every partition of
 // topic, with no member.
 func groupCommittedAt(t *testing.T, q *admin.Qmgr, group, topic string, offset int64) {
 	t.Helper()
-	if _, err := q.SeekGroup(context.Background(), group, topic, admin.SeekTarget{Offset: offset}); err != nil {
+	changes, err := q.SeekGroup(context.Background(), group, topic, admin.SeekTarget{Offset: offset})
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if c.New != offset {
+			t.Fatalf("%s's seek to %d on %s: partition %d at %d (end %d)", group, offset, topic, c.Partition, c.New, c.End)
+		}
 	}
 }

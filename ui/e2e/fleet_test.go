@@ -134,6 +134,7 @@ func TestFleetThreeClusters(t *testing.T) {
 		}
 	}
 	publishN(5)
+	enginetest.WaitHighWatermark(t, bravo, "ORDERS", 5) // the seek lands at 1, not below
 	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +235,7 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	enginetest.WaitHighWatermark(t, p2, "ORDERS", 5) // the seek lands at 1, not below
 	if _, err := q.SeekGroup(ctx, "billing", "ORDERS", admin.SeekTarget{Offset: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,12 @@
 package enginetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // Start starts an engine of cfg, closed when tb ends.
@@ -50,4 +52,20 @@ func LinkSpoke(tb testing.TB, hub *engine.Engine, name string) *engine.Engine {
 		tb.Fatalf("link spoke %s: %v", name, err)
 	}
 	return e
+}
+
+// WaitHighWatermark waits until topic's high watermarks sum to n: its
+// records are readable, and a seek can land on any of them. A publish is
+// answered once the leader has the record; the watermark moves once the
+// followers have it, and a seek lands at most there.
+func WaitHighWatermark(tb testing.TB, e *engine.Engine, topic string, n int64) {
+	tb.Helper()
+	ilinktest.WaitFor(tb, 30*time.Second, fmt.Sprintf("%s's %d records below the high watermark", topic, n), func() bool {
+		for _, t := range e.Topics() {
+			if t.Name == topic {
+				return t.HighWatermarkSum == n
+			}
+		}
+		return false
+	})
 }
