@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
 )
 
 func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
@@ -310,5 +312,51 @@ func TestSeedTailSetFeeds(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if n := sum(e, "MY.TOPIC"); n != after {
 		t.Fatalf("the feed wrote %d records after stop", n-after)
+	}
+}
+
+// A feed's stop returns once its publish in flight is answered: a write
+// the engine takes in after stop returned (here held before it is
+// handled) would be a record the stopped feed wrote.
+func TestSeedFeedStopWaitsForItsWrite(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, engine.Config{})
+	set := TailSet("MY.TOPIC")
+	set.Feed = 10 * time.Millisecond
+	stop, err := Seed(e, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var hold atomic.Bool
+	held := make(chan struct{}, 1)
+	e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
+		if ev.Code == wire.CodeAdminPublish && hold.Load() {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+			time.Sleep(300 * time.Millisecond) // not handled yet
+		}
+		return engine.ControlAction{}
+	})
+	total := func() (n int64) {
+		for _, topic := range set.Topics {
+			n += sum(e, topic.Name)
+		}
+		return n
+	}
+	hold.Store(true)
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the feed published nothing")
+	}
+	stop()
+	after := total()
+	hold.Store(false)
+	time.Sleep(500 * time.Millisecond) // the held publish, had it been abandoned, lands by now
+	if n := total(); n != after {
+		t.Fatalf("the stopped feed wrote %d records after stop returned", n-after)
 	}
 }

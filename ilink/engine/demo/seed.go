@@ -143,9 +143,15 @@ func Seed(e *engine.Engine, s Set) (stop func(), err error) {
 			case <-tick.C:
 			}
 			for _, t := range s.Topics {
-				if w.write(fctx, t.Name) != nil && fctx.Err() != nil {
+				if fctx.Err() != nil {
 					return
 				}
+				// Not on fctx: a publish abandoned on the wire would still
+				// land after stop returned. A failed write is skipped: the
+				// feed is demo traffic.
+				wctx, cancel := context.WithTimeout(context.Background(), feedWriteTimeout)
+				_ = w.write(wctx, t.Name)
+				cancel()
 			}
 		}
 	})
@@ -158,6 +164,9 @@ func Seed(e *engine.Engine, s Set) (stop func(), err error) {
 		})
 	}, nil
 }
+
+// feedWriteTimeout bounds one publish of the feed, which stop waits for.
+const feedWriteTimeout = 5 * time.Second
 
 // seedWriter writes the demo's records (the live traffic's kind) one
 // admin publish each. Every tenth is binary with terminal escapes, so a
