@@ -247,11 +247,7 @@ func TestSubscribeGivenUpHasOneBudget(t *testing.T) {
 // leaves: no member stays behind until its session times out.
 func TestCloseMidJoinLeaves(t *testing.T) {
 	t.Parallel()
-	x := engineWithT(t, 1, 1, 10)
-	o := testOptions(t, "mid")
-	o.Expiry = 200 * time.Millisecond
-	c := mustSubscribe(t, x.addr(), "T", o)
-	readN(t, c, 1, 5*time.Second)
+	x, c := expiringMember(t, "mid")
 	ilinktest.WaitFor(t, 3*time.Second, "left after expiry", func() bool { return x.memberCount("mid") == 0 })
 	joins := holdJoinReplies(x)
 	go c.Read(testCtx(t, 5*time.Second), 5*time.Second) // rejoins, with no member id
@@ -281,4 +277,17 @@ func holdJoinReplies(x *testEngine) <-chan struct{} {
 		return engine.ControlAction{}
 	})
 	return joins
+}
+
+// expiringMember is an engine with topic T (10 records) and a member of
+// group that read one record and leaves on its own after 200 ms without
+// another (Expiry).
+func expiringMember(t *testing.T, group string) (*testEngine, *Consumer) {
+	t.Helper()
+	x := engineWithT(t, 1, 1, 10)
+	o := testOptions(t, group)
+	o.Expiry = 200 * time.Millisecond
+	c := mustSubscribe(t, x.addr(), "T", o)
+	readN(t, c, 1, 5*time.Second)
+	return x, c
 }

@@ -535,11 +535,7 @@ func TestExpiryLeavesAndNextReadRejoins(t *testing.T) {
 // engine has dropped the member long before the client hears back).
 func TestExpiryRevokesBeforeLeaving(t *testing.T) {
 	t.Parallel()
-	fc := engineWithT(t, 1, 1, 10)
-	o := testOptions(t, "exp-order")
-	o.Expiry = 200 * time.Millisecond
-	c := mustSubscribe(t, fc.addr(), "T", o)
-	readN(t, c, 1, 5*time.Second)
+	fc, c := expiringMember(t, "exp-order")
 	fc.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if ev.Code == wire.CodeLeaveGroup {
 			return engine.ControlAction{Delay: 400 * time.Millisecond}
