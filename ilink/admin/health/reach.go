@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 )
 
 // Unreachable reports whether a call failed to reach the cluster at all
@@ -16,6 +17,15 @@ import (
 func Unreachable(err error) bool {
 	var ne net.Error
 	return ilink.IsSessionError(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne)
+}
+
+// NotServing reports whether a read found no node serving it: the
+// cluster could not be reached (Unreachable), or the node that answered has
+// no running queue manager (MIMQE_QMGR_NOT_RUNNING, which an admin client
+// that leaves stopped nodes returns only once no other node served it). A
+// node list read before such a failure is no longer the nodes' state.
+func NotServing(err error) bool {
+	return Unreachable(err) || ilink.HasName(err, wire.ErrQmgrNotRunning)
 }
 
 // ReachReason is why the cluster could not be reached, in few words: a

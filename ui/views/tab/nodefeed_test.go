@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/common"
 )
 
 // The node rows go stale when their own poll fails, and also when any
-// other list could not reach the cluster after the node list last
-// answered: a node killed between two node polls must not go on reading
-// "leader running" under a "stale: data from" alert heading.
+// other list found no node serving it (unreachable, or no running queue
+// manager) after the node list last answered: a node killed between two
+// node polls must not go on reading "leader running" under a "stale: data
+// from" alert heading.
 func TestNodeFeedStaleWhenTheClusterIsUnreachable(t *testing.T) {
 	ctx := common.NewContext(config.DefaultContext(), false, nil)
 	t0 := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
@@ -25,7 +28,10 @@ func TestNodeFeedStaleWhenTheClusterIsUnreachable(t *testing.T) {
 	}{
 		{"the node list's own poll fails", common.PollErrMsg{Res: common.ResSummary, At: t0.Add(time.Second), Err: errors.New("MIMQE_QMGR_NOT_RUNNING")}, true},
 		{"the topic list cannot reach the cluster", common.PollErrMsg{Res: common.ResTopics, At: t0.Add(time.Second), Err: refused}, true},
-		{"the topic list gets an engine error (the cluster answers)", common.PollErrMsg{Res: common.ResTopics, At: t0.Add(time.Second), Err: errors.New("MIMQE_UNKNOWN_TOPIC")}, false},
+		{"the topic list finds no running queue manager (every node tried)", common.PollErrMsg{Res: common.ResTopics, At: t0.Add(time.Second),
+			Err: &ilink.Error{Name: wire.ErrQmgrNotRunning, Tail: "QM1", Kind: ilink.KindRejected}}, true},
+		{"the topic list gets an engine error (the cluster answers)", common.PollErrMsg{Res: common.ResTopics, At: t0.Add(time.Second),
+			Err: &ilink.Error{Name: wire.ErrUnknownTopic, Tail: "T", Kind: ilink.KindRejected}}, false},
 		{"a connection failure from before the node list answered", common.PollErrMsg{Res: common.ResTopics, At: t0.Add(-time.Second), Err: refused}, false},
 	}
 	for _, c := range cases {

@@ -164,11 +164,11 @@ func (f *NodeFeed) Update(msg tea.Msg) {
 			f.OKAt, f.errSince = m.At, time.Time{}
 		}
 	case common.PollErrMsg:
-		// Its own poll failed, or another list's could not reach the
-		// cluster at all since the node list last answered: either way
-		// the rows are no longer the nodes' state now (a node that died
-		// after the last node poll must not go on saying "running").
-		lost := m.Res == common.ResSummary || (health.Unreachable(m.Err) && m.At.After(f.OKAt))
+		// Its own poll failed, or another list's found no node serving
+		// it since the node list last answered: either way the rows are
+		// no longer the nodes' state now (a node that died after the
+		// last node poll must not go on saying "running").
+		lost := m.Res == common.ResSummary || (health.NotServing(m.Err) && m.At.After(f.OKAt))
 		if lost && f.errSince.IsZero() {
 			f.errSince = m.At
 		}
