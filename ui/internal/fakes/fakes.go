@@ -183,7 +183,7 @@ func (s *Source) addGroup(name string, state admin.GroupState, members int, topi
 		m := admin.GroupMember{
 			MemberID:   fmt.Sprintf("%s-%d", name, i+1),
 			ClientName: "svc-" + strings.Split(name, "-")[0],
-			Host:       fmt.Sprintf("10.0.1.%d", 10+i),
+			Host:       fmt.Sprintf("app-%d.example", 10+i),
 			LastSeen:   Epoch.Add(-time.Duration(i+1) * time.Second),
 		}
 		byTopic := map[string][]int32{}

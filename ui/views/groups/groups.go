@@ -170,7 +170,11 @@ func (v *View) Primary() common.ResID { return common.ResGroups }
 func (v *View) ShortHelp() []key.Binding {
 	k := v.Ctx.Keys
 	if v.Detail != nil {
-		return v.spanKey([]key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup, k.TailPartition, k.Filter})
+		keys := []key.Binding{k.Back, k.Pane, k.Seek, k.DeleteGroup}
+		if v.tailable() {
+			keys = append(keys, k.TailPartition) // said once it would do something
+		}
+		return v.spanKey(append(keys, k.Filter))
 	}
 	return []key.Binding{k.Open, k.Filter, k.Sort, k.Seek, k.DeleteGroup}
 }
@@ -262,16 +266,23 @@ func (v *View) DetailKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.ChartSpan) && v.Ctx.History != nil:
 		v.Ctx.NextSpan()
 		return v.readLag(), true
-	case key.Matches(msg, k.TailPartition) && v.Detail.Panes.Cur == 0:
-		r, ok := v.Detail.offs.Selected()
-		if !ok {
-			return nil, true
-		}
+	case key.Matches(msg, k.TailPartition) && v.tailable():
+		r, _ := v.Detail.offs.Selected()
 		return common.Open(tailTarget(r.o)), true
 	default:
 		return nil, false
 	}
 	return nil, true
+}
+
+// tailable reports whether t tails a partition now: the detail's offsets
+// pane is shown and its cursor is on a row (the offsets have arrived).
+func (v *View) tailable() bool {
+	if v.Detail == nil || v.Detail.Panes.Cur != 0 {
+		return false
+	}
+	_, ok := v.Detail.offs.Selected()
+	return ok
 }
 
 // detailHeader is the detail's title block (before the lag line).

@@ -69,11 +69,35 @@ func TestGroupDetailMembersOffsetsDrain(t *testing.T) {
 	r.Step(3)
 	r.MustShow("consuming 30/s", "falling behind")
 	r.Key("v")
-	r.MustShow("payment-audit-1", "svc-payment", "10.0.1.10", "PAYMENT.RESULT:0,1,2")
+	r.MustShow("payment-audit-1", "svc-payment", "app-10.example", "PAYMENT.RESULT:0,1,2")
 	r.Key("esc")
 	r.Key("up", "enter") // order-processor keeps pace
 	r.Step(3)
 	r.MustShow("steady")
+}
+
+// The footer offers t (tail the partition) only where it does something:
+// on the offsets pane with the cursor on a partition, not on the members.
+func TestGroupDetailOffersTailWhereItWorks(t *testing.T) {
+	r := viewtest.Polled(t, false, groupsView)
+	offers := func() bool {
+		for _, b := range r.V.ShortHelp() {
+			if b.Help().Desc == "tail partition (from commit)" {
+				return true
+			}
+		}
+		return false
+	}
+	r.Key("down", "down", "down", "enter") // payment-audit
+	r.MustShow("Group payment-audit", "COMMITTED")
+	if !offers() {
+		t.Fatal("the offsets pane, cursor on a partition: t is not offered")
+	}
+	r.Key("v")
+	r.MustShow("payment-audit-1")
+	if offers() {
+		t.Fatal("the members pane offers t, which does nothing there")
+	}
 }
 
 func TestGroupSeekPreviewRefusalAndApply(t *testing.T) {
