@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
@@ -99,15 +100,16 @@ type Server struct {
 	// spokes that linked later (under cmu; the slice only grows: read it
 	// with servedList); each has its own shared poller on its own
 	// context's intervals. hubs are the followed hubs (spokes.go).
-	cmu        sync.Mutex
-	clusters   []*served
-	hubs       []*hubFollower
-	following  sync.WaitGroup // the hubs' followers
-	followOnce sync.Once      // they start with Serve
-	tails      chan struct{}  // one token per running tail; nil = tailing disabled
-	gate       *gate
-	refusal    refusalLog
-	srv        *ssh.Server
+	cmu          sync.Mutex
+	clusters     []*served
+	hubs         []*hubFollower
+	following    sync.WaitGroup // the hubs' followers
+	followOnce   sync.Once      // they start with Serve
+	tails        chan struct{}  // one token per running tail; nil = tailing disabled
+	tailsClosing atomic.Int32   // tails closing: their tokens come back soon (takeTailSlot waits for one)
+	gate         *gate
+	refusal      refusalLog
+	srv          *ssh.Server
 
 	base   context.Context // the shared reads' context
 	cancel context.CancelFunc

@@ -351,9 +351,7 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec tail.Spec) (tail.S
 	if ss.s.tails == nil {
 		return nil, errors.New("tailing is disabled on this server (serve --max-tails 0)")
 	}
-	select {
-	case ss.s.tails <- struct{}{}:
-	default:
+	if !ss.s.takeTailSlot(ctx) {
 		return nil, errTailsBusy
 	}
 	ctx, release := ss.bind(ctx)
@@ -374,7 +372,7 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec tail.Spec) (tail.S
 		free()
 		return nil, err
 	}
-	t := &sessionTail{Stream: st, sess: ss.sess, free: free}
+	t := &sessionTail{Stream: st, srv: ss.s, sess: ss.sess, free: free}
 	if !ss.sess.addTail(t) { // the session ended meanwhile
 		_ = t.Close()
 		return nil, context.Canceled
@@ -382,15 +380,46 @@ func (ss *sessionSources) StartTail(ctx context.Context, spec tail.Spec) (tail.S
 	return t, nil
 }
 
+// tailSlotWait bounds the wait for a slot that a closing tail is giving
+// back (its consumer leaves its group first).
+const tailSlotWait = 5 * time.Second
+
+// takeTailSlot takes a --max-tails slot. When none is free but a tail is
+// closing, it waits for that one's, so that closing a tail and opening
+// another (the operator's "[x" then ":tail") is not refused while the
+// first consumer leaves its group.
+func (s *Server) takeTailSlot(ctx context.Context) bool {
+	select {
+	case s.tails <- struct{}{}:
+		return true
+	default:
+	}
+	if s.tailsClosing.Load() == 0 {
+		return false
+	}
+	t := time.NewTimer(tailSlotWait)
+	defer t.Stop()
+	select {
+	case s.tails <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
+
 // sessionTail gives the tail's slot back when it closes.
 type sessionTail struct {
 	tail.Stream
+	srv  *Server
 	sess *session
 	once sync.Once
 	free func()
 }
 
 func (t *sessionTail) Close() error {
+	t.srv.tailsClosing.Add(1)
+	defer t.srv.tailsClosing.Add(-1) // after the slot is back
 	err := t.Stream.Close()
 	t.once.Do(func() {
 		t.sess.dropTail(t)

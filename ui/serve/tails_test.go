@@ -2,6 +2,7 @@ package serve
 
 import (
 	"testing"
+	"time"
 
 	"ilinkdash/ilink/ilinktest"
 )
@@ -41,4 +42,24 @@ func TestSessionTailsCountAgainstMaxTails(t *testing.T) {
 	ilinktest.WaitFor(t, deadline, "a's temporary groups to be left", func() bool { return len(tailGroups(r)) == 0 })
 	b.send(":tail ONE\r")
 	b.waitText("Tail ONE", "● live")
+}
+
+// A --max-tails slot that a closing tail is giving back is waited for;
+// with none closing, a full server refuses at once.
+func TestTakeTailSlotWaitsForAClosingTail(t *testing.T) {
+	t.Parallel()
+	s := &Server{tails: make(chan struct{}, 1)}
+	s.tails <- struct{}{} // the one slot, taken
+	if s.takeTailSlot(t.Context()) {
+		t.Fatal("a slot taken with every slot in use and none closing")
+	}
+	s.tailsClosing.Add(1) // a tail is closing: its slot comes back
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		<-s.tails
+		s.tailsClosing.Add(-1)
+	}()
+	if !s.takeTailSlot(t.Context()) {
+		t.Fatal("the slot a closing tail gave back was not taken")
+	}
 }
