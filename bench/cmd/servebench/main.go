@@ -97,13 +97,8 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if o.bin == "" {
-		o.bin = filepath.Join(dir, "ilinkdash")
-		build := exec.Command("go", "build", "-o", o.bin, ".")
-		build.Dir, build.Stdout, build.Stderr = o.repo, os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building ilinkdash: %w", err)
-		}
+	if err := o.ensureBinary(dir); err != nil {
+		return err
 	}
 
 	e, err := engine.Start(engine.Config{ElectionDelay: 300 * time.Millisecond})
@@ -185,12 +180,31 @@ func run(o options) error {
 	for _, c := range open {
 		c.close()
 	}
+	printLegend()
+	return nil
+}
+
+// ensureBinary builds ilinkdash into dir unless -bin named one.
+func (o *options) ensureBinary(dir string) error {
+	if o.bin != "" {
+		return nil
+	}
+	o.bin = filepath.Join(dir, "ilinkdash")
+	build := exec.Command("go", "build", "-o", o.bin, ".")
+	build.Dir, build.Stdout, build.Stderr = o.repo, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building ilinkdash: %w", err)
+	}
+	return nil
+}
+
+// printLegend says what the table's columns are.
+func printLegend() {
 	fmt.Println("\nadmin req/s: the polled admin requests (node list, stats, topic/group/queue lists, cluster, replication,")
 	fmt.Println("leaders) counted at the engine, every session on the cluster tab; (own views): the same with each session")
 	fmt.Println("on its own tab, the load the CPU and RSS columns were measured under. CPU/session and RSS/session:")
 	fmt.Println("(value - value with no session) / sessions, each session on its own tab. First frame: SSH handshake")
 	fmt.Println("done -> the first frame's bytes, for the sessions opened in that row.")
-	return nil
 }
 
 // ---- the server process ----

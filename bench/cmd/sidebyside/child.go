@@ -233,21 +233,8 @@ func runTwoProc(s *spec) runResult {
 	defer cancel()
 	fail := func(err error) runResult { return toRun(s, childResult{Err: err.Error()}) }
 
-	ss := *s
-	ss.Role = "server"
-	srvCmd, err := childCmd(ctx, &ss)
+	srvCmd, srvIn, srvOutPipe, err := startChild(ctx, s, "server", nil)
 	if err != nil {
-		return fail(err)
-	}
-	srvIn, err := srvCmd.StdinPipe()
-	if err != nil {
-		return fail(err)
-	}
-	srvOutPipe, err := srvCmd.StdoutPipe()
-	if err != nil {
-		return fail(err)
-	}
-	if err := srvCmd.Start(); err != nil {
 		return fail(err)
 	}
 	defer func() { _ = srvIn.Close(); _ = srvCmd.Wait() }()
@@ -268,22 +255,8 @@ func runTwoProc(s *spec) runResult {
 		return fail(fmt.Errorf("server child said %q, want ADDRS", line))
 	}
 
-	cs := *s
-	cs.Role = "client"
-	cs.Addrs = strings.Split(addrs, ",")
-	cliCmd, err := childCmd(ctx, &cs)
+	cliCmd, cliIn, cliOutPipe, err := startChild(ctx, s, "client", strings.Split(addrs, ","))
 	if err != nil {
-		return fail(err)
-	}
-	cliIn, err := cliCmd.StdinPipe()
-	if err != nil {
-		return fail(err)
-	}
-	cliOutPipe, err := cliCmd.StdoutPipe()
-	if err != nil {
-		return fail(err)
-	}
-	if err := cliCmd.Start(); err != nil {
 		return fail(err)
 	}
 	var res childResult
@@ -313,8 +286,44 @@ func runTwoProc(s *spec) runResult {
 	if !got {
 		return fail(fmt.Errorf("client child gave no result: %v", werr))
 	}
-	r := toRun(s, res)
-	if res.Err == "" {
+	r := serverVerifyAndReport(s, toRun(s, res), srvIn, readSrv)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.Err = joinNonEmpty(r.Err, "timed out")
+	}
+	return r
+}
+
+// startChild starts a child of s in role (the client's with the server's
+// addrs) with pipes to its stdin and from its stdout.
+func startChild(ctx context.Context, s *spec, role string, addrs []string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cs := *s
+	cs.Role = role
+	if addrs != nil {
+		cs.Addrs = addrs
+	}
+	cmd, err := childCmd(ctx, &cs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, in, out, nil
+}
+
+// serverVerifyAndReport asks the server child to verify what the client
+// wrote (when the run succeeded) and for its per-phase resource use, and
+// adds both to r.
+func serverVerifyAndReport(s *spec, r runResult, srvIn io.Writer, readSrv func() (string, error)) runResult {
+	if r.Err == "" {
 		fmt.Fprintf(srvIn, "verify %s %d\n", benchTopic, s.Count)
 		line, err := readSrv()
 		if err != nil {
@@ -333,7 +342,7 @@ func runTwoProc(s *spec) runResult {
 		}
 	}
 	fmt.Fprintln(srvIn, "report")
-	line, err = readSrv()
+	line, err := readSrv()
 	if err != nil {
 		r.Err = joinNonEmpty(r.Err, err.Error())
 		return r
@@ -352,9 +361,6 @@ func runTwoProc(s *spec) runResult {
 		if d, ok := sp[r.Phases[i].Phase]; ok {
 			r.Phases[i].Server = &d
 		}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		r.Err = joinNonEmpty(r.Err, "timed out")
 	}
 	return r
 }

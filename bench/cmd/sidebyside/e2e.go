@@ -355,28 +355,14 @@ func measureE2E(ctx context.Context, st *stackImpl, s *spec, addrs []string) ([]
 	d := b.delta(measured)
 	window := pc.lastSend.Sub(measureAt)
 
-	if err := p.flush(ctx); err != nil {
-		return nil, fmt.Errorf("flush: %w", err)
-	}
-	for a.acked.Load() < total {
-		if err := sleepUntil(ctx, time.Now().Add(time.Millisecond)); err != nil {
-			return nil, fmt.Errorf("waiting for acks: %d of %d: %w", a.acked.Load(), total, err)
-		}
-	}
-	timedOut := false
-	drain := time.NewTimer(s.Drain)
-	select {
-	case <-rx.done:
-	case <-rx.exited:
-	case <-drain.C:
-		timedOut = true
-	case <-ctx.Done():
-	}
-	drain.Stop()
+	timedOut, err := awaitDelivery(ctx, s.Drain, p, a, rx, total)
 	ccancel()
 	<-rx.exited
-	if rx.err != nil {
-		return nil, fmt.Errorf("consumer after %d records: %w", rx.got, rx.err)
+	if err == nil && rx.err != nil {
+		err = fmt.Errorf("consumer after %d records: %w", rx.got, rx.err)
+	}
+	if err != nil {
+		return nil, err
 	}
 
 	ackStats := histStats(&a.hist)
@@ -403,6 +389,30 @@ func measureE2E(ctx context.Context, st *stackImpl, s *spec, addrs []string) ([]
 	pr.Verified = fmt.Sprintf("received %d/%d measured records (+%d/%d warm-up), %d lost, %d duplicates, %d unknown values",
 		res.Received, res.Sent, res.WarmupReceived, res.WarmupSent, res.Lost, res.Duplicates, res.Unknown)
 	return []phaseResult{pr}, nil
+}
+
+// awaitDelivery flushes p, waits for every one of total records to be
+// acknowledged, then for the receiver to have them all (or to stop), at
+// most drain; timedOut says the drain ran out.
+func awaitDelivery(ctx context.Context, drain time.Duration, p producer, a *e2eAcker, rx *e2eReceiver, total int64) (timedOut bool, err error) {
+	if err := p.flush(ctx); err != nil {
+		return false, fmt.Errorf("flush: %w", err)
+	}
+	for a.acked.Load() < total {
+		if err := sleepUntil(ctx, time.Now().Add(time.Millisecond)); err != nil {
+			return false, fmt.Errorf("waiting for acks: %d of %d: %w", a.acked.Load(), total, err)
+		}
+	}
+	t := time.NewTimer(drain)
+	defer t.Stop()
+	select {
+	case <-rx.done:
+	case <-rx.exited:
+	case <-t.C:
+		timedOut = true
+	case <-ctx.Done():
+	}
+	return timedOut, nil
 }
 
 // ---- orchestrator side ------------------------------------------------------
