@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 
@@ -132,6 +133,10 @@ func (v *vocab) synthetic(run []byte) bool {
 	return false
 }
 
+// jsonWords are the words any decoded value's JSON may hold besides its
+// schema's names: the literals, and the floats JSON cannot write.
+var jsonWords = []string{"true", "false", "null", "NaN", "Infinity", "-Infinity"}
+
 type vocabOnce struct {
 	once sync.Once
 	v    vocab
@@ -140,7 +145,7 @@ type vocabOnce struct {
 func (c *protobufCodec) vocabulary() *vocab {
 	c.vocab.once.Do(func() {
 		v := &c.vocab.v
-		v.names = []string{"true", "false", "null", "NaN", "Infinity", "-Infinity"}
+		v.names = slices.Clone(jsonWords)
 		seen := map[protoreflect.FullName]bool{}
 		var walk func(protoreflect.MessageDescriptor)
 		walk = func(md protoreflect.MessageDescriptor) {
@@ -188,7 +193,7 @@ func (c *protobufCodec) vocabulary() *vocab {
 func (c *AvroCodec) vocabulary() *vocab {
 	c.vocab.once.Do(func() {
 		v := &c.vocab.v
-		v.names = []string{"true", "false", "null", "NaN", "Infinity", "-Infinity"}
+		v.names = slices.Clone(jsonWords)
 		seen := map[avro.Schema]bool{}
 		var walk func(avro.Schema)
 		walk = func(s avro.Schema) {

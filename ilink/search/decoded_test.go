@@ -50,14 +50,7 @@ func produceOrders(t testing.TB, e *engine.Engine, set *schema.Set, topic string
 // binary holds no "status":"PAID"); field terms match its fields; a value
 // that does not decode is matched as bytes and has no fields.
 func TestSearchDecodedValuesAndFields(t *testing.T) {
-	e := startEngine(t)
-	set, err := schema.Compile(demo.DecodeRules()) // SHOP.ORDERS: protobuf shop.Order
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.CreateTopic(demo.ShopOrders, "partitions=2,replicas=1"); err != nil {
-		t.Fatal(err)
-	}
+	e, set := decodedTopic(t, demo.ShopOrders) // SHOP.ORDERS: protobuf shop.Order
 	produceOrders(t, e, set, demo.ShopOrders, 200)
 	addrs := strings.Join(e.DataAddrs(), ",")
 	for _, c := range []struct {
@@ -87,14 +80,7 @@ func TestSearchDecodedValuesAndFields(t *testing.T) {
 // the JSON, the tab itself on the wire) and an enum (its index on the
 // wire) are found as the decode shows them.
 func TestSearchDecodedAvro(t *testing.T) {
-	e := startEngine(t)
-	set, err := schema.Compile(demo.DecodeRules()) // PAY.PAYMENTS: avro pay.Payment
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.CreateTopic(demo.PayPayments, "partitions=2,replicas=1"); err != nil {
-		t.Fatal(err)
-	}
+	e, set := decodedTopic(t, demo.PayPayments) // PAY.PAYMENTS: avro pay.Payment
 	codec := set.Topic(demo.PayPayments).Value.Codec
 	ctx := testCtx(t, time.Minute)
 	p, err := ilink.NewProducer(ctx, strings.Join(e.DataAddrs(), ","), ilink.ProducerConfig{LingerMs: 5})
@@ -157,4 +143,19 @@ func countMatches(t *testing.T, addrs string, spec Spec, scanned int64) int {
 		t.Fatalf("search of %s: scanned %d, want %d: %v", spec.Target, p.Scanned, scanned, err)
 	}
 	return found
+}
+
+// decodedTopic is an engine holding topic (two partitions, empty) and the
+// demo's decode rules, which give topic its schema.
+func decodedTopic(t *testing.T, topic string) (*engine.Engine, *schema.Set) {
+	t.Helper()
+	e := startEngine(t)
+	set, err := schema.Compile(demo.DecodeRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateTopic(topic, "partitions=2,replicas=1"); err != nil {
+		t.Fatal(err)
+	}
+	return e, set
 }
