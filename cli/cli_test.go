@@ -117,7 +117,9 @@ func TestPositionFormsInEachCommand(t *testing.T) {
 			want := map[position.Kind]consumer.StartMode{position.Earliest: consumer.StartEarliest, position.Latest: consumer.StartLatest,
 				position.Offset: consumer.StartOffset, position.Time: consumer.StartTime}[tc.kind]
 			opt := consumer.NewOptions()
-			opt.StartFrom(f)
+			if err := opt.StartFrom(f); err != nil {
+				t.Errorf("tail --from %s: %v", tc.in, err)
+			}
 			if opt.Start != want || opt.StartOffset != tc.offset || f.Partition != tc.partition || !opt.StartTime.Equal(tc.at) {
 				t.Errorf("tail --from %s = %+v, start %v at %d, %v", tc.in, f, opt.Start, opt.StartOffset, opt.StartTime)
 			}

@@ -260,7 +260,9 @@ func openTailConsumer(ctx context.Context, addrs, target string, f tailFlags, p 
 	opt := consumer.NewOptions()
 	opt.Hub = hub
 	opt.Group = f.group
-	opt.StartFrom(p.from)
+	if err := opt.StartFrom(p.from); err != nil {
+		return nil, false, err
+	}
 	opt.Commit = p.commit
 	opt.ReadOnly = cc.ReadOnly && !embedded // a fresh engine of its own is no one else's group
 	opt.ClientName = "ilinkdash-tail"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 )
 
@@ -116,5 +117,33 @@ func TestAssignReadsOnlyListedPartitions(t *testing.T) {
 	}
 	if got := c.Assignment(); len(got) != 1 || !slices.Equal(got[0].Partitions, []int32{1}) {
 		t.Fatalf("Assignment %v", got)
+	}
+}
+
+// StartFrom maps each position form onto its start mode and refuses a
+// kind it does not know, leaving the options as they were.
+func TestStartFromPositions(t *testing.T) {
+	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		p    position.Position
+		want StartMode
+	}{
+		{position.Position{Kind: position.Earliest, Partition: -1}, StartEarliest},
+		{position.Position{Kind: position.Latest, Partition: -1}, StartLatest},
+		{position.Position{Kind: position.Offset, Offset: 42, Partition: -1}, StartOffset},
+		{position.Position{Kind: position.Time, Time: at, Partition: -1}, StartTime},
+	} {
+		o := NewOptions()
+		if err := o.StartFrom(c.p); err != nil || o.Start != c.want {
+			t.Errorf("%v: start %v (%v), want %v", c.p, o.Start, err, c.want)
+		}
+		if c.want == StartOffset && o.StartOffset != 42 || c.want == StartTime && !o.StartTime.Equal(at) {
+			t.Errorf("%v: offset %d, time %v", c.p, o.StartOffset, o.StartTime)
+		}
+	}
+	o := NewOptions()
+	before := o.Start
+	if err := o.StartFrom(position.Position{Kind: position.Time + 1}); err == nil || o.Start != before {
+		t.Errorf("an unknown kind: %v, start %v (was %v)", err, o.Start, before)
 	}
 }

@@ -190,7 +190,7 @@ func (o Options) readOnlyRefusal(assigned bool) error {
 // StartFrom sets Start, and StartOffset or StartTime, from a parsed
 // position: the one mapping of a --from (or the tail's From) onto start
 // modes. A position's partition is the caller's: Assign reads it alone.
-func (o *Options) StartFrom(p position.Position) {
+func (o *Options) StartFrom(p position.Position) error {
 	switch p.Kind {
 	case position.Earliest:
 		o.Start = StartEarliest
@@ -200,7 +200,10 @@ func (o *Options) StartFrom(p position.Position) {
 		o.Start, o.StartOffset = StartOffset, p.Offset
 	case position.Time:
 		o.Start, o.StartTime = StartTime, p.Time
+	default:
+		return configError("start: unknown position kind %v", p.Kind)
 	}
+	return nil
 }
 
 // withDefaults validates o (spec E-09: before anything is sent) and fills

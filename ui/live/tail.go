@@ -119,7 +119,9 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 			return nil, err
 		}
 		opt.Group, opt.Durable = "", false
-		opt.StartFrom(spec.From)
+		if err := opt.StartFrom(spec.From); err != nil {
+			return nil, err
+		}
 	} else if err := StartAt(&opt, spec.From); err != nil {
 		return nil, err
 	}
@@ -156,14 +158,10 @@ func (s *Sources) StartTail(ctx context.Context, spec tail.Spec) (tail.Stream, e
 // StartAt sets the start mode of opt from a position (the tail's From);
 // StartTail reads a one-partition position itself (that partition alone).
 func StartAt(opt *consumer.Options, from position.Position) error {
-	if from.Kind > position.Time {
-		return fmt.Errorf("start: unknown position kind %v", from.Kind)
-	}
 	if from.Kind == position.Offset && from.Partition >= 0 {
 		return fmt.Errorf("start %s: a tail starts every partition at the same place; open it, then jump (o) to %s", from, from)
 	}
-	opt.StartFrom(from)
-	return nil
+	return opt.StartFrom(from)
 }
 
 // tailStream is one tail: the goroutine in run owns the consumer; Seek,
