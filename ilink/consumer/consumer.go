@@ -133,10 +133,8 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 	// An interrupted Subscribe gets abortLeaveTimeout past ctx's end for
 	// both the join's reply (joinWait) and the LEAVE: one budget, so that
 	// a command stops within its own.
-	abort, cancelAbort := context.WithCancel(context.WithoutCancel(ctx))
+	abort, cancelAbort := afterEnd(ctx, abortLeaveTimeout)
 	defer cancelAbort()
-	stopAbort := context.AfterFunc(ctx, func() { time.AfterFunc(abortLeaveTimeout, cancelAbort) })
-	defer stopAbort()
 	c.g.grace.Store(&abort)
 	assignment, err := c.g.join(ctx)
 	if err == nil {
@@ -156,6 +154,15 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 	c.g.start()
 	ok = true
 	return c, nil
+}
+
+// afterEnd is a context that ends d after ctx does (d from now when ctx
+// has already ended): a wait that may outlive its caller's context, by a
+// bound.
+func afterEnd(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(d, cancel) })
+	return c, func() { stop(); cancel() }
 }
 
 // abortLeaveTimeout bounds the LEAVE GROUP of a Subscribe that failed

@@ -351,7 +351,7 @@ func (g *groupMgr) joinWait(call *ilink.Call, ctx context.Context) error {
 	if grace := g.grace.Load(); grace != nil {
 		return call.Wait(*grace)
 	}
-	wctx, cancel := context.WithTimeout(context.Background(), abortLeaveTimeout)
+	wctx, cancel := afterEnd(ctx, abortLeaveTimeout)
 	defer cancel()
 	return call.Wait(wctx)
 }
