@@ -29,9 +29,10 @@ func readFiles(t *testing.T, names ...string) [][]byte {
 }
 
 // TestGeneratedFresh runs the generator in memory on messages.def and
-// requires messages_gen.go and the layout table of docs/PROTOCOL.md §12
-// to be its output, so CI (go test ./...) catches a definitions file
-// edited without go generate, or a generated file edited by hand.
+// requires messages_gen.go, the layout table of docs/PROTOCOL.md §12 and
+// its request-code tables to be its output, so CI (go test ./...)
+// catches a definitions file edited without go generate, or a generated
+// file edited by hand.
 func TestGeneratedFresh(t *testing.T) {
 	fs := readFiles(t, "messages.def", "messages_gen.go", protocolDoc)
 	def, have, doc := fs[0], fs[1], fs[2]
@@ -47,7 +48,7 @@ func TestGeneratedFresh(t *testing.T) {
 		t.Fatalf("%s: %v", protocolDoc, err)
 	}
 	if !bytes.Equal(doc, wantDoc) {
-		t.Errorf("the layout table of %s (§12) is stale (%s): run go generate ./ilink/wire", protocolDoc, firstDiff(doc, wantDoc))
+		t.Errorf("the generated tables of %s (§12's layouts, the request codes) are stale (%s): run go generate ./ilink/wire", protocolDoc, firstDiff(doc, wantDoc))
 	}
 }
 

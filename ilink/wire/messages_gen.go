@@ -3,20 +3,6 @@
 
 package wire
 
-// Documented iLink request codes (ilink-spec §3.1). Spec: W-11.
-const (
-	CodeShutdown           Code = 3002
-	CodeViewLoad           Code = 3204
-	CodeReloadQueue        Code = 3315
-	CodePatch              Code = 3335
-	CodeDiagCluster        Code = 3395
-	CodeTopicLeave         Code = 3401 // MIMQ_TOPIC_LEAVE
-	CodeViewClusterLeaders Code = 3423
-	CodeViewQuarantine     Code = 3425
-	CodeScanQuarantine     Code = 3426
-	CodeReinject           Code = 3427
-)
-
 // Our request codes (docs/PROTOCOL.md §5). Ranges: 1000 session, 1100 queues,
 // 1200 topics, 1300 groups, 2000 admin.
 const (
@@ -57,11 +43,16 @@ const (
 	CodeDeleteGroup     Code = 1306
 )
 
+// CodeTopicLeave is the documented iLink MIMQ_TOPIC_LEAVE (ilink-spec
+// §3.1, spec W-11): a member leaves its group's subscription of a topic.
+const CodeTopicLeave Code = 3401
+
 // Admin request codes (docs/PROTOCOL.md, "Admin"). 2000–2999 are ours; the
 // documented iLink codes SHUTDOWN 3002, VIEW LOAD 3204, RELOAD QUEUE 3315,
 // PATCH 3335, DIAG CLUSTER 3395, VIEW CLUSTER LEADERS 3423, VIEW QUARANTINE
-// 3425, SCAN QUARANTINE 3426 and REINJECT 3427 are declared above, and
-// their bodies are among the admin bodies. Every admin request is sent on
+// 3425, SCAN QUARANTINE 3426 and REINJECT 3427 are declared below, and
+// their bodies are among the admin bodies. PUBLISH 1204 (a topic code) is
+// sent on admin connections too. Every admin request is sent on
 // an admin connection (HELLO mode 4) except the group admin requests
 // 1310–1314.
 const (
@@ -108,6 +99,19 @@ const (
 	CodeSpokeAttach   Code = 2072
 )
 
+// Documented iLink request codes (ilink-spec §3.1). Spec: W-11.
+const (
+	CodeShutdown           Code = 3002
+	CodeViewLoad           Code = 3204
+	CodeReloadQueue        Code = 3315
+	CodePatch              Code = 3335
+	CodeDiagCluster        Code = 3395
+	CodeViewClusterLeaders Code = 3423
+	CodeViewQuarantine     Code = 3425
+	CodeScanQuarantine     Code = 3426
+	CodeReinject           Code = 3427
+)
+
 // Group admin request codes. They go to a queue manager's DATA listener
 // over a short connection (HELLO mode 3, spec A-10), except SUBSCRIPTION
 // LIST which the admin client sends on its admin connection; an engine
@@ -123,16 +127,6 @@ const (
 // codeNames are the names Code.String gives the request codes (the
 // codes blocks of messages.def).
 var codeNames = map[Code]string{
-	CodeShutdown:           "SHUTDOWN",
-	CodeViewLoad:           "VIEW LOAD",
-	CodeReloadQueue:        "RELOAD QUEUE",
-	CodePatch:              "PATCH",
-	CodeDiagCluster:        "DIAG CLUSTER",
-	CodeTopicLeave:         "MIMQ_TOPIC_LEAVE",
-	CodeViewClusterLeaders: "VIEW CLUSTER LEADERS",
-	CodeViewQuarantine:     "VIEW QUARANTINE",
-	CodeScanQuarantine:     "SCAN QUARANTINE",
-	CodeReinject:           "REINJECT",
 	CodeHello:              "HELLO",
 	CodePing:               "PING",
 	CodeOpenQueue:          "OPEN QUEUE",
@@ -155,6 +149,7 @@ var codeNames = map[Code]string{
 	CodeOffsetCommit:       "OFFSET COMMIT",
 	CodeOffsetFetch:        "OFFSET FETCH",
 	CodeDeleteGroup:        "DELETE GROUP",
+	CodeTopicLeave:         "MIMQ_TOPIC_LEAVE",
 	CodeQmgrList:           "QMGR LIST",
 	CodeNodeList:           "NODE LIST",
 	CodeNodeControl:        "NODE CONTROL",
@@ -188,6 +183,15 @@ var codeNames = map[Code]string{
 	CodeSpokeRegister:      "SPOKE REGISTER",
 	CodeSpokeWait:          "SPOKE WAIT",
 	CodeSpokeAttach:        "SPOKE ATTACH",
+	CodeShutdown:           "SHUTDOWN",
+	CodeViewLoad:           "VIEW LOAD",
+	CodeReloadQueue:        "RELOAD QUEUE",
+	CodePatch:              "PATCH",
+	CodeDiagCluster:        "DIAG CLUSTER",
+	CodeViewClusterLeaders: "VIEW CLUSTER LEADERS",
+	CodeViewQuarantine:     "VIEW QUARANTINE",
+	CodeScanQuarantine:     "SCAN QUARANTINE",
+	CodeReinject:           "REINJECT",
 	CodeGroupList:          "GROUP LIST",
 	CodeDescribeGroup:      "DESCRIBE GROUP",
 	CodeSeekGroup:          "SEEK GROUP",

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"go/token"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,25 +85,6 @@ type Decl struct {
 	Version int
 }
 
-// Code is one request code of a codes block: a constant of type Code
-// and the name Code.String gives it.
-type Code struct {
-	Const   string // the Go constant (CodeQmgrList)
-	Value   int    // 0 to 65535
-	Name    string // "QMGR LIST"
-	Doc     []string
-	Comment string
-	Gap     bool // a blank line before it in its block, kept in the const block
-	line    int
-}
-
-// CodeBlock is one codes block: one const block of the generated file.
-type CodeBlock struct {
-	Doc   []string
-	Codes []Code
-	line  int
-}
-
 // file is a parsed definitions file.
 type file struct {
 	decls []*Decl
@@ -123,10 +103,13 @@ type file struct {
 //	<tab>// doc comment of the next field
 //	<tab>Field type [pooled] [// comment]
 //	<tab>wire: F1 F2 …     the wire order, when not the field order
-//	codes                  a block of request codes
+//	codes [table NAME] [ilink]
+//	                       a block of request codes, listed in the document's
+//	                       table NAME; ilink: codes iLink's documentation names
 //	<tab>// doc comment of the next code
-//	<tab>CodeName = 2000 "NAME" [// comment]
-//	                       a constant of type Code and the name Code.String gives it
+//	<tab>CodeName = 2000 "NAME" [Request -> Reply] [// comment]
+//	                       a constant of type Code, the name Code.String gives
+//	                       it, and the bodies of its table row (codes.go)
 //
 // A codes block becomes one const block of the generated file (its doc
 // comment, the codes' comments and the blank lines between codes kept; a
@@ -176,8 +159,12 @@ func parse(src []byte) (*file, error) {
 			doc = append(doc, line)
 			continue
 		}
-		if !indented && line == "codes" {
-			block = &CodeBlock{Doc: doc, line: n}
+		if !indented && (line == "codes" || strings.HasPrefix(line, "codes ")) {
+			b, err := parseCodesHeader(line, n, doc)
+			if err != nil {
+				return nil, err
+			}
+			block = b
 			codes = append(codes, block)
 			doc, cur = nil, nil
 			continue
@@ -262,92 +249,6 @@ func parseDecl(line string, n int) (*Decl, error) {
 		return nil, fmt.Errorf("line %d: want message Name, struct Name, codec Type Suffix or codes, have %q", n, line)
 	}
 	return d, nil
-}
-
-// add appends the code of line n to the block, with the doc comment
-// above it and, unless it is the first, the blank line before it.
-func (b *CodeBlock) add(line string, n int, doc []string, gap bool) error {
-	c, err := parseCode(line, n)
-	c.Doc, c.Gap = doc, gap && len(b.Codes) > 0
-	b.Codes = append(b.Codes, c)
-	return err
-}
-
-// parseCode reads one line of a codes block: CodeName = 2000 "NAME",
-// then an optional comment.
-func parseCode(line string, n int) (Code, error) {
-	c := Code{line: n}
-	bad := fmt.Errorf("line %d: want CodeName = value \"NAME\" [// comment], have %q", n, line)
-	name, rest, ok := strings.Cut(line, "=")
-	w := strings.Fields(name)
-	if !ok || len(w) != 1 {
-		return c, bad
-	}
-	c.Const = w[0]
-	if !token.IsIdentifier(c.Const) || !token.IsExported(c.Const) {
-		return c, fmt.Errorf("line %d: code %q is not an exported Go name", n, c.Const)
-	}
-	rest = strings.TrimSpace(rest)
-	num := rest
-	if i := strings.IndexAny(rest, " \t"); i >= 0 {
-		num, rest = rest[:i], rest[i:]
-	} else {
-		rest = ""
-	}
-	v, err := strconv.Atoi(num)
-	if err != nil || v < 0 || v > 65535 {
-		return c, fmt.Errorf("line %d: value of code %s is %q: want 0 to 65535", n, c.Const, num)
-	}
-	c.Value = v
-	rest = strings.TrimSpace(rest)
-	q, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return c, bad
-	}
-	c.Name, _ = strconv.Unquote(q)
-	if c.Name == "" {
-		return c, fmt.Errorf("line %d: code %s has an empty name", n, c.Const)
-	}
-	rest = strings.TrimSpace(rest[len(q):])
-	if rest != "" && !strings.HasPrefix(rest, "//") {
-		return c, bad
-	}
-	c.Comment = rest
-	return c, nil
-}
-
-// checkCodes refuses a codes block without codes, and two codes with the
-// same constant, value or name, naming both; a constant may not take the
-// name of a declared type either.
-func checkCodes(f *file) error {
-	types := map[string]*Decl{}
-	for _, d := range f.decls {
-		types[d.Name] = d
-	}
-	consts := map[string]Code{}
-	values := map[int]Code{}
-	names := map[string]Code{}
-	for _, b := range f.codes {
-		if len(b.Codes) == 0 {
-			return fmt.Errorf("line %d: a codes block without any code", b.line)
-		}
-		for _, c := range b.Codes {
-			if d := types[c.Const]; d != nil {
-				return fmt.Errorf("line %d: code %s has the name of %s %s (line %d)", c.line, c.Const, d.Kind, d.Name, d.line)
-			}
-			if o, dup := consts[c.Const]; dup {
-				return fmt.Errorf("line %d: code %s declared twice (first at line %d)", c.line, c.Const, o.line)
-			}
-			if o, dup := values[c.Value]; dup {
-				return fmt.Errorf("line %d: code %s = %d, the value of %s (line %d)", c.line, c.Const, c.Value, o.Const, o.line)
-			}
-			if o, dup := names[c.Name]; dup {
-				return fmt.Errorf("line %d: code %s is named %q, as %s is (line %d)", c.line, c.Const, c.Name, o.Const, o.line)
-			}
-			consts[c.Const], values[c.Value], names[c.Name] = c, c, c
-		}
-	}
-	return nil
 }
 
 func parseField(line string, n int) (Field, error) {
@@ -513,44 +414,6 @@ func Generate(src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("generated code does not parse: %v\n%s", err, b.Bytes())
 	}
 	return out, nil
-}
-
-// codeDecls writes each codes block as a const block, then the one table
-// of their names.
-func codeDecls(blocks []*CodeBlock) string {
-	var b strings.Builder
-	for _, cb := range blocks {
-		b.WriteString("\n")
-		for _, l := range cb.Doc {
-			b.WriteString(l + "\n")
-		}
-		if len(cb.Codes) == 1 && cb.Codes[0].Doc == nil {
-			c := cb.Codes[0]
-			fmt.Fprintf(&b, "const %s Code = %d %s\n", c.Const, c.Value, c.Comment)
-			continue
-		}
-		b.WriteString("const (\n")
-		for _, c := range cb.Codes {
-			if c.Gap {
-				b.WriteString("\n")
-			}
-			for _, l := range c.Doc {
-				b.WriteString(l + "\n")
-			}
-			fmt.Fprintf(&b, "%s Code = %d %s\n", c.Const, c.Value, c.Comment)
-		}
-		b.WriteString(")\n")
-	}
-	b.WriteString("\n// codeNames are the names Code.String gives the request codes (the\n" +
-		"// codes blocks of messages.def).\n" +
-		"var codeNames = map[Code]string{\n")
-	for _, cb := range blocks {
-		for _, c := range cb.Codes {
-			fmt.Fprintf(&b, "%s: %s,\n", c.Const, strconv.Quote(c.Name))
-		}
-	}
-	b.WriteString("}\n")
-	return b.String()
 }
 
 func (g *gen) goType(t *Type) string {
@@ -891,14 +754,15 @@ const (
 )
 
 // UpdateDoc returns doc with the text between DocBegin and DocEnd
-// replaced by the layout table of the definitions in src.
+// replaced by the layout table of the definitions in src, and the text
+// between each table's CodesBegin and CodesEnd by its request codes.
 func UpdateDoc(src, doc []byte) ([]byte, error) {
-	decls, err := Parse(src)
+	f, err := parse(src)
 	if err != nil {
 		return nil, err
 	}
-	g := &gen{decls: decls, byName: map[string]*Decl{}}
-	for _, d := range decls {
+	g := &gen{decls: f.decls, byName: map[string]*Decl{}}
+	for _, d := range f.decls {
 		g.byName[d.Name] = d
 	}
 	s := string(doc)
@@ -907,7 +771,12 @@ func UpdateDoc(src, doc []byte) ([]byte, error) {
 	if i < 0 || j < i {
 		return nil, fmt.Errorf("the document has no %q … %q", DocBegin, DocEnd)
 	}
-	return []byte(s[:i+len(DocBegin)] + "\n" + g.layoutTable() + s[j:]), nil
+	s = s[:i+len(DocBegin)] + "\n" + g.layoutTable() + s[j:]
+	s, err = codeTables(f.codes, s)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
 }
 
 // layoutTable lists every body and part with its fields in wire order.
