@@ -40,6 +40,9 @@ import (
 const (
 	scenWindow = 2 * time.Second
 	scenPoll   = 200 * time.Millisecond
+	// afterActLimit bounds how long the overview polls past its window
+	// for two rounds after the scenario's action.
+	afterActLimit = 10 * time.Second
 )
 
 type scenario struct {
@@ -146,14 +149,16 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 			}
 		}
 	}()
+	acted := make(chan struct{})
 	go func() {
 		defer wg.Done()
-		v.overview, v.alerts = s.runOverview(scenWindow + 4*scenPoll)
+		v.overview, v.alerts = s.runOverview(scenWindow+4*scenPoll, acted)
 	}()
 	if during != nil {
 		time.Sleep(scenWindow / 3) // a point in the window, not a wait for a condition
 		during()
 	}
+	close(acted)
 	wg.Wait()
 	s.t.Logf("check (exit %d):\n%sget groups: %+v\noverview alerts: %+v", v.checkCode, v.checkOut, v.groups, v.alerts)
 	return v
@@ -161,8 +166,11 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 
 // runOverview drives the dashboard's overview as the root model does:
 // the live adapters polled every scenPoll, the lists fanned out with their
-// reply times, for d.
-func (s *scenario) runOverview(d time.Duration) (string, []overview.Alert) {
+// reply times, for d, and then on until two rounds of polls have started
+// after acted closed (the scenario's action done): on a loaded machine
+// the action can end late in the window, and the overview must have seen
+// what it did. afterActLimit bounds that.
+func (s *scenario) runOverview(d time.Duration, acted <-chan struct{}) (string, []overview.Alert) {
 	f, err := config.Load(s.cfgPath)
 	if err != nil {
 		s.t.Error(err)
@@ -190,7 +198,14 @@ func (s *scenario) runOverview(d time.Duration) (string, []overview.Alert) {
 	}
 	// The root's polling cadence over the window d: what the scenario
 	// plays, not a wait for a condition.
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(scenPoll) {
+	roundsAfter := 0
+	end, limit := time.Now().Add(d), time.Now().Add(d+afterActLimit)
+	for ; time.Now().Before(end) || (roundsAfter < 2 && time.Now().Before(limit)); time.Sleep(scenPoll) {
+		select {
+		case <-acted:
+			roundsAfter++
+		default:
+		}
 		for _, r := range []common.ResID{common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues} {
 			c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			data, err := fetch[r](c)
