@@ -296,3 +296,14 @@ func codeRuns(codes []Code) [][]Code {
 	}
 	return runs
 }
+
+// ParseCodes reads a definitions file and returns its codes blocks, for
+// a test that holds the bodies they state to the code that sends and
+// handles them.
+func ParseCodes(src []byte) ([]*CodeBlock, error) {
+	f, err := parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return f.codes, nil
+}
