@@ -63,6 +63,13 @@ type Consumer struct {
 	pattern string       // pattern subscription; "" otherwise
 	manual  bool         // Assign
 
+	// preexisting names every topic the metadata listed when a pattern
+	// subscription began (those in error too). A topic the pattern
+	// matches later that is not here was created after the subscribe, so
+	// StartLatest reads it from its start: all it holds came after.
+	// Written before the loops start, then only read.
+	preexisting map[string]bool
+
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // sources, metadata loop, assign loop
@@ -119,6 +126,10 @@ func Subscribe(ctx context.Context, addrs string, topicOrPattern string, opt Opt
 			return nil, err
 		}
 		topics = matchTopics(c.pattern, topicNames(md))
+		c.preexisting = make(map[string]bool, len(md.Topics))
+		for i := range md.Topics {
+			c.preexisting[md.Topics[i].Name] = true
+		}
 	} else {
 		md, err := c.cl.metadata(ctx, []string{topicOrPattern})
 		if err != nil {
@@ -336,6 +347,9 @@ func (c *Consumer) startPositions(ctx context.Context, tps []tp) (starts, commit
 			lookup[t] = wire.ListEarliest
 		case StartLatest:
 			lookup[t] = wire.ListLatest
+			if c.pattern != "" && !c.preexisting[t.topic] {
+				lookup[t] = wire.ListEarliest // created after the subscribe
+			}
 		case StartTime:
 			lookup[t] = c.opt.StartTime.UnixMilli()
 		case StartOffset:

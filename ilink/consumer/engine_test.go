@@ -188,3 +188,48 @@ func TestEngineLeaderKillDuringConsume(t *testing.T) {
 	}
 	t.Logf("%d acknowledged records read, positions %v", len(acked), next)
 }
+
+// A pattern subscription from latest reads a topic created after the
+// subscribe from its start: the records written to it before the
+// consumer's refresh found it came after the subscribe, and a tail
+// waiting for the topic must not miss them. A topic that existed at the
+// subscribe still starts at its end.
+func TestLatestPatternReadsANewTopicFromItsStart(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, 1)
+	if err := e.CreateTopic("NEW.OLD", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	p := newTestProducer(t, e, ilink.ProducerConfig{})
+	produceN(t, p, "NEW.OLD", 0, 5) // before the subscribe: not read
+	o := testOptions(t, "latest-pattern")
+	o.Start = StartLatest
+	o.PatternRefresh = time.Hour // only RefreshNow finds the new topic
+	c := mustSubscribe(t, engineAddrs(e), "NEW.*", o)
+	if err := e.CreateTopic("NEW.X", "partitions=2"); err != nil {
+		t.Fatal(err)
+	}
+	produceN(t, p, "NEW.X", 0, 6) // before the consumer knows NEW.X
+	if err := c.RefreshNow(testCtx(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	produceN(t, p, "NEW.OLD", 5, 1) // after the subscribe: read
+	recs := readN(t, c, 7, 10*time.Second)
+	got := map[string]bool{}
+	for _, r := range recs {
+		got[string(r.Value)] = true
+	}
+	for i := 0; i < 6; i++ {
+		if v := fmt.Sprintf("NEW.X-%d", i); !got[v] {
+			t.Errorf("the new topic's record %s, written before the refresh, was not read (read %v)", v, got)
+		}
+	}
+	if !got["NEW.OLD-5"] {
+		t.Errorf("the record written to the old topic after the subscribe was not read (read %v)", got)
+	}
+	for i := 0; i < 5; i++ {
+		if v := fmt.Sprintf("NEW.OLD-%d", i); got[v] {
+			t.Errorf("latest read %s, written to a topic that existed before the subscribe", v)
+		}
+	}
+}

@@ -17,7 +17,11 @@ type StartMode int
 const (
 	// StartEarliest reads from the earliest retained offset (the default).
 	StartEarliest StartMode = iota
-	// StartLatest reads only records produced after the subscribe.
+	// StartLatest reads only records produced after the subscribe: from
+	// the end of each partition when it is assigned, and from the start
+	// of a topic a pattern subscription finds that did not exist when it
+	// began, so that the records written before the next refresh are not
+	// skipped.
 	StartLatest
 	// StartOffset reads from Options.StartOffset (clamped into the log).
 	StartOffset
