@@ -128,11 +128,24 @@ func (v verdict) group(name string) (groupJSON, bool) {
 }
 
 // judge runs check, get groups and the overview over the same window;
-// during (if any) runs a third of the way in.
+// during (if any) runs a third of the way in. The overview starts first
+// and check and get groups once it has polled every list once, so that
+// all three have seen the state before the action even when connecting
+// is slow on a loaded machine.
 func (s *scenario) judge(checkArgs []string, during func()) verdict {
 	var v verdict
 	var wg sync.WaitGroup
 	wg.Add(3)
+	ready, acted := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer wg.Done()
+		v.overview, v.alerts = s.runOverview(scenWindow+4*scenPoll, ready, acted)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		s.t.Error("the overview did not poll its lists once in 20s")
+	}
 	go func() {
 		defer wg.Done()
 		out, code := s.cli(append([]string{"check"}, checkArgs...)...)
@@ -149,11 +162,6 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 			}
 		}
 	}()
-	acted := make(chan struct{})
-	go func() {
-		defer wg.Done()
-		v.overview, v.alerts = s.runOverview(scenWindow+4*scenPoll, acted)
-	}()
 	if during != nil {
 		time.Sleep(scenWindow / 3) // a point in the window, not a wait for a condition
 		during()
@@ -169,8 +177,12 @@ func (s *scenario) judge(checkArgs []string, during func()) verdict {
 // reply times, for d, and then on until two rounds of polls have started
 // after acted closed (the scenario's action done): on a loaded machine
 // the action can end late in the window, and the overview must have seen
-// what it did. afterActLimit bounds that.
-func (s *scenario) runOverview(d time.Duration, acted <-chan struct{}) (string, []overview.Alert) {
+// what it did. afterActLimit bounds that. It closes ready once it has
+// polled every list once (or given up).
+func (s *scenario) runOverview(d time.Duration, ready chan<- struct{}, acted <-chan struct{}) (string, []overview.Alert) {
+	var readyOnce sync.Once
+	markReady := func() { readyOnce.Do(func() { close(ready) }) }
+	defer markReady()
 	f, err := config.Load(s.cfgPath)
 	if err != nil {
 		s.t.Error(err)
@@ -216,6 +228,7 @@ func (s *scenario) runOverview(d time.Duration, acted <-chan struct{}) (string, 
 			}
 			ov.Update(common.DataMsg{Res: r, At: time.Now(), Data: data})
 		}
+		markReady()
 	}
 	return ansi.Strip(ov.View()), ov.Alerts()
 }
