@@ -40,7 +40,7 @@ func TestCodeBodiesAsUsed(t *testing.T) {
 	typed := map[string]int{}
 	for _, b := range blocks {
 		for _, c := range b.Codes {
-			wantReq, wantRep := cellBody(c.Request), cellBody(c.Reply)
+			wantReq, wantRep := c.Bodies()
 			if wantReq == "" {
 				continue // a note: described in prose (the hub link)
 			}
@@ -49,10 +49,10 @@ func TestCodeBodiesAsUsed(t *testing.T) {
 				t.Errorf("%s: no engine handler is registered", c.Const)
 			}
 			for _, u := range uses {
-				checkUse(t, "the engine's handler", c, u, wantReq, wantRep, typed, "engine")
+				checkUse(t, "engine", c, u, wantReq, wantRep, typed)
 			}
 			for _, u := range client[c.Const] {
-				checkUse(t, "the client", c, u, wantReq, wantRep, typed, "client")
+				checkUse(t, "client", c, u, wantReq, wantRep, typed)
 			}
 		}
 	}
@@ -66,22 +66,11 @@ func TestCodeBodiesAsUsed(t *testing.T) {
 	t.Logf("typed body uses: %v", typed)
 }
 
-// cellBody is the body type a table cell names first: "Empty" for
-// "empty", "" for a note in parentheses.
-func cellBody(cell string) string {
-	body, _, _ := strings.Cut(cell, " ")
-	switch {
-	case body == "empty":
-		return "Empty"
-	case strings.HasPrefix(body, "("):
-		return ""
-	}
-	return body
-}
-
-// checkUse compares a use's typed bodies with the ones declared.
-func checkUse(t *testing.T, who string, c gen.Code, u codeUse, wantReq, wantRep string, typed map[string]int, side string) {
+// checkUse compares a use's typed bodies, on side "engine" or
+// "client", with the ones declared, and counts them in typed.
+func checkUse(t *testing.T, side string, c gen.Code, u codeUse, wantReq, wantRep string, typed map[string]int) {
 	t.Helper()
+	who := map[string]string{"engine": "the engine's handler", "client": "the client"}[side]
 	if u.req != "" {
 		typed[side]++
 		if u.req != wantReq {

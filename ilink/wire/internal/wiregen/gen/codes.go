@@ -82,7 +82,7 @@ func (b *CodeBlock) add(line string, n int, doc []string, gap bool) error {
 // then optionally the bodies, Request -> Reply, then optionally a comment.
 func parseCode(line string, n int) (Code, error) {
 	c := Code{line: n}
-	bad := fmt.Errorf("line %d: want CodeName = value \"NAME\" [// comment], have %q", n, line)
+	bad := fmt.Errorf("line %d: want CodeName = value \"NAME\" [// comment], have %q (bodies, when given: Request -> Reply, before the comment)", n, line)
 	name, rest, ok := strings.Cut(line, "=")
 	w := strings.Fields(name)
 	if !ok || len(w) != 1 {
@@ -166,6 +166,22 @@ func checkCodes(f *file) error {
 	return nil
 }
 
+// Bodies are the message types the code's request and reply carry, as
+// its cells name them first: "Empty" for "empty", "" for a note in
+// parentheses or no cell.
+func (c Code) Bodies() (req, rep string) { return cellBody(c.Request), cellBody(c.Reply) }
+
+func cellBody(cell string) string {
+	body, _, _ := strings.Cut(cell, " ")
+	switch {
+	case body == "empty":
+		return "Empty"
+	case strings.HasPrefix(body, "("):
+		return ""
+	}
+	return body
+}
+
 // checkBodies requires the bodies of a code listed in a table, and
 // refuses a cell whose first word is neither "empty", a declared message
 // nor a note in parentheses.
@@ -173,9 +189,9 @@ func checkBodies(b *CodeBlock, c Code, types map[string]*Decl) error {
 	if b.Table != "" && c.Request == "" {
 		return fmt.Errorf("line %d: code %s is listed in table %s but names no bodies (Request -> Reply)", c.line, c.Const, b.Table)
 	}
-	for _, cell := range []string{c.Request, c.Reply} {
-		body, _, _ := strings.Cut(cell, " ")
-		if body == "" || body == "empty" || strings.HasPrefix(body, "(") {
+	req, rep := c.Bodies()
+	for _, body := range []string{req, rep} {
+		if body == "" || body == "Empty" {
 			continue
 		}
 		if d := types[body]; d == nil || d.Kind != "message" {
