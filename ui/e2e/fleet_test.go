@@ -19,25 +19,6 @@ import (
 	"ilinkdash/ui/live"
 )
 
-// recFleet is the Fleet root with its frames recorded (recModel's twin).
-type recFleet struct {
-	root *ui.Fleet
-	fr   *frames
-}
-
-func (r recFleet) Init() tea.Cmd { return r.root.Init() }
-
-func (r recFleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := r.root.Update(msg)
-	return r, cmd
-}
-
-func (r recFleet) View() tea.View {
-	v := r.root.View()
-	r.fr.add(v.Content)
-	return v
-}
-
 // fleetCluster is one context of startFleet: its name and engine, or the
 // spoke reached through hub's admin address, or a cluster at addr alone
 // (a black hole's: it never answers).
@@ -64,7 +45,7 @@ func startFleet(t *testing.T, every time.Duration, cs []fleetCluster, opts ...ui
 	fctx.Name = "fleet"
 	fr := &frames{}
 	d := &dash{t: t, fr: fr, src: srcs[0]}
-	d.tm = teatest.NewTestModel(t, recFleet{root: ui.NewFleet(fctx, models, opts...), fr: fr},
+	d.tm = teatest.NewTestModel(t, recModel{root: ui.NewFleet(fctx, models, opts...), fr: fr},
 		teatest.WithInitialTermSize(180, 40),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
 	t.Cleanup(func() {

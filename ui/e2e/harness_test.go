@@ -162,11 +162,12 @@ func (f *frames) latest() frame {
 	return f.list[len(f.list)-1]
 }
 
-// recModel is the root model with its frames recorded: Init and Update are
-// the root model's, View is the root model's View, noted on its way to the
-// renderer (with mark, its title ends in " #N", N the frame's number).
+// recModel is a root model (a cluster's ui.Model or the ui.Fleet) with its
+// frames recorded: Init and Update are the root's, View is the root's View,
+// noted on its way to the renderer (with mark, its title ends in " #N", N
+// the frame's number).
 type recModel struct {
-	root *ui.Model
+	root tea.Model
 	fr   *frames
 	mark bool
 }
