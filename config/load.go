@@ -483,11 +483,7 @@ func (d *decoder) contextFields(c *Context) []field {
 			}
 		}},
 		d.pathField("endpoint-cache-file", &c.EndpointCacheFile),
-		{"read-only", func(v *yaml.Node, path string) {
-			if b, ok := d.boolean(v, path); ok {
-				c.ReadOnly = b
-			}
-		}},
+		d.boolField("read-only", &c.ReadOnly),
 		{"refresh", func(v *yaml.Node, path string) { d.refresh(v, path, &c.Refresh) }},
 		{"health", func(v *yaml.Node, path string) { d.health(v, path, &c.Health) }},
 		{"decode", func(v *yaml.Node, path string) { c.Decode = d.decodeRules(v, path) }},
@@ -507,11 +503,7 @@ func (d *decoder) contextFields(c *Context) []field {
 		{"tail-buffer-bytes", func(v *yaml.Node, path string) {
 			d.size(v, path, MinTailBufferBytes, MaxTailBufferBytes, &c.TailBufferBytes)
 		}},
-		{"low-bandwidth", func(v *yaml.Node, path string) {
-			if b, ok := d.boolean(v, path); ok {
-				c.LowBandwidth = b
-			}
-		}},
+		d.boolField("low-bandwidth", &c.LowBandwidth),
 		{"fps", func(v *yaml.Node, path string) {
 			d.intIn(v, path, MinFPS, MaxFPS, " frames per second", &c.FPS)
 		}},
@@ -519,31 +511,17 @@ func (d *decoder) contextFields(c *Context) []field {
 }
 
 func (d *decoder) refresh(n *yaml.Node, path string, r *Refresh) {
-	dur := func(name string, dst *time.Duration) field {
-		return field{name, func(v *yaml.Node, path string) {
-			if x, ok := d.duration(v, path); ok {
-				*dst = x
-			}
-		}}
-	}
 	d.object(n, path, []field{
-		dur("overview", &r.Overview),
-		dur("topics", &r.Topics),
-		dur("groups", &r.Groups),
-		dur("cluster", &r.Cluster),
-		dur("queues", &r.Queues),
-		dur("replication", &r.Replication),
+		d.durationField("overview", &r.Overview),
+		d.durationField("topics", &r.Topics),
+		d.durationField("groups", &r.Groups),
+		d.durationField("cluster", &r.Cluster),
+		d.durationField("queues", &r.Queues),
+		d.durationField("replication", &r.Replication),
 	})
 }
 
 func (d *decoder) health(n *yaml.Node, path string, h *Health) {
-	dur := func(name string, dst *time.Duration) field {
-		return field{name, func(v *yaml.Node, path string) {
-			if x, ok := d.duration(v, path); ok {
-				*dst = x
-			}
-		}}
-	}
 	count := func(name string, dst *int64) field {
 		return field{name, func(v *yaml.Node, path string) {
 			var i int64
@@ -560,12 +538,12 @@ func (d *decoder) health(n *yaml.Node, path string, h *Health) {
 	}
 	crit := deref(n)
 	d.object(n, path, []field{
-		dur("window", &h.Window),
-		dur("stall-after", &h.StallAfter),
+		d.durationField("window", &h.Window),
+		d.durationField("stall-after", &h.StallAfter),
 		count("max-lag-warning", &h.MaxLagWarning),
 		count("max-lag-critical", &h.MaxLagCritical),
 		count("queue-depth", &h.QueueDepth),
-		dur("dlq-window", &h.DLQWindow),
+		d.durationField("dlq-window", &h.DLQWindow),
 	})
 	if h.MaxLagCritical > 0 && h.MaxLagCritical < h.MaxLagWarning {
 		// Point at the critical value when it was written, else at the block.
@@ -664,6 +642,24 @@ func (d *decoder) size(n *yaml.Node, path string, lo, hi int64, dst *int64) {
 	default:
 		*dst = x
 	}
+}
+
+// boolField decodes true or false into dst.
+func (d *decoder) boolField(name string, dst *bool) field {
+	return field{name, func(v *yaml.Node, path string) {
+		if b, ok := d.boolean(v, path); ok {
+			*dst = b
+		}
+	}}
+}
+
+// durationField decodes a duration (as duration reads it) into dst.
+func (d *decoder) durationField(name string, dst *time.Duration) field {
+	return field{name, func(v *yaml.Node, path string) {
+		if x, ok := d.duration(v, path); ok {
+			*dst = x
+		}
+	}}
 }
 
 // duration accepts Go duration strings. Bare numbers are refused rather

@@ -161,15 +161,7 @@ func CheckListen(s string) error {
 // serve decodes the serve section into s (which holds the defaults).
 func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 	bounded := func(name string, lo, hi int, dst *int) field {
-		return field{name, func(v *yaml.Node, path string) {
-			if i, ok := d.integer(v, path); ok {
-				if i < lo || i > hi {
-					d.errorf(v, path, "must be between %d and %d, got %d", lo, hi, i)
-					return
-				}
-				*dst = i
-			}
-		}}
+		return field{name, func(v *yaml.Node, path string) { d.intIn(v, path, lo, hi, "", dst) }}
 	}
 	d.object(n, path, []field{
 		d.checkedField("listen", CheckListen, &s.Listen),
@@ -177,11 +169,7 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 		d.pathField("operator-keys", &s.OperatorKeys),
 		d.pathField("host-key", &s.HostKey),
 		bounded("max-sessions", 1, MaxServeSessions, &s.MaxSessions),
-		{"idle-timeout", func(v *yaml.Node, path string) {
-			if x, ok := d.duration(v, path); ok {
-				s.IdleTimeout = x
-			}
-		}},
+		d.durationField("idle-timeout", &s.IdleTimeout),
 		bounded("max-tails", 0, MaxServeTails, &s.MaxTails),
 		bounded("tail-buffer", MinTailBuffer, MaxTailBuffer, &s.TailBuffer),
 		{"tail-buffer-bytes", func(v *yaml.Node, path string) {
@@ -189,11 +177,7 @@ func (d *decoder) serve(n *yaml.Node, path string, s *Serve) {
 		}},
 		bounded("max-columns", MinServeColumns, MaxServeColumns, &s.MaxColumns),
 		bounded("max-rows", MinServeRows, MaxServeRows, &s.MaxRows),
-		{"open-timeout", func(v *yaml.Node, path string) {
-			if x, ok := d.duration(v, path); ok {
-				s.OpenTimeout = x
-			}
-		}},
+		d.durationField("open-timeout", &s.OpenTimeout),
 		bounded("max-startups", 1, MaxServeStartups, &s.MaxStartups),
 		bounded("max-sessions-per-key", 1, MaxServeSessions, &s.MaxSessionsPerKey),
 		d.pathField("save-dir", &s.SaveDir),
