@@ -223,23 +223,24 @@ func (m *Monitor) ObserveTopics(ts []admin.TopicInfo, at time.Time) {
 	off, ur := make(map[string]topicCond), make(map[string]topicCond)
 	for _, t := range ts {
 		if t.Offline > 0 {
-			c, ok := m.offline[t.Name]
-			if !ok {
-				c.since = at
-			}
-			c.n = t.Offline
-			off[t.Name] = c
+			off[t.Name] = carryCond(m.offline, t.Name, t.Offline, at)
 		}
 		if t.UnderReplicated > 0 {
-			c, ok := m.underRepl[t.Name]
-			if !ok {
-				c.since = at
-			}
-			c.n = t.UnderReplicated
-			ur[t.Name] = c
+			ur[t.Name] = carryCond(m.underRepl, t.Name, t.UnderReplicated, at)
 		}
 	}
 	m.offline, m.underRepl = off, ur
+}
+
+// carryCond is topic's condition now that n of its partitions are in it:
+// since stays from the earlier observations in prev, or starts at at.
+func carryCond(prev map[string]topicCond, topic string, n int, at time.Time) topicCond {
+	c, ok := prev[topic]
+	if !ok {
+		c.since = at
+	}
+	c.n = n
+	return c
 }
 
 // IsDLQ reports whether a queue is a dead-letter queue: another queue
