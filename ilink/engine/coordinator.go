@@ -206,12 +206,10 @@ func (gc *groupCoord) commitLocked(s *groupShard, req *wire.OffsetCommitRequest,
 	for i, o := range req.Offsets {
 		res := &rep.Offsets[i]
 		res.Topic, res.Partition, res.Offset = o.Topic, o.Partition, o.Offset
-		t := ts.lookup(o.Topic)
+		p, perr := partitionOf(ts.lookup(o.Topic), o.Topic, o.Partition)
 		switch {
-		case t == nil:
-			res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: o.Topic}
-		case o.Partition < 0 || int(o.Partition) >= len(t.partitions()):
-			res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", o.Topic, o.Partition)}
+		case perr.Name != "":
+			res.Err = perr
 		case o.Offset < 0:
 			res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("offset %d", o.Offset)}
 		case member && g.owner[gtp{o.Topic, o.Partition}] != req.MemberID:
@@ -220,7 +218,7 @@ func (gc *groupCoord) commitLocked(s *groupShard, req *wire.OffsetCommitRequest,
 			res.Err = wire.PartError{Name: wire.ErrRebalanceInProgress,
 				Tail: fmt.Sprintf("partition %d of %s is not owned by member %s", o.Partition, o.Topic, req.MemberID)}
 		default:
-			c := commitVal{off: o.Offset, epoch: t.epoch.Load()}
+			c := commitVal{off: o.Offset, epoch: p.t.epoch.Load()}
 			recs = append(recs, commitRec(req.Group, o.Topic, o.Partition, c))
 			vals = append(vals, c)
 		}

@@ -99,14 +99,10 @@ func (ts *topicStore) fetchOnce(node int, forwarded bool, req *wire.FetchRequest
 			fp := &ft.Partitions[j]
 			po := &ot.parts[j]
 			po.partition, po.hw, po.start = fp.Partition, -1, -1
-			switch {
-			case t == nil:
-				po.err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: ft.Topic}
-			case fp.Partition < 0 || int(fp.Partition) >= len(t.partitions()):
-				po.err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", ft.Topic, fp.Partition)}
-			default:
+			if p, perr := partitionOf(t, ft.Topic, fp.Partition); perr.Name != "" {
+				po.err = perr
+			} else {
 				po.t = t
-				p := t.partitions()[fp.Partition] // partitions only grow: still in range
 				p.mu.Lock()
 				ts.readLocked(p, node, forwarded, fp, po, maxTotal, &total)
 				if w != nil && po.err.Name == "" {

@@ -39,15 +39,14 @@ func handleListOffsets(r *request) {
 		for j, lp := range lt.Partitions {
 			res := &tr.Partitions[j]
 			res.Partition, res.Offset, res.Timestamp = lp.Partition, -1, -1
+			p, perr := partitionOf(t, lt.Topic, lp.Partition)
 			switch {
-			case t == nil:
-				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: lt.Topic}
-			case lp.Partition < 0 || int(lp.Partition) >= len(t.partitions()):
-				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", lt.Topic, lp.Partition)}
+			case perr.Name != "":
+				res.Err = perr
 			case lp.Timestamp < 0 && lp.Timestamp != wire.ListLatest && lp.Timestamp != wire.ListEarliest:
 				res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("timestamp %d", lp.Timestamp)}
 			default:
-				ts.listOffset(t.partitions()[lp.Partition], node, forwarded, lp.Timestamp, r.c.e.cfg.MaxFrame, res)
+				ts.listOffset(p, node, forwarded, lp.Timestamp, r.c.e.cfg.MaxFrame, res)
 			}
 		}
 	}

@@ -78,19 +78,17 @@ func handleProduce(r *request) {
 			res := &tr.Partitions[j]
 			res.Partition = pp.Partition
 			res.BaseOffset = -1
+			p, perr := partitionOf(t, pt.Topic, pp.Partition)
 			switch {
-			case t == nil:
-				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: pt.Topic}
-			case pp.Partition < 0 || int(pp.Partition) >= len(t.partitions()):
-				res.Err = wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", pt.Topic, pp.Partition)}
+			case perr.Name != "":
+				res.Err = perr
 			case t.internal:
 				res.Err = wire.PartError{Name: wire.ErrInvalidArgument, Tail: internalTopicRefusal(t.name)}
 			case fenced:
 				// spec P-35: once refused, always refused on this connection.
 				res.Err = wire.PartError{Name: wire.ErrFollowerNode, Tail: "connection received a follower rejection; reopen it"}
-				res.LeaderHint = uint16(leaderOf(t.partitions()[pp.Partition]))
+				res.LeaderHint = uint16(leaderOf(p))
 			default:
-				p := t.partitions()[pp.Partition] // partitions only grow: still in range
 				out := ts.produceTo(p, node, pt.Epoch, false, pp.Batches, nowMs, sec)
 				res.Err, res.LeaderHint = out.err, out.hint
 				if out.follower {

@@ -430,6 +430,21 @@ func (ts *topicStore) lookup(name string) *topic {
 	return nil
 }
 
+// partitionOf is partition part of t, the topic a per-partition request
+// names (nil when there is no such topic), or the entry's error: a missing
+// topic or partition is MIMQE_UNKNOWN_TOPIC, naming what is missing.
+// Partitions only grow, so the partition stays valid once found.
+func partitionOf(t *topic, name string, part int32) (*partition, wire.PartError) {
+	if t == nil {
+		return nil, wire.PartError{Name: wire.ErrUnknownTopic, Tail: name}
+	}
+	parts := t.partitions()
+	if part < 0 || int(part) >= len(parts) {
+		return nil, wire.PartError{Name: wire.ErrUnknownTopic, Tail: fmt.Sprintf("%s has no partition %d", name, part)}
+	}
+	return parts[part], wire.PartError{}
+}
+
 // rep returns node's replica state, or nil if node holds no replica.
 func (p *partition) rep(node int) *replicaState {
 	for _, r := range p.reps {
