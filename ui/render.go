@@ -183,16 +183,7 @@ func (m *Model) hintLine(w int) string {
 		return line
 	}
 	if m.flash != "" && m.ctx.Now().Sub(m.flashAt) < flashFor {
-		sty := st.Info
-		switch m.flashLevel {
-		case common.LevelOK:
-			sty = st.OK
-		case common.LevelWarn:
-			sty = st.Warn
-		case common.LevelError:
-			sty = st.Err
-		}
-		return sty.Render(common.Trunc(m.flash, w))
+		return st.ForLevel(m.flashLevel).Render(common.Trunc(m.flash, w))
 	}
 	return shortHelp(st, dedupe(m.hintBindings()), w)
 }

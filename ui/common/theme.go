@@ -144,6 +144,20 @@ func (s *Styles) CursorRow(line string, w int) string {
 	return s.Selected.Render(PadStyled(line, w))
 }
 
+// ForLevel is the style of a message of level l: OK, Warn or Err for
+// theirs, Info for LevelInfo.
+func (s *Styles) ForLevel(l Level) Style {
+	switch l {
+	case LevelOK:
+		return s.OK
+	case LevelWarn:
+		return s.Warn
+	case LevelError:
+		return s.Err
+	}
+	return s.Info
+}
+
 // Style is a lipgloss style reduced to the SGR prefix and suffix it renders
 // around a single-line string, so painting a table cell is two string
 // concatenations instead of a lipgloss render. Only inline attributes

@@ -151,14 +151,7 @@ func (m *sessionModel) statusLine() string {
 	}
 	line := st.StatusBar.Render(" ssh " + sanitize.String(m.sess.who.Name()) + " · " + role + " ")
 	if m.note != "" {
-		sty := st.OK
-		switch m.noteLevel {
-		case common.LevelWarn:
-			sty = st.Warn
-		case common.LevelError:
-			sty = st.Err
-		}
-		line += " " + sty.Render(m.note)
+		line += " " + st.ForLevel(m.noteLevel).Render(m.note) // setNote sets OK, Warn or Error
 	}
 	line = common.ClipStyled(line, m.width)
 	if pad := m.width - common.Width(line); pad > 0 {
