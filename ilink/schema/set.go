@@ -179,27 +179,24 @@ func isDescriptorSet(file string) bool {
 
 // Topic is how records of topic are decoded: the first rule matching it.
 func (s *Set) Topic(topic string) Pair {
-	if s == nil {
-		return Pair{}
-	}
-	for _, r := range s.rules {
-		if r.topics != "" {
-			if ok, _ := path.Match(r.topics, topic); ok {
-				return r.pair
-			}
-		}
-	}
-	return Pair{}
+	return s.first(topic, func(r compiled) string { return r.topics })
 }
 
 // Queue is how messages of queue are decoded (their bodies are values).
 func (s *Set) Queue(queue string) Pair {
+	return s.first(queue, func(r compiled) string { return r.queues })
+}
+
+// first is the pair of the first rule whose glob, as glob picks it (the
+// topics' or the queues'), matches name; a rule without that glob is
+// passed over.
+func (s *Set) first(name string, glob func(compiled) string) Pair {
 	if s == nil {
 		return Pair{}
 	}
 	for _, r := range s.rules {
-		if r.queues != "" {
-			if ok, _ := path.Match(r.queues, queue); ok {
+		if g := glob(r); g != "" {
+			if ok, _ := path.Match(g, name); ok {
 				return r.pair
 			}
 		}
