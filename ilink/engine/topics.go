@@ -105,7 +105,7 @@ func (c topicConfig) String() string {
 func parseTopicProps(props string, nodes int) (topicConfig, error) {
 	cfg := topicConfig{partitions: 1, minSync: 1, retentionMs: defaultRetentionMs}
 	var replicasSet, minSyncSet bool
-	err := eachTopicProp(props, func(key, k string, n int64) error {
+	err := eachTopicProp(props, &cfg, func(key, k string, n int64) error {
 		switch key {
 		case "partitions":
 			cfg.partitions = int(n)
@@ -116,10 +116,6 @@ func parseTopicProps(props string, nodes int) (topicConfig, error) {
 			cfg.replicas, replicasSet = int(n), true
 		case "minsync": // checked against the replicas below
 			cfg.minSync, minSyncSet = int(min(max(n, -1), 1<<30)), true
-		case "retention.ms":
-			cfg.retentionMs = n
-		case "retention.bytes":
-			cfg.retentionBytes = n
 		}
 		return nil
 	})
@@ -144,10 +140,11 @@ func parseTopicProps(props string, nodes int) (topicConfig, error) {
 // lower-cased key, the key as given and its integer value, in order. It
 // refuses what is wrong whatever the topic: not key=value, a key given
 // twice, an unknown key, a value that is not an integer, partitions outside
-// 1..1024 and a negative retention. The bounds of replicas and minSync
-// depend on the caller (CreateTopic: the data nodes; AlterTopic: the
-// topic's replicas), so fn checks them.
-func eachTopicProp(props string, fn func(key, k string, n int64) error) error {
+// 1..1024 and a negative retention. The retention keys mean the same on
+// create and alter, so it sets them in cfg; what partitions, replicas and
+// minSync may be depends on the caller (CreateTopic: the data nodes;
+// AlterTopic: the topic's current properties), so fn checks and sets them.
+func eachTopicProp(props string, cfg *topicConfig, fn func(key, k string, n int64) error) error {
 	if strings.TrimSpace(props) == "" {
 		return nil
 	}
@@ -183,6 +180,12 @@ func eachTopicProp(props string, fn func(key, k string, n int64) error) error {
 		}
 		if bad != nil {
 			return invalid(bad)
+		}
+		switch key {
+		case "retention.ms":
+			cfg.retentionMs = n
+		case "retention.bytes":
+			cfg.retentionBytes = n
 		}
 		if err := fn(key, k, n); err != nil {
 			return err

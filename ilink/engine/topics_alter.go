@@ -112,7 +112,7 @@ func (ts *topicStore) alter(name, props string) error {
 func parseAlterProps(name, props string, cur topicConfig) (topicConfig, error) {
 	cfg := cur
 	given := 0
-	err := eachTopicProp(props, func(key, k string, n int64) error {
+	err := eachTopicProp(props, &cfg, func(key, k string, n int64) error {
 		given++
 		switch key {
 		case "partitions":
@@ -129,10 +129,6 @@ func parseAlterProps(name, props string, cur topicConfig) (topicConfig, error) {
 				return invalid(err)
 			}
 			cfg.minSync = int(n)
-		case "retention.ms":
-			cfg.retentionMs = n
-		case "retention.bytes":
-			cfg.retentionBytes = n
 		}
 		return nil
 	})
