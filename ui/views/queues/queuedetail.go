@@ -58,9 +58,6 @@ const (
 	searchKeepBytes = browseWindowBytes
 )
 
-// copyMax bounds an OSC 52 copy (terminals cap the sequence).
-const copyMax = 1 << 20
-
 // maxQueuePut bounds the messages one put dialog sends.
 const maxQueuePut = 10_000
 
@@ -1203,8 +1200,5 @@ func (v *View) copyPart(part string) tea.Cmd {
 	default:
 		text, what = string(m.Payload), "the body of message "+v.qd.ids.of(m.ID)
 	}
-	if len(text) > copyMax {
-		return common.Flash(common.LevelError, what+" is "+common.Bytes(int64(len(text)))+"; OSC 52 copies at most "+common.Bytes(copyMax))
-	}
-	return tea.Batch(tea.SetClipboard(text), common.Flash(common.LevelOK, "copied "+what+" ("+common.Bytes(int64(len(text)))+") to the clipboard (OSC 52)"))
+	return common.CopyToClipboard(text, what, what+" is", "")
 }

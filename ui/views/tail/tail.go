@@ -21,8 +21,6 @@ const (
 	tailFast     = 50 * time.Millisecond
 	tailSlow     = 250 * time.Millisecond
 	tailMaxBatch = 8192
-	// copyMax bounds an OSC 52 copy (terminals cap the sequence).
-	copyMax = 1 << 20
 )
 
 type tailState int

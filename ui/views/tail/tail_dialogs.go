@@ -68,7 +68,7 @@ func (v *View) copyPart(part string) tea.Cmd {
 		text []byte
 		what string // "the key of P3@1234"
 		done string // what the flash says was copied
-		is   = " is "
+		is   = " is"
 	)
 	switch part {
 	case copyKey:
@@ -83,7 +83,7 @@ func (v *View) copyPart(part string) tea.Cmd {
 		for _, h := range hs {
 			b.WriteString(h.Key + ": " + string(h.Value) + "\n")
 		}
-		text, what, is = []byte(b.String()), "the headers of "+where, " are "
+		text, what, is = []byte(b.String()), "the headers of "+where, " are"
 		done = "the " + common.Plural(len(hs), "header") + " of " + where
 	case copyDecoded:
 		text, what = e.vd, "the decoded value of "+where
@@ -92,16 +92,10 @@ func (v *View) copyPart(part string) tea.Cmd {
 		text, what = e.value(), "the value of "+where
 		done = "the raw value of " + where
 	}
-	switch {
-	case text == nil:
+	if text == nil {
 		return common.Flash(common.LevelWarn, "nothing to copy: "+what+" is null")
-	case len(text) > copyMax:
-		return common.Flash(common.LevelError, what+is+common.Bytes(int64(len(text)))+"; OSC 52 copies at most "+common.Bytes(copyMax)+" (w saves the buffer)")
 	}
-	return tea.Batch(
-		tea.SetClipboard(string(text)),
-		common.Flash(common.LevelOK, "copied "+done+" ("+common.Bytes(int64(len(text)))+") to the clipboard (OSC 52)"),
-	)
+	return common.CopyToClipboard(string(text), done, what+is, " (w saves the buffer)")
 }
 
 func (v *View) openNew() {
