@@ -92,38 +92,37 @@ func (a *app) quarantineListCommand(f *adminFlags) *cobra.Command {
 		Short: "Directories and queues with entries: how many, NEW and OLD, oldest and newest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			text, err := t.qm.QuarantineList(t.ctx)
-			if err != nil {
-				return err
-			}
-			if raw {
-				_, err := io.WriteString(t.out, sanitize.Multiline([]byte(text)))
-				return err
-			}
-			dirs, err := admin.ParseQuarantineList(text)
-			if err != nil {
-				return err
-			}
-			out := make([]quarantineDirJSON, len(dirs))
-			for i, d := range dirs {
-				out[i] = quarantineDirJSON{d.Dir, d.Queue, d.Entries, d.New, d.Old, timeText(d.Oldest), timeText(d.Newest)}
-			}
-			return t.emit(out, func(w *table) {
-				w.row("DIR", "QUEUE", "ENTRIES", "NEW", "OLD", "OLDEST", "NEWEST")
-				for _, d := range out {
-					w.row(sanitize.String(d.Dir), sanitize.String(d.Queue), d.Entries, d.New, d.Old, d.Oldest, d.Newest)
-				}
-			})
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.quarantineList(raw) })
 		},
 	}
 	list.Flags().BoolVar(&raw, "raw", false, "print the engine's text as it came (sanitized)")
 
 	return list
+}
+
+// quarantineList prints the directories and queues with entries.
+func (t *adminTarget) quarantineList(raw bool) error {
+	text, err := t.qm.QuarantineList(t.ctx)
+	if err != nil {
+		return err
+	}
+	if raw {
+		return t.printRaw(text)
+	}
+	dirs, err := admin.ParseQuarantineList(text)
+	if err != nil {
+		return err
+	}
+	out := make([]quarantineDirJSON, len(dirs))
+	for i, d := range dirs {
+		out[i] = quarantineDirJSON{d.Dir, d.Queue, d.Entries, d.New, d.Old, timeText(d.Oldest), timeText(d.Newest)}
+	}
+	return t.emit(out, func(w *table) {
+		w.row("DIR", "QUEUE", "ENTRIES", "NEW", "OLD", "OLDEST", "NEWEST")
+		for _, d := range out {
+			w.row(sanitize.String(d.Dir), sanitize.String(d.Queue), d.Entries, d.New, d.Old, d.Oldest, d.Newest)
+		}
+	})
 }
 
 // quarantineScanCommand is `quarantine scan`.
@@ -138,36 +137,42 @@ func (a *app) quarantineScanCommand(f *adminFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := a.openAdmin(cmd, f)
-			if err != nil {
-				return err
-			}
-			defer t.close()
-			text, err := t.qm.ScanQuarantine(t.ctx, sel.dir, sel.queue, since)
-			if err != nil {
-				return err
-			}
-			if sel.raw {
-				_, err := io.WriteString(t.out, sanitize.Multiline([]byte(text)))
-				return err
-			}
-			s, err := admin.ParseQuarantineScan(text)
-			if err != nil {
-				return err
-			}
-			out := scanToJSON(s)
-			return t.emit(out, func(w *table) {
-				w.row(fmt.Sprintf("%d entries (%d NEW, %d OLD)", out.Total, out.New, out.Old))
-				w.row("TIME", "KIND", "ID", "BYTES", "DIR", "QUEUE")
-				for _, e := range out.Entries {
-					w.row(e.Time, e.Kind, e.ID, e.Bytes, sanitize.String(e.Dir), sanitize.String(e.Queue))
-				}
-			})
+			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.quarantineScan(sel, since) })
 		},
 	}
 	sel.register(scan, false)
 
 	return scan
+}
+
+// quarantineScan prints the entries sel and since select.
+func (t *adminTarget) quarantineScan(sel quarantineSel, since time.Time) error {
+	text, err := t.qm.ScanQuarantine(t.ctx, sel.dir, sel.queue, since)
+	if err != nil {
+		return err
+	}
+	if sel.raw {
+		return t.printRaw(text)
+	}
+	s, err := admin.ParseQuarantineScan(text)
+	if err != nil {
+		return err
+	}
+	out := scanToJSON(s)
+	return t.emit(out, func(w *table) {
+		w.row(fmt.Sprintf("%d entries (%d NEW, %d OLD)", out.Total, out.New, out.Old))
+		w.row("TIME", "KIND", "ID", "BYTES", "DIR", "QUEUE")
+		for _, e := range out.Entries {
+			w.row(e.Time, e.Kind, e.ID, e.Bytes, sanitize.String(e.Dir), sanitize.String(e.Queue))
+		}
+	})
+}
+
+// printRaw is --raw of list and scan: the engine's text as it came,
+// sanitized.
+func (t *adminTarget) printRaw(text string) error {
+	_, err := io.WriteString(t.out, sanitize.Multiline([]byte(text)))
+	return err
 }
 
 // quarantineReinjectCommand is `quarantine reinject`: the plan from a
