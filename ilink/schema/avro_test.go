@@ -106,21 +106,6 @@ func avroPaymentCodec(t testing.TB) (*AvroCodec, string) {
 	return c.(*AvroCodec), file
 }
 
-// avroSameJSON fails unless got and want parse to equal values.
-func avroSameJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("decoded JSON %s does not parse: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("decoded %s\nwant     %s", got, want)
-	}
-}
-
 // avroKeys is the order of the keys of the object doc is (or path in it
 // names, one key a step).
 func avroKeys(t *testing.T, doc []byte, path ...string) []string {
@@ -188,11 +173,7 @@ func TestAvroRoundTrip(t *testing.T) {
 		t.Errorf("library decoded %+v\nwant %+v", back, want)
 	}
 
-	got, err := c.Decode(wire)
-	if err != nil {
-		t.Fatal(err)
-	}
-	avroSameJSON(t, got, paymentJSON)
+	got := decodesTo(t, c, wire, paymentJSON)
 	if keys := avroKeys(t, got); !reflect.DeepEqual(keys, paymentFields) {
 		t.Errorf("fields in order %v, want the schema's %v", keys, paymentFields)
 	}
@@ -261,11 +242,7 @@ func TestAvroSingleObject(t *testing.T) {
 	if !bytes.Equal(so, want) {
 		t.Fatalf("SingleObject = %x\nwant          %x", so, want)
 	}
-	got, err := c.Decode(so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	avroSameJSON(t, got, paymentJSON)
+	decodesTo(t, c, so, paymentJSON)
 
 	// Another schema's fingerprint is refused, naming both.
 	other := bytes.Clone(so)
@@ -495,11 +472,7 @@ func TestAvroLogicalTypes(t *testing.T) {
 	if !bytes.Equal(wire, lib) {
 		t.Fatalf("Encode = %x\nlibrary  %x", wire, lib)
 	}
-	got, err := c.Decode(wire)
-	if err != nil {
-		t.Fatal(err)
-	}
-	avroSameJSON(t, got, doc)
+	decodesTo(t, c, wire, doc)
 	// The plain numbers the Avro JSON encoding uses are taken too.
 	num, err := c.Encode([]byte(strings.NewReplacer(`"-12.50"`, `-12.5`, `"04:19:29.123"`, `15569123`,
 		`"2026-12-04T04:19:29.5"`, strconv.FormatInt(time.Date(2026, 12, 4, 4, 19, 29, 5e8, time.UTC).UnixMicro(), 10)).Replace(doc)))
@@ -519,11 +492,7 @@ func TestAvroRecursive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Decode([]byte{0x02, 0x02, 0x00})
-	if err != nil {
-		t.Fatal(err)
-	}
-	avroSameJSON(t, got, `{"next": {"next": {"next": null}}}`)
+	decodesTo(t, c, []byte{0x02, 0x02, 0x00}, `{"next": {"next": {"next": null}}}`)
 	deep := append(bytes.Repeat([]byte{0x02}, 10000), 0x00)
 	if _, err := c.Decode(deep); err == nil || !strings.Contains(err.Error(), "nested deeper than") {
 		t.Errorf("Decode of 10000 levels: error %v, want the nesting bound", err)

@@ -130,6 +130,19 @@ func libraryBytes(t testing.TB, md protoreflect.MessageDescriptor, doc string) [
 	return b
 }
 
+// decodesTo decodes b with c, fails unless that is want (as JSON values)
+// and returns the JSON.
+func decodesTo(t *testing.T, c Codec, b []byte, want string) []byte {
+	t.Helper()
+	got, err := c.Decode(b)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	sameJSON(t, got, want)
+	return got
+}
+
+// sameJSON fails unless got and want parse to equal values.
 func sameJSON(t *testing.T, got []byte, want string) {
 	t.Helper()
 	var g, w any
@@ -155,11 +168,7 @@ func roundTrip(t *testing.T, c Codec, md protoreflect.MessageDescriptor) []byte 
 	if want := libraryBytes(t, md, orderJSON); !bytes.Equal(b, want) {
 		t.Errorf("Encode wrote\n%x\nthe library marshals\n%x", b, want)
 	}
-	got, err := c.Decode(b)
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
-	sameJSON(t, got, orderJSON)
+	got := decodesTo(t, c, b, orderJSON)
 	if again, _ := c.Decode(b); !bytes.Equal(again, got) {
 		t.Errorf("two decodes of the same bytes differ:\n%s\n%s", got, again)
 	}
@@ -183,11 +192,7 @@ func TestProtobufRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameJSON(t, got, `{"placed_at": "2026-12-04T04:19:29Z", "card": "4242"}`)
+	decodesTo(t, c, b, `{"placed_at": "2026-12-04T04:19:29Z", "card": "4242"}`)
 
 	// An empty message is valid bytes: no bytes.
 	if got, err := c.Decode(nil); err != nil || string(got) != "{}" {
@@ -213,11 +218,7 @@ func TestProtobufWithoutImportPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameJSON(t, got, `{"currency": "EUR", "units": "7"}`)
+	decodesTo(t, c, b, `{"currency": "EUR", "units": "7"}`)
 }
 
 // descriptorSet is what protoc --include_imports writes for fd: every file
