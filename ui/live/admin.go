@@ -136,15 +136,6 @@ func (s *Sources) service() (*admin.Service, error) {
 	return svc, nil
 }
 
-// qmgr returns the per-queue-manager handle ("" = the service's own).
-func (s *Sources) qmgr() (*admin.Qmgr, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.AccessAdminQmgr(s.cfg.QueueManager), nil
-}
-
 // check learns the admin addresses of svc's handshake. The service itself
 // fails over to another known admin address when its node goes away (and
 // records it: AdminFailovers), so it is kept across failures:
@@ -178,15 +169,12 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// withQmgr runs fn on the queue manager handle and checks its error.
+// withQmgr runs fn on the configured queue manager's handle ("" = the
+// service's own) and checks its error, as withService does.
 func withQmgr[T any](s *Sources, ctx context.Context, fn func(*admin.Qmgr) (T, error)) (T, error) {
-	q, err := s.qmgr()
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	v, err := fn(q)
-	return v, s.check(q.Service(), err)
+	return withService(s, ctx, func(svc *admin.Service) (T, error) {
+		return fn(svc.AccessAdminQmgr(s.cfg.QueueManager))
+	})
 }
 
 // withService runs fn on the service connection and checks its error.
