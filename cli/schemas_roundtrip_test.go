@@ -48,6 +48,19 @@ func tailValues(t *testing.T, tgt []string, topic string, n int, flags ...string
 	return jsonLineValues(t, out, n)
 }
 
+// searchDecodesAs checks that search -o json with the schema flags finds
+// topic's one record and decodes it back to doc.
+func searchDecodesAs(t *testing.T, tgt []string, topic, doc string, flags []string) {
+	t.Helper()
+	out, stderr, err := runCLI(t, "", with(tgt, append([]string{"search", topic, "-o", "json"}, flags...)...)...)
+	if err != nil {
+		t.Fatalf("search: %v\n%s", err, stderr)
+	}
+	if _, sd, _ := jsonLineValues(t, out, 1); !reflect.DeepEqual(sd[0], jsonDoc(t, doc)) {
+		t.Fatalf("search decodes %v, published %s", sd[0], doc)
+	}
+}
+
 func jsonLineValues(t *testing.T, out string, n int) (raw [][]byte, decoded []map[string]any, lines []string) {
 	t.Helper()
 	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -162,13 +175,7 @@ func TestSchemaRoundTripProtobuf(t *testing.T) {
 	if !reflect.DeepEqual(decoded[0], jsonDoc(t, orderJSON)) {
 		t.Fatalf("tail decodes %v, published %s", decoded[0], orderJSON)
 	}
-	out, stderr, err := runCLI(t, "", with(tgt, append([]string{"search", "SHOP.ORDERS", "-o", "json"}, flags...)...)...)
-	if err != nil {
-		t.Fatalf("search: %v\n%s", err, stderr)
-	}
-	if _, sd, _ := jsonLineValues(t, out, 1); !reflect.DeepEqual(sd[0], jsonDoc(t, orderJSON)) {
-		t.Fatalf("search decodes %v, published %s", sd[0], orderJSON)
-	}
+	searchDecodesAs(t, tgt, "SHOP.ORDERS", orderJSON, flags)
 	text, stderr, err := runCLI(t, "", with(tgt, append([]string{"tail", "SHOP.ORDERS", "--from", "earliest", "--count", "1"}, flags...)...)...)
 	if err != nil || !strings.Contains(text, ` key=o-1 {"id":"o-1","customer":{"id":"c-1"`) {
 		t.Fatalf("text tail %q (%v, %s): want the decoded JSON on the line", text, err, stderr)
@@ -215,13 +222,7 @@ func TestSchemaRoundTripAvro(t *testing.T) {
 	if !reflect.DeepEqual(decoded[0], jsonDoc(t, paymentJSON)) {
 		t.Fatalf("tail decodes %v, published %s", decoded[0], paymentJSON)
 	}
-	out, stderr, err := runCLI(t, "", with(tgt, append([]string{"search", "PAY.T", "-o", "json"}, flags...)...)...)
-	if err != nil {
-		t.Fatalf("search: %v\n%s", err, stderr)
-	}
-	if _, sd, _ := jsonLineValues(t, out, 1); !reflect.DeepEqual(sd[0], jsonDoc(t, paymentJSON)) {
-		t.Fatalf("search decodes %v, published %s", sd[0], paymentJSON)
-	}
+	searchDecodesAs(t, tgt, "PAY.T", paymentJSON, flags)
 	browseRoundTrip(t, tgt, "PAY.Q", paymentJSON, want, flags)
 }
 
