@@ -120,6 +120,16 @@ func (l *leadLog) snapshot() leadSnapshot {
 	}
 }
 
+// leaderID is the id of the cluster leader among st, 0 when there is none.
+func leaderID(st []NodeStatus) int {
+	for _, s := range st {
+		if s.Leader {
+			return s.ID
+		}
+	}
+	return 0
+}
+
 // nodeRoleState maps a node's status to the admin vocabulary.
 func nodeRoleState(s NodeStatus, leader int) (role, state string) {
 	switch {
@@ -150,12 +160,7 @@ func (e *Engine) leadTable(cluster string) (string, *wire.ErrorBody) {
 	}
 	st := e.Nodes()
 	snap := e.adm.leads.snapshot()
-	leader := 0
-	for _, s := range st {
-		if s.Leader {
-			leader = s.ID
-		}
-	}
+	leader := leaderID(st)
 	w := &leadRows{b: make([]byte, 0, 4096)}
 	w.b = append(w.b, wire.LeadTableFormat...)
 	w.sep()

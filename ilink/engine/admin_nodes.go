@@ -117,12 +117,7 @@ func handleReplicationStatus(r *request) {
 	e := r.c.e
 	st := e.Nodes()
 	agg, topics := e.replicationScan(true)
-	rep := &wire.ReplicationStatusReply{Cluster: e.cfg.Cluster, Topics: topics}
-	for _, s := range st {
-		if s.Leader {
-			rep.Leader = s.ID
-		}
-	}
+	rep := &wire.ReplicationStatusReply{Cluster: e.cfg.Cluster, Topics: topics, Leader: leaderID(st)}
 	for _, s := range st {
 		role, state := nodeRoleState(s, rep.Leader)
 		rep.Nodes = append(rep.Nodes, wire.NodeReplicationEntry{
@@ -141,12 +136,7 @@ func handleNodeList(r *request) {
 	e := r.c.e
 	st := e.Nodes()
 	agg, _ := e.replicationScan(false)
-	leader := 0
-	for _, s := range st {
-		if s.Leader {
-			leader = s.ID
-		}
-	}
+	leader := leaderID(st)
 	rep := &wire.NodeListReply{}
 	for _, s := range st {
 		role, state := nodeRoleState(s, leader)
