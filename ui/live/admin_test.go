@@ -114,10 +114,7 @@ func TestSourcesAdminCalls(t *testing.T) {
 // sends none of them to the engine (the reads still work).
 func TestSourcesReadOnlyRefusesChanges(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
-	if err := e.CreateTopic("RO.T", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, "RO.T", "partitions=1")
 	src := sources(t, e, true)
 	ctx := callCtx(t)
 	if _, err := src.ListTopics(ctx); err != nil {

@@ -37,10 +37,7 @@ func TestSourcesQueueOperations(t *testing.T) {
 // and says it is done.
 func TestSourcesSearchFindsARecord(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
-	if err := e.CreateTopic("LIVE.FIND", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, "LIVE.FIND", "partitions=2")
 	produce(t, e, "LIVE.FIND", 0, 200)
 	src := sources(t, e, false)
 	run, err := src.StartSearch(callCtx(t), tail.SearchSpec{Target: "LIVE.FIND", ValueContains: "v137"})

@@ -15,10 +15,7 @@ import (
 // with its key, value and headers, where the progress says they went.
 func TestStartPublishRunsThroughTheProducer(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
-	if err := e.CreateTopic("LIVE.PUB", "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, "LIVE.PUB", "partitions=2")
 	src := sources(t, e, false)
 	const n = 50
 	run, err := src.StartPublish(callCtx(t), publish.Spec{Topic: "LIVE.PUB", Count: n, Compression: "lz4", Acks: "all",

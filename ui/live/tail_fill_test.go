@@ -41,11 +41,8 @@ func collect(t *testing.T, s tail.Stream, what string, stop func(got []tail.Reco
 // the last record sent, each record once.
 func TestTailSeekFillHolds(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
 	const topic = "LIVE.FILL"
-	if err := e.CreateTopic(topic, "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, topic, "partitions=1")
 	produce(t, e, topic, 0, 5000)
 	var fetches atomic.Int64
 	t.Cleanup(e.Control(func(ev *engine.ControlEvent) engine.ControlAction {

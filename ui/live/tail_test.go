@@ -25,6 +25,17 @@ func startEngine(t *testing.T) *engine.Engine {
 	return enginetest.Start(t, engine.Config{Nodes: 1, ElectionDelay: 200 * time.Millisecond, CoordinatorLoadTime: 20 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond})
 }
 
+// engineWithTopic starts an engine (startEngine) holding topic, created
+// with props.
+func engineWithTopic(t *testing.T, topic, props string) *engine.Engine {
+	t.Helper()
+	e := startEngine(t)
+	if err := e.CreateTopic(topic, props); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func produce(t *testing.T, e *engine.Engine, topic string, from, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -73,11 +84,8 @@ func startTail(t *testing.T, e *engine.Engine, spec tail.Spec) tail.Stream {
 // the new epoch starts at the new position.
 func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
 	const topic = "LIVE.BACKLOG"
-	if err := e.CreateTopic(topic, "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, topic, "partitions=1")
 	backlog := tailChanBatches*tailReadMax + 4*tailReadMax
 	produce(t, e, topic, 0, backlog)
 	s := startTail(t, e, tail.Spec{Target: topic, From: position.Position{Kind: position.Earliest, Partition: -1}})
@@ -128,11 +136,8 @@ func TestTailJumpWithABacklogLargerThanTheChannel(t *testing.T) {
 // delivers exactly those records, once each.
 func TestTailPauseStopsFetching(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
 	const topic = "LIVE.PAUSE"
-	if err := e.CreateTopic(topic, "partitions=2"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, topic, "partitions=2")
 	var fetches atomic.Int64
 	t.Cleanup(e.Control(func(ev *engine.ControlEvent) engine.ControlAction {
 		if ev.Code == wire.CodeFetch {
@@ -193,10 +198,7 @@ func TestTailPauseStopsFetching(t *testing.T) {
 // again after.
 func TestTailStreamReportsItsFetching(t *testing.T) {
 	t.Parallel()
-	e := startEngine(t)
-	if err := e.CreateTopic("LIVE.FETCH", "partitions=1"); err != nil {
-		t.Fatal(err)
-	}
+	e := engineWithTopic(t, "LIVE.FETCH", "partitions=1")
 	s := startTail(t, e, tail.Spec{Target: "LIVE.FETCH"})
 	ilinktest.WaitFor(t, deadline, "a fetch reply", func() bool { f := s.Fetching(); return !f.OK.IsZero() && f.Err == nil })
 	down := time.Now()
