@@ -366,10 +366,7 @@ func (s *queueStore) finishWait(w *waiter) *delivery {
 func (s *queueStore) commit(t *txn) *wire.ErrorBody {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t.mode != wire.ModeTransacted {
-		return errNoTransaction("commit")
-	}
-	if eb := t.usableLocked(); eb != nil {
+	if eb := t.endableLocked("commit"); eb != nil {
 		return eb
 	}
 	if len(t.puts) == 0 && len(t.gets) == 0 {
@@ -402,18 +399,20 @@ func (s *queueStore) commit(t *txn) *wire.ErrorBody {
 func (s *queueStore) rollback(t *txn) *wire.ErrorBody {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t.mode != wire.ModeTransacted {
-		return errNoTransaction("rollback")
-	}
-	if eb := t.usableLocked(); eb != nil {
+	if eb := t.endableLocked("rollback"); eb != nil {
 		return eb
 	}
 	s.rollbackLocked(t)
 	return nil
 }
 
-func errNoTransaction(what string) *wire.ErrorBody {
-	return &wire.ErrorBody{Name: wire.ErrNotInTransaction, Tail: what + " in an auto-commit session"}
+// endableLocked refuses to end t (what: "commit" or "rollback") in an
+// auto-commit session, or once the session's replica no longer leads.
+func (t *txn) endableLocked(what string) *wire.ErrorBody {
+	if t.mode != wire.ModeTransacted {
+		return &wire.ErrorBody{Name: wire.ErrNotInTransaction, Tail: what + " in an auto-commit session"}
+	}
+	return t.usableLocked()
 }
 
 // rollbackLocked returns locked messages to their original position with
