@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"ilinkdash/ilink"
-	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/schema"
 )
@@ -86,15 +85,7 @@ func benchSchemaSearch(b *testing.B, topic string, spec Spec, decoded bool) {
 	if decoded {
 		spec.Schemas = benchSet
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		found := 0
-		p, err := Run(context.Background(), addrs, spec, Options{}, func(*consumer.Record) error { found++; return nil })
-		if err != nil || found != 1 || p.Scanned != benchRecords {
-			b.Fatalf("found %d, scanned %d: %v", found, p.Scanned, err)
-		}
-	}
-	b.ReportMetric(float64(benchRecords)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	benchSearch(b, addrs, spec)
 }
 
 // BenchmarkScanSearchProtobufBytes is the plain search of the shop.Order
