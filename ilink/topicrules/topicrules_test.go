@@ -55,17 +55,11 @@ func TestReplicasAgainstNodes(t *testing.T) {
 }
 
 func TestParseRetentionBoundAndForever(t *testing.T) {
-	for in, want := range map[string]int64{
+	checkParse(t, "ParseRetention", ParseRetention, map[string]int64{
 		"7d": 7 * 86_400_000, "36h": 36 * 3_600_000, "1w2d": 9 * 86_400_000, "90s": 90_000,
 		"forever": Forever, "FOREVER": Forever, "0": Forever, "∞": Forever, "none": Forever,
 		"604800000": 604_800_000, "36500d": MaxRetentionMs, "500ms": 500,
-	} {
-		got, err := ParseRetention(in)
-		if err != nil || got != want {
-			t.Errorf("ParseRetention(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for in, want := range map[string]string{
+	}, map[string]string{
 		"99999999d":            "retention.ms: 99999999d is more than 36500d",
 		"99999999d99999999d1h": "is more than 36500d",
 		"36501d":               "is more than 36500d",
@@ -74,28 +68,17 @@ func TestParseRetentionBoundAndForever(t *testing.T) {
 		"7x":                   `retention.ms: "7x": want a duration`,
 		"":                     "retention.ms: empty",
 		"-5m":                  "want a duration",
-	} {
-		_, err := ParseRetention(in)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseRetention(%q) = %v, want …%q…", in, err, want)
-		}
-	}
+	})
 }
 
 // One unit rule: 10k is 10,240 bytes and 1m is 2^20 wherever a size is
 // read; the decimal spellings are refused, not read another way.
 func TestParseSizeOneBinaryRule(t *testing.T) {
-	for in, want := range map[string]int64{
+	checkParse(t, "ParseSize", ParseSize, map[string]int64{
 		"10k": 10_240, "10K": 10_240, "10KiB": 10_240, "10 kib": 10_240,
 		"1m": 1 << 20, "1MiB": 1 << 20, "1g": 1 << 30, "1GiB": 1 << 30, "2t": 2 << 40,
 		"1024": 1024, "1024B": 1024, "0": 0,
-	} {
-		got, err := ParseSize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for in, want := range map[string]string{
+	}, map[string]string{
 		"1GB":                 "GB is ambiguous; sizes are binary, write 1GiB or 1g",
 		"500MB":               "MB is ambiguous",
 		"1.5g":                "unknown unit",
@@ -105,19 +88,8 @@ func TestParseSizeOneBinaryRule(t *testing.T) {
 		"2000PB":              "want bytes",
 		"9999999999999999999": "more than 1 EiB",
 		"2000000000g":         "more than",
-	} {
-		_, err := ParseSize(in)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseSize(%q) = %v, want …%q…", in, err, want)
-		}
-	}
-	for _, n := range []int64{0, 1, 1536, 10_240, 1 << 20, 3 << 30, 5 << 40, MaxSize} {
-		s := FormatSize(n)
-		back, err := ParseSize(s)
-		if err != nil || back != n {
-			t.Errorf("FormatSize(%d) = %q, read back %d, %v", n, s, back, err)
-		}
-	}
+	})
+	checkReadsBack(t, "FormatSize", FormatSize, ParseSize, []int64{0, 1, 1536, 10_240, 1 << 20, 3 << 30, 5 << 40, MaxSize})
 }
 
 func TestParseRetentionBytes(t *testing.T) {
@@ -133,11 +105,36 @@ func TestParseRetentionBytes(t *testing.T) {
 }
 
 func TestFormatRetentionReadsBack(t *testing.T) {
-	for _, ms := range []int64{Forever, 500, 90_000, 3_600_000, 7 * 86_400_000, 14 * 86_400_000, MaxRetentionMs} {
-		s := FormatRetention(ms)
-		back, err := ParseRetention(s)
-		if err != nil || back != ms {
-			t.Errorf("FormatRetention(%d) = %q, read back %d, %v", ms, s, back, err)
+	checkReadsBack(t, "FormatRetention", FormatRetention, ParseRetention, []int64{Forever, 500, 90_000, 3_600_000, 7 * 86_400_000, 14 * 86_400_000, MaxRetentionMs})
+}
+
+// checkParse checks that parse (named name) reads each good input as its
+// value and refuses each bad one with an error containing the text given.
+func checkParse(t *testing.T, name string, parse func(string) (int64, error), good map[string]int64, bad map[string]string) {
+	t.Helper()
+	for in, want := range good {
+		got, err := parse(in)
+		if err != nil || got != want {
+			t.Errorf("%s(%q) = %d, %v; want %d", name, in, got, err, want)
+		}
+	}
+	for in, want := range bad {
+		_, err := parse(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s(%q) = %v, want …%q…", name, in, err, want)
+		}
+	}
+}
+
+// checkReadsBack checks that parse reads what format (named name) writes
+// for each value back to that value.
+func checkReadsBack(t *testing.T, name string, format func(int64) string, parse func(string) (int64, error), values []int64) {
+	t.Helper()
+	for _, v := range values {
+		s := format(v)
+		back, err := parse(s)
+		if err != nil || back != v {
+			t.Errorf("%s(%d) = %q, read back %d, %v", name, v, s, back, err)
 		}
 	}
 }
