@@ -260,13 +260,9 @@ func partsOf(ec *endCache, g *group, topic string) []int32 {
 // offset (high watermark) and the lag. An unknown group is state Dead,
 // not an error (spec A-11).
 func (e *Engine) DescribeGroup(group string) (wire.GroupDescriptionReply, error) {
-	d, f := await(administer(e.groups, group, true, func(s *groupShard) shardOp[wire.GroupDescriptionReply] {
+	return adminCall(e.groups, group, func(s *groupShard) shardOp[wire.GroupDescriptionReply] {
 		return shardOp[wire.GroupDescriptionReply]{res: e.groups.describeLocked(s, group, s.groups[group])}
-	}))
-	if f != nil {
-		return wire.GroupDescriptionReply{}, f.err()
-	}
-	return d, nil
+	})
 }
 
 func handleDescribeGroup(r *request) {
@@ -516,14 +512,10 @@ func (gc *groupCoord) seekTarget(p *partition, req *wire.SeekGroupRequest) (int6
 // MIMQE_GROUP_NOT_EMPTY (N active members) while the group has an active
 // member (spec ).
 func (e *Engine) SeekGroup(req wire.SeekGroupRequest) ([]wire.OffsetChangeEntry, error) {
-	changes, f := await(administer(e.groups, req.Group, true, func(s *groupShard) shardOp[[]wire.OffsetChangeEntry] {
+	return adminCall(e.groups, req.Group, func(s *groupShard) shardOp[[]wire.OffsetChangeEntry] {
 		changes, recs, f := s.gc.seekLocked(s, &req)
 		return shardOp[[]wire.OffsetChangeEntry]{res: changes, recs: recs, f: f}
-	}))
-	if f != nil {
-		return nil, f.err()
-	}
-	return changes, nil
+	})
 }
 
 func handleSeekGroup(r *request) {
@@ -558,13 +550,11 @@ func (gc *groupCoord) adminDeleteLocked(s *groupShard, group string) ([]grec, *g
 // MIMQE_GROUP_NOT_EMPTY (N active members) while it has an active member
 //
 func (e *Engine) DeleteGroup(group string) error {
-	if _, f := await(administer(e.groups, group, true, func(s *groupShard) msgOp {
+	_, err := adminCall(e.groups, group, func(s *groupShard) msgOp {
 		recs, f := s.gc.adminDeleteLocked(s, group)
 		return msgOp{recs: recs, f: f}
-	})); f != nil {
-		return f.err()
-	}
-	return nil
+	})
+	return err
 }
 
 func handleAdminDeleteGroup(r *request) {

@@ -160,3 +160,14 @@ func await[T any](d shardDone[T]) (T, *gfail) {
 	}
 	return d.res, nil
 }
+
+// adminCall is a group-admin call from the Go API: fn on group's shard,
+// reading through a LOADING window, waited for (await); a refusal is an
+// *Error.
+func adminCall[T any](gc *groupCoord, group string, fn func(s *groupShard) shardOp[T]) (T, error) {
+	res, f := await(administer(gc, group, true, fn))
+	if f != nil {
+		return res, f.err()
+	}
+	return res, nil
+}
