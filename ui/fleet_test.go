@@ -15,6 +15,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
+	"ilinkdash/ui/internal/viewtest"
 )
 
 // fleetOf builds a Fleet over n fake demo clusters on a fixed clock
@@ -112,17 +113,16 @@ func TestFleetRowsFromEachCluster(t *testing.T) {
 
 // hasRow reports whether the table line of name holds every one of cells.
 func hasRow(s, name string, cells ...string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, "  "+name+" ") || strings.HasPrefix(l, "▸ "+name+" ") {
-			for _, c := range cells {
-				if !strings.Contains(l, c) {
-					return false
-				}
-			}
-			return true
+	l := viewtest.RowOf(s, name)
+	if l == "" {
+		return false
+	}
+	for _, c := range cells {
+		if !strings.Contains(l, c) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // BenchmarkFleetFrame10 is a whole Fleet frame (tab bar, ten rows, the

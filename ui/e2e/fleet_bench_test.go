@@ -17,6 +17,7 @@ import (
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/loadgen"
 	"ilinkdash/ui"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/live"
 )
 
@@ -154,7 +155,7 @@ func (r *readyRoot) View() tea.View {
 // does not.
 func reachableRowsOK(s string) bool {
 	for i := 0; i < benchFleetSize; i++ {
-		ok := strings.Contains(fleetRow(s, fmt.Sprintf("c%d", i)), " OK ")
+		ok := strings.Contains(viewtest.RowOf(s, fmt.Sprintf("c%d", i)), " OK ")
 		if ok != (i != benchHung) {
 			return false
 		}

@@ -10,6 +10,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/internal/viewtest"
 )
 
 // A fleet cluster asks its engine what a single-cluster dashboard on its
@@ -45,16 +46,16 @@ func TestFleetClusterAsksWhatASingleDashboardAsks(t *testing.T) {
 	})
 	fl.waitFor("the three reachable rows OK, the hung one connecting", func(s string) bool {
 		for _, n := range names {
-			if !strings.Contains(fleetRow(s, n), " OK ") {
+			if !strings.Contains(viewtest.RowOf(s, n), " OK ") {
 				return false
 			}
 		}
-		return fleetRow(s, "hung") != "" && !strings.Contains(fleetRow(s, "hung"), " OK ")
+		return viewtest.RowOf(s, "hung") != "" && !strings.Contains(viewtest.RowOf(s, "hung"), " OK ")
 	})
 	// alpha is left on its Cluster tab (which reads the replication status
 	// and the leadership table): behind the Fleet tab it asks no more.
 	fl.press("j")
-	fl.waitFor("alpha selected, second after the hung one", func(s string) bool { return strings.HasPrefix(fleetRow(s, "alpha"), "▸ alpha") })
+	fl.waitFor("alpha selected, second after the hung one", func(s string) bool { return strings.HasPrefix(viewtest.RowOf(s, "alpha"), "▸ alpha") })
 	fl.press("enter")
 	fl.waitText("0 Fleet › alpha", "Overview")
 	fl.press("4")

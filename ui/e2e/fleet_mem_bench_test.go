@@ -11,6 +11,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/live"
 )
 
@@ -120,7 +121,7 @@ func runSteady(b *testing.B, es []*engine.Engine, fleet bool) int64 {
 	if fleet {
 		shown = func(s string) bool {
 			for i := range es {
-				if !strings.Contains(fleetRow(s, fmt.Sprintf("c%d", i)), " OK ") {
+				if !strings.Contains(viewtest.RowOf(s, fmt.Sprintf("c%d", i)), " OK ") {
 					return false
 				}
 			}

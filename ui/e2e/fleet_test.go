@@ -16,6 +16,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ui"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/live"
 )
 
@@ -82,16 +83,6 @@ func fleetModel(t *testing.T, every time.Duration, c fleetCluster) (*ui.Model, *
 	return ui.New(uctx, src, ui.WithoutLinkProbe()), src
 }
 
-// fleetRow is the Fleet table's line of context name ("" when absent).
-func fleetRow(screen, name string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
-			return l
-		}
-	}
-	return ""
-}
-
 // Three engines: one healthy, one with a stopped group, one killed
 // mid-test. The killed one's row says "cannot reach … since" within two
 // polling intervals while the others keep updating (the stopped group's
@@ -122,11 +113,11 @@ func TestFleetThreeClusters(t *testing.T) {
 	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "bravo", e: bravo}, {name: "charlie", e: charlie}})
 
 	s := d.waitFor("three rows, bravo's stopped group worst first", func(s string) bool {
-		b := fleetRow(s, "bravo")
+		b := viewtest.RowOf(s, "bravo")
 		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(b, "CRITICAL") && strings.Contains(b, "1 STOPPED") &&
-			strings.Contains(b, "4 billing") && strings.Contains(fleetRow(s, "alpha"), "OK") && strings.Contains(fleetRow(s, "charlie"), "OK")
+			strings.Contains(b, "4 billing") && strings.Contains(viewtest.RowOf(s, "alpha"), "OK") && strings.Contains(viewtest.RowOf(s, "charlie"), "OK")
 	})
-	if !strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") {
+	if !strings.HasPrefix(viewtest.RowOf(s, "bravo"), "▸ bravo") {
 		t.Fatalf("the worst cluster is not first (selected):\n%s", s)
 	}
 	// The alert is labelled with its context.
@@ -138,14 +129,14 @@ func TestFleetThreeClusters(t *testing.T) {
 	killed := time.Now()
 	_ = charlie.Close()
 	s = d.waitFor("charlie unreachable", func(s string) bool {
-		return strings.Contains(fleetRow(s, "charlie"), "cannot reach")
+		return strings.Contains(viewtest.RowOf(s, "charlie"), "cannot reach")
 	})
 	took := time.Since(killed)
 	if took > 2*every {
 		t.Errorf("charlie's row said cannot reach %v after the kill, more than two intervals (%v)", took, 2*every)
 	}
 	t.Logf("cannot reach on charlie's row %v after the kill (interval %v)", took.Round(time.Millisecond), every)
-	if !strings.Contains(fleetRow(s, "charlie"), " since ") || !hasLine(s, "CRIT", "charlie", "cannot reach") {
+	if !strings.Contains(viewtest.RowOf(s, "charlie"), " since ") || !hasLine(s, "CRIT", "charlie", "cannot reach") {
 		t.Fatalf("charlie's row does not say since when, or its alert is not labelled:\n%s", s)
 	}
 	if !strings.HasPrefix(strings.SplitN(s, "\n", 5)[3], "▸ charlie") {
@@ -155,21 +146,21 @@ func TestFleetThreeClusters(t *testing.T) {
 	d.markNow()
 	publishN(5)
 	d.waitFor("bravo's lag updated while charlie is down", func(s string) bool {
-		return strings.Contains(fleetRow(s, "bravo"), "9 billing") && strings.Contains(fleetRow(s, "charlie"), "cannot reach") &&
-			strings.Contains(fleetRow(s, "alpha"), "OK")
+		return strings.Contains(viewtest.RowOf(s, "bravo"), "9 billing") && strings.Contains(viewtest.RowOf(s, "charlie"), "cannot reach") &&
+			strings.Contains(viewtest.RowOf(s, "alpha"), "OK")
 	})
 
 	// Enter opens the selected cluster (j moves to bravo, second), its tab
 	// bar naming it; 0 comes back, the selection still on bravo.
 	d.press("j")
-	d.waitFor("bravo selected", func(s string) bool { return strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") })
+	d.waitFor("bravo selected", func(s string) bool { return strings.HasPrefix(viewtest.RowOf(s, "bravo"), "▸ bravo") })
 	d.press("enter")
 	d.waitText("0 Fleet › bravo", "Overview")
 	d.press("?")
 	d.waitText("back to the fleet")
 	d.press("esc", "0")
 	s = d.waitText("Fleet · 3 clusters", "cannot reach")
-	if !strings.HasPrefix(fleetRow(s, "bravo"), "▸ bravo") {
+	if !strings.HasPrefix(viewtest.RowOf(s, "bravo"), "▸ bravo") {
 		t.Fatalf("back on the fleet, the selection moved off bravo:\n%s", s)
 	}
 }
@@ -225,8 +216,8 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "hub/plant-1", hub: hub, spoke: "plant-1"},
 		{name: "hub/plant-2", hub: hub, spoke: "plant-2"}})
 	d.waitFor("the spokes' rows through the hub", func(s string) bool {
-		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") &&
-			strings.Contains(fleetRow(s, "hub/plant-1"), "OK") && strings.Contains(fleetRow(s, "alpha"), "OK")
+		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(viewtest.RowOf(s, "hub/plant-2"), "1 STOPPED") &&
+			strings.Contains(viewtest.RowOf(s, "hub/plant-1"), "OK") && strings.Contains(viewtest.RowOf(s, "alpha"), "OK")
 	})
 	if p2.Leader() == 0 {
 		t.Fatal("plant-2 has no leader")
@@ -237,9 +228,9 @@ func TestFleetSpokesThroughHub(t *testing.T) {
 	// The hub answers for it (the spoke is not linked), so the row goes
 	// stale with the hub's reason rather than "cannot reach".
 	d.waitFor("plant-1's row says the spoke is not linked", func(s string) bool {
-		row := fleetRow(s, "hub/plant-1")
+		row := viewtest.RowOf(s, "hub/plant-1")
 		return strings.Contains(row, "stale") && strings.Contains(row, "spoke plant-1 is not linked") &&
-			strings.Contains(fleetRow(s, "hub/plant-2"), "1 STOPPED") && strings.Contains(fleetRow(s, "alpha"), "OK")
+			strings.Contains(viewtest.RowOf(s, "hub/plant-2"), "1 STOPPED") && strings.Contains(viewtest.RowOf(s, "alpha"), "OK")
 	})
 }
 
@@ -280,16 +271,16 @@ func TestFleetFollowsSpokes(t *testing.T) {
 	// spoke's), plant-1's given like any cluster's.
 	d := startFleet(t, every, []fleetCluster{{name: "alpha", e: alpha}, {name: "hub/plant-1", hub: hub, spoke: "plant-1"}}, ui.WithSpokes(follow))
 	d.waitFor("the two spokes' rows", func(s string) bool {
-		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(fleetRow(s, "hub/plant-1"), "OK") &&
-			strings.Contains(fleetRow(s, "hub/plant-2"), "OK")
+		return strings.Contains(s, "Fleet · 3 clusters") && strings.Contains(viewtest.RowOf(s, "hub/plant-1"), "OK") &&
+			strings.Contains(viewtest.RowOf(s, "hub/plant-2"), "OK")
 	})
 
 	// plant-3 links to the hub now: its row comes within a list interval.
 	p3 := enginetest.LinkSpoke(t, hub, "plant-3")
 	d.markNow()
 	d.waitFor("plant-3's row, through the hub", func(s string) bool {
-		return strings.Contains(s, "Fleet · 4 clusters") && strings.Contains(fleetRow(s, "hub/plant-3"), "OK") &&
-			strings.Contains(fleetRow(s, "hub/plant-3"), "1/1")
+		return strings.Contains(s, "Fleet · 4 clusters") && strings.Contains(viewtest.RowOf(s, "hub/plant-3"), "OK") &&
+			strings.Contains(viewtest.RowOf(s, "hub/plant-3"), "1/1")
 	})
 
 	// plant-4 is past the cap (3 spokes of this hub): no row, the title
@@ -297,7 +288,7 @@ func TestFleetFollowsSpokes(t *testing.T) {
 	enginetest.LinkSpoke(t, hub, "plant-4")
 	d.markNow()
 	s := d.waitText("1 more spoke of hub not shown (at most 3)")
-	if fleetRow(s, "hub/plant-4") != "" || !strings.Contains(s, "Fleet · 4 clusters") {
+	if viewtest.RowOf(s, "hub/plant-4") != "" || !strings.Contains(s, "Fleet · 4 clusters") {
 		t.Fatalf("a spoke past the cap got a row:\n%s", s)
 	}
 
@@ -305,9 +296,9 @@ func TestFleetFollowsSpokes(t *testing.T) {
 	d.markNow()
 	_ = p3.Close()
 	s = d.waitFor("plant-3's row says the hub lists it not running", func(s string) bool {
-		row := fleetRow(s, "hub/plant-3")
+		row := viewtest.RowOf(s, "hub/plant-3")
 		return strings.Contains(row, "hub: not running since ") && strings.Contains(row, "stale") &&
-			strings.Contains(fleetRow(s, "hub/plant-1"), "OK") && strings.Contains(fleetRow(s, "alpha"), "OK")
+			strings.Contains(viewtest.RowOf(s, "hub/plant-1"), "OK") && strings.Contains(viewtest.RowOf(s, "alpha"), "OK")
 	})
-	t.Logf("plant-3's row: %s", strings.TrimSpace(fleetRow(s, "hub/plant-3")))
+	t.Logf("plant-3's row: %s", strings.TrimSpace(viewtest.RowOf(s, "hub/plant-3")))
 }

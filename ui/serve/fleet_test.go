@@ -7,22 +7,13 @@ import (
 
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/internal/viewtest"
 )
-
-// fleetRowOf is the Fleet table's line of context name ("" when absent).
-func fleetRowOf(screen, name string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
-			return l
-		}
-	}
-	return ""
-}
 
 // fleetShown: the Fleet tab of two clusters, both rows reached.
 func fleetShown(s string) bool {
 	return strings.Contains(s, "Fleet · 2 clusters") &&
-		strings.Contains(fleetRowOf(s, "alpha"), "OK") && strings.Contains(fleetRowOf(s, "bravo"), "OK")
+		strings.Contains(viewtest.RowOf(s, "alpha"), "OK") && strings.Contains(viewtest.RowOf(s, "bravo"), "OK")
 }
 
 // serve over two contexts (issue 27 point 5), two engines behind them: a

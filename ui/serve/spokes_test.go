@@ -12,6 +12,7 @@ import (
 	"ilinkdash/ilink/engine/enginetest"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/live"
 )
 
@@ -63,7 +64,7 @@ func TestServeFollowsAHubsSpokes(t *testing.T) {
 	rowsOK := func(n string, names ...string) func(string) bool {
 		return func(s string) bool {
 			for _, name := range names {
-				if !strings.Contains(fleetRowOf(s, name), "OK") {
+				if !strings.Contains(viewtest.RowOf(s, name), "OK") {
 					return false
 				}
 			}
@@ -111,7 +112,7 @@ func TestServeFollowsAHubsSpokes(t *testing.T) {
 	_ = p3.Close()
 	for _, c := range []*client{fl, op, p3s} {
 		c.waitScreen("plant-3's row saying the hub lists it not running", func(s string) bool {
-			return strings.Contains(fleetRowOf(s, "hub/plant-3"), "hub: not running since ") && strings.Contains(s, "Fleet · 3 clusters")
+			return strings.Contains(viewtest.RowOf(s, "hub/plant-3"), "hub: not running since ") && strings.Contains(s, "Fleet · 3 clusters")
 		})
 	}
 	quitAll(t, []*client{fl, op, p3s})

@@ -45,6 +45,17 @@ func FirstRow(t *testing.T, screen, head string) string {
 	return ""
 }
 
+// RowOf is the table line whose first cell is name, under the cursor (▸)
+// or not; "" when there is none.
+func RowOf(screen, name string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
 // FlashTexts returns and forgets the texts of the flashes the view emitted
 // (its refusals among them).
 func FlashTexts(r *Rig) []string {

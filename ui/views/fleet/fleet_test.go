@@ -11,6 +11,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin/health"
 	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/viewtest"
 )
 
 var at = time.Date(2026, 12, 4, 10, 1, 40, 0, time.UTC)
@@ -32,16 +33,6 @@ func freshRow(i int, name string, alerts ...health.Alert) Row {
 		In: 120, Out: 118, InPts: pts, OutPts: pts, Alerts: alerts}
 }
 
-// rowLine is the table line of a context.
-func rowLine(screen, name string) string {
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "▸ "+name+" ") || strings.HasPrefix(l, "  "+name+" ") {
-			return l
-		}
-	}
-	return ""
-}
-
 // A cluster whose lists are stale shows that, never its last words or
 // alerts (docs/HEALTH.md: no health without fresh data); an unreachable
 // one says since when, and its alert is labelled; the rows go worst first.
@@ -56,13 +47,13 @@ func TestFleetRowsStaleAndUnreachable(t *testing.T) {
 	v.SetRows([]Row{ok, stale, warn, gone}, at)
 	s := ansi.Strip(v.View())
 
-	if l := rowLine(s, "stale"); !strings.Contains(l, "stale: no fresh data since 10:01:40") || strings.Contains(l, "STOPPED") || strings.Contains(l, "billing") {
+	if l := viewtest.RowOf(s, "stale"); !strings.Contains(l, "stale: no fresh data since 10:01:40") || strings.Contains(l, "STOPPED") || strings.Contains(l, "billing") {
 		t.Errorf("stale row: %q", l)
 	}
 	if strings.Contains(s, "group billing stopped") {
 		t.Errorf("a stale cluster's alert is shown:\n%s", s)
 	}
-	if l := rowLine(s, "gone"); !strings.Contains(l, "cannot reach ilink-9.example:5000 since 10:01:40: connect: connection refused") {
+	if l := viewtest.RowOf(s, "gone"); !strings.Contains(l, "cannot reach ilink-9.example:5000 since 10:01:40: connect: connection refused") {
 		t.Errorf("unreachable row: %q", l)
 	}
 	if !strings.Contains(s, "CRIT gone") || !strings.Contains(s, "WARN warn         dead-letter queue X.DLQ growing") {
@@ -75,7 +66,7 @@ func TestFleetRowsStaleAndUnreachable(t *testing.T) {
 	if got := strings.Join(order, ","); got != "gone,warn,stale,ok" {
 		t.Errorf("order %s, want gone,warn,stale,ok (unreachable, warning, stale, OK)", got)
 	}
-	if l := rowLine(s, "ok"); !strings.Contains(l, "1 STOPPED · 4 OK") || !strings.Contains(l, "1.23k billing") || !strings.Contains(l, "3/3") {
+	if l := viewtest.RowOf(s, "ok"); !strings.Contains(l, "1 STOPPED · 4 OK") || !strings.Contains(l, "1.23k billing") || !strings.Contains(l, "3/3") {
 		t.Errorf("fresh row: %q", l)
 	}
 }
