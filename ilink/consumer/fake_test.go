@@ -531,144 +531,170 @@ func (fc *fakeCluster) groupRequest(cs *fakeConnState, code wire.Code, body []by
 	defer fc.mu.Unlock()
 	switch code {
 	case wire.CodeJoinGroup:
-		var req wire.JoinGroupRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		g := fc.groupLocked(req.Group)
-		m := g.members[req.MemberID]
-		if req.MemberID != "" && m == nil {
-			return nil, 0, wire.ErrUnknownMember, req.MemberID
-		}
-		if m == nil {
-			fc.nextMember++
-			m = &fakeMember{id: fmt.Sprintf("m%d", fc.nextMember)}
-			g.members[m.id] = m
-		}
-		m.topics = slices.Clone(req.Topics)
-		fc.gen++
-		m.gen = fc.gen
-		m.mustRejoin = false
-		target := fc.targetLocked(g)
-		for k, o := range g.owner {
-			if o == m.id && !slices.Contains(target[m.id], k) {
-				delete(g.owner, k)
-			}
-		}
-		var mine []tp
-		for _, k := range target[m.id] {
-			if g.owner[k] == "" {
-				g.owner[k] = m.id
-			}
-			if g.owner[k] == m.id {
-				mine = append(mine, k)
-			}
-		}
-		fc.flagRejoinsLocked(g, target)
-		m.mustRejoin = false // the joiner waits for its next 4161
-		fc.event("join %s %s gen %d -> %v", req.Group, m.id, m.gen, mine)
-		return &wire.JoinGroupReply{MemberID: m.id, Generation: m.gen, Assignment: groupTPs(mine), HeartbeatIntervalMs: fakeHeartbeatMs, SessionTimeoutMs: fakeSessionMs}, 0, "", ""
+		return decodeThen(body, fc.joinGroupLocked)
 	case wire.CodeHeartbeat:
-		var req wire.MemberRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		g := fc.groups[req.Group]
-		if g == nil || g.members[req.MemberID] == nil {
-			return nil, 0, wire.ErrUnknownMember, req.MemberID
-		}
-		m := g.members[req.MemberID]
-		if req.Generation != m.gen {
-			return nil, wire.ReportGenerationMismatch, wire.ErrGenerationMismatch, "stale generation"
-		}
-		if m.mustRejoin {
-			return nil, wire.ReportRebalanced, wire.ErrRebalanceInProgress, "rejoin"
-		}
-		return &wire.Empty{}, 0, "", ""
+		return decodeThen(body, fc.heartbeatLocked)
 	case wire.CodeLeaveGroup:
-		var req wire.MemberRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		if g := fc.groups[req.Group]; g != nil && g.members[req.MemberID] != nil {
-			fc.removeMemberLocked(g, req.MemberID)
-			fc.event("leave %s %s", req.Group, req.MemberID)
-		}
-		return &wire.Empty{}, 0, "", ""
+		return decodeThen(body, fc.leaveGroupLocked)
 	case wire.CodeOffsetCommit:
-		var req wire.OffsetCommitRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		g := fc.groupLocked(req.Group)
-		m := g.members[req.MemberID]
-		if m == nil {
-			return nil, 0, wire.ErrUnknownMember, req.MemberID
-		}
-		if req.Generation != m.gen {
-			return nil, wire.ReportGenerationMismatch, wire.ErrGenerationMismatch, "stale generation"
-		}
-		rep := &wire.OffsetsReply{}
-		for _, e := range req.Offsets {
-			k := tp{e.Topic, e.Partition}
-			if g.owner[k] != req.MemberID {
-				e.Err = wire.PartError{Name: wire.ErrRebalanceInProgress, Tail: "partition not owned"}
-			} else {
-				if old, ok := g.commits[k]; ok && e.Offset < old {
-					fc.violations = append(fc.violations, fmt.Sprintf("commit %v went back %d -> %d", k, old, e.Offset))
-				}
-				g.commits[k] = e.Offset
-				fc.event("commit %s %v %d by %s", req.Group, k, e.Offset, req.MemberID)
-			}
-			rep.Offsets = append(rep.Offsets, e)
-		}
-		return rep, 0, "", ""
+		return decodeThen(body, fc.offsetCommitLocked)
 	case wire.CodeOffsetFetch:
-		var req wire.OffsetFetchRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		g := fc.groups[req.Group]
-		rep := &wire.OffsetsReply{}
-		for _, t := range req.Topics {
-			for _, p := range t.Partitions {
-				o := int64(-1)
-				if g != nil {
-					if v, ok := g.commits[tp{t.Topic, p}]; ok {
-						o = v
-					}
-				}
-				rep.Offsets = append(rep.Offsets, wire.OffsetEntry{Topic: t.Topic, Partition: p, Offset: o})
-			}
-		}
-		return rep, 0, "", ""
+		return decodeThen(body, fc.offsetFetchLocked)
 	case wire.CodeTopicLeave:
-		var req wire.TopicLeaveRequest
-		if wire.Decode(body, &req) != nil {
-			return nil, 0, wire.ErrInvalidArgument, "decode"
-		}
-		for other, topics := range fc.pendingRead {
-			if slices.Contains(topics, req.Topic) {
-				fc.violations = append(fc.violations, fmt.Sprintf("LEAVE %s while a fetch covering it is pending on node %d", req.Topic, other.node.id))
-				return nil, 0, wire.ErrReadInProgress, req.Topic
-			}
-		}
-		g := fc.groups[req.Group]
-		if g == nil || g.members[req.MemberID] == nil {
-			return nil, 0, wire.ErrUnknownMember, req.MemberID
-		}
-		m := g.members[req.MemberID]
-		m.topics = slices.DeleteFunc(m.topics, func(s string) bool { return s == req.Topic })
-		for k, o := range g.owner {
-			if o == m.id && k.topic == req.Topic {
-				delete(g.owner, k)
-			}
-		}
-		fc.flagRejoinsLocked(g, fc.targetLocked(g))
-		fc.event("topic-leave %s %s %s", req.Group, req.MemberID, req.Topic)
-		return &wire.Empty{}, 0, "", ""
+		return decodeThen(body, fc.topicLeaveLocked)
 	}
 	return nil, 0, wire.ErrInvalidReqCode, "?"
+}
+
+// decodeThen decodes body as the request handle takes and hands it over;
+// a body that does not decode is the coordinator's INVALID_ARGUMENT.
+func decodeThen[R any, PR interface {
+	*R
+	wire.Message
+}](body []byte, handle func(PR) (wire.Message, uint16, string, string)) (wire.Message, uint16, string, string) {
+	req := PR(new(R))
+	if wire.Decode(body, req) != nil {
+		return nil, 0, wire.ErrInvalidArgument, "decode"
+	}
+	return handle(req)
+}
+
+// member is the member id of g; nil when there is no such member or no g.
+func (g *fakeGroup) member(id string) *fakeMember {
+	if g == nil {
+		return nil
+	}
+	return g.members[id]
+}
+
+// liveMember is the member id of g at generation gen, or nil and the
+// coordinator's error for an unknown member or a stale generation.
+func liveMember(g *fakeGroup, id string, gen int32) (*fakeMember, uint16, string, string) {
+	m := g.member(id)
+	if m == nil {
+		return nil, 0, wire.ErrUnknownMember, id
+	}
+	if gen != m.gen {
+		return nil, wire.ReportGenerationMismatch, wire.ErrGenerationMismatch, "stale generation"
+	}
+	return m, 0, "", ""
+}
+
+func (fc *fakeCluster) joinGroupLocked(req *wire.JoinGroupRequest) (wire.Message, uint16, string, string) {
+	g := fc.groupLocked(req.Group)
+	m := g.members[req.MemberID]
+	if req.MemberID != "" && m == nil {
+		return nil, 0, wire.ErrUnknownMember, req.MemberID
+	}
+	if m == nil {
+		fc.nextMember++
+		m = &fakeMember{id: fmt.Sprintf("m%d", fc.nextMember)}
+		g.members[m.id] = m
+	}
+	m.topics = slices.Clone(req.Topics)
+	fc.gen++
+	m.gen = fc.gen
+	m.mustRejoin = false
+	target := fc.targetLocked(g)
+	for k, o := range g.owner {
+		if o == m.id && !slices.Contains(target[m.id], k) {
+			delete(g.owner, k)
+		}
+	}
+	var mine []tp
+	for _, k := range target[m.id] {
+		if g.owner[k] == "" {
+			g.owner[k] = m.id
+		}
+		if g.owner[k] == m.id {
+			mine = append(mine, k)
+		}
+	}
+	fc.flagRejoinsLocked(g, target)
+	m.mustRejoin = false // the joiner waits for its next 4161
+	fc.event("join %s %s gen %d -> %v", req.Group, m.id, m.gen, mine)
+	return &wire.JoinGroupReply{MemberID: m.id, Generation: m.gen, Assignment: groupTPs(mine), HeartbeatIntervalMs: fakeHeartbeatMs, SessionTimeoutMs: fakeSessionMs}, 0, "", ""
+}
+
+func (fc *fakeCluster) heartbeatLocked(req *wire.MemberRequest) (wire.Message, uint16, string, string) {
+	m, report, name, tail := liveMember(fc.groups[req.Group], req.MemberID, req.Generation)
+	if m == nil {
+		return nil, report, name, tail
+	}
+	if m.mustRejoin {
+		return nil, wire.ReportRebalanced, wire.ErrRebalanceInProgress, "rejoin"
+	}
+	return &wire.Empty{}, 0, "", ""
+}
+
+func (fc *fakeCluster) leaveGroupLocked(req *wire.MemberRequest) (wire.Message, uint16, string, string) {
+	if g := fc.groups[req.Group]; g.member(req.MemberID) != nil {
+		fc.removeMemberLocked(g, req.MemberID)
+		fc.event("leave %s %s", req.Group, req.MemberID)
+	}
+	return &wire.Empty{}, 0, "", ""
+}
+
+func (fc *fakeCluster) offsetCommitLocked(req *wire.OffsetCommitRequest) (wire.Message, uint16, string, string) {
+	g := fc.groupLocked(req.Group)
+	if m, report, name, tail := liveMember(g, req.MemberID, req.Generation); m == nil {
+		return nil, report, name, tail
+	}
+	rep := &wire.OffsetsReply{}
+	for _, e := range req.Offsets {
+		k := tp{e.Topic, e.Partition}
+		if g.owner[k] != req.MemberID {
+			e.Err = wire.PartError{Name: wire.ErrRebalanceInProgress, Tail: "partition not owned"}
+		} else {
+			if old, ok := g.commits[k]; ok && e.Offset < old {
+				fc.violations = append(fc.violations, fmt.Sprintf("commit %v went back %d -> %d", k, old, e.Offset))
+			}
+			g.commits[k] = e.Offset
+			fc.event("commit %s %v %d by %s", req.Group, k, e.Offset, req.MemberID)
+		}
+		rep.Offsets = append(rep.Offsets, e)
+	}
+	return rep, 0, "", ""
+}
+
+func (fc *fakeCluster) offsetFetchLocked(req *wire.OffsetFetchRequest) (wire.Message, uint16, string, string) {
+	g := fc.groups[req.Group]
+	rep := &wire.OffsetsReply{}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			o := int64(-1)
+			if g != nil {
+				if v, ok := g.commits[tp{t.Topic, p}]; ok {
+					o = v
+				}
+			}
+			rep.Offsets = append(rep.Offsets, wire.OffsetEntry{Topic: t.Topic, Partition: p, Offset: o})
+		}
+	}
+	return rep, 0, "", ""
+}
+
+func (fc *fakeCluster) topicLeaveLocked(req *wire.TopicLeaveRequest) (wire.Message, uint16, string, string) {
+	for other, topics := range fc.pendingRead {
+		if slices.Contains(topics, req.Topic) {
+			fc.violations = append(fc.violations, fmt.Sprintf("LEAVE %s while a fetch covering it is pending on node %d", req.Topic, other.node.id))
+			return nil, 0, wire.ErrReadInProgress, req.Topic
+		}
+	}
+	g := fc.groups[req.Group]
+	m := g.member(req.MemberID)
+	if m == nil {
+		return nil, 0, wire.ErrUnknownMember, req.MemberID
+	}
+	m.topics = slices.DeleteFunc(m.topics, func(s string) bool { return s == req.Topic })
+	for k, o := range g.owner {
+		if o == m.id && k.topic == req.Topic {
+			delete(g.owner, k)
+		}
+	}
+	fc.flagRejoinsLocked(g, fc.targetLocked(g))
+	fc.event("topic-leave %s %s %s", req.Group, req.MemberID, req.Topic)
+	return &wire.Empty{}, 0, "", ""
 }
 
 // targetLocked spreads the partitions of each topic round-robin over the
