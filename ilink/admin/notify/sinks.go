@@ -96,6 +96,27 @@ func (q *queue) next(ctx context.Context) (Event, bool) {
 	}
 }
 
+// serve hands the queued events to deliver until ctx ends, counting each
+// sent or failed. A failure is logged by failedFormat (event, kind,
+// subject, error); one that ctx ending caused just stops serve.
+func (q *queue) serve(ctx context.Context, deliver func(context.Context, Event) error, failedFormat string) {
+	for {
+		e, ok := q.next(ctx)
+		if !ok {
+			return
+		}
+		if err := deliver(ctx, e); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			q.failed.Add(1)
+			q.logf(failedFormat, e.Event, e.Kind, e.Subject, err)
+			continue
+		}
+		q.sent.Add(1)
+	}
+}
+
 func (q *queue) Name() string { return q.name }
 
 func (q *queue) Counts() Counts {
@@ -150,21 +171,7 @@ func NewWebhook(cfg WebhookConfig) *Webhook {
 
 // Run delivers until ctx ends.
 func (w *Webhook) Run(ctx context.Context) {
-	for {
-		e, ok := w.next(ctx)
-		if !ok {
-			return
-		}
-		if err := w.deliver(ctx, e); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			w.failed.Add(1)
-			w.logf("notify webhook: %s %s %s not delivered: %v", e.Event, e.Kind, e.Subject, err)
-			continue
-		}
-		w.sent.Add(1)
-	}
+	w.serve(ctx, w.deliver, "notify webhook: %s %s %s not delivered: %v")
 }
 
 // retryable marks a failure worth another try.
@@ -255,23 +262,7 @@ func NewCommand(cfg CommandConfig) *Command {
 func (c *Command) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for range c.cfg.Concurrency {
-		wg.Go(func() {
-			for {
-				e, ok := c.next(ctx)
-				if !ok {
-					return
-				}
-				if err := c.run(ctx, e); err != nil {
-					if ctx.Err() != nil {
-						return
-					}
-					c.failed.Add(1)
-					c.logf("notify command: %s %s %s: %v", e.Event, e.Kind, e.Subject, err)
-					continue
-				}
-				c.sent.Add(1)
-			}
-		})
+		wg.Go(func() { c.serve(ctx, c.run, "notify command: %s %s %s: %v") })
 	}
 	wg.Wait()
 }
