@@ -673,15 +673,21 @@ func defChangeAsync(r *request, run func(abort <-chan struct{}) (ClusterDef, *wi
 	})
 }
 
+// editDefAsync is defChangeAsync for an edit of cluster's definition as
+// the client read it at version base: refused if it moved since (K-15).
+func editDefAsync(r *request, cluster string, base int64, mutate func(*ClusterDef) *wire.ErrorBody) {
+	d := &r.c.e.adm.defs
+	defChangeAsync(r, func(abort <-chan struct{}) (ClusterDef, *wire.ErrorBody) {
+		return d.change(cluster, base, true, abort, mutate)
+	})
+}
+
 func handleSetClusterProperty(r *request) {
 	var req wire.SetClusterPropertyRequest
 	if !r.decode(&req) {
 		return
 	}
-	d := &r.c.e.adm.defs
-	defChangeAsync(r, func(abort <-chan struct{}) (ClusterDef, *wire.ErrorBody) {
-		return d.change(req.Cluster, req.BaseVersion, true, abort, setProperties(&req))
-	})
+	editDefAsync(r, req.Cluster, req.BaseVersion, setProperties(&req))
 }
 
 func handleAddNode(r *request) {
@@ -689,10 +695,7 @@ func handleAddNode(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	d := &r.c.e.adm.defs
-	defChangeAsync(r, func(abort <-chan struct{}) (ClusterDef, *wire.ErrorBody) {
-		return d.change(req.Cluster, req.BaseVersion, true, abort, addNode(nodeDef(req.Node)))
-	})
+	editDefAsync(r, req.Cluster, req.BaseVersion, addNode(nodeDef(req.Node)))
 }
 
 func handleRemoveNode(r *request) {
@@ -700,10 +703,7 @@ func handleRemoveNode(r *request) {
 	if !r.decode(&req) {
 		return
 	}
-	d := &r.c.e.adm.defs
-	defChangeAsync(r, func(abort <-chan struct{}) (ClusterDef, *wire.ErrorBody) {
-		return d.change(req.Cluster, req.BaseVersion, true, abort, removeNode(req.Number))
-	})
+	editDefAsync(r, req.Cluster, req.BaseVersion, removeNode(req.Number))
 }
 
 func handleCreateCluster(r *request) {
