@@ -41,7 +41,6 @@ import (
 	"io"
 	"strconv"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"ilinkdash/ui/sanitize"
@@ -194,8 +193,6 @@ func appendJSONBytes(dst []byte, name string, b []byte) []byte {
 	return append(dst, `_encoding":"base64"`...)
 }
 
-const hexLower = "0123456789abcdef"
-
 // AppendString appends s as a JSON string escaped as described above
 // (invalid UTF-8 becomes \ufffd, as with encoding/json; callers pass
 // valid text).
@@ -224,7 +221,7 @@ func AppendString(dst []byte, s string) []byte {
 			case '\f':
 				dst = append(dst, '\\', 'f')
 			default: // other C0 controls, DEL, < > &
-				dst = appendU(dst, rune(c))
+				dst = sanitize.AppendJSONEscape(dst, rune(c))
 			}
 			i++
 			start = i
@@ -237,12 +234,7 @@ func AppendString(dst []byte, s string) []byte {
 			dst = append(dst, `\ufffd`...)
 		case sanitize.Escaped(r):
 			dst = append(dst, s[start:i]...)
-			if r > 0xffff {
-				a, b := utf16.EncodeRune(r)
-				dst = appendU(appendU(dst, a), b)
-			} else {
-				dst = appendU(dst, r)
-			}
+			dst = sanitize.AppendJSONEscape(dst, r)
 		default:
 			i += size
 			continue
@@ -252,10 +244,6 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-func appendU(dst []byte, r rune) []byte {
-	return append(dst, '\\', 'u', hexLower[r>>12&0xf], hexLower[r>>8&0xf], hexLower[r>>4&0xf], hexLower[r&0xf])
 }
 
 // jsonRecord is the decoding shape of one line.

@@ -134,18 +134,23 @@ func JSON(doc []byte) []byte {
 		case r == utf8.RuneError && size == 1:
 			out = append(out, `\ufffd`...)
 		case r == 0x7f || Escaped(r):
-			if r > 0xffff {
-				a, b := utf16.EncodeRune(r)
-				out = appendU(appendU(out, a), b)
-			} else {
-				out = appendU(out, r)
-			}
+			out = AppendJSONEscape(out, r)
 		default:
 			out = append(out, doc[i:i+size]...)
 		}
 		i += size
 	}
 	return out
+}
+
+// AppendJSONEscape appends r to dst as a JSON \uXXXX escape (a surrogate
+// pair above U+FFFF).
+func AppendJSONEscape(dst []byte, r rune) []byte {
+	if r > 0xffff {
+		a, b := utf16.EncodeRune(r)
+		return appendU(appendU(dst, a), b)
+	}
+	return appendU(dst, r)
 }
 
 func appendU(dst []byte, r rune) []byte {
