@@ -69,13 +69,7 @@ func Bytes(b []byte) string {
 	if printableASCII(b) {
 		return string(b)
 	}
-	if LooksBinary(b) {
-		return binaryForm(b)
-	}
-	var sb strings.Builder
-	sb.Grow(len(b) + 16)
-	textForm(&sb, b, false, false)
-	return sb.String()
+	return display(b, false)
 }
 
 // String is Bytes for a string; printable ASCII input is returned as is.
@@ -88,13 +82,17 @@ func String(s string) string {
 
 // Multiline is Bytes but keeps line feeds, for detail panes that show a
 // whole value (pretty JSON, headers, long error texts).
-func Multiline(b []byte) string {
+func Multiline(b []byte) string { return display(b, true) }
+
+// display is b in binary form when it looks binary, else in text form
+// (keeping its line feeds when multiline).
+func display(b []byte, multiline bool) string {
 	if LooksBinary(b) {
 		return binaryForm(b)
 	}
 	var sb strings.Builder
 	sb.Grow(len(b) + 16)
-	textForm(&sb, b, true, false)
+	textForm(&sb, b, multiline, false)
 	return sb.String()
 }
 
