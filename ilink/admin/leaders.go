@@ -38,13 +38,7 @@ func (r LeaderRebalance) Movable() int {
 func (q *Qmgr) rebalance(ctx context.Context, dryRun bool) (LeaderRebalance, error) {
 	var rep wire.RebalanceReply
 	req := &wire.RebalanceRequest{Qmgr: q.qmgr(), DryRun: dryRun}
-	var err error
-	if dryRun {
-		err = q.svc.read(ctx, wire.CodeRebalance, req, &rep)
-	} else {
-		err = q.svc.write(ctx, wire.CodeRebalance, req, &rep)
-	}
-	if err != nil {
+	if err := q.svc.readOrWrite(ctx, dryRun, wire.CodeRebalance, req, &rep); err != nil {
 		return LeaderRebalance{}, err
 	}
 	out := LeaderRebalance{Partitions: rep.Partitions, Preferred: rep.Preferred, Moves: make([]LeaderMove, len(rep.Moves))}

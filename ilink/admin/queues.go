@@ -297,13 +297,7 @@ func (q *Qmgr) BrowseQueueAt(ctx context.Context, queue string, at BrowseAt) (Qu
 func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun bool, planNext uint64) (MoveResult, error) {
 	var rep wire.QueueMoveReply
 	req := &wire.QueueMoveRequest{Qmgr: q.qmgr(), From: from, To: to, MsgIDs: ids, DryRun: dryRun, PlanNextSeq: planNext}
-	var err error
-	if dryRun {
-		err = q.svc.read(ctx, wire.CodeMoveMessages, req, &rep)
-	} else {
-		err = q.svc.write(ctx, wire.CodeMoveMessages, req, &rep)
-	}
-	if err != nil {
+	if err := q.svc.readOrWrite(ctx, dryRun, wire.CodeMoveMessages, req, &rep); err != nil {
 		return MoveResult{}, err
 	}
 	out := MoveResult{Moved: rep.Moved, StopReason: rep.StopReason, Moves: make([]MessageMove, len(rep.Moves)),

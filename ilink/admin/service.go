@@ -444,6 +444,15 @@ func (s *Service) write(ctx context.Context, code wire.Code, req, resp wire.Mess
 	return s.do(ctx, code, req, resp, false)
 }
 
+// readOrWrite is read for a dry run, which changes nothing, and write for
+// the change itself.
+func (s *Service) readOrWrite(ctx context.Context, dryRun bool, code wire.Code, req, resp wire.Message) error {
+	if dryRun {
+		return s.read(ctx, code, req, resp)
+	}
+	return s.write(ctx, code, req, resp)
+}
+
 // QmgrList is getQmgrList: every queue manager of the service (spec A-03).
 func (s *Service) QmgrList(ctx context.Context) ([]QmgrInfo, error) {
 	var rep wire.QmgrListReply
