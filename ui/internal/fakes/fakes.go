@@ -710,9 +710,7 @@ func (s *Source) SetClusterProperty(ctx context.Context, ch admin.ClusterPropert
 		return err
 	}
 	defer s.mu.Unlock()
-	if len(s.SetPropErrs) > 0 {
-		err := s.SetPropErrs[0]
-		s.SetPropErrs = s.SetPropErrs[1:]
+	if err := nextErr(&s.SetPropErrs); err != nil {
 		return err
 	}
 	if ch.BaseVersion != s.cluster.Version {
@@ -737,15 +735,23 @@ func (s *Source) SetClusterProperty(ctx context.Context, ch admin.ClusterPropert
 	return nil
 }
 
+// nextErr takes the first of the scripted errors (nil when none is left).
+func nextErr(errs *[]error) error {
+	if len(*errs) == 0 {
+		return nil
+	}
+	err := (*errs)[0]
+	*errs = (*errs)[1:]
+	return err
+}
+
 // AddNode implements tab.ClusterAdmin.
 func (s *Source) AddNode(ctx context.Context, n admin.ClusterNode) error {
 	if err := s.enter(ctx, "AddNode"); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	if len(s.AddNodeErrs) > 0 {
-		err := s.AddNodeErrs[0]
-		s.AddNodeErrs = s.AddNodeErrs[1:]
+	if err := nextErr(&s.AddNodeErrs); err != nil {
 		return err
 	}
 	for _, x := range s.cluster.Nodes {
