@@ -418,11 +418,7 @@ func (f *Fleet) View() tea.View {
 	if f.shown >= 0 {
 		return f.clusters[f.shown].m.View()
 	}
-	v := tea.NewView(f.render())
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "ilinkdash — fleet"
-	return v
+	return screenView(f.render(), "ilinkdash — fleet")
 }
 
 func (f *Fleet) render() string {

@@ -17,10 +17,17 @@ import (
 // (command line, flash message or key hints) and the status bar. Every line
 // is clipped to the width and the frame has exactly the terminal's height.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	return screenView(m.render(), "ilinkdash — "+sanitize.String(m.ctx.Name))
+}
+
+// screenView is a frame as every root shows it (a cluster's dashboard or
+// the Fleet tab): on the alternate screen, with cell-motion mouse reports,
+// under the window title.
+func screenView(frame, title string) tea.View {
+	v := tea.NewView(frame)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "ilinkdash — " + sanitize.String(m.ctx.Name)
+	v.WindowTitle = title
 	return v
 }
 
