@@ -64,12 +64,17 @@ func batchTestRecords(n int, seed uint64) []batchTestRecord {
 	return out[:n]
 }
 
-func batchBuild(t testing.TB, codec Codec, recs []batchTestRecord) []byte {
-	t.Helper()
-	bb := NewBatchBuilder(42, 7, 1000)
+// appendAll appends recs to bb, in order, and returns bb.
+func appendAll(bb *BatchBuilder, recs []batchTestRecord) *BatchBuilder {
 	for _, r := range recs {
 		bb.Append(r.ts, r.key, r.value, r.headers)
 	}
+	return bb
+}
+
+func batchBuild(t testing.TB, codec Codec, recs []batchTestRecord) []byte {
+	t.Helper()
+	bb := appendAll(NewBatchBuilder(42, 7, 1000), recs)
 	out, err := bb.Finish(codec)
 	if err != nil {
 		t.Fatalf("Finish(%v): %v", codec, err)
@@ -229,10 +234,7 @@ func TestBatchEmpty(t *testing.T) {
 func TestBatchAppendToMatchesFinish(t *testing.T) {
 	recs := batchTestRecords(100, 2)
 	for _, codec := range batchTestCodecs {
-		bb := NewBatchBuilder(-1, -1, -1)
-		for _, r := range recs {
-			bb.Append(r.ts, r.key, r.value, r.headers)
-		}
+		bb := appendAll(NewBatchBuilder(-1, -1, -1), recs)
 		f, err := bb.Finish(codec)
 		if err != nil {
 			t.Fatal(err)
@@ -274,10 +276,7 @@ func TestBatchAppendToMatchesFinish(t *testing.T) {
 func TestBatchTakeUncompressed(t *testing.T) {
 	recs := batchTestRecords(100, 2)
 	for _, n := range []int{0, 1, len(recs)} {
-		bb := NewBatchBuilder(-1, -1, -1)
-		for _, r := range recs[:n] {
-			bb.Append(r.ts, r.key, r.value, r.headers)
-		}
+		bb := appendAll(NewBatchBuilder(-1, -1, -1), recs[:n])
 		want, err := bb.Finish(CodecNone)
 		if err != nil {
 			t.Fatal(err)
@@ -320,10 +319,7 @@ func TestBatchTakeUncompressed(t *testing.T) {
 // into (growing would have moved it), and that batch is whole.
 func TestBatchBuilderGive(t *testing.T) {
 	recs := batchTestRecords(50, 2)
-	bb := NewBatchBuilder(-1, -1, -1)
-	for _, r := range recs {
-		bb.Append(r.ts, r.key, r.value, r.headers)
-	}
+	bb := appendAll(NewBatchBuilder(-1, -1, -1), recs)
 	taken, err := bb.TakeUncompressed(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -336,9 +332,7 @@ func TestBatchBuilderGive(t *testing.T) {
 		t.Fatalf("given %d bytes, the builder holds %d", cap(taken), bb.Cap())
 	}
 	bb.Reset(-1, -1, -1)
-	for _, r := range recs[:10] {
-		bb.Append(r.ts, r.key, r.value, r.headers)
-	}
+	appendAll(bb, recs[:10])
 	next, err := bb.TakeUncompressed(nil)
 	if err != nil || &next[0] != &taken[0] || cap(next) != cap(taken) {
 		t.Fatalf("the next batch (err %v) is not encoded in the given memory (a growth would have moved it)", err)
@@ -753,10 +747,7 @@ func TestBatchDecompressionBomb(t *testing.T) {
 	}
 	// A legitimate size-less frame of real records decodes.
 	recs := batchTestRecords(3000, 10)
-	bb := NewBatchBuilder(-1, -1, -1)
-	for _, r := range recs {
-		bb.Append(r.ts, r.key, r.value, r.headers)
-	}
+	bb := appendAll(NewBatchBuilder(-1, -1, -1), recs)
 	zsec := batchZstdSizeless(t, bb.section())
 	sizeless := make([]byte, BatchHeaderSize+len(zsec))
 	copy(sizeless[BatchHeaderSize:], zsec)
