@@ -128,6 +128,21 @@ func (r *Rig) TypeText(s string) {
 	}
 }
 
+// Filter narrows the table shown to the rows matching text (`/`, the
+// text, enter).
+func (r *Rig) Filter(text string) {
+	r.Key("/")
+	r.TypeText(text)
+	r.Key("enter")
+}
+
+// OpenRow filters the table shown to text and opens the row the cursor is
+// then on (enter).
+func (r *Rig) OpenRow(text string) {
+	r.Filter(text)
+	r.Key("enter")
+}
+
 // Screen is the view's text without escapes.
 func (r *Rig) Screen() string { return ansi.Strip(r.V.View()) }
 

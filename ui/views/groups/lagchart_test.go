@@ -61,9 +61,7 @@ func withHistory(h *fakeHistory) func(*common.Context, *fakes.Source) common.Vie
 func TestGroupDetailLagChart(t *testing.T) {
 	h := &fakeHistory{}
 	r := viewtest.Polled(t, false, withHistory(h))
-	r.Key("/")
-	r.TypeText("payment-audit")
-	r.Key("enter", "enter")
+	r.OpenRow("payment-audit")
 	r.MustShow("Group payment-audit", "Lag · last 1h · w: 15m [1h] 6h 24h", "-45m", "now", "10k ┤", "COMMITTED")
 	if !strings.ContainsAny(r.Screen(), "⠁⠂⠄⡀⠈⠐⠠⢀⣀⠉⠒⠤") {
 		t.Fatalf("no line drawn:\n%s", r.Screen())
@@ -93,9 +91,7 @@ func TestGroupDetailLagChart(t *testing.T) {
 // Without a history there is no chart, and w is not offered.
 func TestGroupDetailWithoutHistory(t *testing.T) {
 	r := viewtest.Polled(t, false, groupsView)
-	r.Key("/")
-	r.TypeText("payment-audit")
-	r.Key("enter", "enter")
+	r.OpenRow("payment-audit")
 	r.MustShow("Group payment-audit", "COMMITTED")
 	r.MustNotShow("Lag ·")
 	for _, b := range r.V.ShortHelp() {

@@ -35,9 +35,7 @@ func TestCosmeticsOneActiveMember(t *testing.T) {
 
 func TestCosmeticsLagReasonWrapsAt120(t *testing.T) {
 	r := viewtest.Polled(t, false, groupsView)
-	r.Key("/")
-	r.TypeText("payment-audit")
-	r.Key("enter", "enter")
+	r.OpenRow("payment-audit")
 	r.Step(12)
 	r.MustShow("LAGGING", "commits advance but the lag grew on 3 partitions")
 	for _, l := range strings.Split(r.Screen(), "\n") {

@@ -21,9 +21,7 @@ func TestQueueKeysOnTheListSayWhy(t *testing.T) {
 
 func TestCosmeticsQueueRedeliveries(t *testing.T) {
 	r := viewtest.Polled(t, false, queuesView)
-	r.Key("/")
-	r.TypeText("PAYMENTS.IN")
-	r.Key("enter", "enter")
+	r.OpenRow("PAYMENTS.IN")
 	r.MustShow("after 3 redeliveries")
 	r.MustNotShow("redeliverys")
 }

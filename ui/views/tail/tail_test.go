@@ -256,9 +256,7 @@ func TestTailFilterKinds(t *testing.T) {
 		t.Fatal("esc did not clear the filter")
 	}
 	// The filter runs incrementally on arriving records.
-	r.Key("/")
-	r.TypeText("v:status")
-	r.Key("enter")
+	r.Filter("v:status")
 	s.Emit(30) // fake JSON values all hold "status"
 	r.Advance(300 * time.Millisecond)
 	if r.v.Shown() != 32 {

@@ -21,9 +21,7 @@ func TestTailSearchIsItsOwnList(t *testing.T) {
 	r := newTailRigOver(t, 0, st, st.Tailer)
 	r.open("ORDER.EVENT", 20)
 	// A filter that none of the search's hits passes.
-	r.Key("/")
-	r.TypeText("v:SHIPPED")
-	r.Key("enter")
+	r.Filter("v:SHIPPED")
 	r.MustShow("/v:SHIPPED", "of 20 match")
 
 	r.Key("S")

@@ -133,9 +133,8 @@ func TestTopicsCreateDeleteFlush(t *testing.T) {
 		t.Fatal("dialog still open")
 	}
 	// Delete needs the name typed.
-	r.Key("/")
-	r.TypeText("NEW.")
-	r.Key("enter", "D")
+	r.Filter("NEW.")
+	r.Key("D")
 	r.MustShow("Delete topic NEW.TOPIC", "Type NEW.TOPIC to confirm")
 	preview := regexp.MustCompile(`Now \(the list of [0-9:]+\): ([0-9,]+ records in [0-9]+ partitions)\.`).FindStringSubmatch(r.Screen())
 	if preview == nil {
