@@ -94,6 +94,18 @@ func writeSchemas(t testing.TB) (dir, orders string) {
 	return dir, orders
 }
 
+// orderCodec is the shop.Order codec of the files writeSchemas writes,
+// and where they are.
+func orderCodec(t testing.TB) (c Codec, dir, orders string) {
+	t.Helper()
+	dir, orders = writeSchemas(t)
+	c, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, dir, orders
+}
+
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -176,11 +188,7 @@ func roundTrip(t *testing.T, c Codec, md protoreflect.MessageDescriptor) []byte 
 }
 
 func TestProtobufRoundTrip(t *testing.T) {
-	dir, orders := writeSchemas(t)
-	c, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, dir, orders := orderCodec(t)
 	if want := "protobuf shop.Order (" + orders + ")"; c.Name() != want {
 		t.Errorf("Name() = %q, want %q", c.Name(), want)
 	}
@@ -254,11 +262,7 @@ func descriptorSet(t *testing.T, fd protoreflect.FileDescriptor, reversed, noWKT
 }
 
 func TestProtobufDescriptorSet(t *testing.T) {
-	dir, orders := writeSchemas(t)
-	fromSource, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fromSource, dir, _ := orderCodec(t)
 	fd := compileDirect(t, dir)
 	md := fd.Messages().ByName("Order")
 	wire := roundTrip(t, fromSource, md)
@@ -399,11 +403,7 @@ func TestProtobufUnknownMessage(t *testing.T) {
 
 // JSON that does not fit the schema is an error naming the field.
 func TestProtobufEncodeErrors(t *testing.T) {
-	dir, orders := writeSchemas(t)
-	c, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _, _ := orderCodec(t)
 	for _, tc := range []struct {
 		doc, field string // field: where the error says the field is
 	}{
@@ -436,11 +436,7 @@ func TestProtobufEncodeErrors(t *testing.T) {
 // Bytes that are not the message are an error, never a panic nor an
 // empty object.
 func TestProtobufDecodeErrors(t *testing.T) {
-	dir, orders := writeSchemas(t)
-	c, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _, _ := orderCodec(t)
 	good, err := c.Encode([]byte(orderJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -473,11 +469,7 @@ func TestProtobufDecodeErrors(t *testing.T) {
 // BenchmarkProtobufDecode decodes an order of about 100 bytes, as the tail
 // does for every record of a decoded topic.
 func BenchmarkProtobufDecode(b *testing.B) {
-	dir, orders := writeSchemas(b)
-	c, err := Protobuf([]string{orders}, []string{dir}, "shop.Order")
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, _, _ := orderCodec(b)
 	wire, err := c.Encode([]byte(orderJSON))
 	if err != nil {
 		b.Fatal(err)
