@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/teatest/v2"
-
 	"ilinkdash/config"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
@@ -44,11 +40,8 @@ func startFleet(t *testing.T, every time.Duration, cs []fleetCluster, opts ...ui
 	}
 	fctx := ui.NewContext(config.DefaultContext(), false, func(string) string { return "" })
 	fctx.Name = "fleet"
-	fr := &frames{}
-	d := &dash{t: t, fr: fr, src: srcs[0]}
-	d.tm = teatest.NewTestModel(t, recModel{root: ui.NewFleet(fctx, models, opts...), fr: fr},
-		teatest.WithInitialTermSize(180, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
+	d := &dash{t: t, fr: &frames{}, src: srcs[0]}
+	d.run(ui.NewFleet(fctx, models, opts...), 180, 40, false)
 	t.Cleanup(func() {
 		d.quit()
 		for _, s := range srcs[1:] {

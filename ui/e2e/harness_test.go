@@ -262,12 +262,17 @@ func startDash(t testing.TB, e *engine.Engine, o dashOpts) *dash {
 	if o.lag != nil {
 		mopts = append(mopts, ui.WithLagHistory(o.lag, nil))
 	}
-	m := ui.New(uctx, src, mopts...)
-	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr, mark: o.markFrames},
-		teatest.WithInitialTermSize(o.w, o.h),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
+	d.run(ui.New(uctx, src, mopts...), o.w, o.h, o.markFrames)
 	t.Cleanup(d.quit)
 	return d
+}
+
+// run starts root as the program runs it (true colour, ui.FPS) on a w×h
+// terminal, its frames recorded (numbered in the title with mark).
+func (d *dash) run(root tea.Model, w, h int, mark bool) {
+	d.tm = teatest.NewTestModel(d.t, recModel{root: root, fr: d.fr, mark: mark},
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
 }
 
 // quit ends the program the way a user does (ctrl+c: the root model stops

@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/exp/teatest/v2"
-
 	"ilinkdash/config"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
@@ -31,10 +27,7 @@ func TestUnreachableAdminAddress(t *testing.T) {
 	cfg.Admin = "127.0.0.1:1"
 	cfg.Refresh = refreshEvery(400 * time.Millisecond)
 	d := &dash{t: t, src: src, fr: &frames{}}
-	m := ui.New(ui.NewContext(cfg, false, func(string) string { return "" }), src)
-	d.tm = teatest.NewTestModel(t, recModel{root: m, fr: d.fr},
-		teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.TrueColor), tea.WithFPS(ui.FPS)))
+	d.run(ui.New(ui.NewContext(cfg, false, func(string) string { return "" }), src), 120, 40, false)
 	t.Cleanup(d.quit)
 
 	d.waitText("connecting to 127.0.0.1:1…")
