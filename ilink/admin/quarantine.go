@@ -125,10 +125,7 @@ func ParseQuarantineScan(text string) (QuarantineScan, error) {
 // (header| and body| lines, ParseQuarantineScan reads them), so an entry
 // can be opened before it is reinjected.
 func (q *Qmgr) ScanQuarantineBodies(ctx context.Context, dir, queue string, ids [][]byte) (string, error) {
-	if len(ids) == 0 {
-		return "", fmt.Errorf("ScanQuarantineBodies: no message id: name the entries to open")
-	}
-	if err := checkIDs("ScanQuarantineBodies", ids); err != nil {
+	if err := checkNamedIDs("ScanQuarantineBodies", ids, "name the entries to open"); err != nil {
 		return "", err
 	}
 	var rep wire.TextReply
@@ -159,10 +156,7 @@ func (q *Qmgr) ReinjectQuarantineIDs(ctx context.Context, dir, queue string, ids
 	if err := q.svc.mutate("ReinjectQuarantineIDs"); err != nil {
 		return QuarantineReinjectResult{}, err
 	}
-	if len(ids) == 0 {
-		return QuarantineReinjectResult{}, fmt.Errorf("ReinjectQuarantineIDs: no message id: name the entries a scan showed")
-	}
-	if err := checkIDs("ReinjectQuarantineIDs", ids); err != nil {
+	if err := checkNamedIDs("ReinjectQuarantineIDs", ids, "name the entries a scan showed"); err != nil {
 		return QuarantineReinjectResult{}, err
 	}
 	var rep wire.ReinjectReply

@@ -308,11 +308,22 @@ func (q *Qmgr) move(ctx context.Context, from, to string, ids [][]byte, dryRun b
 	return out, nil
 }
 
+// checkIDs checks that ids fit one request: at most MaxMoveIDs.
 func checkIDs(what string, ids [][]byte) error {
 	if len(ids) > MaxMoveIDs {
 		return fmt.Errorf("%s: %d message ids; at most %d per request", what, len(ids), MaxMoveIDs)
 	}
 	return nil
+}
+
+// checkNamedIDs checks the ids of a call that acts on exactly the
+// messages it names: 1..MaxMoveIDs; none is refused with hint, which
+// says where the ids come from.
+func checkNamedIDs(what string, ids [][]byte, hint string) error {
+	if len(ids) == 0 {
+		return fmt.Errorf("%s: no message id: %s", what, hint)
+	}
+	return checkIDs(what, ids)
 }
 
 // PlanMoveMessages returns what MoveMessages would do, changing nothing:
@@ -337,10 +348,7 @@ func (q *Qmgr) MoveMessages(ctx context.Context, from, to string, ids [][]byte, 
 	if err := q.svc.mutate("MoveMessages"); err != nil {
 		return MoveResult{}, err
 	}
-	if len(ids) == 0 {
-		return MoveResult{}, fmt.Errorf("MoveMessages: no message id: a move executes the ids of its plan (PlanMoveMessages, then MoveResult.Planned)")
-	}
-	if err := checkIDs("MoveMessages", ids); err != nil {
+	if err := checkNamedIDs("MoveMessages", ids, "a move executes the ids of its plan (PlanMoveMessages, then MoveResult.Planned)"); err != nil {
 		return MoveResult{}, err
 	}
 	return q.move(ctx, from, to, ids, false, planNext)
