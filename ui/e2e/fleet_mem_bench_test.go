@@ -98,11 +98,7 @@ func heapAt(n int) int64 {
 		if i > 0 {
 			time.Sleep(time.Second)
 		}
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		hs[i] = int64(ms.HeapAlloc)
+		hs[i] = int64(viewtest.LiveHeap())
 	}
 	slices.Sort(hs)
 	return hs[n/2]

@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,17 +20,9 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/tab"
 )
-
-// liveHeap is the heap in use after a collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
 
 const heapGoal = 64 << 20 // what one session may add whatever it asks
 
@@ -41,7 +32,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 	// Not parallel: it measures the process's heap (Go runs it before the parallel tests).
 	r := startRig(t, rigOpts{})
 	r.openShown(r.viewer, "a first session's overview")
-	before := liveHeap()
+	before := viewtest.LiveHeap()
 
 	c := r.open(r.viewer, sessOpts{w: 65535, h: 65535})
 	c.waitScreen("the overview", overviewShown)
@@ -51,7 +42,7 @@ func TestOversizedPtyIsClamped(t *testing.T) {
 	}
 	c.send("2") // a table view at the clamp size
 	c.waitText("Topics")
-	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
+	if grown := int64(viewtest.LiveHeap()) - int64(before); grown > heapGoal {
 		t.Fatalf("one 65535x65535 session took %d MiB of heap, more than %d MiB", grown>>20, heapGoal>>20)
 	}
 	hello := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect && e.Width > 120 })
@@ -66,7 +57,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 	// Not parallel: it measures the process's heap (Go runs it before the parallel tests).
 	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxColumns, s.MaxRows = 200, 80 }})
 	c := r.openShown(r.operator, "the overview")
-	before := liveHeap()
+	before := viewtest.LiveHeap()
 	for i := 0; i < 300; i++ {
 		w, h := 65535-i, 65535-2*i
 		if i%3 == 0 {
@@ -82,7 +73,7 @@ func TestWindowChangeFloodIsClamped(t *testing.T) {
 	if in, _ := c.info(); in.Width > 200 || in.Height > 80 {
 		t.Fatalf("after the flood the session draws %dx%d, over the 200x80 clamp", in.Width, in.Height)
 	}
-	if grown := int64(liveHeap()) - int64(before); grown > heapGoal {
+	if grown := int64(viewtest.LiveHeap()) - int64(before); grown > heapGoal {
 		t.Fatalf("300 huge window changes took %d MiB of heap", grown>>20)
 	}
 	// A legitimate resize still works.
@@ -503,7 +494,7 @@ func TestServeWorstCaseMemory(t *testing.T) {
 		s.MaxSessionsPerKey = sessions
 	}})
 	r.createTopics("partitions=1", "BIG")
-	before := liveHeap()
+	before := viewtest.LiveHeap()
 	var cs []*client
 	for i := 0; i < sessions; i++ {
 		k := r.viewer
@@ -514,17 +505,17 @@ func TestServeWorstCaseMemory(t *testing.T) {
 		c.waitScreen("an overview", overviewShown)
 		cs = append(cs, c)
 	}
-	t.Logf("sessions open: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	t.Logf("sessions open: +%.1f MiB", float64(int64(viewtest.LiveHeap())-int64(before))/(1<<20))
 	for _, c := range cs[:tails] {
 		c.openTail("BIG")
 	}
-	t.Logf("tails open: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	t.Logf("tails open: +%.1f MiB", float64(int64(viewtest.LiveHeap())-int64(before))/(1<<20))
 	r.produce("BIG", records, recordSize)
-	t.Logf("produced: +%.1f MiB", float64(int64(liveHeap())-int64(before))/(1<<20))
+	t.Logf("produced: +%.1f MiB", float64(int64(viewtest.LiveHeap())-int64(before))/(1<<20))
 	for _, c := range cs[:tails] {
 		c.waitText(fmt.Sprintf("%d total", records))
 	}
-	grown := int64(liveHeap()) - int64(before)
+	grown := int64(viewtest.LiveHeap()) - int64(before)
 	bound := int64(sessions*sessionBound + tails*(tailBytes+tailSlack) + records*recordSize)
 	t.Logf("%d sessions at the clamp, %d tails of %d × 1 MiB records: +%.1f MiB live heap (bound %.1f MiB, of which %d MiB the engine's records)",
 		sessions, tails, records, float64(grown)/(1<<20), float64(bound)/(1<<20), records*recordSize>>20)

@@ -1,6 +1,7 @@
 package viewtest
 
 import (
+	"runtime"
 	"testing"
 
 	"ilinkdash/ui/common"
@@ -14,4 +15,13 @@ func BenchFrames(b *testing.B, v common.View) {
 	for i := 0; i < b.N; i++ {
 		_ = v.View()
 	}
+}
+
+// LiveHeap is the heap in use, in bytes, after two collections.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -182,15 +182,6 @@ func BenchmarkTailViewDetail(b *testing.B) {
 	viewtest.BenchFrames(b, bt.v)
 }
 
-// heapAfterGC returns the live heap in bytes.
-func heapAfterGC() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // rssMB reads the process's resident set (Linux; 0 elsewhere).
 func rssMB() float64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -228,9 +219,9 @@ func fillFull(tb testing.TB) *benchTail {
 // 1 KiB records holds (every row drawn once), and the test process's RSS.
 func BenchmarkTailMemory(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		before := heapAfterGC()
+		before := viewtest.LiveHeap()
 		bt := fillFull(b)
-		after := heapAfterGC()
+		after := viewtest.LiveHeap()
 		b.ReportMetric(float64(after-before)/(1<<20), "heap-MB")
 		b.ReportMetric(rssMB(), "rss-MB")
 		runtime.KeepAlive(bt)
@@ -245,9 +236,9 @@ func TestTailMemoryBound(t *testing.T) {
 	if raceEnabled {
 		t.Skip("a memory measure, meaningless under the race detector")
 	}
-	before := heapAfterGC()
+	before := viewtest.LiveHeap()
 	bt := fillFull(t)
-	after := heapAfterGC()
+	after := viewtest.LiveHeap()
 	used := float64(after-before) / (1 << 20)
 	t.Logf("full 10k × 1 KiB buffer: %.1f MiB live heap", used)
 	if used > 32 {
@@ -263,14 +254,14 @@ func TestTailMemoryBoundBytes(t *testing.T) {
 	if raceEnabled {
 		t.Skip("a memory measure, meaningless under the race detector")
 	}
-	before := heapAfterGC()
+	before := viewtest.LiveHeap()
 	bt := newBenchTailBytes(t, 2000, 16<<20)
 	for i := 0; i < 300; i++ {
 		val := make([]byte, 900_000)
 		val[0] = byte(i)
 		bt.batch([]tail.Record{{Topic: "ORDER.EVENT", Offset: int64(i), Value: val}})
 	}
-	after := heapAfterGC()
+	after := viewtest.LiveHeap()
 	used := float64(after-before) / (1 << 20)
 	buffered, total, dropped, _ := bt.v.Counts()
 	t.Logf("300 × 900 KB into a 16 MiB tail: %.1f MiB live heap, %d buffered, %d dropped", used, buffered, dropped)
