@@ -244,12 +244,18 @@ func TestIdleTimeout(t *testing.T) {
 	r := startRig(t, rigOpts{idle: 600 * time.Millisecond})
 	busy := r.open(r.operator, sessOpts{})
 	idle := r.open(r.viewer, sessOpts{})
-	busy.waitScreen("busy's overview", overviewShown)
-	// busy types (a harmless key: help on, help off) more often than the
-	// timeout; idle does nothing.
+	// busy types (harmless keys: help on and off) more often than the
+	// timeout from the moment it opened, as the timer runs from there (on
+	// a loaded machine the first overview can take longer than 600 ms to
+	// appear), until idle has ended and busy shows its overview. idle does
+	// nothing.
+	busyShown := func() bool {
+		in, ok := busy.info()
+		return ok && overviewShown(in.Screen)
+	}
 	end := time.Now().Add(deadline)
-	for !idle.done() && time.Now().Before(end) {
-		busy.send("?")
+	for !(idle.done() && busyShown()) && time.Now().Before(end) {
+		busy.send("??")
 		// The typing cadence (well inside the 600 ms timeout) is what is
 		// under test here, not a wait for something.
 		time.Sleep(100 * time.Millisecond)
@@ -257,6 +263,10 @@ func TestIdleTimeout(t *testing.T) {
 	idle.wantEnd("idle session", 1, "no input for 600ms")
 	if _, ok := busy.info(); !ok {
 		t.Fatal("the session with input was closed too")
+	}
+	if !busyShown() {
+		in, _ := busy.info()
+		t.Fatalf("busy's overview is not shown; screen:\n%s", in.Screen)
 	}
 	bye := r.waitAudit("the idle disconnect", func(e AuditEntry) bool { return e.Event == EventDisconnect })
 	if bye.Reason != reasonIdle || bye.Role != "viewer" {
