@@ -101,7 +101,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "UNKNOWN when the cluster does not answer within this (beyond the window)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.BoolVar(&f.allContexts, "all-contexts", false, "judge every context of the config file at once (as --context a,b,c names some): one line per context, worst first")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return checkUsage(c, "%v", err) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return checkUsage(c, "%v", flagValueError(err)) })
 	return cmd
 }
 

@@ -704,6 +704,9 @@ func TestCheckUsageIsUnknown(t *testing.T) {
 		{[]string{"check", "-o", "yaml"}, `UNKNOWN: -o "yaml": want text or json`},
 		{[]string{"check", "--groups", "a[", "--window", "1s"}, `UNKNOWN: --groups "a[": bad pattern`},
 		{[]string{"check", "--bogus"}, "UNKNOWN: unknown flag: --bogus"},
+		// A value that does not parse is said as every command says it, never strconv's words.
+		{[]string{"check", "--max-lag", "abc"}, `UNKNOWN: --max-lag "abc": want a whole number` + "\n"},
+		{[]string{"check", "--window", "5x"}, `UNKNOWN: --window "5x": want a duration such as 500ms, 30s, 5m or 1h30m` + "\n"},
 		{[]string{"check", "extra"}, `UNKNOWN: unexpected argument "extra"`},
 	} {
 		out, code := s.cli(tc.args...)
