@@ -58,6 +58,16 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 	if res := runCLIResult(t, "", "tial", "T"); !strings.Contains(res.stderr, "did you mean tail?") {
 		t.Errorf("no suggestion: %q", res.stderr)
 	}
+	// A verb typed without the command it lives under is found there.
+	if res := runCLIResult(t, "", "seek", "billing"); res.code != 2 || !strings.Contains(res.stderr, "did you mean group seek?") {
+		t.Errorf("seek: exit %d, stderr %q; want 2 and the suggestion group seek", res.code, res.stderr)
+	}
+	if res := runCLIResult(t, "", "create", "T"); !strings.Contains(res.stderr, "did you mean ") || !strings.Contains(res.stderr, "topic create") {
+		t.Errorf("create: no suggestion of topic create: %q", res.stderr)
+	}
+	if res := runCLIResult(t, "", "put", "Q"); !strings.Contains(res.stderr, "did you mean queue put or get?") {
+		t.Errorf("put: want the nested command first, then the near name: %q", res.stderr)
+	}
 }
 
 func TestVersion(t *testing.T) {

@@ -141,10 +141,29 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+	s := append(nestedCommands(cmd, args[0]), cmd.SuggestionsFor(args[0])...)
+	if len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return &usageError{err: errors.New(msg)}
+}
+
+// nestedCommands names the commands one level down that are called name
+// ("seek" → "group seek"): an operator often types the verb and forgets
+// the noun it lives under.
+func nestedCommands(cmd *cobra.Command, name string) []string {
+	var out []string
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() && (sub.Name() == name || sub.HasAlias(name)) {
+				out = append(out, c.Name()+" "+sub.Name())
+			}
+		}
+	}
+	return out
 }
 
 // outputFormat checks an -o value against the formats a command offers.
