@@ -428,3 +428,23 @@ func TestServeMetricsOverAHubsSpokes(t *testing.T) {
 		t.Errorf("serve: %v\n%s", err, sv.out.String())
 	}
 }
+
+// A key file that is missing is refused before anything starts (no demo
+// cluster, no lag history), naming the setting and the file, exit 2; with
+// both missing, both are named on one line.
+func TestServeMissingKeyFileRefusedFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	viewers, operators := filepath.Join(dir, "viewers.keys"), filepath.Join(dir, "operators.keys")
+	r := runCLIResult(t, "", "serve", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", filepath.Join(dir, "hostkey"))
+	if r.code != 2 || !strings.Contains(r.stderr, "viewer keys (--authorized-keys): stat "+viewers+": no such file or directory") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming --authorized-keys and %s", r.code, r.stderr, viewers)
+	}
+	if strings.Contains(r.stderr, "lag history") || r.stdout != "" {
+		t.Errorf("something started before the key file was checked:\nstdout %q\nstderr %q", r.stdout, r.stderr)
+	}
+	r = runCLIResult(t, "", "serve", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--operator-keys", operators, "--host-key", filepath.Join(dir, "hostkey"))
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "(--operator-keys)") || !strings.Contains(r.stderr, "(--authorized-keys)") {
+		t.Errorf("both missing: exit %d, stderr %q; want 2 and one line naming both", r.code, r.stderr)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"ilinkdash/config"
 )
 
 // Role is what a key may do on the served dashboard.
@@ -32,6 +34,15 @@ func (r Role) String() string {
 		return "operator"
 	}
 	return "none"
+}
+
+// keySetting is the flag (and serve section field) naming the role's key
+// file, for an error about it.
+func (r Role) keySetting() string {
+	if r == RoleOperator {
+		return "--operator-keys"
+	}
+	return "--authorized-keys"
 }
 
 // Identity is who a session is: the key that authenticated it, as its
@@ -71,10 +82,10 @@ func newKeyFile(path string, role Role, logf func(string, ...any)) (*keyFile, er
 	k := &keyFile{path: path, role: role, logf: logf}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s keys: %w", role, err)
+		return nil, fmt.Errorf("%s keys (%s): %w", role, role.keySetting(), err)
 	}
 	if err := k.read(st); err != nil {
-		return nil, fmt.Errorf("%s keys: %w", role, err)
+		return nil, fmt.Errorf("%s keys (%s): %w", role, role.keySetting(), err)
 	}
 	return k, nil
 }
@@ -179,6 +190,15 @@ func (r *keyring) identify(key gossh.PublicKey) (Identity, bool) {
 	return Identity{}, false
 }
 
+// CheckKeys loads the key files of sc as New does, so that a command can
+// refuse a missing or unreadable one before it starts any cluster.
+func CheckKeys(sc config.Serve) error {
+	if _, err := newKeyring(sc.OperatorKeys, sc.AuthorizedKeys, func(string, ...any) {}); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
 // newKeyring loads the operator and viewer files (either may be "").
 func newKeyring(operators, viewers string, logf func(string, ...any)) (*keyring, error) {
 	r := &keyring{}
@@ -197,8 +217,11 @@ func newKeyring(operators, viewers string, logf func(string, ...any)) (*keyring,
 		}
 		r.files = append(r.files, kf)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	switch len(errs) { // one line, both files named (errors.Join's line break is no use on a terminal)
+	case 1:
+		return nil, errs[0]
+	case 2:
+		return nil, fmt.Errorf("%w; %w", errs[0], errs[1])
 	}
 	if len(r.files) == 0 {
 		return nil, errors.New("no key file: give --authorized-keys (read-only viewers) and/or --operator-keys (operators), or set them in the serve section")
