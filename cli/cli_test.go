@@ -58,6 +58,12 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 	if res := runCLIResult(t, "", "tial", "T"); !strings.Contains(res.stderr, "did you mean tail?") {
 		t.Errorf("no suggestion: %q", res.stderr)
 	}
+	// A time limit that leaves no time is a usage error, not "context deadline exceeded".
+	for _, d := range []string{"0s", "-1s"} {
+		if res := runCLIResult(t, "", "get", "topics", "--embedded", "--timeout", d); res.code != 2 || !strings.Contains(res.stderr, "--timeout "+d+": must be positive") {
+			t.Errorf("--timeout %s: exit %d, stderr %q; want 2, must be positive", d, res.code, res.stderr)
+		}
+	}
 	// A verb typed without the command it lives under is found there.
 	if res := runCLIResult(t, "", "seek", "billing"); res.code != 2 || !strings.Contains(res.stderr, "did you mean group seek?") {
 		t.Errorf("seek: exit %d, stderr %q; want 2 and the suggestion group seek", res.code, res.stderr)

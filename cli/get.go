@@ -84,6 +84,9 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	if err := outputFormat(f.output, "table", "json"); err != nil {
 		return nil, err
 	}
+	if f.timeout <= 0 {
+		return nil, usageErr("--timeout %v: must be positive", f.timeout)
+	}
 	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
 		return nil, err
