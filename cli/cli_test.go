@@ -64,6 +64,11 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 			t.Errorf("--timeout %s: exit %d, stderr %q; want 2, must be positive", d, res.code, res.stderr)
 		}
 	}
+	// A --file that cannot be opened is bad input naming the flag, as --from-jsonl's is.
+	missing := filepath.Join(t.TempDir(), "values.txt")
+	if res := runCLIResult(t, "", "publish", "T", "--embedded", "--file", missing); res.code != 2 || !strings.Contains(res.stderr, "--file: open "+missing+": no such file or directory") {
+		t.Errorf("publish --file missing: exit %d, stderr %q; want 2 naming --file", res.code, res.stderr)
+	}
 	// A verb typed without the command it lives under is found there.
 	if res := runCLIResult(t, "", "seek", "billing"); res.code != 2 || !strings.Contains(res.stderr, "did you mean group seek?") {
 		t.Errorf("seek: exit %d, stderr %q; want 2 and the suggestion group seek", res.code, res.stderr)

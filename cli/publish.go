@@ -650,7 +650,7 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 		if f.file != "-" {
 			fh, err := os.Open(f.file)
 			if err != nil {
-				return nil, err
+				return nil, usageErr("--file: %v", err)
 			}
 			r = fh
 			s.close = func() { fh.Close() }

@@ -94,7 +94,7 @@ func (e *recordEncoder) precheckFile(file string, count int, b *recordBuilder, r
 func eachLine(file string, limit int, fn func(line int, text []byte) error) error {
 	fh, err := os.Open(file)
 	if err != nil {
-		return err
+		return usageErr("--file: %v", err)
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)
