@@ -779,17 +779,23 @@ func (v *View) alertLines(st *common.Styles, w, h int) []string {
 	for i := v.scroll; i < len(v.alerts) && len(lines) < h; i++ {
 		a := v.alerts[i]
 		var mark string
+		var sty common.Style
 		switch a.Level {
 		case common.LevelError:
-			mark = st.Err.Render("✖ ")
+			mark, sty = "✖ ", st.Err
 		case common.LevelWarn:
-			mark = st.Warn.Render("▲ ")
+			mark, sty = "▲ ", st.Warn
 		default:
-			mark = st.Info.Render("● ")
+			mark, sty = "● ", st.Info
 		}
-		line := mark + common.Trunc(a.Text, max(w-2, 1))
+		text := common.Trunc(a.Text, max(w-2, 1))
+		var line string
 		if i == v.sel && !v.onNodes {
-			line = st.CursorRow(line, w)
+			// Unstyled inside the cursor row, as a table's cursor row is:
+			// the mark's own reset would end the highlight after it.
+			line = st.CursorRow(mark+text, w)
+		} else {
+			line = sty.Render(mark) + text
 		}
 		lines = append(lines, line)
 	}

@@ -109,3 +109,27 @@ func TestOverviewJudgingIsNotFine(t *testing.T) {
 		t.Fatalf("judging:\n%s", s)
 	}
 }
+
+// The alert under the cursor is highlighted across its whole line, mark
+// and text, as a table's cursor row is: the mark's own style used to end
+// the highlight after its two cells, so the alert enter opens did not
+// show (and the cursor, which stays on its alert as the list grows, could
+// sit on the last row unseen while the operator read the first).
+func TestOverviewAlertCursorRowHighlightsTheText(t *testing.T) {
+	ctx := viewtest.BenchContext(common.FullColor)
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	viewtest.FeedLists(nil, v, t0)
+	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
+		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
+	}
+	a, ok := v.SelectedAlert()
+	if !ok {
+		t.Fatalf("no alert under the cursor: %+v", v.Alerts())
+	}
+	sel := ctx.Styles.Selected.Render("x")
+	pre := sel[:strings.IndexByte(sel, 'x')]
+	if want := pre + "✖ " + a.Text; !strings.Contains(v.View(), want) {
+		t.Fatalf("the cursor row does not highlight %q:\n%q", a.Text, v.View())
+	}
+}
