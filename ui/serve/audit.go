@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"ilinkdash/ui/sanitize"
 )
 
 // Audit events.
@@ -59,9 +61,9 @@ type AuditEntry struct {
 	Seconds float64 `json:"seconds,omitempty"`
 }
 
-// auditLog appends entries as JSON lines to a file (when one is
-// configured) and a one-line summary to the server log. Each entry is one
-// write on an O_APPEND file, so lines never interleave, even with another
+// auditLog appends entries as JSON lines (escaped by sanitize.JSON) to a
+// file (when one is configured) and a one-line summary to the server log.
+// Each entry is one write on an O_APPEND file, so lines never interleave, even with another
 // process appending to the same file.
 type auditLog struct {
 	mu   sync.Mutex
@@ -100,7 +102,10 @@ func (a *auditLog) write(e AuditEntry) {
 		a.logf("serve: audit log: %v", err)
 		return
 	}
-	line = append(line, '\n')
+	// Escaped for the terminal an administrator reads it on, as every
+	// JSON ilinkdash writes: the TERM, names and error texts are the
+	// client's or the cluster's (C1 controls, DEL, bidi overrides).
+	line = append(sanitize.JSON(line), '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.w == nil {

@@ -523,3 +523,32 @@ func TestServeWorstCaseMemory(t *testing.T) {
 		t.Fatalf("serve grew %d MiB, over the stated bound of %d MiB", grown>>20, bound>>20)
 	}
 }
+
+// A TERM (the client's to say, as a group name or an error text is the
+// cluster's) with a C1 control, a bidi override and a DEL reaches the
+// audit log escaped (sanitize.JSON), as every JSON ilinkdash writes: an
+// administrator reading the log on a terminal sees the characters named,
+// not obeyed, and the line still decodes to what the client sent.
+func TestAuditLogEscapesHostileText(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{})
+	term := "xterm\u009b31m\u202eevil\x7f"
+	c := r.open(r.viewer, sessOpts{term: term})
+	c.waitScreen("an overview", overviewShown)
+	got := r.waitAudit("the connect", func(e AuditEntry) bool { return e.Event == EventConnect })
+	if got.Term != term {
+		t.Fatalf("audited TERM %q, want %q", got.Term, term)
+	}
+	data, err := os.ReadFile(r.audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"\u009b", "\u202e", "\x7f"} {
+		if strings.Contains(string(data), raw) {
+			t.Errorf("the audit log holds %q raw:\n%s", raw, data)
+		}
+	}
+	if !strings.Contains(string(data), `xterm\u009b31m\u202eevil\u007f`) {
+		t.Errorf("the audit log does not hold the TERM escaped:\n%s", data)
+	}
+}
