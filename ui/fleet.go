@@ -213,9 +213,15 @@ func (c *fleetCluster) take(data any) {
 		if d.Scope != "" {
 			return
 		}
-		c.inPts, c.outPts = sparkPoints(d.Points, c.inPts[:0], c.outPts[:0])
-		if n := len(d.Points); n > 0 {
-			c.in, c.out = d.Points[n-1].RecordsIn, d.Points[n-1].RecordsOut
+		// The last point is the current second, still counting
+		// (PROTOCOL.md, STAT SERIES): the rates are the complete seconds'.
+		pts := d.Points
+		if len(pts) > 1 {
+			pts = pts[:len(pts)-1]
+		}
+		c.inPts, c.outPts = sparkPoints(pts, c.inPts[:0], c.outPts[:0])
+		if n := len(pts); n > 0 {
+			c.in, c.out = pts[n-1].RecordsIn, pts[n-1].RecordsOut
 		}
 	}
 }

@@ -194,3 +194,24 @@ func TestFleetFollowsSpokeList(t *testing.T) {
 		t.Fatalf("a failed list read:\n%s", s)
 	}
 }
+
+// A cluster's row rates are its last complete second's: a stat series
+// ends with the current second, still counting (PROTOCOL.md, STAT
+// SERIES), which a quarter of the way in said a quarter of the rate.
+func TestFleetRateIsTheLastCompleteSecond(t *testing.T) {
+	pts := make([]admin.StatPoint, 900)
+	for i := range pts {
+		pts[i] = admin.StatPoint{RecordsIn: 400, RecordsOut: 200}
+	}
+	pts[899].RecordsIn, pts[899].RecordsOut = 100, 50 // the current second, a quarter counted
+	var c fleetCluster
+	c.take(admin.StatSeries{Resolution: time.Second, Points: pts})
+	if c.in != 400 || c.out != 200 {
+		t.Fatalf("rates in %v, out %v; want the last complete second's 400 and 200", c.in, c.out)
+	}
+	for i := range c.inPts {
+		if c.inPts[i] != 400 || c.outPts[i] != 200 {
+			t.Fatalf("sparkline points in %v, out %v: the counting second is in them", c.inPts, c.outPts)
+		}
+	}
+}

@@ -1,10 +1,15 @@
 package overview
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"ilinkdash/ilink/admin"
+	"ilinkdash/ui/common"
+	"ilinkdash/ui/internal/viewtest"
 )
 
 func TestRecentActivityTrimsLeadingIdleSeconds(t *testing.T) {
@@ -30,3 +35,22 @@ func TestRecentActivityTrimsLeadingIdleSeconds(t *testing.T) {
 }
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+// The rate "now" is the last complete second's: a stat series ends with
+// the current second, still counting (PROTOCOL.md, STAT SERIES), which
+// read a quarter of the way in said a quarter of the real rate.
+func TestOverviewRateNowIsTheLastCompleteSecond(t *testing.T) {
+	ctx := viewtest.BenchContext(common.Plain)
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	pts := make([]admin.StatPoint, 900)
+	for i := range pts {
+		pts[i] = admin.StatPoint{Time: t0.Add(time.Duration(i-899) * time.Second), RecordsIn: 400, RecordsOut: 200}
+	}
+	pts[899].RecordsIn, pts[899].RecordsOut = 100, 50 // the current second, a quarter counted
+	v.Update(common.DataMsg{Res: common.ResStats, At: t0, Data: admin.StatSeries{Resolution: time.Second, Points: pts}})
+	s := ansi.Strip(v.View())
+	if !strings.Contains(s, "records in      400/s") || !strings.Contains(s, "records out     200/s") {
+		t.Fatalf("the rates now are not the last complete second's (400/s in, 200/s out):\n%s", s)
+	}
+}
