@@ -77,7 +77,8 @@ type partSample struct {
 	end       int64
 	rate      float64 // EWMA consumption
 	prod      float64 // EWMA production
-	n         int
+	n         int     // consumption samples (commits on both sides)
+	pn        int     // production samples
 }
 
 type groupDetail struct {
@@ -466,26 +467,36 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 		seen[k] = true
 		r := offRow{o: o, rate: -1, prod: -1}
 		p := d.prev[k]
-		if p != nil && at.After(p.at) && o.Committed >= 0 && p.committed >= 0 && o.End >= 0 && p.end >= 0 {
+		if p != nil && at.After(p.at) && o.End >= 0 && p.end >= 0 {
+			const alpha = 0.5
 			dt := at.Sub(p.at).Seconds()
-			c := float64(o.Committed-p.committed) / dt
-			e := float64(o.End-p.end) / dt
-			if c < 0 { // rewound (a seek): restart the estimate
-				p.n = 0
-				c = 0
-			}
-			if p.n == 0 {
-				p.rate, p.prod = c, max(e, 0)
+			// Production is known from the end offsets alone: a
+			// partition the group never committed on grows its lag too.
+			e := max(float64(o.End-p.end)/dt, 0)
+			if p.pn == 0 {
+				p.prod = e
 			} else {
-				const alpha = 0.5
-				p.rate = alpha*c + (1-alpha)*p.rate
-				p.prod = alpha*max(e, 0) + (1-alpha)*p.prod
+				p.prod = alpha*e + (1-alpha)*p.prod
 			}
-			p.n++
-			r.rate, r.prod = p.rate, p.prod
-			d.rate += p.rate
+			p.pn++
+			r.prod = p.prod
 			d.prod += p.prod
-			rateKnown = true
+			if o.Committed >= 0 && p.committed >= 0 {
+				c := float64(o.Committed-p.committed) / dt
+				if c < 0 { // rewound (a seek): restart the estimate
+					p.n = 0
+					c = 0
+				}
+				if p.n == 0 {
+					p.rate = c
+				} else {
+					p.rate = alpha*c + (1-alpha)*p.rate
+				}
+				p.n++
+				r.rate = p.rate
+				d.rate += p.rate
+				rateKnown = true
+			}
 		}
 		if p == nil {
 			p = &partSample{}
