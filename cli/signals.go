@@ -28,6 +28,15 @@ var (
 	errStdoutClosed = errors.New("the reader of standard output went away")
 )
 
+// sameInterrupt is how soon after the first interrupt a signal is that
+// same interrupt delivered again, not a second one: GNU timeout signals
+// the command and then its process group, so `timeout -s INT 60 ilinkdash
+// tail T` delivers SIGINT twice within microseconds (taken as a second
+// interrupt, it exited at once with 130, without the tail's leave). A
+// person's second ctrl+c comes later: the stopping note that asks for it
+// is written stopNoteAfter after the first.
+const sameInterrupt = 100 * time.Millisecond
+
 // handleSignals installs the process's signal handling: the first SIGINT
 // or SIGTERM cancels the run's context with errInterrupted and, for a
 // headless command, arms the stop guard; a second one exits a headless
@@ -38,35 +47,47 @@ func (a *app) handleSignals(cancel func(error)) (stop func()) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	done := make(chan struct{})
-	go func() {
-		var guard, note <-chan time.Time
-		interrupted := false
-		for {
-			select {
-			case <-done:
-				return
-			case <-sigs:
-				if interrupted && a.headless.Load() { // (the dashboard restores the terminal first: it ends on the context)
-					fmt.Fprintln(os.Stderr, "ilinkdash: second interrupt: exiting now")
-					os.Exit(exitInterrupted)
-				}
-				interrupted = true
-				cancel(errInterrupted)
-				if a.headless.Load() {
-					guard = time.After(stopGrace)
-					note = time.After(stopNoteAfter)
-				}
-			case <-note:
-				fmt.Fprintln(os.Stderr, "ilinkdash: stopping (interrupt again to exit now)")
-			case <-guard:
-				fmt.Fprintf(os.Stderr, "ilinkdash: did not stop within %v of the interrupt: exiting now\n", stopGrace)
-				os.Exit(exitInterrupted)
-			}
-		}
-	}()
+	go a.signalLoop(sigs, done, cancel, time.Now, os.Exit)
 	return func() {
 		signal.Stop(sigs)
 		close(done)
+	}
+}
+
+// signalLoop is handleSignals' loop until done: now is the clock that
+// tells a repeat of the first interrupt (sameInterrupt) from a second
+// one, exit ends the process.
+func (a *app) signalLoop(sigs <-chan os.Signal, done <-chan struct{}, cancel func(error), now func() time.Time, exit func(int)) {
+	var guard, note <-chan time.Time
+	var first time.Time // of the first interrupt; zero before it
+	for {
+		select {
+		case <-done:
+			return
+		case <-sigs:
+			if !first.IsZero() && now().Sub(first) < sameInterrupt {
+				continue // the first one again (timeout -s INT signals the process and its group)
+			}
+			if !first.IsZero() && a.headless.Load() { // (the dashboard restores the terminal first: it ends on the context)
+				fmt.Fprintln(os.Stderr, "ilinkdash: second interrupt: exiting now")
+				exit(exitInterrupted)
+				return
+			}
+			if first.IsZero() {
+				first = now()
+			}
+			cancel(errInterrupted)
+			if a.headless.Load() {
+				guard = time.After(stopGrace)
+				note = time.After(stopNoteAfter)
+			}
+		case <-note:
+			fmt.Fprintln(os.Stderr, "ilinkdash: stopping (interrupt again to exit now)")
+		case <-guard:
+			fmt.Fprintf(os.Stderr, "ilinkdash: did not stop within %v of the interrupt: exiting now\n", stopGrace)
+			exit(exitInterrupted)
+			return
+		}
 	}
 }
 
