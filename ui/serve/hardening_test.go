@@ -552,3 +552,56 @@ func TestAuditLogEscapesHostileText(t *testing.T) {
 		t.Errorf("the audit log does not hold the TERM escaped:\n%s", data)
 	}
 }
+
+// A burst of refusals is one audit line a second, and the burst's others
+// are counted even when no refusal of that kind follows it: the last one
+// held back is written once its second is over, with the count of the
+// rest, so the audit log accounts for every connection turned away.
+func TestRefusalBurstCounted(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{serve: func(s *config.Serve) { s.MaxStartups = 1 }})
+	hold, err := net.Dial("tcp", r.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	ilinktest.WaitFor(t, deadline, "the one startup counted", func() bool {
+		r.srv.gate.mu.Lock()
+		defer r.srv.gate.mu.Unlock()
+		return r.srv.gate.pending == 1
+	})
+	const burst = 6
+	for i := 0; i < burst; i++ {
+		nc, err := net.Dial("tcp", r.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = nc.SetReadDeadline(time.Now().Add(deadline))
+		if _, err := io.ReadAll(nc); err != nil {
+			t.Fatalf("connection %d over the cap was not closed: %v", i, err)
+		}
+		nc.Close()
+	}
+	counted := func() (lines, total int) {
+		for _, e := range r.auditEntries() {
+			if e.Event != EventRefused || e.Reason != refusedStartups {
+				continue
+			}
+			lines++
+			total++
+			var more int
+			if i := strings.Index(e.Detail, "(and "); i >= 0 {
+				fmt.Sscanf(e.Detail[i:], "(and %d more", &more)
+			}
+			total += more
+		}
+		return lines, total
+	}
+	ilinktest.WaitFor(t, deadline, fmt.Sprintf("%d max-startups refusals accounted for", burst), func() bool {
+		_, total := counted()
+		return total == burst
+	})
+	if lines, total := counted(); lines > 3 || total != burst {
+		t.Fatalf("%d refusals audited as %d lines counting %d", burst, lines, total)
+	}
+}

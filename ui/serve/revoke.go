@@ -67,49 +67,99 @@ func (e errPerKey) Error() string {
 
 // refusalLog keeps refusal lines to one a second per kind, so a flood of
 // refused connections is a line a second with a count, not a flood of
-// log lines and audit entries.
+// log lines and audit entries. The last refusal it holds back is written
+// when its second is over, with the count of the others, unless a later
+// refusal of its kind carries that count first: a burst is accounted for
+// even when nothing follows it.
 type refusalLog struct {
-	mu    sync.Mutex
-	kinds map[string]*refusalRate
+	mu     sync.Mutex
+	kinds  map[string]*refusalRate
+	closed bool
 }
 
 type refusalRate struct {
 	last    time.Time
 	skipped int
+	held    AuditEntry  // the last refusal not written
+	timer   *time.Timer // writes held when the second is over
 }
 
-// allow reports whether a refusal of kind is written now, and how many
-// of its kind were not written since the last one.
-func (r *refusalLog) allow(kind string, now time.Time) (bool, int) {
+// admit reports whether refusal e is written now, with the count of its
+// kind not written since the last one in its detail; one held back is
+// written later through write.
+func (r *refusalLog) admit(e AuditEntry, now time.Time, write func(AuditEntry)) (AuditEntry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.kinds == nil {
 		r.kinds = map[string]*refusalRate{}
 	}
-	k := r.kinds[kind]
+	k := r.kinds[e.Reason]
 	if k == nil {
 		k = &refusalRate{}
-		r.kinds[kind] = k
+		r.kinds[e.Reason] = k
 	}
 	if !k.last.IsZero() && now.Sub(k.last) < time.Second {
 		k.skipped++
-		return false, 0
+		k.held = e
+		if k.timer == nil && !r.closed {
+			kind := e.Reason
+			k.timer = time.AfterFunc(k.last.Add(time.Second).Sub(now), func() { r.flush(kind, write) })
+		}
+		return e, false
 	}
-	skipped := k.skipped
+	if k.timer != nil {
+		k.timer.Stop()
+		k.timer = nil
+	}
+	e = withSkipped(e, k.skipped)
 	k.last, k.skipped = now, 0
-	return true, skipped
+	return e, true
+}
+
+// flush writes the refusal of kind held back, with the count of the
+// others (under the lock, so that close waits for it).
+func (r *refusalLog) flush(kind string, write func(AuditEntry)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := r.kinds[kind]
+	if r.closed || k == nil || k.skipped == 0 {
+		return
+	}
+	k.timer = nil
+	e := withSkipped(k.held, k.skipped-1)
+	k.last, k.skipped = time.Now(), 0
+	write(e)
+}
+
+// close writes every refusal held back, and no more later.
+func (r *refusalLog) close(write func(AuditEntry)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	for _, k := range r.kinds {
+		if k.timer != nil {
+			k.timer.Stop()
+			k.timer = nil
+		}
+		if k.skipped > 0 {
+			write(withSkipped(k.held, k.skipped-1))
+			k.skipped = 0
+		}
+	}
+}
+
+func withSkipped(e AuditEntry, skipped int) AuditEntry {
+	if skipped > 0 {
+		e.Detail += fmt.Sprintf(" (and %d more refused so in the last second)", skipped)
+	}
+	return e
 }
 
 // refused logs a refusal of the gate or of admission, and audits it;
 // fingerprint is "" before the connection offered an authorized key.
 func (s *Server) refused(kind, remote, fingerprint, detail string) {
-	ok, skipped := s.refusal.allow(kind, time.Now())
-	if !ok {
-		return
-	}
 	e := AuditEntry{Event: EventRefused, Reason: kind, Remote: remote, Fingerprint: fingerprint, Detail: detail}
-	if skipped > 0 {
-		e.Detail += fmt.Sprintf(" (and %d more refused so in the last second)", skipped)
+	if e, ok := s.refusal.admit(e, time.Now(), s.audit.write); ok {
+		s.audit.write(e)
 	}
-	s.audit.write(e)
 }

@@ -318,6 +318,7 @@ func (s *Server) shutdown(ctx context.Context) error {
 	s.cancel()
 	s.followOnce.Do(func() {}) // a Serve after Shutdown starts no follower
 	s.following.Wait()
+	s.refusal.close(s.audit.write)
 	if aerr := s.audit.close(); err == nil {
 		err = aerr
 	}
