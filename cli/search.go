@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -203,6 +204,9 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	}
 	if err != nil {
 		return err
+	}
+	if res.Cancelled && context.Cause(ctx) == errStdoutClosed {
+		return errStdoutClosed // the reader went away (| head): no summary, exit 0, as tail
 	}
 	fmt.Fprintln(stderr, "ilinkdash: "+summaryLine(res))
 	if res.Cancelled {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"ilinkdash/ilink/ilinktest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/jsonl"
 )
@@ -186,4 +188,38 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// cancelOnWrite is standard output whose reader goes away once the
+// first block is written: the stdout watch (watchStdoutReader) cancels
+// the run with errStdoutClosed, as for `ilinkdash search T | head -1`.
+type cancelOnWrite struct {
+	cancel func(error)
+	n      int
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.n += len(p)
+	w.cancel(errStdoutClosed)
+	return len(p), nil
+}
+
+func TestSearchReaderGoneIsAQuietExitZero(t *testing.T) {
+	e := startTestEngine(t, engine.Config{})
+	if err := e.CreateTopic("SRH", "partitions=1"); err != nil {
+		t.Fatal(err)
+	}
+	seedTopic(t, e.DataAddrs(), "SRH", 3000, time.Now().Add(-time.Hour)) // ~150 KB of lines: stdout is written before the scan ends
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	out := &cancelOnWrite{cancel: cancel}
+	var errb bytes.Buffer
+	a := newTestApp(t, nil)
+	code, err := a.execute(ctx, []string{"search", "SRH", "--addr", strings.Join(e.DataAddrs(), ","), "--config", ""}, strings.NewReader(""), out, &errb)
+	if out.n == 0 {
+		t.Fatal("nothing written before the scan ended")
+	}
+	if code != 0 || errb.Len() != 0 {
+		t.Fatalf("exit %d (%v), stderr %q: want a quiet exit 0 when the reader went away (not interrupted, 130)", code, err, errb.String())
+	}
 }
