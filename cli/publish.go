@@ -425,6 +425,14 @@ func parsePublishFlags(cmd *cobra.Command, f *publishFlags) (publishPlan, error)
 			return pl, usageErr("%v", err)
 		}
 	}
+	for _, n := range []struct {
+		flag string
+		v    int
+	}{{"--count", f.count}, {"--size", f.size}, {"--rate", f.rate}, {"--partitions", f.partitions}, {"--replicas", f.replicas}, {"--batch-size", f.batchSize}} {
+		if n.v < 0 {
+			return pl, usageErr("%s %d: must not be negative", n.flag, n.v)
+		}
+	}
 	sources := 0
 	for _, set := range []bool{cmd.Flags().Changed("value"), f.file != "", f.size > 0, f.fromJSONL != ""} {
 		if set {
@@ -440,8 +448,6 @@ func parsePublishFlags(cmd *cobra.Command, f *publishFlags) (publishPlan, error)
 		return pl, usageErr("--key and --header with --from-jsonl: the records keep their own keys and headers")
 	case f.keepTimes && f.fromJSONL == "":
 		return pl, usageErr("--keep-timestamps needs --from-jsonl")
-	case f.count < 0, f.size < 0, f.rate < 0, f.partitions < 0, f.replicas < 0:
-		return pl, usageErr("--count, --size, --rate, --partitions and --replicas must not be negative")
 	}
 	if cmd.Flags().Changed("value") {
 		if pl.valueT, err = template.Parse("--value", f.value); err != nil {

@@ -185,3 +185,25 @@ func TestPublishSizeBeyondTheRecordCap(t *testing.T) {
 		t.Fatalf("publish --size %d: %v %s", limit, err, out)
 	}
 }
+
+// A negative count, size, rate, partition or replica count or batch size
+// is a usage error naming that flag, before anything connects: --size -1
+// said "nothing to publish", the others were named together, and
+// --batch-size -1 was the producer's MIMQE_BAD_CONFIG with exit 1.
+func TestPublishNegativeFlagIsNamed(t *testing.T) {
+	for _, tc := range [][]string{
+		{"--size", "-1"},
+		{"--value", "x", "--count", "-1"},
+		{"--value", "x", "--rate", "-5"},
+		{"--value", "x", "--partitions", "-1"},
+		{"--value", "x", "--replicas", "-2"},
+		{"--value", "x", "--batch-size", "-1"},
+	} {
+		args := append([]string{"publish", "T", "--addr", "127.0.0.1:1"}, tc...)
+		res := runCLIResult(t, "", args...)
+		flag, val := tc[len(tc)-2], tc[len(tc)-1]
+		if want := flag + " " + val + ": must not be negative"; res.code != exitUsage || !strings.Contains(res.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc, res.code, res.stderr, want)
+		}
+	}
+}
