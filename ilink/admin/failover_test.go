@@ -61,3 +61,39 @@ func TestFailoverToAnotherNode(t *testing.T) {
 		t.Errorf("failover text %q, want %q…", fs[1].Text(), want)
 	}
 }
+
+// TestFailoverPastTwoStoppedNodes: with two of three nodes stopped one
+// after the other, each the one in use, a read is answered by the third
+// node, in the one call: the two stopped nodes do not take turns.
+func TestFailoverPastTwoStoppedNodes(t *testing.T) {
+	t.Parallel()
+	e := startEngine(t, engine.Config{})
+	s := connect(t, e, 1, Options{LeaveStoppedNode: true})
+	ctx := testCtx(t)
+	q := s.AccessAdminQmgr("")
+	noErr(t, e.StopNode(1))
+	if _, err := q.Nodes(ctx); err != nil {
+		t.Fatalf("node list with node 1 stopped: %v", err)
+	}
+	_, second := s.Via()
+	noErr(t, e.StopNode(second))
+	third := 6 - 1 - second
+	for i := range 3 {
+		if _, err := q.Nodes(ctx); err != nil {
+			t.Fatalf("read %d with nodes 1 and %d stopped: %v", i, second, err)
+		}
+		if _, node := s.Via(); node != third {
+			t.Fatalf("read %d answered through node %d, want node %d", i, node, third)
+		}
+	}
+	fs := s.Failovers()
+	if last := fs[len(fs)-1]; last.FromNode != second || !last.Stopped || last.ToNode != third {
+		t.Errorf("failovers %+v: want the last from node %d (stopped) to node %d", fs, second, third)
+	}
+	// Only the third node is running: reading never went back to a stopped one.
+	for _, f := range fs[1:] {
+		if f.ToNode != third {
+			t.Errorf("failover to node %d after node %d stopped: %+v", f.ToNode, second, fs)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -92,10 +93,13 @@ type Service struct {
 	hello               wire.HelloReply
 	admins              []string // admin addresses learned from the handshake and the node list
 	closed              bool
-	// cur is the address of the connection in use; avoid, one whose queue
-	// manager was not running (tried last until another fails).
-	cur, avoid string
-	failovers  []Failover // the latest switches to another node, oldest first
+	// cur is the address of the connection in use; avoid, those whose
+	// queue manager was not running, least recently left first: tried
+	// after every other address, in that order, so that with two nodes
+	// stopped a third is found rather than the two taking turns.
+	cur       string
+	avoid     []string
+	failovers []Failover // the latest switches to another node, oldest first
 
 	dialMu sync.Mutex // serialises redials
 }
@@ -322,14 +326,13 @@ func (s *Service) redial(ctx context.Context, dead *ilink.Conn) (*ilink.Conn, er
 	// whose queue manager was not running last.
 	cands := []string{}
 	for _, a := range append([]string{s.cur, s.addr}, s.admins...) {
-		if a != "" && a != s.avoid && !contains(cands, a) {
+		if a != "" && !contains(s.avoid, a) && !contains(cands, a) {
 			cands = append(cands, a)
 		}
 	}
-	if s.avoid != "" {
-		cands = append(cands, s.avoid)
-	}
-	from, fromNode, stopped := s.cur, int(s.hello.NodeID), s.avoid != "" && s.avoid == s.cur
+	cands = append(cands, s.avoid...)
+	stopped := len(s.avoid) > 0 && s.avoid[len(s.avoid)-1] == s.cur // just left
+	from, fromNode := s.cur, int(s.hello.NodeID)
 	spoke := s.spokeName != "" || s.spokeKey != ""
 	s.mu.Unlock()
 	if closed {
@@ -387,10 +390,21 @@ func (s *Service) leave(c *ilink.Conn) bool {
 		s.mu.Unlock()
 		return false
 	}
-	s.avoid = s.cur
+	s.avoid = append(slices.DeleteFunc(s.avoid, func(a string) bool { return a == s.cur }), s.cur)
 	s.mu.Unlock()
 	c.Close()
 	return true
+}
+
+// addrCount is how many admin addresses the service knows.
+func (s *Service) addrCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.admins)
+	if !contains(s.admins, s.addr) {
+		n++
+	}
+	return n
 }
 
 // Unreachable is the failure of a (re)connect over several admin addresses:
@@ -412,6 +426,7 @@ func (e Unreachable) Unwrap() []error { return e }
 // new connection; one that was sent is retried only if retry is set
 // (reads) and the connection died under it.
 func (s *Service) do(ctx context.Context, code wire.Code, req, resp wire.Message, retry bool) error {
+	leaves := 0 // nodes left in this call as not running
 	for attempt := 0; ; attempt++ {
 		c, err := s.current(ctx)
 		if err != nil {
@@ -428,8 +443,9 @@ func (s *Service) do(ctx context.Context, code wire.Code, req, resp wire.Message
 		if err != nil && retry && attempt == 0 && ilink.IsSessionError(err) && c.Err() != nil && ctx.Err() == nil {
 			continue
 		}
-		if err != nil && retry && attempt == 0 && s.opt.LeaveStoppedNode && ilink.HasName(err, wire.ErrQmgrNotRunning) && ctx.Err() == nil && s.leave(c) {
-			continue // another node's queue manager may run
+		if err != nil && retry && leaves < s.addrCount() && s.opt.LeaveStoppedNode && ilink.HasName(err, wire.ErrQmgrNotRunning) && ctx.Err() == nil && s.leave(c) {
+			leaves++
+			continue // another node's queue manager may run: each known one is tried once
 		}
 		return err
 	}
