@@ -31,6 +31,9 @@ type adminFlags struct {
 	output   string
 	embedded bool
 	timeout  time.Duration
+	// window is get groups --window: the command samples for
+	// sampleSpan and has --timeout beyond it, as check has.
+	window time.Duration
 }
 
 func (f *adminFlags) register(cmd *cobra.Command) {
@@ -91,7 +94,11 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+	limit := f.timeout
+	if f.window > 0 {
+		limit += sampleSpan(r.Context, f.window)
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), limit)
 	c := r.Context
 	t := &adminTarget{json: f.output == "json", out: cmd.OutOrStdout(), ctx: ctx, cancel: cancel, addrs: c.Addresses, readOnly: c.ReadOnly, client: c.ClientName, cfg: r.Context}
 	opt := admin.Options{ClientName: c.ClientName, ReadOnly: c.ReadOnly, DataAddrs: c.Addresses, Hub: hub}
@@ -304,7 +311,7 @@ func (t *adminTarget) getGroups(window time.Duration) error {
 	s := &sampler{qm: t.qm, mon: health.New(cfg)}
 	var err error
 	if window > 0 {
-		span := max(cfg.Window, cfg.StallAfter)
+		span := sampleSpan(t.cfg, window)
 		_, err = s.run(t.ctx, span, sampleStep(span, t.cfg.Refresh.Groups))
 	} else {
 		_, err = s.pollGroups(t.ctx)
@@ -334,6 +341,12 @@ func (t *adminTarget) getGroups(window time.Duration) error {
 	})
 }
 
+// sampleSpan is how long get groups --window samples context c's groups:
+// the window, or the context's stall-after when that is longer.
+func sampleSpan(c config.Context, window time.Duration) time.Duration {
+	return max(window, health.Config(c.Health).StallAfter)
+}
+
 func (a *app) getCommand() *cobra.Command {
 	var f adminFlags
 	var all bool
@@ -359,6 +372,9 @@ func (a *app) getCommand() *cobra.Command {
 			}
 			if window > 0 && what != "groups" {
 				return usageErr("--window is for get groups")
+			}
+			if what == "groups" {
+				f.window = window
 			}
 			return a.withAdmin(cmd, &f, func(t *adminTarget) error {
 				if what == "groups" {

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
 )
 
 // TestGetGroupsOneSampleWords: `get groups` without --window reads one
@@ -76,5 +80,24 @@ func TestGetGroupsOneSampleWords(t *testing.T) {
 		if g.Health == "ACTIVE" {
 			t.Errorf("--window: %s is ACTIVE, a word of one list only", g.Name)
 		}
+	}
+}
+
+// get groups --window samples for the window (or the context's
+// stall-after, when longer) and then has --timeout for its calls, as
+// check has: a window longer than --timeout (--window 1m with the default
+// 30s) failed every time with "context deadline exceeded".
+func TestGetGroupsWindowLongerThanTimeout(t *testing.T) {
+	t.Parallel()
+	e := startTestEngine(t, engine.Config{})
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := fmt.Sprintf("contexts:\n  c: {admin: '%s', health: {window: 300ms, stall-after: 300ms}}\ncurrent-context: c\n", e.AdminAddrs()[0])
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWithConfig(t, file, "get", "groups", "--window", "1500ms", "--timeout", "500ms", "-o", "json")
+	var gs []groupJSON
+	if err := json.Unmarshal([]byte(r.stdout), &gs); r.code != 0 || err != nil {
+		t.Fatalf("get groups --window 1500ms --timeout 500ms: exit %d, %v\nstdout %q\nstderr %q", r.code, err, r.stdout, r.stderr)
 	}
 }
