@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -359,6 +360,40 @@ func TestDocsNameEveryCommandAndFlag(t *testing.T) {
 	for _, code := range []string{"| 0 |", "| 1 |", "| 2 |", "| 130 |"} {
 		if !strings.Contains(doc, code) {
 			t.Errorf("docs/CLI.md has no exit status row %q", code)
+		}
+	}
+}
+
+// An admin command whose --timeout expires says which address did not
+// answer within which limit (exit 1); it said "context deadline exceeded".
+func TestAdminTimeoutSaysWhatTimedOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	addr := ln.Addr().String()
+	for _, args := range [][]string{{"get", "topics"}, {"describe", "group", "g"}, {"topic", "delete", "T"}} {
+		res := runCLIResult(t, "", append(args, "--admin", addr, "--timeout", "300ms")...)
+		want := "ilinkdash: no answer from " + addr + " within --timeout 300ms\n"
+		if res.code != 1 || res.stderr != want {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", args, res.code, res.stderr, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -126,6 +127,10 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 		cancel()
 		return nil, usageErr("no admin address: give --admin, a context with an admin address, or --embedded")
 	}
+	a.limit = adminLimit{ctx: ctx, target: addr, timeout: f.timeout}
+	if hub != nil && !t.embedded {
+		a.limit.target = hub.Target()
+	}
 	svc, err := admin.Connect(ctx, addr, opt)
 	if err != nil {
 		if t.eng != nil {
@@ -137,6 +142,32 @@ func (a *app) openAdmin(cmd *cobra.Command, f *adminFlags) (*adminTarget, error)
 	t.svc, t.qm = svc, svc.AccessAdminQmgr(c.QueueManager)
 	return t, nil
 }
+
+// adminLimit is an admin command's time limit (--timeout), which ends
+// its context.
+type adminLimit struct {
+	ctx     context.Context
+	target  string // the admin address (or the spoke's route)
+	timeout time.Duration
+}
+
+// explain words err when it is the limit's expiry: "context deadline
+// exceeded" alone does not say what took too long, nor which limit.
+func (l adminLimit) explain(err error) error {
+	if l.ctx == nil || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(l.ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return &limitError{fmt.Sprintf("no answer from %s within --timeout %v", l.target, l.timeout), err}
+}
+
+// limitError is an expired --timeout in words, still a deadline error.
+type limitError struct {
+	msg string
+	err error
+}
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return e.err }
 
 // emit writes v as JSON (-o json), or calls fill with a table.
 func (t *adminTarget) emit(v any, fill func(w *table)) error {

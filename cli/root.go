@@ -37,6 +37,9 @@ type app struct {
 	// getenv reads the environment (ILINKDASH_*, NO_COLOR): os.Getenv,
 	// or a test's own, so tests that set it can run in parallel.
 	getenv func(string) string
+	// limit is the --timeout of the admin command that runs (openAdmin),
+	// to say so when it expires.
+	limit adminLimit
 }
 
 func newRootCommand() *app {
@@ -121,7 +124,7 @@ func (a *app) execute(ctx context.Context, args []string, stdin io.Reader, stdou
 	a.root.SetErr(a.io.err)
 	a.root.SetArgs(args)
 	cmd, err := a.root.ExecuteContextC(ctx)
-	err = notFound(err)
+	err = a.limit.explain(notFound(err))
 	code := a.report(ctx, cmd, err)
 	a.io.flush()
 	return code, err
