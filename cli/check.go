@@ -218,19 +218,31 @@ func (a *app) checkOne(parent context.Context, r config.Resolved, f checkFlags, 
 	svc, err := admin.Connect(connCtx, c.Admin, admin.Options{ClientName: c.ClientName, ReadOnly: true, DataAddrs: c.Addresses, Hub: hub})
 	connCancel()
 	if err != nil {
-		return checkResult{v: rep.unknown(err, "", f.timeout)}
+		return checkResult{v: rep.unknown(stopCause(parent, err), "", f.timeout)}
 	}
 	defer svc.Close()
 	s := &sampler{qm: svc.AccessAdminQmgr(c.QueueManager), mon: health.New(cfg), filter: filter,
 		definition: func(ctx context.Context) (admin.ClusterProperty, error) { return svc.ClusterProperty(ctx, "") }}
 	if call, err := s.run(ctx, span, sampleStep(span, c.Refresh.Groups)); err != nil {
-		return checkResult{v: rep.unknown(err, call, f.timeout)}
+		if parent.Err() != nil {
+			call = "" // not the call's failure
+		}
+		return checkResult{v: rep.unknown(stopCause(parent, err), call, f.timeout)}
 	}
 	if len(s.unmatched) > 0 {
 		return checkResult{v: rep.unknown(fmt.Errorf("no group matches %q", strings.Join(s.unmatched, ",")), "", f.timeout)}
 	}
 	v, alerts := rep.judged(s)
 	return checkResult{v: v, alerts: alerts}
+}
+
+// stopCause is err, or why the check was stopped when it was (an
+// interrupt: "UNKNOWN: interrupted", not "context canceled").
+func stopCause(parent context.Context, err error) error {
+	if parent.Err() != nil {
+		return context.Cause(parent)
+	}
+	return err
 }
 
 // checkReport words a check's result and prints it.

@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"ilinkdash/ilink/engine"
 )
 
 // check takes --embedded like the other commands that talk to a cluster
@@ -30,5 +35,21 @@ func TestCheckEmbedded(t *testing.T) {
 	r = runCLIResult(t, "", "check", "--window", "300ms", "--stall-after", "300ms")
 	if r.code != checkUnknown || !strings.Contains(r.stdout, "UNKNOWN: no admin address: give --admin, a context with an admin address, or --embedded") {
 		t.Fatalf("check without a target: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// An interrupted check is UNKNOWN and says it was interrupted (it said
+// "UNKNOWN: context canceled").
+func TestCheckInterrupted(t *testing.T) {
+	t.Parallel()
+	e := startTestEngine(t, engine.Config{})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := time.AfterFunc(300*time.Millisecond, func() { cancel(errInterrupted) }) // (the 10 s window is still sampling then)
+	defer stop.Stop()
+	var out, errb bytes.Buffer
+	code, _ := newTestApp(t, nil).execute(ctx, []string{"check", "--admin", e.AdminAddrs()[0], "--window", "10s", "--config", ""}, strings.NewReader(""), &out, &errb)
+	if code != checkUnknown || out.String() != "UNKNOWN: interrupted\n" {
+		t.Fatalf("interrupted check: exit %d\nstdout %q\nstderr %q; want 3 and UNKNOWN: interrupted", code, out.String(), errb.String())
 	}
 }
