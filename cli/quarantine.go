@@ -92,12 +92,24 @@ func (a *app) quarantineListCommand(f *adminFlags) *cobra.Command {
 		Short: "Directories and queues with entries: how many, NEW and OLD, oldest and newest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rawOrJSON(raw, f); err != nil {
+				return err
+			}
 			return a.withAdmin(cmd, f, func(t *adminTarget) error { return t.quarantineList(raw) })
 		},
 	}
 	list.Flags().BoolVar(&raw, "raw", false, "print the engine's text as it came (sanitized)")
 
 	return list
+}
+
+// rawOrJSON refuses --raw with -o json: the engine's text is not JSON
+// (it printed the text, -o json unsaid).
+func rawOrJSON(raw bool, f *adminFlags) error {
+	if raw && f.output == "json" {
+		return usageErr("--raw and -o json disagree (--raw prints the engine's text as it came)")
+	}
+	return nil
 }
 
 // quarantineList prints the directories and queues with entries.
@@ -133,6 +145,9 @@ func (a *app) quarantineScanCommand(f *adminFlags) *cobra.Command {
 		Short: "The entries (time, NEW/OLD, message id, size, directory, queue)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rawOrJSON(sel.raw, f); err != nil {
+				return err
+			}
 			since, err := sel.sinceTime()
 			if err != nil {
 				return err

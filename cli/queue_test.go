@@ -289,3 +289,14 @@ func TestQuarantineCommands(t *testing.T) {
 		t.Fatalf("reinject --read-only: %v", err)
 	}
 }
+
+// quarantine list and scan --raw print the engine's text, so --raw with
+// -o json is a usage error; it printed the text, -o json ignored.
+func TestQuarantineRawWithJSON(t *testing.T) {
+	for _, cmd := range []string{"list", "scan"} {
+		res := runCLIResult(t, "", "quarantine", cmd, "--raw", "-o", "json", "--admin", "127.0.0.1:1")
+		if res.code != exitUsage || !strings.Contains(res.stderr, "--raw and -o json disagree") {
+			t.Errorf("quarantine %s --raw -o json: exit %d, stderr %q; want 2", cmd, res.code, res.stderr)
+		}
+	}
+}
