@@ -504,13 +504,17 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 	}
 	defer sess.Close()
 	out := []queueMessageJSON{}
+	// A failure (an interrupt, the --timeout) after messages were taken
+	// prints them before it is reported: taken, they are off the queue.
+	var getErr error
 	for len(out) < count {
 		m, err := q.Get(t.ctx, wait)
 		if ilink.IsNoMessage(err) {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("get from %s: %w", queue, err)
+			getErr = fmt.Errorf("get from %s: %w", queue, err)
+			break
 		}
 		redeliveries := 0
 		if m.Redelivered {
@@ -518,7 +522,10 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 		}
 		out = append(out, messageJSON(admin.QueueMessage{ID: m.ID[:], PutTime: m.PutTime, Redeliveries: redeliveries, Payload: m.Payload}, false))
 	}
-	return t.emit(out, func(w *table) {
+	if getErr != nil && len(out) == 0 {
+		return getErr
+	}
+	err = t.emit(out, func(w *table) {
 		w.row("ID", "PUT-TIME", "REDELIVERED", "BYTES", "BODY")
 		for _, m := range out {
 			body := "<null>"
@@ -536,6 +543,10 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 			w.row("no message on " + queue)
 		}
 	})
+	if err != nil {
+		return err
+	}
+	return getErr
 }
 
 func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"ilinkdash/ilink/ilinktest"
 	"os"
@@ -298,5 +299,27 @@ func TestQuarantineRawWithJSON(t *testing.T) {
 		if res.code != exitUsage || !strings.Contains(res.stderr, "--raw and -o json disagree") {
 			t.Errorf("quarantine %s --raw -o json: exit %d, stderr %q; want 2", cmd, res.code, res.stderr)
 		}
+	}
+}
+
+// queue get takes messages off the queue; when it stops before --count
+// (its --timeout, an interrupt) it prints those it took before it reports
+// why. They were lost: taken, then the error alone.
+func TestQueueGetStoppedPrintsWhatItTook(t *testing.T) {
+	t.Parallel()
+	e, tgt := queueEngine(t)
+	if err := e.DefineQueue("KEEP", engine.QueueConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if put := jsonOf[queuePutJSON](t, with(tgt, "queue", "put", "KEEP", "--value", "m{{seq}}", "--count", "2")...); put.Put != 2 {
+		t.Fatalf("put %+v", put)
+	}
+	res := runCLIResult(t, "", with(tgt, "queue", "get", "KEEP", "--count", "5", "--wait", "30s", "--timeout", "1500ms", "-o", "json")...)
+	var got []queueMessageJSON
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || len(got) != 2 || *got[0].Payload != "m0" || *got[1].Payload != "m1" {
+		t.Fatalf("stdout %q (%v): want the 2 messages taken", res.stdout, err)
+	}
+	if res.code != 1 || !strings.Contains(res.stderr, "--timeout 1.5s") {
+		t.Fatalf("exit %d, stderr %q: want 1 and the time limit", res.code, res.stderr)
 	}
 }
