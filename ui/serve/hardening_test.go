@@ -20,6 +20,7 @@ import (
 	"ilinkdash/config"
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
 	"ilinkdash/ui/internal/viewtest"
 	"ilinkdash/ui/views/tab"
 )
@@ -603,5 +604,36 @@ func TestRefusalBurstCounted(t *testing.T) {
 	})
 	if lines, total := counted(); lines > 3 || total != burst {
 		t.Fatalf("%d refusals audited as %d lines counting %d", burst, lines, total)
+	}
+}
+
+// The publish form's File field would read a file where the dashboard
+// runs: in a served session that is the jump host, whose files are not the
+// SSH user's (the host key, other users' keys). An operator's File is
+// refused naming the field, before anything is read: the review does not
+// say whether the file exists or how large it is, and nothing is sent.
+func TestPublishFileOfTheServerRefused(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{})
+	r.createTopics("partitions=1", "LEAK")
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("the server's secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := r.openShown(r.operator, "the overview")
+	for _, path := range []string{secret, secret + ".missing"} {
+		c.send(":publish LEAK\r")
+		c.waitText("Publish to LEAK")
+		c.send("jj\r" + path + "\x13") // down to File, edit, type, ctrl+s
+		screen := c.waitText("reads no file on the server")
+		if strings.Contains(screen, "Send 1 record") || strings.Contains(screen, "19B") || strings.Contains(screen, "no such file") {
+			t.Fatalf("the File field %s was read:\n%s", path, screen)
+		}
+		c.send("\x1b")
+		c.send("\x15") // ctrl+u: clear the field for the next path
+		c.send("\x1b")
+	}
+	if n := r.e.RequestCounts()[wire.CodeProduce]; n != 0 {
+		t.Fatalf("%d produce requests reached the engine", n)
 	}
 }

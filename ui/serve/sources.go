@@ -312,6 +312,15 @@ func (ss *sessionSources) StartPublish(ctx context.Context, spec publish.Spec) (
 	return &sessionRun{Run: run, release: onceRelease{release: release}}, nil
 }
 
+// ReadsFiles implements publish.FileReader: the form's File field would
+// read a file on the jump host, which a session never names (save.go), so
+// it is refused before anything is read, for operators too.
+func (ss *sessionSources) ReadsFiles() error {
+	return errors.New("file: a served dashboard reads no file on the server; put the value in Value instead")
+}
+
+var _ publish.FileReader = (*sessionSources)(nil)
+
 // sessionRun releases the run's session binding once it is done.
 type sessionRun struct {
 	publish.Run

@@ -474,6 +474,11 @@ func (v *View) check() (pubForm, error) {
 	if val != "" && pf.file != "" {
 		return pf, fieldErr{pfFile, fmt.Errorf("give a value or a file, not both")}
 	}
+	if fr, ok := v.pub.(FileReader); ok && pf.file != "" {
+		if err := fr.ReadsFiles(); err != nil {
+			return pf, fieldErr{pfFile, err}
+		}
+	}
 	if pf.value, err = tmpl.Parse("value", val); err != nil {
 		return pf, fieldErr{pfValue, err}
 	}

@@ -112,3 +112,11 @@ type Run interface {
 type Publisher interface {
 	StartPublish(ctx context.Context, spec Spec) (Run, error)
 }
+
+// FileReader is a Publisher that says whether the form's File field may
+// read a file where the dashboard runs (ui/serve: the dashboard runs on a
+// jump host, whose files are not the remote user's). A non-nil error
+// refuses the field with that error before anything is read.
+type FileReader interface {
+	ReadsFiles() error
+}
