@@ -431,6 +431,9 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		hdrs[i] = wire.RecordHeader{Key: h.key, Value: append([]byte{}, h.val.Literal()...)}
 	}
 	out := queuePutJSON{Queue: queue, Headers: len(headers)}
+	// A put that fails (an interrupt, the --timeout, a full queue) after
+	// others were put prints those first, then why it stopped.
+	var putErr error
 	for seq := 0; count == 0 || seq < count; seq++ {
 		if lines != nil {
 			if !lines.Scan() {
@@ -456,7 +459,8 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		}
 		id, err := q.PutHeaders(t.ctx, body, hdrs)
 		if err != nil {
-			return fmt.Errorf("put %d of %s: %w", out.Put+1, queue, err)
+			putErr = fmt.Errorf("put %d of %s: %w", out.Put+1, queue, err)
+			break
 		}
 		if out.Put == 0 {
 			out.FirstID = id.String()
@@ -464,7 +468,10 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		out.LastID = id.String()
 		out.Put++
 	}
-	return t.emit(out, func(w *table) {
+	if putErr != nil && out.Put == 0 {
+		return putErr
+	}
+	err = t.emit(out, func(w *table) {
 		line := fmt.Sprintf("put %s on %s", numfmt.Plural(out.Put, "message"), queue)
 		if out.Put == 1 {
 			line += fmt.Sprintf(" (id %s)", out.FirstID)
@@ -476,6 +483,10 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		}
 		w.row(line)
 	})
+	if err != nil {
+		return err
+	}
+	return putErr
 }
 
 func (a *app) queueGetCommand(f *adminFlags) *cobra.Command {

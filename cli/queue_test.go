@@ -323,3 +323,22 @@ func TestQueueGetStoppedPrintsWhatItTook(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q: want 1 and the time limit", res.code, res.stderr)
 	}
 }
+
+// queue put stopped by a failed put (a full queue, an interrupt, the
+// --timeout) prints what it put before it says why: it said only the
+// error, so the messages already put went uncounted.
+func TestQueuePutStoppedPrintsWhatItPut(t *testing.T) {
+	t.Parallel()
+	e, tgt := queueEngine(t)
+	if err := e.DefineQueue("FULL", engine.QueueConfig{MaxDepth: 3}); err != nil {
+		t.Fatal(err)
+	}
+	res := runCLIResult(t, "", with(tgt, "queue", "put", "FULL", "--value", "m{{seq}}", "--count", "5", "-o", "json")...)
+	var put queuePutJSON
+	if err := json.Unmarshal([]byte(res.stdout), &put); err != nil || put.Put != 3 || put.FirstID == "" || put.LastID == "" {
+		t.Fatalf("stdout %q (%v): want the 3 messages put", res.stdout, err)
+	}
+	if res.code != 1 || !strings.Contains(res.stderr, "put 4 of FULL: ") || !strings.Contains(res.stderr, "MIMQE_QUEUE_FULL") {
+		t.Fatalf("exit %d, stderr %q: want 1 and put 4 of FULL: MIMQE_QUEUE_FULL", res.code, res.stderr)
+	}
+}
