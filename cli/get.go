@@ -157,7 +157,14 @@ func (l adminLimit) explain(err error) error {
 	if l.ctx == nil || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(l.ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
-	return &limitError{fmt.Sprintf("no answer from %s within --timeout %v", l.target, l.timeout), err}
+	said := fmt.Sprintf("no answer from %s within --timeout %v", l.target, l.timeout)
+	msg := err.Error()
+	if what, ok := strings.CutSuffix(msg, context.DeadlineExceeded.Error()); ok {
+		msg = what + said // what was under way, as it was said: "put 1001 of ORDERS: no answer …"
+	} else {
+		msg += " (" + said + ")"
+	}
+	return &limitError{msg, err}
 }
 
 // limitError is an expired --timeout in words, still a deadline error.

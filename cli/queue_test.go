@@ -319,8 +319,8 @@ func TestQueueGetStoppedPrintsWhatItTook(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || len(got) != 2 || *got[0].Payload != "m0" || *got[1].Payload != "m1" {
 		t.Fatalf("stdout %q (%v): want the 2 messages taken", res.stdout, err)
 	}
-	if res.code != 1 || !strings.Contains(res.stderr, "--timeout 1.5s") {
-		t.Fatalf("exit %d, stderr %q: want 1 and the time limit", res.code, res.stderr)
+	if want := "ilinkdash: get from KEEP: no answer from " + tgt[1] + " within --timeout 1.5s\n"; res.code != 1 || res.stderr != want {
+		t.Fatalf("exit %d, stderr %q: want 1 and %q", res.code, res.stderr, want)
 	}
 }
 
