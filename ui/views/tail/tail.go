@@ -54,6 +54,7 @@ type (
 	tailSavedMsg struct {
 		path   string
 		n      int
+		gone   int // records the dialog counted that left the buffer before the save
 		bytes  int64
 		err    error
 		dlgGen uint64
@@ -134,6 +135,12 @@ type View struct {
 
 	dlgKind string
 	copyE   tailEntry // the record the copy dialog copies from
+	// saveEnd is the ring's next sequence number when the save dialog
+	// opened: the records it counted are those before it, and those are
+	// what a save writes, however many arrive while it is open. saveAll
+	// and saveMatches are the counts it showed (buffer, filter matches).
+	saveEnd              uint64
+	saveAll, saveMatches int
 
 	listTop, listRows int // body line of the first row, rows shown (mouse)
 

@@ -189,6 +189,7 @@ func (v *View) openSave() {
 	}
 	v.OpenDialog(&components.Dialog{Title: "Save the tail buffer", Body: body, Fields: fields, SubmitLabel: "save"})
 	v.dlgKind = "save"
+	v.saveEnd, v.saveAll, v.saveMatches = v.ring.next, n, v.matches.len()
 }
 
 func (v *View) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -320,18 +321,7 @@ func (v *View) submitSave() tea.Cmd {
 		f = f[1:]
 	}
 	all := v.filter == nil || (len(f) > 0 && f[0].Choice == 1)
-	var entries []tailEntry
-	if all {
-		entries = make([]tailEntry, 0, v.ring.n)
-		for seq := v.ring.first(); seq < v.ring.next; seq++ {
-			entries = append(entries, *v.ring.at(seq))
-		}
-	} else {
-		entries = make([]tailEntry, 0, v.matches.len())
-		for _, seq := range v.matches.items() {
-			entries = append(entries, *v.ring.at(seq))
-		}
-	}
+	entries, gone := v.saveEntries(all)
 	v.Dlg.Err = ""
 	v.Dlg.Busy = "saving " + common.Plural(len(entries), "record") + "…"
 	gen, saver, target := v.DlgGen, v.saver, v.spec.Target
@@ -346,8 +336,31 @@ func (v *View) submitSave() tea.Cmd {
 		} else {
 			p, n, err = saveJSONL(path, entries)
 		}
-		return tailSavedMsg{path: p, n: len(entries), bytes: n, err: err, dlgGen: gen}
+		return tailSavedMsg{path: p, n: len(entries), gone: gone, bytes: n, err: err, dlgGen: gen}
 	})
+}
+
+// saveEntries is what the save dialog counted when it opened (saveEnd):
+// the whole buffer's records, or the filter's matches, before it — not
+// those that arrived while it was open. gone counts the counted ones the
+// buffer has dropped since (a full buffer while the tail runs).
+func (v *View) saveEntries(all bool) (entries []tailEntry, gone int) {
+	end, counted := v.saveEnd, v.saveMatches
+	if all {
+		counted = v.saveAll
+		entries = make([]tailEntry, 0, counted)
+		for seq := v.ring.first(); seq < end; seq++ {
+			entries = append(entries, *v.ring.at(seq))
+		}
+	} else {
+		entries = make([]tailEntry, 0, counted)
+		for _, seq := range v.matches.items() {
+			if seq < end {
+				entries = append(entries, *v.ring.at(seq))
+			}
+		}
+	}
+	return entries, max(counted-len(entries), 0)
 }
 
 // writeJSONL writes entries as JSON lines to w.
@@ -402,5 +415,9 @@ func (v *View) saved(m tailSavedMsg) tea.Cmd {
 	if v.DialogOpen(m.dlgGen) {
 		v.CloseDialog()
 	}
-	return common.Flash(common.LevelOK, "saved "+common.Plural(m.n, "record")+" ("+common.Bytes(m.bytes)+") to "+sanitize.String(m.path))
+	text := "saved " + common.Plural(m.n, "record") + " (" + common.Bytes(m.bytes) + ") to " + sanitize.String(m.path)
+	if m.gone > 0 {
+		return common.Flash(common.LevelWarn, text+"; "+common.Plural(m.gone, "record")+" counted had left the full buffer")
+	}
+	return common.Flash(common.LevelOK, text)
 }
