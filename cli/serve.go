@@ -193,7 +193,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if err := serve.CheckKeys(sc); err != nil {
+	if err := serve.CheckFiles(sc); err != nil {
 		return &exitError{code: 2, err: err} // before any cluster starts
 	}
 	// serve is no TUI: its log goes to stderr (the client's debug log, with

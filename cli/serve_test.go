@@ -431,19 +431,39 @@ func TestServeMetricsOverAHubsSpokes(t *testing.T) {
 
 // A key file that is missing is refused before anything starts (no demo
 // cluster, no lag history), naming the setting and the file, exit 2; with
-// both missing, both are named on one line.
-func TestServeMissingKeyFileRefusedFirst(t *testing.T) {
+// both missing, both are named on one line. So are a host key others may
+// read, and an audit log or save directory that cannot be made.
+func TestServeBadFilesRefusedFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	viewers, operators := filepath.Join(dir, "viewers.keys"), filepath.Join(dir, "operators.keys")
-	r := runCLIResult(t, "", "serve", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", filepath.Join(dir, "hostkey"))
-	if r.code != 2 || !strings.Contains(r.stderr, "viewer keys (--authorized-keys): stat "+viewers+": no such file or directory") {
-		t.Fatalf("exit %d, stderr %q; want 2 naming --authorized-keys and %s", r.code, r.stderr, viewers)
+	_, keys := operatorKey(t, dir)
+	hk, openHK := filepath.Join(dir, "hostkey"), filepath.Join(dir, "open-hostkey")
+	if err := os.WriteFile(openHK, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(r.stderr, "lag history") || r.stdout != "" {
-		t.Errorf("something started before the key file was checked:\nstdout %q\nstderr %q", r.stdout, r.stderr)
+	notDir := filepath.Join(keys, "sub") // under a file: cannot be made
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--authorized-keys", viewers, "--host-key", hk}, "viewer keys (--authorized-keys): stat " + viewers + ": no such file or directory"},
+		{[]string{"--operator-keys", keys, "--host-key", openHK}, "--host-key: " + openHK + " is accessible by others (mode 0644): chmod 600 it"},
+		{[]string{"--operator-keys", keys, "--host-key", hk, "--audit-log", filepath.Join(notDir, "audit.jsonl")}, "--audit-log: mkdir " + keys + ": not a directory"},
+		{[]string{"--operator-keys", keys, "--host-key", hk, "--save-dir", notDir}, "--save-dir: mkdir " + keys + ": not a directory"},
+	} {
+		r := runCLIResult(t, "", append([]string{"serve", "--listen", "127.0.0.1:0"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+		if strings.Contains(r.stderr, "lag history") || r.stdout != "" {
+			t.Errorf("%v: something started before the files were checked:\nstdout %q\nstderr %q", c.args, r.stdout, r.stderr)
+		}
 	}
-	r = runCLIResult(t, "", "serve", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--operator-keys", operators, "--host-key", filepath.Join(dir, "hostkey"))
+	if _, err := os.Stat(hk); err == nil {
+		t.Error("the host key was created though serve did not start")
+	}
+	r := runCLIResult(t, "", "serve", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--operator-keys", operators, "--host-key", hk)
 	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "(--operator-keys)") || !strings.Contains(r.stderr, "(--authorized-keys)") {
 		t.Errorf("both missing: exit %d, stderr %q; want 2 and one line naming both", r.code, r.stderr)
 	}

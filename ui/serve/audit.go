@@ -78,11 +78,11 @@ func openAudit(path string, logf func(string, ...any)) (*auditLog, error) {
 		return a, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
+		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
+		return nil, err
 	}
 	a.w = f
 	return a, nil

@@ -24,22 +24,32 @@ func loadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 		created = true
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("host key: %w", err)
+		return nil, false, err
 	}
 	if !created {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, false, fmt.Errorf("host key: %w", err)
+			return nil, false, err
 		}
 		if perm := st.Mode().Perm(); perm&0o077 != 0 {
-			return nil, false, fmt.Errorf("host key %s is accessible by others (mode %04o): chmod 600 it", path, perm)
+			return nil, false, fmt.Errorf("%s is accessible by others (mode %04o): chmod 600 it", path, perm)
 		}
 	}
 	signer, err = gossh.ParsePrivateKey(data)
 	if err != nil {
-		return nil, false, fmt.Errorf("host key %s: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return signer, created, nil
+}
+
+// checkHostKey is loadHostKey for a key that exists; for a missing one it
+// only makes the directory loadHostKey will create it in.
+func checkHostKey(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	_, _, err := loadHostKey(path)
+	return err
 }
 
 func createHostKey(path string) ([]byte, error) {

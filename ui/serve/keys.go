@@ -11,8 +11,6 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
-
-	"ilinkdash/config"
 )
 
 // Role is what a key may do on the served dashboard.
@@ -188,15 +186,6 @@ func (r *keyring) identify(key gossh.PublicKey) (Identity, bool) {
 		}
 	}
 	return Identity{}, false
-}
-
-// CheckKeys loads the key files of sc as New does, so that a command can
-// refuse a missing or unreadable one before it starts any cluster.
-func CheckKeys(sc config.Serve) error {
-	if _, err := newKeyring(sc.OperatorKeys, sc.AuthorizedKeys, func(string, ...any) {}); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
 }
 
 // newKeyring loads the operator and viewer files (either may be "").

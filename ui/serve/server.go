@@ -87,6 +87,46 @@ type served struct {
 	polls *polls
 }
 
+// CheckFiles does what New does with the server's own files — reads the
+// key files and an existing host key (a missing one New creates, saying
+// so: here only its directory is made), makes the save directory and
+// opens the audit log — so that a command can refuse a bad one, naming
+// its flag, before it starts any cluster. New does it again; each step is
+// idempotent.
+func CheckFiles(sc config.Serve) error {
+	if err := sc.Check(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if _, err := newKeyring(sc.OperatorKeys, sc.AuthorizedKeys, func(string, ...any) {}); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if sc.HostKey == "" {
+		sc.HostKey = config.DefaultHostKey()
+	}
+	if err := checkHostKey(sc.HostKey); err != nil {
+		return fmt.Errorf("serve: --host-key: %w", err)
+	}
+	if err := makeSaveDir(sc.SaveDir); err != nil {
+		return err
+	}
+	a, err := openAudit(sc.AuditLog, func(string, ...any) {})
+	if err != nil {
+		return fmt.Errorf("serve: --audit-log: %w", err)
+	}
+	return a.close()
+}
+
+// makeSaveDir makes the directory of tail saves (none: saving off).
+func makeSaveDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("serve: --save-dir: %w", err)
+	}
+	return nil
+}
+
 // Server is the SSH server. New, then Serve (or ListenAndServe), then
 // Shutdown.
 type Server struct {
@@ -153,15 +193,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	if s.host, s.created, err = loadHostKey(sc.HostKey); err != nil {
-		return nil, fmt.Errorf("serve: %w", err)
+		return nil, fmt.Errorf("serve: --host-key: %w", err)
 	}
-	if sc.SaveDir != "" {
-		if err := os.MkdirAll(sc.SaveDir, 0o700); err != nil {
-			return nil, fmt.Errorf("serve: --save-dir: %w", err)
-		}
+	if err := makeSaveDir(sc.SaveDir); err != nil {
+		return nil, err
 	}
 	if s.audit, err = openAudit(sc.AuditLog, s.logf); err != nil {
-		return nil, fmt.Errorf("serve: %w", err)
+		return nil, fmt.Errorf("serve: --audit-log: %w", err)
 	}
 	if sc.MaxTails > 0 {
 		s.tails = make(chan struct{}, sc.MaxTails)
