@@ -215,10 +215,7 @@ func (c *fleetCluster) take(data any) {
 		}
 		// The last point is the current second, still counting
 		// (PROTOCOL.md, STAT SERIES): the rates are the complete seconds'.
-		pts := d.Points
-		if len(pts) > 1 {
-			pts = pts[:len(pts)-1]
-		}
+		pts := tab.CompleteSeconds(d.Points)
 		c.inPts, c.outPts = sparkPoints(pts, c.inPts[:0], c.outPts[:0])
 		if n := len(pts); n > 0 {
 			c.in, c.out = pts[n-1].RecordsIn, pts[n-1].RecordsOut

@@ -652,7 +652,7 @@ func (v *View) rateLines(st *common.Styles, w int) []string {
 	if !v.statsOK || len(v.stats.Points) == 0 {
 		return []string{st.Muted.Render("records in/out: waiting for statistics…")}
 	}
-	points := recentActivity(complete(v.stats.Points), 60)
+	points := recentActivity(tab.CompleteSeconds(v.stats.Points), 60)
 	in := make([]float64, len(points))
 	out := make([]float64, len(points))
 	var pin, pout float64
@@ -686,16 +686,6 @@ func rateLine(st *common.Styles, w int, label string, now, peak float64, cols fu
 		return left
 	}
 	return left + sty.Render(components.SparklineMax(cols(sw), sw, peak)) + st.Muted.Render(right)
-}
-
-// complete drops a stat series' last point: the current second, still
-// counting (PROTOCOL.md, STAT SERIES), whose rate a fraction of a second
-// in is a fraction of the real one.
-func complete(points []admin.StatPoint) []admin.StatPoint {
-	if len(points) > 1 {
-		return points[:len(points)-1]
-	}
-	return points
 }
 
 // recentActivity drops the leading seconds in which nothing moved (an engine

@@ -49,6 +49,17 @@ type StatsSource interface {
 	StatSeries(ctx context.Context, scope string) (admin.StatSeries, error)
 }
 
+// CompleteSeconds drops a stat series' last point: the current second,
+// still counting (PROTOCOL.md, STAT SERIES), whose rate a fraction of a
+// second in is a fraction of the real one. Rates "now" and sparklines
+// read the complete seconds.
+func CompleteSeconds(points []admin.StatPoint) []admin.StatPoint {
+	if len(points) > 1 {
+		return points[:len(points)-1]
+	}
+	return points
+}
+
 // TopicLister lists topics (polled as common.ResTopics).
 type TopicLister interface {
 	ListTopics(ctx context.Context) ([]admin.TopicInfo, error)

@@ -763,8 +763,10 @@ func (v *View) DetailView(st *common.Styles) string {
 }
 
 func (v *View) rateLine(st *common.Styles, d *topicDetail) string {
+	// The complete seconds': the last point is the current one, still
+	// counting (PROTOCOL.md, STAT SERIES).
 	var in, out []float64
-	for _, p := range d.series.Points {
+	for _, p := range tab.CompleteSeconds(d.series.Points) {
 		in = append(in, p.RecordsIn)
 		out = append(out, p.RecordsOut)
 	}
