@@ -662,8 +662,9 @@ func (v *View) rateLines(st *common.Styles, w int) []string {
 	}
 	last := points[len(points)-1]
 	span := common.Dur(last.Time.Sub(points[0].Time).Round(time.Second))
+	pw := peakWidth(pin, pout)
 	line := func(label string, now, peak float64, vals []float64, sty common.Style) string {
-		return rateLine(st, w, label, now, peak, func(sw int) []float64 { return resample(vals, sw) }, sty)
+		return rateLine(st, w, label, now, peak, pw, func(sw int) []float64 { return resample(vals, sw) }, sty)
 	}
 	return []string{
 		line("records in", last.RecordsIn, pin, in, st.Spark),
@@ -673,10 +674,12 @@ func (v *View) rateLines(st *common.Styles, w int) []string {
 }
 
 // rateLine is one in/out line: the label, the rate now, a sparkline of
-// cols(width) scaled to peak, and the peak.
-func rateLine(st *common.Styles, w int, label string, now, peak float64, cols func(int) []float64, sty common.Style) string {
+// cols(width) scaled to peak, and the peak, right-aligned in peakW
+// (peakWidth: the in and out lines' sparklines are then as wide, their
+// columns the same seconds).
+func rateLine(st *common.Styles, w int, label string, now, peak float64, peakW int, cols func(int) []float64, sty common.Style) string {
 	left := fmt.Sprintf("%-11s %7s/s ", label, common.Rate(now))
-	right := fmt.Sprintf(" peak %s/s", common.Rate(peak))
+	right := fmt.Sprintf(" peak %*s/s", peakW, common.Rate(peak))
 	sw := w - common.Width(left) - common.Width(right)
 	if sw < 8 {
 		right = ""
@@ -686,6 +689,15 @@ func rateLine(st *common.Styles, w int, label string, now, peak float64, cols fu
 		return left
 	}
 	return left + sty.Render(components.SparklineMax(cols(sw), sw, peak)) + st.Muted.Render(right)
+}
+
+// peakWidth is the width of the longest of the peaks' figures.
+func peakWidth(peaks ...float64) int {
+	w := 0
+	for _, p := range peaks {
+		w = max(w, common.Width(common.Rate(p)))
+	}
+	return w
 }
 
 // recentActivity drops the leading seconds in which nothing moved (an engine

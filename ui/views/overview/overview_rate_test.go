@@ -54,3 +54,44 @@ func TestOverviewRateNowIsTheLastCompleteSecond(t *testing.T) {
 		t.Fatalf("the rates now are not the last complete second's (400/s in, 200/s out):\n%s", s)
 	}
 }
+
+// The in and out sparklines are as wide, whatever their peaks' figures
+// ("peak 1.81k/s" and "peak 479/s"), so that a column is the same
+// seconds in both.
+func TestOverviewInOutSparklinesLineUp(t *testing.T) {
+	ctx := viewtest.BenchContext(common.Plain)
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	pts := make([]admin.StatPoint, 900)
+	for i := range pts {
+		pts[i] = admin.StatPoint{Time: t0.Add(time.Duration(i-899) * time.Second), RecordsIn: 1000 + float64(i%7)*100, RecordsOut: 400 + float64(i%5)*20}
+	}
+	v.Update(common.DataMsg{Res: common.ResStats, At: t0, Data: admin.StatSeries{Resolution: time.Second, Points: pts}})
+	mustLineUp(t, ansi.Strip(v.View()))
+}
+
+// mustLineUp fails unless the records in and records out lines' sparklines
+// start and end in the same columns.
+func mustLineUp(t *testing.T, screen string) {
+	t.Helper()
+	var spans [][2]int
+	for _, l := range strings.Split(screen, "\n") {
+		if !strings.HasPrefix(l, "records in ") && !strings.HasPrefix(l, "records out ") {
+			continue
+		}
+		rs := []rune(l)
+		first, last := -1, -1
+		for i, r := range rs {
+			if r >= '▁' && r <= '█' {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		spans = append(spans, [2]int{first, last})
+	}
+	if len(spans) != 2 || spans[0][0] < 0 || spans[0] != spans[1] {
+		t.Fatalf("the in and out sparklines do not span the same columns (%v):\n%s", spans, screen)
+	}
+}

@@ -55,12 +55,16 @@ func (v *View) histRateLines(st *common.Styles, w int) ([]string, bool) {
 		return nil, false
 	}
 	from := r.at.Add(-span)
-	line := func(label string, pts []common.HistPoint, sty common.Style) string {
-		var peak float64
+	peak := func(pts []common.HistPoint) float64 {
+		var top float64
 		for _, p := range pts {
-			peak = max(peak, p.V)
+			top = max(top, p.V)
 		}
-		return rateLine(st, w, label, pts[len(pts)-1].V, peak, func(sw int) []float64 { return columns(pts, from, span, sw) }, sty)
+		return top
+	}
+	pw := peakWidth(peak(r.in), peak(r.out))
+	line := func(label string, pts []common.HistPoint, sty common.Style) string {
+		return rateLine(st, w, label, pts[len(pts)-1].V, peak(pts), pw, func(sw int) []float64 { return columns(pts, from, span, sw) }, sty)
 	}
 	return []string{
 		line("records in", r.in, st.Spark),

@@ -1,6 +1,7 @@
 package overview_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,4 +78,27 @@ func TestOverviewLiveUntilTheHistoryCovers(t *testing.T) {
 	h.mu.Unlock()
 	r.Key("w") // a new span reads the history again
 	r.MustShow("last 6h from the history", "100/s", "w: 15m 1h [6h] 24h")
+}
+
+// From the history too the in and out sparklines are as wide ("peak
+// 100/s" and "peak 40/s"), a column the same minutes in both.
+func TestOverviewHistorySparklinesLineUp(t *testing.T) {
+	h := &inOutHistory{}
+	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		h.now = ctx.Now
+		ctx.History = h
+		return overview.New(ctx, nil)
+	})
+	r.MustShow("last 1h from the history")
+	peakAt := map[string]int{}
+	for _, l := range strings.Split(r.Screen(), "\n") {
+		for _, label := range []string{"records in ", "records out "} {
+			if i := strings.Index(l, " peak "); i >= 0 && strings.HasPrefix(l, label) {
+				peakAt[label] = len([]rune(l[:i]))
+			}
+		}
+	}
+	if len(peakAt) != 2 || peakAt["records in "] != peakAt["records out "] {
+		t.Fatalf("the in and out sparklines end in different columns (%v):\n%s", peakAt, r.Screen())
+	}
 }
