@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
@@ -44,4 +45,56 @@ func TestTopicDetailSparklinesLeaveOutTheCountingSecond(t *testing.T) {
 	if strings.ContainsAny(line, "▁▂▃▄▅▆▇") || strings.Count(line, "█") < 20 {
 		t.Fatalf("the sparklines of a steady 400/s in and 200/s out dip (the counting second is in them):\n%s", line)
 	}
+}
+
+// busyInternal is the fake with a busy internal topic: 500 records/s
+// into SYSTEM.GROUPS.
+type busyInternal struct{ *fakes.Source }
+
+func (s busyInternal) ListTopics(ctx context.Context) ([]admin.TopicInfo, error) {
+	ts, err := s.Source.ListTopics(ctx)
+	for i := range ts {
+		if ts[i].Internal {
+			ts[i].RecordsInPerSec, ts[i].RecordsOutPerSec = 500, 300
+		}
+	}
+	return ts, err
+}
+
+// The list's summary sums the rates of the topics it counts: a hidden
+// internal topic (SYSTEM.GROUPS) was in its "in N/s" though no row showed
+// it; with i it is shown, and summed.
+func TestTopicsSummarySumsTheListedTopics(t *testing.T) {
+	var src busyInternal
+	r := viewtest.New(t, false, func(ctx *common.Context, s *fakes.Source) common.View {
+		src = busyInternal{s}
+		return topics.New(ctx, src)
+	})
+	src.Advance(time.Minute)
+	ts, err := src.ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Send(common.DataMsg{Res: common.ResTopics, At: r.Now, Data: ts})
+	var in, out, inAll, outAll float64
+	for _, ti := range ts {
+		inAll += ti.RecordsInPerSec
+		outAll += ti.RecordsOutPerSec
+		if !ti.Internal {
+			in += ti.RecordsInPerSec
+			out += ti.RecordsOutPerSec
+		}
+	}
+	listed := "in " + common.Rate(in) + "/s · out " + common.Rate(out) + "/s"
+	all := "in " + common.Rate(inAll) + "/s · out " + common.Rate(outAll) + "/s"
+	if listed == all {
+		t.Fatalf("%q: the internal topic's rates do not show in the sums", listed)
+	}
+	r.MustShow("1 internal hidden", listed)
+	r.Key("i")
+	r.MustShow("SYSTEM.GROUPS", all)
+	r.Send(common.DataMsg{Res: common.ResTopics, At: r.Now, Data: ts})
+	r.MustShow("SYSTEM.GROUPS", all)
+	r.Key("i")
+	r.MustShow(listed)
 }

@@ -189,12 +189,13 @@ func (v *View) setTopics(ts []admin.TopicInfo, at time.Time) {
 		seen[t.Name] = struct{}{}
 		v.underRepl += t.UnderReplicated
 		v.offline += t.Offline
-		v.sumIn += t.RecordsInPerSec
-		v.sumOut += t.RecordsOutPerSec
 		if r.internal && !v.showInternal {
 			v.hiddenInt++
 			continue
 		}
+		// The summary's rates are the listed topics' (not the hidden).
+		v.sumIn += t.RecordsInPerSec
+		v.sumOut += t.RecordsOutPerSec
 		items = append(items, r)
 	}
 	for name := range v.rows {
@@ -207,12 +208,14 @@ func (v *View) setTopics(ts []admin.TopicInfo, at time.Time) {
 
 func (v *View) rebuildItems() {
 	items := make([]*topicRow, 0, len(v.rows))
-	v.hiddenInt = 0
+	v.hiddenInt, v.sumIn, v.sumOut = 0, 0, 0
 	for _, r := range v.rows {
 		if r.internal && !v.showInternal {
 			v.hiddenInt++
 			continue
 		}
+		v.sumIn += r.info.RecordsInPerSec
+		v.sumOut += r.info.RecordsOutPerSec
 		items = append(items, r)
 	}
 	// Map iteration order is random; the table sorts, and ties break on
@@ -721,7 +724,8 @@ func actionAgainstPreview(m topicActionMsg) (text string, warn bool) {
 // ---- rendering ----
 
 // ListSummary is the line above the list: counts, what is hidden or
-// unhealthy, and the total rates.
+// unhealthy, and the total rates of the topics it counts (a hidden
+// internal topic's are not in them; i shows it, and they are).
 func (v *View) ListSummary(st *common.Styles) string {
 	if !v.loaded {
 		return st.Muted.Render("loading topics…")
