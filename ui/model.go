@@ -401,7 +401,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, m.tail.Open(msg.Pattern))
 	case common.OpenPublishMsg:
 		if m.ctx.ReadOnly {
-			m.setFlash(common.LevelError, "read-only context: publishing is disabled")
+			// The context, or a served session's key, is read-only (the
+			// dashboard cannot tell which): the words of the refused key.
+			m.setFlash(common.LevelError, "read-only: publishing is off")
 			return m, nil
 		}
 		m.publish.SetTarget(msg.Topic)
