@@ -141,6 +141,10 @@ func TestReadOnlyHidesPublishAndMutations(t *testing.T) {
 				t.Fatalf("read-only help shows %q:\n%s", b.Help().Desc, s)
 			}
 		}
+		// Nor does the help say it is the context (a served viewer's
+		// key is read-only, its context not).
+		h.mustShow("read-only: actions that change the cluster are hidden")
+		h.mustNotShow("read-only context")
 		h.key("esc")
 	}
 }

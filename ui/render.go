@@ -437,7 +437,7 @@ func (m *Model) helpView(w, h int) string {
 	head := st.Title.Render("Keys") + st.Muted.Render(" — "+v.Title()+" · esc or ? closes · j/k scroll")
 	out := []string{head}
 	if m.ctx.ReadOnly {
-		out = append(out, st.Warn.Render("read-only context: actions that change the cluster are hidden"))
+		out = append(out, st.Warn.Render("read-only: actions that change the cluster are hidden"))
 	}
 	out = append(out, "")
 	// Lay blocks out in rows of columns that fit the width.
