@@ -321,3 +321,68 @@ func TestInputSelectsPrefilledValueOnFocus(t *testing.T) {
 		t.Fatal("empty input selected")
 	}
 }
+
+// A dialog's footer that does not fit the box is wrapped between its
+// hints, the last lines above the bottom border: at 60 columns the tail's
+// search dialog said "… esc ┘" (at 57, "esc c ┘"). One that fits is the
+// bottom border as before.
+func TestDialogFooterFitsNarrow(t *testing.T) {
+	ctx := testCtx()
+	d := &Dialog{Title: "Search", SubmitLabel: "search", Body: []string{"Scans the topic."},
+		Fields: []*Field{TextField("Key", "", ""), TextField("Value", "", "")}}
+	var hints []string
+	for _, b := range d.ShortHelp(ctx.Keys) {
+		hints = append(hints, b.Help().Key+" "+b.Help().Desc)
+	}
+	full := strings.Join(hints, "  ")
+	if len(hints) < 3 || ansi.StringWidthWc(full) <= 56 {
+		t.Fatalf("footer %q: fits 60 columns, the test shows nothing", full)
+	}
+	for _, w := range []int{60, 57, 40, 30} {
+		lines := d.Lines(ctx, w, 24)
+		var box []string
+		for _, l := range lines {
+			if l = strings.TrimSpace(ansi.Strip(l)); l != "" {
+				box = append(box, l)
+			}
+		}
+		bw := ansi.StringWidthWc(box[0])
+		for _, l := range box {
+			if ansi.StringWidthWc(l) != bw || ansi.StringWidthWc(l) > w {
+				t.Fatalf("at %d columns a line of the box is %d wide (box %d):\n%s", w, ansi.StringWidthWc(l), bw, strings.Join(box, "\n"))
+			}
+		}
+		last := box[len(box)-1]
+		if !strings.HasPrefix(last, "└ ") || !strings.HasSuffix(last, "┘") || !strings.Contains(last, "esc cancel") {
+			t.Fatalf("at %d columns the bottom border is %q, want esc cancel on it", w, last)
+		}
+		all := strings.Join(box, "\n")
+		for _, h := range hints {
+			if !strings.Contains(all, h) {
+				t.Fatalf("at %d columns the footer lost %q:\n%s", w, h, all)
+			}
+		}
+	}
+	// A busy text longer than the box is wrapped, not cut.
+	b := &Dialog{Title: "Search", Busy: "searching ORDER.EVENT from earliest to the end now: 1,234 of 56,789 records"}
+	var box []string
+	for _, l := range b.Lines(ctx, 40, 24) {
+		if l = strings.TrimSpace(ansi.Strip(l)); l != "" {
+			box = append(box, l)
+		}
+	}
+	if all := strings.Join(box, " "); !strings.Contains(all, "1,234 of 56,789") || !strings.HasPrefix(box[len(box)-1], "└ records  esc close ─") {
+		t.Fatalf("a busy dialog at 40 columns:\n%s", strings.Join(box, "\n"))
+	}
+	// Wide enough: the footer is the bottom border, on one line.
+	lines := d.Lines(ctx, 120, 24)
+	var last string
+	for _, l := range lines {
+		if l = strings.TrimSpace(ansi.Strip(l)); l != "" {
+			last = l
+		}
+	}
+	if !strings.HasPrefix(last, "└ "+full+" ─") {
+		t.Fatalf("at 120 columns the bottom border is %q, want %q on it", last, full)
+	}
+}

@@ -226,8 +226,13 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		body = append(body, common.Wrap(p, inner)...)
 	}
 	fields := append(d.fieldLines(st, inner), d.noteLines(st, inner)...)
-	// Fit: borders (2) + body + blank + fields + footer.
-	fixed := 2 + len(fields) + 1
+	var foot []string
+	if bw >= 6 { // narrower, box draws no border, no footer
+		foot = d.footerLines(ctx, bw-4)
+	}
+	// Fit: borders (2) + body + blank + fields + footer (the lines of a
+	// footer wrapped above the bottom border).
+	fixed := 2 + len(fields) + 1 + max(len(foot)-1, 0)
 	if len(fields) > 0 && len(body) > 0 {
 		fixed++
 	}
@@ -237,7 +242,7 @@ func (d *Dialog) Lines(ctx *common.Context, w, h int) []string {
 		content = append(content, "")
 	}
 	content = append(content, fields...)
-	return centre(d.box(ctx, content, bw, inner), w, h, bw)
+	return centre(d.box(ctx, content, foot, bw, inner), w, h, bw)
 }
 
 // fieldLines are the fields, one line each, then the typed confirmation.
@@ -327,8 +332,9 @@ func (d *Dialog) clipBody(st *common.Styles, body []string, room, inner int) []s
 }
 
 // box draws content in the dialog's border, bw wide, the title on top and
-// the footer at the bottom; too narrow for a box, just the text.
-func (d *Dialog) box(ctx *common.Context, content []string, bw, inner int) []string {
+// the footer (footerLines) at the bottom: its last line on the border, the
+// others above it; too narrow for a box, just the text.
+func (d *Dialog) box(ctx *common.Context, content, foot []string, bw, inner int) []string {
 	st := ctx.Styles
 	border := st.DialogBorder
 	titleSt := st.DialogTitle
@@ -340,18 +346,18 @@ func (d *Dialog) box(ctx *common.Context, content []string, bw, inner int) []str
 		return append([]string{title}, content...)
 	}
 	topFill := max(bw-4-common.Width(title), 0)
+	footer := ""
+	if n := len(foot); n > 0 {
+		content = append(content[:len(content):len(content)], foot[:n-1]...)
+		footer = foot[n-1]
+	}
 	lines := make([]string, 0, len(content)+3)
 	lines = append(lines, border.Render("┌ ")+titleSt.Render(title)+border.Render(" "+strings.Repeat("─", topFill)+"┐"))
 	for _, c := range content {
 		c = common.PadStyled(common.ClipStyled(c, inner), inner)
 		lines = append(lines, border.Render("│ ")+c+border.Render(" │"))
 	}
-	footer := d.footer(ctx)
 	fw := common.Width(footer)
-	if fw > bw-4 {
-		footer = common.ClipStyled(footer, bw-4)
-		fw = common.Width(footer)
-	}
 	return append(lines, border.Render("└ ")+footer+border.Render(" "+strings.Repeat("─", max(bw-4-fw, 0))+"┘"))
 }
 
@@ -370,10 +376,46 @@ func centre(lines []string, w, h, bw int) []string {
 	return out
 }
 
-func (d *Dialog) footer(ctx *common.Context) string {
+// footerLines are the footer's hints in width: on one line when they fit;
+// else wrapped between hints (a hint wider than width, such as a long Busy
+// text, wrapped itself), so that no hint is cut, the last one (esc) on the
+// last line.
+func (d *Dialog) footerLines(ctx *common.Context, width int) []string {
+	parts := d.footerParts(ctx)
+	if full := strings.Join(parts, "  "); common.Width(full) <= width || width <= 0 {
+		return []string{full}
+	}
+	var lines []string
+	cur, cw := "", 0
+	for _, p := range parts {
+		if common.Width(p) > width {
+			wrapped := common.Wrap(p, width)
+			if cw > 0 {
+				lines = append(lines, cur)
+			}
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			p, cur, cw = wrapped[len(wrapped)-1], "", 0
+		}
+		pw := common.Width(p)
+		if cw > 0 && cw+2+pw > width {
+			lines = append(lines, cur)
+			cur, cw = "", 0
+		}
+		if cw > 0 {
+			cur += "  "
+			cw += 2
+		}
+		cur += p
+		cw += pw
+	}
+	return append(lines, cur)
+}
+
+// footerParts are the footer's hints: "esc cancel", "enter/y copy"…
+func (d *Dialog) footerParts(ctx *common.Context) []string {
 	st := ctx.Styles
 	if d.Busy != "" {
-		return st.Muted.Render(d.Busy) + "  " + st.DialogKey.Render("esc") + " close"
+		return []string{st.Muted.Render(d.Busy), st.DialogKey.Render("esc") + " close"}
 	}
 	var parts []string
 	for _, b := range d.ShortHelp(ctx.Keys) {
@@ -381,7 +423,7 @@ func (d *Dialog) footer(ctx *common.Context) string {
 			parts = append(parts, st.DialogKey.Render(b.Help().Key)+" "+b.Help().Desc)
 		}
 	}
-	return strings.Join(parts, "  ")
+	return parts
 }
 
 // ShortHelp is the keys that work in the dialog now: navigating its
