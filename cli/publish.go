@@ -325,10 +325,6 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	cpu0 := loadgen.ProcessCPU(0)
 	st.start = time.Now()
 	res := run.Drive(ctx, s)
-	if s.srcErr != nil {
-		stopProgress()
-		return s.srcErr
-	}
 	interrupted := res.Cancelled || ctx.Err() != nil
 	end := time.Now()
 	cpu := loadgen.ProcessCPU(0) - cpu0
@@ -337,7 +333,13 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	pst := p.Stats()
 
 	sum := summarizePublish(topic, f, codec, res, interrupted, run, st, pst, end, m0, m1, cpu)
-	return publishOutcome(cmd.OutOrStdout(), f, &sum, res, interrupted, wait)
+	err = publishOutcome(cmd.OutOrStdout(), f, &sum, res, interrupted, wait)
+	if s.srcErr != nil {
+		// A bad line (--from-jsonl, or stdin that does not fit the schema)
+		// stopped the run: the summary above says what went before it.
+		return s.srcErr
+	}
+	return err
 }
 
 // startProgress draws the run's progress on a terminal's stderr until
@@ -845,9 +847,8 @@ func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
 // Close waits for the acknowledgements (s.wait; publishGrace after an
 // interrupt, graceCtx), then closes the producer.
 func (s *publishSender) Close(bool) error {
-	if s.srcErr != nil {
-		return nil // runPublish returns the source's error; its deferred close ends the producer
-	}
+	// After a bad line (srcErr) too: the records before it were sent, and
+	// the summary says how many were acknowledged.
 	fctx, cancel := context.WithTimeout(s.graceCtx, s.wait)
 	err := s.p.Flush(fctx)
 	cancel()

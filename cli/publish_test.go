@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -205,5 +206,35 @@ func TestPublishNegativeFlagIsNamed(t *testing.T) {
 		if want := flag + " " + val + ": must not be negative"; res.code != exitUsage || !strings.Contains(res.stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc, res.code, res.stderr, want)
 		}
+	}
+}
+
+// A bad line stops a run after the records before it were sent: the
+// summary (or the JSON) says what went, then the error names the line —
+// for --from-jsonl and for stdin that does not fit the topic's schema.
+func TestPublishStoppedByABadLineSaysWhatWent(t *testing.T) {
+	e, tgt := topicEngine(t, "REPLAY", "partitions=1")
+	saved := writeFile(t, "saved.jsonl", `{"topic":"T","key":"a","value":"v1"}`+"\n"+`{"topic":"T","key":"b","value":"v2"}`+"\nnot json\n"+`{"topic":"T","value":"v4"}`+"\n")
+	out, _, err := runCLI(t, "", with(tgt, "publish", "REPLAY", "--from-jsonl", saved)...)
+	wantExit(t, err, 1, "--from-jsonl: line 3")
+	if !strings.HasPrefix(out, "topic REPLAY: 2 records acknowledged, 0 errors") {
+		t.Fatalf("stdout %q: want the summary of the 2 records before line 3", out)
+	}
+	out, _, err = runCLI(t, string(mustRead(t, saved)), with(tgt, "publish", "REPLAY", "--from-jsonl", "-", "-o", "json")...)
+	wantExit(t, err, 1, "--from-jsonl: line 3")
+	var sum publishSummary
+	if jerr := json.Unmarshal([]byte(out), &sum); jerr != nil || sum.Sent != 2 || sum.Records != 2 {
+		t.Fatalf("stdout %q (%v): want the JSON summary of the 2 records sent", out, jerr)
+	}
+	if n := endOffsetSum(t, e, "REPLAY"); n != 4 {
+		t.Fatalf("%d records on the topic, want the 2 before the bad line of each run", n)
+	}
+
+	_, tgt = topicEngine(t, "SHOP.ORDERS", "partitions=1")
+	flags := []string{"--value-proto", filepath.Join(demoProtoDir, "shop/order.proto") + ":shop.Order", "--proto-path", demoProtoDir}
+	out, _, err = runCLI(t, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":7}\n", with(tgt, append([]string{"publish", "SHOP.ORDERS", "--file", "-"}, flags...)...)...)
+	wantExit(t, err, 1, "record 2 not sent (nor any after it)")
+	if !strings.HasPrefix(out, "topic SHOP.ORDERS: 2 records acknowledged, 0 errors") {
+		t.Fatalf("stdout %q: want the summary of the 2 records before the bad one", out)
 	}
 }
