@@ -205,6 +205,18 @@ func notFound(err error) error {
 	return &saidError{noSuch(what, ie.Tail).Error(), err}
 }
 
+// topicNotFound is notFound for tail and search, whose engine error comes
+// wrapped ("tail T: MIMQE_UNKNOWN_TOPIC (T)"): a missing topic anywhere in
+// err's chain is said as the other commands say it, "topic T: no such
+// topic".
+func topicNotFound(err error) error {
+	var ie *ilink.Error
+	if errors.As(err, &ie) && ie.Name == wire.ErrUnknownTopic {
+		return notFound(ie)
+	}
+	return err
+}
+
 // saidError is an error said in other words; errors.Is and As still see
 // the engine's error under it.
 type saidError struct {

@@ -203,7 +203,7 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 		err = ferr
 	}
 	if err != nil {
-		return err
+		return topicNotFound(err)
 	}
 	if res.Cancelled && context.Cause(ctx) == errStdoutClosed {
 		return errStdoutClosed // the reader went away (| head): no summary, exit 0, as tail

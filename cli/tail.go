@@ -226,6 +226,9 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		if ilink.HasName(err, wire.ErrReadOnly) {
 			return fmt.Errorf("tail %s: %w (omit --group to tail with a temporary group)", target, err)
 		}
+		if nf := topicNotFound(err); nf != err {
+			return nf
+		}
 		return fmt.Errorf("tail %s: %w", target, err)
 	}
 	// Every way out passes here: --count reached, SIGINT/SIGTERM, the
