@@ -244,6 +244,12 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 		if ends, err = captureEnds(ctx, c); err != nil {
 			return fmt.Errorf("tail %s: end offsets: %w", target, err)
 		}
+		if consumer.IsPattern(target) && len(c.Topics()) == 0 {
+			// Nothing to read to the end of: a typo must not pass for an
+			// empty save (search says the same). A group member assigned
+			// none of the matches' partitions is not this.
+			return fmt.Errorf("tail: no topic matches %s", target)
+		}
 	}
 	out := lineWriter(cmd.OutOrStdout())
 	err = tailLoop(ctx, c, tailRun{target: target, f: f, p: p, ends: ends, canCommit: canCommit, out: out, stderr: cmd.ErrOrStderr()})

@@ -121,3 +121,18 @@ func printTail(t *testing.T, format string) func(io.Writer, *consumer.Record) er
 	}
 	return p.write
 }
+
+// --exit-at-end on a pattern that matches no topic says so and fails: a
+// typo must not pass for an empty save. A pattern matching an empty topic
+// reads to its end (nothing) and succeeds.
+func TestTailExitAtEndOnAPatternThatMatchesNothing(t *testing.T) {
+	_, tgt := topicEngine(t, "EAE.T", "partitions=2")
+	r := runCLIResult(t, "", with(tgt, "tail", "NOPE.*", "--exit-at-end", "--from", "earliest")...)
+	if r.code != exitError1 || r.stderr != "ilinkdash: tail: no topic matches NOPE.*\n" || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and that no topic matches", r.code, r.stdout, r.stderr)
+	}
+	r = runCLIResult(t, "", with(tgt, "tail", "EAE.*", "--exit-at-end", "--from", "earliest")...)
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("an empty matching topic: exit %d, stdout %q, stderr %q; want exit 0 and nothing", r.code, r.stdout, r.stderr)
+	}
+}
