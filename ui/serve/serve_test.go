@@ -340,9 +340,10 @@ func TestShutdownWithSessionsOpen(t *testing.T) {
 
 // A connection that drops (no q, no exit) frees everything its session
 // held: the session slot, its tail's consumer and temporary group, and
-// every goroutine.
+// every goroutine. Not parallel: it counts the session goroutines of the
+// whole process, which other tests' sessions would hold (under load, for
+// longer than its deadline).
 func TestDroppedConnectionFreesEverything(t *testing.T) {
-	t.Parallel()
 	// The default idle timeout: its timer must not outlive the session.
 	r := startRig(t, rigOpts{maxTails: 1, idle: 30 * time.Minute})
 	r.createTopics("partitions=2", "LIVE")
