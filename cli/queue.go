@@ -754,6 +754,9 @@ func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult,
 	if err := json.Unmarshal(b, &p); err != nil {
 		return admin.MoveResult{}, usageErr("--plan %s: not a move-back plan (-o json): %v", file, err)
 	}
+	if miss := missingPlanFields(b, "queue", "to", "next_seq", "moves"); miss != "" {
+		return admin.MoveResult{}, usageErr("--plan %s: not a move-back plan (-o json): it has no %s", file, miss)
+	}
 	switch {
 	case p.Executed:
 		return admin.MoveResult{}, usageErr("--plan %s: that is the result of an executed move, not a plan", file)
@@ -777,6 +780,28 @@ func readMovePlan(cmd *cobra.Command, file, queue, to string) (admin.MoveResult,
 		return admin.MoveResult{}, usageErr("--plan %s: %d messages; at most %d per move", file, plan.Moved, admin.MaxMoveIDs)
 	}
 	return plan, nil
+}
+
+// missingPlanFields names the fields of a saved plan b (a JSON object)
+// lacks, or null ("" when it has them all): an object that is not a plan
+// ({} or another command's JSON) is said as such, not read as a plan for
+// queue "".
+func missingPlanFields(b []byte, fields ...string) string {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(b, &m) // the caller's decode said whether it is an object
+	var miss []string
+	for _, f := range fields {
+		if v, ok := m[f]; !ok || string(v) == "null" {
+			miss = append(miss, strconv.Quote(f))
+		}
+	}
+	switch len(miss) {
+	case 0:
+		return ""
+	case 1:
+		return miss[0]
+	}
+	return strings.Join(miss[:len(miss)-1], ", ") + " or " + miss[len(miss)-1]
 }
 
 // maxPlanFile bounds a saved plan: 1,000 entries of JSON are far below it.

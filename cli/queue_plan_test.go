@@ -153,3 +153,21 @@ func TestPlanFileIsBounded(t *testing.T) {
 	_, _, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute", "--plan", file)...)
 	wantExit(t, err, 2, "more than 16 MiB: not a plan")
 }
+
+// A --plan file that is not a plan ({}, another command's JSON) is said
+// as such, naming what it lacks, not read as a plan for queue "".
+func TestMoveBackPlanThatIsNotAPlanNamesWhatIsMissing(t *testing.T) {
+	_, tgt := queueEngine(t)
+	for content, want := range map[string]string{
+		"{}":              `not a move-back plan (-o json): it has no "queue", "to", "next_seq" or "moves"`,
+		`{"queue":"SRC"}`: `not a move-back plan (-o json): it has no "to", "next_seq" or "moves"`,
+		`{"queue":"SRC","to":"","next_seq":3,"moves":null}`: `not a move-back plan (-o json): it has no "moves"`,
+	} {
+		file := filepath.Join(t.TempDir(), "plan.json")
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := runAdminCLI(t, with(tgt, "queue", "move-back", "SRC", "--execute", "--plan", file)...)
+		wantExit(t, err, 2, "--plan "+file+": "+want)
+	}
+}
