@@ -284,6 +284,9 @@ func readReinjectPlan(cmd *cobra.Command, file, queue, dir string, includeOld bo
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, usageErr("--plan %s: not a reinject plan (-o json): %v", file, err)
 	}
+	if miss := missingPlanFields(b, "queue", "dir", "include_old", "entries"); miss != "" {
+		return nil, usageErr("--plan %s: not a reinject plan (-o json): it has no %s", file, miss)
+	}
 	switch {
 	case p.Executed:
 		return nil, usageErr("--plan %s: that is the result of an executed reinjection, not a plan", file)

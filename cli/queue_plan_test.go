@@ -171,3 +171,19 @@ func TestMoveBackPlanThatIsNotAPlanNamesWhatIsMissing(t *testing.T) {
 		wantExit(t, err, 2, "--plan "+file+": "+want)
 	}
 }
+
+// The same for quarantine reinject --plan.
+func TestReinjectPlanThatIsNotAPlanNamesWhatIsMissing(t *testing.T) {
+	_, tgt := queueEngine(t)
+	for content, want := range map[string]string{
+		"{}":             `not a reinject plan (-o json): it has no "queue", "dir", "include_old" or "entries"`,
+		`{"queue":"RQ"}`: `not a reinject plan (-o json): it has no "dir", "include_old" or "entries"`,
+	} {
+		file := filepath.Join(t.TempDir(), "plan.json")
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute", "--plan", file)...)
+		wantExit(t, err, 2, "--plan "+file+": "+want)
+	}
+}
