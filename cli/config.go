@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +40,12 @@ func (a *app) configCommand() *cobra.Command {
 			}
 			if err := outputFormat(initOut, "table", "json"); err != nil {
 				return err
+			}
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+				// Not "already exists" (nor, with --force, a failed rename):
+				// the argument names a directory, not the file to write.
+				return usageErr("config init %s: that is a directory, not a file: give the path of the file to write, such as %s",
+					path, filepath.Join(path, filepath.Base(config.DefaultPathFor(a.getenv))))
 			}
 			if err := config.WriteExample(path, force); err != nil {
 				return err
