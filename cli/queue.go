@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
@@ -177,6 +178,60 @@ func (a *app) queueCommand() *cobra.Command {
 	return cmd
 }
 
+// Bounds of a queue's numbers, as ParseQueueDefinition reads them in
+// --props (and the engine checks them).
+const (
+	maxQueueDepthProp      = 1 << 40
+	maxQueueRedeliveryProp = 1_000_000
+)
+
+// checkQueueDefinition checks what queue create sends, as the engine
+// would, naming the flag or the --props key that is wrong (a usage
+// error, as a bad --props is): the numbers of the single flags (--props
+// checks its own), and a dead-letter queue with its redelivery count.
+func checkQueueDefinition(fl *pflag.FlagSet, queue string, def admin.QueueDefinition) error {
+	for _, n := range []struct {
+		flag string
+		v    int64
+		max  int64
+		note string
+	}{
+		{"max-depth", def.MaxDepth, maxQueueDepthProp, " (0 = unlimited)"},
+		{"max-redeliveries", int64(def.MaxRedeliveries), maxQueueRedeliveryProp, ""},
+	} {
+		switch {
+		case !fl.Changed(n.flag):
+		case n.v < 0:
+			return usageErr("--%s %d: must not be negative%s", n.flag, n.v, n.note)
+		case n.v > n.max:
+			return usageErr("--%s %d: at most %d", n.flag, n.v, n.max)
+		}
+	}
+	dlq := "--props dlq=" + def.DeadLetterQueue
+	if fl.Changed("dlq") {
+		dlq = "--dlq " + def.DeadLetterQueue
+	}
+	redeliveries := "--props maxRedeliveries=" + strconv.Itoa(def.MaxRedeliveries)
+	if fl.Changed("max-redeliveries") {
+		redeliveries = "--max-redeliveries " + strconv.Itoa(def.MaxRedeliveries)
+	}
+	switch {
+	case def.DeadLetterQueue != "" && def.MaxRedeliveries == 0:
+		if fl.Changed("max-redeliveries") {
+			dlq += " with " + redeliveries
+		}
+		return usageErr("%s needs maxRedeliveries=N, N >= 1 (--max-redeliveries N): the returns after which a message moves to it", dlq)
+	case def.DeadLetterQueue == "" && def.MaxRedeliveries > 0:
+		if fl.Changed("dlq") {
+			redeliveries += ` with --dlq ""`
+		}
+		return usageErr("%s needs dlq=QUEUE (--dlq QUEUE): the queue the messages move to", redeliveries)
+	case def.DeadLetterQueue == queue:
+		return usageErr("%s: queue %s cannot be its own dead-letter queue", dlq, queue)
+	}
+	return nil
+}
+
 func (a *app) queueCreateCommand(f *adminFlags) *cobra.Command {
 	var props, dlq, desc string
 	var maxDepth int64
@@ -207,8 +262,8 @@ func (a *app) queueCreateCommand(f *adminFlags) *cobra.Command {
 			if fl.Changed("description") {
 				def.Description = desc
 			}
-			if def.MaxDepth < 0 || def.MaxRedeliveries < 0 {
-				return usageErr("--max-depth and --max-redeliveries must not be negative")
+			if err := checkQueueDefinition(fl, args[0], def); err != nil {
+				return err
 			}
 			t, err := a.openAdmin(cmd, f)
 			if err != nil {

@@ -342,3 +342,27 @@ func TestQueuePutStoppedPrintsWhatItPut(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q: want 1 and put 4 of FULL: MIMQE_QUEUE_FULL", res.code, res.stderr)
 	}
 }
+
+// queue create checks what it sends as the engine would, a usage error
+// naming the flag or --props key: a dlq without maxRedeliveries was the
+// engine's MIMQE_INVALID_PROPERTY (exit 1), and --max-depth -1 named both
+// --max-depth and --max-redeliveries.
+func TestQueueCreateChecksItsDefinitionLocally(t *testing.T) {
+	for _, c := range []cliCase{
+		{[]string{"--props", "dlq=D"}, "--props dlq=D needs maxRedeliveries=N, N >= 1 (--max-redeliveries N)"},
+		{[]string{"--dlq", "D"}, "--dlq D needs maxRedeliveries=N, N >= 1"},
+		{[]string{"--props", "dlq=D", "--max-redeliveries", "0"}, "--props dlq=D with --max-redeliveries 0 needs maxRedeliveries=N"},
+		{[]string{"--props", "maxRedeliveries=3"}, "--props maxRedeliveries=3 needs dlq=QUEUE (--dlq QUEUE)"},
+		{[]string{"--max-redeliveries", "3"}, "--max-redeliveries 3 needs dlq=QUEUE"},
+		{[]string{"--props", "dlq=Q,maxRedeliveries=1"}, "--props dlq=Q: queue Q cannot be its own dead-letter queue"},
+		{[]string{"--max-depth", "-1"}, "--max-depth -1: must not be negative (0 = unlimited)"},
+		{[]string{"--max-redeliveries", "-2", "--dlq", "D"}, "--max-redeliveries -2: must not be negative"},
+		{[]string{"--max-depth", "99999999999999"}, "--max-depth 99999999999999: at most 1099511627776"},
+	} {
+		// No cluster at 127.0.0.1:1: each is refused before connecting.
+		r := runCLIResult(t, "", append([]string{"queue", "create", "Q", "--admin", "127.0.0.1:1"}, c.args...)...)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, "ilinkdash: "+c.want) || strings.Contains(r.stderr, "and --max-redeliveries") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
