@@ -642,9 +642,9 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 	case f.fromJSONL != "":
 		r := stdin
 		if f.fromJSONL != "-" {
-			fh, err := os.Open(f.fromJSONL)
+			fh, err := openInputFile("--from-jsonl", f.fromJSONL)
 			if err != nil {
-				return nil, usageErr("--from-jsonl: %v", err)
+				return nil, err
 			}
 			r = fh
 			s.close = func() { fh.Close() }
@@ -656,9 +656,9 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 	case f.file != "":
 		var r io.Reader = stdin
 		if f.file != "-" {
-			fh, err := os.Open(f.file)
+			fh, err := openInputFile("--file", f.file)
 			if err != nil {
-				return nil, usageErr("--file: %v", err)
+				return nil, err
 			}
 			r = fh
 			s.close = func() { fh.Close() }
@@ -674,6 +674,21 @@ func newRecordSource(f publishFlags, stdin io.Reader, count int) (*recordSource,
 		s.pool = [][]byte{[]byte(f.value)}
 	}
 	return s, nil
+}
+
+// openInputFile opens the file flag names for reading. os.Open takes a
+// directory, whose first read then fails mid-run: it is a usage error
+// naming the flag, as a file that cannot be opened is.
+func openInputFile(flag, path string) (*os.File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("%s: %v", flag, err)
+	}
+	if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+		fh.Close()
+		return nil, usageErr("%s: %s is a directory, not a file", flag, path)
+	}
+	return fh, nil
 }
 
 // fillJSONL sets the next saved record's key, value, headers and (with

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/loadgen/template"
@@ -92,9 +91,9 @@ func (e *recordEncoder) precheckFile(file string, count int, b *recordBuilder, r
 // numbered from 1), stopping at its first error; a line longer than a
 // frame is an error (exit 2).
 func eachLine(file string, limit int, fn func(line int, text []byte) error) error {
-	fh, err := os.Open(file)
+	fh, err := openInputFile("--file", file)
 	if err != nil {
-		return usageErr("--file: %v", err)
+		return err
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)

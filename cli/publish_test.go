@@ -238,3 +238,21 @@ func TestPublishStoppedByABadLineSaysWhatWent(t *testing.T) {
 		t.Fatalf("stdout %q: want the summary of the 2 records before the bad one", out)
 	}
 }
+
+// A directory given as --file or --from-jsonl is a usage error naming the
+// flag, as a missing file is; it was opened, its first read failed
+// mid-run (exit 1, `read DIR: is a directory`, an empty summary first).
+func TestInputFileThatIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"publish", "T", "--embedded", "--from-jsonl", dir},
+		{"publish", "T", "--embedded", "--file", dir},
+		{"queue", "put", "ORDER.IN", "--embedded", "--file", dir},
+	} {
+		r := runCLIResult(t, "", args...)
+		want := "ilinkdash: " + args[len(args)-2] + ": " + dir + " is a directory, not a file\n"
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, r.code, r.stdout, r.stderr, want)
+		}
+	}
+}

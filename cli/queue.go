@@ -415,9 +415,9 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 			if file != "" {
 				r := cmd.InOrStdin()
 				if file != "-" {
-					fh, err := os.Open(file)
+					fh, err := openInputFile("--file", file)
 					if err != nil {
-						return usageErr("--file: %v", err)
+						return err
 					}
 					defer fh.Close()
 					r = fh
