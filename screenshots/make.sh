@@ -448,7 +448,7 @@ scene_lagchart() {
 		echo "make.sh: letting the history record for $((lagwait - ran_s))s more"
 		sleep "$((lagwait - ran_s))"
 	fi
-	keys 3
+	keys 3 Escape # the drill-down scene left archiver's detail open on this tab
 	wait_for "HEALTH"
 	keys g Enter
 	wait_for "Group analytics"
