@@ -242,13 +242,13 @@ func TestMaxSessions(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	r := startRig(t, rigOpts{idle: 600 * time.Millisecond})
-	busy := r.open(r.operator, sessOpts{})
 	idle := r.open(r.viewer, sessOpts{})
+	busy := r.open(r.operator, sessOpts{})
 	// busy types (harmless keys: help on and off) more often than the
 	// timeout from the moment it opened, as the timer runs from there (on
 	// a loaded machine the first overview can take longer than 600 ms to
-	// appear), until idle has ended and busy shows its overview. idle does
-	// nothing.
+	// appear, and so can opening another session: idle is opened first),
+	// until idle has ended and busy shows its overview. idle does nothing.
 	busyShown := func() bool {
 		in, ok := busy.info()
 		return ok && overviewShown(in.Screen)
