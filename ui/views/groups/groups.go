@@ -468,16 +468,10 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 		r := offRow{o: o, rate: -1, prod: -1}
 		p := d.prev[k]
 		if p != nil && at.After(p.at) && o.End >= 0 && p.end >= 0 {
-			const alpha = 0.5
 			dt := at.Sub(p.at).Seconds()
 			// Production is known from the end offsets alone: a
 			// partition the group never committed on grows its lag too.
-			e := max(float64(o.End-p.end)/dt, 0)
-			if p.pn == 0 {
-				p.prod = e
-			} else {
-				p.prod = alpha*e + (1-alpha)*p.prod
-			}
+			p.prod = smoothed(p.prod, p.pn, max(float64(o.End-p.end)/dt, 0))
 			p.pn++
 			r.prod = p.prod
 			d.prod += p.prod
@@ -487,11 +481,7 @@ func (d *groupDetail) applyDescribe(desc admin.GroupDescription, at time.Time) {
 					p.n = 0
 					c = 0
 				}
-				if p.n == 0 {
-					p.rate = c
-				} else {
-					p.rate = alpha*c + (1-alpha)*p.rate
-				}
+				p.rate = smoothed(p.rate, p.n, c)
 				p.n++
 				r.rate = p.rate
 				d.rate += p.rate
@@ -974,4 +964,15 @@ func memberCount(text string) string {
 		}
 		return "(" + common.Plural(n, "active member") + ")"
 	})
+}
+
+// smoothed is a rate estimate after its sample x: x itself when no sample
+// came before (n == 0), else an exponential average (alpha 0.5) with the
+// estimate so far.
+func smoothed(prev float64, n int, x float64) float64 {
+	if n == 0 {
+		return x
+	}
+	const alpha = 0.5
+	return alpha*x + (1-alpha)*prev
 }
