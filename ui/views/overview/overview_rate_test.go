@@ -40,16 +40,9 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 // the current second, still counting (PROTOCOL.md, STAT SERIES), which
 // read a quarter of the way in said a quarter of the real rate.
 func TestOverviewRateNowIsTheLastCompleteSecond(t *testing.T) {
-	ctx := viewtest.BenchContext(common.Plain)
-	v := New(ctx, nil)
-	v.SetSize(120, 37)
-	pts := make([]admin.StatPoint, 900)
-	for i := range pts {
-		pts[i] = admin.StatPoint{Time: t0.Add(time.Duration(i-899) * time.Second), RecordsIn: 400, RecordsOut: 200}
-	}
-	pts[899].RecordsIn, pts[899].RecordsOut = 100, 50 // the current second, a quarter counted
-	v.Update(common.DataMsg{Res: common.ResStats, At: t0, Data: admin.StatSeries{Resolution: time.Second, Points: pts}})
-	s := ansi.Strip(v.View())
+	s := withStats(func(i int) admin.StatPoint { return admin.StatPoint{RecordsIn: 400, RecordsOut: 200} }, func(last *admin.StatPoint) {
+		last.RecordsIn, last.RecordsOut = 100, 50 // the current second, a quarter counted
+	})
 	if !strings.Contains(s, "records in      400/s") || !strings.Contains(s, "records out     200/s") {
 		t.Fatalf("the rates now are not the last complete second's (400/s in, 200/s out):\n%s", s)
 	}
@@ -59,15 +52,9 @@ func TestOverviewRateNowIsTheLastCompleteSecond(t *testing.T) {
 // ("peak 1.81k/s" and "peak 479/s"), so that a column is the same
 // seconds in both.
 func TestOverviewInOutSparklinesLineUp(t *testing.T) {
-	ctx := viewtest.BenchContext(common.Plain)
-	v := New(ctx, nil)
-	v.SetSize(120, 37)
-	pts := make([]admin.StatPoint, 900)
-	for i := range pts {
-		pts[i] = admin.StatPoint{Time: t0.Add(time.Duration(i-899) * time.Second), RecordsIn: 1000 + float64(i%7)*100, RecordsOut: 400 + float64(i%5)*20}
-	}
-	v.Update(common.DataMsg{Res: common.ResStats, At: t0, Data: admin.StatSeries{Resolution: time.Second, Points: pts}})
-	mustLineUp(t, ansi.Strip(v.View()))
+	mustLineUp(t, withStats(func(i int) admin.StatPoint {
+		return admin.StatPoint{RecordsIn: 1000 + float64(i%7)*100, RecordsOut: 400 + float64(i%5)*20}
+	}, nil))
 }
 
 // mustLineUp fails unless the records in and records out lines' sparklines
@@ -94,4 +81,22 @@ func mustLineUp(t *testing.T, screen string) {
 	if len(spans) != 2 || spans[0][0] < 0 || spans[0] != spans[1] {
 		t.Fatalf("the in and out sparklines do not span the same columns (%v):\n%s", spans, screen)
 	}
+}
+
+// withStats is the Overview (120x37, plain) given a stat series of 900
+// seconds ending at t0, point i from point(i) (its Time set here); last,
+// when set, edits the last point first. It returns the screen's text.
+func withStats(point func(i int) admin.StatPoint, last func(*admin.StatPoint)) string {
+	v := New(viewtest.BenchContext(common.Plain), nil)
+	v.SetSize(120, 37)
+	pts := make([]admin.StatPoint, 900)
+	for i := range pts {
+		pts[i] = point(i)
+		pts[i].Time = t0.Add(time.Duration(i-899) * time.Second)
+	}
+	if last != nil {
+		last(&pts[len(pts)-1])
+	}
+	v.Update(common.DataMsg{Res: common.ResStats, At: t0, Data: admin.StatSeries{Resolution: time.Second, Points: pts}})
+	return ansi.Strip(v.View())
 }
