@@ -16,13 +16,7 @@ import (
 // TestOverviewPlurals: one of a thing is singular, in the counts line, the
 // attention count and the status bar text.
 func TestOverviewPlurals(t *testing.T) {
-	ctx := viewtest.BenchContext(common.Plain)
-	v := New(ctx, nil)
-	v.SetSize(120, 37)
-	viewtest.FeedLists(nil, v, t0)
-	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
-		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
-	}
+	v, _ := withStalledGroup(common.Plain)
 	s := ansi.Strip(v.View())
 	if !strings.Contains(s, "1 node · 1 topic · 1 queue · 1 group (1 needs attention)") {
 		t.Fatalf("counts line:\n%s", s)
@@ -116,13 +110,7 @@ func TestOverviewJudgingIsNotFine(t *testing.T) {
 // show (and the cursor, which stays on its alert as the list grows, could
 // sit on the last row unseen while the operator read the first).
 func TestOverviewAlertCursorRowHighlightsTheText(t *testing.T) {
-	ctx := viewtest.BenchContext(common.FullColor)
-	v := New(ctx, nil)
-	v.SetSize(120, 37)
-	viewtest.FeedLists(nil, v, t0)
-	for i := 0; i < 12; i++ { // a group whose commit never moves: STALLED
-		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
-	}
+	v, ctx := withStalledGroup(common.FullColor)
 	a, ok := v.SelectedAlert()
 	if !ok {
 		t.Fatalf("no alert under the cursor: %+v", v.Alerts())
@@ -132,4 +120,17 @@ func TestOverviewAlertCursorRowHighlightsTheText(t *testing.T) {
 	if want := pre + "✖ " + a.Text; !strings.Contains(v.View(), want) {
 		t.Fatalf("the cursor row does not highlight %q:\n%q", a.Text, v.View())
 	}
+}
+
+// withStalledGroup is the Overview (120x37, in mode) over one node, topic
+// and queue and one group whose commit never moves (STALLED, an alert).
+func withStalledGroup(mode common.ColorMode) (*View, *common.Context) {
+	ctx := viewtest.BenchContext(mode)
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	viewtest.FeedLists(nil, v, t0)
+	for i := 0; i < 12; i++ {
+		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
+	}
+	return v, ctx
 }
