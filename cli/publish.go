@@ -136,6 +136,8 @@ type publishSummary struct {
 	FirstErrors     []string `json:"first_errors,omitempty"`
 	Batches         int64    `json:"batches"`
 	Retries         int64    `json:"retries"`
+
+	unknownTopic int64 // failures that were MIMQE_UNKNOWN_TOPIC (not in the JSON)
 }
 
 // headerTemplate is one --header: a literal key and a templated value.
@@ -377,9 +379,16 @@ func publishOutcome(out io.Writer, f publishFlags, sum *publishSummary, res load
 	}
 	switch {
 	case interrupted:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("publish: interrupted: %d records sent, %d acknowledged, %d sent but not acknowledged", sent, acked, sent-acked)}
+		failedText := ""
+		if failed > 0 {
+			failedText = fmt.Sprintf(", %d failed", failed)
+		}
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("publish: interrupted: %d records sent, %d acknowledged%s, %d sent but not acknowledged", sent, acked, failedText, sent-acked-failed)}
 	case ferr != nil:
 		return fmt.Errorf("publish: %d of %d records not acknowledged within %v", sent-acked-failed, sent, wait)
+	case failed > 0 && sum.unknownTopic == failed && acked == 0:
+		return fmt.Errorf("publish: topic %s: no such topic (--partitions N creates it); %d of %d records failed (first: %s)",
+			sanitize.String(sum.Topic), failed, sent, strings.Join(sum.FirstErrors, "; "))
 	case failed > 0:
 		return fmt.Errorf("publish: %d of %d records failed (first: %s)", failed, sent, strings.Join(sum.FirstErrors, "; "))
 	}
@@ -516,7 +525,7 @@ func summarizePublish(topic string, f publishFlags, codec wire.Codec, res loadge
 		Records:         acked,
 		Errors:          failed,
 		Sent:            sent,
-		NotAcknowledged: sent - acked,
+		NotAcknowledged: sent - acked - failed, // no answer at all: a failure was answered
 		Interrupted:     interrupted,
 		ElapsedSec:      elapsed.Seconds(),
 		Bytes:           ackedBytes(st.sentBytes.Load(), sent, acked),
@@ -527,6 +536,7 @@ func summarizePublish(topic string, f publishFlags, codec wire.Codec, res loadge
 		P99Ms:           run.Latency().Quantile(0.99).Seconds() * 1e3,
 		MaxMs:           run.Latency().Max().Seconds() * 1e3,
 		FirstErrors:     st.firstErrors(),
+		unknownTopic:    st.unknownTopic.Load(),
 		PeakRSSMB:       float64(loadgen.ProcessMemory(0, loadgen.PeakRSS)) / (1 << 20),
 		Batches:         pst.BatchesSent,
 		Retries:         pst.Retries,
@@ -881,6 +891,9 @@ type pubStats struct {
 	run       *loadgen.Run
 	start     time.Time // of the measured figures (the run's is before the memory statistics)
 	sentBytes atomic.Int64
+	// unknownTopic counts the records refused MIMQE_UNKNOWN_TOPIC: all of
+	// them is a topic that does not exist, said as such.
+	unknownTopic atomic.Int64
 
 	errMu  sync.Mutex
 	errors []string
@@ -889,6 +902,9 @@ type pubStats struct {
 const maxDistinctErrors = 5
 
 func (s *pubStats) noteError(err error) {
+	if ilink.HasName(err, wire.ErrUnknownTopic) {
+		s.unknownTopic.Add(1)
+	}
 	txt := err.Error()
 	s.errMu.Lock()
 	defer s.errMu.Unlock()

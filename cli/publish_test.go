@@ -256,3 +256,26 @@ func TestInputFileThatIsADirectory(t *testing.T) {
 		}
 	}
 }
+
+// A topic that does not exist is said so, with how to create it; its
+// refused records are errors, not "sent but not acknowledged" (they were
+// answered): sent = records + errors + not_acknowledged.
+func TestPublishMissingTopicSaidSo(t *testing.T) {
+	e := startTestEngine(t, engine.Config{QueueManager: "QMPUM", Cluster: "CPUM"})
+	addr := strings.Join(e.DataAddrs(), ",")
+	stdout, _, err := runCLI(t, "", "publish", "MISSING", "--addr", addr, "--value", "x", "--count", "3")
+	if err == nil || !strings.Contains(err.Error(), "topic MISSING: no such topic (--partitions N creates it)") {
+		t.Fatalf("err = %v, want it to say the topic does not exist and how to create it", err)
+	}
+	if strings.Contains(stdout, "not acknowledged") || !strings.Contains(stdout, "0 records acknowledged, 3 errors") {
+		t.Errorf("summary:\n%s\nwant 3 errors and nothing unanswered", stdout)
+	}
+	stdout, _, _ = runCLI(t, "", "publish", "MISSING", "--addr", addr, "--value", "x", "--count", "3", "-o", "json")
+	var sum publishSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if sum.Sent != 3 || sum.Errors != 3 || sum.NotAcknowledged != 0 || sum.Records != 0 {
+		t.Errorf("json %+v: want sent 3 = records 0 + errors 3 + not_acknowledged 0", sum)
+	}
+}
