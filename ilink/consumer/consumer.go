@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ilink/wire"
 )
 
@@ -212,7 +213,7 @@ func Assign(ctx context.Context, addrs string, topic string, partitions []int32,
 	tps := make([]tp, 0, len(partitions))
 	for _, p := range partitions {
 		if !slices.Contains(all, p) {
-			return nil, &ilink.Error{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("Partition : %d not in topic %s (%d partitions)", p, topic, len(all)), Kind: ilink.KindRejected}
+			return nil, &ilink.Error{Name: wire.ErrInvalidArgument, Tail: fmt.Sprintf("%s has no partition %d (its %s: 0-%d)", topic, p, numfmt.Plural(len(all), "partition"), len(all)-1), Kind: ilink.KindRejected}
 		}
 		if !slices.Contains(tps, tp{topic, p}) {
 			tps = append(tps, tp{topic, p})

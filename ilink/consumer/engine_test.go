@@ -118,6 +118,10 @@ func TestEngineUnknownTopicAndPartition(t *testing.T) {
 	if !ilink.HasName(err, wire.ErrInvalidArgument) {
 		t.Fatalf("Assign(partition 5 of 2): %v", err)
 	}
+	// Said in words an operator reads, with the partitions there are.
+	if want := "T has no partition 5 (its 2 partitions: 0-1)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Assign(partition 5 of 2): %q, want it to say %q", err, want)
+	}
 	got, err := Resolve(testCtx(t, 5*time.Second), engineAddrs(e), "*")
 	if err != nil || len(got) != 1 || got[0] != "T" {
 		// spec: T-15 — '*' lists no SYSTEM. topic, whatever the engine holds.
