@@ -310,10 +310,7 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 	}
 	defer src.close()
 
-	wait := f.timeout
-	if wait <= 0 {
-		wait = time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
-	}
+	wait := ackWait(f.timeout)
 	// The loop is loadgen's (Run.Drive), the one the dashboard's publish
 	// runs too; the sender below is the producer and the record source.
 	run := loadgen.NewRun(loadgen.Spec{Count: int64(count), Rate: float64(f.rate)})
@@ -342,6 +339,15 @@ func (a *app) runPublish(cmd *cobra.Command, topic string, f publishFlags) error
 		return s.srcErr
 	}
 	return err
+}
+
+// ackWait is how long publish waits for the acknowledgements at the end:
+// --timeout, else the delivery timeout and 30 s.
+func ackWait(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return time.Duration(ilink.DefaultDeliveryTimeoutMs)*time.Millisecond + 30*time.Second
 }
 
 // startProgress draws the run's progress on a terminal's stderr until
