@@ -39,15 +39,25 @@ func (h *inOutHistory) ClusterInOut(span time.Duration) (in, out []common.HistPo
 
 func (h *inOutHistory) Step(time.Duration) time.Duration { return time.Minute }
 
+// historyRig is the Overview reading its in/out from h on the rig's
+// clock; setup, when set, is given the clock's start before the view is
+// made.
+func historyRig(t *testing.T, h *inOutHistory, setup func(now time.Time)) *viewtest.Rig {
+	return viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
+		h.now = ctx.Now
+		if setup != nil {
+			setup(ctx.Now())
+		}
+		ctx.History = h
+		return overview.New(ctx, nil)
+	})
+}
+
 // With a history the Overview's in/out lines show the cluster's history
 // over the span chosen, and w changes the span.
 func TestOverviewInOutFromHistory(t *testing.T) {
 	h := &inOutHistory{}
-	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		h.now = ctx.Now
-		ctx.History = h
-		return overview.New(ctx, nil)
-	})
+	r := historyRig(t, h, nil)
 	r.MustShow("records in", "100/s", "peak 100/s", "records out", "40/s", "last 1h from the history", "w: 15m [1h] 6h 24h")
 	r.Key("w")
 	r.MustShow("last 6h from the history", "w: 15m 1h [6h] 24h")
@@ -65,12 +75,7 @@ func TestOverviewInOutFromHistory(t *testing.T) {
 // history is drawn.
 func TestOverviewLiveUntilTheHistoryCovers(t *testing.T) {
 	h := &inOutHistory{}
-	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		h.now = ctx.Now
-		h.since = ctx.Now().Add(-30 * time.Second).Truncate(time.Minute).Add(time.Minute)
-		ctx.History = h
-		return overview.New(ctx, nil)
-	})
+	r := historyRig(t, h, func(now time.Time) { h.since = now.Add(-30 * time.Second).Truncate(time.Minute).Add(time.Minute) })
 	r.MustShow("records in", "oldest left", "history since", "w: 15m [1h] 6h 24h")
 	r.MustNotShow("from the history")
 	h.mu.Lock()
@@ -84,11 +89,7 @@ func TestOverviewLiveUntilTheHistoryCovers(t *testing.T) {
 // 100/s" and "peak 40/s"), a column the same minutes in both.
 func TestOverviewHistorySparklinesLineUp(t *testing.T) {
 	h := &inOutHistory{}
-	r := viewtest.Polled(t, false, func(ctx *common.Context, _ *fakes.Source) common.View {
-		h.now = ctx.Now
-		ctx.History = h
-		return overview.New(ctx, nil)
-	})
+	r := historyRig(t, h, nil)
 	r.MustShow("last 1h from the history")
 	peakAt := map[string]int{}
 	for _, l := range strings.Split(r.Screen(), "\n") {
