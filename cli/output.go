@@ -194,6 +194,38 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	return err
 }
 
+// jsonArray writes a JSON array one element at a time, byte for byte as
+// writeJSON writes the whole slice indented, so a listing that can be
+// long (queue get) holds one element, not all of them.
+type jsonArray struct {
+	w io.Writer
+	n int
+}
+
+func (a *jsonArray) add(v any) error {
+	b, err := json.MarshalIndent(v, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	sep := ",\n  "
+	if a.n == 0 {
+		sep = "[\n  "
+	}
+	a.n++
+	_, err = a.w.Write(append([]byte(sep), sanitize.JSON(b)...))
+	return err
+}
+
+// close ends the array: "[]" when nothing was added.
+func (a *jsonArray) close() error {
+	end := "\n]\n"
+	if a.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(a.w, end)
+	return err
+}
+
 // table collects rows and prints them with aligned columns.
 type table struct{ tw *tabwriter.Writer }
 

@@ -569,11 +569,17 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 		return err
 	}
 	defer sess.Close()
-	out := []queueMessageJSON{}
+	p := takenPrinter{queue: queue}
+	if t.json {
+		p.json = &jsonArray{w: t.out}
+	} else {
+		p.tb = newTable(t.out)
+	}
 	// A failure (an interrupt, the --timeout) after messages were taken
-	// prints them before it is reported: taken, they are off the queue.
+	// still ends their listing before it is reported: taken, they are off
+	// the queue, and each was printed as it was taken.
 	var getErr error
-	for len(out) < count {
+	for p.n < count {
 		m, err := q.Get(t.ctx, wait)
 		if ilink.IsNoMessage(err) {
 			break
@@ -586,33 +592,69 @@ func (t *adminTarget) queueGet(queue string, count int, wait time.Duration) erro
 		if m.Redelivered {
 			redeliveries = 1 // GET says only whether it came back at least once
 		}
-		out = append(out, messageJSON(admin.QueueMessage{ID: m.ID[:], PutTime: m.PutTime, Redeliveries: redeliveries, Payload: m.Payload}, false))
+		if err := p.add(messageJSON(admin.QueueMessage{ID: m.ID[:], PutTime: m.PutTime, Redeliveries: redeliveries, Payload: m.Payload}, false)); err != nil {
+			return err
+		}
 	}
-	if getErr != nil && len(out) == 0 {
+	if getErr != nil && p.n == 0 {
 		return getErr
 	}
-	err = t.emit(out, func(w *table) {
-		w.row("ID", "PUT-TIME", "REDELIVERED", "BYTES", "BODY")
-		for _, m := range out {
-			body := "<null>"
-			if m.Payload != nil {
-				if m.PayloadEncoding == "" {
-					body = bodyPreview([]byte(*m.Payload), 80)
-				} else {
-					raw, _ := base64.StdEncoding.DecodeString(*m.Payload)
-					body = bodyPreview(raw, 80)
-				}
-			}
-			w.row(m.ID, m.PutTime, m.Redeliveries > 0, m.Bytes, body)
-		}
-		if len(out) == 0 {
-			w.row("no message on " + queue)
-		}
-	})
-	if err != nil {
+	if err := p.close(); err != nil {
 		return err
 	}
 	return getErr
+}
+
+// takenBlock is how many table rows queue get aligns and prints at a time.
+const takenBlock = 1000
+
+// takenPrinter prints the messages queue get takes as it takes them, so
+// it holds one message's body at a time whatever --count is: -o json as
+// one array written element by element, a table in blocks of takenBlock
+// aligned rows (a body preview each).
+type takenPrinter struct {
+	queue string
+	json  *jsonArray
+	tb    *table
+	n     int
+}
+
+func (p *takenPrinter) add(m queueMessageJSON) error {
+	p.n++
+	if p.json != nil {
+		return p.json.add(m)
+	}
+	if p.n == 1 {
+		p.header()
+	}
+	body := "<null>"
+	if m.Payload != nil {
+		if m.PayloadEncoding == "" {
+			body = bodyPreview([]byte(*m.Payload), 80)
+		} else {
+			raw, _ := base64.StdEncoding.DecodeString(*m.Payload)
+			body = bodyPreview(raw, 80)
+		}
+	}
+	p.tb.row(m.ID, m.PutTime, m.Redeliveries > 0, m.Bytes, body)
+	if p.n%takenBlock == 0 {
+		return p.tb.flush()
+	}
+	return nil
+}
+
+func (p *takenPrinter) header() { p.tb.row("ID", "PUT-TIME", "REDELIVERED", "BYTES", "BODY") }
+
+// close ends the listing; a table of no message says so.
+func (p *takenPrinter) close() error {
+	if p.json != nil {
+		return p.json.close()
+	}
+	if p.n == 0 {
+		p.header()
+		p.tb.row("no message on " + p.queue)
+	}
+	return p.tb.flush()
 }
 
 func (a *app) queueBrowseCommand(f *adminFlags) *cobra.Command {
