@@ -23,6 +23,7 @@ import (
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/common"
 	"ilinkdash/ui/jsonl"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/sanitize"
@@ -250,6 +251,11 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 			// none of the matches' partitions is not this.
 			return fmt.Errorf("tail: no topic matches %s", target)
 		}
+	} else if consumer.IsPattern(target) && len(c.Topics()) == 0 {
+		// Waiting is right (a matching topic may yet be created), waiting
+		// in silence is not: a mistyped pattern looked like a quiet topic.
+		fmt.Fprintf(cmd.ErrOrStderr(), "ilinkdash: tail: no topic matches %s yet; waiting for one (checked every %s; ctrl+c stops)\n",
+			sanitize.String(target), common.Dur(consumer.DefaultPatternRefresh))
 	}
 	out := lineWriter(cmd.OutOrStdout())
 	err = tailLoop(ctx, c, tailRun{target: target, f: f, p: p, ends: ends, canCommit: canCommit, out: out, stderr: cmd.ErrOrStderr()})

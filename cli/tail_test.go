@@ -2,13 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -134,5 +137,55 @@ func TestTailExitAtEndOnAPatternThatMatchesNothing(t *testing.T) {
 	r = runCLIResult(t, "", with(tgt, "tail", "EAE.*", "--exit-at-end", "--from", "earliest")...)
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("an empty matching topic: exit %d, stdout %q, stderr %q; want exit 0 and nothing", r.code, r.stdout, r.stderr)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a test may read while a command writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A tail on a pattern that matches no topic waits for one, as it should,
+// and now says so on stderr: it waited in silence, so a mistyped pattern
+// looked like a quiet topic. An interrupt then ends it cleanly.
+func TestTailOnAPatternThatMatchesNothingSaysItWaits(t *testing.T) {
+	_, tgt := topicEngine(t, "WAIT.T", "partitions=1")
+	var out bytes.Buffer
+	var errb lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		code, _ := newTestApp(t, nil).execute(ctx, with(tgt, "tail", "NOPE.*", "--config", ""), strings.NewReader(""), &out, &errb)
+		done <- code
+	}()
+	want := "ilinkdash: tail: no topic matches NOPE.* yet; waiting for one (checked every 10s; ctrl+c stops)\n"
+	ilinktest.WaitFor(t, 20*time.Second, "the waiting line on stderr", func() bool { return errb.String() == want })
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 || out.Len() != 0 || errb.String() != want {
+			t.Fatalf("interrupted: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("tail did not end on its interrupt")
+	}
+	// A pattern that matches says nothing of the kind.
+	r := runCLIResult(t, "", with(tgt, "tail", "WAIT.*", "--exit-at-end", "--from", "earliest")...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("a matching pattern: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
