@@ -294,6 +294,7 @@ func (c *Command) run(ctx context.Context, e Event) error {
 	out := &limitedBuffer{n: 2048}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second // a child holding the pipes does not hold us
+	ownGroup(cmd)               // the timeout kills what the shell started too
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("killed after %v", c.cfg.Timeout)
