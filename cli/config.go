@@ -31,12 +31,25 @@ func (a *app) configCommand() *cobra.Command {
 	}
 	initCmd := &cobra.Command{
 		Use:   "init [PATH]",
-		Short: "Write a commented example configuration (default: the XDG config path)",
+		Short: "Write a commented example configuration (default: the file in use: --config, ILINKDASH_CONFIG, else the XDG config path)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The file in use: --config, else ILINKDASH_CONFIG, else the
+			// XDG path (which an empty --config, no file, leaves too).
 			path := config.DefaultPathFor(a.getenv)
-			if len(args) == 1 {
+			named, src := a.getenv(config.EnvConfig), config.EnvConfig
+			if cmd.Flags().Changed(config.FlagConfig) {
+				named, src = a.flags.Config, "--"+config.FlagConfig
+			}
+			switch {
+			case len(args) == 1:
 				path = args[0]
+			case named != "":
+				p, err := config.ExpandHome(named)
+				if err != nil {
+					return usageErr("%s: %v", src, err)
+				}
+				path = p
 			}
 			if err := outputFormat(initOut, "table", "json"); err != nil {
 				return err
