@@ -87,6 +87,18 @@ func (p *polls) get(ctx context.Context, id common.ResID) (any, error) {
 	return p.shared(ctx, "res/"+strconv.Itoa(int(id)), p.interval(id), p.fetchTimeout(id), p.fetch[id])
 }
 
+// last is id's last reply without asking the cluster: its value and when
+// it was asked for; false when there is none yet or it was an error.
+func (p *polls) last(id common.ResID) (any, time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.res["res/"+strconv.Itoa(int(id))]
+	if e == nil || !e.has || e.err != nil {
+		return nil, time.Time{}, false
+	}
+	return e.val, e.sent, true
+}
+
 // detail is a session's detail read (a topic or a group described, a
 // topic's stat series) under the same rule: however many sessions have
 // the same detail open, the cluster sees it read once per its interval.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -202,6 +203,11 @@ func TestOperatorMutatesAndIsAudited(t *testing.T) {
 	if e.Outcome != OutcomeOK || e.Target != "DROP.ME" || e.Role != "operator" ||
 		e.Fingerprint != r.operator.fingerprint() || e.Comment != "otto@operator" || e.Event != EventAction || e.Time.IsZero() {
 		t.Fatalf("audit entry %+v", e)
+	}
+	// It records what the delete took, as the topic list the preview was
+	// made from showed it; the line said only "delete-topic DROP.ME".
+	if !regexp.MustCompile(`^records=0 partitions=1 seen=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`).MatchString(e.Detail) {
+		t.Fatalf("audit detail %q: want what the topic list showed", e.Detail)
 	}
 	if containsTopic(r.e.Topics(), "DROP.ME") {
 		t.Fatal("the topic still exists at the engine")

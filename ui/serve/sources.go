@@ -200,11 +200,44 @@ func (ss *sessionSources) CreateTopic(ctx context.Context, spec tab.TopicSpec) e
 }
 
 func (ss *sessionSources) DeleteTopic(ctx context.Context, topic string) error {
-	return ss.act(ctx, "delete-topic", topic, "", func(c context.Context) error { return ss.b.DeleteTopic(c, topic) })
+	return ss.act(ctx, "delete-topic", topic, ss.topicSeen(topic), func(c context.Context) error { return ss.b.DeleteTopic(c, topic) })
 }
 
 func (ss *sessionSources) FlushTopic(ctx context.Context, topic string) error {
-	return ss.act(ctx, "flush-topic", topic, "", func(c context.Context) error { return ss.b.FlushTopic(c, topic) })
+	return ss.act(ctx, "flush-topic", topic, ss.topicSeen(topic), func(c context.Context) error { return ss.b.FlushTopic(c, topic) })
+}
+
+// topicSeen is what a delete or flush takes as the last topic list showed
+// it (the list its preview was made from, or a later one), for the audit
+// line: "records=N partitions=P seen=TIME"; "" when the list has none.
+// It asks the cluster nothing.
+func (ss *sessionSources) topicSeen(topic string) string {
+	v, at, ok := ss.c.polls.last(common.ResTopics)
+	list, _ := v.([]admin.TopicInfo)
+	if !ok {
+		return ""
+	}
+	for _, t := range list {
+		if t.Name == topic {
+			return fmt.Sprintf("records=%d partitions=%d seen=%s", t.EndOffsetSum-t.StartOffsetSum, t.Partitions, at.UTC().Format(time.RFC3339))
+		}
+	}
+	return ""
+}
+
+// groupSeen is topicSeen for a group: its state, members and lag.
+func (ss *sessionSources) groupSeen(group string) string {
+	v, at, ok := ss.c.polls.last(common.ResGroups)
+	list, _ := v.([]admin.GroupInfo)
+	if !ok {
+		return ""
+	}
+	for _, g := range list {
+		if g.Name == group {
+			return fmt.Sprintf("state=%s members=%d lag=%d seen=%s", g.State, g.Members, g.Lag().Records, at.UTC().Format(time.RFC3339))
+		}
+	}
+	return ""
 }
 
 // SeekGroup: a plan (apply false) changes nothing and is not audited.
@@ -275,7 +308,7 @@ func changeDetail(c admin.ClusterPropertyChange) string {
 }
 
 func (ss *sessionSources) DeleteGroup(ctx context.Context, group string) error {
-	return ss.act(ctx, "delete-group", group, "", func(c context.Context) error { return ss.b.DeleteGroup(c, group) })
+	return ss.act(ctx, "delete-group", group, ss.groupSeen(group), func(c context.Context) error { return ss.b.DeleteGroup(c, group) })
 }
 
 func (ss *sessionSources) SetClusterProperty(ctx context.Context, change admin.ClusterPropertyChange) error {

@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"ilinkdash/config"
+	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/sanitize"
@@ -292,5 +293,38 @@ func TestPickContext(t *testing.T) {
 		t.Errorf("an escape in the asked name reached the refusal: %q", err)
 	} else if want := `"` + sanitize.String("a\x1b[2Jb") + `"`; !strings.Contains(err.Error(), want) {
 		t.Errorf("the refusal %q does not quote the sanitized name once, as %s", err, want)
+	}
+}
+
+// The audit line of a delete or flush says what it took as the last list
+// showed it, read from the shared cache without asking the cluster; a
+// name the list lacks, an error reply or no reply yet give no figures.
+func TestAuditFiguresOfWhatADeleteTakes(t *testing.T) {
+	at := time.Date(2026, 12, 7, 22, 41, 7, 0, time.UTC)
+	p := &polls{res: map[string]*pollEntry{}}
+	ss := &sessionSources{c: &served{polls: p}}
+	if got := ss.topicSeen("ORDERS"); got != "" {
+		t.Fatalf("no list yet: %q", got)
+	}
+	p.res["res/"+strconv.Itoa(int(common.ResTopics))] = &pollEntry{has: true, sent: at, val: []admin.TopicInfo{
+		{Name: "OTHER", Partitions: 1, EndOffsetSum: 5},
+		{Name: "ORDERS", Partitions: 3, StartOffsetSum: 100, EndOffsetSum: 12445},
+	}}
+	p.res["res/"+strconv.Itoa(int(common.ResGroups))] = &pollEntry{has: true, sent: at, val: []admin.GroupInfo{
+		{Name: "billing", State: admin.GroupStable, Members: 2, Partitions: []admin.PartitionOffsets{{Topic: "ORDERS", Committed: 10, End: 130}}},
+	}}
+	for _, c := range []struct{ got, want string }{
+		{ss.topicSeen("ORDERS"), "records=12345 partitions=3 seen=2026-12-07T22:41:07Z"},
+		{ss.topicSeen("GONE"), ""},
+		{ss.groupSeen("billing"), "state=Stable members=2 lag=120 seen=2026-12-07T22:41:07Z"},
+		{ss.groupSeen("GONE"), ""},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	p.res["res/"+strconv.Itoa(int(common.ResTopics))] = &pollEntry{has: true, sent: at, err: errors.New("refused")}
+	if got := ss.topicSeen("ORDERS"); got != "" {
+		t.Fatalf("after an error reply: %q", got)
 	}
 }
