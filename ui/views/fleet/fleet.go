@@ -108,6 +108,7 @@ type View struct {
 	// moved: the user moved the selection, which then follows its
 	// cluster as the rows resort; until then it stays on the worst.
 	moved bool
+	top   int // the first row shown: the table scrolls to keep sel in view
 	now   time.Time
 	notes []string // the title's notes (SetNotes)
 }
@@ -198,10 +199,12 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 
 // Click selects the row at body line y and opens it on a second click.
 func (v *View) Click(y int) tea.Cmd {
+	first, n := v.window()
 	i := y - 2 // the title and the header
-	if i < 0 || i >= len(v.rows) {
+	if i < 0 || i >= n {
 		return nil
 	}
+	i += first
 	if i == v.sel {
 		idx := v.rows[i].Index
 		return func() tea.Msg { return OpenMsg{Index: idx} }
@@ -229,8 +232,14 @@ const (
 func (v *View) View() string {
 	st := v.ctx.Styles
 	withRates := v.w >= wName+wState+wNodes+wLead+wParts+wLag+wQueue+20+2*(wRate+wSpark)
-	lines := []string{v.titleLine(st), v.header(st, withRates)}
-	for i, r := range v.rows {
+	first, n := v.window()
+	title := v.titleLine(st)
+	if n < len(v.rows) {
+		title += st.Muted.Render(fmt.Sprintf(" · rows %d–%d of %d", first+1, first+n, len(v.rows)))
+	}
+	lines := []string{title, v.header(st, withRates)}
+	for i := first; i < first+n; i++ {
+		r := v.rows[i]
 		line := v.row(st, r, withRates)
 		if i == v.sel {
 			line = st.Selected.Render(common.PadStyled(common.ClipStyled("▸ "+line, v.w), v.w))
@@ -242,6 +251,20 @@ func (v *View) View() string {
 	lines = append(lines, "")
 	lines = append(lines, v.alertLines(st, max(0, v.h-len(lines)))...)
 	return strings.Join(lines, "\n")
+}
+
+// window is the rows the table shows, first and how many: all of them
+// when they fit the body with the alerts, else as many as leave the
+// alerts a third of it (their title and a few), scrolled so that the
+// selection is in view.
+func (v *View) window() (first, n int) {
+	room := v.h - 2 // the title and the header
+	if len(v.rows) == 0 || len(v.rows)+1+2 <= room {
+		return 0, len(v.rows)
+	}
+	n = max(1, min(len(v.rows), room-max(0, room/3)))
+	v.top = min(max(v.top, v.sel-n+1, 0), v.sel, len(v.rows)-n)
+	return v.top, n
 }
 
 func (v *View) titleLine(st *common.Styles) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"ilinkdash/config"
@@ -88,3 +89,53 @@ func BenchmarkFleetRender(b *testing.B) {
 		_ = v.View()
 	}
 }
+
+// More clusters than the body holds: the table scrolls to keep the
+// selection in view and says which rows show, the alerts keep lines of
+// their own, and a click opens the row it is on. The rows ran past the
+// bottom: G selected a cluster that was not on the screen, and the
+// alerts were never seen.
+func TestFleetScrollsToTheSelection(t *testing.T) {
+	v := testView(120, 21) // an 80×24 terminal's body, but wider
+	rows := make([]Row, 25)
+	for i := range rows {
+		rows[i] = Row{Index: i, Name: fmt.Sprintf("c%02d", i), Target: "t", State: Unreachable, Since: at, Reason: "connect: connection refused"}
+	}
+	rows[24] = freshRow(24, "live", health.Alert{Level: health.LevelCritical, Kind: health.KindGroupStopped, Text: "group billing stopped"})
+	v.SetRows(rows, at)
+	s := ansi.Strip(v.View())
+	if n := len(strings.Split(s, "\n")); n > 21 {
+		t.Fatalf("%d lines in a body of 21:\n%s", n, s)
+	}
+	if !strings.Contains(s, "rows 1–13 of 25") || !strings.Contains(s, "Alerts") {
+		t.Fatalf("the top of 25 rows:\n%s", s)
+	}
+	v.Update(keyPress('G'))
+	s = ansi.Strip(v.View())
+	if l := viewtest.RowOf(s, "live"); !strings.HasPrefix(l, "▸ live") {
+		t.Fatalf("G selected the last row, not shown:\n%s", s)
+	}
+	if !strings.Contains(s, "rows 13–25 of 25") || strings.Contains(s, "c11 ") {
+		t.Fatalf("scrolled to the bottom:\n%s", s)
+	}
+	// Body line 2 is the first row shown.
+	v.Click(2)
+	if v.Selected() != 12 {
+		t.Fatalf("a click on the first row shown selects cluster %d, want 12", v.Selected())
+	}
+	// Up past the top scrolls back.
+	for range 13 {
+		v.Update(keyPress('k'))
+	}
+	s = ansi.Strip(v.View())
+	if l := viewtest.RowOf(s, "c00"); !strings.HasPrefix(l, "▸ c00") {
+		t.Fatalf("k to the first row:\n%s", s)
+	}
+	// Rows that fit are all shown, without the note.
+	v.SetSize(120, 40)
+	if s = ansi.Strip(v.View()); strings.Contains(s, "rows ") || viewtest.RowOf(s, "live") == "" {
+		t.Fatalf("25 rows in 40 lines:\n%s", s)
+	}
+}
+
+func keyPress(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
