@@ -272,7 +272,7 @@ func newMonitor(c monitorConfig) *monitor {
 	if c.flags.webhook != "" {
 		wh := notify.NewWebhook(notify.WebhookConfig{URL: c.flags.webhook, Logf: c.logf})
 		sinks, m.sinks = append(sinks, wh), append(m.sinks, wh.Run)
-		m.names = append(m.names, "webhook "+c.flags.webhook)
+		m.names = append(m.names, "webhook "+redactedURL(c.flags.webhook))
 	}
 	if c.flags.command != "" {
 		cm := notify.NewCommand(notify.CommandConfig{Command: c.flags.command, Logf: c.logf})
@@ -333,6 +333,15 @@ func readAs[T any](ctx context.Context, read func(context.Context, common.ResID)
 	v, err := read(ctx, id)
 	t, _ := v.(T)
 	return t, err
+}
+
+// redactedURL is raw with its password, if any, as xxxxx: the banner goes
+// to the service's log.
+func redactedURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
 }
 
 // printNotify says where the notifications go.

@@ -28,6 +28,7 @@ import (
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
+	"ilinkdash/ui/common"
 )
 
 // exporterWait bounds the exporter tests' waits (the health window and
@@ -505,5 +506,19 @@ func TestExporterMemoryLimit(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != prev {
 		t.Errorf("the memory limit after the exporter stopped: %d, want the previous %d", got, prev)
+	}
+}
+
+// The banner names the webhook without its password: the URL's user
+// information (https://user:token@host/…) was printed whole on stderr,
+// into the journal of the service running the exporter.
+func TestNotifyBannerHidesWebhookPassword(t *testing.T) {
+	f := &monitorFlags{webhook: "https://alerts:s3cret@127.0.0.1:1/hook"}
+	m := newMonitor(monitorConfig{flags: f, logf: func(string, ...any) {},
+		read: func(context.Context, common.ResID) (any, error) { return nil, errors.New("not polled") }})
+	var b strings.Builder
+	m.printNotify(&b)
+	if out := b.String(); strings.Contains(out, "s3cret") || !strings.Contains(out, "webhook https://alerts:xxxxx@127.0.0.1:1/hook") {
+		t.Errorf("banner: %q", out)
 	}
 }
