@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -51,6 +52,10 @@ func (a *app) checkContexts(cmd *cobra.Command, f checkFlags, filter groupFilter
 		wg.Go(func() {
 			defer func() { <-slots }()
 			res := checkResult{usage: failed[r.Context.Name]}
+			if res.usage == nil && r.Context.Admin == "" && r.Context.Hub == "" {
+				// Not check's own "give --admin": refused with several contexts.
+				res.usage = fmt.Errorf("context %s has no admin address: set admin: HOST:PORT in %s", r.Context.Name, r.File.Path)
+			}
 			if res.usage == nil {
 				res = a.checkOne(cmd.Context(), r, f, filter)
 			}

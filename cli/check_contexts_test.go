@@ -263,3 +263,29 @@ func TestServeAHubsSpokes(t *testing.T) {
 		return strings.Contains(p3out.String(), "Fleet › plants/plant-3")
 	})
 }
+
+// A context without an admin address, with data addresses or with none
+// at all, is its own UNKNOWN line (docs/CLI.md), saying what to set, and
+// the others are judged: a context with no address at all made the whole
+// check one UNKNOWN line, judging nothing, and the line of one with data
+// addresses said to give --admin, which several contexts refuse.
+func TestCheckContextsWithoutAdmin(t *testing.T) {
+	t.Parallel()
+	healthy := startTestEngine(t, engine.Config{})
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := fmt.Sprintf("contexts:\n  healthy: {admin: '%s', health: {window: 300ms, stall-after: 300ms}}\n  bare: {read-only: true}\n  data: {addresses: ['127.0.0.1:1']}\n",
+		healthy.AdminAddrs()[0])
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWithConfig(t, file, "check", "--all-contexts", "--window", "300ms", "--timeout", "3s")
+	want := "bare: UNKNOWN: context bare has no admin address: set admin: HOST:PORT in " + file + "\n" +
+		"data: UNKNOWN: context data has no admin address: set admin: HOST:PORT in " + file + "\n"
+	if r.code != checkUnknown || !strings.HasPrefix(r.stdout, want) || !regexp.MustCompile(`\nhealthy: OK: [^\n]*\n$`).MatchString(r.stdout) {
+		t.Fatalf("check --all-contexts: exit %d\n%s\nstderr %s\nwant first\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	// One context is the single check: its usage error, as before.
+	if r = runWithConfig(t, file, "check", "--context", "bare"); r.code != checkUnknown || !strings.Contains(r.stdout, `context "bare" has no addresses and no admin address`) {
+		t.Fatalf("check --context bare: exit %d %q", r.code, r.stdout)
+	}
+}

@@ -167,7 +167,7 @@ func resolveLayers(l layers, f *Flags) (Resolved, error) {
 		return Resolved{}, fmt.Errorf("context %q reaches its spokes through hub %s only: drop %s/%s and --%s/--%s, or pick another context",
 			name, r.Context.Hub, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)
 	}
-	if name != "" && !hasTarget {
+	if name != "" && !hasTarget && l.named == "" {
 		return Resolved{}, fmt.Errorf("context %q has no addresses and no admin address: set them in %s, with %s/%s or --%s/--%s",
 			name, r.File.Path, EnvAddr, EnvAdmin, FlagAddr, FlagAdmin)
 	}
@@ -324,9 +324,12 @@ type layers struct {
 // ResolveMany resolves several contexts for the commands that watch more
 // than one cluster: the names of a comma-separated --context (or
 // ILINKDASH_CONTEXT), or every context of the file with all, in file
-// order. Each is resolved as Resolve resolves one; --addr and --admin,
-// which would give every context the same cluster, are refused. With one
-// name (and not all) it is Resolve.
+// order. Each is resolved as Resolve resolves one, except that a context
+// with no address at all is no error here: it is returned as it is, for
+// each command to say of it what it says of a context without an admin
+// address (check: its own UNKNOWN line, not every context's). --addr and
+// --admin, which would give every context the same cluster, are refused.
+// With one name (and not all) it is Resolve.
 func ResolveMany(fset *pflag.FlagSet, f *Flags, getenv func(string) string, all bool) ([]Resolved, error) {
 	if f == nil {
 		f = &Flags{}

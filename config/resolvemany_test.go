@@ -50,3 +50,23 @@ func TestResolveManyContexts(t *testing.T) {
 		t.Fatalf("--all-contexts on a file without contexts: %v", err)
 	}
 }
+
+// A context with no address at all is returned as it is among several
+// (each command says what it lacks), not an error for every one; alone it
+// is Resolve's error.
+func TestResolveManyContextWithoutAddress(t *testing.T) {
+	file := writeConfig(t, "contexts:\n  a: {admin: 'ilink-1.example:9998'}\n  bare: {read-only: true}\n")
+	fs, f := parseFlags(t, "--config", file, "--context", "a,bare")
+	rs, err := ResolveMany(fs, f, newEnv(t, nil), false)
+	if err != nil || len(rs) != 2 || rs[1].Context.Name != "bare" || rs[1].Context.Admin != "" || rs[1].Embedded || !rs[1].Context.ReadOnly {
+		t.Fatalf("--context a,bare: %+v, %v", rs, err)
+	}
+	fs, f = parseFlags(t, "--config", file)
+	if rs, err = ResolveMany(fs, f, newEnv(t, nil), true); err != nil || len(rs) != 2 {
+		t.Fatalf("--all-contexts: %d contexts, %v", len(rs), err)
+	}
+	fs, f = parseFlags(t, "--config", file, "--context", "bare")
+	if _, err = ResolveMany(fs, f, newEnv(t, nil), false); err == nil || !strings.Contains(err.Error(), `context "bare" has no addresses and no admin address`) {
+		t.Fatalf("--context bare alone: %v", err)
+	}
+}
