@@ -269,13 +269,24 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 		r.State, r.Since, r.Reason = fleet.Unreachable, sum.errSince, sanitize.String(health.ReachReason(sum.err))
 		return
 	}
+	if sum.okAt.IsZero() && sum.err == nil {
+		// The summary's first poll is still out (a cluster that does not
+		// answer holds it for its whole timeout): another list that could
+		// not reach the cluster says so meanwhile.
+		for _, id := range fleetFeeds[1:] {
+			if s := m.poll.res[id]; s.okAt.IsZero() && s.err != nil && health.Unreachable(s.err) {
+				r.State, r.Since, r.Reason = fleet.Unreachable, s.errSince, sanitize.String(health.ReachReason(s.err))
+				return
+			}
+		}
+	}
 	r.State = fleet.Fresh
 	var oldest time.Time
 	for _, id := range fleetFeeds {
 		s := m.poll.res[id]
 		if s.okAt.IsZero() {
 			if s.err != nil {
-				r.State, r.Reason = fleet.Stale, "answers with an error: "+sanitize.Error(s.err)
+				r.State, r.Reason = fleet.Stale, pollFailure(s.err)
 			} else if r.State == fleet.Fresh {
 				r.State = fleet.Waiting
 			}
@@ -286,7 +297,7 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 		}
 		switch {
 		case s.err != nil:
-			r.State, r.Reason = fleet.Stale, "answers with an error: "+sanitize.Error(s.err)
+			r.State, r.Reason = fleet.Stale, pollFailure(s.err)
 		case now.Sub(s.okAt) > m.ctx.StaleAfter(id) && r.State != fleet.Stale:
 			r.State, r.Reason = fleet.Stale, "no answer for "+common.Dur(now.Sub(s.okAt))
 		}
@@ -294,6 +305,15 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 	if r.State == fleet.Stale {
 		r.Since = oldest
 	}
+}
+
+// pollFailure is why a list's poll failed, for a stale row: the cluster
+// not reached (no answer in time, a lost connection) is not an answer.
+func pollFailure(err error) string {
+	if health.Unreachable(err) {
+		return "cannot reach it: " + sanitize.String(health.ReachReason(err))
+	}
+	return "answers with an error: " + sanitize.Error(err)
 }
 
 // row is the cluster's Fleet row as of now.

@@ -215,3 +215,32 @@ func TestFleetRateIsTheLastCompleteSecond(t *testing.T) {
 		}
 	}
 }
+
+// A cluster that does not answer holds its summary's first poll for the
+// whole timeout; a list that could not reach it meanwhile makes its row
+// unreachable (with its alert), not "stale … answers with an error" (a
+// timeout is no answer); a list failing later on a cluster that answered
+// says so too.
+func TestFleetUnreachableBeforeTheSummaryAnswers(t *testing.T) {
+	var now time.Time
+	m, src := fakeCluster("hung", false, &now)
+	now = src.Now()
+	src.Fail("ListTopics", context.DeadlineExceeded)
+	fctx := NewContext(config.DefaultContext(), false, func(string) string { return "" })
+	fctx.Now = func() time.Time { return now }
+	f := NewFleet(fctx, []*Model{m})
+	f.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	f.Update(clusterMsg{i: 0, msg: f.clusters[0].m.poll.fetch(common.ResTopics)()})
+	s := ansi.Strip(f.View().Content)
+	if l := viewtest.RowOf(s, "hung"); !strings.Contains(l, "cannot reach the cluster since 10:00:00: no answer in time") ||
+		!strings.Contains(s, "1 unreachable") || !strings.Contains(s, "CRIT hung") {
+		t.Fatalf("the summary still out, the topic list not answered in time:\n%s", s)
+	}
+	// The summary answers: the cluster is reached, the topic list's
+	// failure makes it stale, said as what it is.
+	f.Update(clusterMsg{i: 0, msg: f.clusters[0].m.poll.fetch(common.ResSummary)()})
+	s = ansi.Strip(f.View().Content)
+	if l := viewtest.RowOf(s, "hung"); !strings.Contains(l, "stale: no fresh data") || !strings.Contains(l, "cannot reach it: no answer in time") || strings.Contains(l, "answers with an error") {
+		t.Fatalf("the summary answered, the topic list not:\n%s", s)
+	}
+}
