@@ -165,6 +165,13 @@ func (d *decoder) syntaxError(err error, data []byte) *FieldError {
 	e := &FieldError{File: d.file, Line: line, Msg: "syntax error: " + text}
 	if isParserProblem(text) {
 		e.Line++
+		// The parser names the line where the enclosing block began (the
+		// mapping's first key), not the problem's: an indentation slip
+		// on line 200 read as line 3. The shortest failing prefix ends on
+		// the problem's line.
+		if e.Line > 0 {
+			e.Line = max(e.Line, problemLine(data, text, e.Line))
+		}
 	}
 	if e.Line > 0 {
 		return e
@@ -184,6 +191,38 @@ func (d *decoder) syntaxError(err error, data []byte) *FieldError {
 		e.Line, e.Column = badCharPos(data)
 	}
 	return e
+}
+
+// problemLine is the first line, from line from on, at which the lines
+// of data up to it fail to parse with the problem text (0: none does).
+// A prefix that fails goes on failing as lines are added (the parser
+// stops where it fails), so the line is searched by halves.
+func problemLine(data []byte, text string, from int) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	fails := func(n int) bool { // the first n lines fail with text
+		end := 0
+		for _, l := range lines[:n] {
+			end += len(l)
+		}
+		err := decodeAll(data[:end])
+		if err == nil {
+			return false
+		}
+		t, _ := splitYAMLError(err)
+		return t == text
+	}
+	if from < 1 || from > len(lines) || !fails(len(lines)) {
+		return 0
+	}
+	lo, hi := from, len(lines) // fails(hi)
+	for lo < hi {
+		if mid := (lo + hi) / 2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // decodeAll decodes every document of data and returns the first error.

@@ -174,6 +174,10 @@ func TestLoadErrors(t *testing.T) {
 		{name: "health: unknown field", yaml: "contexts:\n  prod:\n    health:\n      stal-after: 5s\n", line: 4, col: 7, field: "contexts.prod.health.stal-after", substr: `did you mean "stall-after"?`},
 		{name: "syntax error: tab indentation", yaml: "contexts:\n\tprod: {}\n", line: 2, substr: "syntax error"},
 		{name: "syntax error on line 1", yaml: "contexts: [\n", line: 2, substr: "syntax error"}, // reported at the end of input
+		// The parser names the line the enclosing mapping began on (2, 3);
+		// the error names the line of the slip.
+		{name: "syntax error: key indented too little", yaml: "contexts:\n  a:\n    admin: h:1\n   b: x\n", line: 4, substr: "syntax error: did not find expected key"},
+		{name: "syntax error: list item indented too little", yaml: "current-context: a\ncontexts:\n  a:\n    admin: h:1\n  b:\n    addresses:\n    - h:2\n   - h:3\n", line: 8, substr: "syntax error: did not find expected key"},
 		{name: "syntax error: unknown anchor", yaml: "contexts:\n  prod:\n    refresh: *common\n", line: 3, substr: "unknown anchor 'common'"},
 		{name: "hub: bad address", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example\n    spoke: p7\n", line: 3, col: 10, field: "contexts.p7.hub", substr: `invalid address "ilink-hub.example"`},
 		{name: "hub: spoke and spoke-key", yaml: "contexts:\n  p7:\n    hub: ilink-hub.example:9998\n    spoke: p7\n    spoke-key: SK1\n", line: 5, col: 5, field: "contexts.p7.spoke-key", substr: "spoke and spoke-key are exclusive"},
