@@ -23,9 +23,10 @@ import (
 
 // recEntry is the completion state of one record (no closure per record).
 type recEntry struct {
-	cb  func(RecordMetadata, error)
-	fut *Future
-	ts  int64 // Unix nanoseconds
+	cb   func(RecordMetadata, error)
+	fut  *Future
+	ts   int64 // Unix nanoseconds
+	size int32 // key and value bytes (RecordMetadata.Size)
 }
 
 // batch is one partition batch.
@@ -179,7 +180,7 @@ func (pb *partBuf) append(key, value []byte, headers []wire.RecordHeader, ts int
 		// Close has swept the buffers (under this lock): fail here.
 		pb.mu.Unlock()
 		p.release(int64(size))
-		md := RecordMetadata{Topic: pb.t.name, Partition: pb.id, Offset: -1, Timestamp: time.Unix(0, ts)}
+		md := RecordMetadata{Topic: pb.t.name, Partition: pb.id, Offset: -1, Timestamp: time.Unix(0, ts), Size: len(key) + len(value)}
 		p.stErrors.Add(1)
 		if cb != nil {
 			cb(md, producerClosedError())
@@ -204,7 +205,7 @@ func (pb *partBuf) append(key, value []byte, headers []wire.RecordHeader, ts int
 		pb.batches = append(pb.batches, b)
 	}
 	b.bb.Append(tsMs, key, value, headers)
-	b.recs = append(b.recs, recEntry{cb: cb, fut: fut, ts: ts})
+	b.recs = append(b.recs, recEntry{cb: cb, fut: fut, ts: ts, size: int32(len(key) + len(value))})
 	b.bytes += int64(size)
 	if large {
 		b.large, b.closed = true, true // alone in its batch (spec P-32)

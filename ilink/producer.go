@@ -117,6 +117,9 @@ type RecordMetadata struct {
 	Partition int32
 	Offset    int64
 	Timestamp time.Time
+	// Size is the record's key and value bytes, so a caller can count the
+	// bytes acknowledged without keeping each record's size itself.
+	Size int
 }
 
 // Future is the result of SendFuture.
@@ -351,7 +354,7 @@ func (p *Producer) failLocal(r *ProducerRecord, part int32, cb func(RecordMetada
 	if ts.IsZero() {
 		ts = time.Now()
 	}
-	md := RecordMetadata{Topic: r.Topic, Partition: part, Offset: -1, Timestamp: ts}
+	md := RecordMetadata{Topic: r.Topic, Partition: part, Offset: -1, Timestamp: ts, Size: len(r.Key) + len(r.Value)}
 	if cb != nil {
 		cb(md, err)
 	}
@@ -621,7 +624,7 @@ func (p *Producer) completeBatch(b *batch, base int64, err error) {
 		if err == nil && base >= 0 {
 			md.Offset = base + int64(i)
 		}
-		md.Timestamp = time.Unix(0, e.ts)
+		md.Timestamp, md.Size = time.Unix(0, e.ts), int(e.size)
 		if e.cb != nil {
 			e.cb(md, err)
 		}

@@ -149,6 +149,9 @@ func TestProducerSendSyncMetadata(t *testing.T) {
 		if md.Topic != "T" || md.Partition != int32(KeyPartition([]byte("k"), 3)) || md.Offset != int64(i) {
 			t.Fatalf("record %d: metadata %+v", i, md)
 		}
+		if md.Size != 2 { // its key and value bytes
+			t.Fatalf("record %d: size %d, want 2", i, md.Size)
+		}
 		last = md
 	}
 	recs := readAll(t, e, "T", 3)[last.Partition]
@@ -212,9 +215,12 @@ func TestProducerRecordCapAndRejectedRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(log.all())
-	_, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: make([]byte, 64<<10)})
+	md, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: make([]byte, 64<<10)})
 	if !HasName(err, wire.ErrMsgSizeOver) || !IsRejected(err) { // spec: P-08, W-08, E-10
 		t.Fatalf("oversize record: err = %v, want MIMQE_MSG_SIZE_OVER", err)
+	}
+	if md.Size != len(key)+64<<10 { // a refused record's size too
+		t.Fatalf("oversize record: size %d", md.Size)
 	}
 	if n := len(log.all()); n != before { // spec: W-08 (nothing of it was sent)
 		t.Fatalf("%d PRODUCE requests after the refused record, want none", n-before)
@@ -225,7 +231,7 @@ func TestProducerRecordCapAndRejectedRecord(t *testing.T) {
 		t.Fatalf("record under the cap: %v", err)
 	}
 	// Later records of the same partition still succeed (spec: P-27, W-09).
-	md, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: []byte("after")})
+	md, err = p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: []byte("after")})
 	if err != nil {
 		t.Fatalf("record after the refused one: %v", err)
 	}
