@@ -534,7 +534,7 @@ func summarizePublish(topic string, f publishFlags, codec wire.Codec, res loadge
 		NotAcknowledged: sent - acked - failed, // no answer at all: a failure was answered
 		Interrupted:     interrupted,
 		ElapsedSec:      elapsed.Seconds(),
-		Bytes:           ackedBytes(st.sentBytes.Load(), sent, acked),
+		Bytes:           st.ackedBytes.Load(),
 		Compression:     codec.String(),
 		Acks:            f.acks,
 		Embedded:        f.embedded,
@@ -602,15 +602,6 @@ func keyNote(key *template.Template, headers []headerTemplate) string {
 		return ""
 	}
 	return ", and the key and headers"
-}
-
-// ackedBytes estimates the key and value bytes of the acknowledged records
-// (every record of a run has the same size, except with --file).
-func ackedBytes(sentBytes, sent, acked int64) int64 {
-	if sent == 0 {
-		return 0
-	}
-	return int64(float64(sentBytes) * float64(acked) / float64(sent))
 }
 
 func printSummary(w io.Writer, s *publishSummary) {
@@ -852,7 +843,6 @@ func (s *publishSender) Send() {
 	if s.enc != nil {
 		rec = &s.encoded
 	}
-	s.st.sentBytes.Add(int64(len(rec.Value) + len(rec.Key)))
 	if !rec.Timestamp.IsZero() {
 		// A kept timestamp (--keep-timestamps) is not when the record was
 		// sent: the latency is measured from here.
@@ -872,7 +862,9 @@ func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
 	s.run.Done(md.Timestamp, err)
 	if err != nil {
 		s.st.noteError(err)
+		return
 	}
+	s.st.ackedBytes.Add(int64(md.Size))
 }
 
 // Close waits for the acknowledgements (s.wait; publishGrace after an
@@ -891,12 +883,14 @@ func (s *publishSender) Close(bool) error {
 	return err
 }
 
-// pubStats is what publish reports beyond the run's counts: the bytes
-// sent and the first distinct errors.
+// pubStats is what publish reports beyond the run's counts: the key and
+// value bytes acknowledged, counted record by record (MB/s was the bytes
+// sent scaled by the share acknowledged, wrong when sizes vary, as the
+// lines of a --file do), and the first distinct errors.
 type pubStats struct {
-	run       *loadgen.Run
-	start     time.Time // of the measured figures (the run's is before the memory statistics)
-	sentBytes atomic.Int64
+	run        *loadgen.Run
+	start      time.Time // of the measured figures (the run's is before the memory statistics)
+	ackedBytes atomic.Int64
 	// unknownTopic counts the records refused MIMQE_UNKNOWN_TOPIC: all of
 	// them is a topic that does not exist, said as such.
 	unknownTopic atomic.Int64

@@ -279,3 +279,19 @@ func TestPublishMissingTopicSaidSo(t *testing.T) {
 		t.Errorf("json %+v: want sent 3 = records 0 + errors 3 + not_acknowledged 0", sum)
 	}
 }
+
+// MB/s counts the bytes of the records acknowledged, record by record: it
+// was the bytes sent scaled by the share acknowledged, so a --file whose
+// large line failed counted most of that line as published.
+func TestPublishCountsTheBytesAcknowledged(t *testing.T) {
+	_, tgt := topicEngine(t, "SIZES", "partitions=1")
+	big := strings.Repeat("x", ilink.DefaultMaxRequestSize+1) // one record the producer cannot send
+	r := runCLIResult(t, "a\nbb\n"+big+"\nccc\n", with(tgt, "publish", "SIZES", "--file", "-", "--key", "k", "-o", "json")...)
+	var sum publishSummary
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("stdout %q (%v), stderr %q", r.stdout, err, r.stderr)
+	}
+	if sum.Records != 3 || sum.Errors != 1 || sum.Bytes != 3*1+1+2+3 {
+		t.Fatalf("records %d, errors %d, bytes %d: want 3, 1 and the 9 key and value bytes of the 3 acknowledged", sum.Records, sum.Errors, sum.Bytes)
+	}
+}
