@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -140,31 +139,13 @@ func TestTailExitAtEndOnAPatternThatMatchesNothing(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer a test may read while a command writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A tail on a pattern that matches no topic waits for one, as it should,
 // and now says so on stderr: it waited in silence, so a mistyped pattern
 // looked like a quiet topic. An interrupt then ends it cleanly.
 func TestTailOnAPatternThatMatchesNothingSaysItWaits(t *testing.T) {
 	_, tgt := topicEngine(t, "WAIT.T", "partitions=1")
 	var out bytes.Buffer
-	var errb lockedBuffer
+	var errb ilinktest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

@@ -212,32 +212,37 @@ func (ss *sessionSources) FlushTopic(ctx context.Context, topic string) error {
 // line: "records=N partitions=P seen=TIME"; "" when the list has none.
 // It asks the cluster nothing.
 func (ss *sessionSources) topicSeen(topic string) string {
-	v, at, ok := ss.c.polls.last(common.ResTopics)
-	list, _ := v.([]admin.TopicInfo)
+	t, at, ok := lastListed(ss.c.polls, common.ResTopics, func(t admin.TopicInfo) bool { return t.Name == topic })
 	if !ok {
 		return ""
 	}
-	for _, t := range list {
-		if t.Name == topic {
-			return fmt.Sprintf("records=%d partitions=%d seen=%s", t.EndOffsetSum-t.StartOffsetSum, t.Partitions, at.UTC().Format(time.RFC3339))
-		}
-	}
-	return ""
+	return fmt.Sprintf("records=%d partitions=%d seen=%s", t.EndOffsetSum-t.StartOffsetSum, t.Partitions, at.UTC().Format(time.RFC3339))
 }
 
 // groupSeen is topicSeen for a group: its state, members and lag.
 func (ss *sessionSources) groupSeen(group string) string {
-	v, at, ok := ss.c.polls.last(common.ResGroups)
-	list, _ := v.([]admin.GroupInfo)
+	g, at, ok := lastListed(ss.c.polls, common.ResGroups, func(g admin.GroupInfo) bool { return g.Name == group })
 	if !ok {
 		return ""
 	}
-	for _, g := range list {
-		if g.Name == group {
-			return fmt.Sprintf("state=%s members=%d lag=%d seen=%s", g.State, g.Members, g.Lag().Records, at.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("state=%s members=%d lag=%d seen=%s", g.State, g.Members, g.Lag().Records, at.UTC().Format(time.RFC3339))
+}
+
+// lastListed is the row of the list id last polled that is, and when
+// that list was asked for.
+func lastListed[T any](p *polls, id common.ResID, is func(T) bool) (T, time.Time, bool) {
+	var zero T
+	v, at, ok := p.last(id)
+	list, _ := v.([]T)
+	if !ok {
+		return zero, at, false
+	}
+	for _, row := range list {
+		if is(row) {
+			return row, at, true
 		}
 	}
-	return ""
+	return zero, at, false
 }
 
 // SeekGroup: a plan (apply false) changes nothing and is not audited.
