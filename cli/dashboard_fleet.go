@@ -59,23 +59,39 @@ func (a *app) runFleet(cmd *cobra.Command, rs []config.Resolved) error {
 		return &exitError{code: 2, err: err}
 	}
 	defer logCloser.Close()
+	ms, hubs, err := fleetTargets(cmd.Context(), rs, sets, logf)
+	if err != nil {
+		return err
+	}
+	return a.runFleetProgram(cmd.Context(), ms, hubs...)
+}
+
+// fleetTargets are the clusters a fleet over rs watches: a member each,
+// and each `spokes: all` context's hub followed (sets: rs's schemas).
+func fleetTargets(ctx context.Context, rs []config.Resolved, sets []*schema.Set, logf func(string, ...any)) ([]fleetMember, []fleetHub, error) {
 	var ms []fleetMember
 	var hubs []fleetHub
 	for i, r := range rs {
 		switch {
 		case r.Context.AllSpokes:
-			h, err := followHub(cmd.Context(), r, sets[i], logf)
+			h, err := followHub(ctx, r, sets[i], logf)
+			if err != nil && len(rs) == 1 {
+				return nil, nil, &exitError{code: 2, err: err}
+			}
 			if err != nil {
-				return &exitError{code: 2, err: err}
+				// One hub not answering at start keeps none of the other
+				// clusters from view: the title says why it has no rows,
+				// and its list is read again as a listed hub's is.
+				h = fleetHub{r: r, set: sets[i], logf: logf, err: errors.Unwrap(err)} // the title names the hub
 			}
 			hubs = append(hubs, h)
 		case r.Embedded || (r.Context.Admin == "" && r.Context.Hub == ""):
-			return &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
+			return nil, nil, &exitError{code: 2, err: fmt.Errorf("context %q has no admin address: a fleet watches configured clusters (or run --demo fleet)", r.Context.Name)}
 		default:
 			ms = append(ms, fleetMember{r: r, live: contextLive(r.Context, logf), set: sets[i]})
 		}
 	}
-	return a.runFleetProgram(cmd.Context(), ms, hubs...)
+	return ms, hubs, nil
 }
 
 // fleetHub is a `spokes: all` context: its hub's spokes as listed at
@@ -89,6 +105,7 @@ type fleetHub struct {
 	known []admin.SpokeProperty
 	logf  func(string, ...any)
 	demo  bool
+	err   error // the list could not be read at start (known is empty)
 }
 
 // followHub lists r's hub's spokes once, so a hub that cannot be asked is
@@ -180,7 +197,7 @@ func (a *app) runFleetProgram(ctx context.Context, ms []fleetMember, hubs ...fle
 	var opts []ui.FleetOption
 	for _, h := range hubs {
 		rc := h.r.Context
-		opts = append(opts, ui.WithSpokes(ui.SpokeFollow{Hub: rc.Name, Every: rc.Refresh.Cluster, Known: h.known,
+		opts = append(opts, ui.WithSpokes(ui.SpokeFollow{Hub: rc.Name, Every: rc.Refresh.Cluster, Known: h.known, Err: h.err,
 			List: func(ctx context.Context) ([]admin.SpokeProperty, error) { return listSpokes(ctx, rc) },
 			New:  func(spoke string) (*ui.Model, error) { return model(h.member(spoke)) }}))
 	}

@@ -14,6 +14,7 @@ import (
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/schema"
 )
 
 // The dashboard's fleet flags: --demo takes only fleet and no context;
@@ -135,5 +136,41 @@ func TestPlainSpokesLeavesOutNamesTheTerminalWouldEscape(t *testing.T) {
 	}
 	if want := []string{"plant-1", strings.Repeat("q", maxSpokeName)}; !slices.Equal(got, want) {
 		t.Fatalf("plainSpokes kept %q, want %q", got, want)
+	}
+}
+
+// A `spokes: all` hub that does not answer at start keeps none of a
+// fleet's other clusters from view: it is followed with no rows and why
+// (the title says it, and its list is read again); alone it is the usage
+// error it was. It stopped the whole fleet dashboard before it started.
+func TestFleetTargetsHubDownAtStart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := "contexts:\n  a: {admin: '127.0.0.1:1'}\n  plants: {hub: '127.0.0.1:1', spokes: all}\n"
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(names string) []config.Resolved {
+		t.Helper()
+		a := newTestApp(t, nil)
+		fs := a.root.PersistentFlags()
+		if err := fs.Parse([]string{"--config", file, "--context", names}); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := config.ResolveMany(fs, &a.flags, a.getenv, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	rs := resolve("a,plants")
+	ms, hubs, err := fleetTargets(context.Background(), rs, make([]*schema.Set, len(rs)), nil)
+	if err != nil || len(ms) != 1 || ms[0].r.Context.Name != "a" || len(hubs) != 1 || hubs[0].r.Context.Name != "plants" ||
+		len(hubs[0].known) != 0 || hubs[0].err == nil || !strings.Contains(hubs[0].err.Error(), "connect") {
+		t.Fatalf("a,plants with the hub down: members %d, hubs %+v, %v", len(ms), hubs, err)
+	}
+	rs = resolve("plants")
+	if _, _, err := fleetTargets(context.Background(), rs, make([]*schema.Set, len(rs)), nil); err == nil ||
+		!strings.Contains(err.Error(), "context plants: the spokes of hub 127.0.0.1:1") {
+		t.Fatalf("plants alone with the hub down: %v", err)
 	}
 }

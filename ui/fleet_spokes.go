@@ -41,6 +41,9 @@ type SpokeFollow struct {
 	// Known is the list the rows given to NewFleet were built from: the
 	// rows named HUB/SPOKE for these spokes are this hub's.
 	Known []admin.SpokeProperty
+	// Err: the list could not be read at start (Known is empty); the
+	// title says so until a read succeeds.
+	Err error
 }
 
 // FleetOption configures a Fleet.
@@ -58,7 +61,7 @@ func WithSpokes(sf SpokeFollow) FleetOption {
 		fw := &spokeFollower{SpokeFollow: sf, set: SpokeSet{Hub: sf.Hub, Max: sf.Max}, rows: map[string]int{}}
 		f.followers = append(f.followers, fw)
 		if sf.List != nil {
-			f.takeSpokes(len(f.followers)-1, sf.Known, nil, f.ctx.Now())
+			f.takeSpokes(len(f.followers)-1, sf.Known, sf.Err, f.ctx.Now())
 		}
 	}
 }

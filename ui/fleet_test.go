@@ -244,3 +244,32 @@ func TestFleetUnreachableBeforeTheSummaryAnswers(t *testing.T) {
 		t.Fatalf("the summary answered, the topic list not:\n%s", s)
 	}
 }
+
+// A hub whose list could not be read at start (SpokeFollow.Err, no
+// Known): the title says why it has no rows, and the first list read
+// gives its spokes their rows and ends the note.
+func TestFleetFollowsHubDownAtStart(t *testing.T) {
+	var now time.Time
+	a, srcA := fakeCluster("a", false, &now)
+	now = srcA.Now()
+	follow := SpokeFollow{Hub: "plants", Every: time.Second, Err: errors.New("MIMQE_CONNECT_FAILED (127.0.0.1:1: connect: connection refused)"),
+		List: func(context.Context) ([]admin.SpokeProperty, error) { return nil, errors.New("not called here") },
+		New: func(spoke string) (*Model, error) {
+			m, _ := fakeCluster("plants/"+spoke, false, &now)
+			return m, nil
+		}}
+	fctx := NewContext(config.DefaultContext(), false, func(string) string { return "" })
+	fctx.Now = func() time.Time { return now }
+	f := NewFleet(fctx, []*Model{a}, WithSpokes(follow))
+	f.Update(tea.WindowSizeMsg{Width: 250, Height: 50})
+	f.started = true
+	s := ansi.Strip(f.View().Content)
+	if !strings.Contains(s, "spokes of plants: MIMQE_CONNECT_FAILED (127.0.0.1:1: connect: connection refused)") || len(f.clusters) != 1 {
+		t.Fatalf("the hub not read at start:\n%s", s)
+	}
+	f.Update(spokeListMsg{f: 0, list: []admin.SpokeProperty{{Name: "p1", Running: true}}, at: now})
+	s = ansi.Strip(f.View().Content)
+	if len(f.clusters) != 2 || !hasRow(s, "plants/p1", "connecting to the cluster…") || strings.Contains(s, "spokes of plants") {
+		t.Fatalf("the hub answering later:\n%s", s)
+	}
+}
