@@ -159,7 +159,7 @@ func TestGroupAdminAgainstEngine(t *testing.T) {
 	// every later one (record timestamps are milliseconds).
 	nextMilli := func() {
 		for ms := time.Now().UnixMilli(); time.Now().UnixMilli() == ms; {
-			time.Sleep(100 * time.Microsecond)
+			time.Sleep(100 * time.Microsecond) // crossing a clock boundary: the next millisecond, not a condition of the code
 		}
 	}
 	nextMilli()
