@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // chaosCluster is what the coordinator-move test needs from a cluster
@@ -40,7 +41,7 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 	cl.CreateTopic(t, topic, parts)
 	stopProduce := loopUntilStopped(t, func(i int) {
 		cl.Produce(t, topic, int32(i%parts), 10)
-		time.Sleep(500 * time.Microsecond)
+		time.Sleep(500 * time.Microsecond) // pacing the stream: a continuous load, not a wait for a condition
 	})
 
 	var mu sync.Mutex
@@ -149,17 +150,15 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 		}
 		return ids, gens, true
 	}
-	waitAgreed := func(what string) (map[int]string, map[int]int32) {
-		deadline := time.Now().Add(sessionTimeout + 5*time.Second)
-		for {
-			if ids, gens, ok := agreed(); ok {
-				return ids, gens
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the coordinator and the members never agreed on the owners", what)
-			}
-			time.Sleep(10 * time.Millisecond)
+	waitAgreed := func(what string) (ids map[int]string, gens map[int]int32) {
+		if !ilinktest.Poll(sessionTimeout+5*time.Second, func() bool {
+			var ok bool
+			ids, gens, ok = agreed()
+			return ok
+		}) {
+			t.Fatalf("%s: the coordinator and the members never agreed on the owners", what)
 		}
+		return ids, gens
 	}
 	// consumed waits until the group has processed another 100 records:
 	// between two faults the group makes progress, however loaded the
@@ -175,12 +174,8 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 			return n
 		}
 		from := total()
-		deadline := time.Now().Add(sessionTimeout + 5*time.Second)
-		for total() < from+100 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the group processed %d records in %v", what, total()-from, sessionTimeout+5*time.Second)
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !ilinktest.Poll(sessionTimeout+5*time.Second, func() bool { return total() >= from+100 }) {
+			t.Fatalf("%s: the group processed %d records in %v", what, total()-from, sessionTimeout+5*time.Second)
 		}
 	}
 	idsBefore, gensBefore := waitAgreed("before the move")
@@ -210,8 +205,8 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 
 	// Convergence: within the session timeout + 2 s every record has been
 	// processed and the members hold all partitions, disjointly.
-	deadline := time.Now().Add(sessionTimeout + 2*time.Second)
-	for {
+	var held map[int32]int
+	if !ilinktest.Poll(sessionTimeout+2*time.Second, func() bool {
 		done := true
 		mu.Lock()
 		for p := int32(0); p < parts; p++ {
@@ -224,7 +219,7 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 			}
 		}
 		mu.Unlock()
-		held := map[int32]int{}
+		held = map[int32]int{}
 		for _, m := range members {
 			for _, a := range m.c.Assignment() {
 				for _, p := range a.Partitions {
@@ -257,13 +252,9 @@ func runCoordinatorMoveChaos(t *testing.T, cl chaosCluster, sessionTimeout time.
 		} else if err != nil {
 			done = false
 		}
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("group did not converge: held %v", held)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return done
+	}) {
+		t.Fatalf("group did not converge: held %v", held)
 	}
 	for _, m := range members {
 		stopRunner(m)

@@ -185,11 +185,16 @@ func TestSubscribeGivenUpMidJoinLeaves(t *testing.T) {
 	holdJoinReplies(x)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for ctx.Err() == nil {
-			if d, err := x.DescribeGroup("given-up"); err == nil && len(d.Members) > 0 {
-				break
+		// Until the Subscribe below returns (it cancels ctx) at the latest;
+		// a goroutine may not end the test, so a timeout only reports.
+		if !ilinktest.Poll(10*time.Second, func() bool {
+			if ctx.Err() != nil {
+				return true
 			}
-			time.Sleep(5 * time.Millisecond)
+			d, err := x.DescribeGroup("given-up")
+			return err == nil && len(d.Members) > 0
+		}) {
+			t.Errorf("timed out after %v waiting for the given-up member to exist", 10*time.Second)
 		}
 		cancel() // the member exists; its reply is held
 	}()

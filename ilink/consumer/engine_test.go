@@ -148,7 +148,7 @@ func TestEngineLeaderKillDuringConsume(t *testing.T) {
 			mu.Unlock()
 		}
 		if i%50 == 0 {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // pacing the sends across the failover, not a wait for a condition
 		}
 	})
 	next := map[int32]int64{}

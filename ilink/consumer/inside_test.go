@@ -172,7 +172,7 @@ func TestInsideKeptWaitsLikeOutside(t *testing.T) {
 		t.Fatalf("the kept Inside's StopListening returned during a callback (%d started, %d ended)", s, e)
 	}
 	n := started.Load()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // letting time pass: no callback may start within it
 	if late.Load() != 0 || started.Load() != n {
 		t.Fatalf("%d callbacks after the kept Inside's StopListening returned", started.Load()-n)
 	}

@@ -104,7 +104,7 @@ func TestListenAndStopListening(t *testing.T) {
 			t.Errorf("record %d, want %d", r.Offset, got.Load())
 		}
 		got.Add(1)
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a slow callback: the listener is busy when the stop comes
 	}, func(in Inside, err error) { t.Errorf("onError: %v", err) })
 	ilinktest.WaitFor(t, 5*time.Second, "20 records pushed", func() bool { return got.Load() == 20 })
 	fc.produce("T", 0, 200, wire.CodecNone)
@@ -206,7 +206,7 @@ func TestLeaderMovesLoseAndSkipNothing(t *testing.T) {
 	c := mustSubscribe(t, fc.addr(), "T", o)
 	stop := loopUntilStopped(t, func(i int) {
 		fc.produce("T", int32(i%3), 5, wire.CodecLZ4)
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // pacing the stream across the leader moves
 	})
 	next := map[int32]int64{}
 	deadline := time.Now().Add(20 * time.Second)
