@@ -239,7 +239,7 @@ func TestNoAcknowledgedPutLostAcrossFailovers(t *testing.T) {
 				}
 				if c == nil {
 					if c = dialLeader(addrs, mode); c == nil {
-						time.Sleep(10 * time.Millisecond)
+						time.Sleep(10 * time.Millisecond) // pacing the redials of the load until stop, not a wait for a condition
 						continue
 					}
 				}

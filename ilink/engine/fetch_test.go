@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -23,10 +24,9 @@ func TestFetchLongPollWakesOnProduce(t *testing.T) {
 
 	// A produce during the wait wakes it at once.
 	go func() {
-		// Once the fetch waits at the partition.
-		for deadline := time.Now().Add(ioTimeout); partWaiters(e, "T", 0) == 0 && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
+		// Once the fetch waits at the partition (or after ioTimeout: the
+		// fetch's answer then tells).
+		ilinktest.Poll(ioTimeout, func() bool { return partWaiters(e, "T", 0) != 0 })
 		p := dialLeader(e.DataAddrs()[:1], wire.ModeProducer)
 		if p == nil {
 			return

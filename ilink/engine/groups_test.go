@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -293,12 +294,7 @@ func TestGroupMemberExpiry(t *testing.T) {
 	// removed and B is asked to rejoin for A's partition.
 	start := time.Now()
 	var f *failure
-	for time.Since(start) < 5*time.Second {
-		if f = b.heartbeat(g, jb); f != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ilinktest.Poll(5*time.Second, func() bool { f = b.heartbeat(g, jb); return f != nil })
 	if f == nil || f.report != wire.ReportRebalanced {
 		t.Fatalf("B's heartbeat: %v", f)
 	}
