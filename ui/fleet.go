@@ -260,24 +260,19 @@ func (f *Fleet) refreshRows() {
 var fleetFeeds = []common.ResID{common.ResSummary, common.ResTopics, common.ResGroups, common.ResQueues}
 
 // state is the row's reachability and freshness, from the cluster's
-// poller: unreachable while its summary poll cannot reach it; stale while
-// a list's poll fails or its data is older than three intervals.
+// poller: unreachable while a list's latest poll did not reach it (the
+// summary's first); stale while a list's poll answers with an error or
+// its data is older than three intervals.
 func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 	m := c.m
-	sum := m.poll.res[common.ResSummary]
-	if sum.err != nil && health.Unreachable(sum.err) {
-		r.State, r.Since, r.Reason = fleet.Unreachable, sum.errSince, sanitize.String(health.ReachReason(sum.err))
-		return
-	}
-	if sum.okAt.IsZero() && sum.err == nil {
-		// The summary's first poll is still out (a cluster that does not
-		// answer holds it for its whole timeout): another list that could
-		// not reach the cluster says so meanwhile.
-		for _, id := range fleetFeeds[1:] {
-			if s := m.poll.res[id]; s.okAt.IsZero() && s.err != nil && health.Unreachable(s.err) {
-				r.State, r.Since, r.Reason = fleet.Unreachable, s.errSince, sanitize.String(health.ReachReason(s.err))
-				return
-			}
+	// The summary's failure first, then any other list's: a poll that
+	// did not reach the cluster is said as such (a cluster that does not
+	// answer holds its summary's first poll for the whole timeout, and a
+	// list failing first was read as "answers with an error").
+	for _, id := range fleetFeeds {
+		if s := m.poll.res[id]; s.err != nil && health.Unreachable(s.err) {
+			r.State, r.Since, r.Reason = fleet.Unreachable, s.errSince, sanitize.String(health.ReachReason(s.err))
+			return
 		}
 	}
 	r.State = fleet.Fresh
@@ -286,7 +281,7 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 		s := m.poll.res[id]
 		if s.okAt.IsZero() {
 			if s.err != nil {
-				r.State, r.Reason = fleet.Stale, pollFailure(s.err)
+				r.State, r.Reason = fleet.Stale, "answers with an error: "+sanitize.Error(s.err)
 			} else if r.State == fleet.Fresh {
 				r.State = fleet.Waiting
 			}
@@ -297,7 +292,7 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 		}
 		switch {
 		case s.err != nil:
-			r.State, r.Reason = fleet.Stale, pollFailure(s.err)
+			r.State, r.Reason = fleet.Stale, "answers with an error: "+sanitize.Error(s.err)
 		case now.Sub(s.okAt) > m.ctx.StaleAfter(id) && r.State != fleet.Stale:
 			r.State, r.Reason = fleet.Stale, "no answer for "+common.Dur(now.Sub(s.okAt))
 		}
@@ -305,15 +300,6 @@ func (c *fleetCluster) state(r *fleet.Row, now time.Time) {
 	if r.State == fleet.Stale {
 		r.Since = oldest
 	}
-}
-
-// pollFailure is why a list's poll failed, for a stale row: the cluster
-// not reached (no answer in time, a lost connection) is not an answer.
-func pollFailure(err error) string {
-	if health.Unreachable(err) {
-		return "cannot reach it: " + sanitize.String(health.ReachReason(err))
-	}
-	return "answers with an error: " + sanitize.Error(err)
 }
 
 // row is the cluster's Fleet row as of now.

@@ -219,8 +219,8 @@ func TestFleetRateIsTheLastCompleteSecond(t *testing.T) {
 // A cluster that does not answer holds its summary's first poll for the
 // whole timeout; a list that could not reach it meanwhile makes its row
 // unreachable (with its alert), not "stale … answers with an error" (a
-// timeout is no answer); a list failing later on a cluster that answered
-// says so too.
+// timeout is no answer), and so it stays while that list's latest poll
+// does not reach it, the summary answering or not.
 func TestFleetUnreachableBeforeTheSummaryAnswers(t *testing.T) {
 	var now time.Time
 	m, src := fakeCluster("hung", false, &now)
@@ -231,18 +231,17 @@ func TestFleetUnreachableBeforeTheSummaryAnswers(t *testing.T) {
 	f := NewFleet(fctx, []*Model{m})
 	f.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	f.Update(clusterMsg{i: 0, msg: f.clusters[0].m.poll.fetch(common.ResTopics)()})
-	s := ansi.Strip(f.View().Content)
-	if l := viewtest.RowOf(s, "hung"); !strings.Contains(l, "cannot reach the cluster since 10:00:00: no answer in time") ||
-		!strings.Contains(s, "1 unreachable") || !strings.Contains(s, "CRIT hung") {
-		t.Fatalf("the summary still out, the topic list not answered in time:\n%s", s)
+	unreachable := func(when string) {
+		t.Helper()
+		s := ansi.Strip(f.View().Content)
+		if l := viewtest.RowOf(s, "hung"); !strings.Contains(l, "cannot reach the cluster since 10:00:00: no answer in time") ||
+			!strings.Contains(s, "1 unreachable") || !strings.Contains(s, "CRIT hung") || strings.Contains(s, "answers with an error") {
+			t.Fatalf("%s:\n%s", when, s)
+		}
 	}
-	// The summary answers: the cluster is reached, the topic list's
-	// failure makes it stale, said as what it is.
+	unreachable("the summary still out, the topic list not answered in time")
 	f.Update(clusterMsg{i: 0, msg: f.clusters[0].m.poll.fetch(common.ResSummary)()})
-	s = ansi.Strip(f.View().Content)
-	if l := viewtest.RowOf(s, "hung"); !strings.Contains(l, "stale: no fresh data") || !strings.Contains(l, "cannot reach it: no answer in time") || strings.Contains(l, "answers with an error") {
-		t.Fatalf("the summary answered, the topic list not:\n%s", s)
-	}
+	unreachable("the summary answered, the topic list not")
 }
 
 // A hub whose list could not be read at start (SpokeFollow.Err, no

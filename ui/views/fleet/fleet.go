@@ -34,7 +34,8 @@ const (
 	// intervals (or its poll answers with an error): its words are not
 	// shown.
 	Stale
-	// Unreachable: the latest summary poll could not reach the cluster.
+	// Unreachable: the latest poll of a list (the summary's first) could
+	// not reach the cluster.
 	Unreachable
 )
 
