@@ -24,13 +24,11 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 	}
 	defer d.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	want := map[string]bool{}
 	for _, g := range Groups {
 		want[g.Name] = false
 	}
-	for {
+	if !ilinktest.Poll(20*time.Second, func() bool {
 		groups := e.Groups()
 		for _, g := range groups {
 			if _, ok := want[g.Name]; ok {
@@ -41,13 +39,9 @@ func TestDemoGivesEveryViewSomethingToShow(t *testing.T) {
 		for _, seen := range want {
 			all = all && seen
 		}
-		if all && sum(e, "ORDER.EVENT") > 100 && sum(e, "AUDIT.LOG") > 10 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("after 20s: groups seen %v, ORDER.EVENT end sum %d", want, sum(e, "ORDER.EVENT"))
-		}
-		time.Sleep(100 * time.Millisecond)
+		return all && sum(e, "ORDER.EVENT") > 100 && sum(e, "AUDIT.LOG") > 10
+	}) {
+		t.Fatalf("after 20s: groups seen %v, ORDER.EVENT end sum %d", want, sum(e, "ORDER.EVENT"))
 	}
 	for _, q := range Queues {
 		for _, name := range []string{q.Name, q.Cfg.DeadLetterQueue} {
@@ -159,6 +153,8 @@ func TestDemoShowsEveryHealthWord(t *testing.T) {
 				seen[name] = why
 			}
 		}
+		// The monitor's sampling cadence (a dashboard's refresh), not a
+		// poll interval: its words depend on the observations it is fed.
 		time.Sleep(100 * time.Millisecond)
 	}
 	for name, w := range want {
@@ -174,7 +170,7 @@ func TestDemoShowsEveryHealthWord(t *testing.T) {
 	// Past two read expiries, the stalled member is still there (it reads
 	// now and then, committing nothing), so the group stays STALLED.
 	for time.Since(started) < 2*readExpiry {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // letting two read expiries pass: the member must outlast them
 	}
 	gs, err := q.GroupList(ctx)
 	if err != nil {
@@ -297,13 +293,9 @@ func TestSeedTailSetFeeds(t *testing.T) {
 			t.Fatalf("%s holds %d records after Seed, want at least 20", topic, n)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for sum(e, "MY.TOPIC") < 23 {
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("the feed added %d records in 10 s", sum(e, "MY.TOPIC")-20)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !ilinktest.Poll(10*time.Second, func() bool { return sum(e, "MY.TOPIC") >= 23 }) {
+		stop()
+		t.Fatalf("the feed added %d records in 10 s", sum(e, "MY.TOPIC")-20)
 	}
 	stop()
 	after := sum(e, "MY.TOPIC")
@@ -336,7 +328,7 @@ func TestSeedFeedStopWaitsForItsWrite(t *testing.T) {
 			case held <- struct{}{}:
 			default:
 			}
-			time.Sleep(300 * time.Millisecond) // not handled yet
+			time.Sleep(300 * time.Millisecond) // holding the publish: not handled yet when stop is called
 		}
 		return engine.ControlAction{}
 	})
