@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -51,12 +52,8 @@ func TestProducerCloseContextDoesNotWaitForAHungEngine(t *testing.T) {
 		}
 	}()
 	// Wait until the sender is blocked on buffer memory.
-	deadline := time.Now().Add(10 * time.Second)
-	for !p.memFreed.waiting() {
-		if time.Now().After(deadline) {
-			t.Fatal("the sender never blocked on buffer memory")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !ilinktest.Poll(10*time.Second, p.memFreed.waiting) {
+		t.Fatal("the sender never blocked on buffer memory")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -45,9 +45,10 @@ func newProducerT(t *testing.T, e *engine.Engine, cfg ProducerConfig) *Producer 
 // (acks=1 answers before the followers have the records).
 func readAll(t *testing.T, e *engine.Engine, topic string, parts int) [][]wire.Record {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out := make([][]wire.Record, parts)
+	var out [][]wire.Record
+	// Past the deadline it returns what it read: the caller's check fails.
+	ilinktest.Poll(5*time.Second, func() bool {
+		out = make([][]wire.Record, parts)
 		start, end := e.TopicOffsets(topic)
 		complete := true
 		for p := range parts {
@@ -60,11 +61,9 @@ func readAll(t *testing.T, e *engine.Engine, topic string, parts int) [][]wire.R
 				complete = false
 			}
 		}
-		if complete || time.Now().After(deadline) {
-			return out
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return complete
+	})
+	return out
 }
 
 // produceLog decodes the PRODUCE requests the engine sees.
@@ -450,18 +449,14 @@ func TestProducerUnknownTopicAndMetadataOnce(t *testing.T) {
 	if n := reqs.count(wire.CodeMetadata); n != 1 { // spec: P-20
 		t.Fatalf("%d METADATA requests for 200 sends, want 1", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	total := 0
-	for time.Now().Before(deadline) {
+	ilinktest.Poll(5*time.Second, func() bool {
 		total = 0
 		for _, recs := range readAll(t, e, "T", 3) {
 			total += len(recs)
 		}
-		if total == 200 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return total == 200
+	})
 	if total != 200 {
 		t.Fatalf("acks 0: %d records stored, want 200", total)
 	}

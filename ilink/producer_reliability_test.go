@@ -25,21 +25,19 @@ func TestProducerGrownTopicGetsNewPartitions(t *testing.T) {
 	if err := e.AlterTopic("T", "partitions=4"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; ; i++ {
-		md, err := p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: []byte("after")})
+	sends := 0
+	if !ilinktest.Poll(10*time.Second, func() bool {
+		var err error
+		md, err = p.SendSync(ctx, &ProducerRecord{Topic: "T", Key: key, Value: []byte("after")})
 		if err != nil {
-			t.Fatalf("send %d after the growth: %v", i, err)
+			t.Fatalf("send %d after the growth: %v", sends, err)
 		}
-		if md.Partition == 3 {
-			t.Logf("the key reached the new partition 3 after %d sends", i+1)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %d sends the key still goes to partition %d of the old layout", i+1, md.Partition)
-		}
-		time.Sleep(10 * time.Millisecond)
+		sends++
+		return md.Partition == 3
+	}) {
+		t.Fatalf("after %d sends the key still goes to partition %d of the old layout", sends, md.Partition)
 	}
+	t.Logf("the key reached the new partition 3 after %d sends", sends)
 	// Unkeyed records reach the new partitions too (sticky partitioner).
 	seen := map[int32]bool{}
 	for i := 0; len(seen) < 4; i++ {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -66,10 +67,9 @@ func TestIntegrationGetWaits(t *testing.T) {
 	// A put by another session during the wait ends it early.
 	_, oq := queueT(t, e, Options{AutoCommit: true}, "Q1")
 	go func() {
-		// Once the Get waits at the leader.
-		for deadline := time.Now().Add(5 * time.Second); e.WaitingGets("Q1") == 0 && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
+		// Once the Get waits at the leader (or after 5 s: the Get's
+		// answer then tells).
+		ilinktest.Poll(5*time.Second, func() bool { return e.WaitingGets("Q1") != 0 })
 		oq.Put(ctx, []byte("late"))
 	}()
 	start = time.Now()

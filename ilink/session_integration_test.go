@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
 
@@ -160,15 +161,18 @@ func TestIntegrationTransactedLeaderKill(t *testing.T) {
 	} else {
 		t.Logf("reconnect during election: %v", err)
 	}
-	for {
-		err := s.Reconnect(ctx)
-		if err == nil {
-			break
+	var reconnectErr error
+	if !ilinktest.Poll(20*time.Second, func() bool {
+		reconnectErr = s.Reconnect(ctx)
+		if reconnectErr == nil {
+			return true
 		}
-		if !IsSessionError(err) || ctx.Err() != nil {
-			t.Fatalf("Reconnect: %v", err)
+		if !IsSessionError(reconnectErr) || ctx.Err() != nil {
+			t.Fatalf("Reconnect: %v", reconnectErr)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("Reconnect: %v", reconnectErr)
 	}
 	if n := nodeOf(s); n != 2 { // spec: S-18 (new leader)
 		t.Fatalf("reconnected to node %d, want 2", n)
@@ -303,16 +307,13 @@ func TestIntegrationConcurrentPutsShareOneFailover(t *testing.T) {
 					return
 				}
 				ids <- id
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // pacing the puts: they still flow when the leader is killed
 			}
 		})
 	}
 	// Kill the leader while the puts flow: once one per worker is acknowledged.
-	for deadline := time.Now().Add(10 * time.Second); len(ids) < workers; {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d puts acknowledged before the kill", len(ids))
-		}
-		time.Sleep(time.Millisecond)
+	if !ilinktest.Poll(10*time.Second, func() bool { return len(ids) >= workers }) {
+		t.Fatalf("only %d puts acknowledged before the kill", len(ids))
 	}
 	if _, err := e.KillLeader(); err != nil {
 		t.Fatal(err)
