@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/fakes"
 	"ilinkdash/ui/internal/viewtest"
@@ -358,13 +359,9 @@ func (s *recSender) Close(ctx context.Context) error {
 // progress it held on.
 func waitProgress(t *testing.T, run publish.Run, what string, cond func(publish.Progress) bool) publish.Progress {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	p := run.Progress()
-	for ; !cond(p); p = run.Progress() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10 s: %+v", what, p)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var p publish.Progress
+	if !ilinktest.Poll(10*time.Second, func() bool { p = run.Progress(); return cond(p) }) {
+		t.Fatalf("no %s within 10 s: %+v", what, p)
 	}
 	return p
 }
