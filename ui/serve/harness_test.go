@@ -374,19 +374,16 @@ func (c *client) waitSize(w, h int) {
 func (c *client) waitScreen(what string, pred func(string) bool) string {
 	c.t.Helper()
 	var screen string
-	end := time.Now().Add(deadline)
-	for {
-		if in, ok := c.info(); ok {
+	if !ilinktest.Poll(deadline, func() bool {
+		in, ok := c.info()
+		if ok {
 			screen = in.Screen
-			if pred(screen) {
-				return screen
-			}
 		}
-		if time.Now().After(end) {
-			c.t.Fatalf("timed out waiting for %s; last screen:\n%s", what, screen)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return ok && pred(screen)
+	}) {
+		c.t.Fatalf("timed out waiting for %s; last screen:\n%s", what, screen)
 	}
+	return screen
 }
 
 func (c *client) waitText(texts ...string) string {

@@ -372,10 +372,7 @@ func TestDroppedConnectionFreesEverything(t *testing.T) {
 	ilinktest.WaitFor(t, deadline, "the session to be gone", func() bool { return len(r.srv.Sessions()) == 0 })
 	ilinktest.WaitFor(t, deadline, "the temporary group to be left", func() bool { return len(tailGroups(r)) == 0 })
 	var left []string
-	end := time.Now().Add(deadline)
-	for left = sessionGoroutines(); len(left) > 0 && time.Now().Before(end); left = sessionGoroutines() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	ilinktest.Poll(deadline, func() bool { left = sessionGoroutines(); return len(left) == 0 })
 	if len(left) > 0 {
 		t.Fatalf("%d goroutines of the session are left:\n%s", len(left), strings.Join(left, "\n\n"))
 	}

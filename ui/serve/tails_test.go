@@ -55,7 +55,7 @@ func TestTakeTailSlotWaitsForAClosingTail(t *testing.T) {
 	}
 	s.tailsClosing.Add(1) // a tail is closing: its slot comes back
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the slot comes back later: takeTailSlot must wait for it
 		<-s.tails
 		s.tailsClosing.Add(-1)
 	}()
