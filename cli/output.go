@@ -83,8 +83,8 @@ const (
 	exitInterrupted = 130
 )
 
-// report prints err (one sanitized line, plus the usage line for a usage
-// error) and returns the exit status.
+// report prints err (one sanitized line, or one per error it joins, plus
+// the usage line for a usage error) and returns the exit status.
 func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 	if err == nil {
 		return exitOK
@@ -103,7 +103,9 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 	if errors.As(err, &ee) && ee.quiet {
 		return ee.code
 	}
-	fmt.Fprintln(w, "ilinkdash: "+sanitize.String(err.Error()))
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(w, "ilinkdash: "+line)
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if cmd == nil {
@@ -117,6 +119,34 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 		return ee.code
 	}
 	return exitError1
+}
+
+// errorLines are err as sanitized lines: one per error it joins (a config
+// file's errors, each naming its line), else its text as one line, so no
+// text of an error (from the network, a file) can add a line of its own.
+func errorLines(err error) []string {
+	for e := err; e != nil && e.Error() == err.Error(); e = errors.Unwrap(e) {
+		// e is err or a wrapper of it that adds no text (usageError, exitError).
+		if j, ok := e.(interface{ Unwrap() []error }); ok && isJoin(e, j.Unwrap()) {
+			var lines []string
+			for _, one := range j.Unwrap() {
+				lines = append(lines, errorLines(one)...)
+			}
+			return lines
+		}
+	}
+	return []string{sanitize.String(err.Error())}
+}
+
+// isJoin reports whether e's text is its errors' texts, one per line (as
+// errors.Join writes it), so splitting it loses no text of its own (a
+// fmt.Errorf("x: %w; %w") has some).
+func isJoin(e error, errs []error) bool {
+	texts := make([]string, len(errs))
+	for i, one := range errs {
+		texts[i] = one.Error()
+	}
+	return strings.Join(texts, "\n") == e.Error()
 }
 
 // usageArgs makes a positional-argument check's error a usage error.
