@@ -69,7 +69,10 @@ func (f *decodeFlags) rules() ([]schema.Rule, error) {
 		return nil, nil
 	}
 	where := strings.Join(named, " ")
-	return []schema.Rule{{Topics: "*", Key: key, Value: value, Where: where}, {Queues: "*", Key: key, Value: value, Where: where}}, nil
+	// Partial: the side the flags leave out comes from the config's (or
+	// the demo's) rule, so --key-format alone keeps the value's schema.
+	return []schema.Rule{{Topics: "*", Key: key, Value: value, Where: where, Partial: true},
+		{Queues: "*", Key: key, Value: value, Where: where, Partial: true}}, nil
 }
 
 // schemaRules are the decode: rules of a context as the schema package

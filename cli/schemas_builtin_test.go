@@ -30,3 +30,19 @@ func TestEmbeddedDemoDecodesItsSchemaTopics(t *testing.T) {
 		t.Errorf("a real cluster's %s decodes with the demo's rule %s", demo.ShopOrders, p.Rule)
 	}
 }
+
+// --key-format alone changes how keys show, not whether values decode:
+// the demo's value schemas still apply (it used to make SHOP.ORDERS's
+// Protobuf values print as escaped text).
+func TestKeyFormatFlagKeepsTheValueSchema(t *testing.T) {
+	set, err := schemas(config.Resolved{Embedded: true}, &decodeFlags{keyFormat: "hex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{demo.ShopOrders, demo.PayPayments} {
+		p := set.Topic(topic)
+		if p.Key.Format != "hex" || p.Value.Codec == nil {
+			t.Errorf("--key-format hex: %s key %q, value codec %v; want hex and the demo's schema", topic, p.Key.Format, p.Value.Codec)
+		}
+	}
+}

@@ -41,6 +41,10 @@ type Rule struct {
 	Topics, Queues string
 	Key, Value     Spec
 	Where          string
+	// Partial leaves a side the rule does not name (Kind "") to the next
+	// rule that matches, instead of showing it plainly: the flags' rule,
+	// so --key-format alone keeps the value's schema from the config.
+	Partial bool
 }
 
 // Side is a compiled Spec: a Codec when it has a schema, and the display
@@ -63,6 +67,7 @@ func (p Pair) Decodes() bool { return p.Key.Codec != nil || p.Value.Codec != nil
 type compiled struct {
 	topics, queues string
 	pair           Pair
+	partial        bool
 }
 
 // Set is the compiled decode rules of a context. The zero Set and a nil
@@ -111,7 +116,7 @@ func Compile(rules []Rule) (*Set, error) {
 		}
 		if kerr == nil && verr == nil {
 			s.rules = append(s.rules, compiled{topics: r.Topics, queues: r.Queues,
-				pair: Pair{Key: key, Value: value, Rule: r.Where}})
+				pair: Pair{Key: key, Value: value, Rule: r.Where}, partial: r.Partial})
 		}
 	}
 	if len(errs) > 0 {
@@ -189,19 +194,39 @@ func (s *Set) Queue(queue string) Pair {
 
 // first is the pair of the first rule whose glob, as glob picks it (the
 // topics' or the queues'), matches name; a rule without that glob is
-// passed over.
+// passed over. A partial rule gives the sides it names and leaves the
+// others to the rules after it; Rule then names the rule of the value
+// (of the key when the value has none).
 func (s *Set) first(name string, glob func(compiled) string) Pair {
+	var out Pair
 	if s == nil {
-		return Pair{}
+		return out
 	}
 	for _, r := range s.rules {
-		if g := glob(r); g != "" {
-			if ok, _ := path.Match(g, name); ok {
-				return r.pair
+		g := glob(r)
+		if g == "" {
+			continue
+		}
+		if ok, _ := path.Match(g, name); !ok {
+			continue
+		}
+		if out.Key.Format == "" && r.pair.Key.Format != "" {
+			out.Key = r.pair.Key
+			if out.Value.Format == "" {
+				out.Rule = r.pair.Rule
 			}
 		}
+		if out.Value.Format == "" && r.pair.Value.Format != "" {
+			out.Value, out.Rule = r.pair.Value, r.pair.Rule
+		}
+		if !r.partial || (out.Key.Format != "" && out.Value.Format != "") {
+			if out.Rule == "" {
+				out.Rule = r.pair.Rule
+			}
+			return out
+		}
 	}
-	return Pair{}
+	return out
 }
 
 // Len is the number of rules.

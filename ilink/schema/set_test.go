@@ -141,3 +141,39 @@ func TestFieldTerm(t *testing.T) {
 		}
 	}
 }
+
+// A partial rule (the flags') gives only the sides it names: a key
+// format alone leaves the value to the rule after it, and a value schema
+// alone the key; a plain rule keeps first-match-wins for both sides.
+func TestSetPartialRuleLeavesTheOtherSide(t *testing.T) {
+	order := Spec{Kind: KindProtobuf, FS: setFS, Files: []string{"shop/order.proto"}, Message: "shop.Order"}
+	s, err := Compile([]Rule{
+		{Topics: "*", Key: Spec{Kind: KindHex}, Where: "--key-format", Partial: true},
+		{Topics: "ORDER.*", Key: Spec{Kind: KindText}, Value: order, Where: "c.yaml:3"},
+		{Topics: "*", Key: Spec{Kind: KindJSON}, Where: "c.yaml:6"},
+		{Topics: "*", Value: Spec{Kind: KindHex}, Where: "c.yaml:9"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Topic("ORDER.EU"); p.Key.Format != KindHex || p.Value.Codec == nil || p.Rule != "c.yaml:3" {
+		t.Errorf("ORDER.EU with --key-format hex: key %q, value codec %v, rule %q; want hex, shop.Order, c.yaml:3", p.Key.Format, p.Value.Codec, p.Rule)
+	}
+	// c.yaml:6 is a plain rule: its empty value side is not filled from c.yaml:9.
+	if p := s.Topic("OTHER"); p.Key.Format != KindHex || p.Value.Format != "" || p.Rule != "--key-format" {
+		t.Errorf("OTHER: %+v", p)
+	}
+	s, err = Compile([]Rule{
+		{Topics: "*", Value: Spec{Kind: KindAvro, FS: setFS, Schema: "pay.avsc"}, Where: "--value-avro", Partial: true},
+		{Topics: "PAY", Key: Spec{Kind: KindHex}, Value: Spec{Kind: KindJSON}, Where: "c.yaml:3"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Topic("PAY"); p.Key.Format != KindHex || p.Value.Codec == nil || p.Rule != "--value-avro" {
+		t.Errorf("PAY with --value-avro: %+v", p)
+	}
+	if p := s.Topic("X"); p.Key.Format != "" || p.Value.Codec == nil || p.Rule != "--value-avro" {
+		t.Errorf("X with --value-avro: %+v", p)
+	}
+}
