@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,8 +83,9 @@ func TailSet(target string) Set {
 // robin over the partitions) and messages, and starts the feed. stop ends
 // the feed and closes its connection; it is safe to call more than once.
 func Seed(e *engine.Engine, s Set) (stop func(), err error) {
+	nodes := len(e.Nodes())
 	for _, t := range s.Topics {
-		if err := e.CreateTopic(t.Name, t.Props); err != nil && !isExists(err) {
+		if err := e.CreateTopic(t.Name, fitted(t.Props, nodes)); err != nil && !isExists(err) {
 			return nil, fmt.Errorf("demo: create topic %s: %w", t.Name, err)
 		}
 	}
@@ -228,4 +230,29 @@ func putMessages(e *engine.Engine, qs []Queue) error {
 		}
 	}
 	return nil
+}
+
+// fitted is a topic's props with replicas and minSync no larger than the
+// cluster: the demo's 3-replica topics were refused on a smaller engine
+// (engine --demo --nodes 1).
+func fitted(props string, nodes int) string {
+	parts := strings.Split(props, ",")
+	replicas := nodes
+	for _, key := range []string{"replicas", "minSync"} {
+		for i, p := range parts {
+			k, v, _ := strings.Cut(p, "=")
+			n, err := strconv.Atoi(v)
+			if k != key || err != nil {
+				continue
+			}
+			if k == "replicas" {
+				replicas = min(n, nodes)
+				n = replicas
+			} else {
+				n = min(n, replicas)
+			}
+			parts[i] = k + "=" + strconv.Itoa(n)
+		}
+	}
+	return strings.Join(parts, ",")
 }
