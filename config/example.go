@@ -274,7 +274,7 @@ func WriteExample(path string, force bool) error {
 type existsError struct{ path string }
 
 func (e existsError) Error() string {
-	return "config file " + e.path + " already exists; refusing to overwrite it"
+	return "config file " + e.path + " already exists; refusing to overwrite it (--force replaces it)"
 }
 
 func (e existsError) Is(target error) bool { return target == fs.ErrExist }

@@ -111,7 +111,7 @@ func TestWriteExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := WriteExample(path, false)
-	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, fs.ErrExist) {
+	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, fs.ErrExist) || !strings.HasSuffix(err.Error(), "(--force replaces it)") {
 		t.Errorf("WriteExample over an existing file: err = %v; want one naming %s, matching fs.ErrExist", err, path)
 	}
 	if b, _ := os.ReadFile(path); string(b) != mine {
