@@ -125,13 +125,13 @@ func (d *decoder) decodeSpec(v *yaml.Node, p string) DecodeSpec {
 	case "avro", "json-schema":
 		if body.Kind == yaml.ScalarNode {
 			if s, ok := d.str(body, bp); ok {
-				sp.Schema = d.relPath(s)
+				sp.Schema = d.schemaPath(body, bp, s)
 			}
 		} else {
 			d.object(body, bp, []field{
 				{"schema", func(v *yaml.Node, path string) {
 					if s, ok := d.str(v, path); ok {
-						sp.Schema = d.relPath(s)
+						sp.Schema = d.schemaPath(v, path, s)
 					}
 				}},
 			})
@@ -150,7 +150,7 @@ func (d *decoder) decodeSpec(v *yaml.Node, p string) DecodeSpec {
 func (d *decoder) paths(v *yaml.Node, p string) []string {
 	if v.Kind == yaml.ScalarNode {
 		if s, ok := d.str(v, p); ok && s != "" {
-			return []string{d.relPath(s)}
+			return []string{d.schemaPath(v, p, s)}
 		}
 		return nil
 	}
@@ -160,8 +160,9 @@ func (d *decoder) paths(v *yaml.Node, p string) []string {
 	}
 	var out []string
 	for i, item := range v.Content {
-		if s, ok := d.str(deref(item), fmt.Sprintf("%s[%d]", p, i)); ok && s != "" {
-			out = append(out, d.relPath(s))
+		ip := fmt.Sprintf("%s[%d]", p, i)
+		if s, ok := d.str(deref(item), ip); ok && s != "" {
+			out = append(out, d.schemaPath(deref(item), ip, s))
 		}
 	}
 	return out
@@ -198,6 +199,18 @@ func (d *decoder) checkedField(name string, check func(string) error, dst *strin
 			*dst = s
 		}
 	}}
+}
+
+// schemaPath is relPath for a schema file or import path at node v: a ~
+// that cannot be expanded (~user) is an error said at the value, not a
+// directory named "~user" under the config file's (the path is kept as
+// written, so it is not also said to be missing).
+func (d *decoder) schemaPath(v *yaml.Node, path, p string) string {
+	if _, err := ExpandHome(p); err != nil {
+		d.errorf(v, path, "%v", err)
+		return p
+	}
+	return d.relPath(p)
 }
 
 // relPath expands ~ and makes p relative to the config file's directory.

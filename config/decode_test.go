@@ -58,6 +58,10 @@ func TestDecodeRulesBadShape(t *testing.T) {
 		{"- topics: \"[\"\n  value: text", "bad pattern"},
 		{"- topics: A\n  value: text\n  colour: red", "unknown field"},
 		{"topics: A", "expected a list of rules"},
+		{"- topics: A\n  value: {avro: ~bob/pay.avsc}", `only "~" and "~/" are expanded`},
+		{"- topics: A\n  value: {json-schema: {schema: ~bob/i.json}}", `only "~" and "~/" are expanded`},
+		{"- topics: A\n  value: {protobuf: {files: [~bob/a.proto], message: a.B}}", `only "~" and "~/" are expanded`},
+		{"- topics: A\n  value: {protobuf: {files: a.proto, import-paths: ~bob, message: a.B}}", `only "~" and "~/" are expanded`},
 	} {
 		doc := "contexts:\n  c:\n    decode:\n" + indent(tc.yaml, "      ")
 		_, err := Parse("c.yaml", []byte(doc))
