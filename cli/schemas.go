@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -107,7 +108,16 @@ func schemas(r config.Resolved, f *decodeFlags) (*schema.Set, error) {
 	rules = append(rules, builtinSchemas(r)...)
 	set, err := schema.Compile(rules)
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("decode rules: %w", err)}
+		// One line each (report prints a join so): the prefix on each,
+		// not once before them all joined by a newline.
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for i, e := range errs {
+			errs[i] = fmt.Errorf("decode rules: %w", e)
+		}
+		return nil, &exitError{code: 2, err: errors.Join(errs...)}
 	}
 	return set, nil
 }

@@ -92,3 +92,27 @@ func TestConfigDecodeRuleThatDoesNotCompile(t *testing.T) {
 		}
 	}
 }
+
+// Two rules that do not compile: one line each on stderr, each with its
+// rule's place, not one line joined by a ␊.
+func TestConfigDecodeRulesThatDoNotCompileOneLineEach(t *testing.T) {
+	cfg := schemaConfig(t, `  shop:
+    admin: '127.0.0.1:1'
+    decode:
+      - topics: "ORDERS.*"
+        value: {protobuf: {files: [schemas/missing.proto], message: shop.Order}}
+      - topics: "PAY.*"
+        value: {avro: schemas/missing.avsc}
+`, "")
+	r := runWithConfig(t, cfg, "tail", "ORDERS.EU", "--context", "shop")
+	wantExit(t, r.err, 2, "")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 2 || strings.Contains(r.stderr, "␊") {
+		t.Fatalf("stderr %q: want two lines, one per rule", r.stderr)
+	}
+	for i, want := range []string{"ilinkdash: decode rules: " + cfg + ":5: ", "ilinkdash: decode rules: " + cfg + ":7: "} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d %q, want it to start %q", i+1, lines[i], want)
+		}
+	}
+}
