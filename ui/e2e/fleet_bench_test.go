@@ -202,7 +202,7 @@ func BenchmarkFleetIdleCPU(b *testing.B) {
 	pid := os.Getpid()
 	cpu := func() time.Duration {
 		from := loadgen.ProcessCPU(pid)
-		time.Sleep(window)
+		time.Sleep(window) // the measuring window: CPU over a fixed time, not a wait for a condition
 		return loadgen.ProcessCPU(pid) - from
 	}
 	var base, with time.Duration

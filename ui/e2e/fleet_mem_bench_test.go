@@ -96,7 +96,7 @@ func heapAt(n int) int64 {
 	hs := make([]int64, n)
 	for i := range hs {
 		if i > 0 {
-			time.Sleep(time.Second)
+			time.Sleep(time.Second) // readings a second apart: a median over time, not a wait for a condition
 		}
 		hs[i] = int64(viewtest.LiveHeap())
 	}
@@ -127,7 +127,7 @@ func runSteady(b *testing.B, es []*engine.Engine, fleet bool) int64 {
 	goroutines := runtime.NumGoroutine()
 	bf := startBenchDash(b, lcs, fleet, shown)
 	bf.waitReady(b, "every cluster's data")
-	time.Sleep(heapSteady)
+	time.Sleep(heapSteady) // the dashboard runs on for heapSteady: the heap measured is its steady state
 	heap := heapAt(heapSamples)
 	bf.stop(nil)
 	// What the dashboard's connections leave winding down (here and in the

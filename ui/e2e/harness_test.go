@@ -45,6 +45,7 @@ import (
 	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/enginetest"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/schema"
 	"ilinkdash/ui"
 	"ilinkdash/ui/live"
@@ -310,14 +311,11 @@ func (d *dash) readOutput() {
 func (d *dash) written() {
 	d.t.Helper()
 	seq := d.fr.latest().seq
-	for end := time.Now().Add(deadline); ; time.Sleep(5 * time.Millisecond) {
+	if !ilinktest.Poll(deadline, func() bool {
 		d.readOutput()
-		if lastTitled(d.raw) >= seq {
-			return
-		}
-		if time.Now().After(end) {
-			d.t.Fatalf("frame %d not written to the terminal after %v (the last written: %d)", seq, deadline, lastTitled(d.raw))
-		}
+		return lastTitled(d.raw) >= seq
+	}) {
+		d.t.Fatalf("frame %d not written to the terminal after %v (the last written: %d)", seq, deadline, lastTitled(d.raw))
 	}
 }
 
@@ -410,20 +408,19 @@ func (d *dash) waitFor(what string, pred func(screen string) bool) string {
 }
 
 func (d *dash) tryWait(limit time.Duration, pred func(screen string) bool) (frame, bool) {
-	end := time.Now().Add(limit)
 	seen := d.mark
-	for {
+	var found frame
+	ok := ilinktest.Poll(limit, func() bool {
 		for _, f := range d.fr.since(seen) {
 			seen = f.seq
 			if pred(f.plain) {
-				return f, true
+				found = f
+				return true
 			}
 		}
-		if time.Now().After(end) {
-			return frame{}, false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return found, ok
 }
 
 // waitText waits for a frame containing every one of texts.

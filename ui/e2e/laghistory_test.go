@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/admin/history"
+	"ilinkdash/ilink/ilinktest"
 )
 
 // TestLagHistorySurvivesRestart (issue 26, History): the dashboard
@@ -32,14 +33,12 @@ func TestLagHistorySurvivesRestart(t *testing.T) {
 		f := groupRow(s, group)
 		return f != nil && f[4] == "18"
 	})
-	for end := time.Now().Add(deadline); ; time.Sleep(20 * time.Millisecond) {
-		pts, _ := st.Query(history.GroupLag(group), time.Hour)
-		if len(pts) > 0 && pts[len(pts)-1].V == 18 {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("lag 18 not recorded: %v", pts)
-		}
+	var pts []history.Point
+	if !ilinktest.Poll(deadline, func() bool {
+		pts, _ = st.Query(history.GroupLag(group), time.Hour)
+		return len(pts) > 0 && pts[len(pts)-1].V == 18
+	}) {
+		t.Fatalf("lag 18 not recorded: %v", pts)
 	}
 	d.quit()
 	if err := st.Close(); err != nil {

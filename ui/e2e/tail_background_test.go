@@ -55,7 +55,7 @@ func TestTailRunsInTheBackground(t *testing.T) {
 	d.waitText(" 6 Tail ⏸ ")
 	before = fetches.Load()
 	produce(t, e, topic, 400, 250)
-	time.Sleep(time.Second) // several of the consumer's fetch intervals
+	time.Sleep(time.Second) // letting several of the consumer's fetch intervals pass: no FETCH may come in them
 	if n := fetches.Load() - before; n != 0 {
 		t.Fatalf("%d FETCH requests reached the engine from a paused tail in the background", n)
 	}
