@@ -164,7 +164,16 @@ func (v *View) cycleFormat() {
 }
 
 // defaultFormat is the format a new tail opens in: decoded when a rule
-// gives the target (a topic, or any topic when it is a pattern) a codec.
+// gives the target (a topic, or any topic when it is a pattern) a codec;
+// json or hex when the topic's rule says its values show so (value: hex).
 func (v *View) defaultFormat(target string) int {
+	if !strings.ContainsAny(target, "*?") {
+		switch v.Ctx.Schemas.Topic(target).Value.Format {
+		case schema.KindJSON:
+			return components.FormatJSON
+		case schema.KindHex:
+			return components.FormatHex
+		}
+	}
 	return components.DefaultFormat(v.decodes(target) || (v.Ctx.Schemas.Len() > 0 && strings.ContainsAny(target, "*?")))
 }

@@ -217,3 +217,23 @@ func TestTailSearchDecodedFields(t *testing.T) {
 	r.waitTotal(1)
 	r.MustShow(`{"id":"ord-5","status":"PAID"}`)
 }
+
+// A rule's display format for values (value: hex, value: json) is the
+// format the tail of its topic opens in; other topics open as text.
+func TestTailOpensInTheRulesValueFormat(t *testing.T) {
+	set, err := schema.Compile([]schema.Rule{
+		{Topics: "ORDER.*", Value: schema.Spec{Kind: schema.KindHex}, Where: "c.yaml:3"},
+		{Topics: "PAY.*", Value: schema.Spec{Kind: schema.KindJSON}, Where: "c.yaml:5"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for topic, want := range map[string]string{"ORDER.EVENT": "[hex]", "PAY.RESULT": "[json]", "OTHER": "[text]"} {
+		r := newDecodingRig(t, set)
+		r.Run(r.v.Open(topic))
+		r.tl.Last().Emit(1)
+		r.waitTotal(1)
+		r.Key("enter")
+		r.MustShow(want)
+	}
+}
