@@ -37,8 +37,10 @@ func (f *decodeFlags) rules() ([]schema.Rule, error) {
 	var value schema.Spec
 	var named []string
 	if f.valueProto != "" {
-		file, msg, ok := strings.Cut(f.valueProto, ":")
-		if !ok || file == "" || msg == "" {
+		// The last colon: a message name has none, a path may (/srv/a:b/x.proto).
+		i := strings.LastIndex(f.valueProto, ":")
+		file, msg := f.valueProto[:max(i, 0)], f.valueProto[i+1:]
+		if i < 0 || file == "" || msg == "" {
 			return nil, usageErr("--value-proto %q: want FILE:MESSAGE (orders.proto:shop.Order)", f.valueProto)
 		}
 		value = schema.Spec{Kind: schema.KindProtobuf, Files: []string{file}, ImportPaths: f.protoPaths, Message: msg}

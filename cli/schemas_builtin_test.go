@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"ilinkdash/config"
@@ -43,6 +46,31 @@ func TestKeyFormatFlagKeepsTheValueSchema(t *testing.T) {
 		p := set.Topic(topic)
 		if p.Key.Format != "hex" || p.Value.Codec == nil {
 			t.Errorf("--key-format hex: %s key %q, value codec %v; want hex and the demo's schema", topic, p.Key.Format, p.Value.Codec)
+		}
+	}
+}
+
+// --value-proto FILE:MESSAGE splits at the last colon: a path may hold
+// one, a message name cannot.
+func TestValueProtoPathWithAColon(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a:b")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "m.proto")
+	if err := os.WriteFile(file, []byte("syntax = \"proto3\";\npackage t;\nmessage M { string s = 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := schemas(config.Resolved{}, &decodeFlags{valueProto: file + ":t.M"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := set.Topic("T"); p.Value.Codec == nil {
+		t.Fatalf("--value-proto %s:t.M: no codec", file)
+	}
+	for _, bad := range []string{"x.proto", "x.proto:", ":t.M"} {
+		if _, err := (&decodeFlags{valueProto: bad}).rules(); err == nil || !strings.Contains(err.Error(), "want FILE:MESSAGE") {
+			t.Errorf("--value-proto %q: %v, want a usage error", bad, err)
 		}
 	}
 }
