@@ -66,6 +66,20 @@ func ProtobufFS(fsys fs.FS, files, importPaths []string, message string) (Codec,
 		files, importPaths, message)
 }
 
+// inImportPaths is the first import path's file named f (relative), as
+// protoc finds an input file that is not where it was given.
+func inImportPaths(read func(string) ([]byte, error), f string, importPaths []string) (string, bool) {
+	if filepath.IsAbs(f) {
+		return "", false
+	}
+	for _, ip := range importPaths {
+		if _, err := read(filepath.Join(ip, f)); err == nil {
+			return filepath.Join(ip, f), true
+		}
+	}
+	return "", false
+}
+
 func protobufFrom(read func(string) ([]byte, error), files, importPaths []string, message string) (Codec, error) {
 	if len(files) == 0 {
 		return nil, errors.New("protobuf: no .proto file given")
@@ -77,7 +91,16 @@ func protobufFrom(read func(string) ([]byte, error), files, importPaths []string
 	names := make([]string, len(files))
 	for i, f := range files {
 		if _, err := read(f); err != nil {
-			return nil, fmt.Errorf("protobuf: %w", err)
+			// As protoc: a relative file not found as given is looked
+			// for in the import paths (-I schemas shop/order.proto).
+			in, ok := inImportPaths(read, f, res.importPaths)
+			if !ok {
+				if len(res.importPaths) > 0 && !filepath.IsAbs(f) && errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("protobuf: %w (nor in the import paths %s)", err, strings.Join(res.importPaths, ", "))
+				}
+				return nil, fmt.Errorf("protobuf: %w", err)
+			}
+			f = in
 		}
 		name, ok := importName(f, res.importPaths)
 		if !ok {

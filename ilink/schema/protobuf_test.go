@@ -490,3 +490,22 @@ func benchDecode(b *testing.B, c Codec, wire []byte, what string) {
 		}
 	}
 }
+
+// A file named relative to an import path, as protoc takes it
+// (-I schemas shared/money.proto), is found there; one in none of them
+// says where it was looked for.
+func TestProtobufFileRelativeToAnImportPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "shared", "money.proto"), moneyProto)
+	c, err := Protobuf([]string{"shared/money.proto"}, []string{dir}, "shop.shared.Money")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "protobuf shop.shared.Money (" + filepath.Join(dir, "shared", "money.proto") + ")"; c.Name() != want {
+		t.Errorf("Name() = %q, want %q", c.Name(), want)
+	}
+	_, err = Protobuf([]string{"shared/nope.proto"}, []string{dir}, "shop.shared.Money")
+	if err == nil || !strings.Contains(err.Error(), "shared/nope.proto") || !strings.Contains(err.Error(), "nor in the import paths "+dir) {
+		t.Errorf("a file in no import path: %v", err)
+	}
+}
