@@ -22,15 +22,11 @@ func TestEngineCommandPrintsOneLinePerNode(t *testing.T) {
 	go func() { errc <- a.root.ExecuteContext(ctx) }()
 
 	line := regexp.MustCompile(`^node (\d) data (127\.0\.0\.1:\d+) admin (127\.0\.0\.1:\d+)$`)
-	deadline := time.Now().Add(10 * time.Second)
 	var lines []string
-	for time.Now().Before(deadline) {
+	ilinktest.Poll(10*time.Second, func() bool {
 		lines = strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) == 2 && line.MatchString(lines[1]) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(lines) == 2 && line.MatchString(lines[1])
+	})
 	for i, l := range lines {
 		m := line.FindStringSubmatch(l)
 		if m == nil || m[1] != fmt.Sprint(i+1) {

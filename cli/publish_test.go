@@ -11,6 +11,7 @@ import (
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/engine"
+	"ilinkdash/ilink/ilinktest"
 )
 
 func TestPublishEmbeddedJSON(t *testing.T) {
@@ -52,8 +53,7 @@ func TestPublishToEngineWithHeadersAndFile(t *testing.T) {
 	}
 	part := ilink.KeyPartition([]byte("order-1"), 2)
 	var recs []string
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	ilinktest.Poll(5*time.Second, func() bool {
 		rs, err := e.ReadPartition("ORDERS", part, 0, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -66,10 +66,10 @@ func TestPublishToEngineWithHeadersAndFile(t *testing.T) {
 			if len(rs[0].Headers) != 2 || rs[0].Headers[0].Key != "trace-id" || string(rs[0].Headers[0].Value) != "abc" {
 				t.Fatalf("headers %+v", rs[0].Headers)
 			}
-			break
+			return true
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 	if strings.Join(recs, ",") != "v1,line-1,line-2,line-3" {
 		t.Fatalf("stored %v", recs)
 	}

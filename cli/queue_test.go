@@ -210,11 +210,12 @@ func TestEngineQueueFlag(t *testing.T) {
 	go func() { errc <- a.root.ExecuteContext(ctx) }()
 	line := regexp.MustCompile(`admin (127\.0\.0\.1:\d+)`)
 	var adm string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && adm == ""; time.Sleep(20 * time.Millisecond) {
+	ilinktest.Poll(10*time.Second, func() bool {
 		if m := line.FindStringSubmatch(out.String()); m != nil {
 			adm = m[1]
 		}
-	}
+		return adm != ""
+	})
 	if adm == "" {
 		cancel()
 		t.Fatalf("no node line: %q", out.String())

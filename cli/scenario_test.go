@@ -20,6 +20,7 @@ import (
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/enginetest"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/live"
 	"ilinkdash/ui/views/overview"
@@ -266,8 +267,10 @@ func (s *scenario) publish(topic string, n int) {
 			s.t.Fatal(err)
 		}
 	}
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ps, err := s.e.TopicPartitions(topic)
+	var ps []engine.PartitionInfo
+	if !ilinktest.Poll(20*time.Second, func() bool {
+		var err error
+		ps, err = s.e.TopicPartitions(topic)
 		if err != nil {
 			s.t.Fatal(err)
 		}
@@ -275,12 +278,9 @@ func (s *scenario) publish(topic string, n int) {
 		for _, p := range ps {
 			settled = settled && p.HighWatermark == p.EndOffset
 		}
-		if settled {
-			return
-		}
-		if time.Now().After(end) {
-			s.t.Fatalf("%s never settled: %+v", topic, ps)
-		}
+		return settled
+	}) {
+		s.t.Fatalf("%s never settled: %+v", topic, ps)
 	}
 }
 
@@ -361,15 +361,15 @@ func (s *scenario) groupAtEnd(group, topic string) {
 // waitMembers waits until the group list shows n members for group.
 func (s *scenario) waitMembers(group string, n int) {
 	s.t.Helper()
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if !ilinktest.Poll(20*time.Second, func() bool {
 		for _, g := range s.e.Groups() {
 			if g.Name == group && g.Members == n {
-				return
+				return true
 			}
 		}
-		if time.Now().After(end) {
-			s.t.Fatalf("group %s never had %d members: %+v", group, n, s.e.Groups())
-		}
+		return false
+	}) {
+		s.t.Fatalf("group %s never had %d members: %+v", group, n, s.e.Groups())
 	}
 }
 
@@ -622,8 +622,7 @@ func TestScenarioNodeKill(t *testing.T) {
 	v := s.judge(nil, nil)
 	// The group's coordinator may have been on the dead node: read the
 	// truth once a coordinator holds the group again.
-	for end := time.Now().Add(20 * time.Second); s.e.GroupCommits("kept") == nil && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-	}
+	ilinktest.Poll(20*time.Second, func() bool { return s.e.GroupCommits("kept") != nil })
 	lag, noCommit := s.truth("kept", "S.T")
 	g, ok := v.group("kept")
 	if !ok || g.Health != "EMPTY" || g.Lag == nil || *g.Lag != lag || g.PartitionsWithoutCommit != noCommit {
