@@ -29,7 +29,9 @@
 //
 // A file that is not a bbolt database, or one without this package's
 // schema key, is renamed aside (<file>.corrupt-<time>) and a fresh one
-// started: Open returns a warning, never an error for it.
+// started: Open returns a warning, never an error for it. One whose
+// pages turn out damaged later (bbolt cannot read a chunk) is set aside
+// the same way when it is read or written, the call's error saying so.
 package history
 
 import (
@@ -130,6 +132,7 @@ type Store struct {
 	now   func() time.Time
 	tiers [numTiers]tier
 	max   int
+	opts  Options // Open's, for the fresh file after a damaged one (damaged)
 
 	mu      sync.Mutex
 	db      *bolt.DB
@@ -188,7 +191,7 @@ func Open(path string, o Options) (st *Store, warn, err error) {
 			return nil, warn, fmt.Errorf("history %s: %w", path, why)
 		}
 	}
-	st = &Store{path: path, now: o.Now, max: o.MaxSeries, db: db, series: map[string]*sstate{}, pruned: -1}
+	st = &Store{path: path, now: o.Now, max: o.MaxSeries, opts: o, db: db, series: map[string]*sstate{}, pruned: -1}
 	st.tiers = [numTiers]tier{{id: 'f', step: 10, slots: 90, keep: o.FineFor}, {id: 'c', step: 60, slots: 60, keep: Keep}}
 	return st, warn, nil
 }
@@ -276,7 +279,10 @@ func (s *Store) Record(at time.Time, samples []Sample) error {
 	}
 	// The steps before at are closed: written first, then at's samples
 	// observed (their step stays open for the next samples).
-	err := s.write(at.Unix(), false)
+	err := s.guard(func() error { return s.write(at.Unix(), false) })
+	if s.db == nil {
+		return err // damaged, and no fresh file
+	}
 	for i := range samples {
 		st := s.state(samples[i].Series)
 		if st == nil {
@@ -547,7 +553,7 @@ func (s *Store) Query(se Series, span time.Duration) ([]Point, error) {
 	from := now - int64(span/time.Second)
 	key := []byte(se.key())
 	var pts []Point
-	err := s.db.View(func(tx *bolt.Tx) error {
+	read := func(tx *bolt.Tx) error {
 		for p := from - from%tr.period(); p <= now; p += tr.period() {
 			b := tx.Bucket(tr.bucket(p))
 			if b == nil {
@@ -567,7 +573,11 @@ func (s *Store) Query(se Series, span time.Duration) ([]Point, error) {
 			}
 		}
 		return nil
-	})
+	}
+	err := s.guard(func() error { return s.db.View(read) })
+	if err != nil {
+		return nil, err // a damaged file, set aside: a fresh one has no points
+	}
 	if st := s.series[se.key()]; st != nil && st.t[ti].slot >= 0 {
 		t := &st.t[ti]
 		at := time.Unix(t.slot*tr.step, 0)
@@ -585,7 +595,7 @@ func (s *Store) Flush() error {
 	if s.db == nil {
 		return ErrClosed
 	}
-	return s.write(s.now().Unix(), true)
+	return s.guard(func() error { return s.write(s.now().Unix(), true) })
 }
 
 // Close writes what was observed and closes the file.
@@ -595,12 +605,48 @@ func (s *Store) Close() error {
 	if s.db == nil {
 		return nil
 	}
-	err := s.write(s.now().Unix(), true)
+	err := s.guard(func() error { return s.write(s.now().Unix(), true) })
+	if s.db == nil {
+		return err // damaged, and no fresh file
+	}
 	if cerr := s.db.Close(); err == nil {
 		err = cerr
 	}
 	s.db = nil
 	return err
+}
+
+// guard runs fn, one or two transactions, under s.mu. bbolt panics on a
+// page it cannot read (a file damaged on the disk, or cut short, whose
+// meta pages are sound: Open took it); that panic is the file's damage,
+// not the program's, so the file is set aside as Open sets aside a file
+// that is not a history, and a fresh one started (damaged). bbolt rolls
+// the transaction back before the panic reaches here.
+func (s *Store) guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.damaged(fmt.Errorf("%w: %v", errPanic, r))
+		}
+	}()
+	return fn()
+}
+
+// damaged closes the damaged file, sets it aside and opens a fresh one in
+// its place (s.db nil when that fails), and says so. The steps observed
+// and not written are lost with the file's chunks they continued.
+func (s *Store) damaged(why error) error {
+	_ = s.db.Close()
+	s.db, s.series, s.pruned = nil, map[string]*sstate{}, -1
+	aside := s.path + ".corrupt-" + s.now().UTC().Format("20060102T150405Z")
+	if err := os.Rename(s.path, aside); err != nil {
+		return fmt.Errorf("history %s is damaged (%v) and cannot be set aside: %w; no history from now on", s.path, why, err)
+	}
+	db, err := openChecked(s.path, s.opts)
+	if err != nil {
+		return fmt.Errorf("history %s was damaged (%v): set aside as %s; no fresh one: %w", s.path, why, filepath.Base(aside), err)
+	}
+	s.db = db
+	return fmt.Errorf("history %s was damaged (%v): set aside as %s, a fresh one started", s.path, why, filepath.Base(aside))
 }
 
 // Size is the file's size in bytes.
