@@ -433,3 +433,21 @@ func TestStreamedExposition(t *testing.T) {
 		}
 	}
 }
+
+// gzip is what the scraper accepts: "gzip;q=0" (RFC 9110: not
+// acceptable) was gzipped all the same, as any parameter after gzip was
+// ignored.
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "gzip, deflate": true, "deflate, gzip;q=1.0": true, "gzip;q=0.5": true,
+		"gzip;q=0": false, "gzip; q=0.000": false, "identity": false, "deflate, gzip;q=0": false, "GZIP": true,
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if h != "" {
+			r.Header.Set("Accept-Encoding", h)
+		}
+		if got := acceptsGzip(r); got != want {
+			t.Errorf("Accept-Encoding %q: gzip %v, want %v", h, got, want)
+		}
+	}
+}
