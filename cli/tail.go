@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -487,11 +488,7 @@ func appendTailLine(b []byte, r *jsonl.Record, pr schema.Pair, valueLabel string
 	b = fmt.Appendf(b, "/%d@%d", r.Partition, r.Offset)
 	if r.Key != nil {
 		b = append(b, " key="...)
-		keyEnc := enc
-		if pr.Key.Format == schema.KindHex {
-			keyEnc = hex.EncodeToString
-		}
-		b = appendTailSide(b, r.Key, r.KeyDecoded, r.KeyError, keyEnc)
+		b = appendTailSide(b, r.Key, r.KeyDecoded, r.KeyError, sideEnc(pr.Key.Format, enc))
 	}
 	for _, h := range r.Headers {
 		b = append(b, " h:"...)
@@ -504,9 +501,28 @@ func appendTailLine(b []byte, r *jsonl.Record, pr schema.Pair, valueLabel string
 	if r.Value == nil {
 		b = append(b, "<null>"...)
 	} else {
-		b = appendTailSide(b, r.Value, r.ValueDecoded, r.ValueError, enc)
+		b = appendTailSide(b, r.Value, r.ValueDecoded, r.ValueError, sideEnc(pr.Value.Format, enc))
 	}
 	return append(b, '\n')
+}
+
+// sideEnc is how a side without a schema shows, as its rule's format says
+// (docs/CLI.md, decode rules): hex as hex, json as its JSON on one line
+// (bytes that are not JSON as enc would), text, or no rule, by enc.
+func sideEnc(format string, enc func([]byte) string) func([]byte) string {
+	switch format {
+	case schema.KindHex:
+		return hex.EncodeToString
+	case schema.KindJSON:
+		return func(b []byte) string {
+			var one bytes.Buffer
+			if json.Compact(&one, b) != nil {
+				return enc(b)
+			}
+			return sanitize.Bytes(one.Bytes())
+		}
+	}
+	return enc
 }
 
 // appendTailSide appends one side of a record: its decoded JSON, or hex

@@ -11,6 +11,7 @@ import (
 
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
 )
 
@@ -168,5 +169,43 @@ func TestTailOnAPatternThatMatchesNothingSaysItWaits(t *testing.T) {
 	r := runCLIResult(t, "", with(tgt, "tail", "WAIT.*", "--exit-at-end", "--from", "earliest")...)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("a matching pattern: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A decode rule's display formats show in the text line: value: hex as
+// hex, key: json and value: json as their JSON on one line (bytes that are
+// not JSON as text). Only key: hex was honoured; the rest printed as text.
+func TestTailTextLineHonoursTheRulesFormats(t *testing.T) {
+	set, err := schema.Compile([]schema.Rule{
+		{Topics: "HEX.*", Value: schema.Spec{Kind: schema.KindHex}},
+		{Topics: "JSON.*", Key: schema.Spec{Kind: schema.KindJSON}, Value: schema.Spec{Kind: schema.KindJSON}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newTailPrinter("text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.set = set
+	for _, c := range []struct {
+		topic      string
+		key, value string
+		want       string
+	}{
+		{"HEX.T", "k", "ab", " key=k 6162\n"},
+		{"JSON.T", "{ \"id\" : 1 }", "{\n  \"a\": [1, 2],\n  \"s\": \"\u202e\"\n}", ` key={"id":1} {"a":[1,2],"s":"\u202e"}` + "\n"},
+		{"JSON.T", "plain", "not json\n", " key=plain not json␊\n"},
+		{"TEXT.T", "k", "{\n}", " key=k {␊}\n"},
+	} {
+		var b bytes.Buffer
+		r := tailTestRecord()
+		r.Topic, r.Key, r.Value, r.Headers = c.topic, []byte(c.key), []byte(c.value), nil
+		if err := p.write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); !strings.HasSuffix(got, c.topic+"/2@41"+c.want) {
+			t.Errorf("%s %q %q: line %q, want it to end %q", c.topic, c.key, c.value, got, c.want)
+		}
 	}
 }
