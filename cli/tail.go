@@ -3,9 +3,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
