@@ -102,7 +102,7 @@ func (a *app) publishCommand() *cobra.Command {
 	fl.StringVar(&f.fromJSONL, "from-jsonl", "", "re-publish the records of this JSON lines file (what tail --format json, search -o json or the dashboard's save wrote; - = stdin) with their keys and headers")
 	fl.BoolVar(&f.keepTimes, "keep-timestamps", false, "with --from-jsonl: give each record its saved timestamp (default: the time it is sent)")
 	fl.BoolVar(&f.raw, "raw", false, "send values as given, without encoding them with the topic's schema")
-	f.decode.register(fl)
+	f.decode.registerSchemas(fl)
 	// What a value that does not parse is told it wants (flagValueError).
 	setWant(fl, "rate", "a whole number of records per second")
 	setWant(fl, "count", "a whole number of records")

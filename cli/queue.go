@@ -443,7 +443,7 @@ func (a *app) queuePutCommand(f *adminFlags) *cobra.Command {
 	c.Flags().StringVar(&file, "file", "", "put one message per line of this file (- = stdin)")
 	c.Flags().IntVar(&count, "count", 0, "messages to put (default 1 with --value; with --file 0 = every line)")
 	c.Flags().BoolVar(&raw, "raw", false, "put the bodies as given, without encoding them with the queue's schema")
-	df.register(c.Flags())
+	df.registerSchemas(c.Flags())
 	return c
 }
 

@@ -25,11 +25,18 @@ type decodeFlags struct {
 }
 
 func (f *decodeFlags) register(fs *pflag.FlagSet) {
+	f.registerSchemas(fs)
+	fs.StringVar(&f.keyFormat, "key-format", "", "show keys as text, json or hex")
+}
+
+// registerSchemas registers the value schemas alone: for publish and queue
+// put, which encode with them; --key-format only changes how keys are
+// shown, so there it would be accepted and do nothing.
+func (f *decodeFlags) registerSchemas(fs *pflag.FlagSet) {
 	fs.StringVar(&f.valueProto, "value-proto", "", "decode values as this Protobuf message: FILE:MESSAGE (FILE a .proto file, compiled in-process, or a descriptor set *.pb)")
 	fs.StringSliceVar(&f.protoPaths, "proto-path", nil, "import path for --value-proto (repeatable, as protoc's -I)")
 	fs.StringVar(&f.valueAvro, "value-avro", "", "decode values with this Avro schema (.avsc; plain binary or single-object encoding)")
 	fs.StringVar(&f.valueJSONSchema, "value-json-schema", "", "validate JSON values against this JSON Schema")
-	fs.StringVar(&f.keyFormat, "key-format", "", "show keys as text, json or hex")
 }
 
 // rules is the flags' rule, or nil when none is given.

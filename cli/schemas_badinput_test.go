@@ -48,6 +48,10 @@ func TestSchemaThatDoesNotCompileIsAnErrorAtStart(t *testing.T) {
 		{"tail", "T", "--proto-path", "x"},
 		{"tail", "T", "--value-avro", avsc, "--value-proto", bad + ":shop.Order"},
 		{"tail", "T", "--key-format", "base32"},
+		// publish and queue put send --key as given: the flag that only
+		// changes how keys show was accepted there and did nothing.
+		{"publish", "T", "--value", "v", "--key-format", "hex"},
+		{"queue", "put", "Q", "--value", "v", "--key-format", "hex"},
 	} {
 		res := runCLIResult(t, "", append(args, "--addr", "127.0.0.1:1")...)
 		if res.code != exitUsage {
