@@ -156,6 +156,14 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	if len(spec.Fields) > 0 && !consumer.IsPattern(target) && spec.Schemas.Topic(target).Value.Codec == nil {
 		return usageErr("--field %s: %s has no value schema to find fields in (give --value-proto, --value-avro or a decode: rule)", spec.Fields[0].String()[len("field:"):], target)
 	}
+	if !consumer.IsPattern(target) {
+		// A field the schema lacks would match nothing, silently.
+		for _, t := range spec.Fields {
+			if err := schema.CheckFieldPath(spec.Schemas.Topic(target).Value.Codec, t.Path); err != nil {
+				return usageErr("--field %s: %v", t.String()[len("field:"):], err)
+			}
+		}
+	}
 	if r.Embedded {
 		var stop func()
 		if addrs, stop, err = tailDemo(stderr, target, !f.embedded, "searching"); err != nil {

@@ -223,3 +223,17 @@ func TestSearchReaderGoneIsAQuietExitZero(t *testing.T) {
 		t.Fatalf("exit %d (%v), stderr %q: want a quiet exit 0 when the reader went away (not interrupted, 130)", code, err, errb.String())
 	}
 }
+
+// A --field the topic's schema lacks is a usage error naming the step and
+// the fields there are; it scanned the topic and found nothing, silently.
+func TestSearchFieldTheSchemaLacks(t *testing.T) {
+	r := runCLIResult(t, "", "search", "SHOP.ORDERS", "--embedded", "--field", "customer.city=Seoul")
+	want := `ilinkdash: --field customer.city=Seoul: shop.Order.customer has no field "city" (its fields: id, name, address)` + "\n"
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, want)
+	}
+	r = runCLIResult(t, "", "search", "SHOP.ORDERS", "--embedded", "--field", "customer.address.city=Seoul", "--max", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, `"city":"Seoul"`) {
+		t.Fatalf("a field it has: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

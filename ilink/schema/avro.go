@@ -1330,3 +1330,44 @@ func avroDurationFromJSON(s *avro.FixedSchema, v any, path string) (any, error) 
 	}
 	return b, nil
 }
+
+// checkPath walks path through the schema's records (an array is its
+// items, a map takes the next step as its key, a union any branch: its
+// JSON is the plain value).
+func (c *AvroCodec) checkPath(path []string) error { return avroCheckPath(c.schema, c.what, path) }
+
+func avroCheckPath(s avro.Schema, in string, path []string) error {
+	if len(path) == 0 {
+		return nil
+	}
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return avroCheckPath(s.Schema(), in, path)
+	case *avro.ArraySchema:
+		return avroCheckPath(s.Items(), in, path)
+	case *avro.MapSchema:
+		return avroCheckPath(s.Values(), in+"."+path[0], path[1:])
+	case *avro.UnionSchema:
+		var first error
+		for _, branch := range s.Types() {
+			err := avroCheckPath(branch, in, path)
+			if err == nil {
+				return nil
+			}
+			if first == nil && branch.Type() != avro.Null {
+				first = err
+			}
+		}
+		return first
+	case *avro.RecordSchema:
+		names := make([]string, len(s.Fields()))
+		for i, f := range s.Fields() {
+			if f.Name() == path[0] {
+				return avroCheckPath(f.Type(), in+"."+path[0], path[1:])
+			}
+			names[i] = f.Name()
+		}
+		return noField(in, path[0], names)
+	}
+	return noField(in, path[0], nil)
+}

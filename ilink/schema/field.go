@@ -136,3 +136,23 @@ func (m decodeMatcher) Match(b []byte) (bool, error) {
 	}
 	return m.t.MatchJSON(doc)
 }
+
+// CheckFieldPath says when path names no field of c's records, naming the
+// first step that is not there and the fields there are: a mistyped
+// --field matched nothing, silently. A codec that cannot tell (JSON
+// Schema) accepts every path.
+func CheckFieldPath(c Codec, path []string) error {
+	pc, ok := c.(interface{ checkPath([]string) error })
+	if !ok {
+		return nil
+	}
+	return pc.checkPath(path)
+}
+
+// noField is CheckFieldPath's error: in names the message or record.
+func noField(in, step string, fields []string) error {
+	if len(fields) == 0 {
+		return fmt.Errorf("%s has no field %q (it is not a message or record)", in, step)
+	}
+	return fmt.Errorf("%s has no field %q (its fields: %s)", in, step, strings.Join(fields, ", "))
+}

@@ -335,3 +335,41 @@ func nextField(b []byte) (num protowire.Number, typ protowire.Type, val, rest []
 	}
 	return num, typ, b[:vl], b[vl:], nil
 }
+
+// checkPath walks path through the message's fields (by name or JSON
+// name; a map takes the next step as its key); a well-known type ends the
+// walk, as its JSON is not an object of its fields.
+func (c *protobufCodec) checkPath(path []string) error {
+	md, in := c.md, string(c.md.FullName())
+	for len(path) > 0 {
+		if md == nil {
+			return noField(in, path[0], nil)
+		}
+		if wellKnown(md) {
+			return nil
+		}
+		fd := md.Fields().ByName(protoreflect.Name(path[0]))
+		if fd == nil {
+			fd = md.Fields().ByJSONName(path[0])
+		}
+		if fd == nil {
+			names := make([]string, md.Fields().Len())
+			for i := range names {
+				names[i] = string(md.Fields().Get(i).Name())
+			}
+			return noField(in, path[0], names)
+		}
+		in, path = in+"."+path[0], path[1:]
+		if fd.IsMap() {
+			if len(path) == 0 {
+				return nil
+			}
+			in, path, fd = in+"."+path[0], path[1:], fd.MapValue()
+		}
+		md = nil
+		if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+			md = fd.Message()
+		}
+	}
+	return nil
+}

@@ -105,11 +105,19 @@ func (v *View) submitSearch() tea.Cmd {
 		return fail(1, "give a key, a value, a regex, a header or a decoded field to look for")
 	}
 	for _, fld := range spec.Fields {
-		if _, err := schema.ParseFieldTerm(fld); err != nil {
+		ft, err := schema.ParseFieldTerm(fld)
+		if err != nil {
 			return fail(7, err.Error())
 		}
 		if v.defaultFormat(spec.Target) != components.FormatDecoded {
 			return fail(7, "field:"+fld+": a field term needs a schema, and no decode rule matches "+spec.Target)
+		}
+		if strings.ContainsAny(spec.Target, "*?") {
+			continue // each topic of a pattern may have its own schema
+		}
+		// A field the schema lacks would match nothing, silently.
+		if err := schema.CheckFieldPath(v.Ctx.Schemas.Topic(spec.Target).Value.Codec, ft.Path); err != nil {
+			return fail(7, "field:"+fld+": "+err.Error())
 		}
 	}
 	if spec.ValueRegex != "" {
