@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -248,5 +249,55 @@ func TestCommand(t *testing.T) {
 	ilinktest.WaitFor(t, 10*time.Second, "four runs", func() bool { return two.Counts().Sent == 4 })
 	if d := time.Since(begin); d < 600*time.Millisecond {
 		t.Errorf("four 300 ms runs took %v: more than two ran at once", d)
+	}
+}
+
+// A webhook URL that redirects with 301, 302 or 303 fails, saying where
+// it points (its password hidden): the client followed it as a GET
+// without the event and counted it sent. A 307 posts the event again.
+func TestWebhookRedirects(t *testing.T) {
+	var gets, posts atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/new", func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet {
+			gets.Add(1)
+			return
+		}
+		if b, _ := io.ReadAll(req.Body); strings.Contains(string(b), `"subject":"g"`) {
+			posts.Add(1)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, "http://user:secret@"+srv.Listener.Addr().String()+"/new", http.StatusFound)
+	})
+	mux.HandleFunc("/temp", func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, "/new", http.StatusTemporaryRedirect)
+	})
+	var logMu sync.Mutex
+	var logged []string
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}
+	moved := NewWebhook(WebhookConfig{URL: srv.URL + "/moved", Attempts: 1, Logf: logf})
+	runSink(t, moved.Run)
+	moved.Enqueue(Event{Event: Start, Kind: "group-stalled", Subject: "g"})
+	ilinktest.WaitFor(t, 10*time.Second, "the redirected event given up", func() bool { return moved.Counts().Failed == 1 })
+	logMu.Lock()
+	all := strings.Join(logged, "\n")
+	logMu.Unlock()
+	if c := moved.Counts(); c.Sent != 0 || gets.Load() != 0 ||
+		!strings.Contains(all, "HTTP 302 Found: the webhook URL redirects to http://user:xxxxx@") || strings.Contains(all, "secret") {
+		t.Fatalf("a 302: counts %+v, %d GETs, log %q", c, gets.Load(), all)
+	}
+	temp := NewWebhook(WebhookConfig{URL: srv.URL + "/temp", Attempts: 1})
+	runSink(t, temp.Run)
+	temp.Enqueue(Event{Event: Start, Kind: "group-stalled", Subject: "g"})
+	ilinktest.WaitFor(t, 10*time.Second, "the 307 delivered", func() bool { return temp.Counts().Sent == 1 })
+	if posts.Load() != 1 {
+		t.Fatalf("a 307: %d POSTs of the event at its new URL, want 1", posts.Load())
 	}
 }

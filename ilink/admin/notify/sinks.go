@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -164,7 +165,7 @@ func NewWebhook(cfg WebhookConfig) *Webhook {
 		cfg.Timeout = 10 * time.Second
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+		cfg.Client = &http.Client{CheckRedirect: keepPost}
 	}
 	return &Webhook{queue: newQueue("webhook", cfg.Queue, cfg.Logf), cfg: cfg}
 }
@@ -221,8 +222,23 @@ func (w *Webhook) post(ctx context.Context, body []byte) error {
 		return nil
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 		return retryable{fmt.Errorf("HTTP %s", resp.Status)}
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return fmt.Errorf("HTTP %s: the webhook URL redirects to %s, which would get a GET without the event: give that URL", resp.Status, redactURL(resp.Header.Get("Location")))
 	}
 	return fmt.Errorf("HTTP %s", resp.Status)
+}
+
+// keepPost follows a redirect only where the event is posted again (307,
+// 308); a 301, 302 or 303 would turn it into a GET without the event and
+// count it delivered, so their answer is the webhook's answer.
+func keepPost(req *http.Request, via []*http.Request) error {
+	if req.Method != http.MethodPost {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // ---- the command ----
@@ -306,4 +322,13 @@ func (c *Command) run(ctx context.Context, e Event) error {
 		return err
 	}
 	return nil
+}
+
+// redactURL is raw with its password, if any, as xxxxx (a Location may
+// carry one into the log).
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
 }
