@@ -96,7 +96,7 @@ func (a *app) runDashboard(cmd *cobra.Command, _ []string) error {
 	// use by another dashboard) leaves the charts without history.
 	openLag, closeLag := a.lagOpener()
 	defer closeLag()
-	lag, warn, err := openLag(uctx.Name)
+	lag, warn, err := openLag(lagContext(r))
 	if err != nil {
 		warn = fmt.Errorf("no lag history this run: %w", err)
 	}

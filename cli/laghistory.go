@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
 	"sync"
 
 	"ilinkdash/config"
@@ -21,10 +25,22 @@ type lagKeeper struct {
 	logf func(string, ...any)
 }
 
-// lagContext is the name r's history file is kept under: the dashboard's
-// (common.ContextName: the context's, else demo or default), so the
-// dashboard, serve and the exporter of one context share one file.
-func lagContext(r config.Resolved) string { return common.ContextName(r.Context, r.Embedded) }
+// lagContext is the name r's history file is kept under, so the
+// dashboard, serve and the exporter of one cluster share one file: a
+// context's name, demo on the embedded engine; without a context the
+// cluster is only its addresses, so "default-" and a digest of them. Two
+// clusters given by --admin shared history-default.db, one's lag charted
+// as the other's under the same group names.
+func lagContext(r config.Resolved) string {
+	name := common.ContextName(r.Context, r.Embedded)
+	if r.Context.Name != "" || r.Embedded {
+		return name
+	}
+	addrs := append([]string{r.Context.Admin, r.Context.Hub, r.Context.Spoke, r.Context.SpokeKey}, r.Context.Addresses...)
+	slices.Sort(addrs[4:])
+	sum := sha256.Sum256([]byte(strings.Join(addrs, "\n")))
+	return name + "-" + hex.EncodeToString(sum[:4])
+}
 
 // openLagHistory opens r's history with open (lagOpener's). A file set
 // aside is said on logf and a fresh one kept; one that cannot be opened

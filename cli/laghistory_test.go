@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"ilinkdash/config"
 	"ilinkdash/ilink/admin/history"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
@@ -161,4 +162,27 @@ func TestServeKeepsLagHistory(t *testing.T) {
 		t.Fatalf("serve: %v\n%s", err, sv.out.String())
 	}
 	wantLagPoints(t, path, "idle", 15)
+}
+
+// Without a context a cluster is only its addresses: two clusters given
+// by --admin keep two history files (they shared history-default.db, one
+// cluster's lag charted as the other's); the same addresses in another
+// order are the same cluster. A context keeps its name, the demo "demo".
+func TestLagContextOfAClusterWithoutAContext(t *testing.T) {
+	of := func(admin string, data ...string) string {
+		return lagContext(config.Resolved{Context: config.Context{Admin: admin, Addresses: data}})
+	}
+	a, b := of("ilink-1.example:5001", "ilink-1.example:5000", "ilink-2.example:5000"), of("ilink-9.example:5001", "ilink-9.example:5000")
+	if a == b || !strings.HasPrefix(a, "default-") || len(a) != len("default-")+8 {
+		t.Fatalf("two clusters: %q and %q", a, b)
+	}
+	if again := of("ilink-1.example:5001", "ilink-2.example:5000", "ilink-1.example:5000"); again != a {
+		t.Fatalf("the same cluster, its data addresses in another order: %q, want %q", again, a)
+	}
+	if got := lagContext(config.Resolved{Context: config.Context{Name: "prod", Admin: "ilink-1.example:5001"}}); got != "prod" {
+		t.Fatalf("a context: %q", got)
+	}
+	if got := lagContext(config.Resolved{Embedded: true}); got != "demo" {
+		t.Fatalf("the demo: %q", got)
+	}
 }
