@@ -1,9 +1,12 @@
 package history
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -362,4 +365,33 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A write that keeps failing is said once, and its end with the count of
+// the failures between (a full disk wrote a line every poll); the series
+// the cap leaves out are said when there first are some and each time
+// they double.
+func TestRecordLogSaysEachThingOnce(t *testing.T) {
+	var lines []string
+	logf := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	var l recordLog
+	full := errors.New("history /s/h.db: write: no space left on device")
+	for range 5 {
+		l.note(full, 0, 100, logf)
+	}
+	l.note(nil, 0, 100, logf)
+	l.note(nil, 0, 100, logf)
+	for _, skipped := range []int{3, 3, 5, 6, 7, 12} {
+		l.note(nil, skipped, 100, logf)
+	}
+	want := []string{
+		"lag history: history /s/h.db: write: no space left on device (said once while it lasts)",
+		"lag history: recording again, after 4 more failed writes",
+		"lag history: 3 series not recorded: the file keeps at most 100",
+		"lag history: 6 series not recorded: the file keeps at most 100",
+		"lag history: 12 series not recorded: the file keeps at most 100",
+	}
+	if !slices.Equal(lines, want) {
+		t.Fatalf("logged\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -67,6 +67,7 @@ func (r *Recorder) Record(s *watch.Snapshot) {
 func (r *Recorder) run() {
 	defer close(r.done)
 	var last uint64
+	var said recordLog
 	for range r.wake {
 		r.mu.Lock()
 		s := r.latest
@@ -76,9 +77,38 @@ func (r *Recorder) run() {
 		}
 		last = s.Seq
 		now := r.now()
-		if err := r.st.Record(now, SnapshotSamples(s, now)); err != nil && r.logf != nil {
-			r.logf("history: %v", err)
+		err := r.st.Record(now, SnapshotSamples(s, now))
+		if r.logf != nil {
+			said.note(err, r.st.Skipped(), r.st.max, r.logf)
 		}
+	}
+}
+
+// recordLog says a failing write once, not once a poll (a full disk wrote
+// a line every 10 s for as long as it lasted), with the count of its
+// repeats when it ends; and the series the cap leaves out when there
+// first are some and each time they double (they went unsaid, the
+// charts of the groups or the cluster simply empty).
+type recordLog struct {
+	failing string // the error said, "" while writes succeed
+	repeats int    // failures since it was said
+	skipped int    // series left out, as last said
+}
+
+func (l *recordLog) note(err error, skipped, maxSeries int, logf func(string, ...any)) {
+	switch {
+	case err != nil && err.Error() == l.failing:
+		l.repeats++
+	case err != nil:
+		l.failing, l.repeats = err.Error(), 0
+		logf("lag history: %v (said once while it lasts)", err)
+	case l.failing != "":
+		logf("lag history: recording again, after %d more failed writes", l.repeats)
+		l.failing, l.repeats = "", 0
+	}
+	if skipped > 0 && (l.skipped == 0 || skipped >= 2*l.skipped) {
+		l.skipped = skipped
+		logf("lag history: %d series not recorded: the file keeps at most %d", skipped, maxSeries)
 	}
 }
 
