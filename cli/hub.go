@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -53,11 +54,14 @@ func spokeRoute(c *config.Context) (*ilink.HubRoute, error) {
 // CONTEXT/SPOKE, and returns each expanded hub with the list it was
 // expanded from (serve and the exporter follow them); at most max per hub
 // (max > 0), the others said on warn. A hub whose list cannot be read
-// ends it with the error, or with failed given stays one context, its
-// error in failed by name.
+// with failed given stays one context, its error in failed by name; else,
+// among other contexts, it is said on warn and followed with no spokes
+// yet (one hub down at start kept serve and the exporter from watching
+// every other cluster); alone it ends it with the error.
 func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writer, failed map[string]error) ([]config.Resolved, []fleetHub, error) {
 	var out []config.Resolved
 	var hubs []fleetHub
+	var firstErr error
 	for _, r := range rs {
 		if !r.Context.AllSpokes {
 			out = append(out, r)
@@ -65,18 +69,26 @@ func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writ
 		}
 		h, spokes, err := spokeContexts(ctx, r)
 		switch {
-		case err != nil && failed == nil:
-			return nil, nil, err
-		case err != nil:
+		case err != nil && failed != nil:
 			failed[r.Context.Name] = err
 			out = append(out, r)
 			continue
+		case err != nil && len(rs) > 1:
+			fmt.Fprintf(warn, "ilinkdash: %v; following it: its spokes are watched once it lists them\n", err)
+			hubs = append(hubs, fleetHub{r: r})
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		case err != nil:
+			return nil, nil, err
 		case max > 0 && len(spokes) > max:
 			fmt.Fprintf(warn, "ilinkdash: context %s: %s not watched (at most %d per hub)\n", r.Context.Name, numfmt.Plural(len(spokes)-max, "more spoke"), max)
 			spokes = spokes[:max]
 		}
 		out = append(out, spokes...)
 		hubs = append(hubs, h)
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, nil, firstErr // every context a hub down: nothing to watch
 	}
 	return out, hubs, nil
 }
