@@ -106,8 +106,9 @@ type View struct {
 	w, h int
 	rows []Row
 	sel  int // index into rows
-	// moved: the user moved the selection, which then follows its
-	// cluster as the rows resort; until then it stays on the worst.
+	// moved: the user moved the selection or opened its cluster, which
+	// the selection then follows as the rows resort; until then it stays
+	// on the worst.
 	moved bool
 	top   int // the first row shown: the table scrolls to keep sel in view
 	now   time.Time
@@ -179,8 +180,8 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	k := v.ctx.Keys
-	if key.Matches(km, k.Up, k.Down, k.Top, k.Bottom) {
-		v.moved = true
+	if key.Matches(km, k.Up, k.Down, k.Top, k.Bottom, k.Open) {
+		v.moved = true // the selection now follows its cluster: back from it (0), it is still there
 	}
 	switch {
 	case key.Matches(km, k.Up):
@@ -208,6 +209,7 @@ func (v *View) Click(y int) tea.Cmd {
 	i += first
 	if i == v.sel {
 		idx := v.rows[i].Index
+		v.moved = true
 		return func() tea.Msg { return OpenMsg{Index: idx} }
 	}
 	v.sel, v.moved = i, true

@@ -139,3 +139,24 @@ func TestFleetScrollsToTheSelection(t *testing.T) {
 }
 
 func keyPress(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+// The cluster opened (enter) keeps the selection when the operator comes
+// back (0), even as the rows resort worst first: it went back to the
+// worst row unless the selection had been moved with j/k first.
+func TestFleetSelectionStaysOnTheClusterOpened(t *testing.T) {
+	v := testView(160, 30)
+	stopped := health.Alert{Level: health.LevelCritical, Kind: health.KindGroupStopped, Text: "group billing stopped"}
+	rows := []Row{freshRow(0, "alpha", stopped), freshRow(1, "bravo")}
+	v.SetRows(rows, at)
+	if v.Selected() != 0 {
+		t.Fatalf("selected %d at start, want the worst (alpha)", v.Selected())
+	}
+	if cmd := v.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd == nil || cmd().(OpenMsg).Index != 0 {
+		t.Fatal("enter did not open alpha")
+	}
+	// While alpha was open, bravo became the worse.
+	v.SetRows([]Row{freshRow(0, "alpha"), freshRow(1, "bravo", stopped)}, at.Add(time.Second))
+	if v.Selected() != 0 {
+		t.Fatalf("back on the Fleet: selected cluster %d, want alpha (0), the one opened", v.Selected())
+	}
+}
