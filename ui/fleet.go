@@ -380,6 +380,9 @@ func (f *Fleet) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if f.view.Capturing() {
+		return f.view.Update(msg) // the filter input: q and ? are text
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return f.quit()

@@ -272,3 +272,32 @@ func TestFleetFollowsHubDownAtStart(t *testing.T) {
 		t.Fatalf("the hub answering later:\n%s", s)
 	}
 }
+
+// The Fleet's filter input has the keyboard while it is typed: q and ?
+// are text there, not quit and help; enter keeps the filter.
+func TestFleetFilterTakesEveryKey(t *testing.T) {
+	var now time.Time
+	f := fleetOf(t, 3, -1, &now)
+	for _, r := range "/q?02" {
+		_, cmd := f.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		if cmd != nil {
+			if _, quit := cmd().(tea.QuitMsg); quit {
+				t.Fatalf("%q in the filter quit", r)
+			}
+		}
+	}
+	f.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := ansi.Strip(f.View().Content)
+	if f.helpOpen || !strings.Contains(s, "/q?02 (esc clears)") || !strings.Contains(s, "no cluster matches the filter") {
+		t.Fatalf("the filter q?02:\n%s", s)
+	}
+	f.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	f.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+	for _, r := range "02" {
+		f.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	f.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if s = ansi.Strip(f.View().Content); !hasRow(s, "cluster-02") || hasRow(s, "cluster-00") {
+		t.Fatalf("the filter 02:\n%s", s)
+	}
+}

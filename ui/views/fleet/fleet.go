@@ -104,8 +104,15 @@ type OpenMsg struct{ Index int }
 type View struct {
 	ctx  *common.Context
 	w, h int
-	rows []Row
-	sel  int // index into rows
+	all  []Row // every cluster, worst first
+	rows []Row // those the filter keeps, worst first
+	sel  int   // index into rows
+	// filter keeps the rows whose name or address holds it (any case;
+	// !text keeps those that do not), for a fleet of many clusters; the
+	// title still counts every cluster's trouble, hidden or not.
+	filter string
+	input  components.Input
+	typing bool // the filter input has the keyboard
 	// moved: the user moved the selection or opened its cluster, which
 	// the selection then follows as the rows resort; until then it stays
 	// on the worst.
@@ -116,7 +123,9 @@ type View struct {
 }
 
 // New returns the Fleet tab drawn with ctx's styles and keys.
-func New(ctx *common.Context) *View { return &View{ctx: ctx} }
+func New(ctx *common.Context) *View {
+	return &View{ctx: ctx, input: components.NewInput("/", "filter clusters (!text excludes)")}
+}
 
 // Title is the tab's name.
 func (v *View) Title() string { return "Fleet" }
@@ -127,17 +136,33 @@ func (v *View) SetSize(w, h int) { v.w, v.h = w, h }
 // SetRows takes the clusters as of now, sorts them worst first (ties in
 // the order given) and keeps the selection on the same cluster.
 func (v *View) SetRows(rows []Row, now time.Time) {
-	selected := -1
-	if v.moved && v.sel < len(v.rows) {
-		selected = v.rows[v.sel].Index
-	}
-	v.rows, v.now = rows, now
-	slices.SortStableFunc(v.rows, func(a, b Row) int {
+	v.all, v.now = rows, now
+	slices.SortStableFunc(v.all, func(a, b Row) int {
 		if c := cmp.Compare(a.rank(), b.rank()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Index, b.Index)
 	})
+	v.refilter()
+}
+
+// refilter keeps the rows the filter keeps, the selection on the same
+// cluster once the operator moved it (else on the worst row).
+func (v *View) refilter() {
+	selected := -1
+	if v.moved {
+		selected = v.Selected()
+	}
+	f, neg := strings.ToLower(v.filter), false
+	if rest, ok := strings.CutPrefix(f, "!"); ok && rest != "" {
+		f, neg = rest, true
+	}
+	v.rows = v.rows[:0]
+	for _, r := range v.all {
+		if f == "" || (strings.Contains(strings.ToLower(r.Name), f) || strings.Contains(strings.ToLower(r.Target), f)) != neg {
+			v.rows = append(v.rows, r)
+		}
+	}
 	v.sel = 0
 	for i, r := range v.rows {
 		if r.Index == selected {
@@ -145,6 +170,16 @@ func (v *View) SetRows(rows []Row, now time.Time) {
 		}
 	}
 }
+
+// setFilter sets the filter and keeps the rows it keeps.
+func (v *View) setFilter(f string) {
+	v.filter = f
+	v.refilter()
+}
+
+// Capturing reports that the filter input has the keyboard: the root
+// then sends it every key (q and 0 are text there).
+func (v *View) Capturing() bool { return v.typing }
 
 // SetNotes sets what the title line says beyond the rows, such as the
 // spokes of a hub not shown (sanitized by the root).
@@ -164,22 +199,37 @@ func (v *View) Selected() int {
 // ShortHelp is the hint line's keys.
 func (v *View) ShortHelp() []key.Binding {
 	k := v.ctx.Keys
-	return []key.Binding{k.Up, k.Down, k.Open}
+	return []key.Binding{k.Up, k.Down, k.Open, k.Filter}
 }
 
 // FullHelp is the tab's column of `?` help.
 func (v *View) FullHelp() [][]key.Binding {
 	k := v.ctx.Keys
-	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom, k.Open}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Filter, k.Back}}
 }
 
 // Update moves the selection and opens the selected cluster.
 func (v *View) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyPressMsg)
-	if !ok || len(v.rows) == 0 {
+	if !ok {
 		return nil
 	}
 	k := v.ctx.Keys
+	switch {
+	case v.typing:
+		v.filterKey(km)
+		return nil
+	case key.Matches(km, k.Filter):
+		v.typing = true
+		v.input.SetValue(v.filter)
+		v.input.Focus()
+		return nil
+	case key.Matches(km, k.Back) && v.filter != "":
+		v.setFilter("")
+		return nil
+	case len(v.rows) == 0:
+		return nil
+	}
 	if key.Matches(km, k.Up, k.Down, k.Top, k.Bottom, k.Open) {
 		v.moved = true // the selection now follows its cluster: back from it (0), it is still there
 	}
@@ -197,6 +247,24 @@ func (v *View) Update(msg tea.Msg) tea.Cmd {
 		return func() tea.Msg { return OpenMsg{Index: i} }
 	}
 	return nil
+}
+
+// filterKey edits the filter as it is typed: enter keeps it, esc clears
+// it.
+func (v *View) filterKey(km tea.KeyPressMsg) {
+	switch km.String() {
+	case "enter":
+		v.typing = false
+		v.input.Blur()
+		v.setFilter(strings.TrimSpace(v.input.Value()))
+	case "esc":
+		v.typing = false
+		v.input.Blur()
+		v.setFilter("")
+	default:
+		v.input.Update(km)
+		v.setFilter(v.input.Value())
+	}
 }
 
 // Click selects the row at body line y and opens it on a second click.
@@ -241,6 +309,9 @@ func (v *View) View() string {
 		title += st.Muted.Render(fmt.Sprintf(" · rows %d–%d of %d", first+1, first+n, len(v.rows)))
 	}
 	lines := []string{title, v.header(st, withRates)}
+	if len(v.rows) == 0 && len(v.all) > 0 {
+		lines = append(lines, st.Muted.Render("  no cluster matches the filter (esc clears it)"))
+	}
 	for i := first; i < first+n; i++ {
 		r := v.rows[i]
 		line := v.row(st, r, withRates)
@@ -272,7 +343,7 @@ func (v *View) window() (first, n int) {
 
 func (v *View) titleLine(st *common.Styles) string {
 	var down, alerting int
-	for _, r := range v.rows {
+	for _, r := range v.all { // hidden by the filter or not
 		switch {
 		case r.State == Unreachable:
 			down++
@@ -280,7 +351,11 @@ func (v *View) titleLine(st *common.Styles) string {
 			alerting++
 		}
 	}
-	s := st.Title.Render("Fleet") + st.Muted.Render(" · "+common.Plural(len(v.rows), "cluster"))
+	count := common.Plural(len(v.all), "cluster")
+	if len(v.rows) < len(v.all) {
+		count = strconv.Itoa(len(v.rows)) + " of " + count
+	}
+	s := st.Title.Render("Fleet") + st.Muted.Render(" · "+count)
 	if down > 0 {
 		s += st.Err.Render(" · " + strconv.Itoa(down) + " unreachable")
 	}
@@ -289,6 +364,12 @@ func (v *View) titleLine(st *common.Styles) string {
 	}
 	for _, n := range v.notes {
 		s += st.Muted.Render(" · " + n)
+	}
+	switch {
+	case v.typing:
+		s += st.Muted.Render(" · ") + v.input.View(st)
+	case v.filter != "":
+		s += st.Muted.Render(" · ") + st.Filter.Render("/"+common.S(v.filter)) + st.Muted.Render(" (esc clears)")
 	}
 	return s
 }
@@ -409,9 +490,27 @@ func wordsCell(st *common.Styles, ws []WordCount) string {
 	return strings.Join(parts, st.Muted.Render(" · "))
 }
 
-// alertLines are every cluster's alerts, labelled with the context, most
-// severe first (an unreachable cluster's own alert among them), within h
-// lines.
+// hiddenAlerts counts the alerts of the clusters the filter hides (an
+// unreachable one's own among them).
+func (v *View) hiddenAlerts() int {
+	n := 0
+	for _, r := range v.all {
+		if slices.ContainsFunc(v.rows, func(s Row) bool { return s.Index == r.Index }) {
+			continue
+		}
+		switch r.State {
+		case Unreachable:
+			n++
+		case Fresh:
+			n += len(r.Alerts)
+		}
+	}
+	return n
+}
+
+// alertLines are the alerts of the clusters shown, labelled with the
+// context, most severe first (an unreachable cluster's own alert among
+// them), within h lines; under a filter the heading counts the others.
 func (v *View) alertLines(st *common.Styles, h int) []string {
 	type labelled struct {
 		name string
@@ -432,7 +531,14 @@ func (v *View) alertLines(st *common.Styles, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	out := []string{st.Title.Render("Alerts") + st.Muted.Render(" · every cluster")}
+	head := st.Title.Render("Alerts") + st.Muted.Render(" · every cluster")
+	if len(v.rows) < len(v.all) {
+		head = st.Title.Render("Alerts") + st.Muted.Render(" · the clusters shown")
+		if hidden := v.hiddenAlerts(); hidden > 0 {
+			head += st.Warn.Render(" · " + common.Plural(hidden, "more alert") + " on clusters the filter hides")
+		}
+	}
+	out := []string{head}
 	if len(all) == 0 {
 		out = append(out, st.OK.Render("  none"))
 	}

@@ -160,3 +160,49 @@ func TestFleetSelectionStaysOnTheClusterOpened(t *testing.T) {
 		t.Fatalf("back on the Fleet: selected cluster %d, want alpha (0), the one opened", v.Selected())
 	}
 }
+
+// / filters the clusters by name or address (any case; !text excludes):
+// the title says how many of all show and still counts every cluster's
+// trouble, the alerts heading counts those of the clusters hidden, enter
+// keeps the filter and esc clears it.
+func TestFleetFilter(t *testing.T) {
+	v := testView(160, 30)
+	stopped := health.Alert{Level: health.LevelCritical, Kind: health.KindGroupStopped, Text: "group billing stopped"}
+	down := Row{Index: 2, Name: "staging", Target: "stg.example:5000", State: Unreachable, Since: at, Reason: "connect: connection refused"}
+	v.SetRows([]Row{freshRow(0, "prod-eu", stopped), freshRow(1, "prod-us"), down}, at)
+	type1 := func(s string) {
+		for _, r := range s {
+			v.Update(keyPress(r))
+		}
+	}
+	v.Update(keyPress('/'))
+	if !v.Capturing() {
+		t.Fatal("/ did not open the filter input")
+	}
+	type1("PROD-")
+	v.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := ansi.Strip(v.View())
+	if v.Capturing() || viewtest.RowOf(s, "staging") != "" || viewtest.RowOf(s, "prod-eu") == "" || viewtest.RowOf(s, "prod-us") == "" {
+		t.Fatalf("filter PROD-:\n%s", s)
+	}
+	if !strings.Contains(s, "Fleet · 2 of 3 clusters · 1 unreachable · 1 with alerts") || !strings.Contains(s, "/PROD- (esc clears)") ||
+		!strings.Contains(s, "Alerts · the clusters shown · 1 more alert on clusters the filter hides") {
+		t.Fatalf("the title and the alerts under a filter:\n%s", s)
+	}
+	v.Update(keyPress('/'))
+	v.Update(tea.KeyPressMsg{Code: tea.KeyBackspace}) // the filter in force is selected: one key clears it
+	type1("!prod")
+	v.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if s = ansi.Strip(v.View()); viewtest.RowOf(s, "staging") == "" || viewtest.RowOf(s, "prod-eu") != "" {
+		t.Fatalf("filter !prod:\n%s", s)
+	}
+	v.Update(keyPress('/'))
+	type1("nothing")
+	if s = ansi.Strip(v.View()); !strings.Contains(s, "no cluster matches the filter (esc clears it)") {
+		t.Fatalf("a filter that keeps none:\n%s", s)
+	}
+	v.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if s = ansi.Strip(v.View()); v.Capturing() || !strings.Contains(s, "Fleet · 3 clusters") || strings.Contains(s, "esc clears") {
+		t.Fatalf("esc did not clear the filter:\n%s", s)
+	}
+}
