@@ -196,14 +196,22 @@ func TestTailFieldTermWithoutSchema(t *testing.T) {
 	r.MustShow("field:status=PAID: a field term needs a schema, and no decode rule matches this tail")
 }
 
-// The search beyond the buffer takes decoded field terms (checked in the
-// form) with the context's schemas, and its matches arrive decoded.
-func TestTailSearchDecodedFields(t *testing.T) {
-	set := demoSet(t)
+// searchFieldOfShopOrders is a tail of the demo's SHOP.ORDERS decoding
+// with set, its search form open on the field term, being edited.
+func searchFieldOfShopOrders(t *testing.T, set *schema.Set) (*searchTailer, *tailRig) {
+	t.Helper()
 	st := &searchTailer{Tailer: fakes.NewTailer(fakes.TailerOptions{})}
 	r := newDecodingRigOver(t, set, st, st.Tailer)
 	r.Run(r.v.Open(demo.ShopOrders))
 	r.Key("S", "enter", "tab", "tab", "tab", "tab", "tab", "tab")
+	return st, r
+}
+
+// The search beyond the buffer takes decoded field terms (checked in the
+// form) with the context's schemas, and its matches arrive decoded.
+func TestTailSearchDecodedFields(t *testing.T) {
+	set := demoSet(t)
+	st, r := searchFieldOfShopOrders(t, set)
 	r.TypeText("status")
 	r.Key("enter")
 	r.MustShow("want field:PATH=VALUE")
