@@ -56,6 +56,11 @@ type rebalanceMsg struct {
 	apply  bool
 	err    error
 	dlgGen uint64
+	// plan is the preview an apply was confirmed on; replanned, the ways
+	// the engine's plan at the confirmation differed from it (then
+	// nothing was moved and res is the new plan, shown again).
+	plan      admin.LeaderRebalance
+	replanned []string
 }
 
 type moveLeaderMsg struct {
@@ -169,12 +174,70 @@ func (v *View) openRebalance() tea.Cmd {
 	return v.runRebalance(false)
 }
 
+// runRebalance plans (apply false) or rebalances. The engine rebalances
+// every partition off its preferred leader at the time, so an apply first
+// asks for the plan again: when it is not the preview's, nothing moves and
+// the new plan is shown to confirm instead (a leader moved meanwhile must
+// not make the rebalance move what the preview did not show).
 func (v *View) runRebalance(apply bool) tea.Cmd {
-	src, gen := v.src, v.DlgGen
+	src, gen, plan := v.src, v.DlgGen, v.lflow.plan
 	return v.Call(func(ctx context.Context) any {
+		if apply {
+			now, err := src.RebalanceLeaders(ctx, false)
+			if err != nil {
+				return rebalanceMsg{apply: true, err: err, dlgGen: gen}
+			}
+			if d := rebalanceDifferences(plan, now); len(d) > 0 {
+				return rebalanceMsg{res: now, dlgGen: gen, replanned: d}
+			}
+		}
 		res, err := src.RebalanceLeaders(ctx, apply)
-		return rebalanceMsg{res: res, apply: apply, err: err, dlgGen: gen}
+		return rebalanceMsg{res: res, apply: apply, err: err, dlgGen: gen, plan: plan}
 	})
+}
+
+// rebalanceDifferences compares a rebalance (or a later plan) with the
+// plan its preview showed: one line per partition that moves, or would,
+// other than the preview said; none when it is the preview's.
+func rebalanceDifferences(planned, got admin.LeaderRebalance) []string {
+	type tp struct {
+		topic string
+		part  int32
+	}
+	move := func(m admin.LeaderMove) string {
+		from := "none"
+		if m.From != 0 {
+			from = "node " + strconv.Itoa(m.From)
+		}
+		return from + " → node " + strconv.Itoa(m.To)
+	}
+	plan := make(map[tp]admin.LeaderMove, len(planned.Moves))
+	for _, m := range planned.Moves {
+		plan[tp{m.Topic, m.Partition}] = m
+	}
+	var out []string
+	for _, g := range got.Moves {
+		k := tp{g.Topic, g.Partition}
+		p, ok := plan[k]
+		delete(plan, k)
+		name := fmt.Sprintf("%s [%d]", g.Topic, g.Partition)
+		switch {
+		case g.Skipped == "" && !ok:
+			out = append(out, name+": "+move(g)+", not in the preview")
+		case g.Skipped == "" && p.Skipped != "":
+			out = append(out, name+": "+move(g)+", the preview said it stays ("+p.Skipped+")")
+		case g.Skipped == "" && (p.From != g.From || p.To != g.To):
+			out = append(out, name+": "+move(g)+", the preview said "+move(p))
+		case g.Skipped != "" && ok && p.Skipped == "":
+			out = append(out, name+": in the preview ("+move(p)+"), not moved: "+g.Skipped)
+		}
+	}
+	for _, p := range planned.Moves {
+		if _, left := plan[tp{p.Topic, p.Partition}]; left && p.Skipped == "" {
+			out = append(out, fmt.Sprintf("%s [%d]: in the preview (%s), not moved: led by its preferred replica already", p.Topic, p.Partition, move(p)))
+		}
+	}
+	return out
 }
 
 func (v *View) rebalanceReply(m rebalanceMsg) tea.Cmd {
@@ -188,12 +251,27 @@ func (v *View) rebalanceReply(m rebalanceMsg) tea.Cmd {
 		return nil
 	}
 	if m.apply {
+		// The result is reported against the preview it was confirmed on.
+		diffs := rebalanceDifferences(m.plan, m.res)
+		text := fmt.Sprintf("rebalance: %s moved to their preferred leader", common.Plural(m.res.Movable(), "partition"))
+		level := common.LevelOK
+		if len(diffs) > 0 {
+			text += "; " + common.Plural(len(diffs), "partition") + " differ from the preview"
+			level = common.LevelWarn
+		}
 		if current {
 			v.CloseDialog()
 			v.lflow = leaderFlow{}
+			if len(diffs) > 0 {
+				body := []string{"The rebalance was applied, but not exactly as previewed:", ""}
+				for _, d := range diffs {
+					body = append(body, common.S(d))
+				}
+				v.OpenDialog(&components.Dialog{Title: "Rebalance leaders — applied with differences", Body: body, SubmitLabel: "close"})
+				v.lflow.stage = lflowResult
+			}
 		}
-		return tea.Batch(common.Flash(common.LevelOK, fmt.Sprintf("rebalance: %s moved to their preferred leader", common.Plural(m.res.Movable(), "partition"))),
-			common.Refresh(rereadRes...))
+		return tea.Batch(common.Flash(level, text), common.Refresh(rereadRes...))
 	}
 	if !current {
 		return nil
@@ -206,7 +284,15 @@ func (v *View) rebalanceReply(m rebalanceMsg) tea.Cmd {
 		}
 		return (p.Partitions - on) * 100 / p.Partitions
 	}
-	body := []string{fmt.Sprintf("%d of %d partitions are led by their preferred replica (imbalance %d%%). Planned (nothing is moved yet):", p.Preferred, p.Partitions, imb(p.Preferred)), ""}
+	var body []string
+	if len(m.replanned) > 0 {
+		body = append(body, st.Warn.Render("⚠ Nothing was moved: the plan changed since the preview. Review it again:"))
+		for _, d := range m.replanned {
+			body = append(body, st.Warn.Render("  "+common.S(d)))
+		}
+		body = append(body, "")
+	}
+	body = append(body, fmt.Sprintf("%d of %d partitions are led by their preferred replica (imbalance %d%%). Planned (nothing is moved yet):", p.Preferred, p.Partitions, imb(p.Preferred)), "")
 	if len(p.Moves) == 0 {
 		body = append(body, st.OK.Render("Every partition is on its preferred leader: nothing to move."))
 	}

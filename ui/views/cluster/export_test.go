@@ -1,0 +1,4 @@
+package cluster
+
+// RebalanceDifferences is rebalanceDifferences, for the tests.
+var RebalanceDifferences = rebalanceDifferences
