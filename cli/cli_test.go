@@ -28,6 +28,7 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 		{[]string{"get", "bananas", "--embedded"}, "Usage: ilinkdash get"},
 		{[]string{"describe", "topic"}, "Usage: ilinkdash describe topic|group NAME [flags]"},
 		{[]string{"group", "nope"}, "Usage: ilinkdash group [flags]"},
+		{[]string{"completion", "tcsh"}, "Usage: ilinkdash completion [flags]"},
 		{[]string{"group", "seek", "g"}, "Usage: ilinkdash group seek GROUP"},
 		{[]string{"node", "reboot", "1"}, "Usage: ilinkdash node stop|start|kill N [flags]"},
 		{[]string{"get", "topics", "-o", "yaml"}, "Usage: ilinkdash get"},
@@ -48,6 +49,9 @@ func TestUsageErrorsExitTwoWithTheUsageLine(t *testing.T) {
 	// not a usage error exits 1 without the usage line.
 	if res := runCLIResult(t, "", "group"); res.code != 0 || !strings.Contains(res.stdout, "seek") {
 		t.Errorf("group: exit %d, %q", res.code, res.stdout)
+	}
+	if res := runCLIResult(t, "", "completion"); res.code != 0 || !strings.Contains(res.stdout, "powershell") {
+		t.Errorf("completion: exit %d, %q", res.code, res.stdout)
 	}
 	res := runCLIResult(t, "", "get", "topics", "--admin", "127.0.0.1:1", "--timeout", "2s")
 	if res.code != 1 || strings.Contains(res.stderr, "Usage:") {

@@ -73,16 +73,19 @@ func newRootCommand() *app {
 		a.checkCommand(), genManCommand())
 	a.root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: flagValueError(err)} })
 	a.registerCompletions()
+	// cobra adds its completion command when it executes; added now, it is
+	// a group of commands as the others are (completion tcsh: exit 2).
+	a.root.InitDefaultCompletionCmd()
 	forEachCommand(a.root, func(c *cobra.Command) {
 		switch {
-		case c.Args != nil:
-			c.Args = usageArgs(c.Args)
 		case c.HasSubCommands() && c.RunE == nil && c.Run == nil:
 			// A group of commands: with no subcommand it shows its help;
 			// anything else is an unknown command (cobra would show the
 			// help and exit 0).
 			c.Args = unknownCommand
 			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		case c.Args != nil:
+			c.Args = usageArgs(c.Args)
 		}
 	})
 	return a
