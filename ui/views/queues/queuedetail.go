@@ -339,6 +339,9 @@ type (
 		dlgGen   uint64
 		// encoded names the codec a put encoded its bodies with ("": none).
 		encoded string
+		// sent: a put's messages went to the queue (err then came from
+		// one of them: those before it were committed, one by one).
+		sent bool
 	}
 )
 
@@ -931,17 +934,27 @@ func moveReport(st *common.Styles, queue string, plan, res admin.MoveResult) (st
 
 func (v *View) actionReply(m queueActionMsg) tea.Cmd {
 	current := v.DialogOpen(m.dlgGen) && v.qd != nil
-	if m.err != nil {
-		if !current {
-			return common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+sanitize.Error(m.err))
-		}
-		v.Dlg.Busy = ""
-		v.Dlg.Err = m.verb + " failed: " + sanitize.Error(m.err)
-		return nil
-	}
 	// The detail reads its queue again after every change it made: the
 	// browse, and the list its header's depth comes from.
 	refresh := func() tea.Cmd { return tea.Batch(v.fetchBrowse(), common.Refresh(common.ResQueues)) }
+	if m.err != nil {
+		text := sanitize.Error(m.err)
+		var again tea.Cmd
+		if m.verb == "put" && m.sent && m.n > 1 {
+			// An auto-commit put of n stops at the message that fails:
+			// those before it are on the queue. Said, so that putting
+			// again is not taken for a retry of nothing.
+			text += "; each message is committed as it is put, so those before the one that failed are on " + common.S(m.name) +
+				": putting again puts all " + common.Thousands(int64(m.n)) + " again"
+			again = refresh()
+		}
+		if !current {
+			return tea.Batch(common.Flash(common.LevelError, m.verb+" "+common.S(m.name)+" failed: "+text), again)
+		}
+		v.Dlg.Busy = ""
+		v.Dlg.Err = m.verb + " failed: " + text
+		return again
+	}
 	st := v.Ctx.Styles
 	switch {
 	case m.verb == "move" && !m.apply:

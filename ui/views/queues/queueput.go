@@ -99,6 +99,7 @@ func (v *View) submitPut() tea.Cmd {
 		m := queueActionMsg{verb: "put", name: name, n: n, dlgGen: gen, encoded: encoded}
 		bodies, err := putBodies(body, n, codec)
 		if err == nil {
+			m.sent = true
 			err = src.PutMessages(ctx, name, bodies, headers)
 		}
 		m.err = err

@@ -167,3 +167,18 @@ func TestQueuePutRawAndQueueWithoutRule(t *testing.T) {
 		}
 	}
 }
+
+// A put of many that stops at a full queue says that those before the
+// failing message were put (each commits on its own), and reads the queue
+// again: "put failed" alone read as nothing put, and putting again
+// duplicated them.
+func TestQueuePutStoppedByAFullQueueSaysWhatWasPut(t *testing.T) {
+	r := viewtest.Polled(t, false, func(ctx *common.Context, s *fakes.Source) common.View { return queues.New(ctx, s) })
+	r.OpenRow("PAYMENTS.IN") // max depth 5,000
+	browses := r.Src.Calls("BrowseQueue")
+	putForm(r, "p-{{seq}}", "6000", 0)
+	r.MustShow("put failed: MIMQE_QUEUE_FULL", "each message is", "committed as it is put", "putting again puts all 6,000 again")
+	if r.Src.Calls("BrowseQueue") == browses {
+		t.Fatal("the queue was not read again after the partial put")
+	}
+}
