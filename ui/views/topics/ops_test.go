@@ -50,3 +50,50 @@ func TestTopicConfigReadOnlyShowsNoFields(t *testing.T) {
 	r.MustShow("Configuration of AUDIT.LOG", "Read-only context")
 	r.MustNotShow("Retention bytes", "preview")
 }
+
+// A topic altered by someone else between the preview and its
+// confirmation is not altered on the preview's figures: nothing is
+// applied, the preview is shown again with what changed meanwhile, and a
+// change that is no longer a change says so ("altered (partitions=16)"
+// when another had grown it to 16 already, the preview's 4 new partitions
+// never made).
+func TestTopicConfigAppliesOnlyOnThePreviewsFigures(t *testing.T) {
+	r := viewtest.Polled(t, false, topicsView)
+	r.Key("c") // AUDIT.LOG: 30d, 12 partitions
+	r.Key("tab", "tab", "tab", "enter", "backspace", "backspace")
+	r.TypeText("16")
+	r.Key("enter")
+	r.MustShow("Alter AUDIT.LOG — preview", "12 → 16", "4 new partitions start empty")
+	ctx := context.Background()
+	if err := r.Src.AlterTopic(ctx, "AUDIT.LOG", "partitions=14"); err != nil {
+		t.Fatal(err)
+	}
+	r.Key("enter")
+	r.MustShow("Nothing was applied: AUDIT.LOG changed since the preview", "partitions was 12, is 14 now", "14 → 16", "2 new partitions start empty")
+	if n := r.Src.Calls("AlterTopic"); n != 1 {
+		t.Fatalf("%d alters, want only the other's", n)
+	}
+	if err := r.Src.AlterTopic(ctx, "AUDIT.LOG", "partitions=16"); err != nil {
+		t.Fatal(err)
+	}
+	r.Key("enter")
+	r.MustShow("partitions was 14, is 16 now", "nothing is left to change")
+	if n := r.Src.Calls("AlterTopic"); n != 2 {
+		t.Fatalf("%d alters, want only the other's two", n)
+	}
+	r.Key("enter")
+	if r.V.Capturing() {
+		t.Fatal("the dialog stayed open")
+	}
+	// Unchanged meanwhile: applied.
+	r.Key("c", "tab", "tab", "tab", "enter", "backspace", "backspace")
+	r.TypeText("18")
+	r.Key("enter", "enter")
+	r.Poll()
+	ts, _ := r.Src.ListTopics(ctx)
+	for _, ti := range ts {
+		if ti.Name == "AUDIT.LOG" && ti.Partitions != 18 {
+			t.Fatalf("after apply: %+v", ti)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package topics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
@@ -29,6 +30,7 @@ const (
 	cfgLoading
 	cfgForm
 	cfgPreview
+	cfgDone // a dialog that only closes
 )
 
 type topicCfgFlow struct {
@@ -44,6 +46,10 @@ type topicConfigMsg struct {
 	desc   admin.TopicDescription
 	err    error
 	dlgGen uint64
+	// recheck: desc is the topic read when the preview was confirmed,
+	// and it no longer has the values the preview changed from (nothing
+	// was applied).
+	recheck bool
 }
 
 // cfgFieldKeys are the editable properties, in field order.
@@ -92,6 +98,12 @@ func leaderText(n int) string {
 }
 
 func (v *View) configReply(m topicConfigMsg) tea.Cmd {
+	if m.recheck {
+		if v.DialogOpen(m.dlgGen) && v.cfg.stage == cfgPreview {
+			v.previewAgain(m.desc)
+		}
+		return nil
+	}
 	if !v.DialogOpen(m.dlgGen) || v.cfg.stage != cfgLoading {
 		return nil
 	}
@@ -141,6 +153,16 @@ func (v *View) submitConfig() {
 	for i, k := range cfgFieldKeys {
 		sets = append(sets, k+"="+v.Dlg.Fields[i].Value())
 	}
+	if err := v.alterPreview(sets, nil); err != "" {
+		v.Dlg.Err = err
+	}
+}
+
+const nothingChanges = "nothing changes: edit a value first"
+
+// alterPreview plans sets against the topic as last read (v.cfg.desc) and
+// shows the diff, after the warn lines; or returns why it cannot.
+func (v *View) alterPreview(sets, warn []string) string {
 	_, all, err := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, sets)
 	if err != nil {
 		// The rules of the create dialog and the engine (ilink/topicrules),
@@ -148,8 +170,7 @@ func (v *View) submitConfig() {
 		if te, ok := err.(*topicrules.Error); ok && cfgLabels[te.Field] != "" {
 			err = topicrules.InField(err, cfgLabels[te.Field])
 		}
-		v.Dlg.Err = sanitize.String(err.Error())
-		return
+		return sanitize.String(err.Error())
 	}
 	var changed []string
 	var diff []admin.TopicConfigChange
@@ -160,12 +181,11 @@ func (v *View) submitConfig() {
 		}
 	}
 	if len(diff) == 0 {
-		v.Dlg.Err = "nothing changes: edit a value first"
-		return
+		return nothingChanges
 	}
 	props, _, _ := admin.PlanTopicAlter(v.cfg.desc.TopicInfo, changed)
 	st := v.Ctx.Styles
-	body := []string{"Planned change of " + common.S(v.cfg.name) + " (nothing is applied yet):", ""}
+	body := append(slices.Clip(warn), "Planned change of "+common.S(v.cfg.name)+" (nothing is applied yet):", "")
 	for _, c := range diff {
 		body = append(body, fmt.Sprintf("%-16s %s → %s", c.Key, admin.FormatTopicValue(c.Key, c.Old), st.Accent.Render(admin.FormatTopicValue(c.Key, c.New))))
 	}
@@ -182,25 +202,80 @@ func (v *View) submitConfig() {
 	body = append(body, "", st.Muted.Render("Apply sends ALTER TOPIC "+common.S(v.cfg.name)+" "+props+", all at once or not at all."))
 	v.OpenDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — preview", Body: body, SubmitLabel: "apply"})
 	v.cfg.stage, v.cfg.props, v.cfg.diff = cfgPreview, props, diff
+	return ""
 }
 
+// previewAgain shows the preview again on the topic read at the
+// confirmation (d), which no longer has the values the preview changed
+// from: what changed meanwhile, then the same new values planned against
+// it (or why they no longer can be).
+func (v *View) previewAgain(d admin.TopicDescription) {
+	st := v.Ctx.Styles
+	warn := []string{st.Warn.Render("⚠ Nothing was applied: " + common.S(v.cfg.name) + " changed since the preview:")}
+	sets := make([]string, 0, len(v.cfg.diff))
+	for _, c := range v.cfg.diff {
+		if now := topicValue(d.TopicInfo, c.Key); now != c.Old {
+			warn = append(warn, st.Warn.Render(fmt.Sprintf("  %s was %s, is %s now", c.Key, admin.FormatTopicValue(c.Key, c.Old), admin.FormatTopicValue(c.Key, now))))
+		}
+		sets = append(sets, c.Key+"="+strconv.FormatInt(c.New, 10))
+	}
+	warn = append(warn, "")
+	v.cfg.desc = d
+	if err := v.alterPreview(sets, warn); err != "" {
+		if err == nothingChanges {
+			err = "It has every value the preview set already: nothing is left to change."
+		}
+		v.OpenDialog(&components.Dialog{Title: "Alter " + common.S(v.cfg.name) + " — not applied", Body: append(warn, err), SubmitLabel: "close"})
+		v.cfg.stage = cfgDone
+	}
+}
+
+// topicValue is t's value of an alterable key.
+func topicValue(t admin.TopicInfo, key string) int64 {
+	switch key {
+	case "retention.ms":
+		return t.RetentionMs
+	case "retention.bytes":
+		return t.RetentionBytes
+	case "minSync":
+		return int64(t.MinSync)
+	case "partitions":
+		return int64(t.Partitions)
+	}
+	return 0
+}
+
+// applyConfig reads the topic again first: when a value the preview
+// changes from is no longer the topic's, nothing is applied and the
+// preview is shown again on what the topic is now.
 func (v *View) applyConfig() tea.Cmd {
-	name, props := v.cfg.name, v.cfg.props
+	name, props, diff := v.cfg.name, v.cfg.props, v.cfg.diff
 	v.Dlg.Busy = "altering " + common.S(name) + "…"
 	src, gen := v.src, v.DlgGen
 	return v.Call(func(ctx context.Context) any {
+		d, err := src.DescribeTopic(ctx, name)
+		if err != nil {
+			return topicActionMsg{verb: "alter", name: name, dlgGen: gen, err: fmt.Errorf("reading it before the change (nothing was applied): %w", err)}
+		}
+		for _, c := range diff {
+			if topicValue(d.TopicInfo, c.Key) != c.Old {
+				return topicConfigMsg{name: name, desc: d, dlgGen: gen, recheck: true}
+			}
+		}
 		return topicActionMsg{verb: "alter", name: name, props: props, err: src.AlterTopic(ctx, name, props), dlgGen: gen}
 	})
 }
 
 // configDialogKey drives the configuration dialogs.
 func (v *View) configDialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	return v.DialogFlow(msg, func() { v.cfg = topicCfgFlow{} }, func(func()) tea.Cmd {
+	return v.DialogFlow(msg, func() { v.cfg = topicCfgFlow{} }, func(end func()) tea.Cmd {
 		switch v.cfg.stage {
 		case cfgForm:
 			v.submitConfig()
 		case cfgPreview:
 			return v.applyConfig()
+		case cfgDone:
+			end()
 		}
 		return nil
 	}, nil)
