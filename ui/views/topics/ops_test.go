@@ -97,3 +97,14 @@ func TestTopicConfigAppliesOnlyOnThePreviewsFigures(t *testing.T) {
 		}
 	}
 }
+
+// One new partition is said in the singular ("1 new partitions").
+func TestTopicConfigOneNewPartition(t *testing.T) {
+	r := viewtest.Polled(t, false, topicsView)
+	r.Key("c") // AUDIT.LOG
+	r.MustShow("Partitions      12")
+	r.Key("tab", "tab", "tab", "enter", "backspace", "backspace")
+	r.TypeText("13")
+	r.Key("enter")
+	r.MustShow("Alter AUDIT.LOG — preview", "12 → 13", "1 new partition starts empty")
+}

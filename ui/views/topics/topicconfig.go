@@ -192,7 +192,7 @@ func (v *View) alterPreview(sets, warn []string) string {
 	for _, c := range diff {
 		switch c.Key {
 		case "partitions":
-			body = append(body, "", fmt.Sprintf("%d new partitions start empty. Producers that know the old count keep using it until they refresh; key → partition mapping changes for new records.", c.New-c.Old))
+			body = append(body, "", fmt.Sprintf("%s %s empty. Producers that know the old count keep using it until they refresh; key → partition mapping changes for new records.", common.Plural(c.New-c.Old, "new partition"), common.Agree(c.New-c.Old, "starts", "start")))
 		case "retention.ms", "retention.bytes":
 			if (c.New != 0 && c.New < c.Old) || (c.Old == 0 && c.New != 0) {
 				body = append(body, "", st.Warn.Render("Shorter retention: records beyond it are deleted at the next retention sweep."))
