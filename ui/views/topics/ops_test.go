@@ -3,6 +3,7 @@ package topics_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"ilinkdash/ui/internal/viewtest"
 )
@@ -107,4 +108,17 @@ func TestTopicConfigOneNewPartition(t *testing.T) {
 	r.TypeText("13")
 	r.Key("enter")
 	r.MustShow("Alter AUDIT.LOG — preview", "12 → 13", "1 new partition starts empty")
+}
+
+// A flush or delete preview made from a topic list that is no longer
+// fresh says its figures are the last known, and how old: it said "Now".
+func TestDeletePreviewOnAStaleList(t *testing.T) {
+	r := viewtest.Polled(t, false, topicsView)
+	r.Key("F") // AUDIT.LOG
+	r.MustShow("Flush topic AUDIT.LOG", "Now (the list of ")
+	r.Key("esc")
+	r.Advance(5 * time.Minute) // no poll meanwhile
+	r.Key("D")
+	r.MustShow("Delete topic AUDIT.LOG", "Last known (the list of ", "5m ago; none fresh since)")
+	r.MustNotShow("Now (the list of ")
 }

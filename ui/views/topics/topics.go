@@ -566,7 +566,12 @@ func (v *View) previewFigures(name string) []string {
 	if t == nil {
 		return nil
 	}
-	return []string{"", fmt.Sprintf("Now (the list of %s): %s in %s.", common.Clock(v.at),
+	when := "Now (the list of " + common.Clock(v.at) + ")"
+	if age := v.Ctx.Now().Sub(v.at); age > v.Ctx.StaleAfter(common.ResTopics) {
+		// No fresh list: the figures are what was last known, said so.
+		when = "Last known (the list of " + common.Clock(v.at) + ", " + common.Dur(age) + " ago; none fresh since)"
+	}
+	return []string{"", fmt.Sprintf("%s: %s in %s.", when,
 		common.Plural(t.EndOffsetSum-t.StartOffsetSum, "record"), common.Plural(t.Partitions, "partition"))}
 }
 
