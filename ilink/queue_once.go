@@ -12,22 +12,29 @@ import (
 // is dialled (the session's own refusal, Queue.Put, would come only once
 // connected).
 func PutOnce(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte) error {
-	return PutOnceHeaders(ctx, addrs, opt, queue, bodies, nil)
+	_, err := PutOnceHeaders(ctx, addrs, opt, queue, bodies, nil)
+	return err
 }
 
-// PutOnceHeaders is PutOnce with the same headers on every message.
-func PutOnceHeaders(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
+// PutOnceHeaders is PutOnce with the same headers on every message. It
+// returns how many were put: each commits as it is put (auto-commit), so
+// a put stopped by a failing message (a full queue) leaves those before
+// it on the queue.
+func PutOnceHeaders(ctx context.Context, addrs string, opt Options, queue string, bodies [][]byte, headers []wire.RecordHeader) (int, error) {
 	if err := opt.refuse("Put"); err != nil {
-		return err
+		return 0, err
 	}
-	return withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
+	put := 0
+	err := withQueueOnce(ctx, addrs, opt, queue, func(q *Queue) error {
 		for _, b := range bodies {
 			if _, err := q.PutHeaders(ctx, b, headers); err != nil {
 				return err
 			}
+			put++
 		}
 		return nil
 	})
+	return put, err
 }
 
 // GetOnce opens a short session on addrs, takes the next message of queue

@@ -96,7 +96,7 @@ var onceOptions = ilink.Options{ClientName: "admin-test", AutoCommit: true}
 // short session on node 1's data listener (ilink.PutOnceHeaders).
 func putOnce(t testing.TB, ctx context.Context, e *engine.Engine, queue string, headers []wire.RecordHeader, bodies ...[]byte) {
 	t.Helper()
-	if err := ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], onceOptions, queue, bodies, headers); err != nil {
+	if _, err := ilink.PutOnceHeaders(ctx, e.DataAddrs()[0], onceOptions, queue, bodies, headers); err != nil {
 		t.Fatalf("put on %s: %v", queue, err)
 	}
 }

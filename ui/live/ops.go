@@ -62,9 +62,9 @@ func (e liveError) Error() string { return string(e) }
 const errNoData = liveError("queue put and get need a data address (set --addr or the context's addresses)")
 
 // PutMessages implements tab.QueueAdmin.
-func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
+func (s *Sources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) (int, error) {
 	if len(s.cfg.DataAddrs) == 0 {
-		return errNoData
+		return 0, errNoData
 	}
 	return ilink.PutOnceHeaders(ctx, strings.Join(s.cfg.DataAddrs, ","), s.queueOptions(), queue, bodies, headers)
 }

@@ -17,8 +17,8 @@ func TestSourcesQueueOperations(t *testing.T) {
 	}
 	src := sources(t, e, false)
 	ctx := callCtx(t)
-	if err := src.PutMessages(ctx, "LIVE.OPS", [][]byte{[]byte("one"), []byte("two"), []byte("three")}, nil); err != nil {
-		t.Fatal(err)
+	if n, err := src.PutMessages(ctx, "LIVE.OPS", [][]byte{[]byte("one"), []byte("two"), []byte("three")}, nil); err != nil || n != 3 {
+		t.Fatalf("put %d: %v; want the 3", n, err)
 	}
 	b, err := src.BrowseQueue(ctx, "LIVE.OPS", 0, 10)
 	if err != nil || b.Depth != 3 || len(b.Messages) != 3 || string(b.Messages[0].Payload) != "one" {

@@ -57,7 +57,7 @@ func TestReadOnlyActionsNeverDial(t *testing.T) {
 			_, err := s.ReinjectQuarantine(ctx, admin.ReinjectPlan{Dir: "DIR", Queue: "Q", IDs: [][]byte{make([]byte, 16)}})
 			return err
 		},
-		"Put": func() error { return s.PutMessages(ctx, "Q", [][]byte{[]byte("x")}, nil) },
+		"Put": func() error { _, err := s.PutMessages(ctx, "Q", [][]byte{[]byte("x")}, nil); return err },
 		"Get": func() error {
 			_, err := s.TakeMessage(ctx, "Q", nil)
 			if err == nil || !strings.Contains(err.Error(), "Get refused") {

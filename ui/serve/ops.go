@@ -45,14 +45,22 @@ func (ss *sessionSources) BrowseQueueAt(ctx context.Context, queue string, at ad
 	return call(ss, ctx, func(c context.Context) (admin.QueueBrowse, error) { return ss.b.BrowseQueueAt(c, queue, at) })
 }
 
-func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error {
+func (ss *sessionSources) PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) (int, error) {
 	detail := fmt.Sprintf("count=%d", len(bodies))
 	if len(headers) > 0 {
 		detail += fmt.Sprintf(" headers=%d", len(headers))
 	}
-	return ss.act(ctx, "queue-put", queue, detail, func(c context.Context) error {
-		return ss.b.PutMessages(c, queue, bodies, headers)
+	put := 0
+	err := ss.actDetail(ctx, "queue-put", queue, detail, func(c context.Context) (string, error) {
+		var err error
+		put, err = ss.b.PutMessages(c, queue, bodies, headers)
+		if err != nil {
+			// Those before the failing one were committed: the line says how many.
+			return fmt.Sprintf("%s put=%d", detail, put), err
+		}
+		return detail, nil
 	})
+	return put, err
 }
 
 func (ss *sessionSources) TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink/consumer"
+	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
@@ -613,4 +614,25 @@ func TestSharedDetailReads(t *testing.T) {
 		t.Fatalf("DESCRIBE GROUP: %d requests in %v from %d sessions, want 1 to %d (one per %v)", d, took, n, limit, interval)
 	}
 	quitAll(t, clients)
+}
+
+// A put stopped partway (a full queue) is audited with how many went: the
+// line said only what was asked, and those committed before the failing
+// message stay on the queue.
+func TestPartialPutAuditedWithItsCount(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{})
+	if err := r.e.DefineQueue("FULL.Q", engine.QueueConfig{MaxDepth: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c := r.openShown(r.operator, "the overview")
+	ss := r.srv.sessionOf(t, c)
+	put, err := ss.PutMessages(t.Context(), "FULL.Q", [][]byte{[]byte("a"), []byte("b"), []byte("c")}, nil)
+	if put != 2 || err == nil || !strings.Contains(err.Error(), "MIMQE_QUEUE_FULL") {
+		t.Fatalf("put %d, %v; want 2 and MIMQE_QUEUE_FULL", put, err)
+	}
+	e := r.waitAudit("the put", func(e AuditEntry) bool { return e.Action == "queue-put" })
+	if e.Outcome != OutcomeError || e.Target != "FULL.Q" || e.Detail != "count=3 put=2" {
+		t.Fatalf("audit entry %+v; want an error with count=3 put=2", e)
+	}
 }

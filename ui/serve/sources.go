@@ -105,6 +105,12 @@ func call[T any](ss *sessionSources, ctx context.Context, fn func(context.Contex
 // the session's status line, and invalidates the shared poller so the
 // refresh that follows shows the change.
 func (ss *sessionSources) act(ctx context.Context, action, target, detail string, fn func(context.Context) error) error {
+	return ss.actDetail(ctx, action, target, detail, func(c context.Context) (string, error) { return detail, fn(c) })
+}
+
+// actDetail is act whose call gives the audit detail it did, which may
+// say more than the one asked (a put stopped partway: how many went).
+func (ss *sessionSources) actDetail(ctx context.Context, action, target, detail string, fn func(context.Context) (string, error)) error {
 	ctx, cancel := ss.bind(ctx)
 	defer cancel()
 	// The key is checked at the act itself, not only by the watcher's
@@ -115,9 +121,9 @@ func (ss *sessionSources) act(ctx context.Context, action, target, detail string
 		ss.sess.stop(why)
 		return err
 	}
-	err := fn(ctx)
+	done, err := fn(ctx)
 	ss.c.polls.invalidate()
-	ss.record(action, target, detail, err)
+	ss.record(action, target, done, err)
 	return err
 }
 

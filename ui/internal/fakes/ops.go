@@ -261,21 +261,21 @@ func (s *Source) BrowseQueueAt(ctx context.Context, name string, at admin.Browse
 }
 
 // PutMessages implements tab.QueueAdmin.
-func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, headers []wire.RecordHeader) error {
+func (s *Source) PutMessages(ctx context.Context, name string, bodies [][]byte, headers []wire.RecordHeader) (int, error) {
 	q, err := s.enterQueue(ctx, "PutMessages", name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer s.mu.Unlock()
-	for _, b := range bodies {
+	for i, b := range bodies {
 		if md := q.info.Property.MaxDepth; md > 0 && int64(len(q.msgs)) >= md {
-			return fmt.Errorf("MIMQE_QUEUE_FULL (%s max depth %d)", name, md)
+			return i, fmt.Errorf("MIMQE_QUEUE_FULL (%s max depth %d)", name, md)
 		}
 		m := s.newMessage(name, s.now, string(b))
 		m.Headers = slices.Clone(headers)
 		q.msgs = append(q.msgs, m)
 	}
-	return nil
+	return len(bodies), nil
 }
 
 // TakeMessage implements tab.QueueAdmin.

@@ -22,7 +22,7 @@ func putFake(t *testing.T, r *viewtest.Rig, prefix string, n int, headers []wire
 	for i := range bodies {
 		bodies[i] = []byte(fmt.Sprintf("%s-%04d", prefix, i))
 	}
-	if err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", bodies, headers); err != nil {
+	if _, err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", bodies, headers); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -188,7 +188,7 @@ func TestQueueSearchKeepsItsMatchesWithinBytes(t *testing.T) {
 	for i := range bodies {
 		bodies[i] = body
 	}
-	if err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", bodies, nil); err != nil {
+	if _, err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", bodies, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Poll()

@@ -31,13 +31,13 @@ func (q *memQueue) BrowseQueueAt(context.Context, string, admin.BrowseAt) (admin
 	return admin.QueueBrowse{Depth: int64(len(q.msgs)), Messages: append([]admin.QueueMessage(nil), q.msgs...)}, nil
 }
 
-func (q *memQueue) PutMessages(_ context.Context, _ string, bodies [][]byte, _ []wire.RecordHeader) error {
+func (q *memQueue) PutMessages(_ context.Context, _ string, bodies [][]byte, _ []wire.RecordHeader) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, b := range bodies {
 		q.msgs = append(q.msgs, admin.QueueMessage{Seq: uint64(len(q.msgs) + 1), Payload: b})
 	}
-	return nil
+	return len(bodies), nil
 }
 
 // collect runs cmd and its batches, returning the view messages.
@@ -72,7 +72,7 @@ func TestQueueDetailBrowsesAgainAfterAChangeDuringABrowse(t *testing.T) {
 		t.Fatal("no browse in flight after opening")
 	}
 	first := collect(open) // read now, before the put is answered below…
-	if err := q.PutMessages(context.Background(), "Q", [][]byte{[]byte("a"), []byte("b")}, nil); err != nil {
+	if _, err := q.PutMessages(context.Background(), "Q", [][]byte{[]byte("a"), []byte("b")}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// …the put's answer arrives while that browse is still out.

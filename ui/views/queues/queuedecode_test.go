@@ -28,7 +28,7 @@ func TestQueueBrowseDecodesBodies(t *testing.T) {
 		ctx.Schemas = set
 		return queues.New(ctx, s)
 	})
-	if err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", [][]byte{[]byte(`{"id":7,"who":"\u001b]0;pwned\u0007kim"}`)}, nil); err != nil {
+	if _, err := r.Src.PutMessages(context.Background(), "AUDIT.ARCHIVE", [][]byte{[]byte(`{"id":7,"who":"\u001b]0;pwned\u0007kim"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Poll()

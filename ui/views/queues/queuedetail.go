@@ -340,8 +340,10 @@ type (
 		// encoded names the codec a put encoded its bodies with ("": none).
 		encoded string
 		// sent: a put's messages went to the queue (err then came from
-		// one of them: those before it were committed, one by one).
+		// one of them: those before it were committed, one by one); put
+		// is how many were.
 		sent bool
+		put  int
 	}
 )
 
@@ -944,8 +946,8 @@ func (v *View) actionReply(m queueActionMsg) tea.Cmd {
 			// An auto-commit put of n stops at the message that fails:
 			// those before it are on the queue. Said, so that putting
 			// again is not taken for a retry of nothing.
-			text += "; each message is committed as it is put, so those before the one that failed are on " + common.S(m.name) +
-				": putting again puts all " + common.Thousands(int64(m.n)) + " again"
+			text += "; each message is committed as it is put, so the " + common.Thousands(int64(m.put)) + " of " + common.Thousands(int64(m.n)) +
+				" before the one that failed are on " + common.S(m.name) + ": putting again puts all " + common.Thousands(int64(m.n)) + " again"
 			again = refresh()
 		}
 		if !current {

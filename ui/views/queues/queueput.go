@@ -100,7 +100,7 @@ func (v *View) submitPut() tea.Cmd {
 		bodies, err := putBodies(body, n, codec)
 		if err == nil {
 			m.sent = true
-			err = src.PutMessages(ctx, name, bodies, headers)
+			m.put, err = src.PutMessages(ctx, name, bodies, headers)
 		}
 		m.err = err
 		return m

@@ -137,8 +137,9 @@ type QueueAdmin interface {
 	// (admin.BrowseLast: the last page).
 	BrowseQueueAt(ctx context.Context, queue string, at admin.BrowseAt) (admin.QueueBrowse, error)
 	// PutMessages puts the bodies in order (an auto-commit session), each
-	// with headers.
-	PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) error
+	// with headers, and says how many were put: each commits as it goes,
+	// so one that fails (a full queue) leaves those before it put.
+	PutMessages(ctx context.Context, queue string, bodies [][]byte, headers []wire.RecordHeader) (int, error)
 	// TakeMessage gets (removes) the message with id (the one the preview
 	// showed; nil = the next); nil when it is no longer there.
 	TakeMessage(ctx context.Context, queue string, id []byte) (*admin.QueueMessage, error)
