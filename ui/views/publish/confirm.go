@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	tmpl "ilinkdash/ilink/loadgen/template"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/views/tab"
@@ -79,25 +80,34 @@ func (v *View) planBody(pf pubForm) (body []string, warned bool) {
 		keyLen = size(pf.key)
 	}
 	valLen := size(pf.value)
+	valPart := "value " + common.Bytes(int64(valLen))
+	encoded := pf.codec != nil && pf.file == ""
+	if encoded {
+		// What is sent is the codec's bytes, not the JSON typed: the
+		// first record's, encoded (a template's differ by record).
+		if b, err := tab.EncodeJSON(pf.codec, tmpl.NewExpander().Append(nil, pf.value, 0)); err == nil {
+			valLen = len(b)
+			valPart = "value " + common.Bytes(int64(valLen)) + " encoded (the JSON " + common.Bytes(int64(size(pf.value))) + ")"
+		}
+	}
 	hdrLen := 0
 	for _, h := range pf.headers {
 		hdrLen += len(h.key) + size(h.val)
 	}
 	rec := int64(keyLen + valLen + hdrLen)
-	upTo := ""
-	if !exact {
-		upTo = "up to "
+	upTo, total := "", "about "
+	switch {
+	case encoded && !pf.value.Static():
+		upTo, total = "about ", "about " // record 0's encoded size: others may be larger or smaller
+	case !exact:
+		upTo, total = "up to ", "at most "
 	}
-	parts := []string{"value " + common.Bytes(int64(valLen))}
+	parts := []string{valPart}
 	if pf.key != nil {
 		parts = append([]string{"key " + common.Bytes(int64(keyLen))}, parts...)
 	}
 	if hdrLen > 0 {
 		parts = append(parts, "headers "+common.Bytes(int64(hdrLen)))
-	}
-	total := "about "
-	if !exact {
-		total = "at most "
 	}
 	row("Size", upTo+common.Bytes(rec)+" a record, "+total+common.Bytes(rec*n)+" in all")
 	row("", st.Muted.Render(strings.Join(parts, " · ")))

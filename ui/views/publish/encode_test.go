@@ -114,3 +114,18 @@ func TestPublishRecordThatStopsFittingIsNotSent(t *testing.T) {
 		t.Fatalf("progress %+v", p)
 	}
 }
+
+// The confirmation's size is what is sent: the codec's bytes, not the
+// JSON typed (it counted the JSON text, about four times the record).
+func TestPublishConfirmationSizesTheEncodedRecord(t *testing.T) {
+	r, set := newEncodingRig(t, &fakes.Publisher{})
+	const value = `{"id":"ord-1","status":"PAID","lines":[{"sku":"SKU-1","qty":2}],"labels":{"channel":"web"}}`
+	enc, err := set.Topic(demo.ShopOrders).Value.Codec.Encode([]byte(value))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.fill(map[int]string{0: demo.ShopOrders, 2: value, 5: "3"})
+	r.Key("ctrl+s")
+	r.MustShow(fmt.Sprintf("value %s encoded (the JSON %s)", common.Bytes(int64(len(enc))), common.Bytes(int64(len(value)))),
+		common.Bytes(int64(len(enc)))+" a record")
+}
