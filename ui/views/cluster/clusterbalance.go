@@ -69,6 +69,10 @@ type moveLeaderMsg struct {
 	to        int
 	err       error
 	dlgGen    uint64
+	// leads is the partition's leader read at the confirmation when it
+	// was no longer the preview's (then nothing was moved); 0: it was.
+	leads int
+	from  int
 }
 
 func newBalanceTable(ctx *common.Context) *components.Table[balanceRow] {
@@ -395,13 +399,50 @@ func (v *View) runMoveLeader() tea.Cmd {
 	v.Dlg.Busy = "moving…"
 	src, gen := v.src, v.DlgGen
 	return v.Call(func(ctx context.Context) any {
-		err := src.MovePartitionLeader(ctx, f.topic, f.partition, f.targets[0])
-		return moveLeaderMsg{topic: f.topic, partition: f.partition, to: f.targets[0], err: err, dlgGen: gen}
+		m := moveLeaderMsg{topic: f.topic, partition: f.partition, to: f.targets[0], from: f.from, dlgGen: gen}
+		// The move is a forced election from whoever leads now: one that
+		// is not the preview's "from" is said, and nothing moved.
+		leads, err := partitionLeader(ctx, src, f.topic, f.partition)
+		switch {
+		case err != nil:
+			m.err = fmt.Errorf("reading the leader again before the move: %w; nothing was moved", err)
+		case leads != f.from:
+			m.leads = leads
+		default:
+			m.err = src.MovePartitionLeader(ctx, f.topic, f.partition, f.targets[0])
+		}
+		return m
 	})
+}
+
+// partitionLeader is the node that leads topic's partition now (0: none).
+func partitionLeader(ctx context.Context, src tab.ClusterAdmin, topic string, partition int32) (int, error) {
+	lt, err := src.ClusterLeadTable(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range lt.Rows {
+		if r.Kind == "partition" && r.Topic == topic && r.Partition == partition {
+			return r.Node, nil
+		}
+	}
+	return 0, fmt.Errorf("%s [%d] is not in the leadership table", topic, partition)
 }
 
 func (v *View) moveLeaderReply(m moveLeaderMsg) tea.Cmd {
 	current := v.DialogOpen(m.dlgGen)
+	if m.leads != 0 {
+		text := fmt.Sprintf("Nothing was moved: %s [%d] is led by node %d now, not node %d as the preview showed.", common.S(m.topic), m.partition, m.leads, m.from)
+		if m.leads == m.to {
+			text += fmt.Sprintf(" Node %d leads it already.", m.to)
+		}
+		if !current {
+			return tea.Batch(common.Flash(common.LevelWarn, text), common.Refresh(rereadRes...))
+		}
+		v.OpenDialog(&components.Dialog{Title: "Leader changed since the preview", SubmitLabel: "close", Body: []string{"⚠ " + text, "", "Open the move again (L) to choose from the leader as it is."}})
+		v.lflow.stage = lflowResult
+		return common.Refresh(rereadRes...)
+	}
 	if m.err != nil {
 		if !current {
 			return common.Flash(common.LevelError, "leader move failed: "+sanitize.Error(m.err))

@@ -57,6 +57,25 @@ func TestClusterMoveLeaderPreview(t *testing.T) {
 	r.MustShow("25/27 on preferred")
 }
 
+// A leader that changed between the move's preview and its confirmation
+// is said, and nothing moves: the preview's "from" was stale.
+func TestClusterMoveLeaderOnAChangedLeader(t *testing.T) {
+	r := viewtest.Polled(t, false, clusterView)
+	r.Key("v", "v", "v") // Balance: AUDIT.LOG [0] first, led by node 1
+	r.Key("L", "right", "enter")
+	r.MustShow("Move leader — preview", "AUDIT.LOG [0]: leader node 1 → node 3")
+	// Meanwhile someone moves it to node 2.
+	if err := r.Src.MovePartitionLeader(context.Background(), "AUDIT.LOG", 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	moves := r.Src.Calls("MovePartitionLeader")
+	r.Key("enter")
+	r.MustShow("Leader changed since the preview", "Nothing was moved: AUDIT.LOG [0] is led by node 2 now, not node 1 as the", "preview showed.")
+	if r.Src.Calls("MovePartitionLeader") != moves {
+		t.Fatal("the leader was moved from a leader the preview did not show")
+	}
+}
+
 func TestOperatorPanesReadOnly(t *testing.T) {
 	viewtest.AssertReadOnlyKeys(t, "cluster", clusterView, "b", "L")
 }
