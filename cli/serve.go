@@ -93,8 +93,9 @@ func (a *app) serveCommand() *cobra.Command {
 	return cmd
 }
 
-// serveSettings applies the given flags over the file's serve section.
-func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags, getenv func(string) string) (config.Serve, error) {
+// serveSettings applies the given flags over the serve section of the
+// config file at path (the file in use, named when no key file is given).
+func serveSettings(cmd *cobra.Command, file config.Serve, path string, f *serveFlags, getenv func(string) string) (config.Serve, error) {
 	s := file
 	set := cmd.Flags().Changed
 	if set("listen") {
@@ -169,7 +170,11 @@ func serveSettings(cmd *cobra.Command, file config.Serve, f *serveFlags, getenv 
 		return s, err
 	}
 	if s.AuthorizedKeys == "" && s.OperatorKeys == "" {
-		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", config.DefaultPathFor(getenv))
+		where := "a config file (--config)" // --config "": no file
+		if path != "" {
+			where = path
+		}
+		return s, fmt.Errorf("nobody could connect: give --authorized-keys (read-only viewers) and/or --operator-keys, or set them in the serve section of %s", where)
 	}
 	return s, nil
 }
@@ -189,7 +194,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	sc, err := serveSettings(cmd, rs[0].File.Serve, f, a.getenv)
+	sc, err := serveSettings(cmd, rs[0].File.Serve, rs[0].File.Path, f, a.getenv)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -165,7 +165,7 @@ func TestServeSettingsPrecedence(t *testing.T) {
 	file.MaxTails = 3
 	file.MaxSessions = 7
 	f := &serveFlags{listen: ":2022", maxTails: 0}
-	got, err := serveSettings(cmd, file, f, testEnv(nil))
+	got, err := serveSettings(cmd, file, "/etc/ilinkdash/config.yaml", f, testEnv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +173,21 @@ func TestServeSettingsPrecedence(t *testing.T) {
 		t.Fatalf("settings %+v", got)
 	}
 	file.OperatorKeys = ""
-	if _, err := serveSettings(cmd, file, f, testEnv(nil)); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
+	if _, err := serveSettings(cmd, file, "/etc/ilinkdash/config.yaml", f, testEnv(nil)); err == nil || !strings.Contains(err.Error(), "nobody could connect") {
 		t.Fatalf("no key files: %v", err)
+	}
+	// The file named is the one in use (--config), not the default path.
+	ops := filepath.Join(t.TempDir(), "ops.yaml")
+	if err := os.WriteFile(ops, []byte("serve:\n  max-tails: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code, _ := newTestApp(t, nil).execute(context.Background(), []string{"serve", "--config", ops}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), "serve section of "+ops+"\n") {
+		t.Fatalf("no key files, --config %s: exit %d, %q; want 2 naming it", ops, code, errb.String())
+	}
+	if res := runCLIResult(t, "", "serve"); res.code != exitUsage || !strings.Contains(res.stderr, "serve section of a config file (--config)") {
+		t.Fatalf("no key files, no config file: exit %d, %q", res.code, res.stderr)
 	}
 }
 
