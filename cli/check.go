@@ -95,7 +95,7 @@ func (a *app) checkCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and queues, and judge it")
 	fl.StringVar(&f.groups, "groups", "", "only these groups: comma-separated names or glob patterns (a name the cluster does not know is DEAD)")
-	fl.Int64Var(&f.maxLag, "max-lag", -1, "a LAGGING group is WARNING from this lag (default: the context's health.max-lag-warning)")
+	fl.Int64Var(&f.maxLag, "max-lag", 0, "a LAGGING group is WARNING from this lag (default: the context's health.max-lag-warning)")
 	fl.DurationVar(&f.window, "window", 0, "the window judged over (default: the context's health.window, 10s)")
 	fl.DurationVar(&f.stallAfter, "stall-after", 0, "a group whose commits stand still this long is STALLED; check samples for the longer of this and --window (default: the context's health.stall-after, 10s)")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "UNKNOWN when the cluster does not answer within this (beyond the window)")
@@ -127,6 +127,9 @@ func (a *app) runCheck(cmd *cobra.Command, f checkFlags) error {
 		return checkUsage(cmd, "--timeout %v: must be positive", f.timeout)
 	case cmd.Flags().Changed("max-lag") && f.maxLag < 0:
 		return checkUsage(cmd, "--max-lag %d: must not be negative", f.maxLag)
+	}
+	if !cmd.Flags().Changed("max-lag") {
+		f.maxLag = -1 // the context's health.max-lag-warning
 	}
 	filter, err := parseGroupFilter(f.groups)
 	if err != nil {

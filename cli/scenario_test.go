@@ -715,6 +715,15 @@ func TestCheckUsageIsUnknown(t *testing.T) {
 	}
 }
 
+// TestCheckHelpSaysTheDefaults: --max-lag's default is the context's
+// health.max-lag-warning, as its help says; not a -1 of its own.
+func TestCheckHelpSaysTheDefaults(t *testing.T) {
+	res := runCLIResult(t, "", "check", "--help")
+	if res.code != 0 || !strings.Contains(res.stdout, "(default: the context's health.max-lag-warning)\n") || strings.Contains(res.stdout, "(default -1)") {
+		t.Fatalf("check --help: exit %d\n%s", res.code, res.stdout)
+	}
+}
+
 // TestCheckOKAndGroupPatterns: a healthy cluster is OK (exit 0, the
 // summary of what was judged); --groups takes names and globs, a named
 // group the cluster does not know is DEAD (CRITICAL), a glob matching
