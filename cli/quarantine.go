@@ -385,6 +385,9 @@ func printReinject(w *table, out reinjectJSON) {
 		}
 	} else {
 		line := fmt.Sprintf("reinject into %s: %d planned, %d reinjected (leader node %d)", q, out.Selected, out.Count, out.Leader)
+		if out.Selected == 0 {
+			line = fmt.Sprintf("reinject into %s: nothing planned, nothing sent", q) // no request: no leader to name
+		}
 		if n := len(out.Missing); n > 0 {
 			line += fmt.Sprintf("; %d planned no longer quarantined", n)
 		}

@@ -91,6 +91,11 @@ func TestReinjectExecutesThePlansIDs(t *testing.T) {
 	if n := e.QuarantineLen(); n != 1 {
 		t.Fatalf("%d entries left, want the OLD one", n)
 	}
+	// A plan of nothing sends nothing: no leader to name (it said "leader node 0").
+	out, _, err = runAdminCLI(t, with(tgt, "quarantine", "reinject", "--queue", "RQ", "--execute")...)
+	if err != nil || !strings.Contains(out, "reinject into RQ: nothing planned, nothing sent") || strings.Contains(out, "leader node") {
+		t.Fatalf("reinject --execute of an empty plan: %v\n%s", err, out)
+	}
 }
 
 // quarantine reinject --execute --plan FILE reinjects exactly the entries
