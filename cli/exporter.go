@@ -208,6 +208,13 @@ func (l *commandLog) close() {
 // when nothing is configured) logging to the command's debug log, as
 // serve and the exporter do; stop stops the cluster.
 func startLogged(cmd *cobra.Command, r config.Resolved, log *commandLog) (cfg live.Config, stop func(), err error) {
+	if !r.Embedded && r.Context.Admin == "" && r.Context.Hub == "" {
+		// Said as check says it, naming the context and its file.
+		if r.Context.Name == "" {
+			return live.Config{}, nil, &exitError{code: 2, err: errors.New("no admin address: give --admin, or a context with an admin address")}
+		}
+		return live.Config{}, nil, &exitError{code: 2, err: fmt.Errorf("context %s has no admin address: set admin: HOST:PORT in %s (or give --admin)", r.Context.Name, r.File.Path)}
+	}
 	debugf, err := log.open(r)
 	if err != nil {
 		return live.Config{}, nil, err

@@ -522,3 +522,29 @@ func TestNotifyBannerHidesWebhookPassword(t *testing.T) {
 		t.Errorf("banner: %q", out)
 	}
 }
+
+// A context with data addresses and no admin address is refused by the
+// exporter and serve naming the context and the file to set it in, as
+// check says it; it was "live: no admin address configured (set --admin
+// or the context's admin)", naming neither.
+func TestWatchersNameTheContextWithoutAdmin(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	keys := filepath.Join(t.TempDir(), "ops.keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("contexts:\n  data: {addresses: ['127.0.0.1:1']}\n  other: {admin: '127.0.0.1:1'}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "ilinkdash: context data has no admin address: set admin: HOST:PORT in " + file + " (or give --admin)\n"
+	for _, args := range [][]string{
+		{"exporter", "--context", "data", "--listen", "127.0.0.1:0"},
+		{"exporter", "--context", "other,data", "--listen", "127.0.0.1:0"},
+		{"serve", "--context", "data", "--operator-keys", keys, "--listen", "127.0.0.1:0"},
+	} {
+		if r := runWithConfig(t, file, args...); r.code != exitUsage || !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", args, r.code, r.stderr, want)
+		}
+	}
+}
