@@ -19,7 +19,8 @@ const (
 	EventAction     = "action"
 	// EventRefused is a connection or session the server turned away or
 	// closed before it had a dashboard: Reason is the limit (max-startups,
-	// no-dashboard, channels, env, term, max-sessions-per-key).
+	// no-dashboard, channels, env, term; for a session: key, command,
+	// no-pty, max-sessions, max-sessions-per-key).
 	EventRefused = "refused"
 )
 

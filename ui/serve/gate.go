@@ -46,6 +46,11 @@ const (
 	refusedEnv      = "env"
 	refusedTerm     = "term"
 	refusedPerKey   = "max-sessions-per-key"
+	// Sessions admit turns away before their dashboard starts.
+	refusedKey      = "key"          // a key no longer in the files
+	refusedCommand  = "command"      // a subsystem, or a context not served
+	refusedNoPty    = "no-pty"       // no terminal asked for
+	refusedSessions = "max-sessions" // every slot taken, or shutting down
 )
 
 type gate struct {

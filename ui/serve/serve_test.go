@@ -87,6 +87,28 @@ func TestNoPtyGetsOneLineAndExitOne(t *testing.T) {
 	if c.stdout.Len() != 0 {
 		t.Fatalf("stdout got %q", c.stdout.String())
 	}
+	// It is audited, as a connection turned away is; it was not.
+	e := r.waitAudit("the no-pty refusal", func(e AuditEntry) bool { return e.Event == EventRefused })
+	if e.Reason != "no-pty" || e.Fingerprint != r.operator.fingerprint() || e.Remote == "" || !strings.Contains(e.Detail, "needs a terminal") {
+		t.Fatalf("audit entry %+v", e)
+	}
+}
+
+// A session asking for a context the server does not serve is turned
+// away naming what is served, and audited; one cluster has no fleet to
+// offer (it said "or without one for the fleet").
+func TestUnknownContextRefusedAndAudited(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{})
+	c := r.open(r.operator, sessOpts{cmd: "nope"})
+	c.wantEnd("a session asking for a context not served", 1, `no context "nope" here; this server serves serve-test`)
+	if msg := c.stderr.String(); !strings.Contains(msg, "(ssh -t HOST -p PORT CONTEXT), or without one\r\n") {
+		t.Fatalf("stderr %q: want it to end 'or without one' (no fleet here)", msg)
+	}
+	e := r.waitAudit("the refusal", func(e AuditEntry) bool { return e.Event == EventRefused })
+	if e.Reason != "command" || e.Fingerprint != r.operator.fingerprint() || !strings.Contains(e.Detail, `no context "nope" here`) {
+		t.Fatalf("audit entry %+v", e)
+	}
 }
 
 func TestQuitEndsWithExitZero(t *testing.T) {

@@ -142,23 +142,30 @@ func (ss *session) closeTails() {
 // what the session held, writes why it ended and sets the exit status.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		// Every session turned away is audited (per kind, at most once a
+		// second with the count of the others: refusalLog), as a
+		// connection turned away is.
+		turnAway := func(kind, fingerprint, why string) {
+			s.refused(kind, sess.RemoteAddr().String(), fingerprint, why)
+			refuse(sess, why)
+		}
 		who, ok := s.keys.identify(sess.PublicKey())
 		if !ok {
-			refuse(sess, "ilinkdash serve: this key is not authorized (any more)")
+			turnAway(refusedKey, gossh.FingerprintSHA256(sess.PublicKey()), "ilinkdash serve: this key is not authorized (any more)")
 			return
 		}
 		if sess.Subsystem() != "" {
-			refuse(sess, "ilinkdash serve: this server only serves the dashboard; connect without a command (ssh -t HOST -p PORT)")
+			turnAway(refusedCommand, who.Fingerprint, "ilinkdash serve: this server only serves the dashboard; connect without a command (ssh -t HOST -p PORT)")
 			return
 		}
 		start, err := s.pick(sess.Command())
 		if err != nil {
-			refuse(sess, err.Error())
+			turnAway(refusedCommand, who.Fingerprint, err.Error())
 			return
 		}
 		pty, _, hasPty := sess.Pty()
 		if !hasPty {
-			refuse(sess, "ilinkdash serve: the dashboard needs a terminal; connect with a pty (ssh -t)")
+			turnAway(refusedNoPty, who.Fingerprint, "ilinkdash serve: the dashboard needs a terminal; connect with a pty (ssh -t)")
 			return
 		}
 		ss := &session{key: sess.PublicKey(), who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
@@ -166,10 +173,11 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
 		if err := s.register(ss); err != nil {
 			ss.cancel()
-			if pk, ok := err.(errPerKey); ok {
-				s.refused(refusedPerKey, ss.remote, who.Fingerprint, pk.Error())
+			kind := refusedSessions
+			if _, ok := err.(errPerKey); ok {
+				kind = refusedPerKey
 			}
-			refuse(sess, err.Error())
+			turnAway(kind, who.Fingerprint, err.Error())
 			return
 		}
 		defer s.unregister(ss)
@@ -383,7 +391,11 @@ func (s *Server) pick(cmd []string) (int, error) {
 	if len(clusters) == 1 && names[0] == "" {
 		return 0, fmt.Errorf("ilinkdash serve: \"%s\" is not served here; this server serves one cluster: connect without a command (ssh -t HOST -p PORT)", asked)
 	}
-	return 0, fmt.Errorf("ilinkdash serve: no context \"%s\" here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), or without one for the fleet", asked, strings.Join(names, ", "))
+	without := "or without one for the fleet"
+	if s.single() {
+		without = "or without one" // one cluster: no fleet
+	}
+	return 0, fmt.Errorf("ilinkdash serve: no context \"%s\" here; this server serves %s: connect with one of them as the command (ssh -t HOST -p PORT CONTEXT), %s", asked, strings.Join(names, ", "), without)
 }
 
 // maxAskedBytes bounds how much of an SSH client's command the refusal
