@@ -50,6 +50,10 @@ func (a *app) searchCommand() *cobra.Command {
 			"  ilinkdash search 'ORDER.*' --key order-42 --from ORDER.KR:2@1200",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
+				return err
+			}
 			return a.runSearch(cmd, args[0], f)
 		},
 	}
@@ -60,7 +64,7 @@ func (a *app) searchCommand() *cobra.Command {
 	fl.StringVar(&f.header, "header", "", "records with this header: NAME=VALUE, or NAME for any value")
 	fl.StringVar(&f.from, "from", "", "where to start (default earliest)")
 	fl.StringVar(&f.to, "to", "", "where to stop (default: the end offsets when the scan starts)")
-	fl.IntVar(&f.partition, "partition", -1, "only this partition")
+	fl.IntVar(&f.partition, "partition", 0, "only this partition (default: every partition)")
 	fl.IntVar(&f.max, "max", 0, "stop after this many matches (0 = no limit)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and search it")

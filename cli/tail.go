@@ -81,6 +81,10 @@ func (a *app) tailCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.keyChanged = cmd.Flags().Changed("key")
+			var err error
+			if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
+				return err
+			}
 			return a.runTail(cmd, args[0], f)
 		},
 	}
@@ -92,7 +96,7 @@ func (a *app) tailCommand() *cobra.Command {
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or hex")
 	addOutputFlag(cmd, &f.output, "text", "same as --format (table = text)")
 	fl.BoolVar(&f.embedded, "embedded", false, "start a fresh in-process engine with demo topics and records and tail it")
-	fl.IntVar(&f.partition, "partition", -1, "only this partition (read directly, without joining a group; with --group its commits go to that group)")
+	fl.IntVar(&f.partition, "partition", 0, "only this partition (read directly, without joining a group; with --group its commits go to that group) (default: every partition)")
 	fl.StringVar(&f.key, "key", "", "print only the records with exactly this key")
 	fl.BoolVar(&f.exitAtEnd, "exit-at-end", false, "stop at the end offsets captured at the start (kcat -e)")
 	f.decode.register(fl)
@@ -308,6 +312,19 @@ type tailRun struct {
 	canCommit bool
 	out       *bufio.Writer
 	stderr    io.Writer
+}
+
+// partitionFlag is --partition's value, -1 when it was not given (its
+// default shows no "(default -1)" in help); a negative one is a usage
+// error.
+func partitionFlag(cmd *cobra.Command, p int) (int, error) {
+	switch {
+	case !cmd.Flags().Changed("partition"):
+		return -1, nil
+	case p < 0:
+		return 0, usageErr("--partition %d: want a partition number, 0 or more", p)
+	}
+	return p, nil
 }
 
 // tailLoop reads and writes records until --count, the end offsets

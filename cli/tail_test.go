@@ -21,11 +21,15 @@ func TestTailBadFlagsAreUsageErrors(t *testing.T) {
 		{"tail", "T", "--format", "xml"},
 		{"tail", "T", "--commit", "sometimes"},
 		{"tail", "T", "--count", "-1"},
+		{"tail", "T", "--partition", "-3"}, // it read every partition, silently
 	} {
 		res := runCLIResult(t, "", args...)
 		if res.code != exitUsage || !strings.Contains(res.stderr, "Usage: ilinkdash tail TOPIC_OR_PATTERN [flags]") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error (exit 2) with the usage line", args, res.code, res.stderr)
 		}
+	}
+	if r := runCLIResult(t, "", "search", "T", "--key", "k", "--partition", "-1"); r.code != exitUsage || !strings.HasPrefix(r.stderr, "ilinkdash: --partition -1: want a partition number, 0 or more\n") {
+		t.Errorf("search --partition -1: exit %d, stderr %q", r.code, r.stderr)
 	}
 	_, _, err := runCLI(t, "", "tail", "T", "--from", "yesterday")
 	if err == nil || !strings.Contains(err.Error(), `--from: position "yesterday": want earliest, latest`) {
