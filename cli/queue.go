@@ -523,8 +523,8 @@ func (t *adminTarget) queuePut(queue string, tmpl *template.Template, lines *buf
 		out.LastID = id.String()
 		out.Put++
 	}
-	if putErr != nil && out.Put == 0 {
-		return putErr
+	if putErr != nil && out.Put == 0 && !t.json {
+		return putErr // the error says it all; -o json still prints put 0, as a script reads it
 	}
 	err = t.emit(out, func(w *table) {
 		line := fmt.Sprintf("put %s on %s", numfmt.Plural(out.Put, "message"), queue)

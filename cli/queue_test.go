@@ -342,6 +342,12 @@ func TestQueuePutStoppedPrintsWhatItPut(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "put 4 of FULL: ") || !strings.Contains(res.stderr, "MIMQE_QUEUE_FULL") {
 		t.Fatalf("exit %d, stderr %q: want 1 and put 4 of FULL: MIMQE_QUEUE_FULL", res.code, res.stderr)
 	}
+	// The queue full from the first: -o json says put 0 (it printed
+	// nothing, where a partial put prints its object).
+	res = runCLIResult(t, "", with(tgt, "queue", "put", "FULL", "--value", "m", "-o", "json")...)
+	if err := json.Unmarshal([]byte(res.stdout), &put); err != nil || put.Put != 0 || put.Queue != "FULL" || res.code != 1 || !strings.Contains(res.stderr, "put 1 of FULL: ") {
+		t.Fatalf("a first put refused: exit %d, stdout %q (%v), stderr %q", res.code, res.stdout, err, res.stderr)
+	}
 }
 
 // queue create checks what it sends as the engine would, a usage error
