@@ -158,10 +158,60 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 			if errors.As(err, &ue) || errors.As(err, &ee) {
 				return err
 			}
-			return &usageError{err: err}
+			return &usageError{err: argsError(cmd, args, err)}
 		}
 		return nil
 	}
+}
+
+// argsError says a wrong number of arguments in our words, naming them
+// from the command's Use line ("missing NAME"; "unexpected argument
+// \"x\": queue put takes NAME"): cobra's "accepts 1 arg(s), received 0"
+// named none. Another error is left as it is.
+func argsError(cmd *cobra.Command, args []string, err error) error {
+	names := positional(cmd.Use)
+	var lo, hi, got int
+	msg := err.Error()
+	switch {
+	case len(names) == 0:
+		return err
+	case scanArgs(msg, "accepts %d arg(s), received %d", &lo, &got):
+		hi = lo
+	case scanArgs(msg, "requires at least %d arg(s), only received %d", &lo, &got):
+		hi = -1
+	case scanArgs(msg, "accepts at most %d arg(s), received %d", &hi, &got):
+	case scanArgs(msg, "accepts between %d and %d arg(s), received %d", &lo, &hi, &got):
+	default:
+		return err
+	}
+	if got < lo {
+		return fmt.Errorf("missing %s", strings.Join(names[min(got, len(names)):min(lo, len(names))], " "))
+	}
+	if hi >= 0 && got > hi && hi < len(args) {
+		return fmt.Errorf("unexpected argument %q: %s takes %s", args[hi], cmd.CommandPath(), strings.Join(names, " "))
+	}
+	return err
+}
+
+// scanArgs reports whether msg is format with its numbers read into ns.
+func scanArgs(msg, format string, ns ...any) bool {
+	n, err := fmt.Sscanf(msg, format, ns...)
+	return err == nil && n == len(ns)
+}
+
+// positional are the argument names of a Use line after the command's
+// name, up to the first flag or option group: upper-case words (NAME,
+// [PATH] optional) and choices (topic|group).
+func positional(use string) []string {
+	var out []string
+	for _, f := range strings.Fields(use)[1:] {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "["), "]")
+		if name == "" || strings.ContainsAny(name[:1], "-(") || (strings.ToUpper(name) != name && !strings.Contains(name, "|")) {
+			break
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // unknownCommand is the Args check of a command whose arguments can only

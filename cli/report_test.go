@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,27 @@ func TestErrorLines(t *testing.T) {
 	} {
 		if got := errorLines(c.err); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: lines %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// A wrong number of arguments names them from the usage line: cobra's
+// "accepts 1 arg(s), received 0" named none. Exit 2 with the usage line.
+func TestArgumentCountNamesTheArguments(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"queue", "put"}, "missing NAME"},
+		{[]string{"describe"}, "missing topic|group NAME"},
+		{[]string{"describe", "topic"}, "missing NAME"},
+		{[]string{"cluster", "move-leader", "T"}, "missing PARTITION"},
+		{[]string{"tail", "a", "b"}, `unexpected argument "b": ilinkdash tail takes TOPIC_OR_PATTERN`},
+		{[]string{"config", "init", "a", "b"}, `unexpected argument "b": ilinkdash config init takes PATH`},
+	} {
+		r := runCLIResult(t, "", c.args...)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, "ilinkdash: "+c.want+"\nUsage: ") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q then the usage line", c.args, r.code, r.stderr, c.want)
 		}
 	}
 }
