@@ -816,6 +816,7 @@ type publishSender struct {
 	encoded  ilink.ProducerRecord // with enc: rec with its key and value encoded (rec keeps the JSON the builder reuses)
 	graceCtx context.Context
 	wait     time.Duration // for the acknowledgements, after the last record
+	closing  atomic.Bool   // Close fails what is left: not a refusal
 }
 
 func (s *publishSender) Next(n int64) bool {
@@ -859,6 +860,11 @@ func (s *publishSender) Send() {
 // callback takes every record's outcome; the producer stamped a record
 // without a timestamp with the time it was sent.
 func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
+	if s.closing.Load() && ilink.HasName(err, ilink.NameSessionClosed) {
+		// Failed by our own Close (the wait for it is over): sent and
+		// never answered, so not acknowledged, not refused.
+		return
+	}
 	s.run.Done(md.Timestamp, err)
 	if err != nil {
 		s.st.noteError(err)
@@ -879,6 +885,7 @@ func (s *publishSender) Close(bool) error {
 	// over): close without waiting more, failing what is left.
 	ended, endNow := context.WithCancel(context.Background())
 	endNow()
+	s.closing.Store(true)
 	s.p.CloseContext(ended)
 	return err
 }
