@@ -21,6 +21,7 @@ import (
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/demo"
+	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/schema"
 	"ilinkdash/ilink/wire"
@@ -314,6 +315,71 @@ type tailRun struct {
 	stderr    io.Writer
 }
 
+// manualCommits commits each record printed (--commit manual). A commit
+// the group's coordinator cannot take now (its failover: a session error,
+// MIMQE_NOT_AVAILABLE) is said once and kept, the latest offset per
+// partition (commit = next offset: a later one covers it), and tried
+// again at most every commitRetry while records go on printing; it ended
+// the tail (exit 1) at every coordinator failover. A refusal (a
+// rebalance took the partition) still ends it.
+type manualCommits struct {
+	pending map[tailTP]int64 // not taken yet; at most one per partition
+	failing bool             // said, not yet taken again
+	tried   time.Time        // the last attempt while failing
+}
+
+// commitRetry is how often commits not taken are tried again.
+const commitRetry = 2 * time.Second
+
+// commitFunc commits offset off of (topic, part): Consumer.CommitOffset.
+type commitFunc func(ctx context.Context, topic string, part int32, off int64) error
+
+func (m *manualCommits) commit(ctx context.Context, c commitFunc, t tailRun, topic string, part int32, off int64) error {
+	if m.pending == nil {
+		m.pending = map[tailTP]int64{}
+	}
+	m.pending[tailTP{topic, part}] = off
+	return m.retry(ctx, c, t)
+}
+
+// retry commits what is pending (not while failing until commitRetry
+// has passed).
+func (m *manualCommits) retry(ctx context.Context, c commitFunc, t tailRun) error {
+	if len(m.pending) == 0 || (m.failing && time.Since(m.tried) < commitRetry) {
+		return nil
+	}
+	m.tried = time.Now()
+	for k, off := range m.pending {
+		err := c(ctx, k.topic, k.partition, off)
+		switch {
+		case ctx.Err() != nil:
+			return nil // interrupted: the close commits what it can
+		case err == nil:
+			delete(m.pending, k)
+			continue
+		case !coordinatorBusy(err):
+			return fmt.Errorf("tail %s: commit %s/%d@%d: %w", t.target, k.topic, k.partition, off, err)
+		}
+		if !m.failing {
+			m.failing = true
+			fmt.Fprintf(t.stderr, "ilinkdash: tail: commit %s/%d@%d not taken: %s (still trying; records go on printing)\n", sanitize.String(k.topic), k.partition, off, sanitize.Error(err))
+		}
+		return nil
+	}
+	if m.failing {
+		m.failing = false
+		fmt.Fprintln(t.stderr, "ilinkdash: tail: commits taken again")
+	}
+	return nil
+}
+
+// coordinatorBusy reports a commit error of a coordinator that is moving
+// or unreachable for now, worth committing again.
+func coordinatorBusy(err error) bool {
+	return (ilink.IsSessionError(err) && !ilink.HasName(err, ilink.NameSessionClosed)) ||
+		ilink.HasName(err, wire.ErrNotAvailable) || ilink.HasName(err, wire.ErrNotCoordinator) || ilink.HasName(err, wire.ErrLoading)
+}
+
 // partitionFlag is --partition's value, -1 when it was not given (its
 // default shows no "(default -1)" in help); a negative one is a usage
 // error.
@@ -335,6 +401,7 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 		key = []byte(t.f.key)
 	}
 	printed := 0
+	var mc manualCommits
 	for (t.f.count == 0 || printed < t.f.count) && !t.ends.reached(c) {
 		max := 500
 		if t.f.count > 0 {
@@ -346,6 +413,9 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 			case ilink.IsNoMessage(err):
 				if ferr := t.out.Flush(); ferr != nil {
 					return ferr
+				}
+				if err := mc.retry(ctx, c.CommitOffset, t); err != nil {
+					return err
 				}
 				continue
 			case ctx.Err() != nil:
@@ -371,8 +441,8 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 				if err := t.out.Flush(); err != nil {
 					return err
 				}
-				if err := c.Commit(ctx, rec); err != nil && ctx.Err() == nil {
-					return fmt.Errorf("tail %s: commit %s/%d@%d: %w", t.target, rec.Topic, rec.Partition, rec.Offset, err)
+				if err := mc.commit(ctx, c.CommitOffset, t, rec.Topic, rec.Partition, rec.Offset); err != nil {
+					return err
 				}
 			}
 		}
@@ -380,6 +450,17 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 			return err
 		}
 	}
+	return mc.last(ctx, c.CommitOffset, t)
+}
+
+// last tries once more, at the end, what is still pending, and says what
+// was not taken: the group reads those records again.
+func (m *manualCommits) last(ctx context.Context, c commitFunc, t tailRun) error {
+	m.tried = time.Time{}
+	if err := m.retry(ctx, c, t); err != nil || len(m.pending) == 0 {
+		return err
+	}
+	fmt.Fprintf(t.stderr, "ilinkdash: tail: the commits of %s not taken at the end: the group reads their last records again\n", numfmt.Plural(len(m.pending), "partition"))
 	return nil
 }
 

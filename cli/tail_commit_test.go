@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"ilinkdash/ilink"
+	"ilinkdash/ilink/ilinktest"
+	"ilinkdash/ilink/wire"
+)
+
+// A manual commit the group's coordinator cannot take (its failover) is
+// said once and kept, the latest offset per partition, and taken later;
+// the tail goes on. It ended the tail (exit 1) at every coordinator
+// failover. A refusal still ends it; one not taken at the end is said.
+func TestManualCommitsThroughACoordinatorFailover(t *testing.T) {
+	busy := &ilink.Error{Name: wire.ErrNotAvailable, Tail: "group coordinator for G", Kind: ilink.KindRejected}
+	down := true
+	var committed []string
+	commit := func(_ context.Context, topic string, part int32, off int64) error {
+		if down {
+			return busy
+		}
+		committed = append(committed, fmt.Sprintf("%s/%d@%d", topic, part, off))
+		return nil
+	}
+	var stderr ilinktest.Buffer
+	run := tailRun{target: "T", stderr: &stderr}
+	var m manualCommits
+	ctx := context.Background()
+	for off := int64(1); off <= 3; off++ {
+		if err := m.commit(ctx, commit, run, "T", 0, off); err != nil {
+			t.Fatalf("commit %d in the failover: %v (it ended the tail)", off, err)
+		}
+	}
+	if err := m.commit(ctx, commit, run, "T", 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "commit T/0@1 not taken: MIMQE_NOT_AVAILABLE (group coordinator for G) (still trying") {
+		t.Fatalf("stderr %q: want one line saying so", got)
+	}
+	down = false
+	m.tried = time.Time{} // the retry interval passed
+	if err := m.retry(ctx, commit, run); err != nil || len(m.pending) != 0 {
+		t.Fatalf("retry: %v, pending %v", err, m.pending)
+	}
+	if got := strings.Join(committed, " "); got != "T/0@3 T/1@1" && got != "T/1@1 T/0@3" {
+		t.Fatalf("committed %q: want the latest offset of each partition once", committed)
+	}
+	if !strings.HasSuffix(stderr.String(), "ilinkdash: tail: commits taken again\n") {
+		t.Fatalf("stderr %q: want the end of the failover said", stderr.String())
+	}
+	// A refusal ends the tail.
+	refused := errors.Join(&ilink.Error{Name: wire.ErrTopicRebalanced, Kind: ilink.KindRejected})
+	if err := m.commit(ctx, func(context.Context, string, int32, int64) error { return refused }, run, "T", 0, 9); err == nil || !strings.Contains(err.Error(), "tail T: commit T/0@9") {
+		t.Fatalf("a refused commit: %v, want the tail ended", err)
+	}
+	// Not taken at the end: said.
+	m, down = manualCommits{}, true
+	if err := m.commit(ctx, commit, run, "T", 0, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.last(ctx, commit, run); err != nil || !strings.HasSuffix(stderr.String(), "the commits of 1 partition not taken at the end: the group reads their last records again\n") {
+		t.Fatalf("last: %v, stderr %q", err, stderr.String())
+	}
+}
