@@ -248,14 +248,8 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	}()
 	var ends *endOffsets
 	if f.exitAtEnd {
-		if ends, err = captureEnds(ctx, c); err != nil {
-			return fmt.Errorf("tail %s: end offsets: %w", target, err)
-		}
-		if consumer.IsPattern(target) && len(c.Topics()) == 0 {
-			// Nothing to read to the end of: a typo must not pass for an
-			// empty save (search says the same). A group member assigned
-			// none of the matches' partitions is not this.
-			return fmt.Errorf("tail: no topic matches %s", target)
+		if ends, err = endsAtStart(ctx, c, target, f.group, cmd.ErrOrStderr()); err != nil {
+			return err
 		}
 	} else if consumer.IsPattern(target) && len(c.Topics()) == 0 {
 		// Waiting is right (a matching topic may yet be created), waiting
@@ -462,6 +456,53 @@ func (m *manualCommits) last(ctx context.Context, c commitFunc, t tailRun) error
 	}
 	fmt.Fprintf(t.stderr, "ilinkdash: tail: the commits of %s not taken at the end: the group reads their last records again\n", numfmt.Plural(len(m.pending), "partition"))
 	return nil
+}
+
+// shareWait bounds how long --exit-at-end waits for the group to give
+// its member a partition: a member stopped without leaving holds its
+// share until the engine expires it.
+var shareWait = time.Minute
+
+// endsAtStart captures the end offsets --exit-at-end reads to. Nothing to
+// read to the end of is an error, not an empty save: a pattern matching
+// no topic (a typo; search says the same), or a group member given no
+// partition within shareWait (another member holds them all: a tail
+// still running, or one killed and not yet expired). That member exited
+// 0 at once, having printed nothing.
+func endsAtStart(ctx context.Context, c *consumer.Consumer, target, group string, stderr io.Writer) (*endOffsets, error) {
+	if consumer.IsPattern(target) && len(c.Topics()) == 0 {
+		return nil, fmt.Errorf("tail: no topic matches %s", target)
+	}
+	if group != "" && !hasPartitions(c) {
+		fmt.Fprintf(stderr, "ilinkdash: tail: group %s gave this member no partition of %s yet (another member holds them); waiting up to %s\n",
+			sanitize.String(group), sanitize.String(target), common.Dur(shareWait))
+		deadline := time.Now().Add(shareWait)
+		for !hasPartitions(c) {
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("tail %s: group %s gave this member no partition within %s: another member holds them all; nothing was read", target, group, common.Dur(shareWait))
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil // interrupted: nothing to read to
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	ends, err := captureEnds(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("tail %s: end offsets: %w", target, err)
+	}
+	return ends, nil
+}
+
+// hasPartitions reports whether the consumer was assigned a partition.
+func hasPartitions(c *consumer.Consumer) bool {
+	for _, a := range c.Assignment() {
+		if len(a.Partitions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // endOffsets are the end offsets captured at the start (--exit-at-end):

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ilinkdash/ilink"
+	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/wire"
 )
@@ -66,5 +67,43 @@ func TestManualCommitsThroughACoordinatorFailover(t *testing.T) {
 	}
 	if err := m.last(ctx, commit, run); err != nil || !strings.HasSuffix(stderr.String(), "the commits of 1 partition not taken at the end: the group reads their last records again\n") {
 		t.Fatalf("last: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// tail --group G --exit-at-end whose member is given no partition (another
+// member holds the topic's only one) says so and waits for its share:
+// given none within the wait, it fails naming the group; it exited 0 at
+// once, having printed nothing (an empty save). Given the partition when
+// the holder leaves, it reads to the end.
+func TestTailExitAtEndWaitsForTheGroupsShare(t *testing.T) {
+	defer func(w time.Duration) { shareWait = w }(shareWait)
+	shareWait = 1500 * time.Millisecond
+	e, tgt := topicEngine(t, "SHARE.T", "partitions=1")
+	_, q := adminAt(t, e.AdminAddrs()[0])
+	if _, err := q.Publish(context.Background(), "SHARE.T", nil, []byte("r0")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opt := consumer.NewOptions()
+	opt.Group = "share-g"
+	holder, err := consumer.Subscribe(ctx, strings.Join(e.DataAddrs(), ","), "SHARE.T", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runCLIResult(t, "", with(tgt, "tail", "SHARE.T", "--group", "share-g", "--exit-at-end", "--from", "earliest")...)
+	if r.code != exitError1 || r.stdout != "" || !strings.Contains(r.stderr, "group share-g gave this member no partition of SHARE.T yet (another member holds them); waiting up to 2s") ||
+		!strings.Contains(r.stderr, "tail SHARE.T: group share-g gave this member no partition within 2s: another member holds them all; nothing was read") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the group named", r.code, r.stdout, r.stderr)
+	}
+	// The holder leaves while the tail waits: it gets the partition.
+	shareWait = 20 * time.Second
+	go func() {
+		time.Sleep(500 * time.Millisecond) // into the tail's wait: a member leaving then
+		holder.Close()
+	}()
+	r = runCLIResult(t, "", with(tgt, "tail", "SHARE.T", "--group", "share-g", "--exit-at-end", "--from", "earliest")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "SHARE.T/0@0") {
+		t.Fatalf("after the holder left: exit %d, stdout %q, stderr %q; want the record read to the end", r.code, r.stdout, r.stderr)
 	}
 }
