@@ -309,6 +309,25 @@ type tailRun struct {
 	stderr    io.Writer
 }
 
+// fetchWatch says on stderr when fetching has failed for fetchQuiet (all
+// nodes down, partitions without a leader) and when it works again, one
+// line each: an outage printed nothing and looked like a quiet topic.
+type fetchWatch struct{ said bool }
+
+// fetchQuiet is how long fetching fails before the tail says so.
+const fetchQuiet = 5 * time.Second
+
+func (w *fetchWatch) check(h consumer.FetchHealth, now time.Time, stderr io.Writer) {
+	switch {
+	case h.Err != nil && !w.said && now.Sub(h.FailingSince) >= fetchQuiet:
+		w.said = true
+		fmt.Fprintf(stderr, "ilinkdash: tail: no fetch since %s: %s (still trying)\n", h.FailingSince.Format("15:04:05"), sanitize.Error(h.Err))
+	case h.Err == nil && w.said:
+		w.said = false
+		fmt.Fprintln(stderr, "ilinkdash: tail: fetching again")
+	}
+}
+
 // manualCommits commits each record printed (--commit manual). A commit
 // the group's coordinator cannot take now (its failover: a session error,
 // MIMQE_NOT_AVAILABLE) is said once and kept, the latest offset per
@@ -396,12 +415,14 @@ func tailLoop(ctx context.Context, c *consumer.Consumer, t tailRun) error {
 	}
 	printed := 0
 	var mc manualCommits
+	var fw fetchWatch
 	for (t.f.count == 0 || printed < t.f.count) && !t.ends.reached(c) {
 		max := 500
 		if t.f.count > 0 {
 			max = min(max, t.f.count-printed)
 		}
 		recs, err := c.ReadBatch(ctx, max, 500*time.Millisecond)
+		fw.check(c.FetchHealth(), time.Now(), t.stderr)
 		if err != nil {
 			switch {
 			case ilink.IsNoMessage(err):

@@ -107,3 +107,22 @@ func TestTailExitAtEndWaitsForTheGroupsShare(t *testing.T) {
 		t.Fatalf("after the holder left: exit %d, stdout %q, stderr %q; want the record read to the end", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A tail whose fetches fail (all nodes down) says so once after
+// fetchQuiet, and once when fetching works again: it printed nothing, an
+// outage looking like a quiet topic.
+func TestTailSaysWhenFetchingFails(t *testing.T) {
+	var stderr ilinktest.Buffer
+	var w fetchWatch
+	t0 := time.Date(2026, 12, 7, 10, 0, 0, 0, time.Local)
+	down := consumer.FetchHealth{Err: errors.New("MIMQE_CONNECT_FAILED (127.0.0.1:1: connection refused)"), FailingSince: t0}
+	w.check(down, t0.Add(time.Second), &stderr) // not yet
+	w.check(down, t0.Add(6*time.Second), &stderr)
+	w.check(down, t0.Add(9*time.Second), &stderr) // said once
+	w.check(consumer.FetchHealth{OK: t0.Add(10 * time.Second)}, t0.Add(10*time.Second), &stderr)
+	w.check(consumer.FetchHealth{OK: t0.Add(11 * time.Second)}, t0.Add(11*time.Second), &stderr)
+	want := "ilinkdash: tail: no fetch since 10:00:00: MIMQE_CONNECT_FAILED (127.0.0.1:1: connection refused) (still trying)\nilinkdash: tail: fetching again\n"
+	if got := stderr.String(); got != want {
+		t.Fatalf("stderr %q, want %q", got, want)
+	}
+}
