@@ -95,9 +95,12 @@ type View struct {
 	nodes  *components.Table[tab.NodeView]
 	scroll int
 	// sel is the alert under the cursor; onNodes: j/k and enter act on
-	// the node table instead (v switches).
-	sel     int
-	onNodes bool
+	// the node table instead (v switches). selMoved: the operator moved
+	// it, so it follows its alert as the list changes; until then it
+	// stays on the first, the most severe, which enter opens.
+	sel      int
+	selMoved bool
+	onNodes  bool
 }
 
 // New returns the overview. tracker is the dashboard's one health
@@ -185,6 +188,7 @@ func (v *View) FullHelp() [][]key.Binding {
 // moveSel moves the alert cursor by d.
 func (v *View) moveSel(d int) {
 	v.sel = max(0, min(v.sel+d, len(v.alerts)-1))
+	v.selMoved = true
 }
 
 // open is enter: the node row or the alert under the cursor, as a
@@ -404,19 +408,25 @@ func (v *View) buildAlerts(now time.Time) {
 		}
 		return b.At.Compare(a.At)
 	})
-	// The cursor stays on its alert when the list is rebuilt (a poll), as
-	// far as it is still there.
-	if v.sel < len(v.alerts) {
+	// A cursor the operator moved stays on its alert when the list is
+	// rebuilt (a poll), as far as it is still there; one not moved, or
+	// whose alert is gone, is on the first. It stayed on whichever alert
+	// came first (a growing DLQ before a group stalled), so enter opened
+	// that, not the most severe.
+	found := false
+	if v.selMoved && v.sel < len(v.alerts) {
 		cur := v.alerts[v.sel]
 		for i, a := range out {
 			if a.Text == cur.Text || a.Opens && cur.Opens && a.Target == cur.Target {
-				v.sel = i
+				v.sel, found = i, true
 				break
 			}
 		}
 	}
+	if !found {
+		v.sel, v.selMoved = 0, false
+	}
 	v.alerts = out
-	v.sel = max(0, min(v.sel, len(out)-1))
 }
 
 // alertTarget is what enter on a health alert opens: a group's detail at

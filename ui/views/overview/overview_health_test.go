@@ -5,12 +5,14 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/admin"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/internal/viewtest"
+	"ilinkdash/ui/views/tab"
 )
 
 // TestOverviewPlurals: one of a thing is singular, in the counts line, the
@@ -133,4 +135,33 @@ func withStalledGroup(mode common.ColorMode) (*View, *common.Context) {
 		v.Update(common.DataMsg{Res: common.ResGroups, At: viewtest.PollAt(i), Data: []admin.GroupInfo{viewtest.GroupOnT("stuck", 1, 10, 510)}})
 	}
 	return v, ctx
+}
+
+// Until the operator moves it, the alert cursor is on the first alert,
+// the most severe, which enter opens: it stayed on whichever came first
+// (a deep queue), when a node went down above it. Moved, it follows its
+// alert as the list changes.
+func TestOverviewAlertCursorOnTheMostSevereUntilMoved(t *testing.T) {
+	ctx := viewtest.BenchContext(common.Plain)
+	v := New(ctx, nil)
+	v.SetSize(120, 37)
+	viewtest.FeedLists(nil, v, t0)
+	v.Update(common.DataMsg{Res: common.ResQueues, At: t0, Data: []admin.QueueInfo{{Name: "DEEP.Q", Depth: 50000}}})
+	if a, ok := v.SelectedAlert(); !ok || !strings.Contains(a.Text, "DEEP.Q") {
+		t.Fatalf("first alert %+v %v", a, ok)
+	}
+	down := tab.ClusterSummary{QueueManager: "QM1", Leader: 1, Nodes: []admin.NodeInfo{
+		{ID: 1, QueueManager: "QM1", Role: admin.RoleLeader, State: admin.NodeRunning},
+		{ID: 2, QueueManager: "QM1", Role: admin.RoleFollower, State: admin.NodeDown}}}
+	v.Update(common.DataMsg{Res: common.ResSummary, At: t0.Add(time.Second), Data: down})
+	a, ok := v.SelectedAlert()
+	if len(v.Alerts()) < 2 || !ok || a.Text != v.Alerts()[0].Text || strings.Contains(a.Text, "DEEP.Q") {
+		t.Fatalf("the cursor on %q, want the first, most severe, of %+v", a.Text, v.Alerts())
+	}
+	v.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	moved, _ := v.SelectedAlert()
+	v.Update(common.DataMsg{Res: common.ResSummary, At: t0.Add(2 * time.Second), Data: down})
+	if again, _ := v.SelectedAlert(); again.Text != moved.Text {
+		t.Fatalf("a moved cursor left its alert %q for %q", moved.Text, again.Text)
+	}
 }
