@@ -637,3 +637,75 @@ func TestPublishFileOfTheServerRefused(t *testing.T) {
 		t.Fatalf("%d produce requests reached the engine", n)
 	}
 }
+
+// A stopped session whose program does not end (a client that stopped
+// reading blocks its writes, and with them every message, stop's Quit
+// included) has its connection closed after stopGrace: revocation, the
+// idle timeout and shutdown did not end it, and it held its slot. One
+// that ends within the grace is left alone; stop again starts no second
+// timer.
+func TestStopClosesWhatDoesNotEnd(t *testing.T) {
+	t.Parallel()
+	stuck := func() (*session, chan time.Time, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		killed := make(chan time.Time, 2)
+		return &session{ctx: ctx, kill: func() { killed <- time.Now() }}, killed, cancel
+	}
+	ss, killed, cancel := stuck()
+	defer cancel()
+	stopped := time.Now()
+	ss.stop(reasonRevoked)
+	ss.stop(reasonRevoked) // the key watcher, a second later
+	select {
+	case at := <-killed:
+		if at.Sub(stopped) < stopGrace {
+			t.Fatalf("killed %v after the stop, before its grace of %v", at.Sub(stopped), stopGrace)
+		}
+	case <-time.After(stopGrace + 10*time.Second):
+		t.Fatal("a session whose program did not end kept its connection")
+	}
+	if ss.stopReason() != reasonRevoked {
+		t.Fatalf("reason %q", ss.stopReason())
+	}
+	ends, endsKilled, end := stuck()
+	ends.stop(reasonIdle)
+	end() // its program ended within the grace
+	select {
+	case <-killed:
+		t.Fatal("a second kill for one stop")
+	case <-endsKilled:
+		t.Fatal("a session that ended was killed")
+	case <-time.After(stopGrace + time.Second):
+	}
+}
+
+// The server's idle backstop stops a session whose dashboard took no
+// input for the idle timeout and the grace: the idle timer is the
+// program's own, which a program blocked on its client never takes.
+func TestIdleBackstopOutsideTheProgram(t *testing.T) {
+	t.Parallel()
+	r := startRig(t, rigOpts{idle: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	killed := make(chan struct{}, 1)
+	ss := &session{ctx: ctx, key: r.operator.signer.PublicKey(), who: Identity{Role: RoleOperator, Fingerprint: r.operator.fingerprint()},
+		kill: func() { killed <- struct{}{} }}
+	ss.lastInput.Store(time.Now().Add(-time.Second - stopGrace - time.Second).UnixNano())
+	r.srv.mu.Lock()
+	r.srv.sessions[1<<40] = ss
+	r.srv.mu.Unlock()
+	defer func() {
+		r.srv.mu.Lock()
+		delete(r.srv.sessions, 1<<40)
+		r.srv.mu.Unlock()
+	}()
+	r.srv.recheckSessions()
+	if ss.stopReason() != reasonIdle {
+		t.Fatalf("reason %q, want idle", ss.stopReason())
+	}
+	select {
+	case <-killed:
+	case <-time.After(stopGrace + 10*time.Second):
+		t.Fatal("the idle session's connection was not closed")
+	}
+}

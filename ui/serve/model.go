@@ -100,6 +100,7 @@ func (m *sessionModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.forward(msg)
 	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseMsg, tea.PasteMsg:
 		m.lastInput = time.Now()
+		m.sess.lastInput.Store(m.lastInput.UnixNano())
 	case idleMsg:
 		if !msg.at.Equal(m.lastInput) {
 			return m, m.armIdle() // there was input since: wait from it

@@ -38,9 +38,15 @@ func (s *Server) recheckSessions() {
 		open = append(open, ss)
 	}
 	s.mu.Unlock()
+	idle := s.cfg.Serve.IdleTimeout
 	for _, ss := range open {
-		if why := s.lostRights(ss); why != "" {
+		switch why := s.lostRights(ss); {
+		case why != "":
 			ss.stop(why)
+		case idle > 0 && time.Since(time.Unix(0, ss.lastInput.Load())) > idle+stopGrace:
+			// The idle timer is the program's own; a program blocked on
+			// a client that stopped reading never takes it.
+			ss.stop(reasonIdle)
 		}
 	}
 }

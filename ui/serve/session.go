@@ -58,12 +58,28 @@ type session struct {
 	frame atomic.Pointer[string]         // the last frame drawn
 	src   atomic.Pointer[sessionSources] // set when the dashboard is built
 
-	mu     sync.Mutex
-	prog   *tea.Program
-	reason string // set by stop
-	ended  bool   // no new tail may start
-	tails  map[*sessionTail]struct{}
+	// lastInput is when the dashboard last took a key, a click or a paste
+	// (Unix nanoseconds): the server's idle backstop reads it without the
+	// program (recheckSessions).
+	lastInput atomic.Int64
+	// kill closes the session's connection: the end of a session whose
+	// program does not stop (stop's grace).
+	kill func()
+
+	mu      sync.Mutex
+	prog    *tea.Program
+	reason  string // set by stop
+	ended   bool   // no new tail may start
+	forcing bool   // stop's grace timer runs
+	tails   map[*sessionTail]struct{}
 }
+
+// stopGrace is how long a stopped session's program has to end before its
+// connection is closed: a client that stops reading blocks the program's
+// writes (the SSH window is full), and with them every message, the
+// Quit that stop sends included, so revocation, the idle timeout and
+// shutdown did not end it.
+const stopGrace = 3 * time.Second
 
 // entry starts an audit entry about this session.
 func (ss *session) entry(event string) AuditEntry {
@@ -79,9 +95,22 @@ func (ss *session) stop(reason string) {
 		ss.reason = reason
 	}
 	p := ss.prog
+	force := !ss.forcing && ss.kill != nil
+	ss.forcing = ss.forcing || force
 	ss.mu.Unlock()
 	if p != nil {
 		go p.Quit() // Quit sends to the program; never block the caller on it
+	}
+	if force {
+		go func() {
+			t := time.NewTimer(stopGrace)
+			defer t.Stop()
+			select {
+			case <-ss.ctx.Done(): // it ended
+			case <-t.C:
+				ss.kill() // its writes fail, the program ends, the reason stays
+			}
+		}()
 	}
 }
 
@@ -171,6 +200,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		ss := &session{key: sess.PublicKey(), who: who, remote: sess.RemoteAddr().String(), started: time.Now(),
 			readOnly: who.Role != RoleOperator || s.allReadOnly(), start: start, spokes: make(chan struct{}, 1)}
 		ss.ctx, ss.cancel = context.WithCancel(sess.Context())
+		ss.lastInput.Store(ss.started.UnixNano())
+		if st := connOf(sess.Context()); st != nil {
+			ss.kill = func() { st.nc.Close() }
+		}
 		if err := s.register(ss); err != nil {
 			ss.cancel()
 			kind := refusedSessions
