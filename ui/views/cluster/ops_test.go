@@ -42,13 +42,21 @@ func TestClusterBalanceAndRebalancePreview(t *testing.T) {
 	}
 }
 
-func TestClusterMoveLeaderPreview(t *testing.T) {
+// movePreview is the cluster view with the preview of moving AUDIT.LOG
+// [0]'s leader from node 1 to node 3 open.
+func movePreview(t *testing.T) *viewtest.Rig {
+	t.Helper()
 	r := viewtest.Polled(t, false, clusterView)
 	r.Key("v", "v", "v") // Balance: AUDIT.LOG [0] first, led by node 1
 	r.Key("L")
 	r.MustShow("Move the leader of AUDIT.LOG [0]", "placement 1,2,3", "‹ node 2 ›")
 	r.Key("right", "enter")
 	r.MustShow("Move leader — preview", "AUDIT.LOG [0]: leader node 1 → node 3")
+	return r
+}
+
+func TestClusterMoveLeaderPreview(t *testing.T) {
+	r := movePreview(t)
 	if r.Src.Calls("MovePartitionLeader") != 0 {
 		t.Fatal("the preview moved the leader")
 	}
@@ -60,10 +68,7 @@ func TestClusterMoveLeaderPreview(t *testing.T) {
 // A leader that changed between the move's preview and its confirmation
 // is said, and nothing moves: the preview's "from" was stale.
 func TestClusterMoveLeaderOnAChangedLeader(t *testing.T) {
-	r := viewtest.Polled(t, false, clusterView)
-	r.Key("v", "v", "v") // Balance: AUDIT.LOG [0] first, led by node 1
-	r.Key("L", "right", "enter")
-	r.MustShow("Move leader — preview", "AUDIT.LOG [0]: leader node 1 → node 3")
+	r := movePreview(t)
 	// Meanwhile someone moves it to node 2.
 	if err := r.Src.MovePartitionLeader(context.Background(), "AUDIT.LOG", 0, 2); err != nil {
 		t.Fatal(err)
