@@ -50,10 +50,6 @@ func (a *app) searchCommand() *cobra.Command {
 			"  ilinkdash search 'ORDER.*' --key order-42 --from ORDER.KR:2@1200",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
-				return err
-			}
 			return a.runSearch(cmd, args[0], f)
 		},
 	}
@@ -138,6 +134,10 @@ func (a *app) runSearch(cmd *cobra.Command, target string, f searchFlags) error 
 	stderr := cmd.ErrOrStderr()
 	if o := strings.ToLower(f.output); o != "text" && o != "json" {
 		return usageErr("-o %q: want text or json", f.output)
+	}
+	var err error
+	if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
+		return err
 	}
 	printer, err := newTailPrinter(f.output)
 	if err != nil {

@@ -82,10 +82,6 @@ func (a *app) tailCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.keyChanged = cmd.Flags().Changed("key")
-			var err error
-			if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
-				return err
-			}
 			return a.runTail(cmd, args[0], f)
 		},
 	}
@@ -202,6 +198,10 @@ func (a *app) runTail(cmd *cobra.Command, target string, f tailFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	var err error
+	if f.partition, err = partitionFlag(cmd, f.partition); err != nil {
+		return err
 	}
 	r, hub, err := a.resolveTarget(cmd)
 	if err != nil {
