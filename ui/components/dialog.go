@@ -68,6 +68,17 @@ const (
 	Acted          // one of Actions; see the returned ID
 )
 
+// AppliedWithDifferences is the result of an action that did not do
+// exactly what its preview showed (what: "seek", "rebalance"), reported
+// against the preview: one line per difference, sanitized.
+func AppliedWithDifferences(title, what string, diffs []string) *Dialog {
+	body := []string{"The " + what + " was applied, but not exactly as previewed:", ""}
+	for _, d := range diffs {
+		body = append(body, common.S(d))
+	}
+	return &Dialog{Title: title + " — applied with differences", Body: body, SubmitLabel: "close"}
+}
+
 // Dialog is a modal box: a title, explanatory paragraphs, optional fields,
 // an optional type-to-confirm line, and key hints. Forms, confirmations,
 // previews and error explanations are all Dialogs. A view that has one open

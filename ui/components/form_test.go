@@ -177,3 +177,13 @@ func TestConfirmTextLineNavigates(t *testing.T) {
 		t.Fatalf("the typed name: %v", out)
 	}
 }
+
+// The result of an action that did not do exactly what its preview
+// showed lists each difference, sanitized, under what was applied.
+func TestAppliedWithDifferences(t *testing.T) {
+	d := AppliedWithDifferences("Seek billing", "seek", []string{"ORDERS [0]: moved to 7, the preview said 5", "evil \x1b[2J [1]"})
+	want := []string{"The seek was applied, but not exactly as previewed:", "", "ORDERS [0]: moved to 7, the preview said 5", "evil ␛[2J [1]"}
+	if d.Title != "Seek billing — applied with differences" || d.SubmitLabel != "close" || strings.Join(d.Body, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("dialog %q %q %q", d.Title, d.SubmitLabel, d.Body)
+	}
+}

@@ -267,11 +267,7 @@ func (v *View) rebalanceReply(m rebalanceMsg) tea.Cmd {
 			v.CloseDialog()
 			v.lflow = leaderFlow{}
 			if len(diffs) > 0 {
-				body := []string{"The rebalance was applied, but not exactly as previewed:", ""}
-				for _, d := range diffs {
-					body = append(body, common.S(d))
-				}
-				v.OpenDialog(&components.Dialog{Title: "Rebalance leaders — applied with differences", Body: body, SubmitLabel: "close"})
+				v.OpenDialog(components.AppliedWithDifferences("Rebalance leaders", "rebalance", diffs))
 				v.lflow.stage = lflowResult
 			}
 		}

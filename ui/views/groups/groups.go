@@ -780,11 +780,7 @@ func (v *View) seekReply(m seekPlanMsg) tea.Cmd {
 			v.CloseDialog()
 			v.flow = groupFlow{}
 			if len(diffs) > 0 {
-				body := []string{"The seek was applied, but not exactly as previewed:", ""}
-				for _, d := range diffs {
-					body = append(body, common.S(d))
-				}
-				v.OpenDialog(&components.Dialog{Title: "Seek " + common.S(m.group) + " — applied with differences", Body: body})
+				v.OpenDialog(components.AppliedWithDifferences("Seek "+common.S(m.group), "seek", diffs))
 				v.flow.stage = flowResult
 			}
 		}
