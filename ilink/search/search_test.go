@@ -14,6 +14,7 @@ import (
 	"ilinkdash/ilink/consumer"
 	"ilinkdash/ilink/engine"
 	"ilinkdash/ilink/engine/enginetest"
+	"ilinkdash/ilink/ilinktest"
 	"ilinkdash/ilink/position"
 	"ilinkdash/ilink/wire"
 )
@@ -61,6 +62,21 @@ func produce(t testing.TB, e *engine.Engine, topic string, first, n int) {
 	if first1 != nil {
 		t.Fatal(first1)
 	}
+	// Acknowledged by the leader is not yet below the high watermark,
+	// where a search (its end captured when it starts) reads to: wait
+	// for the followers, or a loaded machine scans a part (101 of 200).
+	ilinktest.WaitFor(t, time.Minute, topic+"'s records below the high watermark", func() bool {
+		ps, err := e.TopicPartitions(topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.HighWatermark != p.EndOffset {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func TestSearchMillionRecordsFindsTheMiddleKey(t *testing.T) {
