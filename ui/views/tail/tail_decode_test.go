@@ -257,3 +257,20 @@ func TestTailSearchFieldTheSchemaLacks(t *testing.T) {
 		t.Fatalf("a search started: %+v", st.specs)
 	}
 }
+
+// A rule's key: hex shows the keys of its topics as hex, in the row and
+// the detail; keys showed as text whatever the rule said.
+func TestTailKeysInTheRulesFormat(t *testing.T) {
+	set, err := schema.Compile([]schema.Rule{{Topics: "HEX.*", Key: schema.Spec{Kind: schema.KindHex}, Where: "c.yaml:3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newDecodingRig(t, set)
+	r.Run(r.v.Open("HEX.T"))
+	r.tl.Last().EmitRecords(tail.Record{Topic: "HEX.T", Offset: 7, Key: []byte("k1"), Value: []byte("v")})
+	r.waitTotal(1)
+	r.MustShow("6b 31")
+	r.MustNotShow(" k1 ")
+	r.Key("enter")
+	r.MustShow("key     6b 31")
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"ilinkdash/ilink/schema"
 	"ilinkdash/ui/common"
 	"ilinkdash/ui/components"
 	"ilinkdash/ui/sanitize"
@@ -312,7 +313,7 @@ func (v *View) row(st *common.Styles, c tailCols, e *tailEntry, selected bool, l
 	if v.format == components.FormatDecoded {
 		mode = previewDecoded
 	}
-	e.ensurePreview(mode)
+	e.ensurePreview(mode, v.keyHex)
 	var b strings.Builder
 	b.Grow(v.W + 64)
 	// Low bandwidth: one colour change per row (the time), not one per
@@ -410,8 +411,11 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 		out = append(out, label("key")+st.Err.Render(common.Trunc("does not decode: "+sanitize.String(e.kerr)+" · hex "+components.HexPreview(k), max(vw, 1))))
 	default:
 		ks := sanitize.Bytes(k)
-		if v.formatOf(e) == components.FormatDecoded && e.kd != nil {
+		switch {
+		case v.formatOf(e) == components.FormatDecoded && e.kd != nil:
 			ks = sanitize.Bytes(e.kd)
+		case e.kd == nil && v.keyHex(e.topic):
+			ks = components.HexPreview(k)
 		}
 		out = append(out, label("key")+common.Trunc(ks, max(vw-12, 1))+st.Muted.Render("  "+common.Bytes(int64(len(k)))))
 	}
@@ -455,6 +459,11 @@ func (v *View) detailLines(st *common.Styles, e *tailEntry, w int) []string {
 // formatOf is the format the detail shows e in: the view's, but text for
 // the decoded format on a record without a schema (a pattern's other
 // topics).
+// keyHex reports whether topic's decode rule shows keys as hex.
+func (v *View) keyHex(topic string) bool {
+	return v.Ctx.Schemas.Topic(topic).Key.Format == schema.KindHex
+}
+
 func (v *View) formatOf(e *tailEntry) int {
 	if v.format == components.FormatDecoded && !v.decodes(e.topic) {
 		return components.FormatText

@@ -74,17 +74,21 @@ const (
 )
 
 // ensurePreview fills the display previews on first draw in a mode
-// (again when the mode changed since).
-func (e *tailEntry) ensurePreview(mode uint8) {
+// (again when the mode changed since). keyHex: the topic's decode rule
+// shows keys as hex (key: hex), for a key its schema did not decode.
+func (e *tailEntry) ensurePreview(mode uint8, keyHex func(topic string) bool) {
 	if e.drawn == mode {
 		return
 	}
 	e.drawn = mode
 	if mode == previewDecoded {
 		e.keyS, e.valS = decodedPreview(e.k, e.kd, e.kerr), decodedPreview(e.v, e.vd, e.verr)
-		return
+	} else {
+		e.keyS, e.valS = preview(e.k), preview(e.v)
 	}
-	e.keyS, e.valS = preview(e.k), preview(e.v)
+	if e.k != nil && e.kd == nil && e.kerr == "" && keyHex(e.topic) {
+		e.keyS = components.HexPreview(e.k)
+	}
 }
 
 // decodedPreview is a decoded side's document; one that did not decode
