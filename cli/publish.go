@@ -860,9 +860,14 @@ func (s *publishSender) Send() {
 // callback takes every record's outcome; the producer stamped a record
 // without a timestamp with the time it was sent.
 func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
-	if s.closing.Load() && ilink.HasName(err, ilink.NameSessionClosed) {
-		// Failed by our own Close (the wait for it is over): sent and
-		// never answered, so not acknowledged, not refused.
+	if ilink.IsSessionError(err) {
+		// No answer: the connection went (the cluster killed, down) or our
+		// own Close ended the wait. The record may or may not be stored:
+		// sent and not acknowledged, not refused. The reason is still
+		// said, unless it is our own stop.
+		if !s.closing.Load() || !ilink.HasName(err, ilink.NameSessionClosed) {
+			s.st.noteError(err)
+		}
 		return
 	}
 	s.run.Done(md.Timestamp, err)
