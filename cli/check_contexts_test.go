@@ -308,6 +308,13 @@ func TestExpandHubsOneHubDownAtStart(t *testing.T) {
 	if w := warn.String(); !strings.HasPrefix(w, "ilinkdash: context plants: the spokes of hub 127.0.0.1:1: ") || !strings.HasSuffix(w, "; following it: its spokes are watched once it lists them\n") {
 		t.Fatalf("warning %q", w)
 	}
+	// Its text, names and the network's answer, is one sanitized line.
+	hostile := plants
+	hostile.Context.Name = "pl\x1b[2Jants"
+	warn.Reset()
+	if _, _, err := expandHubs(context.Background(), []config.Resolved{prod, hostile}, maxSpokes, &warn, nil); err != nil || strings.Contains(warn.String(), "\x1b") || !strings.Contains(warn.String(), "pl␛[2Jants") {
+		t.Fatalf("a hostile context name: %v, warning %q", err, warn.String())
+	}
 	for _, rs := range [][]config.Resolved{{plants}, {plants, plants2}} {
 		if _, _, err := expandHubs(context.Background(), rs, maxSpokes, &warn, nil); err == nil || !strings.Contains(err.Error(), "the spokes of hub 127.0.0.1:1") {
 			t.Errorf("%d hubs down and nothing else: err %v, want the hub's", len(rs), err)

@@ -13,6 +13,7 @@ import (
 	"ilinkdash/ilink"
 	"ilinkdash/ilink/numfmt"
 	"ilinkdash/ui"
+	"ilinkdash/ui/sanitize"
 )
 
 // resolveTarget is resolve for the commands on one cluster (get,
@@ -74,14 +75,14 @@ func expandHubs(ctx context.Context, rs []config.Resolved, max int, warn io.Writ
 			out = append(out, r)
 			continue
 		case err != nil && len(rs) > 1:
-			fmt.Fprintf(warn, "ilinkdash: %v; following it: its spokes are watched once it lists them\n", err)
+			fmt.Fprintf(warn, "ilinkdash: %s; following it: its spokes are watched once it lists them\n", sanitize.Error(err))
 			hubs = append(hubs, fleetHub{r: r})
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		case err != nil:
 			return nil, nil, err
 		case max > 0 && len(spokes) > max:
-			fmt.Fprintf(warn, "ilinkdash: context %s: %s not watched (at most %d per hub)\n", r.Context.Name, numfmt.Plural(len(spokes)-max, "more spoke"), max)
+			fmt.Fprintf(warn, "ilinkdash: context %s: %s not watched (at most %d per hub)\n", sanitize.String(r.Context.Name), numfmt.Plural(len(spokes)-max, "more spoke"), max)
 			spokes = spokes[:max]
 		}
 		out = append(out, spokes...)

@@ -860,7 +860,7 @@ func (s *publishSender) Send() {
 // callback takes every record's outcome; the producer stamped a record
 // without a timestamp with the time it was sent.
 func (s *publishSender) callback(md ilink.RecordMetadata, err error) {
-	if ilink.IsSessionError(err) {
+	if err != nil && ilink.IsSessionError(err) {
 		// No answer: the connection went (the cluster killed, down) or our
 		// own Close ended the wait. The record may or may not be stored:
 		// sent and not acknowledged, not refused. The reason is still
