@@ -493,9 +493,13 @@ func wordsCell(st *common.Styles, ws []WordCount) string {
 // hiddenAlerts counts the alerts of the clusters the filter hides (an
 // unreachable one's own among them).
 func (v *View) hiddenAlerts() int {
+	shown := make(map[int]bool, len(v.rows))
+	for _, r := range v.rows {
+		shown[r.Index] = true
+	}
 	n := 0
 	for _, r := range v.all {
-		if slices.ContainsFunc(v.rows, func(s Row) bool { return s.Index == r.Index }) {
+		if shown[r.Index] {
 			continue
 		}
 		switch r.State {
